@@ -1,0 +1,1 @@
+"""Compiled kernels of semisvm (Cython, built from ``src/``)."""

@@ -1,0 +1,132 @@
+"""All input checks of semisvm, run before any compiled code sees the data.
+
+Cython kernels are compiled without bounds checks: every array they receive
+has been validated here (dtype, layout, finiteness, index width, lengths).
+"""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.utils import check_array
+from sklearn.utils.multiclass import check_classification_targets
+
+UNLABELED = -1
+_INT32_MAX = np.iinfo(np.int32).max
+FLOAT_DTYPES = (np.float64, np.float32)
+
+
+def check_positive(value, name, *, allow_zero=False):
+    """Return ``value`` as float if it is a finite real > 0 (>= 0 if allowed)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
+    value = float(value)
+    ok = value >= 0 if allow_zero else value > 0
+    if not (np.isfinite(value) and ok):
+        bound = ">= 0" if allow_zero else "> 0"
+        raise ValueError(f"{name} must be a finite number {bound}, got {value!r}")
+    return value
+
+
+def check_int(value, name, *, minimum=1):
+    """Return ``value`` as int if it is an integer >= ``minimum``."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer, got {type(value).__name__}")
+    if value < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {value!r}")
+    return int(value)
+
+
+def as_csr32(X, name="X"):
+    """Return CSR ``X`` with int32 ``indices``/``indptr`` (no copy of the values).
+
+    Downcasts int64 index arrays when ``nnz`` and the shape fit in int32 and
+    raises otherwise; the compiled kernels index with int32.
+    """
+    if not sp.issparse(X):
+        return X
+    if X.format != "csr":
+        X = X.tocsr()
+    if X.indices.dtype == np.int32 and X.indptr.dtype == np.int32:
+        return X
+    if X.nnz > _INT32_MAX or max(X.shape) > _INT32_MAX:
+        raise ValueError(
+            f"{name} has {X.nnz} stored entries and shape {X.shape}: more than "
+            "int32 indices can address; split it into row blocks"
+        )
+    return type(X)(
+        (X.data, X.indices.astype(np.int32), X.indptr.astype(np.int32)),
+        shape=X.shape,
+    )
+
+
+def check_X(X, name="X", *, dtype=FLOAT_DTYPES, reset_dtype=None):
+    """Validate a 2-D float32/float64 array or CSR matrix (never densified).
+
+    Dense input becomes C-contiguous; sparse input becomes CSR with int32
+    indices; NaN/inf and empty input raise ``ValueError``.
+    """
+    if X is None:
+        raise ValueError(f"{name} must be an array or sparse matrix, got None")
+    if sp.issparse(X):
+        X = as_csr32(X, name)
+    X = check_array(
+        X,
+        accept_sparse="csr",
+        accept_large_sparse=True,
+        dtype=list(dtype) if reset_dtype is None else reset_dtype,
+        order="C",
+        ensure_all_finite=True,
+        input_name=name,
+    )
+    return as_csr32(X, name)
+
+
+def check_costs(costs, n_samples, dtype, name="sample_weight"):
+    """Return per-example costs as a finite, non-negative 1-D array of ``dtype``."""
+    if costs is None:
+        return np.ones(n_samples, dtype=dtype)
+    if isinstance(costs, numbers.Real):
+        costs = np.full(n_samples, float(costs))
+    costs = np.asarray(costs)
+    if costs.dtype.kind not in "biuf":
+        raise TypeError(f"{name} must be numeric, got dtype {costs.dtype}")
+    if costs.ndim != 1 or costs.shape[0] != n_samples:
+        raise ValueError(
+            f"{name} must have shape ({n_samples},), got {costs.shape}"
+        )
+    costs = costs.astype(dtype)
+    if not np.all(np.isfinite(costs)):
+        raise ValueError(f"{name} must be finite (no NaN or inf)")
+    if np.any(costs < 0):
+        raise ValueError(f"{name} must be non-negative")
+    return np.ascontiguousarray(costs)
+
+
+def encode_binary(y, name="y", estimator="This estimator"):
+    """Map two labels to -1/+1 (sorted order: first -> -1). Return (classes, y_pm)."""
+    check_classification_targets(y)
+    classes, y_idx = np.unique(y, return_inverse=True)
+    if classes.shape[0] > 2:
+        raise ValueError(
+            f"Only binary classification is supported. {name} has "
+            f"{classes.shape[0]} classes: {classes[:5].tolist()}"
+        )
+    if classes.shape[0] < 2:
+        raise ValueError(
+            f"{estimator} needs 2 classes in {name}; got 1 class ({classes.tolist()})"
+        )
+    return classes, np.where(y_idx == 1, 1.0, -1.0)
+
+
+def check_pm1(y, n_samples, name="y"):
+    """Validate a vector of -1/+1 targets for the functional API."""
+    y = np.asarray(y)
+    if y.ndim != 1 or y.shape[0] != n_samples:
+        raise ValueError(f"{name} must have shape ({n_samples},), got {y.shape}")
+    if y.dtype.kind not in "biuf":
+        raise TypeError(f"{name} must be numeric -1/+1 labels, got dtype {y.dtype}")
+    if not np.all((y == 1) | (y == -1)):
+        raise ValueError(f"{name} must contain only -1 and +1")
+    return y.astype(np.float64)

@@ -1,0 +1,17 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""CGLS over an active row set, and the row-set products it is built on."""
+
+from cython cimport floating
+from semisvm._core._dataset cimport RowData
+
+cdef void rows_matvec(RowData X, floating bias_scale, const int *rows,
+                      Py_ssize_t n_rows, const floating *v,
+                      floating *out) noexcept nogil
+cdef void rows_rmatvec(RowData X, floating bias_scale, const int *rows,
+                       Py_ssize_t n_rows, const floating *z,
+                       floating *out) noexcept nogil
+cdef int cgls(RowData X, floating bias_scale, const int *active,
+              Py_ssize_t n_active, const floating *a, const floating *t,
+              floating lam, floating *beta, floating *o, floating tol,
+              int max_iter, floating *z, floating *q, floating *r,
+              floating *p, int *n_iter) noexcept nogil

@@ -1,0 +1,144 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""CGLS for the weighted regularised least-squares step of L2-SVM-MFN.
+
+Solves, over the active rows J (Sindhwani & Keerthi 2006, eq. 4),
+
+    (lam I + X_J' A_J X_J) beta = X_J' A_J t_J
+
+with A_J = diag(a_J) the per-row weights and t_J the targets, seeded with the
+current iterate (the paper's "seeding"). The bias is an extra column of value
+``bias_scale`` in every row, stored as ``beta[n_cols]``. Only products with
+X_J and X_J' are needed, one of each per iteration (Paige & Saunders' CGLS on
+the normal equations, in the numerically stable residual form).
+"""
+
+import numpy as np
+
+from cython cimport floating
+from semisvm._core._blas cimport _dot, _axpy, _copy
+from semisvm._core._dataset cimport RowData, row_dot, row_axpy
+
+
+cdef void rows_matvec(RowData X, floating bias_scale, const int *rows,
+                      Py_ssize_t n_rows, const floating *v,
+                      floating *out) noexcept nogil:
+    """out[k] = x_{rows[k]} @ v[:d] + bias_scale * v[d]."""
+    cdef Py_ssize_t k
+    cdef floating vb = bias_scale * v[X.n_cols]
+    for k in range(n_rows):
+        out[k] = row_dot(X, rows[k], v) + vb
+
+
+cdef void rows_rmatvec(RowData X, floating bias_scale, const int *rows,
+                       Py_ssize_t n_rows, const floating *z,
+                       floating *out) noexcept nogil:
+    """out[:d+1] = sum_k z[k] * [x_{rows[k]}, bias_scale]."""
+    cdef Py_ssize_t k, j
+    cdef double zsum = 0
+    for j in range(X.n_cols + 1):
+        out[j] = 0
+    for k in range(n_rows):
+        if z[k] != 0:
+            row_axpy(X, rows[k], z[k], out)
+            zsum += z[k]
+    out[X.n_cols] = <floating> (bias_scale * zsum)
+
+
+cdef int cgls(RowData X, floating bias_scale, const int *active,
+              Py_ssize_t n_active, const floating *a, const floating *t,
+              floating lam, floating *beta, floating *o, floating tol,
+              int max_iter, floating *z, floating *q, floating *r,
+              floating *p, int *n_iter) noexcept nogil:
+    """Seeded CGLS over the rows ``active[:n_active]``.
+
+    ``a``, ``t`` and ``o`` are indexed by row number; ``o`` holds X beta on
+    the active rows on entry and is kept equal to it. ``z``/``q`` (n_active)
+    and ``r``/``p`` (n_cols + 1) are work arrays. Stops when
+    ||r|| <= tol * ||X_J' A_J t_J|| with r the residual of the normal
+    equations; returns 1 then, 0 if ``max_iter`` iterations did not suffice.
+    """
+    cdef int D = <int> (X.n_cols + 1)
+    cdef Py_ssize_t k, i
+    cdef int it
+    cdef double omega1, omega_z, omega_q, pp, bnorm2, gamma, tol2
+    cdef floating g
+
+    # rhs = X_J' A_J t_J, only for the scale of the stopping test
+    for k in range(n_active):
+        i = active[k]
+        q[k] = a[i] * t[i]
+    rows_rmatvec(X, bias_scale, active, n_active, q, p)
+    bnorm2 = _dot(D, p, 1, p, 1)
+    tol2 = tol * tol * (bnorm2 if bnorm2 > 0 else 1.0)
+
+    # z = A_J (t_J - o_J);  r = X_J' z - lam * beta
+    for k in range(n_active):
+        i = active[k]
+        z[k] = a[i] * (t[i] - o[i])
+    rows_rmatvec(X, bias_scale, active, n_active, z, r)
+    _axpy(D, -lam, beta, 1, r, 1)
+    _copy(D, r, 1, p, 1)
+    omega1 = _dot(D, r, 1, r, 1)
+
+    n_iter[0] = 0
+    if omega1 <= tol2:
+        return 1
+    for it in range(1, max_iter + 1):
+        n_iter[0] = it
+        # q = X_J p ; gamma = ||r||^2 / (lam ||p||^2 + q' A q)
+        rows_matvec(X, bias_scale, active, n_active, p, q)
+        omega_q = 0
+        for k in range(n_active):
+            omega_q += a[active[k]] * q[k] * q[k]
+        pp = _dot(D, p, 1, p, 1)
+        gamma = omega1 / (lam * pp + omega_q)
+        g = <floating> gamma
+        # beta += gamma p ; o_J += gamma q ; z -= gamma A q
+        _axpy(D, g, p, 1, beta, 1)
+        for k in range(n_active):
+            i = active[k]
+            o[i] += g * q[k]
+            z[k] -= g * a[i] * q[k]
+        # r = X_J' z - lam beta
+        rows_rmatvec(X, bias_scale, active, n_active, z, r)
+        _axpy(D, -lam, beta, 1, r, 1)
+        omega_z = _dot(D, r, 1, r, 1)
+        if omega_z <= tol2:
+            return 1
+        # p = r + (||r_new||^2 / ||r_old||^2) p
+        g = <floating> (omega_z / omega1)
+        for k in range(D):
+            p[k] = r[k] + g * p[k]
+        omega1 = omega_z
+    return 0
+
+
+def _cgls_py(RowData X, floating bias_scale, const int[::1] active,
+             const floating[::1] a, const floating[::1] t, floating lam,
+             floating[::1] beta, floating[::1] o, floating tol, int max_iter):
+    """Test hook: run :c:func:`cgls` in place on ``beta`` and ``o``.
+
+    Returns ``(converged, n_iter)``.
+    """
+    cdef Py_ssize_t n = X.n_rows, D = X.n_cols + 1, k
+    cdef int n_iter = 0, status
+    cdef bint is32 = False
+    if floating is float:
+        is32 = True
+    if is32 != X.is_float32:
+        raise TypeError("arrays must have X's dtype")
+    if a.shape[0] != n or t.shape[0] != n or o.shape[0] != n or beta.shape[0] != D:
+        raise ValueError("a, t, o must have n_rows entries and beta n_cols + 1")
+    for k in range(active.shape[0]):
+        if not 0 <= active[k] < n:
+            raise ValueError("active holds an out-of-range row")
+    dt = np.float32 if is32 else np.float64
+    cdef floating[::1] z = np.zeros(max(active.shape[0], 1), dtype=dt)
+    cdef floating[::1] q = np.zeros(max(active.shape[0], 1), dtype=dt)
+    cdef floating[::1] r = np.zeros(D, dtype=dt)
+    cdef floating[::1] p = np.zeros(D, dtype=dt)
+    with nogil:
+        status = cgls(X, bias_scale, &active[0] if active.shape[0] else NULL,
+                      active.shape[0], &a[0], &t[0], lam, &beta[0], &o[0],
+                      tol, max_iter, &z[0], &q[0], &r[0], &p[0], &n_iter)
+    return bool(status), n_iter

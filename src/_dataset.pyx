@@ -1,0 +1,100 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""RowData: dense (C order) or CSR (int32 indices) rows behind one interface.
+
+The constructor only takes validated input (see ``semisvm._validation``): a
+C-contiguous 2-D float32/float64 ndarray, or a SciPy CSR matrix/array with
+int32 ``indices``/``indptr`` and float32/float64 ``data``. Nothing is copied
+and sparse data is never densified.
+"""
+
+import numpy as np
+import scipy.sparse as sp
+
+from cython cimport floating
+
+
+cdef const void *_values_ptr(const floating[::1] a):
+    return <const void *> &a[0] if a.shape[0] > 0 else NULL
+
+
+cdef class RowData:
+    """Read-only row access to a dense or CSR matrix (see module docstring)."""
+
+    def __init__(self, X):
+        cdef const int[::1] indices
+        cdef const int[::1] indptr
+        cdef const float[::1] v32
+        cdef const double[::1] v64
+        self._source = X
+        if sp.issparse(X):
+            if X.format != "csr":
+                raise TypeError(f"X must be CSR, got format {X.format!r}")
+            data = X.data
+            ind = X.indices
+            ptr = X.indptr
+            if ind.dtype != np.int32 or ptr.dtype != np.int32:
+                raise TypeError("X must have int32 indices and indptr")
+            self.is_sparse = True
+            indptr = ptr
+            self.indptr = &indptr[0]
+            # a matrix with no stored entry still needs a valid index pointer
+            if ind.shape[0] == 0:
+                ind = np.zeros(1, dtype=np.int32)
+            indices = ind
+            self.indices = &indices[0]
+            self._refs = (data, ind, ptr)
+        else:
+            data = X
+            if not isinstance(X, np.ndarray) or X.ndim != 2:
+                raise TypeError("X must be a 2-D ndarray or a CSR matrix")
+            if not X.flags.c_contiguous:
+                raise ValueError("dense X must be C-contiguous")
+            ar = np.arange(max(X.shape[1], 1), dtype=np.int32)
+            indices = ar
+            self.indices = &indices[0]
+            self.indptr = NULL
+            self.is_sparse = False
+            self._refs = (X, ar)
+            data = X.reshape(-1)
+        self.n_rows, self.n_cols = X.shape
+        if data.dtype == np.float32:
+            self.is_float32 = True
+            v32 = data
+            self.data = _values_ptr(v32)
+        elif data.dtype == np.float64:
+            self.is_float32 = False
+            v64 = data
+            self.data = _values_ptr(v64)
+        else:
+            raise TypeError(f"X values must be float32 or float64, got {data.dtype}")
+
+    def __reduce__(self):
+        return (RowData, (self._source,))
+
+    @property
+    def dtype(self):
+        return np.dtype(np.float32 if self.is_float32 else np.float64)
+
+
+def _row_dot_py(RowData X, Py_ssize_t i, const floating[::1] w):
+    """Test hook: x_i @ w through the shared row helpers."""
+    cdef bint is32 = False
+    if floating is float:
+        is32 = True
+    if is32 != X.is_float32 or w.shape[0] < X.n_cols:
+        raise ValueError("w must match X's dtype and have n_cols entries")
+    if not 0 <= i < X.n_rows:
+        raise IndexError(i)
+    return row_dot(X, i, &w[0])
+
+
+def _row_axpy_py(RowData X, Py_ssize_t i, floating a, floating[::1] out):
+    """Test hook: out += a * x_i through the shared row helpers."""
+    cdef bint is32 = False
+    if floating is float:
+        is32 = True
+    if is32 != X.is_float32 or out.shape[0] < X.n_cols:
+        raise ValueError("out must match X's dtype and have n_cols entries")
+    if not 0 <= i < X.n_rows:
+        raise IndexError(i)
+    row_axpy(X, i, a, &out[0])

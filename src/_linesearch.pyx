@@ -1,0 +1,121 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Exact line search for L2-SVM-MFN (Sindhwani & Keerthi 2006, §2.2).
+
+Along w(delta) = w + delta (wbar - w), with outputs o(delta) = o + delta d
+(d = obar - o), the objective
+
+    phi(delta) = lam/2 ||w(delta)||^2
+                 + 1/2 sum_i [cpos_i max(0, 1 - o_i(delta))^2
+                              + cneg_i max(0, 1 + o_i(delta))^2]
+
+is convex and piecewise quadratic; its slope L + delta R is piecewise linear
+and changes only where a loss term enters or leaves (o_i(delta) = +-1). The
+break points are sorted and scanned until the slope's root lies before the
+next break point. The two-sided costs cover the supervised loss (cneg = 0
+for y = +1), TSVM's temporary labels and DA's probabilistic labels alike.
+"""
+
+import numpy as np
+
+from libc.stdlib cimport qsort
+from cython cimport floating
+
+
+cdef int _cmp_event(const void *a, const void *b) noexcept nogil:
+    cdef const Event *ea = <const Event *> a
+    cdef const Event *eb = <const Event *> b
+    if ea.delta < eb.delta:
+        return -1
+    if ea.delta > eb.delta:
+        return 1
+    return (ea.key > eb.key) - (ea.key < eb.key)
+
+
+cdef double line_search(Py_ssize_t D, double lam, const floating *w,
+                        const floating *wbar, Py_ssize_t n,
+                        const floating *o, const floating *obar,
+                        const floating *cpos, const floating *cneg,
+                        Event *events) noexcept nogil:
+    """Return argmin_{delta >= 0} phi(delta). ``events`` holds >= 2n slots."""
+    cdef Py_ssize_t i, j, n_ev = 0
+    cdef double L = 0, R = 0, di, oi, c, delta, root
+    cdef double wd, dd
+
+    # regulariser part of the slope: lam (w + delta d_w) . d_w
+    for j in range(D):
+        wd = wbar[j] - w[j]
+        L += lam * w[j] * wd
+        R += lam * wd * wd
+
+    for i in range(n):
+        oi = o[i]
+        di = obar[i] - oi
+        # term cpos (o - 1)^2, active while o < 1
+        c = cpos[i]
+        if c > 0:
+            if oi < 1:
+                L += c * (oi - 1) * di
+                R += c * di * di
+                if di > 0:       # leaves when o(delta) reaches 1
+                    events[n_ev].delta = (1 - oi) / di
+                    events[n_ev].dL = -c * (oi - 1) * di
+                    events[n_ev].dR = -c * di * di
+                    events[n_ev].key = 2 * i
+                    n_ev += 1
+            elif di < 0:         # enters when o(delta) falls below 1
+                events[n_ev].delta = (1 - oi) / di
+                events[n_ev].dL = c * (oi - 1) * di
+                events[n_ev].dR = c * di * di
+                events[n_ev].key = 2 * i
+                n_ev += 1
+        # term cneg (o + 1)^2, active while o > -1
+        c = cneg[i]
+        if c > 0:
+            if oi > -1:
+                L += c * (oi + 1) * di
+                R += c * di * di
+                if di < 0:       # leaves when o(delta) reaches -1
+                    events[n_ev].delta = (-1 - oi) / di
+                    events[n_ev].dL = -c * (oi + 1) * di
+                    events[n_ev].dR = -c * di * di
+                    events[n_ev].key = 2 * i + 1
+                    n_ev += 1
+            elif di > 0:         # enters when o(delta) rises above -1
+                events[n_ev].delta = (-1 - oi) / di
+                events[n_ev].dL = c * (oi + 1) * di
+                events[n_ev].dR = c * di * di
+                events[n_ev].key = 2 * i + 1
+                n_ev += 1
+
+    # phi'(0) = L >= 0: no descent along d (already optimal on this ray)
+    if L >= 0 or R <= 0:
+        return 0.0
+    qsort(events, n_ev, sizeof(Event), _cmp_event)
+    # invariant: on [events[j-1].delta, events[j].delta] the slope is L + delta R
+    root = -L / R
+    for j in range(n_ev):
+        if events[j].delta >= root:
+            break
+        L += events[j].dL
+        R += events[j].dR
+        if R <= 0:                       # only when lam = 0 and no term left
+            return events[j].delta
+        root = -L / R
+    return root
+
+
+def _line_search_py(const floating[::1] w, const floating[::1] wbar, double lam,
+                    const floating[::1] o, const floating[::1] obar,
+                    const floating[::1] cpos, const floating[::1] cneg):
+    """Test hook: exact minimiser of phi(delta) over delta >= 0."""
+    cdef Py_ssize_t n = o.shape[0], D = w.shape[0]
+    if wbar.shape[0] != D or obar.shape[0] != n or cpos.shape[0] != n \
+            or cneg.shape[0] != n:
+        raise ValueError("inconsistent lengths")
+    buf = np.empty(max(2 * n, 1) * sizeof(Event), dtype=np.uint8)
+    cdef unsigned char[::1] raw = buf
+    cdef double out
+    with nogil:
+        out = line_search(D, lam, &w[0], &wbar[0], n, &o[0], &obar[0],
+                          &cpos[0], &cneg[0], <Event *> &raw[0])
+    return out
