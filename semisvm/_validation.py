@@ -101,6 +101,8 @@ def check_costs(costs, n_samples, dtype, name="sample_weight"):
         raise ValueError(f"{name} must be finite (no NaN or inf)")
     if np.any(costs < 0):
         raise ValueError(f"{name} must be non-negative")
+    if n_samples and not np.any(costs > 0):
+        raise ValueError(f"{name} must not be all zero (no example would count)")
     return np.ascontiguousarray(costs)
 
 

@@ -49,8 +49,7 @@ def _run_mfn(data, bias_scale, cpos, cneg, lam, w, *, tol, max_iter,
     Shared by :func:`l2svm_mfn`, TSVM and DA (two-sided costs ``cpos``/``cneg``).
     Returns the raw tuple of :func:`semisvm._core._mfn.mfn`.
     """
-    dt = w.dtype.type
-    out = _mfn(data, dt(bias_scale), cpos, cneg, dt(lam), w, tol=tol,
+    out = _mfn(data, float(bias_scale), cpos, cneg, float(lam), w, tol=tol,
                max_iter=max_iter, cg_max_iter=cg_max_iter,
                cold_start=cold_start, rel_tol=rel_tol)
     if verbose:

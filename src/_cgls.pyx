@@ -113,9 +113,9 @@ cdef int cgls(RowData X, floating bias_scale, const int *active,
     return 0
 
 
-def _cgls_py(RowData X, floating bias_scale, const int[::1] active,
-             const floating[::1] a, const floating[::1] t, floating lam,
-             floating[::1] beta, floating[::1] o, floating tol, int max_iter):
+def _cgls_py(RowData X, double bias_scale, const int[::1] active,
+             const floating[::1] a, const floating[::1] t, double lam,
+             floating[::1] beta, floating[::1] o, double tol, int max_iter):
     """Test hook: run :c:func:`cgls` in place on ``beta`` and ``o``.
 
     Returns ``(converged, n_iter)``.
@@ -138,7 +138,8 @@ def _cgls_py(RowData X, floating bias_scale, const int[::1] active,
     cdef floating[::1] r = np.zeros(D, dtype=dt)
     cdef floating[::1] p = np.zeros(D, dtype=dt)
     with nogil:
-        status = cgls(X, bias_scale, &active[0] if active.shape[0] else NULL,
-                      active.shape[0], &a[0], &t[0], lam, &beta[0], &o[0],
-                      tol, max_iter, &z[0], &q[0], &r[0], &p[0], &n_iter)
+        status = cgls(X, <floating> bias_scale,
+                      &active[0] if active.shape[0] else NULL,
+                      active.shape[0], &a[0], &t[0], <floating> lam, &beta[0],
+                      &o[0], <floating> tol, max_iter, &z[0], &q[0], &r[0], &p[0], &n_iter)
     return bool(status), n_iter

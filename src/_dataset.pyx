@@ -88,7 +88,7 @@ def _row_dot_py(RowData X, Py_ssize_t i, const floating[::1] w):
     return row_dot(X, i, &w[0])
 
 
-def _row_axpy_py(RowData X, Py_ssize_t i, floating a, floating[::1] out):
+def _row_axpy_py(RowData X, Py_ssize_t i, double a, floating[::1] out):
     """Test hook: out += a * x_i through the shared row helpers."""
     cdef bint is32 = False
     if floating is float:
@@ -97,4 +97,4 @@ def _row_axpy_py(RowData X, Py_ssize_t i, floating a, floating[::1] out):
         raise ValueError("out must match X's dtype and have n_cols entries")
     if not 0 <= i < X.n_rows:
         raise IndexError(i)
-    row_axpy(X, i, a, &out[0])
+    row_axpy(X, i, <floating> a, &out[0])

@@ -154,8 +154,8 @@ cdef int _mfn(RowData X, floating bias_scale, const floating *cpos,
     return status
 
 
-def mfn(RowData X, floating bias_scale, const floating[::1] cpos,
-        const floating[::1] cneg, floating lam, floating[::1] w,
+def mfn(RowData X, double bias_scale, const floating[::1] cpos,
+        const floating[::1] cneg, double lam, floating[::1] w,
         double tol=1e-6, int max_iter=50, int cg_max_iter=10000,
         bint cold_start=True, double rel_tol=1e-9):
     """Run L2-SVM-MFN in place on ``w`` (length n_features + 1).
@@ -203,7 +203,8 @@ def mfn(RowData X, floating bias_scale, const floating[::1] cpos,
     cdef int n_iter = 0, status
     cdef double objective = 0
     with nogil:
-        status = _mfn(X, bias_scale, &cpos[0], &cneg[0], lam, &w[0], &o[0],
+        status = _mfn(X, <floating> bias_scale, &cpos[0], &cneg[0],
+                      <floating> lam, &w[0], &o[0],
                       <floating> tol, max_iter, cg_max_iter, cold_start, rel_tol,
                       &wbar[0], &obar[0], &a[0], &t[0], &active[0], &z[0],
                       &q[0], &r[0], &p[0], <Event *> &ev_raw[0], &hobj_v[0],
