@@ -330,7 +330,8 @@ def run_worker(solver, train_dir, tmp, lam, repeat, timeout):
         return {"skipped": f"timed out after {timeout} s"}, None
     if proc.returncode != 0 or not out.exists():
         tail = (proc.stderr or proc.stdout).strip().splitlines()[-3:]
-        return {"skipped": "failed: " + " | ".join(tail)}, None
+        return {"skipped": f"failed (exit code {proc.returncode}): "
+                + " | ".join(tail)}, None
     res = json.loads(out.read_text())
     if "skipped" in res:
         return res, None
