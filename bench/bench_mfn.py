@@ -57,6 +57,11 @@ LABELS = {
 }
 
 
+def label(solver):
+    base, _, tol = solver.partition("@")
+    return LABELS[base] + (f" tol={tol}" if tol else "")
+
+
 # --------------------------------------------------------------------------
 # the one shared objective
 # --------------------------------------------------------------------------
@@ -233,14 +238,21 @@ def _fit_once(solver, X, y, lam):
     """Fit one solver; returns (w, b, fit_seconds, extra info dict)."""
     C = 1.0 / (2.0 * lam)
     info = {}
-    if solver in ("mfn64", "mfn32"):
+    if solver.startswith("mfn"):
         from semisvm import LinearSVM
-        clf = LinearSVM(lam=lam)
+        kw = {"tol": float(solver.split("@")[1])} if "@" in solver else {}
+        clf = LinearSVM(lam=lam, **kw)
         t0 = time.perf_counter()
         clf.fit(X, y)
         t = time.perf_counter() - t0
         r = clf.result_
-        info = {"n_iter": int(r.n_iter), "n_cg_iter": int(r.n_cg_iter),
+        # the functional solver alone (no estimator validation / label encoding)
+        from semisvm.solvers import l2svm_mfn
+        y_pm = np.where(y > 0, 1.0, -1.0).astype(X.dtype)
+        t0 = time.perf_counter()
+        l2svm_mfn(X, y_pm, lam=lam, **kw)
+        t_solver = time.perf_counter() - t0
+        info = {"solver_time": t_solver,"n_iter": int(r.n_iter), "n_cg_iter": int(r.n_cg_iter),
                 "status": r.status, "cg_history": r.cg_history.tolist(),
                 "active_history": r.active_history.tolist(),
                 "solver_objective": float(r.objective)}
@@ -294,7 +306,7 @@ def worker(spec):
         out.write_text(json.dumps({"skipped": f"cannot import: {exc}"}))
         return
     X, y = read_problem(spec["train"])
-    if mod == "mfn32":
+    if mod.startswith("mfn32"):
         X = X.astype(np.float32)
     times, peak_kb, info = [], 0, {}
     for rep in range(spec["repeat"]):
@@ -380,6 +392,9 @@ def main(argv=None):
     ap.add_argument("--solvers", default=",".join(SOLVERS),
                     help=f"comma list from {SOLVERS}")
     ap.add_argument("--skip-sklearn", action="store_true")
+    ap.add_argument("--extra-tol", type=float, action="append", default=[],
+                    help="also fit LinearSVM float64 and float32 with this CGLS tol "
+                         "(repeatable)")
     ap.add_argument("--repeat", type=int, default=1, help="fits per solver (min time)")
     ap.add_argument("--timeout", type=float, default=1800, help="seconds per solver")
     ap.add_argument("--png", help="write a bar chart of fit times (needs matplotlib)")
@@ -417,6 +432,11 @@ def main(argv=None):
     solvers = [s.strip() for s in args.solvers.split(",") if s.strip()]
     if args.skip_sklearn and "sklearn" in solvers:
         solvers.remove("sklearn")
+    for tol in args.extra_tol:
+        pos = max([i for i, s in enumerate(solvers) if s.startswith("mfn")],
+                  default=-1) + 1
+        solvers[pos:pos] = [f"mfn64@{tol:g}", f"mfn32@{tol:g}"]
+    print(f"# load average before: {os.getloadavg()[0]:.2f} (2 cores are shared)")
     floor64 = matvec_floor(X)
     X32 = X.astype(np.float32)
     floor32 = matvec_floor(X32)
@@ -429,7 +449,7 @@ def main(argv=None):
         train_dir.mkdir()
         save_problem(train_dir, X, y)
         for s in solvers:
-            print(f"# fitting {LABELS[s]} ...", flush=True)
+            print(f"# fitting {label(s)} ...", flush=True)
             res, wb = run_worker(s, train_dir, tmp, lam, args.repeat, args.timeout)
             if wb is not None:
                 w, b = wb
@@ -437,7 +457,7 @@ def main(argv=None):
                 res["test_acc"] = accuracy(Xt, yt, w, b)
                 res["train_acc"] = accuracy(X, y, w, b)
             else:
-                print(f"#   skipped {LABELS[s]}: {res['skipped']}")
+                print(f"#   skipped {label(s)}: {res['skipped']}")
             results[s] = res
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -448,7 +468,8 @@ def main(argv=None):
         return 1
     best = min(r["objective"] for r in ok.values())
     ref = ok.get("mfn64", {}).get("time")
-    hdr = (f"{'solver':<20} {'fit s':>8} {'x mfn64':>8} {'convert s':>9} "
+    ref2 = ok.get("liblinear_s2", {}).get("time")
+    hdr = (f"{'solver':<28} {'fit s':>8} {'x mfn64':>8} {'x -s 2':>7} {'convert s':>9} "
            f"{'objective':>16} {'rel. gap':>9} {'test acc':>8} "
            f"{'peak MiB':>8} {'x CSR':>6}")
     print()
@@ -456,13 +477,14 @@ def main(argv=None):
     print("-" * len(hdr))
     for s, r in results.items():
         if "objective" not in r:
-            print(f"{LABELS[s]:<20} skipped: {r['skipped']}")
+            print(f"{label(s):<28} skipped: {r['skipped']}")
             continue
         ratio = f"{r['time'] / ref:8.2f}" if ref else f"{'-':>8}"
+        ratio2 = f"{r['time'] / ref2:7.2f}" if ref2 else f"{'-':>7}"
         conv = r["info"].get("convert_time")
         conv = f"{conv:9.3f}" if conv is not None else f"{'-':>9}"
         gap = (r["objective"] - best) / abs(best)
-        print(f"{LABELS[s]:<20} {r['time']:8.3f} {ratio} {conv} "
+        print(f"{label(s):<28} {r['time']:8.3f} {ratio} {ratio2} {conv} "
               f"{r['objective']:16.8f} {gap:9.2e} {r['test_acc']:8.4f} "
               f"{fmt_mb(r['peak_extra_bytes'])} {r['peak_extra_bytes'] / mb:6.2f}")
     print(f"\n'peak MiB' = peak RSS during the fit (LIBLINEAR: problem() + train()) "
@@ -472,14 +494,15 @@ def main(argv=None):
     print(f"SciPy CSR mat-vec floor on the full training matrix: X @ v "
           f"{floor64[0] * 1e3:.2f} ms, X.T @ u {floor64[1] * 1e3:.2f} ms (float64); "
           f"{floor32[0] * 1e3:.2f} / {floor32[1] * 1e3:.2f} ms (float32).")
-    for s in ("mfn64", "mfn32"):
+    print(f"load average after: {os.getloadavg()[0]:.2f}")
+    for s in [s for s in ok if s.startswith("mfn")]:
         r = ok.get(s)
         if not r:
             continue
         inf = r["info"]
         act = np.asarray(inf["active_history"])
         cg = np.asarray(inf["cg_history"])
-        fl = floor64 if s == "mfn64" else floor32
+        fl = floor32 if s.startswith("mfn32") else floor64
         # CGLS touches only the active rows: scale the floor by the active fraction
         # per Newton iteration: CG x (X_J p, X_J' z), 2 X_J' products for the
         # right-hand side and the first residual, X_inactive wbar; plus X w0
@@ -487,12 +510,13 @@ def main(argv=None):
         act_floor = float(np.sum(cg * frac * (fl[0] + fl[1]) + 2 * frac * fl[1]
                                  + (1 - frac) * fl[0])) + fl[0]
         per_cg = r["time"] / max(inf["n_cg_iter"], 1)
-        print(f"{LABELS[s]}: {inf['n_iter']} Newton iterations ({inf['status']}), "
+        print(f"{label(s)}: {inf['n_iter']} Newton iterations ({inf['status']}), "
               f"{inf['n_cg_iter']} CG iterations {cg.tolist()}, active rows "
               f"{act.tolist()}; {per_cg * 1e3:.2f} ms per CG iteration (fit time / CG "
               f"iterations) vs full-matrix floor {(fl[0] + fl[1]) * 1e3:.2f} ms; "
               f"mat-vec floor of this run on the active rows ~{act_floor:.3f} s "
-              f"({act_floor / r['time']:.0%} of the fit).")
+              f"({act_floor / r['time']:.0%} of the fit); l2svm_mfn alone "
+              f"{inf['solver_time']:.3f} s (the rest is estimator validation).")
     for s in ("sklearn",):
         if s in ok:
             print(f"{LABELS[s]}: dual={ok[s]['info']['dual']}, n_iter "
@@ -511,7 +535,7 @@ def main(argv=None):
             print("matplotlib not installed: no PNG written")
         else:
             fig, ax = plt.subplots(figsize=(7, 3))
-            names = [LABELS[s] for s in ok]
+            names = [label(s) for s in ok]
             ax.barh(names, [ok[s]["time"] for s in ok])
             ax.set_xlabel("fit time (s)")
             ax.set_title(f"{n} x {d}, C = {C:g}")
