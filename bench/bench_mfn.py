@@ -534,7 +534,7 @@ def main(argv=None):
               f"iterations) vs full-matrix floor {(fl[0] + fl[1]) * 1e3:.2f} ms; "
               f"mat-vec floor of this run on the active rows ~{act_floor:.3f} s "
               f"({act_floor / r['time']:.0%} of the fit); l2svm_mfn alone "
-              f"{inf['solver_time']:.3f} s CPU (one run)."))
+              f"{inf['solver_time']:.3f} s CPU (one run).")
     for s in ("sklearn",):
         if s in ok:
             print(f"{LABELS[s]}: dual={ok[s]['info']['dual']}, n_iter "
