@@ -59,7 +59,9 @@ LABELS = {
 
 def label(solver):
     base, _, tol = solver.partition("@")
-    return LABELS[base] + (f" tol={tol}" if tol else "")
+    if not tol:
+        return LABELS[base]
+    return LABELS[base] + (f" -e {tol}" if base.startswith("liblinear") else f" tol={tol}")
 
 
 # --------------------------------------------------------------------------
@@ -271,11 +273,12 @@ def _fit_once(solver, X, y, lam):
         return np.asarray(clf.coef_, dtype=np.float64), float(clf.intercept_), t, info
     if solver.startswith("liblinear"):
         from liblinear import liblinearutil
-        s = solver[-1]
+        base, _, eps = solver.partition("@")
+        opts = f"-s {base[-1]} -c {C!r} -B 1 -q" + (f" -e {eps}" if eps else "")
         c0 = _clock()
         prob = liblinearutil.problem(y, X, bias=1)
         t_conv = _clock(c0)
-        param = liblinearutil.parameter(f"-s {s} -c {C!r} -B 1 -q")
+        param = liblinearutil.parameter(opts)
         c0 = _clock()
         model = liblinearutil.train(prob, param)
         t = _clock(c0)
@@ -336,6 +339,13 @@ def worker(spec):
         peak_kb = max(peak_kb, peak - base_kb)
         if rep + 1 < spec["repeat"]:
             del w, b
+    if mod.startswith("mfn"):
+        # mat-vec floor in this process, on the full matrix and on the rows
+        # active at the solution (the rows CGLS multiplies with)
+        act = np.flatnonzero(y * (np.asarray(X @ w.astype(X.dtype)).ravel() + b) < 1)
+        info["floor_full"] = matvec_floor(X)
+        info["floor_active"] = matvec_floor(X[act])
+        info["n_active_final"] = int(act.size)
     np.save(out.with_suffix(".npy"), np.append(w, b))
     out.write_text(json.dumps({"time": min(t[1] for t in times),
                                "wall": min(t[0] for t in times), "times": times,
@@ -410,6 +420,8 @@ def main(argv=None):
                          "(repeatable)")
     ap.add_argument("--repeat", type=int, default=1, help="fits per solver (min time)")
     ap.add_argument("--timeout", type=float, default=1800, help="seconds per solver")
+    ap.add_argument("--extra-eps", type=float, action="append", default=[],
+                    help="also fit LIBLINEAR -s 2 and -s 1 with this -e (repeatable)")
     ap.add_argument("--png", help="write a bar chart of fit times (needs matplotlib)")
     ap.add_argument("--json", help="write all results as JSON")
     ap.add_argument("--_worker", help=argparse.SUPPRESS)
@@ -449,6 +461,10 @@ def main(argv=None):
         pos = max([i for i, s in enumerate(solvers) if s.startswith("mfn")],
                   default=-1) + 1
         solvers[pos:pos] = [f"mfn64@{tol:g}", f"mfn32@{tol:g}"]
+    for eps in args.extra_eps:
+        pos = max([i for i, s in enumerate(solvers) if s.startswith("liblinear")],
+                  default=len(solvers) - 1) + 1
+        solvers[pos:pos] = [f"liblinear_s2@{eps:g}", f"liblinear_s1@{eps:g}"]
     print(f"# load average before: {os.getloadavg()[0]:.2f} (2 cores are shared)")
     floor64 = matvec_floor(X)
     X32 = X.astype(np.float32)
@@ -520,21 +536,29 @@ def main(argv=None):
         inf = r["info"]
         act = np.asarray(inf["active_history"])
         cg = np.asarray(inf["cg_history"])
-        fl = floor32 if s.startswith("mfn32") else floor64
-        # CGLS touches only the active rows: scale the floor by the active fraction
-        # per Newton iteration: CG x (X_J p, X_J' z), 2 X_J' products for the
-        # right-hand side and the first residual, X_inactive wbar; plus X w0
-        frac = act / n
-        act_floor = float(np.sum(cg * frac * (fl[0] + fl[1]) + 2 * frac * fl[1]
-                                 + (1 - frac) * fl[0])) + fl[0]
+        fl = inf["floor_full"]
+        fa = inf["floor_active"]
+        na = max(inf["n_active_final"], 1)
+        # SciPy-floor cost of MFN's mat-vec work, per Newton iteration k: cg_k
+        # CGLS iterations x (X_J p, X_J' z) plus 2 X_J' products (right-hand side,
+        # first residual) on the act_k active rows, X wbar on the other rows; plus
+        # the initial X w. Row costs are taken from the floor on the final J.
+        fwd, bwd = fa[0] / na, fa[1] / na
+        fwd_all = fl[0] / n
+        work = float(np.sum(cg * act * (fwd + bwd) + 2 * act * bwd
+                            + (n - act) * fwd_all)) + fl[0]
         per_cg = r["time"] / max(inf["n_cg_iter"], 1)
         print(f"{label(s)}: {inf['n_iter']} Newton iterations ({inf['status']}), "
-              f"{inf['n_cg_iter']} CG iterations {cg.tolist()}, active rows "
-              f"{act.tolist()}; {per_cg * 1e3:.2f} ms per CG iteration (fit time / CG "
-              f"iterations) vs full-matrix floor {(fl[0] + fl[1]) * 1e3:.2f} ms; "
-              f"mat-vec floor of this run on the active rows ~{act_floor:.3f} s "
-              f"({act_floor / r['time']:.0%} of the fit); l2svm_mfn alone "
-              f"{inf['solver_time']:.3f} s CPU (one run).")
+              f"{inf['n_cg_iter']} CG iterations")
+        print(f"    CG iterations per Newton iteration: {cg.tolist()}")
+        print(f"    active rows per Newton iteration:   {act.tolist()}")
+        print(f"    fit {r['time']:.3f} s CPU / {inf['n_cg_iter']} CG iterations = "
+              f"{per_cg * 1e3:.2f} ms per CG iteration; SciPy floor X_J @ v + X_J.T @ u "
+              f"on the {na} final active rows {(fa[0] + fa[1]) * 1e3:.2f} ms "
+              f"(full X: {(fl[0] + fl[1]) * 1e3:.2f} ms)")
+        print(f"    this run's mat-vec work at the SciPy floor: {work:.3f} s = "
+              f"{work / r['time']:.0%} of the fit; l2svm_mfn alone "
+              f"{inf['solver_time']:.3f} s CPU (one run)")
     for s in ("sklearn",):
         if s in ok:
             print(f"{LABELS[s]}: dual={ok[s]['info']['dual']}, n_iter "
