@@ -61,7 +61,9 @@ def label(solver):
     base, _, tol = solver.partition("@")
     if not tol:
         return LABELS[base]
-    return LABELS[base] + (f" -e {tol}" if base.startswith("liblinear") else f" tol={tol}")
+    if base.startswith("liblinear"):
+        return f"{LABELS[base]} -e {tol}"
+    return f"{LABELS[base]} tol={tol}"
 
 
 # --------------------------------------------------------------------------
@@ -266,7 +268,8 @@ def _fit_once(solver, X, y, lam):
         c0 = _clock()
         l2svm_mfn(X, y_pm, lam=lam, **kw)
         t_solver = _clock(c0)
-        info = {"solver_time": t_solver[1],"n_iter": int(r.n_iter), "n_cg_iter": int(r.n_cg_iter),
+        info = {"solver_time": t_solver[1], "n_iter": int(r.n_iter),
+                "n_cg_iter": int(r.n_cg_iter),
                 "status": r.status, "cg_history": r.cg_history.tolist(),
                 "active_history": r.active_history.tolist(),
                 "solver_objective": float(r.objective)}
@@ -514,12 +517,14 @@ def main(argv=None):
         conv = r["info"].get("convert_time")
         conv = f"{conv:9.3f}" if conv is not None else f"{'-':>9}"
         gap = (r["objective"] - best) / abs(best)
-        print(f"{label(s):<28} {r['time']:8.3f} {r['wall']:8.3f} {ratio} {ratio2} {conv} "
+        print(f"{label(s):<28} {r['time']:8.3f} {r['wall']:8.3f} {ratio} {ratio2} "
+              f"{conv} "
               f"{r['objective']:16.8f} {gap:9.2e} {r['test_acc']:8.4f} "
               f"{fmt_mb(r['peak_extra_bytes'])} {r['peak_extra_bytes'] / mb:6.2f}")
     print("\n'cpu s' = CPU time of the fit in its (single-threaded) process, the "
-          "timing used for the ratios ('x mfn64', 'x -s 2'); 'wall s' = wall-clock time "
-          "(inflated when other jobs share the cores); LIBLINEAR's fit is train() only, "
+          "timing used for the ratios ('x mfn64', 'x -s 2'); 'wall s' = wall-clock "
+          "time (inflated when other jobs share the cores); LIBLINEAR's fit is train() "
+          "only, "
           "'convert s' is its problem() conversion (CPU).")
     print(f"'peak MiB' = peak RSS during the fit (LIBLINEAR: problem() + train()) "
           f"above the RSS before it; 'x CSR' divides it by the training CSR "
@@ -553,7 +558,8 @@ def main(argv=None):
         print(f"    CG iterations per Newton iteration: {cg.tolist()}")
         print(f"    active rows per Newton iteration:   {act.tolist()}")
         print(f"    fit {r['time']:.3f} s CPU / {inf['n_cg_iter']} CG iterations = "
-              f"{per_cg * 1e3:.2f} ms per CG iteration; SciPy floor X_J @ v + X_J.T @ u "
+              f"{per_cg * 1e3:.2f} ms per CG iteration; SciPy floor "
+              f"X_J @ v + X_J.T @ u "
               f"on the {na} final active rows {(fa[0] + fa[1]) * 1e3:.2f} ms "
               f"(full X: {(fl[0] + fl[1]) * 1e3:.2f} ms)")
         print(f"    this run's mat-vec work at the SciPy floor: {work:.3f} s = "
