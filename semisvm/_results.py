@@ -5,7 +5,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["MFNResult"]
+__all__ = ["MFNResult", "USMOResult"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,3 +52,73 @@ class MFNResult:
     cg_history: np.ndarray = field(repr=False)
     active_history: np.ndarray = field(repr=False)
     outputs: np.ndarray = field(repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class USMOResult:
+    """Result of :func:`semisvm.solvers.usmo` (double-hinge PU SVM).
+
+    The decision function is ``f(x) = sum_i dual_coef[i] k(x, x_i) + intercept``
+    over the training rows: ``dual_coef = c1`` on the labeled positives and
+    ``-s_u`` on the unlabeled rows.
+
+    Attributes
+    ----------
+    dual_coef : ndarray of shape (n_samples,)
+        Expansion coefficients alpha of every training row (float64).
+    s : ndarray of shape (n_unlabeled,)
+        Dual variables of the unlabeled rows, 0 <= s <= c2, sum s = c1 p;
+        ``s / c2`` is the loss slope (0, 1/2 or 1) at each unlabeled point.
+    intercept : float
+        Bias b (eq. 16 of the paper).
+    coef : ndarray of shape (n_features,) or None
+        w = sum_i alpha_i x_i for the linear kernel (X's dtype), else None.
+    objective : float
+        Primal objective ``-pi/p sum_P f + 1/n sum_U max(f, 0, 1/2 + f/2)
+        + lam ||w||^2`` at the returned (w, b).
+    dual_objective : float
+        Dual value ``2 lam sum_U min(s, c2 - s) - lam ||w||^2``; it equals
+        ``objective`` at the optimum (weak duality: never larger).
+    violation : float
+        ``max b - min a`` of the complete tau-optimality test at exit.
+    n_iter : int
+        Pair (SMO) steps taken.
+    converged : bool
+        True when ``violation <= tol``.
+    status : str
+        ``"optimal"``, ``"max_iter"`` or ``"stalled"`` (a pair step no longer
+        changed s at float64 precision).
+    cache_hits, cache_misses : int
+        Kernel-column cache statistics (misses = columns computed).
+    n_cache_columns : int
+        Columns the ``cache_size`` budget holds.
+    c1, c2 : float
+        ``pi / (2 lam p)`` and ``1 / (2 lam n)``.
+    gamma : float
+        The kernel width actually used (resolved from ``gamma=None``).
+    decision : ndarray of shape (n_samples,)
+        f on the training rows.
+    history : ndarray
+        ``violation`` every ``history_stride`` steps.
+    history_stride : int
+    """
+
+    dual_coef: np.ndarray = field(repr=False)
+    s: np.ndarray = field(repr=False)
+    intercept: float
+    coef: np.ndarray | None = field(repr=False)
+    objective: float
+    dual_objective: float
+    violation: float
+    n_iter: int
+    converged: bool
+    status: str
+    cache_hits: int
+    cache_misses: int
+    n_cache_columns: int
+    c1: float
+    c2: float
+    gamma: float
+    decision: np.ndarray = field(repr=False)
+    history: np.ndarray = field(repr=False)
+    history_stride: int = 1
