@@ -180,9 +180,11 @@ def check_pu_labels(y, n_samples, name="y"):
             f"(unlabeled); got also {other}"
         )
     if not np.any(pos):
-        raise ValueError(f"{name} has no labeled positive (no entry equal to 1)")
+        raise ValueError(f"{name} has one class only: no labeled positive (no entry "
+                         "equal to 1)")
     if not np.any(unl):
-        raise ValueError(f"{name} has no unlabeled row (no entry equal to -1 or 0)")
+        raise ValueError(f"{name} has one class only: no unlabeled row (no entry "
+                         "equal to -1 or 0)")
     return pos
 
 
