@@ -35,6 +35,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from semisvm._core._dataset import RowData
 from semisvm._core._kernel_cache import KERNEL_CODES, KernelCache
+from semisvm._core._smo import kernel_sums as _kernel_sums
 from semisvm._core._smo import usmo as _usmo
 from semisvm._results import USMOResult
 from semisvm._validation import (
@@ -72,8 +73,39 @@ def _check_s0(s0, n, c1_p, c2):
     return np.ascontiguousarray(s0.copy())
 
 
+def _ranked_start(scores, total, c2):
+    """s = c2 on the highest-scoring rows (slope 1: f >= 1), the rest 0.
+
+    floor(total / c2) rows get c2, the next one the remainder; stable order,
+    so ties go to the lowest index.
+    """
+    n = scores.shape[0]
+    order = np.argsort(-scores, kind="stable")
+    k = min(int(np.floor(total / c2)), n)
+    s = np.zeros(n)
+    s[order[:k]] = c2
+    if k < n:
+        s[order[k]] = min(c2, max(0.0, total - k * c2))
+    return s
+
+
+def _ocsvm_scores(X, prows, urows, kernel, gamma, degree, coef0):
+    """Decision values on U of a one-class SVM fitted on P (the paper's start)."""
+    from sklearn.svm import OneClassSVM
+
+    if kernel == "precomputed":
+        oc = OneClassSVM(kernel="precomputed", nu=0.5).fit(X[prows][:, prows])
+        return np.asarray(oc.decision_function(X[urows][:, prows]), dtype=float)
+    oc = OneClassSVM(kernel=kernel, gamma=gamma, degree=degree, coef0=coef0,
+                     nu=0.5).fit(X[prows])
+    return np.asarray(oc.decision_function(X[urows]), dtype=float)
+
+
+_INITS = ("uniform", "parzen", "ocsvm")
+
+
 def usmo(X, y, prior, lam, *, kernel="rbf", gamma=None, degree=3, coef0=0.0,
-         cache_size=200.0, tol=1e-3, max_iter=None, s0=None):
+         cache_size=200.0, tol=1e-3, max_iter=None, init="uniform", s0=None):
     r"""Train the double-hinge PU SVM by USMO; return a :class:`USMOResult`.
 
     Minimises, over f(x) = <w, phi(x)> + b in the RKHS of ``kernel``,
@@ -113,9 +145,15 @@ def usmo(X, y, prior, lam, *, kernel="rbf", gamma=None, degree=3, coef0=0.0,
         (in units of the decision value; the margin is 1).
     max_iter : int, optional
         Maximum pair steps; default max(10**6, 100 n).
+    init : {"uniform", "parzen", "ocsvm"}
+        Start when ``s0`` is None. ``"uniform"``: s = pi c2 everywhere
+        (feasible, every loss slope pi). ``"parzen"``: rank U by
+        sum_P k(x, x_p) and put s = c2 (slope 1) on the top pi n rows, 0 on
+        the others. ``"ocsvm"``: the same ranking by a one-class SVM fitted on
+        P (the paper's initialisation, simplified: its problem (18) is not
+        solved). The sparse starts need fewer kernel columns to set up.
     s0 : array-like of shape (n_unlabeled,), optional
-        Feasible start (0 <= s0 <= c2, sum s0 = c1 p = pi / (2 lam)); default
-        the uniform start s = pi c2.
+        Feasible start (0 <= s0 <= c2, sum s0 = c1 p = pi / (2 lam)).
 
     Returns
     -------
@@ -137,15 +175,23 @@ def usmo(X, y, prior, lam, *, kernel="rbf", gamma=None, degree=3, coef0=0.0,
                 else check_int(max_iter, "max_iter", minimum=0))
     c1 = prior / (2.0 * lam * p)
     c2 = 1.0 / (2.0 * lam * n)
-    if s0 is None:
-        s = np.full(n, prior * c2)
-    else:
-        s = _check_s0(s0, n, c1 * p, c2)
+    if init not in _INITS:
+        raise ValueError(f"init must be one of {_INITS}, got {init!r}")
     stride = max(1, max_iter // 1000)
     cache = KernelCache(RowData(X), urows, KERNEL_CODES[kernel], gamma, coef0,
                         degree, cache_size)
+    qP = _kernel_sums(cache, urows, prows)
+    if s0 is not None:
+        s = _check_s0(s0, n, c1 * p, c2)
+    elif init == "uniform":
+        s = np.full(n, prior * c2)
+    elif init == "parzen":
+        s = _ranked_start(qP, c1 * p, c2)
+    else:
+        s = _ranked_start(_ocsvm_scores(X, prows, urows, kernel, gamma, degree,
+                                        coef0), c1 * p, c2)
     F, G, n_iter, status, bias, viol, hist = _usmo(
-        cache, urows, prows, c1, c2, s, tol, max_iter, stride)
+        cache, urows, prows, c1, c2, s, qP, tol, max_iter, stride)
 
     # primal and dual values from the function caches (no kernel needed)
     w2 = c1 * G.sum() - s @ F        # ||w||^2 = c1 1'G_P - s'F_U

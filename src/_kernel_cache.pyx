@@ -81,12 +81,21 @@ cdef void _kernel_row(KernelCache c, RowData X, floating *work, Py_ssize_t r,
                 diff = <double> xr[k] - <double> vt[k]
                 s += diff * diff
             out[t] = exp(-c.gamma * s)
+    elif X.indptr == NULL:
+        # dense linear/poly: plain dot products, accumulated in float64
+        for t in range(n_targets):
+            row = targets[t]
+            vt = (<const floating *> X.data) + row * d
+            s = 0.0
+            for k in range(d):
+                s += <double> vt[k] * <double> xr[k]
+            out[t] = _from_dot(c, s, r, row)
     else:
+        # sparse: x_t . x_r over x_t's stored entries (x_r is scattered)
         for t in range(n_targets):
             row = targets[t]
             nnz_t = row_view(X, row, &vt, &it)
             s = 0.0
-            # dense: it is the shared arange, so this is the plain dot
             for k in range(nnz_t):
                 s += <double> vt[k] * <double> xr[it[k]]
             out[t] = _from_dot(c, s, r, row)

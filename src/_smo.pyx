@@ -19,8 +19,10 @@ gains b_u = -F_u + (-1 if s_u <= c2/2 else +1) (for s_u > 0). s is optimal iff
 max b <= min a; the stopping test is the complete tau-optimality
 ``max b - min a <= tol`` (the paper's eq. 13 misses the case of two points on
 the same side of the kink; see ../shared/papers/notes/usmo.md). The working
-set is the maximal violating pair i = argmin a (s_i goes up), j = argmax b
-(s_j goes down), lowest index on ties.
+set is i = argmin a (s_i goes up) and, among the j with b_j > a_i (s_j goes
+down), the one with the largest second-order gain (b_j - a_i)^2 / eta_ij, as
+in LIBSVM's WSS 2 (Fan, Chen & Lin, JMLR 2005); lowest index on ties. The
+stopping test stays the complete first-order one above.
 
 The pair step keeps s_i + s_j fixed and minimises D exactly along
 t (s_i + t, s_j - t): a convex piecewise quadratic with curvature
@@ -70,6 +72,30 @@ cdef inline void _select(Py_ssize_t n, const double *s, const double *F,
     j_out[0] = j
     a_min[0] = amin
     b_max[0] = bmax
+
+
+cdef inline Py_ssize_t _second_order_j(Py_ssize_t n, const double *s,
+                                      const double *F, double c2, double a_i,
+                                      const double *Ki, const double *diag,
+                                      Py_ssize_t i, Py_ssize_t j_first) noexcept nogil:
+    """argmax over {u: s_u > 0, b_u > a_i} of (b_u - a_i)^2 / eta_iu."""
+    cdef double half = 0.5 * c2, bu, gap, eta, score, best = -1.0
+    cdef Py_ssize_t u, j = j_first
+    for u in range(n):
+        if s[u] <= 0:
+            continue
+        bu = -F[u] - 1.0 if s[u] <= half else -F[u] + 1.0
+        gap = bu - a_i
+        if gap <= 0:
+            continue
+        eta = diag[i] + diag[u] - 2.0 * Ki[u]
+        if eta < 1e-12:
+            eta = 1e-12
+        score = gap * gap / eta
+        if score > best:
+            best = score
+            j = u
+    return j
 
 
 cdef inline double _slope(double si, double sj, double t,
@@ -126,7 +152,7 @@ cdef double _pair_t(double si, double sj, double g, double eta,
 cdef int _usmo(KernelCache cache, const int *urows, const int *prows,
                Py_ssize_t n, Py_ssize_t n_p, double c1, double c2,
                double *s, double tol, long long max_iter, double *F,
-               double *G, double *qP, double *diag, double *tmp_n,
+               double *G, const double *qP, double *diag, double *tmp_n,
                double *tmp_p, int *sv, double *hist, Py_ssize_t n_hist_max,
                long long hist_stride, long long *n_iter, double *bias,
                double *violation, Py_ssize_t *n_hist) noexcept nogil:
@@ -138,20 +164,16 @@ cdef int _usmo(KernelCache cache, const int *urows, const int *prows,
     cdef const double *Ki
     cdef const double *Kj
 
-    # F_u = c1 sum_P k(u, p) - sum_U s_v k(u, v); fills the cache as it goes
+    # F = c1 qP - sum_v s_v K[:, v] over the columns with s_v > 0 only, so
+    # that a sparse start costs fewer columns; qP_u = sum_P k(u, p) is given
     for u in range(n):
-        acc = 0.0
-        if n_p > 0:
-            cache.kernel_row(urows[u], prows, n_p, tmp_p)
-            for v in range(n_p):
-                acc += tmp_p[v]
-        qP[u] = acc
-        Ki = cache.get_col(u)
-        diag[u] = Ki[u]
-        acc = 0.0
-        for v in range(n):
-            acc += s[v] * Ki[v]
-        F[u] = c1 * qP[u] - acc
+        F[u] = c1 * qP[u]
+        diag[u] = cache.kernel_diag(urows[u])
+    for v in range(n):
+        if s[v] > 0:
+            Ki = cache.get_col(v)
+            for u in range(n):
+                F[u] -= s[v] * Ki[u]
 
     while True:
         _select(n, s, F, c2, &i, &j, &amin, &bmax)
@@ -166,6 +188,9 @@ cdef int _usmo(KernelCache cache, const int *urows, const int *prows,
             status = STATUS_MAX_ITER
             break
         Ki = cache.get_col(i)
+        # second-order choice of j (Fan, Chen & Lin 2005, WSS 2) among the
+        # variables violating with i: the largest (b_u - a_i)^2 / eta_iu
+        j = _second_order_j(n, s, F, c2, amin, Ki, diag, i, j)
         Kj = cache.get_col(j)
         si = s[i]
         sj = s[j]
@@ -238,8 +263,38 @@ cdef int _usmo(KernelCache cache, const int *urows, const int *prows,
     return status
 
 
+cdef void _kernel_sums(KernelCache cache, const int *rows, Py_ssize_t n,
+                       const int *targets, Py_ssize_t n_t, double *tmp,
+                       double *out) noexcept nogil:
+    cdef Py_ssize_t u, v
+    cdef double acc
+    for u in range(n):
+        cache.kernel_row(rows[u], targets, n_t, tmp)
+        acc = 0.0
+        for v in range(n_t):
+            acc += tmp[v]
+        out[u] = acc
+
+
+def kernel_sums(KernelCache cache, const int[::1] rows, const int[::1] targets):
+    """out[u] = sum_t k(x_{rows[u]}, x_{targets[t]}) (no caching, no n x n)."""
+    cdef Py_ssize_t n = rows.shape[0], n_t = targets.shape[0], u
+    cdef double[::1] out = np.zeros(n, dtype=np.float64)
+    cdef double[::1] tmp = np.zeros(max(n_t, 1), dtype=np.float64)
+    for u in range(n):
+        if not 0 <= rows[u] < cache.X.n_rows:
+            raise IndexError(rows[u])
+    for u in range(n_t):
+        if not 0 <= targets[u] < cache.X.n_rows:
+            raise IndexError(targets[u])
+    if n > 0 and n_t > 0:
+        with nogil:
+            _kernel_sums(cache, &rows[0], n, &targets[0], n_t, &tmp[0], &out[0])
+    return np.asarray(out)
+
+
 def usmo(KernelCache cache, const int[::1] urows, const int[::1] prows,
-         double c1, double c2, double[::1] s, double tol,
+         double c1, double c2, double[::1] s, const double[::1] qP, double tol,
          long long max_iter, long long hist_stride=1):
     """Run USMO from the feasible start ``s`` (modified in place).
 
@@ -253,6 +308,8 @@ def usmo(KernelCache cache, const int[::1] urows, const int[::1] prows,
         pi / (2 lam p) and 1 / (2 lam n).
     s : float64 array of shape (n,)
         Feasible start (0 <= s <= c2, sum s = c1 p); the solution on return.
+    qP : float64 array of shape (n,)
+        sum_P k(u, p) for every unlabeled u (``kernel_sums(cache, urows, prows)``).
     tol : float
         Stop when max b - min a <= tol.
     max_iter : int
@@ -272,13 +329,12 @@ def usmo(KernelCache cache, const int[::1] urows, const int[::1] prows,
     cdef int status
     if n < 1:
         raise ValueError("there must be at least one unlabeled row")
-    if cache.m != n or s.shape[0] != n:
-        raise ValueError("cache, urows and s must have the same length")
+    if cache.m != n or s.shape[0] != n or qP.shape[0] != n:
+        raise ValueError("cache, urows, s and qP must have the same length")
     if max_iter < 0 or hist_stride < 1:
         raise ValueError("max_iter must be >= 0 and hist_stride >= 1")
     cdef double[::1] F = np.zeros(n, dtype=np.float64)
     cdef double[::1] G = np.zeros(max(n_p, 1), dtype=np.float64)
-    cdef double[::1] qP = np.zeros(n, dtype=np.float64)
     cdef double[::1] diag = np.zeros(n, dtype=np.float64)
     cdef double[::1] tmp_n = np.zeros(n, dtype=np.float64)
     cdef double[::1] tmp_p = np.zeros(max(n_p, 1), dtype=np.float64)

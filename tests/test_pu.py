@@ -283,3 +283,28 @@ def test_pusvm_accuracy_on_usmo_data(name, prior, min_acc):
         majority.append(max(prior_u, 1 - prior_u))
     assert np.mean(accs) >= min_acc
     assert np.mean(accs) >= np.mean(majority) + 0.02
+
+
+@pytest.mark.parametrize("init", ["parzen", "ocsvm"])
+def test_usmo_sparse_starts_reach_the_same_optimum(init):
+    X, y = _pu_problem(seed=14, n=90)
+    ref = usmo(X, y, PRIOR, 0.01, gamma=0.5, tol=1e-8)
+    res = usmo(X, y, PRIOR, 0.01, gamma=0.5, tol=1e-8, init=init)
+    assert res.converged
+    assert res.objective == pytest.approx(ref.objective, rel=1e-7)
+    np.testing.assert_allclose(res.decision, ref.decision, atol=1e-5)
+
+
+def test_usmo_parzen_start_is_sparse_and_feasible():
+    X, y = _pu_problem(seed=15, n=90)
+    res = usmo(X, y, PRIOR, 0.01, gamma=0.5, max_iter=0, init="parzen")
+    s, c2 = res.s, res.c2
+    assert res.n_iter == 0
+    assert np.count_nonzero((s > 0) & (s < c2)) <= 1
+    assert s.sum() == pytest.approx(res.c1 * 8, rel=1e-12)
+
+
+def test_usmo_rejects_unknown_init():
+    X, y = _pu_problem()
+    with pytest.raises(ValueError, match="init"):
+        usmo(X, y, PRIOR, LAM, init="random")
