@@ -91,7 +91,9 @@ class USMOResult:
     cache_hits, cache_misses : int
         Kernel-column cache statistics (misses = columns computed).
     n_cache_columns : int
-        Columns the ``cache_size`` budget holds.
+        Columns the ``cache_size`` budget holds (0 for the linear solver).
+    n_pass : int
+        Passes over the data of the linear solver (0 for the kernel solver).
     c1, c2 : float
         ``pi / (2 lam p)`` and ``1 / (2 lam n)``.
     gamma : float
@@ -99,7 +101,8 @@ class USMOResult:
     decision : ndarray of shape (n_samples,)
         f on the training rows.
     history : ndarray
-        ``violation`` every ``history_stride`` steps.
+        ``violation`` every ``history_stride`` steps (kernel solver) or at the
+        start of every pass (linear solver, ``history_stride = 0``).
     history_stride : int
     """
 
@@ -116,6 +119,7 @@ class USMOResult:
     cache_hits: int
     cache_misses: int
     n_cache_columns: int
+    n_pass: int
     c1: float
     c2: float
     gamma: float
