@@ -337,3 +337,34 @@ def test_usmo_linear_solver_kkt_and_max_iter():
     assert short.status == "max_iter" and short.n_iter == 3
     with pytest.raises(ValueError, match="solver='linear' needs"):
         usmo(X, y, PRIOR, 1e-3, kernel="rbf", solver="linear")
+
+
+@pytest.mark.parametrize("solver", ["kernel", "linear"])
+def test_usmo_csr_int64_unsorted_and_empty_rows(solver):
+    X, y = _pu_problem(seed=18, n=50, d=6)
+    X[np.abs(X) < 0.6] = 0.0
+    X[10] = 0.0                                   # an empty unlabeled row
+    ref = usmo(X, y, PRIOR, LAM, kernel="linear", solver=solver, tol=1e-8)
+    A = sp.csr_matrix(X)
+    # reverse the column order inside every row and use int64 indices
+    for r in range(A.shape[0]):
+        sl = slice(A.indptr[r], A.indptr[r + 1])
+        A.indices[sl] = A.indices[sl][::-1].copy()
+        A.data[sl] = A.data[sl][::-1].copy()
+    A.has_sorted_indices = False
+    A.indices = A.indices.astype(np.int64)
+    A.indptr = A.indptr.astype(np.int64)
+    res = usmo(A, y, PRIOR, LAM, kernel="linear", solver=solver, tol=1e-8)
+    np.testing.assert_allclose(res.decision, ref.decision, rtol=1e-9, atol=1e-9)
+
+
+def test_pusvm_two_threads_give_the_serial_result():
+    from concurrent.futures import ThreadPoolExecutor
+
+    X, y = _pu_problem(seed=19, n=150)
+    serial = PUSVM(prior=PRIOR, lam=1e-3).fit(X, y).dual_coef_
+    with ThreadPoolExecutor(2) as ex:
+        fits = list(ex.map(lambda _: PUSVM(prior=PRIOR, lam=1e-3).fit(X, y),
+                           range(2)))
+    for clf in fits:
+        np.testing.assert_array_equal(clf.dual_coef_, serial)
