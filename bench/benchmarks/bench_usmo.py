@@ -173,6 +173,27 @@ def _one_run(kind, n, solver):
                  init="parzen")
         pred = r.decision[u] > 0
         extra = f"steps={r.n_iter} passes={r.n_pass} status={r.status}"
+    elif solver == "qp":
+        # competitor [7]: the same dual as a dense QP (n x n Gram matrix)
+        import cvxpy as cp
+        from sklearn.metrics.pairwise import rbf_kernel
+
+        lam, prior = 1e-3, y01[u].mean()
+        P = ~u
+        p, nu = int(P.sum()), int(u.sum())
+        c1, c2 = prior / (2 * lam * p), 1 / (2 * lam * nu)
+        Kuu = rbf_kernel(X[u], gamma=0.1)
+        q = rbf_kernel(X[u], X[P], gamma=0.1).sum(1)
+        s = cp.Variable(nu)
+        obj = (0.5 * cp.quad_form(s, cp.psd_wrap(Kuu)) - c1 * q @ s
+               - cp.sum(cp.minimum(s, c2 - s)))
+        cp.Problem(cp.Minimize(obj), [cp.sum(s) == c1 * p, s >= 0, s <= c2]).solve(
+            solver=cp.CLARABEL)
+        F = c1 * q - Kuu @ s.value
+        free = (s.value > 1e-6 * c2) & (s.value < (1 - 1e-6) * c2)
+        b = np.median(-F[free] + np.where(s.value[free] < c2 / 2, -1, 1)) if free.any() else 0
+        pred = F + b > 0
+        extra = "dense QP (cvxpy/Clarabel)"
     else:
         from sklearn.svm import SVC
 
@@ -197,7 +218,14 @@ def _child(kind, n, solver, timeout=900):
 
 
 def scale(rbf_sizes=(10_000, 30_000), text_sizes=(100_000, 1_000_000),
-          libsvm_max=30_000):
+          libsvm_max=30_000, qp_sizes=(1000, 2000, 4000)):
+    print("\n=== dense QP of the same dual (competitor [7]) vs USMO, RBF ===")
+    print(f"{'n':>9s} {'USMO s':>9s} {'peak MB':>8s} {'QP s':>9s} {'peak MB':>8s}")
+    for n in qp_sizes:
+        a = _child("rbf", n, "usmo")
+        b = _child("rbf", n, "qp")
+        qs = f"{b[0]:9.2f} {b[1]:8.0f}" if b else "  timeout      n/a"
+        print(f"{n:9d} {a[0]:9.2f} {a[1]:8.0f} {qs}", flush=True)
     print("\n=== scale: RBF kernel (gamma 0.1, lam 1e-3, cache 200 MB) ===")
     print(f"{'n':>9s} {'USMO s':>9s} {'peak MB':>8s} {'acc':>6s} {'C-SVC s':>9s}"
           f" {'ratio':>6s}  details")
