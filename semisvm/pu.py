@@ -192,8 +192,10 @@ def usmo(X, y, prior, lam, *, kernel="rbf", gamma=None, degree=3, coef0=0.0,
     if solver == "auto":
         solver = "linear" if kernel == "linear" else "kernel"
     stride = max(1, max_iter // 1000)
+    # the linear solver forms no kernel column: its cache (two columns) only
+    # serves the kernel sums of the sparse starts
     cache = KernelCache(RowData(X), urows, KERNEL_CODES[kernel], gamma, coef0,
-                        degree, cache_size)
+                        degree, cache_size if solver == "kernel" else 0.0)
     if solver == "linear" and init == "uniform" and s0 is None:
         qP = None           # not needed: the linear path never forms columns
     else:
