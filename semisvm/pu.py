@@ -198,6 +198,10 @@ def usmo(X, y, prior, lam, *, kernel="rbf", gamma=None, degree=3, coef0=0.0,
                         degree, cache_size if solver == "kernel" else 0.0)
     if solver == "linear" and init == "uniform" and s0 is None:
         qP = None           # not needed: the linear path never forms columns
+    elif kernel == "linear":
+        # sum_P x_u . x_p = x_u . (sum_P x_p): one pass over the data
+        xp_sum = np.asarray(X[prows].sum(axis=0), dtype=np.float64).ravel()
+        qP = np.asarray(X @ xp_sum, dtype=np.float64).ravel()[urows]
     else:
         qP = _kernel_sums(cache, urows, prows)
     if s0 is not None:

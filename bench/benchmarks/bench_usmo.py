@@ -4,6 +4,7 @@ Run as a script (nothing is downloaded; the data come from ../shared/data):
 
     OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python bench/benchmarks/bench_usmo.py tables
     OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python bench/benchmarks/bench_usmo.py scale
+    (or scale-qp / scale-rbf / scale-text, optionally followed by sizes)
 
 ``tables`` reproduces Tables III (linear) and IV (Gaussian, s = 1, i.e.
 gamma = 0.5) of Sansone, De Natale & Zhou (TPAMI 2019) with the paper's
@@ -168,9 +169,10 @@ def _one_run(kind, n, solver):
     if solver == "usmo":
         from semisvm.solvers import usmo
 
+        # the sparse start pays off with kernel columns, not with explicit w
         r = usmo(X, y, y01[u].mean(), 1e-3 if kind == "rbf" else 1e-4,
                  kernel="rbf" if kind == "rbf" else "linear", gamma=0.1,
-                 init="parzen")
+                 init="parzen" if kind == "rbf" else "uniform")
         pred = r.decision[u] > 0
         extra = f"steps={r.n_iter} passes={r.n_pass} status={r.status}"
     elif solver == "qp":
@@ -217,26 +219,32 @@ def _child(kind, n, solver, timeout=900):
     return float(out[0]), float(out[1]), float(out[2]), float(out[3]), " ".join(out[4:])
 
 
-def scale(rbf_sizes=(10_000, 30_000), text_sizes=(100_000, 1_000_000),
-          libsvm_max=30_000, qp_sizes=(1000, 2000, 4000)):
+def scale_qp(sizes=(1000, 2000, 4000)):
     print("\n=== dense QP of the same dual (competitor [7]) vs USMO, RBF ===")
     print(f"{'n':>9s} {'USMO s':>9s} {'peak MB':>8s} {'QP s':>9s} {'peak MB':>8s}")
-    for n in qp_sizes:
+    for n in sizes:
         a = _child("rbf", n, "usmo")
         b = _child("rbf", n, "qp")
         qs = f"{b[0]:9.2f} {b[1]:8.0f}" if b else "  timeout      n/a"
         print(f"{n:9d} {a[0]:9.2f} {a[1]:8.0f} {qs}", flush=True)
+
+
+def scale_rbf(sizes=(10_000, 30_000), libsvm_max=30_000):
     print("\n=== scale: RBF kernel (gamma 0.1, lam 1e-3, cache 200 MB) ===")
     print(f"{'n':>9s} {'USMO s':>9s} {'peak MB':>8s} {'acc':>6s} {'C-SVC s':>9s}"
           f" {'ratio':>6s}  details")
-    for n in rbf_sizes:
-        a = _child("rbf", n, "usmo")
+    for n in sizes:
+        a = _child("rbf", n, "usmo", timeout=3600)
         b = _child("rbf", n, "svc") if n <= libsvm_max else None
         ratio = f"{a[0] / b[0]:6.2f}" if (a and b) else "   n/a"
         print(f"{n:9d} {a[0]:9.2f} {a[1]:8.0f} {a[3]:6.3f} "
               f"{(f'{b[0]:9.2f}' if b else '      n/a')} {ratio}  {a[4]}", flush=True)
+
+
+def scale_text(sizes=(100_000, 1_000_000)):
     print("\n=== scale: linear kernel, sparse text-like (d = 20000, 30 nnz/row) ===")
-    for n in text_sizes:
+    print(f"{'n':>9s} {'USMO s':>9s} {'peak MB':>8s} {'acc':>6s}  details")
+    for n in sizes:
         a = _child("text", n, "usmo")
         print(f"{n:9d} {a[0]:9.2f} {a[1]:8.0f} {a[3]:6.3f}  {a[4]}", flush=True)
 
@@ -271,7 +279,13 @@ if __name__ == "__main__":
         _one_run(sys.argv[2], int(sys.argv[3]), sys.argv[4])
     elif what == "tables":
         tables(int(sys.argv[2]) if len(sys.argv) > 2 else 5)
-    elif what == "scale":
-        scale()
+    elif what in ("scale", "scale-qp", "scale-rbf", "scale-text"):
+        sizes = tuple(int(v) for v in sys.argv[2:])
+        parts = {"scale-qp": scale_qp, "scale-rbf": scale_rbf,
+                 "scale-text": scale_text}
+        for name, fn in parts.items():
+            if what in ("scale", name):
+                fn(sizes) if sizes else fn()
     else:
-        raise SystemExit(f"unknown part {what!r}: use 'tables' or 'scale'")
+        raise SystemExit(f"unknown part {what!r}: use tables, scale, scale-qp, "
+                         "scale-rbf or scale-text")
