@@ -9,4 +9,4 @@ try:
 except PackageNotFoundError:  # pragma: no cover - running from a source tree
     __version__ = "0+unknown"
 
-__all__ = ["LinearSVM", "PUSVM", "__version__"]
+__all__ = ["PUSVM", "LinearSVM", "__version__"]

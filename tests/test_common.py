@@ -1,7 +1,7 @@
 """scikit-learn's estimator checks on every public estimator."""
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from semisvm import LinearSVM, PUSVM
+from semisvm import PUSVM, LinearSVM
 
 ESTIMATORS = [
     LinearSVM(),

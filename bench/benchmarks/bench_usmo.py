@@ -2,8 +2,9 @@
 
 Run as a script (nothing is downloaded; the data come from ../shared/data):
 
-    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python bench/benchmarks/bench_usmo.py tables
-    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python bench/benchmarks/bench_usmo.py scale
+    export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
+    python bench/benchmarks/bench_usmo.py tables [n_seeds]
+    python bench/benchmarks/bench_usmo.py scale
     (or scale-qp / scale-rbf / scale-text, optionally followed by sizes)
 
 ``tables`` reproduces Tables III (linear) and IV (Gaussian, s = 1, i.e.
@@ -108,7 +109,8 @@ def _cell(X, y01, prior, lam, kernel, seeds):
 def tables(n_seeds=5):
     seeds = range(n_seeds)
     for kernel in ("linear", "rbf"):
-        print(f"\n=== Table {'III (linear)' if kernel == 'linear' else 'IV (Gaussian s=1)'}"
+        title = "III (linear)" if kernel == "linear" else "IV (Gaussian s=1)"
+        print(f"\n=== Table {title}"
               f", {n_seeds} seeded splits per cell ===")
         print(f"{'data set':15s}" + "".join(
             f" | lam={lam:g}: F+   Fmaj  Fpap  Fbias" for lam in LAMS))
@@ -193,7 +195,8 @@ def _one_run(kind, n, solver):
             solver=cp.CLARABEL)
         F = c1 * q - Kuu @ s.value
         free = (s.value > 1e-6 * c2) & (s.value < (1 - 1e-6) * c2)
-        b = np.median(-F[free] + np.where(s.value[free] < c2 / 2, -1, 1)) if free.any() else 0
+        b = (np.median(-F[free] + np.where(s.value[free] < c2 / 2, -1, 1))
+             if free.any() else 0.0)
         pred = F + b > 0
         extra = "dense QP (cvxpy/Clarabel)"
     else:
@@ -252,8 +255,8 @@ def scale_text(sizes=(100_000, 1_000_000)):
 class TimeUSMO:
     """asv: the kernel solver on a small seeded dense problem."""
 
-    params = ([2000], ["rbf", "linear"])
-    param_names = ["n_samples", "kernel"]
+    params = ((2000,), ("rbf", "linear"))
+    param_names = ("n_samples", "kernel")
 
     def setup(self, n, kernel):
         X, y01 = synthetic_dense(n)

@@ -3,11 +3,9 @@ import pickle
 
 import numpy as np
 import pytest
-import scipy.sparse as sp
-from sklearn.metrics.pairwise import pairwise_kernels
-
 from semisvm._core._dataset import RowData
 from semisvm._core._kernel_cache import KERNEL_CODES, KernelCache
+from sklearn.metrics.pairwise import pairwise_kernels
 
 
 def _data(dtype, container, seed=0, n=25, d=6):
@@ -88,7 +86,10 @@ def test_kernel_cache_rejects_bad_arguments():
         KernelCache(RowData(X), np.array([0], dtype=np.int32), 9, 1.0, 0.0, 3, 1)
 
 
-def test_kernel_cache_module_name():
+def test_kernel_cache_module_names():
+    from semisvm._core import _smo, _smo_linear
+
     assert KernelCache.__module__ == "semisvm._core._kernel_cache"
+    assert _smo.usmo.__module__ == "semisvm._core._smo"
+    assert _smo_linear.usmo_linear.__module__ == "semisvm._core._smo_linear"
     assert pickle.loads(pickle.dumps(KERNEL_CODES)) == KERNEL_CODES
-    assert sp.issparse(sp.csr_matrix(np.eye(2)))

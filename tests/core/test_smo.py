@@ -1,13 +1,12 @@
 """The exact two-variable step of USMO (the paper's Table I, four cases)."""
 import numpy as np
 import pytest
-
 from semisvm._core._smo import _pair_t_py
 
 
 def _phi(t, si, sj, g, eta, c2):
     """Pair objective along (s_i + t, s_j - t), up to a constant."""
-    h = lambda s: np.minimum(s, c2 - s)   # noqa: E731
+    h = lambda s: np.minimum(s, c2 - s)
     return g * t + 0.5 * eta * t * t - h(si + t) - h(sj - t)
 
 
