@@ -29,8 +29,8 @@ KERNEL_CODES = {"linear": KERNEL_LINEAR, "rbf": KERNEL_RBF, "poly": KERNEL_POLY,
 
 cdef inline double _ipow(double base, int degree) noexcept nogil:
     cdef double r = 1.0
-    cdef int k
-    for k in range(degree):
+    cdef int _k
+    for _k in range(degree):
         r *= base
     return r
 

@@ -74,10 +74,10 @@ cdef inline void _select(Py_ssize_t n, const double *s, const double *F,
     b_max[0] = bmax
 
 
-cdef inline Py_ssize_t _second_order_j(Py_ssize_t n, const double *s,
-                                      const double *F, double c2, double a_i,
-                                      const double *Ki, const double *diag,
-                                      Py_ssize_t i, Py_ssize_t j_first) noexcept nogil:
+cdef inline Py_ssize_t _second_order_j(
+        Py_ssize_t n, const double *s, const double *F, double c2, double a_i,
+        const double *Ki, const double *diag, Py_ssize_t i,
+        Py_ssize_t j_first) noexcept nogil:
     """argmax over {u: s_u > 0, b_u > a_i} of (b_u - a_i)^2 / eta_iu."""
     cdef double half = 0.5 * c2, bu, gap, eta, score, best = -1.0
     cdef Py_ssize_t u, j = j_first
