@@ -13,5 +13,6 @@ cdef void rows_rmatvec(RowData X, floating bias_scale, const int *rows,
 cdef int cgls(RowData X, floating bias_scale, const int *active,
               Py_ssize_t n_active, const floating *a, const floating *t,
               floating lam, floating *beta, floating *o, floating tol,
-              int max_iter, floating *z, floating *q, floating *r,
-              floating *p, int *n_iter) noexcept nogil
+              floating eta, int max_iter, floating *z, floating *q,
+              floating *r, floating *p, floating *s, floating *minv,
+              int *n_iter) noexcept nogil
