@@ -15,6 +15,7 @@ the normal equations, in the numerically stable residual form).
 import numpy as np
 
 from cython cimport floating
+from cython.parallel cimport parallel, prange, threadid
 from semisvm._core._blas cimport _dot, _axpy, _copy
 from semisvm._core._dataset cimport RowData, row_dot, row_axpy, row_view
 
@@ -23,27 +24,54 @@ cdef double PREC_MIX = 0.01
 
 
 cdef void rows_matvec(RowData X, floating bias_scale, const int *rows,
-                      Py_ssize_t n_rows, const floating *v,
-                      floating *out) noexcept nogil:
-    """out[k] = x_{rows[k]} @ v[:d] + bias_scale * v[d]."""
+                      Py_ssize_t n_rows, const floating *v, floating *out,
+                      int n_threads) noexcept nogil:
+    """out[k] = x_{rows[k]} @ v[:d] + bias_scale * v[d]  (rows split over threads)."""
     cdef Py_ssize_t k
     cdef floating vb = bias_scale * v[X.n_cols]
-    for k in range(n_rows):
+    if n_threads <= 1:
+        for k in range(n_rows):
+            out[k] = row_dot(X, rows[k], v) + vb
+        return
+    for k in prange(n_rows, schedule="static", num_threads=n_threads):
         out[k] = row_dot(X, rows[k], v) + vb
 
 
 cdef void rows_rmatvec(RowData X, floating bias_scale, const int *rows,
-                       Py_ssize_t n_rows, const floating *z,
-                       floating *out) noexcept nogil:
-    """out[:d+1] = sum_k z[k] * [x_{rows[k]}, bias_scale]."""
-    cdef Py_ssize_t k, j
+                       Py_ssize_t n_rows, const floating *z, floating *out,
+                       floating *tbuf, int n_threads) noexcept nogil:
+    """out[:d+1] = sum_k z[k] * [x_{rows[k]}, bias_scale].
+
+    With n_threads > 1 each thread accumulates a static block of rows into its
+    own slice of ``tbuf`` (n_threads * (d + 1)), summed at the end: the result
+    is bit-for-bit reproducible for a given thread count.
+    """
+    cdef Py_ssize_t k, j, D = X.n_cols + 1
     cdef double zsum = 0
-    for j in range(X.n_cols + 1):
-        out[j] = 0
+    cdef floating *mine
+    cdef int tid
     for k in range(n_rows):
-        if z[k] != 0:
-            row_axpy(X, rows[k], z[k], out)
-            zsum += z[k]
+        zsum += z[k]
+    if n_threads <= 1:
+        for j in range(D):
+            out[j] = 0
+        for k in range(n_rows):
+            if z[k] != 0:
+                row_axpy(X, rows[k], z[k], out)
+    else:
+        with parallel(num_threads=n_threads):
+            tid = threadid()
+            mine = tbuf + tid * D
+            for j in range(D):
+                mine[j] = 0
+            for k in prange(n_rows, schedule="static"):
+                if z[k] != 0:
+                    row_axpy(X, rows[k], z[k], mine)
+        # out = sum over threads of their partial sums
+        for j in prange(D, schedule="static", num_threads=n_threads):
+            out[j] = tbuf[j]
+            for tid in range(1, n_threads):
+                out[j] = out[j] + tbuf[tid * D + j]
     out[X.n_cols] = <floating> (bias_scale * zsum)
 
 
@@ -79,7 +107,7 @@ cdef int cgls(RowData X, floating bias_scale, const int *active,
               floating lam, floating *beta, floating *o, floating tol,
               floating eta, int max_iter, floating *z, floating *q,
               floating *r, floating *p, floating *s, floating *minv,
-              int *n_iter) noexcept nogil:
+              floating *tbuf, int n_threads, int *n_iter) noexcept nogil:
     """Seeded, preconditioned CGLS over the rows ``active[:n_active]``.
 
     ``a``, ``t`` and ``o`` are indexed by row number; ``o`` holds X beta on
@@ -117,7 +145,7 @@ cdef int cgls(RowData X, floating bias_scale, const int *active,
     for k in range(n_active):
         i = active[k]
         z[k] = a[i] * (t[i] - o[i])
-    rows_rmatvec(X, bias_scale, active, n_active, z, r)
+    rows_rmatvec(X, bias_scale, active, n_active, z, r, tbuf, n_threads)
     _axpy(D, -lam, beta, 1, r, 1)
     for j in range(D):
         s[j] = minv[j] * r[j]
@@ -132,7 +160,7 @@ cdef int cgls(RowData X, floating bias_scale, const int *active,
     for it in range(1, max_iter + 1):
         n_iter[0] = it
         # q = X_J p ; gamma = r's / (lam ||p||^2 + q' A q)
-        rows_matvec(X, bias_scale, active, n_active, p, q)
+        rows_matvec(X, bias_scale, active, n_active, p, q, n_threads)
         omega_q = 0
         for k in range(n_active):
             omega_q += a[active[k]] * q[k] * q[k]
@@ -146,7 +174,7 @@ cdef int cgls(RowData X, floating bias_scale, const int *active,
             o[i] += g * q[k]
             z[k] -= g * a[i] * q[k]
         # r = X_J' z - lam beta ; s = M^-1 r
-        rows_rmatvec(X, bias_scale, active, n_active, z, r)
+        rows_rmatvec(X, bias_scale, active, n_active, z, r, tbuf, n_threads)
         _axpy(D, -lam, beta, 1, r, 1)
         omega_z = _dot(D, r, 1, r, 1)
         if omega_z <= tol2:
@@ -167,7 +195,7 @@ cdef int cgls(RowData X, floating bias_scale, const int *active,
 def _cgls_py(RowData X, double bias_scale, const int[::1] active,
              const floating[::1] a, const floating[::1] t, double lam,
              floating[::1] beta, floating[::1] o, double tol, int max_iter,
-             double eta=0.0):
+             double eta=0.0, int n_threads=1):
     """Test hook: run :c:func:`cgls` in place on ``beta`` and ``o``.
 
     Returns ``(status, n_iter)`` (status 1: tol reached, 2: forcing term
@@ -192,10 +220,14 @@ def _cgls_py(RowData X, double bias_scale, const int[::1] active,
     cdef floating[::1] p = np.zeros(D, dtype=dt)
     cdef floating[::1] s = np.zeros(D, dtype=dt)
     cdef floating[::1] minv = np.zeros(D, dtype=dt)
+    if n_threads < 1:
+        raise ValueError("n_threads must be >= 1")
+    cdef floating[::1] tbuf = np.zeros(D * n_threads, dtype=dt)
     with nogil:
         status = cgls(X, <floating> bias_scale,
                       &active[0] if active.shape[0] else NULL,
                       active.shape[0], &a[0], &t[0], <floating> lam, &beta[0],
                       &o[0], <floating> tol, <floating> eta, max_iter, &z[0],
-                      &q[0], &r[0], &p[0], &s[0], &minv[0], &n_iter)
+                      &q[0], &r[0], &p[0], &s[0], &minv[0], &tbuf[0],
+                      n_threads, &n_iter)
     return status, n_iter

@@ -67,7 +67,7 @@ cdef int _mfn(RowData X, floating bias_scale, const floating *cpos,
               double forcing, double rel_tol, floating *wbar, floating *obar, floating *a,
               floating *t, int *active, floating *z, floating *q,
               floating *r, floating *p, floating *s, floating *minv,
-              Event *events, double *hist_obj,
+              floating *tbuf, int n_threads, Event *events, double *hist_obj,
               int *hist_cg, int *hist_active, int *n_iter,
               double *objective) noexcept nogil:
     cdef Py_ssize_t n = X.n_rows, D = X.n_cols + 1, i, n_act
@@ -79,7 +79,7 @@ cdef int _mfn(RowData X, floating bias_scale, const floating *cpos,
     # o = X w over all rows
     for i in range(n):
         active[i] = <int> i
-    rows_matvec(X, bias_scale, active, n, w, o)
+    rows_matvec(X, bias_scale, active, n, w, o, n_threads)
     F = _objective(D, n, lam, w, o, cpos, cneg)
     hist_obj[0] = F
     n_iter[0] = 0
@@ -104,7 +104,8 @@ cdef int _mfn(RowData X, floating bias_scale, const floating *cpos,
         _copy(<int> D, w, 1, wbar, 1)
         _copy(<int> n, o, 1, obar, 1)
         cg_status = cgls(X, bias_scale, active, n_act, a, t, lam, wbar, obar,
-                         tol, eta, cg_max_iter, z, q, r, p, s, minv, &cg_iter)
+                         tol, eta, cg_max_iter, z, q, r, p, s, minv, tbuf,
+                         n_threads, &cg_iter)
         hist_cg[it - 1] = cg_iter
         # outputs of wbar on the inactive rows
         for i in range(n):
@@ -155,7 +156,8 @@ cdef int _mfn(RowData X, floating bias_scale, const floating *cpos,
 def mfn(RowData X, double bias_scale, const floating[::1] cpos,
         const floating[::1] cneg, double lam, floating[::1] w,
         double tol=1e-6, int max_iter=50, int cg_max_iter=10000,
-        bint cold_start=True, double rel_tol=1e-9, double forcing=0.1):
+        bint cold_start=True, double rel_tol=1e-9, double forcing=0.1,
+        int n_threads=1):
     """Run L2-SVM-MFN in place on ``w`` (length n_features + 1).
 
     Inputs must be validated by the caller (``semisvm.solvers.l2svm_mfn``):
@@ -177,8 +179,8 @@ def mfn(RowData X, double bias_scale, const floating[::1] cpos,
         raise ValueError("cpos/cneg need n_rows entries and w n_cols + 1")
     if not lam > 0:
         raise ValueError(f"lam must be > 0, got {lam!r}")
-    if max_iter < 1 or cg_max_iter < 1:
-        raise ValueError("max_iter and cg_max_iter must be >= 1")
+    if max_iter < 1 or cg_max_iter < 1 or n_threads < 1:
+        raise ValueError("max_iter, cg_max_iter and n_threads must be >= 1")
     dt = np.float32 if is32 else np.float64
     nn = max(n, 1)
     cdef floating[::1] o = np.zeros(nn, dtype=dt)
@@ -193,6 +195,7 @@ def mfn(RowData X, double bias_scale, const floating[::1] cpos,
     cdef floating[::1] p = np.zeros(D, dtype=dt)
     cdef floating[::1] s = np.zeros(D, dtype=dt)
     cdef floating[::1] minv = np.zeros(D, dtype=dt)
+    cdef floating[::1] tbuf = np.zeros(D * n_threads, dtype=dt)
     ev = np.empty(2 * nn * sizeof(Event), dtype=np.uint8)
     cdef unsigned char[::1] ev_raw = ev
     hobj = np.full(max_iter + 1, np.nan)
@@ -207,7 +210,8 @@ def mfn(RowData X, double bias_scale, const floating[::1] cpos,
                       <floating> lam, &w[0], &o[0],
                       <floating> tol, max_iter, cg_max_iter, cold_start, forcing, rel_tol,
                       &wbar[0], &obar[0], &a[0], &t[0], &active[0], &z[0],
-                      &q[0], &r[0], &p[0], &s[0], &minv[0], <Event *> &ev_raw[0], &hobj_v[0],
+                      &q[0], &r[0], &p[0], &s[0], &minv[0], &tbuf[0], n_threads,
+                      <Event *> &ev_raw[0], &hobj_v[0],
                       &hcg_v[0], &hact_v[0], &n_iter, &objective)
     return (np.asarray(o)[:n], n_iter, int(hcg[:n_iter].sum()), status,
             objective, hobj[:n_iter + 1].copy(), hcg[:n_iter].copy(),
