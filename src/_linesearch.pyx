@@ -50,7 +50,7 @@ cdef double line_search(Py_ssize_t D, double lam, const floating *w,
     """Return argmin_{delta >= 0} phi(delta). ``events`` holds >= 2n slots."""
     cdef Py_ssize_t i, j, m, n_ev = 0
     cdef double L = 0, R = 0, di, oi, c, root, hi
-    cdef double wd, dd
+    cdef double wd
 
     # regulariser part of the slope: lam (w + delta d_w) . d_w
     for j in range(D):

@@ -17,7 +17,8 @@ terms no longer change (Keerthi & DeCoste 2005).
 
 Cold start (from w = 0): until the first point whose active set is
 self-consistent, each CGLS solve stops early, once its residual has fallen by
-the factor ``forcing`` (default 0.1) from its seeded start (an inexact Newton step, as in
+the factor ``forcing`` (default 0.1) from its seeded start (an inexact
+Newton step, as in
 trust-region Newton (LIBLINEAR -s 2); the reference implementation stops
 after 10 iterations at tolerance 0.01 instead, which on large noisy data
 needs many more outer iterations). From then on every solve runs to ``tol``;
@@ -64,7 +65,8 @@ cdef inline int _state(floating oi, floating cp, floating cn) noexcept nogil:
 cdef int _mfn(RowData X, floating bias_scale, const floating *cpos,
               const floating *cneg, floating lam, floating *w, floating *o,
               floating tol, int max_iter, int cg_max_iter, bint cold_start,
-              double forcing, double rel_tol, floating *wbar, floating *obar, floating *a,
+              double forcing, double rel_tol, floating *wbar, floating *obar,
+              floating *a,
               floating *t, int *active, floating *z, floating *q,
               floating *r, floating *p, floating *s, floating *minv,
               floating *tbuf, int n_threads, Event *events, double *hist_obj,
@@ -208,7 +210,8 @@ def mfn(RowData X, double bias_scale, const floating[::1] cpos,
     with nogil:
         status = _mfn(X, <floating> bias_scale, &cpos[0], &cneg[0],
                       <floating> lam, &w[0], &o[0],
-                      <floating> tol, max_iter, cg_max_iter, cold_start, forcing, rel_tol,
+                      <floating> tol, max_iter, cg_max_iter, cold_start,
+                      forcing, rel_tol,
                       &wbar[0], &obar[0], &a[0], &t[0], &active[0], &z[0],
                       &q[0], &r[0], &p[0], &s[0], &minv[0], &tbuf[0], n_threads,
                       <Event *> &ev_raw[0], &hobj_v[0],

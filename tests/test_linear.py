@@ -4,14 +4,13 @@ import pickle
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from _reference import l2svm_lbfgs, l2svm_objective, make_classification
+from conftest import load_shared
 from sklearn.datasets import load_breast_cancer
 from sklearn.exceptions import ConvergenceWarning
 
 from semisvm import LinearSVM
 from semisvm.solvers import l2svm_mfn
-
-from _reference import l2svm_lbfgs, l2svm_objective, make_classification
-from conftest import load_shared
 
 
 def test_linearsvm_maps_any_two_labels_and_matches_the_solver():
@@ -171,5 +170,5 @@ def test_linearsvm_two_fits_in_two_threads_match_serial_fits():
         futures = [pool.submit(lambda p: LinearSVM(lam=0.05).fit(sp.csr_matrix(p[0]), p[1]),
                                p) for p in problems]
         threaded = [f.result().coef_ for f in futures]
-    for a, b in zip(serial, threaded):
+    for a, b in zip(serial, threaded, strict=True):
         assert a.tobytes() == b.tobytes()

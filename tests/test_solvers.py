@@ -2,10 +2,9 @@
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from _reference import l2svm_gradient, l2svm_lbfgs, l2svm_objective, make_classification
 
 from semisvm.solvers import l2svm_mfn
-
-from _reference import l2svm_gradient, l2svm_lbfgs, l2svm_objective, make_classification
 
 # float64: objective to 1e-6 relative (the bar), gradient to 1e-6 relative.
 # float32: the solver computes in single precision; 1e-4 relative is its floor.

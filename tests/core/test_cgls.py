@@ -1,6 +1,5 @@
 import numpy as np
 import pytest
-
 from semisvm._core._cgls import _cgls_py
 from semisvm._core._dataset import RowData
 
