@@ -7,6 +7,7 @@ skips them and :func:`get_class` raises :class:`NotAvailableError`.
 """
 from __future__ import annotations
 
+import functools
 import importlib
 from dataclasses import dataclass, field
 
@@ -94,20 +95,28 @@ def by_class(cls_name):
 
 def get_class(alg):
     """Import and return the estimator class of ``alg`` or raise NotAvailableError."""
-    try:
-        module = importlib.import_module(alg.module)
-    except ModuleNotFoundError as exc:
-        if exc.name is not None and alg.module.startswith(exc.name):
-            raise NotAvailableError(
-                f"{alg.cls} (-a {alg.name}) is not available in this installation "
-                f"of semisvm: module {alg.module} does not exist") from None
-        raise
+    module = _import(alg.module)
+    if module is None:
+        raise NotAvailableError(
+            f"{alg.cls} (-a {alg.name}) is not available in this installation "
+            f"of semisvm: module {alg.module} does not exist")
     cls = getattr(module, alg.cls, None)
     if not isinstance(cls, type):
         raise NotAvailableError(
             f"{alg.cls} (-a {alg.name}) is not available in this installation of "
             f"semisvm: {alg.module} has no class {alg.cls}")
     return cls
+
+
+@functools.lru_cache(maxsize=None)
+def _import(name):
+    """The module ``name``, or None if it does not exist (remembered per process)."""
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as exc:
+        if exc.name is not None and name.startswith(exc.name):
+            return None
+        raise
 
 
 def available():

@@ -415,8 +415,6 @@ def cmd_train(args):
     X, y = read_svmlight(args.train, "TRAIN", zero_based=zero_based,
                          dtype=np.dtype(args.dtype))
     rows, y_fit, labels, notes = targets(alg.kind, y, "TRAIN", args.train)
-    for note in notes:
-        _info(args, note)
     X_fit = X if rows is None else X[rows]
     try:
         model = cls(**params)
@@ -448,6 +446,8 @@ def cmd_train(args):
     except OSError as exc:
         raise CLIError(f"MODEL file {args.model}: cannot write it "
                        f"({exc.strerror or exc})") from None
+    for note in notes:  # after the fit, so that an error stays a single line
+        _info(args, note)
     n_lab = int(np.count_nonzero(y[rows] != 0 if rows is not None else y != 0))
     _info(args, f"{cls.__name__} fitted on {X_fit.shape[0]} rows ({n_lab} labeled) x "
                 f"{X.shape[1]} features in {elapsed:.2f} s; model written to "
