@@ -108,7 +108,7 @@ def get_class(alg):
     return cls
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _import(name):
     """The module ``name``, or None if it does not exist (remembered per process)."""
     try:

@@ -44,53 +44,52 @@ class CLIError(Exception):
 # estimator options: (flags, parameter name, argparse keywords)
 # ----------------------------------------------------------------------------------
 
+
+def _opt(type_=str, metavar=None, help_=""):
+    return {"type": type_, "metavar": metavar, "help": help_}
+
+
 ESTIMATOR_OPTIONS = (
-    (("--lam", "-W"), "lam", dict(type=float, metavar="LAM",
-                                  help="regularization weight lambda (SVMlin -W); "
-                                       "LIBLINEAR C = 1/(2 lambda)")),
-    (("--lam-u", "-U"), "lam_u", dict(type=float, metavar="LAM_U",
-                                      help="weight lambda_u of the unlabeled loss "
-                                           "(SVMlin -U)")),
-    (("-r", "-R"), "r", dict(type=float, metavar="R",
-                             help="fraction of unlabeled rows that are positive "
-                                  "(SVMlin -R, SVM-light -p)")),
-    (("-S",), "S", dict(type=int, metavar="S",
-                        help="label pairs switched at once by TSVM (SVMlin -S; "
-                             "1 = Joachims' TSVM)")),
-    (("--prior",), "prior", dict(type=float, metavar="PI",
-                                 help="class prior pi of the positives (PU)")),
-    (("--kernel",), "kernel", dict(metavar="NAME",
-                                   help="kernel: linear, rbf, poly (SVM-light -t)")),
-    (("--gamma", "-g"), "gamma", dict(type=float, metavar="G",
-                                      help="kernel width (SVM-light -g)")),
-    (("--degree", "-d"), "degree", dict(type=int, metavar="D",
-                                        help="polynomial kernel degree (SVM-light -d)")),
-    (("--coef0",), "coef0", dict(type=float, metavar="C0",
-                                 help="polynomial kernel offset (SVM-light -r)")),
-    (("--gamma-A",), "gamma_A", dict(type=float, metavar="GA",
-                                     help="ambient (RKHS) regularization gamma_A")),
-    (("--gamma-I",), "gamma_I", dict(type=float, metavar="GI",
-                                     help="intrinsic (graph) regularization gamma_I")),
-    (("--n-neighbors", "-k"), "n_neighbors", dict(type=int, metavar="K",
-                                                   help="neighbours of the kNN graph")),
-    (("--solver",), "solver", dict(metavar="NAME", help="solver variant")),
-    (("--cache-size",), "cache_size", dict(type=float, metavar="MB",
-                                           help="kernel cache budget (MB)")),
-    (("--max-iter",), "max_iter", dict(type=int, metavar="N",
-                                       help="iteration limit")),
-    (("--tol",), "tol", dict(type=float, metavar="TOL", help="tolerance")),
-    (("--class-weight",), "class_weight", dict(choices=["balanced"],
-                                               help="reweight classes")),
-    (("--no-intercept",), "fit_intercept", dict(action="store_const", const=False,
-                                                help="fit no bias term")),
-    (("--seed",), "random_state", dict(type=int, metavar="SEED",
-                                       help="random seed (random_state)")),
+    (("--lam", "-W"), "lam",
+     _opt(float, "LAM", "regularization weight lambda (SVMlin -W); "
+                        "LIBLINEAR C = 1/(2 lambda)")),
+    (("--lam-u", "-U"), "lam_u",
+     _opt(float, "LAM_U", "weight lambda_u of the unlabeled loss (SVMlin -U)")),
+    (("-r", "-R"), "r",
+     _opt(float, "R", "fraction of unlabeled rows that are positive "
+                      "(SVMlin -R, SVM-light -p)")),
+    (("-S",), "S",
+     _opt(int, "S", "label pairs switched at once by TSVM (SVMlin -S; "
+                    "1 = Joachims' TSVM)")),
+    (("--prior",), "prior", _opt(float, "PI", "class prior pi of the positives (PU)")),
+    (("--kernel",), "kernel",
+     _opt(str, "NAME", "kernel: linear, rbf, poly (SVM-light -t)")),
+    (("--gamma", "-g"), "gamma", _opt(float, "G", "kernel width (SVM-light -g)")),
+    (("--degree", "-d"), "degree",
+     _opt(int, "D", "polynomial kernel degree (SVM-light -d)")),
+    (("--coef0",), "coef0",
+     _opt(float, "C0", "polynomial kernel offset (SVM-light -r)")),
+    (("--gamma-A",), "gamma_A",
+     _opt(float, "GA", "ambient (RKHS) regularization gamma_A")),
+    (("--gamma-I",), "gamma_I",
+     _opt(float, "GI", "intrinsic (graph) regularization gamma_I")),
+    (("--n-neighbors", "-k"), "n_neighbors",
+     _opt(int, "K", "neighbours of the kNN graph")),
+    (("--solver",), "solver", _opt(str, "NAME", "solver variant")),
+    (("--cache-size",), "cache_size", _opt(float, "MB", "kernel cache budget (MB)")),
+    (("--max-iter",), "max_iter", _opt(int, "N", "iteration limit")),
+    (("--tol",), "tol", _opt(float, "TOL", "tolerance")),
+    (("--class-weight",), "class_weight",
+     {"choices": ["balanced"], "help": "reweight classes"}),
+    (("--no-intercept",), "fit_intercept",
+     {"action": "store_const", "const": False, "help": "fit no bias term"}),
+    (("--seed",), "random_state", _opt(int, "SEED", "random seed (random_state)")),
 )
 _PARAM_FLAG = {param: flags[0] for flags, param, _ in ESTIMATOR_OPTIONS}
 
 
 def _parse_value(text):
-    """``-p NAME=VALUE``: JSON literal (1e-3, true, null, "x"), else a string."""
+    """``--param NAME=VALUE``: JSON literal (1e-3, true, null, "x"), else a string."""
     low = text.strip()
     py = {"True": True, "False": False, "None": None}
     if low in py:
@@ -136,7 +135,7 @@ def _build_parser():
                     "and write it to MODEL.",
         epilog=f"algorithms (-a):\n{algs}\n\nAn estimator option applies when the "
                "algorithm's estimator has that parameter; any other parameter can "
-               "be set with -p NAME=VALUE.")
+               "be set with --param NAME=VALUE.")
     train.add_argument("-a", "--algorithm", default="linear",
                        choices=[a.name for a in _registry.ALGORITHMS],
                        metavar="ALG", help="algorithm (default: linear); see below")
@@ -144,7 +143,7 @@ def _build_parser():
     for flags, param, kw in ESTIMATOR_OPTIONS:
         opts.add_argument(*flags, dest=f"param_{param}", default=argparse.SUPPRESS,
                           **kw)
-    opts.add_argument("-p", "--param", dest="extra_params", action="append",
+    opts.add_argument("--param", dest="extra_params", action="append",
                       type=_param_pair, default=[], metavar="NAME=VALUE",
                       help="any other estimator parameter (repeatable)")
     _add_input_options(train)
@@ -179,7 +178,8 @@ def _build_parser():
 
 def _add_input_options(p, default_from_model=False):
     g = p.add_argument_group("input")
-    extra = " (default: as in training)" if default_from_model else " (default: 1)"
+    extra = (" (default: as in training)" if default_from_model
+             else " (default: they start at 1)")
     g.add_argument("--zero-based", action=argparse.BooleanOptionalAction,
                    default=None,
                    help="feature indices start at 0 instead of 1" + extra)
@@ -350,8 +350,8 @@ class Progress:
             def emit(self, record):
                 try:
                     progress.update(record.getMessage())
-                except Exception:  # pragma: no cover - never break a fit
-                    pass
+                except Exception:  # noqa: BLE001, S110  # pragma: no cover
+                    pass  # a progress line must never break a fit
 
         self._handler = _Handler(logging.INFO)
         logger = logging.getLogger("semisvm")
@@ -393,7 +393,7 @@ def _estimator_params(args, alg, cls):
     sources = {name: _PARAM_FLAG[name] for name in given}
     for name, value in args.extra_params:
         given[name] = value
-        sources[name] = f"-p {name}"
+        sources[name] = f"--param {name}"
     accepted = cls().get_params(deep=False)
     unknown = [n for n in given if n not in accepted]
     if unknown:
@@ -428,14 +428,18 @@ def cmd_train(args):
         model.set_params(verbose=1)
     start = time.perf_counter()
     try:
-        with progress:
-            model.fit(X_fit, y_fit)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            with progress:
+                model.fit(X_fit, y_fit)
     except (TypeError, ValueError) as exc:
         raise CLIError(f"TRAIN file {args.train}: {cls.__name__} cannot be fitted: "
                        f"{_one_line(exc)}") from None
     finally:
         if verbose is not None:
             model.set_params(verbose=verbose)
+    for w in caught:  # shown once the progress line is gone
+        warnings.showwarning(w.message, w.category, w.filename, w.lineno)
     elapsed = time.perf_counter() - start
     if labels is not None:
         relabel(model, labels)
@@ -584,7 +588,7 @@ def cmd_demo(args):
                     pred = model.predict(X_test)
                 err = f"{100.0 * np.mean(pred != y_test):9.1f}%"
                 tm = f"{elapsed:8.2f}s"
-            except Exception as exc:  # one failing estimator must not stop the demo
+            except Exception as exc:  # noqa: BLE001  (one failure must not stop the demo)
                 err, tm = "failed", f"({type(exc).__name__}: {_one_line(exc)[:60]})"
         note = "  (not converged)" if any(
             "converge" in str(w.message).lower() for w in caught) else ""

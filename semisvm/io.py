@@ -38,11 +38,13 @@ Each value is a JSON node tagged by ``"kind"``:
 ``estimator``   a nested semisvm estimator (same layout as the top level)
 ==============  ==============================================================
 
-Rules: a result dataclass with a field that none of these kinds can hold is
-*skipped* (its attribute name is listed in ``"skipped"``; results are diagnostics,
-never needed to predict), and so is a result whose class or fields no longer
-match on load. Any other attribute or parameter that cannot be stored (a
-callable, a ``RandomState`` ...) makes :func:`save` raise ``TypeError`` naming it.
+Rules: a result dataclass with a field that none of these kinds can hold, and
+a private attribute (name starting with ``_``, e.g. a kernel cache) that none
+can hold, are *skipped*: the attribute is not stored and its name is listed in
+``"skipped"`` (results are diagnostics and caches are rebuilt; neither is needed
+to predict). A result whose class or fields no longer match is dropped on load.
+Any other attribute or parameter that cannot be stored (a callable, a
+``RandomState`` ...) makes :func:`save` raise ``TypeError`` naming it.
 
 Writing is atomic: the archive is written to a temporary file in the target's
 directory, flushed and ``fsync``-ed, then renamed over the target with
@@ -252,7 +254,7 @@ class _Encoder:
             try:
                 state[name] = self.encode(value, f"{where}.{name}")
             except _Unstorable as exc:
-                if _is_result(value):
+                if _is_result(value) or name.startswith("_"):
                     for member in list(self.arrays)[n_arrays:]:
                         del self.arrays[member]
                     self._seen = {k: v for k, v in self._seen.items()
@@ -318,13 +320,13 @@ def save(model, path, *, info=None):
         text = json.dumps(meta, indent=1, allow_nan=False)
     except (TypeError, ValueError) as exc:
         raise TypeError(f"info must be JSON-serialisable: {exc}") from None
-    with atomic_open(path, "wb") as f:
-        with zipfile.ZipFile(f, "w", compression=zipfile.ZIP_STORED,
-                             allowZip64=True) as zf:
-            zf.writestr(METADATA_MEMBER, text.encode("utf-8"))
-            for member, arr in enc.arrays.items():
-                with zf.open(member, "w", force_zip64=True) as mf:
-                    np.lib.format.write_array(mf, arr, allow_pickle=False)
+    with atomic_open(path, "wb") as f, \
+            zipfile.ZipFile(f, "w", compression=zipfile.ZIP_STORED,
+                            allowZip64=True) as zf:
+        zf.writestr(METADATA_MEMBER, text.encode("utf-8"))
+        for member, arr in enc.arrays.items():
+            with zf.open(member, "w", force_zip64=True) as mf:
+                np.lib.format.write_array(mf, arr, allow_pickle=False)
 
 
 # ----------------------------------------------------------------------------------
@@ -561,7 +563,7 @@ def _smoke_test(model):
         warnings.simplefilter("ignore")
         try:
             out = np.asarray(method(X))
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001  (whatever fails, refuse the file)
             raise _Invalid("the stored model is inconsistent: predicting fails "
                            f"({type(exc).__name__}: {exc})") from None
     if out.dtype.kind in "fc" and not np.all(np.isfinite(out)):

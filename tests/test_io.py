@@ -169,6 +169,13 @@ def test_unstorable_result_is_skipped_and_listed(fitted, digits, tmp_path):
         assert len(zf.namelist()) == 1 + 2  # metadata, classes_, coef_
 
 
+def test_unstorable_private_attribute_is_skipped(fitted, tmp_path):
+    fitted._cache = object()
+    semisvm.save(fitted, tmp_path / "m")
+    assert sio.read_metadata(tmp_path / "m")["skipped"] == ["model._cache"]
+    assert not hasattr(semisvm.load(tmp_path / "m"), "_cache")
+
+
 def test_load_refuses_truncated_file_at_every_tenth(fitted, tmp_path):
     path = tmp_path / "m.model"
     semisvm.save(fitted, path)
