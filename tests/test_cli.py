@@ -48,14 +48,17 @@ def _available_cases():
 def test_console_round_trip_equals_python_api(alg, files, tmp_path):
     train, test = files
     model, out = tmp_path / "m.model", tmp_path / "pred.txt"
+    # cwd=tmp_path: `-m` puts the working directory first on sys.path, and a
+    # source checkout's semisvm/ (without compiled extensions) must not shadow
+    # the installed package
     cmd = [sys.executable, "-m", "semisvm"]
     r = subprocess.run(cmd + ["train", "-a", alg.name, "-q", train, model],
                        capture_output=True, text=True, timeout=120,
-                       check=False)
+                       check=False, cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     r = subprocess.run(cmd + ["predict", test, model, out],
                        capture_output=True, text=True, timeout=120,
-                       check=False)
+                       check=False, cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     assert "accuracy" in r.stderr
     written = np.loadtxt(out, ndmin=1)
