@@ -33,7 +33,7 @@ def files(tmp_path_factory):
 def _available_cases():
     cases = []
     for alg in _registry.ALGORITHMS:
-        marks = [pytest.mark.slow]
+        marks = []
         try:
             _registry.get_class(alg)
         except _registry.NotAvailableError as exc:
@@ -42,34 +42,24 @@ def _available_cases():
     return cases
 
 
-# ---------------------------------------------------------------- round trip
-
-@pytest.mark.parametrize("alg", _available_cases())
-def test_console_round_trip_equals_python_api(alg, files, tmp_path):
-    train, test = files
+def _round_trip(alg, train, test, tmp_path, run):
+    """train -> predict with ``run(argv)``; compare with the Python API's fit."""
     model, out = tmp_path / "m.model", tmp_path / "pred.txt"
-    # cwd=tmp_path: `-m` puts the working directory first on sys.path, and a
-    # source checkout's semisvm/ (without compiled extensions) must not shadow
-    # the installed package
-    cmd = [sys.executable, "-m", "semisvm"]
-    r = subprocess.run(cmd + ["train", "-a", alg.name, "-q", train, model],
-                       capture_output=True, text=True, timeout=120,
-                       check=False, cwd=tmp_path)
-    assert r.returncode == 0, r.stderr
-    r = subprocess.run(cmd + ["predict", test, model, out],
-                       capture_output=True, text=True, timeout=120,
-                       check=False, cwd=tmp_path)
-    assert r.returncode == 0, r.stderr
-    assert "accuracy" in r.stderr
+    cls = _registry.get_class(alg)
+    extra = ["--prior", "0.5"] if "prior" in cls().get_params() else []
+    status, _ = run(["train", "-a", alg.name, "-q", *extra, str(train), str(model)])
+    assert status == 0
+    status, err = run(["predict", str(test), str(model), str(out)])
+    assert status == 0
+    assert "accuracy" in err
     written = np.loadtxt(out, ndmin=1)
 
-    # the same fit through the Python API
-    cls = _registry.get_class(alg)
     X, y = load_svmlight_file(str(train), zero_based=False)
     X_test, _ = load_svmlight_file(str(test), zero_based=False,
                                    n_features=X.shape[1])
     rows, y_fit, labels, _ = targets(alg.kind, y)
-    api = cls().fit(X if rows is None else X[rows], y_fit)
+    api = cls(**({"prior": 0.5} if extra else {})).fit(
+        X if rows is None else X[rows], y_fit)
     if labels is not None:
         relabel(api, labels)
     if hasattr(api, "decision_function") and np.ndim(api.decision_function(X_test)) == 1:
@@ -80,6 +70,32 @@ def test_console_round_trip_equals_python_api(alg, files, tmp_path):
     loaded_pred = semisvm.load(model).predict(X_test)
     np.testing.assert_array_equal(loaded_pred, api.predict(X_test))
     assert set(np.unique(loaded_pred)) <= {-1.0, 1.0}  # the labels of TRAIN
+
+
+# ---------------------------------------------------------------- round trip
+
+@pytest.mark.slow
+def test_console_script_round_trip_equals_python_api(files, tmp_path):
+    """The real process boundary, once: ``python -m semisvm`` (two processes)."""
+    def run(argv):
+        # cwd=tmp_path: `-m` puts the working directory first on sys.path, and a
+        # source checkout's semisvm/ (without compiled extensions) must not
+        # shadow the installed package
+        r = subprocess.run([sys.executable, "-m", "semisvm", *argv],
+                           capture_output=True, text=True, timeout=300,
+                           check=False, cwd=tmp_path)
+        assert r.returncode == 0, r.stderr
+        return r.returncode, r.stderr
+    _round_trip(_registry.by_name("linear"), *files, tmp_path, run)
+
+
+@pytest.mark.parametrize("alg", _available_cases())
+def test_cli_round_trip_every_algorithm(alg, files, tmp_path, capsys):
+    """Every available algorithm through main(), as the console script runs it."""
+    def run(argv):
+        status = main(argv)
+        return status, capsys.readouterr().err
+    _round_trip(alg, *files, tmp_path, run)
 
 
 def test_train_predict_in_process(files, tmp_path, capsys):

@@ -38,6 +38,8 @@ def _fit_alg(alg, cls, X, y_file):
     """Fit a registry algorithm the way the command line does."""
     accepted = cls().get_params(deep=False)
     params = {k: v for k, v in alg.demo_params.items() if k in accepted}
+    if "prior" in accepted:  # PU estimators need the class prior
+        params["prior"] = 0.5
     rows, y_fit, labels, _ = targets(alg.kind, y_file)
     model = cls(**params).fit(X if rows is None else X[rows], y_fit)
     if labels is not None:
