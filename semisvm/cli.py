@@ -218,8 +218,10 @@ def read_svmlight(path, role, *, zero_based=False, dtype=np.float64, n_features=
         hint = ""
         if "index 0" in str(exc) and not zero_based:
             hint = "; use --zero-based for 0-based feature indices"
+        detail = _one_line(exc)
+        detail = detail if len(detail) <= 120 else detail[:117] + "..."
         raise CLIError(f"{role} file {path}: not a valid svmlight/libsvm file "
-                       f"({_one_line(exc)}){hint}") from None
+                       f"({detail}){hint}") from None
     if X.shape[0] == 0:
         raise CLIError(f"{role} file {path}: no data rows")
     if not (np.all(np.isfinite(X.data)) and np.all(np.isfinite(y))):
@@ -436,8 +438,12 @@ def cmd_train(args):
             with progress:
                 model.fit(X_fit, y_fit)
     except (TypeError, ValueError) as exc:
+        msg = _one_line(exc)
+        hint = next((f" (option {_PARAM_FLAG[p]})" for p in sorted(
+            model.get_params(deep=False), key=len, reverse=True)
+            if msg.startswith(p + " ") and p in _PARAM_FLAG), "")
         raise CLIError(f"TRAIN file {args.train}: {cls.__name__} cannot be fitted: "
-                       f"{_one_line(exc)}") from None
+                       f"{msg}{hint}") from None
     finally:
         if verbose is not None:
             model.set_params(verbose=verbose)

@@ -13,7 +13,7 @@ from sklearn.datasets import dump_svmlight_file, load_digits, load_svmlight_file
 
 import semisvm
 from semisvm import LinearSVM, _registry
-from semisvm.cli import Progress, main, relabel, targets
+from semisvm.cli import CLIError, Progress, main, relabel, targets
 
 
 @pytest.fixture(scope="module")
@@ -135,6 +135,20 @@ def test_train_generic_param_and_zero_based(tmp_path, capsys):
     assert len(out.read_text().split()) == 5
 
 
+def test_train_predict_float32(files, tmp_path, capsys):
+    train, test = files
+    model, out = tmp_path / "m", tmp_path / "out"
+    assert main(["train", "-q", "--dtype", "float32", str(train), str(model)]) == 0
+    assert semisvm.load(model).coef_.dtype == np.float32
+    assert main(["predict", "-q", str(test), str(model), str(out)]) == 0
+    X, y = load_svmlight_file(str(train), zero_based=False, dtype=np.float32)
+    X_test, _ = load_svmlight_file(str(test), zero_based=False, dtype=np.float32,
+                                   n_features=X.shape[1])
+    api = LinearSVM().fit(X[y != 0], y[y != 0])
+    np.testing.assert_array_equal(np.loadtxt(out),
+                                  api.decision_function(X_test).astype(float))
+
+
 # ---------------------------------------------------------------- label handling
 
 def test_targets_per_kind():
@@ -149,6 +163,10 @@ def test_targets_per_kind():
     rows, y_fit, _, notes = targets(_registry.PU, y)
     np.testing.assert_array_equal(y_fit, [1, -1, -1, -1, 1])
     assert "1 rows labeled -1 are treated as unlabeled" in notes[0]
+    with pytest.raises(CLIError, match="labels 1 .* found 2"):
+        targets(_registry.PU, np.array([1.0, 2.0, 0.0]))
+    with pytest.raises(CLIError, match="no labeled rows"):
+        targets(_registry.SEMI, np.zeros(3))
 
 
 def test_relabel_maps_indices_back_to_file_labels():
@@ -197,7 +215,7 @@ def test_train_bad_options(files, tmp_path, capsys):
     _check_error(capsys, main(["train", "--param", "bogus=1", str(train), str(model)]),
                  "--param bogus does not apply")
     _check_error(capsys, main(["train", "--lam", "-1", str(train), str(model)]),
-                 train, "lam")
+                 train, "lam must be", "(option --lam)")
     _check_error(capsys, main(["train", str(train), str(tmp_path / "no" / "m")]),
                  "MODEL file", "cannot write")
     assert os.listdir(tmp_path) == []
