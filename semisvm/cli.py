@@ -409,6 +409,15 @@ def _estimator_params(args, alg, cls):
     return given
 
 
+def _for_estimator(X, cls):
+    """CSR ``X`` as is, or dense for an estimator that does not take sparse input."""
+    try:
+        sparse_ok = cls().__sklearn_tags__().input_tags.sparse
+    except AttributeError:  # pragma: no cover - every semisvm estimator has tags
+        sparse_ok = True
+    return X if sparse_ok else X.toarray()
+
+
 def cmd_train(args):
     alg = _registry.by_name(args.algorithm)
     try:
@@ -420,7 +429,7 @@ def cmd_train(args):
     X, y = read_svmlight(args.train, "TRAIN", zero_based=zero_based,
                          dtype=np.dtype(args.dtype))
     rows, y_fit, labels, notes = targets(alg.kind, y, "TRAIN", args.train)
-    X_fit = X if rows is None else X[rows]
+    X_fit = _for_estimator(X if rows is None else X[rows], cls)
     try:
         model = cls(**params)
     except (TypeError, ValueError) as exc:
@@ -459,6 +468,8 @@ def cmd_train(args):
     except OSError as exc:
         raise CLIError(f"MODEL file {args.model}: cannot write it "
                        f"({exc.strerror or exc})") from None
+    except TypeError as exc:  # a parameter/attribute the format cannot hold
+        raise CLIError(f"MODEL file {args.model}: {_one_line(exc)}") from None
     for note in notes:  # after the fit, so that an error stays a single line
         _info(args, note)
     n_lab = int(np.count_nonzero(y[rows] != 0 if rows is not None else y != 0))
@@ -496,6 +507,7 @@ def cmd_predict(args):
     dtype = np.float32 if cli_info.get("dtype") == "float32" else np.float64
     X, y = read_svmlight(args.test, "TEST", zero_based=zero_based, dtype=dtype,
                          n_features=int(model.n_features_in_), model_path=args.model)
+    X = _for_estimator(X, type(model))
     try:
         labels = np.asarray(model.predict(X))
         scores = None

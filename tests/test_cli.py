@@ -13,7 +13,7 @@ from sklearn.datasets import dump_svmlight_file, load_digits, load_svmlight_file
 
 import semisvm
 from semisvm import LinearSVM, _registry
-from semisvm.cli import CLIError, Progress, main, relabel, targets
+from semisvm.cli import CLIError, Progress, _for_estimator, main, relabel, targets
 
 
 @pytest.fixture(scope="module")
@@ -57,6 +57,7 @@ def _round_trip(alg, train, test, tmp_path, run):
     X, y = load_svmlight_file(str(train), zero_based=False)
     X_test, _ = load_svmlight_file(str(test), zero_based=False,
                                    n_features=X.shape[1])
+    X, X_test = _for_estimator(X, cls), _for_estimator(X_test, cls)
     rows, y_fit, labels, _ = targets(alg.kind, y)
     api = cls(**({"prior": 0.5} if extra else {})).fit(
         X if rows is None else X[rows], y_fit)
