@@ -1,6 +1,7 @@
 """semisvm: large-scale semi-supervised and positive-unlabeled SVMs."""
 from importlib.metadata import PackageNotFoundError, version
 
+from semisvm.io import load, save
 from semisvm.linear import LinearSVM
 from semisvm.pu import PUSVM
 
@@ -9,4 +10,4 @@ try:
 except PackageNotFoundError:  # pragma: no cover - running from a source tree
     __version__ = "0+unknown"
 
-__all__ = ["PUSVM", "LinearSVM", "__version__"]
+__all__ = ["PUSVM", "LinearSVM", "__version__", "load", "save"]
