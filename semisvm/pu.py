@@ -24,6 +24,7 @@ w = c1 sum_P phi(x_p) - sum_U s_u phi(x_u), where s solves
 """
 from __future__ import annotations
 
+import logging
 import warnings
 
 import numpy as np
@@ -53,6 +54,7 @@ from semisvm._validation import (
 __all__ = ["PUSVM", "usmo"]
 
 _STATUS = {0: "optimal", 1: "max_iter", 2: "stalled"}
+logger = logging.getLogger("semisvm")
 _BLOCK_BYTES = 64 * 2**20   # memory budget of one block of test kernel values
 
 
@@ -107,7 +109,7 @@ _INITS = ("uniform", "parzen", "ocsvm")
 
 def usmo(X, y, prior, lam, *, kernel="rbf", gamma=None, degree=3, coef0=0.0,
          cache_size=200.0, tol=1e-3, max_iter=None, init="uniform", s0=None,
-         solver="auto"):
+         solver="auto", verbose=False):
     r"""Train the double-hinge PU SVM by USMO; return a :class:`USMOResult`.
 
     Minimises, over f(x) = <w, phi(x)> + b in the RKHS of ``kernel``,
@@ -162,6 +164,9 @@ def usmo(X, y, prior, lam, *, kernel="rbf", gamma=None, degree=3, coef0=0.0,
         row's stored entries, pairs from passes (LIBLINEAR-style; memory
         O(nnz + n + d), no kernel column). ``"auto"``: "linear" for the
         linear kernel, else "kernel".
+    verbose : bool
+        Log the violation history and a summary on the ``"semisvm"`` logger
+        (INFO) after the solve (the solver itself runs without the GIL).
 
     Returns
     -------
@@ -243,6 +248,14 @@ def usmo(X, y, prior, lam, *, kernel="rbf", gamma=None, degree=3, coef0=0.0,
         coef = w.astype(X.dtype)
     elif kernel == "linear":
         coef = np.asarray(X.T @ alpha.astype(X.dtype)).ravel().astype(X.dtype)
+    if verbose:
+        every = f"every {stride} steps" if stride else "per pass"
+        for k, v in enumerate(hist):
+            logger.info("USMO violation (%s) #%d: %.6g", every, k, v)
+        logger.info("USMO %s: %d steps, %d passes, violation %.3g, objective "
+                    "%.10g, dual %.10g, cache %d hits / %d misses (%d columns)",
+                    _STATUS[status], n_iter, n_pass, viol, objective, dual,
+                    hits, misses, n_cols)
     return USMOResult(
         dual_coef=alpha, s=s, intercept=float(bias), coef=coef,
         objective=float(objective), dual_objective=float(dual),
@@ -318,6 +331,9 @@ class PUSVM(ClassifierMixin, BaseEstimator):
         ``"linear"`` keeps w explicitly (only for ``kernel="linear"``; sparse
         rows never densified, no kernel column formed); ``"kernel"`` uses the
         kernel-column cache; ``"auto"`` picks "linear" for the linear kernel.
+    verbose : int, default=0
+        If > 0, log the violation history and a summary (logger
+        ``"semisvm"``, INFO).
     random_state : int, RandomState or None, default=None
         Unused by the default (uniform, deterministic) start; kept so that
         future randomised starts are reproducible.
@@ -348,7 +364,7 @@ class PUSVM(ClassifierMixin, BaseEstimator):
 
     def __init__(self, *, prior=None, lam=1e-3, kernel="rbf", gamma=None,
                  degree=3, coef0=0.0, cache_size=200.0, tol=1e-3,
-                 max_iter=None, init="uniform", solver="auto",
+                 max_iter=None, init="uniform", solver="auto", verbose=0,
                  random_state=None):
         self.prior = prior
         self.lam = lam
@@ -361,6 +377,7 @@ class PUSVM(ClassifierMixin, BaseEstimator):
         self.max_iter = max_iter
         self.init = init
         self.solver = solver
+        self.verbose = verbose
         self.random_state = random_state
 
     def __sklearn_tags__(self):
@@ -393,7 +410,7 @@ class PUSVM(ClassifierMixin, BaseEstimator):
                    degree=self.degree, coef0=self.coef0,
                    cache_size=self.cache_size, tol=self.tol,
                    max_iter=self.max_iter, init=self.init,
-                   solver=self.solver)
+                   solver=self.solver, verbose=bool(self.verbose))
         if res.status != "optimal":
             warnings.warn(
                 f"USMO stopped ({res.status}) after {res.n_iter} steps with "

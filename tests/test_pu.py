@@ -368,3 +368,10 @@ def test_pusvm_two_threads_give_the_serial_result():
                            range(2)))
     for clf in fits:
         np.testing.assert_array_equal(clf.dual_coef_, serial)
+
+
+def test_pusvm_verbose_logs_a_summary(caplog):
+    X, y = _pu_problem(seed=20, n=40)
+    with caplog.at_level("INFO", logger="semisvm"):
+        PUSVM(prior=PRIOR, lam=0.01, verbose=1).fit(X, y)
+    assert any("USMO optimal" in r.getMessage() for r in caplog.records)
