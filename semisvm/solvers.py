@@ -183,6 +183,6 @@ def l2svm_mfn(X, y, *, lam=1.0, costs=None, w0=None, fit_intercept=True,
 
 
 # USMO (positive-unlabeled SVM) lives in its family module; re-exported here.
-from semisvm.pu import usmo
+from semisvm.pu import usmo  # noqa: E402
 
 __all__ += ["usmo"]

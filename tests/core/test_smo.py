@@ -6,7 +6,9 @@ from semisvm._core._smo import _pair_t_py
 
 def _phi(t, si, sj, g, eta, c2):
     """Pair objective along (s_i + t, s_j - t), up to a constant."""
-    h = lambda s: np.minimum(s, c2 - s)
+    def h(s):
+        return np.minimum(s, c2 - s)
+
     return g * t + 0.5 * eta * t * t - h(si + t) - h(sj - t)
 
 
