@@ -21,7 +21,9 @@ order, pi = the prior of the paper's demo, lam in
   against the predictions for rows 1..n_u of the whole set in file order
   (misaligned; see ../shared/papers/notes/usmo.md);
 * ``Fbias`` the biased SVM (scikit-learn SVC, P vs U, class_weight
-  "balanced", C = 1 / (2 lam N)), majority-class F aligned, for comparison.
+  "balanced", C = 1 / (2 lam N)), majority-class F aligned, for comparison;
+* ``Felk`` pulearn's ElkanotoPuClassifier around the same SVC (probability
+  outputs, 20% hold-out), majority-class F aligned (nan if pulearn is absent).
 
 ``scale`` times the RBF kernel solver on a seeded synthetic set and the linear
 solver on a synthetic sparse text-like set (peak RSS from a fresh process per
@@ -81,7 +83,7 @@ def _cell(X, y01, prior, lam, kernel, seeds):
 
     from semisvm import PUSVM
 
-    out = {"F+": [], "Fmaj": [], "Fpap": [], "Fbias": [], "time": []}
+    out = {"F+": [], "Fmaj": [], "Fpap": [], "Fbias": [], "Felk": [], "time": []}
     for seed in seeds:
         y_pu = _split(y01, prior, seed)
         u = y_pu != 1
@@ -102,6 +104,23 @@ def _cell(X, y01, prior, lam, kernel, seeds):
         svc = SVC(kernel=kernel, gamma=0.5, C=1.0 / (2 * lam * X.shape[0]),
                   class_weight="balanced").fit(X, (y_pu == 1).astype(int))
         out["Fbias"].append(_f1(yu, svc.predict(X[u]), maj))
+        # pulearn's Elkan-Noto classifier around the same SVC, when installed
+        try:
+            from pulearn import ElkanotoPuClassifier
+        except ImportError:
+            out["Felk"].append(np.nan)
+            continue
+        svp = SVC(kernel=kernel, gamma=0.5, C=1.0 / (2 * lam * X.shape[0]),
+                  probability=True, random_state=seed)
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                elk = ElkanotoPuClassifier(svp, hold_out_ratio=0.2,
+                                           random_state=seed).fit(X, y_pu)
+                pred = (np.asarray(elk.predict(X[u])) == 1).astype(int)
+        except ValueError:
+            pred = np.zeros(int(u.sum()), dtype=int)
+        out["Felk"].append(_f1(yu, pred, maj))
     return {k: 100 * np.mean(v) if k != "time" else np.mean(v)
             for k, v in out.items()}
 
@@ -113,24 +132,26 @@ def tables(n_seeds=5):
         print(f"\n=== Table {title}"
               f", {n_seeds} seeded splits per cell ===")
         print(f"{'data set':15s}" + "".join(
-            f" | lam={lam:g}: F+   Fmaj  Fpap  Fbias" for lam in LAMS))
-        sums = np.zeros((len(LAMS), 5))
+            f" | lam={lam:<7g} F+   Fmaj  Fpap Fbias  Felk" for lam in LAMS))
+        sums = np.zeros((len(LAMS), 6))
         for name, prior in PRIORS.items():
             X, y01 = _load(name)
             row = f"{name:15s}"
             for k, lam in enumerate(LAMS):
                 r = _cell(X, y01, prior, lam, kernel, seeds)
-                row += (f" | {'':9s}{r['F+']:5.1f} {r['Fmaj']:5.1f} {r['Fpap']:5.1f}"
-                        f" {r['Fbias']:5.1f}")
-                sums[k] += [r["F+"], r["Fmaj"], r["Fpap"], r["Fbias"], r["time"]]
+                row += (f" | {'':6s}{r['F+']:5.1f} {r['Fmaj']:5.1f} {r['Fpap']:5.1f}"
+                        f" {r['Fbias']:5.1f} {r['Felk']:5.1f}")
+                sums[k] += [r["F+"], r["Fmaj"], r["Fpap"], r["Fbias"], r["Felk"],
+                            r["time"]]
             print(row, flush=True)
         avg = sums / len(PRIORS)
         print(f"{'average':15s}" + "".join(
-            f" | {'':9s}{a[0]:5.1f} {a[1]:5.1f} {a[2]:5.1f} {a[3]:5.1f}" for a in avg))
+            f" | {'':6s}{a[0]:5.1f} {a[1]:5.1f} {a[2]:5.1f} {a[3]:5.1f} {a[4]:5.1f}"
+            for a in avg))
         print(f"{'paper (Fpap)':15s}" + "".join(
-            f" | {'':21s}{p:5.1f}{'':6s}" for p in PAPER_AVG[kernel]))
-        print(f"{'mean fit time':15s}" + "".join(
-            f" | {'':9s}{a[4] * 1e3:8.1f} ms{'':12s}" for a in avg))
+            f" | {'':18s}{p:5.1f}{'':12s}" for p in PAPER_AVG[kernel]))
+        print(f"{'PUSVM fit time':15s}" + "".join(
+            f" | {'':6s}{a[5] * 1e3:8.1f} ms{'':18s}" for a in avg))
 
 
 def synthetic_dense(n, d=10, seed=0):
