@@ -25,6 +25,8 @@ __all__ = ["l2svm_mfn"]
 
 logger = logging.getLogger("semisvm")
 
+# single precision cannot resolve CGLS residuals much below this (relative)
+_FLOAT32_TOL = 1e-5
 _MFN_STATUS = {0: "optimal", 1: "relative", 2: "max_iter"}
 
 
@@ -104,6 +106,8 @@ def l2svm_mfn(X, y, *, lam=1.0, costs=None, w0=None, fit_intercept=True,
         Value s of the constant feature; the intercept is ``s * w_{d+1}``.
     tol : float > 0
         CGLS relative residual tolerance (reference implementation: 1e-6).
+        float32 data cannot resolve residuals below about 1e-5 relative: the
+        effective tolerance is ``max(tol, 1e-5)`` there.
     max_iter, cg_max_iter : int
         Caps on outer iterations and on CGLS iterations per outer iteration.
     rel_tol : float >= 0
@@ -126,6 +130,8 @@ def l2svm_mfn(X, y, *, lam=1.0, costs=None, w0=None, fit_intercept=True,
     lam = check_positive(lam, "lam")
     s = check_positive(intercept_scaling, "intercept_scaling") if fit_intercept else 0.0
     tol = check_positive(tol, "tol")
+    if dtype == np.float32:
+        tol = max(tol, _FLOAT32_TOL)
     rel_tol = check_positive(rel_tol, "rel_tol", allow_zero=True)
     max_iter = check_int(max_iter, "max_iter")
     cg_max_iter = check_int(cg_max_iter, "cg_max_iter")

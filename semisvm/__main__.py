@@ -1,0 +1,5 @@
+import sys
+
+from semisvm.cli import main
+
+sys.exit(main())
