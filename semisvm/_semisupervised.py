@@ -80,8 +80,12 @@ class _Problem:
         self.lam_u = check_positive(lam_u, "lam_u", allow_zero=True)
         self.s = (check_positive(intercept_scaling, "intercept_scaling")
                   if fit_intercept else 0.0)
+        tol = check_positive(tol, "tol")
+        if self.dtype == np.float32:
+            # as l2svm_mfn: float32 cannot resolve CGLS residuals much lower
+            tol = max(tol, solvers._FLOAT32_TOL)
         self.mfn_kw = dict(
-            tol=check_positive(tol, "tol"),
+            tol=tol,
             rel_tol=check_positive(rel_tol, "rel_tol", allow_zero=True),
             max_iter=check_int(max_iter, "max_iter"),
             cg_max_iter=check_int(cg_max_iter, "cg_max_iter"),

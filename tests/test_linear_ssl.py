@@ -5,7 +5,7 @@ import warnings
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from scipy.special import xlogy
+from scipy.special import expit, xlogy
 from sklearn.exceptions import ConvergenceWarning
 
 from semisvm import DASVM, TSVM, LinearSVM, solvers
@@ -53,6 +53,20 @@ def gradient(X, y_all, cpos, cneg, coef, wb, lam, s=1.0):
     o = Xt @ w
     r = -cpos * np.maximum(0, 1 - o) + cneg * np.maximum(0, 1 + o)
     return lam * w + Xt.T @ r
+
+
+def make_clusters(seed, n=200, sy=3.5, a=3.0):
+    """Two elongated clusters split by the gap x = 0; the two labeled rows
+    (-3, a) and (3, -a) tilt the supervised boundary across both clusters.
+    Returns X, y (estimator convention: -1 unlabeled, labels 0/1), truth."""
+    rng = np.random.default_rng(seed)
+    X = np.r_[rng.normal([-3, 0], [0.5, sy], (n, 2)),
+              rng.normal([3, 0], [0.5, sy], (n, 2))]
+    truth = np.repeat([0, 1], n)
+    X[0], X[n] = [-3, a], [3, -a]
+    y = np.full(2 * n, -1)
+    y[0], y[n] = 0, 1
+    return X, y, truth
 
 
 # --------------------------------------------------------------------- TSVM
@@ -110,13 +124,14 @@ def test_tsvm_balance_follows_r():
         assert (res.labels[y == 0] > 0).sum() == int(np.floor(r * u + 0.5))
 
 
-def test_tsvm_single_and_multiple_switching_agree():
-    X, y, _ = make_problem(42, n=300, flip=0.05)
-    r1 = solvers.tsvm(X, y, S=1, lam=1e-2)
-    rS = solvers.tsvm(X, y, S=10000, lam=1e-2)
+def test_tsvm_single_and_multiple_switching_agree(seed):
+    X, y, _ = make_clusters(seed)
+    y = np.where(y == -1, 0.0, np.where(y == 1, 1.0, -1.0))
+    r1 = solvers.tsvm(X, y, S=1)
+    rS = solvers.tsvm(X, y, S=10000)
     assert r1.converged and rS.converged
-    assert r1.n_switches > 0
-    # both local optima of the same non-convex objective: within 5 %
+    assert r1.n_switches > 10
+    # local optima of the same non-convex objective: within 5 % (here equal)
     assert abs(r1.objective - rS.objective) <= 0.05 * min(r1.objective, rS.objective)
     assert rS.n_mfn < r1.n_mfn
 
@@ -169,7 +184,7 @@ def test_da_p_is_the_p_step_optimum():
     U = y == 0
     o = X[U] @ res.coef + res.intercept
     g = lam_u * (l2(o) - l2(-o))
-    np.testing.assert_allclose(res.p, 1 / (1 + np.exp((g - res.nu) / res.T)),
+    np.testing.assert_allclose(res.p, expit((res.nu - g) / res.T),
                                rtol=1e-8, atol=1e-12)
 
 
@@ -222,29 +237,17 @@ def test_deterministic(Est):
     np.testing.assert_array_equal(a.transduction_, b.transduction_)
 
 
-def test_two_clusters_one_label_each():
-    """Elongated clusters split by a vertical gap; the two labels point across it."""
-    rng = np.random.default_rng(0)
-    n = 200
-    X = np.r_[rng.normal([-3, 0], [0.5, 3], (n, 2)), rng.normal([3, 0], [0.5, 3], (n, 2))]
-    truth = np.repeat([0, 1], n)
-    X[0], X[n] = [-3, 5], [3, -5]
-    y = np.full(2 * n, -1)
-    y[0], y[n] = 0, 1
-    sup = LinearSVM(lam=1e-3).fit(X[[0, n]], [0, 1])
-    err_sup = np.mean(sup.predict(X) != truth)
-    assert err_sup > 0.2
-    for est in (TSVM(), DASVM()):
+def test_two_clusters_one_label_each(seed):
+    X, y, truth = make_clusters(seed)
+    n = len(y) // 2
+    sup = LinearSVM(lam=2e-3).fit(X[[0, n]], [0, 1])   # same labeled loss
+    assert np.mean(sup.predict(X) != truth) > 0.15
+    X_new, _, truth_new = make_clusters(seed + 1000)
+    for est in (TSVM(), TSVM(S=1), DASVM()):
         est.fit(X, y)
         assert np.mean(est.transduction_ != truth) < 0.02
-        assert np.mean(est.predict(X) != truth) < 0.02
-
-
-@pytest.mark.parametrize("Est", [TSVM, DASVM])
-def test_predict_out_of_sample(Est):
-    X, y, y_true = make_problem(10, n=300, flip=0.0, n_lab=20)
-    est = Est().fit(X[:200], _ssl_y(y[:200]))
-    assert np.mean(est.predict(X[200:]) == _ssl_y(y_true[200:])) > 0.8
+        # out of sample: fresh points from the same clusters
+        assert np.mean(est.predict(X_new) != truth_new) < 0.02
 
 
 @pytest.mark.parametrize("Est", [TSVM, DASVM])
@@ -329,10 +332,10 @@ def test_pcmac_transductive_error():
     """pcmac, its 10 splits of 50 labels: TSVM/DA well below the supervised SVM."""
     d = load_shared("pcmac")
     X, yall = d["X"], d["y"]
-    ypm = np.where(yall == yall.max(), 1.0, -1.0)
-    err = {"sup": [], "tsvm": [], "da": []}
+    yall = (yall > 0).astype(int)       # pcmac's labels are -1/+1: -1 would
+    err = {"sup": [], "tsvm": [], "da": []}   # mean "unlabeled" here
     for il, iu in zip(d["idx_lab"], d["idx_unl"]):
-        y = np.full(X.shape[0], -1.0)
+        y = np.full(X.shape[0], -1)
         y[il] = yall[il]
         # the same labeled loss: lam = 1e-3 with 1/l costs
         sup = LinearSVM(lam=1e-3 * len(il)).fit(X[il], yall[il])
