@@ -5,7 +5,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["MFNResult", "TSVMResult", "DAResult"]
+__all__ = ["DAResult", "MFNResult", "TSVMResult"]
 
 
 @dataclass(frozen=True, slots=True)

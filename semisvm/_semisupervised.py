@@ -59,7 +59,7 @@ from semisvm._validation import (
     check_X,
 )
 
-__all__ = ["tsvm", "da_s3vm"]
+__all__ = ["da_s3vm", "tsvm"]
 
 logger = logging.getLogger("semisvm")
 
@@ -84,12 +84,12 @@ class _Problem:
         if self.dtype == np.float32:
             # as l2svm_mfn: float32 cannot resolve CGLS residuals much lower
             tol = max(tol, solvers._FLOAT32_TOL)
-        self.mfn_kw = dict(
-            tol=tol,
-            rel_tol=check_positive(rel_tol, "rel_tol", allow_zero=True),
-            max_iter=check_int(max_iter, "max_iter"),
-            cg_max_iter=check_int(cg_max_iter, "cg_max_iter"),
-        )
+        self.mfn_kw = {
+            "tol": tol,
+            "rel_tol": check_positive(rel_tol, "rel_tol", allow_zero=True),
+            "max_iter": check_int(max_iter, "max_iter"),
+            "cg_max_iter": check_int(cg_max_iter, "cg_max_iter"),
+        }
         lab = y != 0
         self.idx_l = np.flatnonzero(lab)
         self.idx_u = np.flatnonzero(~lab).astype(np.int32)
@@ -379,7 +379,7 @@ def da_s3vm(X, y, *, lam=1e-3, lam_u=1.0, r=None, T0=None, T_rate=1.5,
             kl = H = np.inf
             for inner in range(1, max_inner_iter + 1):
                 o = P.mfn(False, verbose > 1, f"DA MFN (T={T:.3g})")
-                nu, kl, H, resid, n_root, rs = da_pstep(
+                nu, kl, H, _resid, n_root, rs = da_pstep(
                     o, P.idx_u, lam_u, T, P.r, z, p, cu, P.cpos, P.cneg,
                     nu0=nu, tol=root_tol)
                 root_capped |= rs == 2

@@ -23,7 +23,7 @@ from semisvm._validation import (
     encode_semisupervised,
 )
 
-__all__ = ["LinearSVM", "TSVM", "DASVM"]
+__all__ = ["DASVM", "TSVM", "LinearSVM"]
 
 
 class _LinearDecisionMixin:
@@ -310,8 +310,8 @@ class TSVM(_SemiSupervisedLinear):
         self.verbose = verbose
 
     def _solver_params(self):
-        return dict(S=self.S, lam_u_init=self.lam_u_init,
-                    lam_u_rate=self.lam_u_rate, max_inner_iter=self.max_inner_iter)
+        return {"S": self.S, "lam_u_init": self.lam_u_init,
+                    "lam_u_rate": self.lam_u_rate, "max_inner_iter": self.max_inner_iter}
 
 
 class DASVM(_SemiSupervisedLinear):
@@ -386,7 +386,7 @@ class DASVM(_SemiSupervisedLinear):
         self.verbose = verbose
 
     def _solver_params(self):
-        return dict(T0=self.T0, T_rate=self.T_rate,
-                    max_outer_iter=self.max_outer_iter,
-                    max_inner_iter=self.max_inner_iter, kl_tol=self.kl_tol,
-                    entropy_tol=self.entropy_tol)
+        return {"T0": self.T0, "T_rate": self.T_rate,
+                    "max_outer_iter": self.max_outer_iter,
+                    "max_inner_iter": self.max_inner_iter, "kl_tol": self.kl_tol,
+                    "entropy_tol": self.entropy_tol}

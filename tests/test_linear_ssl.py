@@ -5,13 +5,12 @@ import warnings
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from conftest import load_shared
 from scipy.special import expit, xlogy
 from sklearn.exceptions import ConvergenceWarning
 
 from semisvm import DASVM, TSVM, LinearSVM, solvers
 from semisvm._results import DAResult, TSVMResult
-
-from conftest import load_shared
 
 
 def l2(z):

@@ -18,7 +18,7 @@ def test_balance_root_matches_brentq(T, r, seed):
     # r u is not an integer, so the root is unique even when T is so small
     # that mean(p) is nearly a step function of nu
     g = np.random.default_rng(seed).normal(scale=2.0, size=500)
-    nu, resid, n_iter, status = _ssl._balance_py(g, T, r)
+    nu, resid, _n_iter, status = _ssl._balance_py(g, T, r)
     assert status in (0, 1)
     mean_p = np.mean(expit((nu - g) / T))
     assert abs(mean_p - r) < 1e-10
@@ -34,7 +34,7 @@ def test_balance_root_matches_brentq(T, r, seed):
 def test_balance_root_from_bad_start_and_ties():
     # all g equal: p_j = r for every j at nu = g + T logit(r)
     g = np.full(7, 0.3)
-    nu, resid, _, status = _ssl._balance_py(g, 0.5, 0.2, nu0=1e6)
+    nu, _resid, _, status = _ssl._balance_py(g, 0.5, 0.2, nu0=1e6)
     assert status in (0, 1)
     assert nu == pytest.approx(0.3 + 0.5 * np.log(0.2 / 0.8), abs=1e-12)
 
@@ -80,7 +80,7 @@ def test_da_pstep_saturated_probabilities_stay_finite():
     idx_u = np.arange(4, dtype=np.int32)
     z, p = np.zeros(4), np.zeros(4)
     c = np.zeros(4)
-    _, kl, ent, resid, _, _ = _ssl.da_pstep(o, idx_u, 1.0, 1e-6, 0.5, z, p,
+    _, kl, ent, _resid, _, _ = _ssl.da_pstep(o, idx_u, 1.0, 1e-6, 0.5, z, p,
                                             0.25, c, c.copy())
     assert np.isfinite([kl, ent]).all() and np.all((p >= 0) & (p <= 1))
     assert abs(p.mean() - 0.5) < 1e-8
