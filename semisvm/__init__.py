@@ -8,4 +8,4 @@ try:
 except PackageNotFoundError:  # pragma: no cover - running from a source tree
     __version__ = "0+unknown"
 
-__all__ = ["DASVM", "LinearSVM", "TSVM", "__version__"]
+__all__ = ["DASVM", "TSVM", "LinearSVM", "__version__"]
