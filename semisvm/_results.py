@@ -134,7 +134,7 @@ class DAResult:
     """Result of :func:`semisvm.solvers.da_s3vm` (deterministic annealing S3VM).
 
     The returned solution is the one with the lowest TSVM ``objective`` among
-    those reached at the end of each temperature.
+    those reached after any w-step (every alternating round).
 
     Attributes
     ----------
@@ -174,7 +174,8 @@ class DAResult:
         ``"entropy"``, ``"max_outer_iter"``, ``"max_inner_iter"``,
         ``"mfn_max_iter"`` or ``"root_max_iter"``.
     history_T, history_objective, history_kl, history_entropy : ndarray
-        Per temperature: T, TSVM objective, final mean KL, mean entropy.
+        Per temperature, at its last round: T, TSVM objective, mean KL, mean
+        entropy.
     history_inner : ndarray of int
         Per temperature: alternating rounds.
     outputs : ndarray of shape (n_samples,)

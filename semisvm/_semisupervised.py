@@ -32,9 +32,9 @@ per-row costs, so no row of X is ever copied:
   the reference implementation) and is divided by ``T_rate``; annealing stops
   when the mean entropy of p, less the least one the balance allows when r u
   is not an integer, is below ``entropy_tol`` (the reference implementation
-  compares the raw entropy and so often runs all its temperatures). The w with the lowest
-  TSVM objective (label-free form) seen at the end of a temperature is
-  returned.
+  compares the raw entropy and so often runs all its temperatures). The w
+  with the lowest TSVM objective (label-free form) seen after any w-step is
+  returned, with the p-step's answer to it.
 
 Constants follow the authors' SVMlin release (lam_u_init = 1e-5, rates 1.5,
 T0 = 10 lam_u, 30 temperatures, 100 inner rounds, tolerances 1e-6).
@@ -125,7 +125,8 @@ class _Problem:
         """lam/2 ||w||^2 + 1/(2l) sum_L c_i l2(y_i o_i), in float64."""
         w = w.astype(np.float64)
         m = np.maximum(0.0, 1.0 - self.y_l * o[self.idx_l].astype(np.float64))
-        return 0.5 * self.lam * (w @ w) + 0.5 * np.sum(self.c_l * m * m)
+        # sums without BLAS: cheap, and the same bits whatever the BLAS threads
+        return 0.5 * self.lam * np.sum(w * w) + 0.5 * np.sum(self.c_l * m * m)
 
     def objective(self, w, o, lam_u):
         """TSVM objective with the label-free unlabeled loss l2(|o_j|)."""
@@ -383,6 +384,9 @@ def da_s3vm(X, y, *, lam=1e-3, lam_u=1.0, r=None, T0=None, T_rate=1.5,
                     o, P.idx_u, lam_u, T, P.r, z, p, cu, P.cpos, P.cneg,
                     nu0=nu, tol=root_tol)
                 root_capped |= rs == 2
+                F = P.objective(P.w, o, lam_u)
+                if best is None or F < best[5]:
+                    best = (P.w.copy(), o, p.copy(), T, nu, F)
                 if verbose > 1:
                     logger.info("DA T=%.4g round %d: KL %.3g, entropy %.3g, "
                                 "nu %.6g (%d root steps)", T, inner, kl, H, nu,
@@ -392,14 +396,11 @@ def da_s3vm(X, y, *, lam=1e-3, lam_u=1.0, r=None, T0=None, T_rate=1.5,
             else:
                 inner_capped = True
             n_inner_total += inner
-            F = P.objective(P.w, o, lam_u)
             hist_T.append(T)
             hist_F.append(F)
             hist_kl.append(kl)
             hist_H.append(H)
             hist_in.append(inner)
-            if best is None or F < best[5]:
-                best = (P.w.copy(), o, p.copy(), T, nu, F)
             if verbose:
                 logger.info("DA T=%.4g: %d rounds, KL %.3g, entropy %.3g, "
                             "objective %.10g", T, inner, kl, H, F)

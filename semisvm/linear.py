@@ -329,7 +329,7 @@ class DASVM(_SemiSupervisedLinear):
     Newton/bisection so that mean(p) = r exactly; it stops each T when the
     mean KL divergence between successive p falls below ``kl_tol`` and lowers
     T by ``T_rate`` until the entropy of p is small. The w with the lowest
-    objective above among the temperatures is kept. The labeled part is
+    objective above after any w-step is kept. The labeled part is
     ``lam`` times LIBLINEAR's objective with **C = 1 / (2 lam l)**.
 
     Defaults: ``lam = 0.001``, ``lam_u = 1`` (the reference implementation's

@@ -166,7 +166,7 @@ def test_da_balance_and_objectives(dtype, container):
     o, base, f_abs, _ = reference_objectives(X, y, res, lam, lam_u)
     rtol = 1e-4 if dtype == np.float32 else 1e-10
     assert res.objective == pytest.approx(f_abs, rel=rtol)
-    assert res.objective == pytest.approx(res.history_objective.min(), rel=1e-12)
+    assert res.objective <= res.history_objective.min()
     U = y == 0
     p, u, T = res.p, U.sum(), res.T
     f_da = (base + 0.5 * lam_u / u * np.sum(p * l2(o[U]) + (1 - p) * l2(-o[U]))
