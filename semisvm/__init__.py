@@ -1,6 +1,7 @@
 """semisvm: large-scale semi-supervised and positive-unlabeled SVMs."""
 from importlib.metadata import PackageNotFoundError, version
 
+from semisvm.io import load, save
 from semisvm.linear import DASVM, TSVM, LinearSVM
 
 try:
@@ -8,4 +9,4 @@ try:
 except PackageNotFoundError:  # pragma: no cover - running from a source tree
     __version__ = "0+unknown"
 
-__all__ = ["DASVM", "TSVM", "LinearSVM", "__version__"]
+__all__ = ["DASVM", "TSVM", "LinearSVM", "__version__", "load", "save"]

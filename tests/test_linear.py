@@ -4,14 +4,13 @@ import pickle
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from _reference import l2svm_lbfgs, l2svm_objective, make_classification
+from conftest import load_shared
 from sklearn.datasets import load_breast_cancer
 from sklearn.exceptions import ConvergenceWarning
 
 from semisvm import LinearSVM
 from semisvm.solvers import l2svm_mfn
-
-from _reference import l2svm_lbfgs, l2svm_objective, make_classification
-from conftest import load_shared
 
 
 def test_linearsvm_maps_any_two_labels_and_matches_the_solver():
@@ -19,8 +18,8 @@ def test_linearsvm_maps_any_two_labels_and_matches_the_solver():
     labels = np.where(y > 0, "spam", "ham")            # "ham" < "spam": spam is +1
     clf = LinearSVM(lam=0.1).fit(X, labels)
     assert list(clf.classes_) == ["ham", "spam"]
-    res = l2svm_mfn(X, y, lam=0.1)
-    np.testing.assert_allclose(clf.coef_, res.coef)
+    res = l2svm_mfn(X, y, lam=0.1, tol=1e-7)
+    np.testing.assert_array_equal(clf.coef_, res.coef)
     assert set(clf.predict(X)) <= {"ham", "spam"}
     assert clf.score(X, labels) > 0.85
     np.testing.assert_allclose(clf.decision_function(X), X @ clf.coef_ + clf.intercept_)
@@ -161,3 +160,15 @@ def test_linearsvm_pcmac_csr_and_float32():
     b = LinearSVM(lam=1e-3).fit(X[tr].astype(np.float32), y[tr])
     assert a.score(X[te], y[te]) > 0.9
     assert b.result_.objective == pytest.approx(a.result_.objective, rel=1e-3)
+
+
+def test_linearsvm_two_fits_in_two_threads_match_serial_fits():
+    from concurrent.futures import ThreadPoolExecutor
+    problems = [make_classification(n=400, d=30, seed=s, density=0.5) for s in (11, 12)]
+    serial = [LinearSVM(lam=0.05).fit(sp.csr_matrix(X), y).coef_ for X, y in problems]
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        futures = [pool.submit(lambda p: LinearSVM(lam=0.05).fit(sp.csr_matrix(p[0]), p[1]),
+                               p) for p in problems]
+        threaded = [f.result().coef_ for f in futures]
+    for a, b in zip(serial, threaded, strict=True):
+        assert a.tobytes() == b.tobytes()

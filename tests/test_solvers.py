@@ -2,10 +2,9 @@
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from _reference import l2svm_gradient, l2svm_lbfgs, l2svm_objective, make_classification
 
 from semisvm.solvers import l2svm_mfn
-
-from _reference import l2svm_gradient, l2svm_lbfgs, l2svm_objective, make_classification
 
 # float64: objective to 1e-6 relative (the bar), gradient to 1e-6 relative.
 # float32: the solver computes in single precision; 1e-4 relative is its floor.
@@ -151,3 +150,21 @@ def test_mfn_rejects_bad_data():
         l2svm_mfn(np.zeros((0, 5)), np.zeros(0))
     with pytest.raises(ValueError, match="[Cc]omplex"):
         l2svm_mfn(X + 1j, y)
+
+
+def test_mfn_threads_agree_and_are_reproducible(dtype):
+    X, y = make_classification(n=3000, d=40, seed=12, density=0.3)
+    S = sp.csr_matrix(X.astype(dtype))
+    one = l2svm_mfn(S, y, lam=0.05, n_jobs=1)
+    two = l2svm_mfn(S, y, lam=0.05, n_jobs=2)
+    again = l2svm_mfn(S, y, lam=0.05, n_jobs=2)
+    tol = 1e-6 if dtype == np.float64 else 1e-3
+    np.testing.assert_allclose(two.coef, one.coef, rtol=tol, atol=tol)
+    assert two.coef.tobytes() == again.coef.tobytes()
+
+
+@pytest.mark.parametrize("n_jobs, match", [(0, "non-zero"), (1.5, "integer")])
+def test_mfn_rejects_bad_n_jobs(n_jobs, match):
+    X, y = make_classification(n=20, d=5, seed=0)
+    with pytest.raises((ValueError, TypeError), match=match):
+        l2svm_mfn(X, y, n_jobs=n_jobs)

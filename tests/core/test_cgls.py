@@ -1,6 +1,5 @@
 import numpy as np
 import pytest
-
 from semisvm._core._cgls import _cgls_py
 from semisvm._core._dataset import RowData
 
@@ -21,7 +20,7 @@ def test_cgls_solves_the_regularised_normal_equations(dtype, container):
     A = lam * np.eye(d + 1) + J.T @ (a[active, None] * J)
     ref = np.linalg.solve(A, J.T @ (a[active] * t[active]))
     tol = 1e-8 if dtype == np.float64 else 2e-3
-    assert ok and 0 < n_iter <= 200
+    assert ok == 1 and 0 < n_iter <= 200
     np.testing.assert_allclose(beta, ref, rtol=tol, atol=tol)
     # outputs are maintained on the active rows
     np.testing.assert_allclose(o[active], J @ beta, rtol=tol, atol=tol)
@@ -57,3 +56,21 @@ def test_cgls_hook_rejects_bad_arguments():
         _cgls_py(X, 1.0, np.array([0], np.int32), np.ones(4, np.float32),
                  np.ones(4, np.float32), 1.0, np.zeros(4, np.float32),
                  np.zeros(4, np.float32), 1e-6, 10)
+
+
+def test_cgls_forcing_term_stops_early_with_status_2():
+    rng = np.random.RandomState(2)
+    X = rng.randn(200, 60)
+    n = 200
+    a, t = np.ones(n), np.sign(rng.randn(n))
+    active = np.arange(n, dtype=np.int32)
+    beta, o = np.zeros(61), np.zeros(n)
+    status, n_loose = _cgls_py(RowData(X), 1.0, active, a, t, 1e-3, beta, o, 1e-12,
+                               500, eta=0.1)
+    Xa = np.c_[X, np.ones(n)]
+    r = Xa.T @ (t - Xa @ beta) - 1e-3 * beta
+    assert status == 2
+    assert np.linalg.norm(r) <= 0.1 * np.linalg.norm(Xa.T @ t)
+    beta2, o2 = np.zeros(61), np.zeros(n)
+    status2, n_tight = _cgls_py(RowData(X), 1.0, active, a, t, 1e-3, beta2, o2, 1e-12, 500)
+    assert status2 == 1 and n_tight > n_loose

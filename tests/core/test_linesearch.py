@@ -1,7 +1,6 @@
 import numpy as np
 import pytest
 from scipy.optimize import minimize_scalar
-
 from semisvm._core._linesearch import _line_search_py
 
 
@@ -41,3 +40,12 @@ def test_line_search_returns_zero_when_no_descent():
     o = obar = np.array([5.0, -5.0])
     delta = _line_search_py(w, wbar, 1.0, o, obar, np.array([1.0, 0]), np.array([0, 1.0]))
     assert delta == 0.0
+
+
+def test_line_search_finds_a_root_beyond_the_newton_point():
+    # one active example moving towards its margin: the minimiser is delta = 6 > 1
+    w = wbar = np.zeros(3)
+    o, obar = np.array([-2.0, 5.0]), np.array([-1.5, 5.0])
+    delta = _line_search_py(w, wbar, 1.0, o, obar, np.array([1.0, 0.0]),
+                            np.array([0.0, 1.0]))
+    assert delta == pytest.approx(6.0, rel=1e-12)
