@@ -2,7 +2,7 @@
 from importlib.metadata import PackageNotFoundError, version
 
 from semisvm.io import load, save
-from semisvm.linear import LinearSVM
+from semisvm.linear import DASVM, TSVM, LinearSVM
 from semisvm.pu import PUSVM
 
 try:
@@ -10,4 +10,4 @@ try:
 except PackageNotFoundError:  # pragma: no cover - running from a source tree
     __version__ = "0+unknown"
 
-__all__ = ["PUSVM", "LinearSVM", "__version__", "load", "save"]
+__all__ = ["DASVM", "PUSVM", "TSVM", "LinearSVM", "__version__", "load", "save"]

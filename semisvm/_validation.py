@@ -134,6 +134,57 @@ def check_pm1(y, n_samples, name="y"):
     return y.astype(np.float64)
 
 
+def check_fraction(value, name):
+    """Return ``value`` as float if it is a real number strictly inside (0, 1)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
+    value = float(value)
+    if not 0 < value < 1:
+        raise ValueError(f"{name} must be strictly between 0 and 1, got {value!r}")
+    return value
+
+
+def check_ssl_targets(y, n_samples, name="y"):
+    """Validate functional-API semi-supervised targets: +1/-1 labeled, 0 unlabeled.
+
+    Needs at least one labeled row of each class. Returns float64 ``y``.
+    """
+    y = np.asarray(y)
+    if y.ndim != 1 or y.shape[0] != n_samples:
+        raise ValueError(f"{name} must have shape ({n_samples},), got {y.shape}")
+    if y.dtype.kind not in "biuf":
+        raise TypeError(
+            f"{name} must be numeric (+1/-1 labeled, 0 unlabeled), got dtype {y.dtype}")
+    if not np.all((y == 1) | (y == -1) | (y == 0)):
+        raise ValueError(f"{name} must contain only +1, -1 (labeled) and 0 (unlabeled)")
+    if not np.any(y != 0):
+        raise ValueError(f"{name} has no labeled rows (all entries are 0 = unlabeled)")
+    if not (np.any(y == 1) and np.any(y == -1)):
+        raise ValueError(
+            f"{name} needs labeled rows of both classes (+1 and -1); "
+            f"got only {int(y[y != 0][0])}")
+    return y.astype(np.float64)
+
+
+def encode_semisupervised(y, name="y", estimator="This estimator"):
+    """Split ``y`` (``UNLABELED`` = -1 marks unlabeled rows) for binary estimators.
+
+    Returns ``(classes, y_ssl)`` with ``classes`` the two labels (sorted; the
+    second maps to +1) and ``y_ssl`` in {-1, 0, +1} (0 = unlabeled).
+    """
+    check_classification_targets(y)
+    y = np.asarray(y)
+    unl = y == UNLABELED if y.dtype.kind in "biuf" else np.zeros(y.shape, bool)
+    if not np.any(~unl):
+        raise ValueError(
+            f"{estimator} needs labeled rows: every entry of {name} is "
+            f"{UNLABELED} (unlabeled)")
+    classes, y_pm = encode_binary(y[~unl], name=name, estimator=estimator)
+    y_ssl = np.zeros(y.shape[0])
+    y_ssl[~unl] = y_pm
+    return classes, y_ssl
+
+
 PU_UNLABELED = (-1, 0)
 KERNELS = ("linear", "rbf", "poly", "precomputed")
 

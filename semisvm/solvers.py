@@ -182,6 +182,12 @@ def l2svm_mfn(X, y, *, lam=1.0, costs=None, w0=None, fit_intercept=True,
     )
 
 
+# Semi-supervised linear SVMs (TSVM, DA-S3VM); implemented in their own module,
+# which calls _run_mfn above.
+from semisvm._semisupervised import da_s3vm, tsvm
+
+__all__ += ["da_s3vm", "tsvm"]
+
 # USMO (positive-unlabeled SVM) lives in its family module; re-exported here.
 from semisvm.pu import usmo  # noqa: E402
 
