@@ -10,6 +10,7 @@ import logging
 import os
 
 import numpy as np
+import scipy.sparse as sp
 
 from semisvm._core._dataset import RowData
 from semisvm._core._mfn import mfn as _mfn
@@ -56,9 +57,39 @@ def _n_threads(n_jobs):
     return max(1, cpus + 1 + n_jobs) if n_jobs < 0 else n_jobs
 
 
+_NEWTON = ("auto", "cgls", "cholesky")
+# "auto" factorises when (d+1) <= this and the estimated cost is lower than
+# that of about _CG_ITER_GUESS CG iterations per Newton step
+_DIRECT_MAX_D = 2000
+_CG_ITER_GUESS = 50
+
+
+def _use_direct(X, newton):
+    """Decide whether Newton systems are solved by Cholesky (small d) or CGLS."""
+    if newton not in _NEWTON:
+        raise ValueError(f"newton must be one of {_NEWTON}, got {newton!r}")
+    D = X.shape[1] + 1
+    if newton == "cgls":
+        return False
+    if newton == "cholesky":
+        if D > 5 * _DIRECT_MAX_D:
+            raise ValueError(
+                f"newton='cholesky' needs a (d+1)^2 matrix; d={D - 1} is too large, "
+                "use newton='cgls'")
+        return True
+    if D > _DIRECT_MAX_D:
+        return False
+    if sp.issparse(X):
+        row_nnz = np.diff(X.indptr).astype(np.float64)
+    else:
+        row_nnz = np.full(X.shape[0], float(X.shape[1]))
+    direct = 0.5 * float(row_nnz @ row_nnz) + D ** 3 / 6.0
+    return direct <= _CG_ITER_GUESS * 2.0 * float(row_nnz.sum() + X.shape[0])
+
+
 def _run_mfn(data, bias_scale, cpos, cneg, lam, w, *, tol, max_iter,
              cg_max_iter, cold_start, rel_tol, verbose=False, label="MFN",
-             n_threads=1):
+             n_threads=1, direct=False):
     """Run the compiled MFN on validated arrays; ``w`` (d+1) is updated in place.
 
     Shared by :func:`l2svm_mfn`, TSVM and DA (two-sided costs ``cpos``/``cneg``).
@@ -66,7 +97,8 @@ def _run_mfn(data, bias_scale, cpos, cneg, lam, w, *, tol, max_iter,
     """
     out = _mfn(data, float(bias_scale), cpos, cneg, float(lam), w, tol=tol,
                max_iter=max_iter, cg_max_iter=cg_max_iter,
-               cold_start=cold_start, rel_tol=rel_tol, n_threads=n_threads)
+               cold_start=cold_start, rel_tol=rel_tol, n_threads=n_threads,
+               direct=direct)
     if verbose:
         _, n_iter, _, status, _, hobj, hcg, hact = out
         for k in range(n_iter):
@@ -79,7 +111,7 @@ def _run_mfn(data, bias_scale, cpos, cneg, lam, w, *, tol, max_iter,
 
 def l2svm_mfn(X, y, *, lam=1.0, costs=None, w0=None, fit_intercept=True,
               intercept_scaling=1.0, tol=1e-6, max_iter=50, cg_max_iter=10000,
-              rel_tol=1e-9, cold_start=None, n_jobs=None,
+              rel_tol=1e-9, cold_start=None, newton="auto", n_jobs=None,
               verbose=False) -> MFNResult:
     r"""Train a linear L2-SVM by the modified finite Newton method (L2-SVM-MFN).
 
@@ -129,6 +161,13 @@ def l2svm_mfn(X, y, *, lam=1.0, costs=None, w0=None, fit_intercept=True,
     cold_start : bool, optional
         Use the loose CGLS settings (tolerance 0.01, 10 iterations) until the
         first self-consistent point. Default: True when ``w0`` is None.
+    newton : {"auto", "cgls", "cholesky"}
+        How each Newton system ``(lam I + X_J' C_J X_J) w = X_J' C_J y_J`` is
+        solved: by seeded, preconditioned CGLS (the paper), or exactly by a
+        Cholesky factorisation of the (d+1) x (d+1) matrix, built in one pass
+        over the active rows. ``"auto"`` factorises when d < 2000 and that
+        costs less than about 50 CG iterations (few features: dense or
+        low-dimensional data); the step is then exact and ``n_cg_iter`` 0.
     n_jobs : int or None
         Threads for the products with X and X' (OpenMP, static row blocks):
         None means 1, -1 all cores. Results are bit-for-bit reproducible for
@@ -165,7 +204,8 @@ def l2svm_mfn(X, y, *, lam=1.0, costs=None, w0=None, fit_intercept=True,
     cneg = np.where(y < 0, c, 0).astype(dtype)
     out = _run_mfn(RowData(X), s, cpos, cneg, lam, w, tol=tol, max_iter=max_iter,
                    cg_max_iter=cg_max_iter, cold_start=cold, rel_tol=rel_tol,
-                   verbose=verbose, n_threads=_n_threads(n_jobs))
+                   verbose=verbose, n_threads=_n_threads(n_jobs),
+                   direct=_use_direct(X, newton))
     o, n_iter, n_cg, status, obj, hobj, hcg, hact = out
     return MFNResult(
         coef=w[:d].copy(),

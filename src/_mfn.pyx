@@ -30,9 +30,10 @@ import numpy as np
 
 from cython cimport floating
 from semisvm._core._blas cimport _dot, _copy
-from semisvm._core._dataset cimport RowData, row_dot
+from semisvm._core._dataset cimport RowData, row_dot, row_view
 from semisvm._core._cgls cimport cgls, rows_matvec
 from semisvm._core._linesearch cimport Event, line_search
+from scipy.linalg.cython_lapack cimport dpotrf, dpotrs
 
 
 # status codes returned to the Python layer
@@ -63,6 +64,62 @@ cdef inline int _state(floating oi, floating cp, floating cn) noexcept nogil:
     return (cp > 0 and oi < 1) | ((cn > 0 and oi > -1) << 1)
 
 
+cdef int _newton_direct(RowData X, floating bias_scale, const int *active,
+                        Py_ssize_t n_act, const floating *a, const floating *t,
+                        double lam, double *H, double *b,
+                        floating *wbar) noexcept nogil:
+    """Newton point by Cholesky: wbar = (lam I + X_J' A X_J)^-1 X_J' A t.
+
+    For small n_features the (d+1)^2 matrix costs one pass over the active
+    rows (sum of nnz_i^2 per row) and a Cholesky factorisation, far less than
+    the CG iterations it replaces, and the step is exact. ``H`` ((d+1)^2) and
+    ``b`` (d+1) are float64 work arrays; H is filled in its row-major upper
+    triangle, which LAPACK reads as the column-major lower one. Returns 0 on
+    success, else LAPACK's info (the caller then falls back to CGLS).
+    """
+    cdef int D = <int> (X.n_cols + 1), info = 0, one = 1
+    cdef Py_ssize_t k, i, u, v, nnz, lo, hi, dcol = X.n_cols
+    cdef const floating *vals
+    cdef const int *ix
+    cdef double ai, ati, xv
+    cdef char lower = b'L'
+    for u in range(<Py_ssize_t> D * D):
+        H[u] = 0
+    for u in range(D):
+        b[u] = 0
+    for k in range(n_act):
+        i = active[k]
+        ai = a[i]
+        ati = ai * t[i]
+        nnz = row_view(X, i, &vals, &ix)
+        for u in range(nnz):
+            xv = ai * vals[u]
+            b[ix[u]] += ati * vals[u]
+            # bias column (index d, value bias_scale)
+            H[ix[u] * D + dcol] += xv * bias_scale
+            H[ix[u] * D + ix[u]] += xv * vals[u]
+            for v in range(u + 1, nnz):
+                lo = ix[u]
+                hi = ix[v]
+                if lo > hi:
+                    lo, hi = hi, lo
+                # a repeated column index in one row adds 2 x_u x_v to H_uu
+                H[lo * D + hi] += xv * vals[v] * (2 if lo == hi else 1)
+        H[dcol * D + dcol] += ai * bias_scale * bias_scale
+        b[dcol] += ati * bias_scale
+    for u in range(D):
+        H[u * D + u] += lam
+    dpotrf(&lower, &D, H, &D, &info)
+    if info != 0:
+        return info
+    dpotrs(&lower, &D, &one, H, &D, b, &D, &info)
+    if info != 0:
+        return info
+    for u in range(D):
+        wbar[u] = <floating> b[u]
+    return 0
+
+
 cdef int _mfn(RowData X, floating bias_scale, const floating *cpos,
               const floating *cneg, floating lam, floating *w, floating *o,
               floating tol, int max_iter, int cg_max_iter, bint cold_start,
@@ -72,7 +129,7 @@ cdef int _mfn(RowData X, floating bias_scale, const floating *cpos,
               floating *r, floating *p, floating *s, floating *minv,
               floating *tbuf, int n_threads, Event *events, double *hist_obj,
               int *hist_cg, int *hist_active, int *n_iter,
-              double *objective) noexcept nogil:
+              double *objective, double *H, double *b) noexcept nogil:
     cdef Py_ssize_t n = X.n_rows, D = X.n_cols + 1, i, n_act
     cdef int it, cg_iter, cg_status, same, st, status = STATUS_MAX_ITER
     cdef double F, F_new, delta
@@ -103,13 +160,23 @@ cdef int _mfn(RowData X, floating bias_scale, const floating *cpos,
                 t[i] = 0
         hist_active[it - 1] = <int> n_act
 
-        # Newton point: seeded CGLS on the active rows (keeps obar = X wbar there)
+        # Newton point: exact by Cholesky when H != NULL (small n_features),
+        # else seeded CGLS on the active rows (which keeps obar = X wbar there)
         _copy(<int> D, w, 1, wbar, 1)
         _copy(<int> n, o, 1, obar, 1)
-        cg_status = cgls(X, bias_scale, active, n_act, a, t, lam, wbar, obar,
-                         tol, eta, cg_max_iter, z, q, r, p, s, minv, tbuf,
-                         n_threads, &cg_iter)
-        hist_cg[it - 1] = cg_iter
+        if H != NULL and _newton_direct(X, bias_scale, active, n_act, a, t,
+                                        lam, H, b, wbar) == 0:
+            cg_status = 1
+            hist_cg[it - 1] = 0
+            rows_matvec(X, bias_scale, active, n_act, wbar, q, n_threads)
+            for i in range(n_act):
+                obar[active[i]] = q[i]
+        else:
+            _copy(<int> D, w, 1, wbar, 1)
+            cg_status = cgls(X, bias_scale, active, n_act, a, t, lam, wbar,
+                             obar, tol, eta, cg_max_iter, z, q, r, p, s, minv,
+                             tbuf, n_threads, &cg_iter)
+            hist_cg[it - 1] = cg_iter
         # outputs of wbar on the inactive rows
         for i in range(n):
             if a[i] == 0:
@@ -160,7 +227,7 @@ def mfn(RowData X, double bias_scale, const floating[::1] cpos,
         const floating[::1] cneg, double lam, floating[::1] w,
         double tol=1e-6, int max_iter=50, int cg_max_iter=10000,
         bint cold_start=True, double rel_tol=1e-9, double forcing=0.1,
-        int n_threads=1):
+        int n_threads=1, bint direct=False):
     """Run L2-SVM-MFN in place on ``w`` (length n_features + 1).
 
     Inputs must be validated by the caller (``semisvm.solvers.l2svm_mfn``):
@@ -199,6 +266,11 @@ def mfn(RowData X, double bias_scale, const floating[::1] cpos,
     cdef floating[::1] s = np.zeros(D, dtype=dt)
     cdef floating[::1] minv = np.zeros(D, dtype=dt)
     cdef floating[::1] tbuf = np.zeros(D * n_threads, dtype=dt)
+    # Newton systems by Cholesky: (d+1)^2 float64 work matrix
+    Hbuf = np.zeros(D * D if direct else 1)
+    bbuf = np.zeros(D if direct else 1)
+    cdef double[::1] H_v = Hbuf, b_v = bbuf
+    cdef double *H_ptr = &H_v[0] if direct else NULL
     ev = np.empty(2 * nn * sizeof(Event), dtype=np.uint8)
     cdef unsigned char[::1] ev_raw = ev
     hobj = np.full(max_iter + 1, np.nan)
@@ -216,7 +288,8 @@ def mfn(RowData X, double bias_scale, const floating[::1] cpos,
                       &wbar[0], &obar[0], &a[0], &t[0], &active[0], &z[0],
                       &q[0], &r[0], &p[0], &s[0], &minv[0], &tbuf[0], n_threads,
                       <Event *> &ev_raw[0], &hobj_v[0],
-                      &hcg_v[0], &hact_v[0], &n_iter, &objective)
+                      &hcg_v[0], &hact_v[0], &n_iter, &objective, H_ptr,
+                      &b_v[0])
     return (np.asarray(o)[:n], n_iter, int(hcg[:n_iter].sum()), status,
             objective, hobj[:n_iter + 1].copy(), hcg[:n_iter].copy(),
             hact[:n_iter].copy())

@@ -11,15 +11,17 @@ from semisvm.solvers import l2svm_mfn
 TOL = {np.float64: 1e-6, np.float32: 1e-4}
 
 
+@pytest.mark.parametrize("newton", ["cgls", "cholesky"])
 @pytest.mark.parametrize("weighted", [False, True])
 @pytest.mark.parametrize("fit_intercept", [True, False])
-def test_mfn_reaches_the_lbfgs_optimum(dtype, container, weighted, fit_intercept):
+def test_mfn_reaches_the_lbfgs_optimum(dtype, container, weighted, fit_intercept,
+                                       newton):
     X, y = make_classification(n=150, d=20, seed=3, density=0.4)
     rng = np.random.RandomState(0)
     costs = rng.rand(150) * 2 if weighted else None
     lam = 0.05
     res = l2svm_mfn(container(X.astype(dtype)), y, lam=lam, costs=costs, tol=1e-9,
-                    fit_intercept=fit_intercept)
+                    fit_intercept=fit_intercept, newton=newton)
     w_ref, b_ref, f_ref = l2svm_lbfgs(X, y, lam, costs, fit_intercept=fit_intercept)
     # float32 may stop on the relative objective test: its CGLS floor is 1e-5
     assert res.converged and (res.status == "optimal" or dtype == np.float32)
@@ -36,12 +38,14 @@ def test_mfn_reaches_the_lbfgs_optimum(dtype, container, weighted, fit_intercept
         assert res.intercept == 0.0
 
 
-def test_mfn_objective_history_is_non_increasing():
+@pytest.mark.parametrize("newton", ["cgls", "cholesky"])
+def test_mfn_objective_history_is_non_increasing(newton):
     X, y = make_classification(n=400, d=30, seed=5)
-    res = l2svm_mfn(X, y, lam=0.01)
+    res = l2svm_mfn(X, y, lam=0.01, newton=newton)
     h = res.history
     assert np.all(np.diff(h) <= 1e-12 * np.abs(h[:-1]))
-    assert res.n_cg_iter == res.cg_history.sum() > 0
+    assert res.n_cg_iter == res.cg_history.sum()
+    assert (res.n_cg_iter > 0) == (newton == "cgls")
     assert res.active_history.shape == (res.n_iter,)
 
 
@@ -168,3 +172,27 @@ def test_mfn_rejects_bad_n_jobs(n_jobs, match):
     X, y = make_classification(n=20, d=5, seed=0)
     with pytest.raises((ValueError, TypeError), match=match):
         l2svm_mfn(X, y, n_jobs=n_jobs)
+
+
+def test_mfn_cholesky_handles_repeated_column_indices_in_a_row():
+    # CSR with duplicate (row, col) entries means their sum, for both solvers
+    X, y = make_classification(n=80, d=6, seed=13)
+    S = sp.csr_matrix(X)
+    data = np.repeat(S.data / 2, 2)
+    indices = np.repeat(S.indices, 2)
+    indptr = S.indptr * 2
+    dup = sp.csr_matrix((data, indices, indptr), shape=S.shape)
+    dup.has_canonical_format = False
+    ref = l2svm_mfn(X, y, lam=0.1, newton="cgls", tol=1e-10)
+    res = l2svm_mfn(dup, y, lam=0.1, newton="cholesky")
+    np.testing.assert_allclose(res.coef, ref.coef, rtol=1e-7, atol=1e-9)
+
+
+def test_mfn_auto_picks_cholesky_for_few_features_and_cgls_for_many():
+    X, y = make_classification(n=300, d=10, seed=1)
+    assert l2svm_mfn(X, y, lam=0.1).n_cg_iter == 0
+    rng = np.random.RandomState(0)
+    S = sp.random(300, 5000, density=0.002, format="csr", random_state=rng)
+    assert l2svm_mfn(S, y, lam=0.1).n_cg_iter > 0
+    with pytest.raises(ValueError, match="newton must be one of"):
+        l2svm_mfn(X, y, newton="lu")
