@@ -224,7 +224,7 @@ def l2svm_mfn(X, y, *, lam=1.0, costs=None, w0=None, fit_intercept=True,
 
 # Semi-supervised linear SVMs (TSVM, DA-S3VM); implemented in their own module,
 # which calls _run_mfn above.
-from semisvm._semisupervised import da_s3vm, tsvm
+from semisvm._semisupervised import da_s3vm, tsvm  # noqa: E402  (circular: needs _run_mfn)
 
 __all__ += ["da_s3vm", "tsvm"]
 
