@@ -5,9 +5,11 @@ Every BLAS call of semisvm goes through this module, so a change of SciPy's
 BLAS integer type (``blas_int`` in SciPy >= 1.18) touches one file.
 """
 
+import numpy as np
+
 from cython cimport floating
 from scipy.linalg.cython_blas cimport sdot, ddot, saxpy, daxpy, sscal, dscal
-from scipy.linalg.cython_blas cimport snrm2, dnrm2, scopy, dcopy
+from scipy.linalg.cython_blas cimport snrm2, dnrm2, scopy, dcopy, sgemv, dgemv
 
 
 cdef floating _dot(int n, const floating *x, int incx,
@@ -53,6 +55,22 @@ cdef void _copy(int n, const floating *x, int incx,
         dcopy(&n, <double *> x, &incx, y, &incy)
 
 
+cdef void _gemv_rm(int m, int n, floating alpha, const floating *A,
+                   const floating *x, floating beta, floating *y) noexcept nogil:
+    # y = alpha * A @ x + beta * y, A row-major (C-contiguous) of shape (m, n):
+    # BLAS sees the column-major n x m matrix A.T, hence trans = 'T'
+    cdef char trans = b'T'
+    cdef int inc = 1, lda = n if n > 0 else 1
+    if m <= 0:
+        return
+    if floating is float:
+        sgemv(&trans, &n, &m, &alpha, <float *> A, &lda, <float *> x, &inc,
+              &beta, y, &inc)
+    else:
+        dgemv(&trans, &n, &m, &alpha, <double *> A, &lda, <double *> x, &inc,
+              &beta, y, &inc)
+
+
 def _dot_py(const floating[::1] x, const floating[::1] y):
     """Test hook: ``x @ y`` through the BLAS shim."""
     if x.shape[0] != y.shape[0]:
@@ -63,3 +81,17 @@ def _dot_py(const floating[::1] x, const floating[::1] y):
 def _nrm2_py(const floating[::1] x):
     """Test hook: ``sqrt(x @ x)`` through the BLAS shim."""
     return _nrm2(<int> x.shape[0], &x[0], 1)
+
+
+def _gemv_py(const floating[:, ::1] A, const floating[::1] x):
+    """Test hook: ``A @ x`` for a C-contiguous A through the BLAS shim."""
+    if A.shape[1] != x.shape[0]:
+        raise ValueError("A and x have inconsistent shapes")
+    if floating is float:
+        out = np.zeros(A.shape[0], dtype=np.float32)
+    else:
+        out = np.zeros(A.shape[0], dtype=np.float64)
+    cdef floating[::1] y = out
+    if A.shape[0] and A.shape[1]:
+        _gemv_rm(<int> A.shape[0], <int> A.shape[1], 1, &A[0, 0], &x[0], 0, &y[0])
+    return out
