@@ -11,6 +11,8 @@ Everything is a ``scipy.sparse.csr_matrix`` with int32 indices, in X's dtype.
 - :func:`laplacian`: ``L = D - W`` (unnormalised) or
   ``I - D^-1/2 W D^-1/2`` (normalised; isolated vertices get ``L_ii = 0``),
   raised to the integer power ``p`` (iterated Laplacian, Belkin et al. 2006).
+- :func:`kernel_distances`: the distances a kernel induces, for graphs
+  over a precomputed Gram matrix.
 - :func:`graph_laplacian`: both in one call, from points or from a
   user-given affinity matrix (validated: square, symmetric, non-negative,
   finite).
@@ -23,7 +25,19 @@ from sklearn.neighbors import NearestNeighbors
 
 from semisvm._validation import as_csr32, check_int, check_positive, check_X
 
-__all__ = ["knn_affinity", "laplacian", "graph_laplacian", "check_affinity"]
+__all__ = ["knn_affinity", "laplacian", "graph_laplacian", "check_affinity",
+           "kernel_distances"]
+
+
+def kernel_distances(K):
+    """Distances ``sqrt(max(K_ii + K_jj - 2 K_ij, 0))`` induced by a Gram matrix."""
+    K = np.asarray(K)
+    dg = np.diag(K)
+    D = dg[:, None] + dg[None, :] - 2 * K
+    np.maximum(D, 0, out=D)
+    np.sqrt(D, out=D)
+    np.fill_diagonal(D, 0)
+    return D
 
 
 def _csr(A, dtype):
@@ -33,7 +47,7 @@ def _csr(A, dtype):
     return as_csr32(A)
 
 
-def knn_affinity(X, n_neighbors=6, *, weight="heat", t=None):
+def knn_affinity(X, n_neighbors=6, *, weight="heat", t=None, metric="euclidean"):
     """Symmetrised kNN affinity matrix over the rows of ``X``.
 
     Parameters
@@ -47,20 +61,32 @@ def knn_affinity(X, n_neighbors=6, *, weight="heat", t=None):
     t : float > 0, optional
         Heat width; default the mean distance over all kNN edges (a constant
         data set gives t = 1).
+    metric : {"euclidean", "precomputed"}
+        ``"precomputed"``: ``X`` is a dense (n, n) matrix of distances (e.g.
+        the kernel-induced ``sqrt(K_ii + K_jj - 2 K_ij)``).
 
     Returns
     -------
     W : csr_matrix of shape (n, n), symmetric, zero diagonal, X's dtype.
     """
+    if metric not in ("euclidean", "precomputed"):
+        raise ValueError(f"metric must be 'euclidean' or 'precomputed', got {metric!r}")
     X = check_X(X)
     n = X.shape[0]
+    if metric == "precomputed":
+        if sp.issparse(X) or X.shape != (n, n):
+            raise ValueError(
+                f"a precomputed distance matrix must be dense and square, got "
+                f"shape {X.shape}")
+        if np.any(X < 0):
+            raise ValueError("a precomputed distance matrix must be non-negative")
     k = check_int(n_neighbors, "n_neighbors")
     if k >= n:
         raise ValueError(
             f"n_neighbors={k} must be smaller than the number of points n={n}")
     if weight not in ("heat", "binary"):
         raise ValueError(f"weight must be 'heat' or 'binary', got {weight!r}")
-    nn = NearestNeighbors(n_neighbors=k).fit(X)
+    nn = NearestNeighbors(n_neighbors=k, metric=metric).fit(X)
     dist, ind = nn.kneighbors(None, return_distance=True)
     rows = np.repeat(np.arange(n), k)
     d = dist.ravel().astype(np.float64)
@@ -138,7 +164,7 @@ def laplacian(W, *, normalized=True, p=1):
 
 
 def graph_laplacian(X=None, *, affinity=None, n_neighbors=6, weight="heat",
-                    t=None, normalized=True, p=1):
+                    t=None, normalized=True, p=1, metric="euclidean"):
     """kNN-graph Laplacian of ``X`` (or of a given ``affinity``), to power ``p``.
 
     Exactly one of ``X`` and ``affinity`` is given. See :func:`knn_affinity`
@@ -147,7 +173,7 @@ def graph_laplacian(X=None, *, affinity=None, n_neighbors=6, weight="heat",
     if (X is None) == (affinity is None):
         raise ValueError("give exactly one of X and affinity")
     if affinity is None:
-        W = knn_affinity(X, n_neighbors, weight=weight, t=t)
+        W = knn_affinity(X, n_neighbors, weight=weight, t=t, metric=metric)
     else:
         W = check_affinity(affinity)
     return laplacian(W, normalized=normalized, p=p)

@@ -87,3 +87,11 @@ def test_graph_errors():
     X[0, 0] = np.inf
     with pytest.raises(ValueError, match="infinity|NaN"):
         knn_affinity(X, 2)
+
+
+def test_knn_affinity_from_kernel_distances_equals_euclidean():
+    from semisvm.graph import kernel_distances
+    X = _points()
+    W1 = knn_affinity(X, 5)
+    W2 = knn_affinity(kernel_distances(X @ X.T), 5, metric="precomputed")
+    np.testing.assert_allclose(W1.toarray(), W2.toarray(), atol=1e-10)
