@@ -15,8 +15,8 @@ Defaults that work out of the box
 ---------------------------------
 * kernel: Gaussian RBF with ``gamma = 1 / (n_features * X.var())`` (the data's
   own scale, see :func:`semisvm.kernels.scale_gamma`);
-* graph: k = 10 nearest neighbours, heat weights with the width set to the mean
-  kNN distance, normalised Laplacian, p = 1;
+* graph: k = 10 nearest neighbours (``n_neighbors=None``), heat weights
+  with the width set to the mean kNN distance, normalised Laplacian, p = 1;
 * gamma_A = 1e-4, gamma_I = 1.0 (gamma_I well above gamma_A: with few labels
   the graph term must dominate the ambient one).
 """
@@ -65,7 +65,10 @@ class _LaplacianBase(ClassifierMixin, BaseEstimator):
                     f"sample), got {W.shape}")
             return graph_laplacian(affinity=W, normalized=self.normalized_laplacian,
                                    p=self.p)
-        k = check_int(self.n_neighbors, "n_neighbors")
+        if self.n_neighbors is None:
+            k = max(1, min(10, n - 1))
+        else:
+            k = check_int(self.n_neighbors, "n_neighbors")
         if k >= n:
             raise ValueError(
                 f"n_neighbors={k} must be smaller than the number of training "
@@ -218,8 +221,9 @@ _PARAMS_DOC = """
     gamma : float or None, default=None
         RBF / poly scale; None: ``1 / (n_features * X.var())``.
     degree, coef0 : polynomial kernel parameters.
-    n_neighbors : int, default=10
-        k of the kNN graph.
+    n_neighbors : int or None, default=None
+        k of the kNN graph; None: 10 (n - 1 on fewer than 11 training rows).
+        An explicit k >= n is an error.
     graph_weight : {"heat", "binary"}, default="heat"
     graph_t : float or None, default=None
         Heat width; None: the mean kNN distance.
@@ -282,7 +286,7 @@ class LapSVM(_LaplacianBase):
     """ + _PARAMS_DOC
 
     def __init__(self, *, gamma_A=1e-4, gamma_I=1.0, kernel="rbf", gamma=None,
-                 degree=3, coef0=0.0, n_neighbors=10, graph_weight="heat",
+                 degree=3, coef0=0.0, n_neighbors=None, graph_weight="heat",
                  graph_t=None, normalized_laplacian=True, p=1, solver="pcg",
                  fit_intercept=True, stop="stability", tol=None, max_iter=None,
                  check_every=None, eta=0.015, verbose=0):
@@ -326,7 +330,7 @@ class LapRLS(_LaplacianBase):
     _loss = "squared"
 
     def __init__(self, *, gamma_A=1e-4, gamma_I=1.0, kernel="rbf", gamma=None,
-                 degree=3, coef0=0.0, n_neighbors=10, graph_weight="heat",
+                 degree=3, coef0=0.0, n_neighbors=None, graph_weight="heat",
                  graph_t=None, normalized_laplacian=True, p=1, solver="closed",
                  fit_intercept=True, stop="stability", tol=None, max_iter=None,
                  check_every=None, eta=0.015, verbose=0):
