@@ -211,9 +211,6 @@ cdef int _pcg(Py_ssize_t n, const floating *K, const int *Lp, const int *Li,
         crit0 = sqrt(_dot(<int> n, g, 1, g, 1) + gb * gb)
     elif rule == RULE_PNORM or rule == RULE_NONE:
         crit0 = sqrt(max(_dot(<int> n, g, 1, Kg, 1), 0.0) + gb * gb)
-    for i in range(n_unl):
-        sgn[i] = 1 if f[unl[i]] > 0 else -1
-
     for it in range(max_iter):
         # df = K d + db 1;  Ldf = L df
         for i in range(n):
@@ -283,7 +280,9 @@ cdef int _pcg(Py_ssize_t n, const floating *K, const int *Lp, const int *Li,
                         n_changed += 1
                     sgn[i] = sg
                 frac = n_changed / <double> n_unl if n_unl > 0 else 0.0
-                stable = frac < eta
+                # the first check only takes the reference snapshot: the
+                # signs of the starting point (f = 0 -> all -1) mean nothing
+                stable = frac < eta and n_chk > 0
             if rule != RULE_STABILITY:
                 # fval = Kval alpha + b; error on the validation points
                 _gemv_rm(<int> n_val, <int> n, 1, Kval, alpha, 0, fval)
