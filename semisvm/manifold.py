@@ -146,27 +146,31 @@ class _LaplacianBase(ClassifierMixin, BaseEstimator):
                                  f"{yv.shape}")
         solver = self.solver
         problems = [classes[1]] if classes.shape[0] == 2 else list(classes)
-        alphas, intercepts, results = [], [], []
+        ys = []
         for c in problems:
             yy = np.where(y == c, 1.0, -1.0)
             yy[~labeled] = 0.0
-            kw = {}
-            if K_val is not None:
-                kw = {"K_val": K_val, "y_val": np.where(yv == c, 1.0, -1.0)}
-            res = solvers.lapsvm_primal(
-                K, L, yy, gamma_A=self.gamma_A, gamma_I=self.gamma_I,
-                loss=self._loss, solver=solver, fit_intercept=self.fit_intercept,
-                stop=self.stop, tol=self.tol, max_iter=self.max_iter,
-                check_every=self.check_every, eta=self.eta,
-                verbose=bool(self.verbose), **kw)
+            ys.append(yy)
+        kw = {}
+        if K_val is not None:
+            kw = {"K_val": K_val,
+                  "y_val": [np.where(yv == c, 1.0, -1.0) for c in problems]}
+        # the one-vs-rest problems share K and L (PCG: one gemm per iteration)
+        results = solvers._lapsvm_multi(
+            K, L, ys, gamma_A=self.gamma_A, gamma_I=self.gamma_I,
+            loss=self._loss, solver=solver, fit_intercept=self.fit_intercept,
+            stop=self.stop, tol=self.tol, max_iter=self.max_iter,
+            check_every=self.check_every, eta=self.eta,
+            verbose=bool(self.verbose), **kw)
+        for res in results:
             if not res.converged:
                 warnings.warn(
                     f"{type(self).__name__} ({solver}) did not converge in "
                     f"{res.n_iter} iterations (max_iter); increase max_iter",
                     ConvergenceWarning, stacklevel=2)
-            alphas.append(res.alpha)
-            intercepts.append(res.intercept)
-            results.append(res)
+                break
+        alphas = [r.alpha for r in results]
+        intercepts = [r.intercept for r in results]
         self.X_fit_ = X
         self.dual_coef_ = np.vstack(alphas)
         self.intercept_ = np.asarray(intercepts, dtype=X.dtype)

@@ -375,11 +375,34 @@ def lapsvm_primal(K, L, y, *, gamma_A=1e-6, gamma_I=1.0, loss="squared_hinge",
     -------
     LapSVMResult
     """
+    return _lapsvm_multi(
+        K, L, [y], gamma_A=gamma_A, gamma_I=gamma_I, loss=loss, solver=solver,
+        fit_intercept=fit_intercept, stop=stop, tol=tol, max_iter=max_iter,
+        check_every=check_every, eta=eta,
+        alpha0=None if alpha0 is None else [alpha0],
+        intercept0=[intercept0], K_val=K_val,
+        y_val=None if y_val is None else [y_val], verbose=verbose)[0]
+
+
+def _lapsvm_multi(K, L, ys, *, gamma_A, gamma_I, loss, solver, fit_intercept,
+                  stop, tol, max_iter, check_every, eta, alpha0=None,
+                  intercept0=None, K_val=None, y_val=None, verbose=False):
+    """:func:`lapsvm_primal` on several label vectors sharing K and L.
+
+    ``ys`` is a list of (n,) label vectors (+1/-1, 0 unlabeled) with the same
+    labeled points (the one-vs-rest problems of a multi-class fit); PCG runs
+    them in lockstep so that K is read once per iteration (one gemm).
+    Returns a list of :class:`LapSVMResult`.
+    """
     K = check_gram(K)
     n = K.shape[0]
     dtype = K.dtype
     L = check_laplacian(L, n, dtype)
-    y = check_semi_labels(y, n)
+    ys = [check_semi_labels(y, n) for y in ys]
+    c = len(ys)
+    if any(not np.array_equal(ys[0] != 0, yj != 0) for yj in ys[1:]):
+        raise ValueError("all label vectors must label the same points")
+    y = ys[0]
     gamma_A = check_positive(gamma_A, "gamma_A")
     gamma_I = check_positive(gamma_I, "gamma_I", allow_zero=True)
     if loss not in ("squared_hinge", "squared"):
@@ -396,19 +419,22 @@ def lapsvm_primal(K, L, y, *, gamma_A=1e-6, gamma_I=1.0, loss="squared_hinge",
 
     if solver in ("newton", "closed"):
         max_iter = 50 if max_iter is None else check_int(max_iter, "max_iter")
-        alpha, b, f, obj, n_iter, status, hist, e_hist = _lap_newton(
-            K, L, y, lab, gamma_A, gamma_I, hinge, fit_b, max_iter)
-        n_err = int(np.sum(y[lab] * f[lab] < 1)) if hinge else lab.size
-        if verbose:
-            logger.info("LapSVM %s: %d steps, objective %.10g, |E| %s, %s",
-                        solver, n_iter, obj, e_hist.tolist(), status)
-        return LapSVMResult(
-            alpha=np.asarray(alpha, dtype=dtype), intercept=float(b),
-            objective=float(obj), n_iter=int(n_iter),
-            converged=status != "max_iter", status=status, solver=solver,
-            stop="error_set", n_error_vectors=n_err, history=hist,
-            val_history=np.zeros(0), error_set_history=e_hist,
-            outputs=np.asarray(f, dtype=dtype))
+        out = []
+        for yj in ys:
+            alpha, b, f, obj, n_iter, status, hist, e_hist = _lap_newton(
+                K, L, yj, lab, gamma_A, gamma_I, hinge, fit_b, max_iter)
+            n_err = int(np.sum(yj[lab] * f[lab] < 1)) if hinge else lab.size
+            if verbose:
+                logger.info("LapSVM %s: %d steps, objective %.10g, |E| %s, %s",
+                            solver, n_iter, obj, e_hist.tolist(), status)
+            out.append(LapSVMResult(
+                alpha=np.asarray(alpha, dtype=dtype), intercept=float(b),
+                objective=float(obj), n_iter=int(n_iter),
+                converged=status != "max_iter", status=status, solver=solver,
+                stop="error_set", n_error_vectors=n_err, history=hist,
+                val_history=np.zeros(0), error_set_history=e_hist,
+                outputs=np.asarray(f, dtype=dtype)))
+        return out
 
     if stop not in STOP_RULES:
         raise ValueError(f"stop must be one of {STOP_RULES}, got {stop!r}")
@@ -426,30 +452,43 @@ def lapsvm_primal(K, L, y, *, gamma_A=1e-6, gamma_I=1.0, loss="squared_hinge",
                         else K_val.toarray(), name="K_val", reset_dtype=dtype)
         if K_val.shape[1] != n:
             raise ValueError(f"K_val must have shape (n_val, {n}), got {K_val.shape}")
-        y_val = check_pm1(y_val, K_val.shape[0], name="y_val").astype(dtype)
+        if len(y_val) != c:
+            raise ValueError("give one y_val per label vector")
+        Y_val = np.vstack([check_pm1(yv, K_val.shape[0], name="y_val")
+                           for yv in y_val]).astype(dtype)
     else:
         K_val = np.zeros((0, n), dtype=dtype)
-        y_val = np.zeros(0, dtype=dtype)
-    if alpha0 is None:
-        alpha = np.zeros(n, dtype=dtype)
-    else:
-        alpha = np.array(alpha0, dtype=dtype).ravel()
-        if alpha.shape != (n,) or not np.all(np.isfinite(alpha)):
-            raise ValueError(f"alpha0 must be a finite array of shape ({n},)")
-    b0 = float(intercept0)
-    if not np.isfinite(b0):
-        raise ValueError("intercept0 must be finite")
-    b, f, n_iter, code, obj, hist, hval = _lapsvm.pcg(
-        K, L.indptr, L.indices, L.data, y.astype(dtype), lab, unl,
-        K_val, y_val, gamma_A, gamma_I, hinge, fit_b, alpha, b0, max_iter,
-        _RULE_CODE[stop], tol, check_every, eta)
-    status = _PCG_STATUS[code]
-    n_err = int(np.sum(y[lab] * f[lab] < 1)) if hinge else lab.size
-    if verbose:
-        logger.info("LapSVM pcg (%s): %d iterations, objective %.10g, %s",
-                    stop, n_iter, obj, status)
-    return LapSVMResult(
-        alpha=alpha, intercept=float(b), objective=float(obj), n_iter=int(n_iter),
-        converged=status != "max_iter", status=status, solver="pcg", stop=stop,
-        n_error_vectors=n_err, history=hist, val_history=hval,
-        error_set_history=np.zeros(0, dtype=int), outputs=f)
+        Y_val = np.zeros((c, 0), dtype=dtype)
+    A = np.zeros((c, n), dtype=dtype)
+    if alpha0 is not None:
+        for j, a0 in enumerate(alpha0):
+            a0 = np.array(a0, dtype=dtype).ravel()
+            if a0.shape != (n,) or not np.all(np.isfinite(a0)):
+                raise ValueError(f"alpha0 must be a finite array of shape ({n},)")
+            A[j] = a0
+    b0 = np.zeros(c)
+    if intercept0 is not None:
+        b0[:] = np.asarray(intercept0, dtype=float)
+        if not np.all(np.isfinite(b0)):
+            raise ValueError("intercept0 must be finite")
+    Y = np.ascontiguousarray(np.vstack(ys), dtype=dtype)
+    b, F, n_iter, codes, obj, hist, hval, n_chk = _lapsvm.pcg(
+        K, L.indptr, L.indices, L.data, Y, lab, unl, K_val, Y_val, gamma_A,
+        gamma_I, hinge, fit_b, A, b0, max_iter, _RULE_CODE[stop], tol,
+        check_every, eta)
+    out = []
+    for j in range(c):
+        status = _PCG_STATUS[int(codes[j])]
+        f = F[j]
+        n_err = int(np.sum(Y[j, lab] * f[lab] < 1)) if hinge else lab.size
+        if verbose:
+            logger.info("LapSVM pcg (%s): %d iterations, objective %.10g, %s",
+                        stop, n_iter[j], obj[j], status)
+        out.append(LapSVMResult(
+            alpha=A[j].copy(), intercept=float(b[j]), objective=float(obj[j]),
+            n_iter=int(n_iter[j]), converged=status != "max_iter", status=status,
+            solver="pcg", stop=stop, n_error_vectors=n_err,
+            history=hist[j, :n_iter[j] + 1].copy(),
+            val_history=hval[j, :n_chk[j]].copy(),
+            error_set_history=np.zeros(0, dtype=int), outputs=f.copy()))
+    return out

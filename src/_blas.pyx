@@ -10,6 +10,7 @@ import numpy as np
 from cython cimport floating
 from scipy.linalg.cython_blas cimport sdot, ddot, saxpy, daxpy, sscal, dscal
 from scipy.linalg.cython_blas cimport snrm2, dnrm2, scopy, dcopy, sgemv, dgemv
+from scipy.linalg.cython_blas cimport sgemm, dgemm
 
 
 cdef floating _dot(int n, const floating *x, int incx,
@@ -71,6 +72,22 @@ cdef void _gemv_rm(int m, int n, floating alpha, const floating *A,
               &beta, y, &inc)
 
 
+cdef void _gemm_rm(int m, int n, int k, floating alpha, const floating *A,
+                   const floating *B, floating beta, floating *C) noexcept nogil:
+    # C = alpha * A @ B + beta * C, all row-major: A (m, k), B (k, n), C (m, n);
+    # BLAS computes the column-major C.T = B.T @ A.T
+    cdef char tr = b'N'
+    cdef int ldb = n if n > 0 else 1, lda = k if k > 0 else 1
+    if m <= 0 or n <= 0:
+        return
+    if floating is float:
+        sgemm(&tr, &tr, &n, &m, &k, &alpha, <float *> B, &ldb, <float *> A, &lda,
+              &beta, C, &ldb)
+    else:
+        dgemm(&tr, &tr, &n, &m, &k, &alpha, <double *> B, &ldb, <double *> A, &lda,
+              &beta, C, &ldb)
+
+
 def _dot_py(const floating[::1] x, const floating[::1] y):
     """Test hook: ``x @ y`` through the BLAS shim."""
     if x.shape[0] != y.shape[0]:
@@ -94,4 +111,19 @@ def _gemv_py(const floating[:, ::1] A, const floating[::1] x):
     cdef floating[::1] y = out
     if A.shape[0] and A.shape[1]:
         _gemv_rm(<int> A.shape[0], <int> A.shape[1], 1, &A[0, 0], &x[0], 0, &y[0])
+    return out
+
+
+def _gemm_py(const floating[:, ::1] A, const floating[:, ::1] B):
+    """Test hook: ``A @ B`` for C-contiguous A, B through the BLAS shim."""
+    if A.shape[1] != B.shape[0]:
+        raise ValueError("A and B have inconsistent shapes")
+    if floating is float:
+        out = np.zeros((A.shape[0], B.shape[1]), dtype=np.float32)
+    else:
+        out = np.zeros((A.shape[0], B.shape[1]), dtype=np.float64)
+    cdef floating[:, ::1] C = out
+    if A.shape[0] and B.shape[1] and A.shape[1]:
+        _gemm_rm(<int> A.shape[0], <int> B.shape[1], <int> A.shape[1], 1,
+                 &A[0, 0], &B[0, 0], 0, &C[0, 0])
     return out

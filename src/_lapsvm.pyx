@@ -27,7 +27,7 @@ import numpy as np
 from libc.math cimport sqrt
 from libc.stdlib cimport qsort
 from cython cimport floating
-from semisvm._core._blas cimport _dot, _axpy, _copy, _gemv_rm
+from semisvm._core._blas cimport _dot, _axpy, _copy, _gemv_rm, _gemm_rm
 
 # early-stopping rules (the Python layer maps names to these codes)
 cdef enum:
@@ -163,199 +163,277 @@ cdef inline double _sum(Py_ssize_t n, const floating *x) noexcept nogil:
     return s
 
 
-cdef int _pcg(Py_ssize_t n, const floating *K, const int *Lp, const int *Li,
-              const floating *Lx, Py_ssize_t n_lab, const int *lab,
-              const floating *y, Py_ssize_t n_unl, const int *unl,
-              Py_ssize_t n_val, const floating *Kval, const floating *yval,
-              double gamma_A, double gamma_I, bint hinge, bint fit_b,
-              floating *alpha, double *b, int max_iter, int rule, double tol,
-              int check_every, double eta, floating *f, floating *Lf,
-              floating *g, floating *g_old, floating *Kg, floating *Kg_old,
-              floating *d, floating *Kd, floating *df, floating *Ldf,
-              floating *fval, signed char *sgn, Break *brk,
-              double *hist_obj, int *n_iter, double *objective,
-              double *hist_val, int *n_checks) noexcept nogil:
-    cdef Py_ssize_t i
-    cdef int it, status = STATUS_MAX_ITER, n_chk = 0, n_changed
-    cdef double gb, gb_old, db, loss, F, F0, F_prev_chk, s, left, right
-    cdef double beta, num, den, crit, crit0 = 0, frac, err_v, err_prev = 2.0
+ctypedef struct Prob:
+    # scalar state of one binary problem (one column of the one-vs-rest set)
+    double b, gb, gb_old, db, F, F0, crit0, err_prev
+    int status, n_iter, n_chk
+    bint active
+
+
+cdef double _crit(int rule, Py_ssize_t n, const floating *g, const floating *Kg,
+                  double gb) noexcept nogil:
+    """Value of a classical rule: ||grad||, ||P^-1 grad|| or sqrt(grad'P^-1 grad)."""
+    if rule == RULE_GRADIENT:
+        return sqrt(_dot(<int> n, Kg, 1, Kg, 1) + gb * gb)
+    if rule == RULE_PGRADIENT:
+        return sqrt(_dot(<int> n, g, 1, g, 1) + gb * gb)
+    return sqrt(max(_dot(<int> n, g, 1, Kg, 1), 0.0) + gb * gb)
+
+
+cdef void _kg_active(Py_ssize_t n, Py_ssize_t c, const floating *K, Prob *st,
+                     const floating *G, floating *KG, floating *buf,
+                     floating *kbuf) noexcept nogil:
+    """KG[j] = K @ G[j] for the active problems, one gemm (K read once)."""
+    cdef Py_ssize_t j, m = 0
+    for j in range(c):
+        if st[j].active:
+            _copy(<int> n, G + j * n, 1, buf + m * n, 1)
+            m += 1
+    if m == 0:
+        return
+    if m == 1:
+        _gemv_rm(<int> n, <int> n, 1, K, buf, 0, kbuf)
+    else:
+        # (m, n) @ (n, n), K symmetric: row j is (K g_j)'
+        _gemm_rm(<int> m, <int> n, <int> n, 1, buf, K, 0, kbuf)
+    m = 0
+    for j in range(c):
+        if st[j].active:
+            _copy(<int> n, kbuf + m * n, 1, KG + j * n, 1)
+            m += 1
+
+
+cdef void _pcg(Py_ssize_t n, Py_ssize_t c, const floating *K, const int *Lp,
+               const int *Li, const floating *Lx, Py_ssize_t n_lab,
+               const int *lab, const floating *Y, Py_ssize_t n_unl,
+               const int *unl, Py_ssize_t n_val, const floating *Kval,
+               const floating *Yval, double gamma_A, double gamma_I, bint hinge,
+               bint fit_b, floating *A, Prob *st, int max_iter, int rule,
+               double tol, int check_every, double eta, floating *F_, floating *LF,
+               floating *G, floating *G_old, floating *KG, floating *KG_old,
+               floating *D, floating *KD, floating *DF, floating *LDF,
+               floating *buf, floating *kbuf, floating *fval, signed char *SGN,
+               Break *brk, double *hist_obj, double *hist_val,
+               int n_hist_val) noexcept nogil:
+    """PCG on the c binary problems (columns of Y) in lockstep.
+
+    Each problem has its own line search, Polak-Ribiere coefficient and
+    stopping test; the iterations share the product K G, done as one gemm
+    over the problems still running (K is read once per iteration).
+    Row j of every (c, n) work array belongs to problem j.
+    """
+    cdef Py_ssize_t i, j, o
+    cdef int it, n_changed, n_active = c
+    cdef double loss, s, left, right, beta, num, den, crit, frac, err_v
     cdef double inv_nv = 1.0 / n_val if n_val > 0 else 0
     cdef bint stable, val_stop
     cdef signed char sg
-    cdef floating *tmp
+    cdef floating *alpha
+    cdef floating *f
+    cdef floating *Lf
+    cdef floating *g
+    cdef floating *Kg
+    cdef floating *d
+    cdef floating *Kd
+    cdef floating *df
+    cdef floating *Ldf
+    cdef const floating *y
 
-    # f = K alpha + b;  Lf = L f
-    _gemv_rm(<int> n, <int> n, 1, K, alpha, 0, f)
-    for i in range(n):
-        f[i] += b[0]
-    _spmv(n, Lp, Li, Lx, f, Lf)
-    _grad(n, n_lab, lab, y, alpha, f, Lf, gamma_A, gamma_I, hinge, g, &gb, &loss)
-    if not fit_b:
-        gb = 0
-    # objective: 1/2 [loss + gamma_A alpha'(f - b) + gamma_I f'Lf]
-    F = 0.5 * (loss + gamma_I * _dot(<int> n, f, 1, Lf, 1))
-    for i in range(n):
-        F += 0.5 * gamma_A * alpha[i] * (f[i] - b[0])
-    F0 = F
-    F_prev_chk = F
-    hist_obj[0] = F
-    _gemv_rm(<int> n, <int> n, 1, K, g, 0, Kg)
-    # d = -(g, gb), the preconditioned steepest descent direction
-    for i in range(n):
-        d[i] = -g[i]
-        Kd[i] = -Kg[i]
-    db = -gb
-    if rule == RULE_GRADIENT:
-        crit0 = sqrt(_dot(<int> n, Kg, 1, Kg, 1) + gb * gb)
-    elif rule == RULE_PGRADIENT:
-        crit0 = sqrt(_dot(<int> n, g, 1, g, 1) + gb * gb)
-    elif rule == RULE_PNORM or rule == RULE_NONE:
-        crit0 = sqrt(max(_dot(<int> n, g, 1, Kg, 1), 0.0) + gb * gb)
-    for it in range(max_iter):
-        # df = K d + db 1;  Ldf = L df
-        for i in range(n):
-            df[i] = Kd[i] + db
-        _spmv(n, Lp, Li, Lx, df, Ldf)
-        # slope of the quadratic part: gamma_A d'K(alpha + s d) + gamma_I df'L(f + s df)
-        left = gamma_A * _dot(<int> n, Kd, 1, alpha, 1) \
-            + gamma_I * _dot(<int> n, df, 1, Lf, 1)
-        right = gamma_A * _dot(<int> n, Kd, 1, d, 1) \
-            + gamma_I * _dot(<int> n, df, 1, Ldf, 1)
-        s = _line_search(n_lab, lab, y, f, df, left, right, hinge, brk)
-        if s <= 0:
-            status = STATUS_NO_DESCENT
-            break
-        # alpha += s d;  b += s db;  f += s df;  Lf += s Ldf
-        _axpy(<int> n, <floating> s, d, 1, alpha, 1)
-        b[0] += s * db
-        _axpy(<int> n, <floating> s, df, 1, f, 1)
-        _axpy(<int> n, <floating> s, Ldf, 1, Lf, 1)
-        # new gradient; the old one is kept for Polak-Ribiere
-        tmp = g_old
-        g_old = g
-        g = tmp
-        tmp = Kg_old
-        Kg_old = Kg
-        Kg = tmp
-        gb_old = gb
-        _grad(n, n_lab, lab, y, alpha, f, Lf, gamma_A, gamma_I, hinge, g, &gb,
-              &loss)
+    for j in range(c):
+        o = j * n
+        alpha, f, Lf, g, y = A + o, F_ + o, LF + o, G + o, Y + o
+        st[j].active = True
+        st[j].status = STATUS_MAX_ITER
+        st[j].n_iter = 0
+        st[j].n_chk = 0
+        st[j].err_prev = 2.0
         if not fit_b:
-            gb = 0
-        F = 0.5 * (loss + gamma_I * _dot(<int> n, f, 1, Lf, 1)
-                   + gamma_A * (_dot(<int> n, alpha, 1, f, 1)
-                                - b[0] * _sum(n, alpha)))
-        hist_obj[it + 1] = F
-        n_iter[0] = it + 1
-        # Kg = K g: the one O(n^2) product of the iteration
-        _gemv_rm(<int> n, <int> n, 1, K, g, 0, Kg)
-
-        # classical rules, every iteration
-        if rule == RULE_GRADIENT:
-            crit = sqrt(_dot(<int> n, Kg, 1, Kg, 1) + gb * gb)
-        elif rule == RULE_PGRADIENT:
-            crit = sqrt(_dot(<int> n, g, 1, g, 1) + gb * gb)
-        elif rule == RULE_PNORM or rule == RULE_NONE:
-            crit = sqrt(max(_dot(<int> n, g, 1, Kg, 1), 0.0) + gb * gb)
-        if rule == RULE_OBJECTIVE:
-            if F0 > 0 and (hist_obj[it] - F) / F0 < tol:
-                status = STATUS_TOL
-                break
-        elif rule == RULE_GRADIENT or rule == RULE_PGRADIENT \
-                or rule == RULE_PNORM or rule == RULE_NONE:
-            if crit <= tol * crit0:
-                status = STATUS_TOL
-                break
-
-        # early-stopping rules, every check_every iterations
-        if (rule == RULE_STABILITY or rule == RULE_VALIDATION
-                or rule == RULE_MIXED) and (it + 1) % check_every == 0:
-            stable = False
-            val_stop = False
-            if rule != RULE_VALIDATION:
-                n_changed = 0
-                for i in range(n_unl):
-                    sg = 1 if f[unl[i]] > 0 else -1
-                    if sg != sgn[i]:
-                        n_changed += 1
-                    sgn[i] = sg
-                frac = n_changed / <double> n_unl if n_unl > 0 else 0.0
-                # the first check only takes the reference snapshot: the
-                # signs of the starting point (f = 0 -> all -1) mean nothing
-                stable = frac < eta and n_chk > 0
-            if rule != RULE_STABILITY:
-                # fval = Kval alpha + b; error on the validation points
-                _gemv_rm(<int> n_val, <int> n, 1, Kval, alpha, 0, fval)
-                err_v = 0
-                for i in range(n_val):
-                    if (fval[i] + b[0]) * yval[i] <= 0:
-                        err_v += inv_nv
-                hist_val[n_chk] = err_v
-                val_stop = err_v > err_prev - inv_nv + 1e-12
-                err_prev = err_v
-            n_chk += 1
-            if rule == RULE_STABILITY and stable:
-                status = STATUS_STABILITY
-                break
-            if rule == RULE_VALIDATION and val_stop:
-                status = STATUS_VALIDATION
-                break
-            if rule == RULE_MIXED and stable and val_stop:
-                status = STATUS_MIXED
-                break
-
-        # Polak-Ribiere in the P-metric with restart (beta >= 0):
-        # beta = g'(Kg - Kg_old) + gb (gb - gb_old) / (g_old'Kg_old + gb_old^2)
-        num = _dot(<int> n, g, 1, Kg, 1) - _dot(<int> n, g, 1, Kg_old, 1) \
-            + gb * (gb - gb_old)
-        den = _dot(<int> n, g_old, 1, Kg_old, 1) + gb_old * gb_old
-        beta = num / den if den > 0 else 0.0
-        if beta < 0:
-            beta = 0.0
-        # d = -g + beta d;  Kd = -Kg + beta Kd;  db = -gb + beta db
+            st[j].b = 0
+        # f = K alpha + b;  Lf = L f
+        _gemv_rm(<int> n, <int> n, 1, K, alpha, 0, f)
         for i in range(n):
-            d[i] = -g[i] + beta * d[i]
-            Kd[i] = -Kg[i] + beta * Kd[i]
-        db = -gb + beta * db
-    objective[0] = F
-    n_checks[0] = n_chk
-    return status
+            f[i] += st[j].b
+        _spmv(n, Lp, Li, Lx, f, Lf)
+        _grad(n, n_lab, lab, y, alpha, f, Lf, gamma_A, gamma_I, hinge, g,
+              &st[j].gb, &loss)
+        if not fit_b:
+            st[j].gb = 0
+        # F = 1/2 [loss + gamma_A alpha'(f - b) + gamma_I f'Lf]
+        st[j].F = 0.5 * (loss + gamma_I * _dot(<int> n, f, 1, Lf, 1)
+                         + gamma_A * (_dot(<int> n, alpha, 1, f, 1)
+                                      - st[j].b * _sum(n, alpha)))
+        st[j].F0 = st[j].F
+        hist_obj[j * (max_iter + 1)] = st[j].F
+    _kg_active(n, c, K, st, G, KG, buf, kbuf)
+    for j in range(c):
+        o = j * n
+        g, Kg, d, Kd = G + o, KG + o, D + o, KD + o
+        # d = -(g, gb): the preconditioned steepest descent direction
+        for i in range(n):
+            d[i] = -g[i]
+            Kd[i] = -Kg[i]
+        st[j].db = -st[j].gb
+        st[j].crit0 = _crit(rule, n, g, Kg, st[j].gb)
+
+    for it in range(max_iter):
+        for j in range(c):
+            if not st[j].active:
+                continue
+            o = j * n
+            alpha, f, Lf, g, y = A + o, F_ + o, LF + o, G + o, Y + o
+            Kg, d, Kd, df, Ldf = KG + o, D + o, KD + o, DF + o, LDF + o
+            # df = K d + db 1;  Ldf = L df
+            for i in range(n):
+                df[i] = Kd[i] + st[j].db
+            _spmv(n, Lp, Li, Lx, df, Ldf)
+            # slope of the quadratic part along d: left + s right
+            left = gamma_A * _dot(<int> n, Kd, 1, alpha, 1) \
+                + gamma_I * _dot(<int> n, df, 1, Lf, 1)
+            right = gamma_A * _dot(<int> n, Kd, 1, d, 1) \
+                + gamma_I * _dot(<int> n, df, 1, Ldf, 1)
+            s = _line_search(n_lab, lab, y, f, df, left, right, hinge, brk)
+            if s <= 0:
+                st[j].status = STATUS_NO_DESCENT
+                st[j].active = False
+                n_active -= 1
+                continue
+            # alpha += s d;  b += s db;  f += s df;  Lf += s Ldf
+            _axpy(<int> n, <floating> s, d, 1, alpha, 1)
+            st[j].b += s * st[j].db
+            _axpy(<int> n, <floating> s, df, 1, f, 1)
+            _axpy(<int> n, <floating> s, Ldf, 1, Lf, 1)
+            # keep the old gradient for Polak-Ribiere, then the new one
+            _copy(<int> n, g, 1, G_old + o, 1)
+            _copy(<int> n, Kg, 1, KG_old + o, 1)
+            st[j].gb_old = st[j].gb
+            _grad(n, n_lab, lab, y, alpha, f, Lf, gamma_A, gamma_I, hinge, g,
+                  &st[j].gb, &loss)
+            if not fit_b:
+                st[j].gb = 0
+            st[j].F = 0.5 * (loss + gamma_I * _dot(<int> n, f, 1, Lf, 1)
+                             + gamma_A * (_dot(<int> n, alpha, 1, f, 1)
+                                          - st[j].b * _sum(n, alpha)))
+            st[j].n_iter = it + 1
+            hist_obj[j * (max_iter + 1) + it + 1] = st[j].F
+        if n_active == 0:
+            break
+        # KG = K G for the running problems: the O(n^2) work of the iteration
+        _kg_active(n, c, K, st, G, KG, buf, kbuf)
+
+        for j in range(c):
+            if not st[j].active:
+                continue
+            o = j * n
+            alpha, f, g, Kg, d, Kd = A + o, F_ + o, G + o, KG + o, D + o, KD + o
+            # classical rules, every iteration, relative to the start
+            if rule == RULE_OBJECTIVE:
+                if st[j].F0 > 0 and (hist_obj[j * (max_iter + 1) + it]
+                                     - st[j].F) / st[j].F0 < tol:
+                    st[j].status = STATUS_TOL
+            elif rule == RULE_GRADIENT or rule == RULE_PGRADIENT \
+                    or rule == RULE_PNORM or rule == RULE_NONE:
+                crit = _crit(rule, n, g, Kg, st[j].gb)
+                if crit <= tol * st[j].crit0:
+                    st[j].status = STATUS_TOL
+            # early-stopping rules, every check_every iterations
+            elif (it + 1) % check_every == 0:
+                stable = False
+                val_stop = False
+                if rule != RULE_VALIDATION:
+                    n_changed = 0
+                    for i in range(n_unl):
+                        sg = 1 if f[unl[i]] > 0 else -1
+                        if sg != SGN[j * n_unl + i]:
+                            n_changed += 1
+                        SGN[j * n_unl + i] = sg
+                    frac = n_changed / <double> n_unl if n_unl > 0 else 0.0
+                    # the first check only takes the reference snapshot: the
+                    # signs of the starting point (f = 0) mean nothing
+                    stable = frac < eta and st[j].n_chk > 0
+                if rule != RULE_STABILITY:
+                    # error of fval = Kval alpha + b on the validation points
+                    _gemv_rm(<int> n_val, <int> n, 1, Kval, alpha, 0, fval)
+                    err_v = 0
+                    for i in range(n_val):
+                        if (fval[i] + st[j].b) * Yval[j * n_val + i] <= 0:
+                            err_v += inv_nv
+                    if st[j].n_chk < n_hist_val:
+                        hist_val[j * n_hist_val + st[j].n_chk] = err_v
+                    val_stop = err_v > st[j].err_prev - inv_nv + 1e-12
+                    st[j].err_prev = err_v
+                st[j].n_chk += 1
+                if rule == RULE_STABILITY and stable:
+                    st[j].status = STATUS_STABILITY
+                elif rule == RULE_VALIDATION and val_stop:
+                    st[j].status = STATUS_VALIDATION
+                elif rule == RULE_MIXED and stable and val_stop:
+                    st[j].status = STATUS_MIXED
+            if st[j].status != STATUS_MAX_ITER:
+                st[j].active = False
+                n_active -= 1
+                continue
+            # Polak-Ribiere in the P-metric with restart (beta >= 0):
+            # beta = [g'(Kg - Kg_old) + gb (gb - gb_old)] / (g_old'Kg_old + gb_old^2)
+            num = _dot(<int> n, g, 1, Kg, 1) - _dot(<int> n, g, 1, KG_old + o, 1) \
+                + st[j].gb * (st[j].gb - st[j].gb_old)
+            den = _dot(<int> n, G_old + o, 1, KG_old + o, 1) \
+                + st[j].gb_old * st[j].gb_old
+            beta = num / den if den > 0 else 0.0
+            if beta < 0:
+                beta = 0.0
+            # d = -g + beta d;  Kd = -Kg + beta Kd;  db = -gb + beta db
+            for i in range(n):
+                d[i] = -g[i] + beta * d[i]
+                Kd[i] = -Kg[i] + beta * Kd[i]
+            st[j].db = -st[j].gb + beta * st[j].db
+        if n_active == 0:
+            break
 
 
 def pcg(const floating[:, ::1] K, const int[::1] L_indptr,
         const int[::1] L_indices, const floating[::1] L_data,
-        const floating[::1] y, const int[::1] lab, const int[::1] unl,
-        const floating[:, ::1] K_val, const floating[::1] y_val,
+        const floating[:, ::1] Y, const int[::1] lab, const int[::1] unl,
+        const floating[:, ::1] K_val, const floating[:, ::1] Y_val,
         double gamma_A, double gamma_I, bint hinge, bint fit_intercept,
-        floating[::1] alpha, double b, int max_iter, int rule, double tol,
-        int check_every, double eta):
+        floating[:, ::1] alpha, const double[::1] b0, int max_iter, int rule,
+        double tol, int check_every, double eta):
     """Preconditioned CG for LapSVM (``hinge``) / LapRLS in the primal.
 
-    Minimises, with f = K alpha + b (b = 0 unless ``fit_intercept``),
+    Minimises, for each of the c rows of ``Y`` (one-vs-rest problems sharing
+    K and L), with f = K alpha + b (b = 0 unless ``fit_intercept``),
     ``1/2 [sum_{i in E} (f_i - y_i)^2 + gamma_A alpha'K alpha + gamma_I f'Lf]``
-    (Melacci & Belkin eq. 7), starting from ``alpha`` (updated in place), b.
+    (Melacci & Belkin eq. 7), starting from ``alpha`` (c, n; updated in
+    place) and ``b0`` (c,).
 
     Parameters
     ----------
     K : (n, n) kernel matrix; L_* : CSR Laplacian (n x n, int32 indices);
-    y : (n,) targets (+-1 at ``lab``, ignored elsewhere); lab, unl : indices
-    of the labeled / unlabeled points; K_val, y_val : validation kernel rows
-    (n_val, n) and +-1 labels (n_val may be 0); rule, tol, check_every, eta:
-    stopping rule code, its tolerance, the check period and the stability
-    threshold.
+    Y : (c, n) targets (+-1 at ``lab``, ignored elsewhere); lab, unl :
+    indices of the labeled / unlabeled points; K_val, Y_val : validation
+    kernel rows (n_val, n) and +-1 labels (c, n_val), n_val may be 0; rule,
+    tol, check_every, eta : stopping rule code, its tolerance, the check
+    period and the stability threshold.
 
     Returns
     -------
-    (b, f, n_iter, status, objective, hist_obj, hist_val)
+    (b, F, n_iter, status, objective, hist_obj, hist_val): per problem
+    intercepts (c,), outputs (c, n), iterations (c,), status codes (c,),
+    objectives (c,), objective traces (c, max_iter + 1) and validation
+    errors (c, n_checks); traces are valid up to n_iter / n_checks.
     """
-    cdef Py_ssize_t n = K.shape[0], n_lab = lab.shape[0], n_unl = unl.shape[0]
+    cdef Py_ssize_t n = K.shape[0], c = Y.shape[0]
+    cdef Py_ssize_t n_lab = lab.shape[0], n_unl = unl.shape[0]
     cdef Py_ssize_t n_val = K_val.shape[0], i
-    if K.shape[1] != n or y.shape[0] != n or alpha.shape[0] != n:
-        raise ValueError("K must be square and match y and alpha")
+    if K.shape[1] != n or Y.shape[1] != n or alpha.shape[1] != n \
+            or alpha.shape[0] != c or b0.shape[0] != c:
+        raise ValueError("K must be square and match Y, alpha and b0")
     if L_indptr.shape[0] != n + 1 or L_indices.shape[0] != L_data.shape[0]:
         raise ValueError("L must be a CSR matrix of shape (n, n)")
     if L_indptr[0] != 0 or L_indptr[n] != L_data.shape[0]:
         raise ValueError("L has an inconsistent indptr")
+    for i in range(n):
+        if L_indptr[i + 1] < L_indptr[i]:
+            raise ValueError("L has a decreasing indptr")
     for i in range(L_indices.shape[0]):
         if L_indices[i] < 0 or L_indices[i] >= n:
             raise ValueError("L has column indices out of range")
@@ -365,9 +443,10 @@ def pcg(const floating[:, ::1] K, const int[::1] L_indptr,
     for i in range(n_unl):
         if unl[i] < 0 or unl[i] >= n:
             raise ValueError("unl has indices out of range")
-    if n_val and (K_val.shape[1] != n or y_val.shape[0] != n_val):
-        raise ValueError("K_val must have shape (n_val, n) and match y_val")
-    if n == 0 or max_iter < 1 or check_every < 1:
+    if n_val and (K_val.shape[1] != n or Y_val.shape[0] != c
+                  or Y_val.shape[1] != n_val):
+        raise ValueError("K_val must have shape (n_val, n) and Y_val (c, n_val)")
+    if n == 0 or c == 0 or max_iter < 1 or check_every < 1:
         raise ValueError("empty problem, max_iter < 1 or check_every < 1")
     if rule < RULE_NONE or rule > RULE_OBJECTIVE:
         raise ValueError(f"unknown rule code {rule}")
@@ -377,36 +456,46 @@ def pcg(const floating[:, ::1] K, const int[::1] L_indptr,
         dt = np.float32
     else:
         dt = np.float64
-    work = np.zeros((12, n), dtype=dt)
+    work = np.zeros((10, c, n), dtype=dt)
+    bufs = np.zeros((2, c, n), dtype=dt)
     fval_arr = np.zeros(max(n_val, 1), dtype=dt)
-    sgn_arr = np.zeros(max(n_unl, 1), dtype=np.int8)
+    sgn_arr = np.zeros(max(c * n_unl, 1), dtype=np.int8)
     brk_arr = np.empty(max(n_lab, 1) * sizeof(Break), dtype=np.uint8)
-    hist = np.zeros(max_iter + 1, dtype=np.float64)
-    hist_val = np.zeros(max_iter // check_every + 1, dtype=np.float64)
-    cdef floating[:, ::1] w = work
+    st_arr = np.zeros(c * sizeof(Prob), dtype=np.uint8)
+    cdef int n_hv = max_iter // check_every + 1
+    hist = np.zeros((c, max_iter + 1), dtype=np.float64)
+    hist_val = np.zeros((c, n_hv), dtype=np.float64)
+    cdef floating[:, :, ::1] w = work
+    cdef floating[:, :, ::1] bb = bufs
     cdef floating[::1] fval = fval_arr
     cdef signed char[::1] sgn = sgn_arr
     cdef unsigned char[::1] brk = brk_arr
-    cdef double[::1] h = hist, hv = hist_val
-    cdef double bb = b if fit_intercept else 0.0, obj = 0
-    cdef int n_iter = 0, n_chk = 0, status
+    cdef unsigned char[::1] stb = st_arr
+    cdef Prob *st = <Prob *> &stb[0]
+    cdef double[:, ::1] h = hist
+    cdef double[:, ::1] hv = hist_val
+    for i in range(c):
+        st[i].b = b0[i] if fit_intercept else 0.0
     cdef const floating *kval_ptr = &K_val[0, 0] if n_val else NULL
-    cdef const floating *yval_ptr = &y_val[0] if n_val else NULL
+    cdef const floating *yval_ptr = &Y_val[0, 0] if n_val else NULL
     cdef const int *lab_ptr = &lab[0] if n_lab else NULL
     cdef const int *unl_ptr = &unl[0] if n_unl else NULL
     cdef const int *li_ptr = &L_indices[0] if L_indices.shape[0] else NULL
     cdef const floating *lx_ptr = &L_data[0] if L_data.shape[0] else NULL
     with nogil:
-        status = _pcg(n, &K[0, 0], &L_indptr[0], li_ptr, lx_ptr, n_lab, lab_ptr,
-                      &y[0], n_unl, unl_ptr, n_val, kval_ptr, yval_ptr,
-                      gamma_A, gamma_I, hinge, fit_intercept, &alpha[0], &bb,
-                      max_iter, rule, tol, check_every, eta,
-                      &w[0, 0], &w[1, 0], &w[2, 0], &w[3, 0], &w[4, 0],
-                      &w[5, 0], &w[6, 0], &w[7, 0], &w[8, 0], &w[9, 0],
-                      &w[10, 0], &sgn[0], <Break *> &brk[0], &h[0], &n_iter,
-                      &obj, &hv[0], &n_chk)
-    return (bb, work[0].copy(), n_iter, status, obj, hist[:n_iter + 1].copy(),
-            hist_val[:n_chk].copy())
+        _pcg(n, c, &K[0, 0], &L_indptr[0], li_ptr, lx_ptr, n_lab, lab_ptr,
+             &Y[0, 0], n_unl, unl_ptr, n_val, kval_ptr, yval_ptr, gamma_A,
+             gamma_I, hinge, fit_intercept, &alpha[0, 0], st, max_iter, rule,
+             tol, check_every, eta, &w[0, 0, 0], &w[1, 0, 0], &w[2, 0, 0],
+             &w[3, 0, 0], &w[4, 0, 0], &w[5, 0, 0], &w[6, 0, 0], &w[7, 0, 0],
+             &w[8, 0, 0], &w[9, 0, 0], &bb[0, 0, 0], &bb[1, 0, 0], &fval[0],
+             &sgn[0], <Break *> &brk[0], &h[0, 0], &hv[0, 0], n_hv)
+    b_out = np.array([st[i].b for i in range(c)])
+    n_iter = np.array([st[i].n_iter for i in range(c)], dtype=np.intp)
+    status = np.array([st[i].status for i in range(c)], dtype=np.intp)
+    obj = np.array([st[i].F for i in range(c)])
+    n_chk = np.array([min(st[i].n_chk, n_hv) for i in range(c)], dtype=np.intp)
+    return (b_out, work[0].copy(), n_iter, status, obj, hist, hist_val, n_chk)
 
 
 def line_search(const floating[::1] y, const int[::1] lab,

@@ -164,6 +164,24 @@ def test_validation_rule_records_errors():
         lapsvm_primal(K, L, y, stop="mixed")
 
 
+@pytest.mark.parametrize("stop", ["stability", "none"])
+def test_lockstep_multi_problem_pcg_equals_separate_runs(stop):
+    from semisvm.solvers import _lapsvm_multi
+
+    X, K, L, y = _problem(n=80, l=30)
+    lab = y != 0
+    ys = [y, np.where(lab, np.where(X[:, 1] > 0, 1.0, -1.0), 0.0),
+          np.where(lab, np.where(X[:, 2] > 0.3, 1.0, -1.0), 0.0)]
+    kw = dict(gamma_A=1e-3, gamma_I=0.5, loss="squared_hinge", solver="pcg",
+              fit_intercept=True, stop=stop, tol=None, max_iter=None,
+              check_every=3, eta=0.015)
+    multi = _lapsvm_multi(K, L, ys, **kw)
+    for yj, rm in zip(ys, multi):
+        r1 = _lapsvm_multi(K, L, [yj], **kw)[0]
+        assert rm.n_iter == r1.n_iter and rm.status == r1.status
+        np.testing.assert_allclose(rm.alpha, r1.alpha, rtol=1e-8, atol=1e-10)
+
+
 def test_max_iter_is_reported():
     _, K, L, y = _problem(n=80, l=20)
     res = lapsvm_primal(K, L, y, gamma_A=1e-4, gamma_I=0.5, stop="none", max_iter=2)
