@@ -236,7 +236,11 @@ def _newton_solve(K, LK, L1, y, E, gamma_A, gamma_I, fit_b):
 def _lap_newton(K, L, y, lab, gamma_A, gamma_I, hinge, fit_b, max_iter):
     n = K.shape[0]
     dtype = K.dtype
-    LK = np.asarray(L @ K) if gamma_I > 0 else None
+    LK = None
+    if gamma_I > 0:
+        # a dense-ish L (large k, iterated p) is faster through BLAS
+        Ld = L.toarray() if L.nnz > 0.05 * n * n else L
+        LK = np.asarray(Ld @ K)
     L1 = np.asarray(L @ np.ones(n, dtype=dtype)).ravel()
     alpha = np.zeros(n, dtype=dtype)
     b = 0.0
