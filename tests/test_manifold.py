@@ -384,3 +384,11 @@ def test_shared_split_error_close_to_paper(name):
                  n_neighbors=k, p=p).fit(X, yl)
     err_u = 100 * np.mean(clf.transduction_[unl] != y[unl])
     assert err_u < paper_u + 2.0, f"{name}: {err_u:.2f}% on U (paper {paper_u}%)"
+
+
+def test_newton_tiny_gamma_A_emits_no_linalg_warning():
+    _, K, L, y = _problem(n=60, l=20)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        res = lapsvm_primal(K, L, y, gamma_A=1e-12, gamma_I=1.0, solver="newton")
+    assert np.isfinite(res.objective)
