@@ -272,7 +272,16 @@ def _lap_newton(K, L, y, lab, gamma_A, gamma_I, hinge, fit_b, max_iter):
             hist.append(obj)
             status = "optimal"
             break
-        # otherwise an exact line search along the Newton direction
+        # otherwise the full Newton step when it decreases F (Chapelle's
+        # primal Newton; E then never repeats, so termination stays finite),
+        # else an exact line search along the Newton direction
+        obj_bar, fbar = _lap_objective(K, L, y, lab, abar, bbar, gamma_A, gamma_I,
+                                       hinge)
+        if obj_bar < obj:
+            alpha, b, f, obj = abar, bbar, fbar, obj_bar
+            hist.append(obj)
+            E = Ebar
+            continue
         d, db, df = abar - alpha, bbar - b, fbar - f
         Kd = df - dtype.type(db)
         Lf = np.asarray(L @ f).ravel()
@@ -323,7 +332,8 @@ def lapsvm_primal(K, L, y, *, gamma_A=1e-6, gamma_I=1.0, loss="squared_hinge",
     quadratic with the error-vector set E = {i <= l : y_i f_i < 1} frozen
     (Cholesky on the reduced system when gamma_I = 0, LU otherwise; O(n^3)
     per step); stop when E no longer changes (finite termination), else take
-    the exact line-search step along the Newton direction. ``"closed"``: the
+    the full step if it decreases F, or the exact line-search step along the
+    Newton direction. ``"closed"``: the
     same single solve, for the squared loss (LapRLS).
     ``"pcg"``: preconditioned conjugate gradient with P = blockdiag(K, 1),
     one K-vector product per iteration (BLAS, no GIL), Polak-Ribiere
