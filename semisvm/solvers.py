@@ -10,11 +10,13 @@ import logging
 import warnings
 
 import numpy as np
+import scipy.sparse as sp
 
 from semisvm._core._dataset import RowData
 from semisvm._core._mfn import mfn as _mfn
 from semisvm._results import LapSVMResult, MFNResult
 from semisvm._validation import (
+    as_csr32,
     check_costs,
     check_gram,
     check_int,
@@ -491,8 +493,16 @@ def _lapsvm_multi(K, L, ys, *, gamma_A, gamma_I, loss, solver, fit_intercept,
         if not np.all(np.isfinite(b0)):
             raise ValueError("intercept0 must be finite")
     Y = np.ascontiguousarray(np.vstack(ys), dtype=dtype)
+    # a nearly full L^p (large k, iterated p) is smaller and faster dense
+    # (8 bytes per entry against 12 per CSR entry; BLAS gemv)
+    if L.nnz > 0.5 * n * n:
+        L_dense = np.ascontiguousarray(L.toarray(), dtype=dtype)
+        L = sp.csr_matrix((n, n), dtype=dtype)
+        L = as_csr32(L)
+    else:
+        L_dense = np.zeros((0, 0), dtype=dtype)
     b, F, n_iter, codes, obj, hist, hval, n_chk = _lapsvm.pcg(
-        K, L.indptr, L.indices, L.data, Y, lab, unl, K_val, Y_val, gamma_A,
+        K, L.indptr, L.indices, L.data, L_dense, Y, lab, unl, K_val, Y_val, gamma_A,
         gamma_I, hinge, fit_b, A, b0, max_iter, _RULE_CODE[stop], tol,
         check_every, eta)
     out = []

@@ -129,6 +129,16 @@ cdef inline void _spmv(Py_ssize_t n, const int *indptr, const int *indices,
         out[i] = acc
 
 
+cdef inline void _lmv(Py_ssize_t n, const int *indptr, const int *indices,
+                      const floating *data, const floating *Ld,
+                      const floating *x, floating *out) noexcept nogil:
+    # out = L @ x: BLAS gemv when L is given dense (a nearly full L^p), else CSR
+    if Ld != NULL:
+        _gemv_rm(<int> n, <int> n, 1, Ld, x, 0, out)
+    else:
+        _spmv(n, indptr, indices, data, x, out)
+
+
 cdef double _grad(Py_ssize_t n, Py_ssize_t n_lab, const int *lab,
                   const floating *y, const floating *alpha, const floating *f,
                   const floating *Lf, double gamma_A, double gamma_I, bint hinge,
@@ -204,8 +214,9 @@ cdef void _kg_active(Py_ssize_t n, Py_ssize_t c, const floating *K, Prob *st,
 
 
 cdef void _pcg(Py_ssize_t n, Py_ssize_t c, const floating *K, const int *Lp,
-               const int *Li, const floating *Lx, Py_ssize_t n_lab,
-               const int *lab, const floating *Y, Py_ssize_t n_unl,
+               const int *Li, const floating *Lx, const floating *Ld,
+               Py_ssize_t n_lab, const int *lab, const floating *Y,
+               Py_ssize_t n_unl,
                const int *unl, Py_ssize_t n_val, const floating *Kval,
                const floating *Yval, double gamma_A, double gamma_I, bint hinge,
                bint fit_b, floating *A, Prob *st, int max_iter, int rule,
@@ -253,7 +264,7 @@ cdef void _pcg(Py_ssize_t n, Py_ssize_t c, const floating *K, const int *Lp,
         _gemv_rm(<int> n, <int> n, 1, K, alpha, 0, f)
         for i in range(n):
             f[i] += st[j].b
-        _spmv(n, Lp, Li, Lx, f, Lf)
+        _lmv(n, Lp, Li, Lx, Ld, f, Lf)
         _grad(n, n_lab, lab, y, alpha, f, Lf, gamma_A, gamma_I, hinge, g,
               &st[j].gb, &loss)
         if not fit_b:
@@ -285,7 +296,7 @@ cdef void _pcg(Py_ssize_t n, Py_ssize_t c, const floating *K, const int *Lp,
             # df = K d + db 1;  Ldf = L df
             for i in range(n):
                 df[i] = Kd[i] + st[j].db
-            _spmv(n, Lp, Li, Lx, df, Ldf)
+            _lmv(n, Lp, Li, Lx, Ld, df, Ldf)
             # slope of the quadratic part along d: left + s right
             left = gamma_A * _dot(<int> n, Kd, 1, alpha, 1) \
                 + gamma_I * _dot(<int> n, df, 1, Lf, 1)
@@ -392,6 +403,7 @@ cdef void _pcg(Py_ssize_t n, Py_ssize_t c, const floating *K, const int *Lp,
 
 def pcg(const floating[:, ::1] K, const int[::1] L_indptr,
         const int[::1] L_indices, const floating[::1] L_data,
+        const floating[:, ::1] L_dense,
         const floating[:, ::1] Y, const int[::1] lab, const int[::1] unl,
         const floating[:, ::1] K_val, const floating[:, ::1] Y_val,
         double gamma_A, double gamma_I, bint hinge, bint fit_intercept,
@@ -408,7 +420,8 @@ def pcg(const floating[:, ::1] K, const int[::1] L_indptr,
     Parameters
     ----------
     K : (n, n) kernel matrix; L_* : CSR Laplacian (n x n, int32 indices);
-    Y : (c, n) targets (+-1 at ``lab``, ignored elsewhere); lab, unl :
+    L_dense : the same Laplacian as a dense (n, n) array, used instead of the
+    CSR arrays when it is not (0, 0); Y : (c, n) targets (+-1 at ``lab``, ignored elsewhere); lab, unl :
     indices of the labeled / unlabeled points; K_val, Y_val : validation
     kernel rows (n_val, n) and +-1 labels (c, n_val), n_val may be 0; rule,
     tol, check_every, eta : stopping rule code, its tolerance, the check
@@ -429,6 +442,8 @@ def pcg(const floating[:, ::1] K, const int[::1] L_indptr,
         raise ValueError("K must be square and match Y, alpha and b0")
     if L_indptr.shape[0] != n + 1 or L_indices.shape[0] != L_data.shape[0]:
         raise ValueError("L must be a CSR matrix of shape (n, n)")
+    if L_dense.shape[0] != 0 and (L_dense.shape[0] != n or L_dense.shape[1] != n):
+        raise ValueError("L_dense must have shape (n, n) or (0, 0)")
     if L_indptr[0] != 0 or L_indptr[n] != L_data.shape[0]:
         raise ValueError("L has an inconsistent indptr")
     for i in range(n):
@@ -482,8 +497,9 @@ def pcg(const floating[:, ::1] K, const int[::1] L_indptr,
     cdef const int *unl_ptr = &unl[0] if n_unl else NULL
     cdef const int *li_ptr = &L_indices[0] if L_indices.shape[0] else NULL
     cdef const floating *lx_ptr = &L_data[0] if L_data.shape[0] else NULL
+    cdef const floating *ld_ptr = &L_dense[0, 0] if L_dense.shape[0] else NULL
     with nogil:
-        _pcg(n, c, &K[0, 0], &L_indptr[0], li_ptr, lx_ptr, n_lab, lab_ptr,
+        _pcg(n, c, &K[0, 0], &L_indptr[0], li_ptr, lx_ptr, ld_ptr, n_lab, lab_ptr,
              &Y[0, 0], n_unl, unl_ptr, n_val, kval_ptr, yval_ptr, gamma_A,
              gamma_I, hinge, fit_intercept, &alpha[0, 0], st, max_iter, rule,
              tol, check_every, eta, &w[0, 0, 0], &w[1, 0, 0], &w[2, 0, 0],

@@ -392,3 +392,13 @@ def test_newton_tiny_gamma_A_emits_no_linalg_warning():
         warnings.simplefilter("error")
         res = lapsvm_primal(K, L, y, gamma_A=1e-12, gamma_I=1.0, solver="newton")
     assert np.isfinite(res.objective)
+
+
+def test_dense_laplacian_path_equals_sparse():
+    # p = 4 on a small graph fills L^p: the solver switches to the dense path
+    X, K, _, y = _problem(n=40)
+    Lfull = graph_laplacian(X, n_neighbors=8, p=4)
+    assert Lfull.nnz > 0.5 * 40 * 40
+    a = lapsvm_primal(K, Lfull, y, gamma_A=1e-2, gamma_I=0.5, stop="none")
+    ref, _ = _reference(K, Lfull, y, 1e-2, 0.5, True)
+    assert abs(a.objective - ref) <= 1e-6 * abs(ref)

@@ -53,7 +53,7 @@ def test_pcg_rejects_bad_indices():
     L = np.zeros(3)
     with pytest.raises(ValueError, match="lab has indices out of range"):
         _lapsvm.pcg(K, np.zeros(4, np.int32), np.zeros(0, np.int32), np.zeros(0),
-                    np.ones((1, 3)), np.array([5], np.int32), np.zeros(0, np.int32),
+                    np.zeros((0, 0)), np.ones((1, 3)), np.array([5], np.int32), np.zeros(0, np.int32),
                     np.zeros((0, 3)), np.zeros((1, 0)), 1.0, 1.0, True, True,
                     np.zeros((1, 3)), np.zeros(1), 10, 0, 1e-8, 1, 0.015)
     del L
