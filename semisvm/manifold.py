@@ -135,6 +135,11 @@ class _LaplacianBase(ClassifierMixin, BaseEstimator):
         K = self._kernel(X)
         L = self._laplacian(X, K, affinity)
         K_val = yv = None
+        if self.stop in ("validation", "mixed") and self.solver == "pcg" and (
+                X_val is None or y_val is None):
+            raise ValueError(
+                f"stop={self.stop!r} needs validation points: call "
+                "fit(X, y, X_val=..., y_val=...)")
         if X_val is not None or y_val is not None:
             if X_val is None or y_val is None:
                 raise ValueError("give both X_val and y_val, or neither")

@@ -332,6 +332,8 @@ def test_estimator_input_errors():
         LapSVM(kernel="sigmoid").fit(X, yl)
     with pytest.raises(ValueError, match="solver must be"):
         LapSVM(solver="smo").fit(X, yl)
+    with pytest.raises(ValueError, match="X_val=..., y_val=..."):
+        LapSVM(stop="validation").fit(X, yl)
 
 
 def _digits_split(seed=0, n_lab_per_class=5, n=600):
