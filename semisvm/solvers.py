@@ -241,6 +241,11 @@ def _newton_solve(K, LK, L1, y, E, gamma_A, gamma_I, fit_b):
 
 
 def _lap_newton(K, L, y, lab, gamma_A, gamma_I, hinge, fit_b, max_iter):
+    # The Newton systems are solved in float64 whatever the input dtype: with
+    # a small gamma_A they are far too ill-conditioned for float32 LAPACK
+    # (the result is cast back to K's dtype by the caller).
+    K = np.asarray(K, dtype=np.float64)
+    L = L.astype(np.float64)
     n = K.shape[0]
     dtype = K.dtype
     LK = None
