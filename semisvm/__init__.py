@@ -1,12 +1,15 @@
 """semisvm: large-scale semi-supervised and positive-unlabeled SVMs."""
 from importlib.metadata import PackageNotFoundError, version
 
-from semisvm.linear import LinearSVM
+from semisvm.io import load, save
+from semisvm.linear import DASVM, TSVM, LinearSVM
 from semisvm.manifold import LapRLS, LapSVM
+from semisvm.pu import PUSVM
 
 try:
     __version__ = version("semisvm")
 except PackageNotFoundError:  # pragma: no cover - running from a source tree
     __version__ = "0+unknown"
 
-__all__ = ["LapRLS", "LapSVM", "LinearSVM", "__version__"]
+__all__ = ["DASVM", "LapRLS", "LapSVM", "PUSVM", "TSVM", "LinearSVM", "__version__",
+           "load", "save"]

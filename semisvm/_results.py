@@ -5,7 +5,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["MFNResult", "LapSVMResult"]
+__all__ = ["DAResult", "LapSVMResult", "MFNResult", "TSVMResult", "USMOResult"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,3 +106,229 @@ class LapSVMResult:
     val_history: np.ndarray = field(repr=False)
     error_set_history: np.ndarray = field(repr=False)
     outputs: np.ndarray = field(repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class TSVMResult:
+    """Result of :func:`semisvm.solvers.tsvm` (linear TSVM, multiple switching).
+
+    Attributes
+    ----------
+    coef : ndarray of shape (n_features,)
+        Weight vector w (bias weight excluded), in the input dtype.
+    intercept : float
+        Bias b; the decision is ``X @ coef + intercept``.
+    objective : float
+        The TSVM objective at the solution, with the label-free unlabeled loss
+        ``lam/2 ||w||^2 + 1/(2 l) sum_L c_i l2(y_i o_i)
+        + lam_u/(2 u) sum_U l2(|o_j|)``, ``l2(z) = max(0, 1 - z)^2``, at the
+        final ``lam_u`` (w includes the bias weight).
+    label_objective : float
+        The same with the unlabeled loss ``l2(y_j o_j)`` at the temporary
+        labels (what TSVM minimises under the balance constraint); it is
+        >= ``objective``.
+    labels : ndarray of shape (n_samples,)
+        +1/-1 for every row: the given labels on the labeled rows, the final
+        temporary labels on the unlabeled rows.
+    unlabeled_index : ndarray of int
+        Row indices of the unlabeled rows (y == 0).
+    r : float
+        Class balance used; ``n_positive = round(r * u)`` unlabeled rows are
+        labelled +1.
+    n_positive : int
+        Unlabeled rows labelled +1.
+    lam_u : float
+        Final weight of the unlabeled loss.
+    n_mfn : int
+        L2-SVM-MFN calls (supervised start included).
+    n_iter : int
+        Newton iterations summed over all MFN calls.
+    n_cg_iter : int
+        CGLS iterations summed over all MFN calls.
+    n_switches : int
+        Label pairs switched in total.
+    converged : bool
+        False if a switching loop or an MFN call hit its cap.
+    status : str
+        ``"optimal"`` (no pair switch lowers the objective at the final
+        ``lam_u``), ``"max_inner_iter"`` or ``"mfn_max_iter"``.
+    history_lam_u, history_objective : ndarray
+        Per annealing step: the unlabeled weight and the label objective at
+        the end of its switching loop.
+    history_switches, history_mfn : ndarray of int
+        Per annealing step: pairs switched and MFN calls.
+    outputs : ndarray of shape (n_samples,)
+        Training outputs ``X @ coef + intercept``.
+    """
+
+    coef: np.ndarray
+    intercept: float
+    objective: float
+    label_objective: float
+    labels: np.ndarray = field(repr=False)
+    unlabeled_index: np.ndarray = field(repr=False)
+    r: float
+    n_positive: int
+    lam_u: float
+    n_mfn: int
+    n_iter: int
+    n_cg_iter: int
+    n_switches: int
+    converged: bool
+    status: str
+    history_lam_u: np.ndarray = field(repr=False)
+    history_objective: np.ndarray = field(repr=False)
+    history_switches: np.ndarray = field(repr=False)
+    history_mfn: np.ndarray = field(repr=False)
+    outputs: np.ndarray = field(repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class DAResult:
+    """Result of :func:`semisvm.solvers.da_s3vm` (deterministic annealing S3VM).
+
+    The returned solution is the one with the lowest TSVM ``objective`` among
+    those reached after any w-step (every alternating round).
+
+    Attributes
+    ----------
+    coef : ndarray of shape (n_features,)
+    intercept : float
+    objective : float
+        TSVM objective of the returned w (label-free unlabeled loss
+        ``l2(|o_j|)``, as in :class:`TSVMResult`).
+    da_objective : float
+        DA objective of the returned (w, p) at its temperature T:
+        ``lam/2 ||w||^2 + 1/(2 l) sum_L c_i l2(y_i o_i)
+        + lam_u/(2 u) sum_U [p_j l2(o_j) + (1 - p_j) l2(-o_j)]
+        + T/(2 u) sum_U [p_j log p_j + (1 - p_j) log(1 - p_j)]``.
+    p : ndarray of shape (n_unlabeled,)
+        Probabilities that the unlabeled rows are positive (mean = r), in the
+        order of ``unlabeled_index``; they are the p-step's answer to the
+        returned w.
+    labels : ndarray of shape (n_samples,)
+        +1/-1 for every row: the given labels, and sign(p_j - 1/2) on the
+        unlabeled rows.
+    unlabeled_index : ndarray of int
+    r : float
+    T : float
+        Temperature of the returned solution.
+    nu : float
+        Balance multiplier of ``p``.
+    n_outer : int
+        Temperatures visited.
+    n_inner : int
+        Alternating (w-step, p-step) rounds in total.
+    n_mfn, n_iter, n_cg_iter : int
+        MFN calls, Newton iterations and CGLS iterations in total.
+    converged : bool
+        True when the mean entropy fell below ``entropy_tol`` and no inner
+        loop, MFN call or root finder hit its cap.
+    status : str
+        ``"entropy"``, ``"max_outer_iter"``, ``"max_inner_iter"``,
+        ``"mfn_max_iter"`` or ``"root_max_iter"``.
+    history_T, history_objective, history_kl, history_entropy : ndarray
+        Per temperature, at its last round: T, TSVM objective, mean KL, mean
+        entropy.
+    history_inner : ndarray of int
+        Per temperature: alternating rounds.
+    outputs : ndarray of shape (n_samples,)
+    """
+
+    coef: np.ndarray
+    intercept: float
+    objective: float
+    da_objective: float
+    p: np.ndarray = field(repr=False)
+    labels: np.ndarray = field(repr=False)
+    unlabeled_index: np.ndarray = field(repr=False)
+    r: float
+    T: float
+    nu: float
+    n_outer: int
+    n_inner: int
+    n_mfn: int
+    n_iter: int
+    n_cg_iter: int
+    converged: bool
+    status: str
+    history_T: np.ndarray = field(repr=False)
+    history_objective: np.ndarray = field(repr=False)
+    history_kl: np.ndarray = field(repr=False)
+    history_entropy: np.ndarray = field(repr=False)
+    history_inner: np.ndarray = field(repr=False)
+    outputs: np.ndarray = field(repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class USMOResult:
+    """Result of :func:`semisvm.solvers.usmo` (double-hinge PU SVM).
+
+    The decision function is ``f(x) = sum_i dual_coef[i] k(x, x_i) + intercept``
+    over the training rows: ``dual_coef = c1`` on the labeled positives and
+    ``-s_u`` on the unlabeled rows.
+
+    Attributes
+    ----------
+    dual_coef : ndarray of shape (n_samples,)
+        Expansion coefficients alpha of every training row (float64).
+    s : ndarray of shape (n_unlabeled,)
+        Dual variables of the unlabeled rows, 0 <= s <= c2, sum s = c1 p;
+        ``s / c2`` is the loss slope (0, 1/2 or 1) at each unlabeled point.
+    intercept : float
+        Bias b (eq. 16 of the paper).
+    coef : ndarray of shape (n_features,) or None
+        w = sum_i alpha_i x_i for the linear kernel (X's dtype), else None.
+    objective : float
+        Primal objective ``-pi/p sum_P f + 1/n sum_U max(f, 0, 1/2 + f/2)
+        + lam ||w||^2`` at the returned (w, b).
+    dual_objective : float
+        Dual value ``2 lam sum_U min(s, c2 - s) - lam ||w||^2``; it equals
+        ``objective`` at the optimum (weak duality: never larger).
+    violation : float
+        ``max b - min a`` of the complete tau-optimality test at exit.
+    n_iter : int
+        Pair (SMO) steps taken.
+    converged : bool
+        True when ``violation <= tol``.
+    status : str
+        ``"optimal"``, ``"max_iter"`` or ``"stalled"`` (a pair step no longer
+        changed s at float64 precision).
+    cache_hits, cache_misses : int
+        Kernel-column cache statistics (misses = columns computed).
+    n_cache_columns : int
+        Columns the ``cache_size`` budget holds (0 for the linear solver).
+    n_pass : int
+        Passes over the data of the linear solver (0 for the kernel solver).
+    c1, c2 : float
+        ``pi / (2 lam p)`` and ``1 / (2 lam n)``.
+    gamma : float
+        The kernel width actually used (resolved from ``gamma=None``).
+    decision : ndarray of shape (n_samples,)
+        f on the training rows.
+    history : ndarray
+        ``violation`` every ``history_stride`` steps (kernel solver) or at the
+        start of every pass (linear solver, ``history_stride = 0``).
+    history_stride : int
+    """
+
+    dual_coef: np.ndarray = field(repr=False)
+    s: np.ndarray = field(repr=False)
+    intercept: float
+    coef: np.ndarray | None = field(repr=False)
+    objective: float
+    dual_objective: float
+    violation: float
+    n_iter: int
+    converged: bool
+    status: str
+    cache_hits: int
+    cache_misses: int
+    n_cache_columns: int
+    n_pass: int
+    c1: float
+    c2: float
+    gamma: float
+    decision: np.ndarray = field(repr=False)
+    history: np.ndarray = field(repr=False)
+    history_stride: int = 1

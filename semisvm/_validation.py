@@ -168,15 +168,145 @@ def check_laplacian(L, n, dtype, name="L"):
     return as_csr32(L, name)
 
 
-def check_semi_labels(y, n, name="y"):
-    """Validate +1/-1 labels with 0 for unlabeled points (functional API)."""
+def check_fraction(value, name):
+    """Return ``value`` as float if it is a real number strictly inside (0, 1)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
+    value = float(value)
+    if not 0 < value < 1:
+        raise ValueError(f"{name} must be strictly between 0 and 1, got {value!r}")
+    return value
+
+
+def check_ssl_targets(y, n_samples, name="y"):
+    """Validate functional-API semi-supervised targets: +1/-1 labeled, 0 unlabeled.
+
+    Needs at least one labeled row of each class. Returns float64 ``y``.
+    """
     y = np.asarray(y)
-    if y.ndim != 1 or y.shape[0] != n:
-        raise ValueError(f"{name} must have shape ({n},), got {y.shape}")
+    if y.ndim != 1 or y.shape[0] != n_samples:
+        raise ValueError(f"{name} must have shape ({n_samples},), got {y.shape}")
     if y.dtype.kind not in "biuf":
-        raise TypeError(f"{name} must be numeric, got dtype {y.dtype}")
+        raise TypeError(
+            f"{name} must be numeric (+1/-1 labeled, 0 unlabeled), got dtype {y.dtype}")
     if not np.all((y == 1) | (y == -1) | (y == 0)):
         raise ValueError(f"{name} must contain only +1, -1 (labeled) and 0 (unlabeled)")
     if not np.any(y != 0):
-        raise ValueError(f"{name} has no labeled point (all 0 = unlabeled)")
+        raise ValueError(f"{name} has no labeled rows (all entries are 0 = unlabeled)")
+    if not (np.any(y == 1) and np.any(y == -1)):
+        raise ValueError(
+            f"{name} needs labeled rows of both classes (+1 and -1); "
+            f"got only {int(y[y != 0][0])}")
     return y.astype(np.float64)
+
+
+def encode_semisupervised(y, name="y", estimator="This estimator"):
+    """Split ``y`` (``UNLABELED`` = -1 marks unlabeled rows) for binary estimators.
+
+    Returns ``(classes, y_ssl)`` with ``classes`` the two labels (sorted; the
+    second maps to +1) and ``y_ssl`` in {-1, 0, +1} (0 = unlabeled).
+    """
+    check_classification_targets(y)
+    y = np.asarray(y)
+    unl = y == UNLABELED if y.dtype.kind in "biuf" else np.zeros(y.shape, bool)
+    if not np.any(~unl):
+        raise ValueError(
+            f"{estimator} needs labeled rows: every entry of {name} is "
+            f"{UNLABELED} (unlabeled)")
+    classes, y_pm = encode_binary(y[~unl], name=name, estimator=estimator)
+    y_ssl = np.zeros(y.shape[0])
+    y_ssl[~unl] = y_pm
+    return classes, y_ssl
+
+
+PU_UNLABELED = (-1, 0)
+KERNELS = ("linear", "rbf", "poly", "precomputed")
+
+
+def check_prior(prior, name="prior"):
+    """Return the class prior as a float strictly inside (0, 1)."""
+    if prior is None:
+        raise ValueError(
+            f"{name} is required: pass the fraction of positives among the "
+            "unlabeled data, a number in (0, 1)"
+        )
+    if isinstance(prior, (bool, np.bool_)) or not isinstance(prior, numbers.Real):
+        raise TypeError(f"{name} must be a real number in (0, 1), got "
+                        f"{type(prior).__name__}")
+    prior = float(prior)
+    if not (0.0 < prior < 1.0):
+        raise ValueError(f"{name} must be in the open interval (0, 1), got {prior!r}")
+    return prior
+
+
+def check_pu_labels(y, n_samples, name="y"):
+    """Validate PU labels: 1 = labeled positive, -1 or 0 = unlabeled.
+
+    Returns a boolean mask of the labeled positives. Raises if any other label
+    occurs, or if there is no positive or no unlabeled row.
+    """
+    y = np.asarray(y)
+    if y.ndim != 1 or y.shape[0] != n_samples:
+        raise ValueError(f"{name} must have shape ({n_samples},), got {y.shape}")
+    if y.dtype.kind not in "biuf":
+        raise TypeError(
+            f"{name} must be numeric PU labels (1 = positive, -1 or 0 = "
+            f"unlabeled), got dtype {y.dtype}"
+        )
+    if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
+        raise ValueError(f"{name} must not contain NaN or inf")
+    pos = y == 1
+    unl = (y == -1) | (y == 0)
+    bad = ~(pos | unl)
+    if np.any(bad):
+        other = np.unique(y[bad])[:5].tolist()
+        raise ValueError(
+            f"{name} must contain only 1 (labeled positive) and -1 or 0 "
+            f"(unlabeled); got also {other}"
+        )
+    if not np.any(pos):
+        raise ValueError(f"{name} has one class only: no labeled positive (no entry "
+                         "equal to 1)")
+    if not np.any(unl):
+        raise ValueError(f"{name} has one class only: no unlabeled row (no entry "
+                         "equal to -1 or 0)")
+    return pos
+
+
+def check_kernel_params(kernel, gamma, degree, coef0, X):
+    """Validate kernel/gamma/degree/coef0 and resolve ``gamma``.
+
+    ``gamma=None`` (or ``"scale"``) is ``1 / (n_features * X.var())`` as in
+    scikit-learn's SVC (1.0 when X has zero variance); ``"auto"`` is
+    ``1 / n_features``. Returns ``(kernel, gamma, degree, coef0)``.
+    """
+    if not isinstance(kernel, str) or kernel not in KERNELS:
+        raise ValueError(f"kernel must be one of {KERNELS}, got {kernel!r}")
+    degree = check_int(degree, "degree", minimum=0)
+    if isinstance(coef0, (bool, np.bool_)) or not isinstance(coef0, numbers.Real):
+        raise TypeError(f"coef0 must be a real number, got {type(coef0).__name__}")
+    coef0 = float(coef0)
+    if not np.isfinite(coef0):
+        raise ValueError(f"coef0 must be finite, got {coef0!r}")
+    if gamma is None or (isinstance(gamma, str) and gamma == "scale"):
+        if kernel in ("linear", "precomputed"):
+            gamma = 1.0
+        else:
+            if sp.issparse(X):
+                var = float(X.multiply(X).mean() - X.mean() ** 2)
+            else:
+                var = float(np.asarray(X, dtype=np.float64).var())
+            gamma = 1.0 / (X.shape[1] * var) if var > 0 else 1.0
+    elif isinstance(gamma, str) and gamma == "auto":
+        gamma = 1.0 / X.shape[1]
+    elif isinstance(gamma, str):
+        raise ValueError(f"gamma must be None, 'scale', 'auto' or a float > 0, "
+                         f"got {gamma!r}")
+    else:
+        gamma = check_positive(gamma, "gamma")
+    if kernel == "precomputed" and X.shape[0] != X.shape[1]:
+        raise ValueError(
+            f"kernel='precomputed' needs the square training Gram matrix as X, "
+            f"got shape {X.shape}"
+        )
+    return kernel, float(gamma), degree, coef0

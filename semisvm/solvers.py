@@ -7,6 +7,7 @@ Every function validates its input before any compiled code runs.
 from __future__ import annotations
 
 import logging
+import os
 import warnings
 
 import numpy as np
@@ -23,7 +24,7 @@ from semisvm._validation import (
     check_laplacian,
     check_pm1,
     check_positive,
-    check_semi_labels,
+    check_ssl_targets,
     check_X,
 )
 
@@ -31,6 +32,8 @@ __all__ = ["l2svm_mfn", "lapsvm_primal"]
 
 logger = logging.getLogger("semisvm")
 
+# single precision cannot resolve CGLS residuals much below this (relative)
+_FLOAT32_TOL = 1e-5
 _MFN_STATUS = {0: "optimal", 1: "relative", 2: "max_iter"}
 
 
@@ -48,8 +51,20 @@ def _check_w0(w0, n_weights, dtype):
     return np.array(w0, dtype=dtype)
 
 
+def _n_threads(n_jobs):
+    """scikit-learn's n_jobs convention: None -> 1, -1 -> all cores, k -> k."""
+    if n_jobs is None:
+        return 1
+    n_jobs = check_int(n_jobs, "n_jobs", minimum=-(2**31))
+    if n_jobs == 0:
+        raise ValueError("n_jobs must be a non-zero integer or None, got 0")
+    cpus = os.cpu_count() or 1
+    return max(1, cpus + 1 + n_jobs) if n_jobs < 0 else n_jobs
+
+
 def _run_mfn(data, bias_scale, cpos, cneg, lam, w, *, tol, max_iter,
-             cg_max_iter, cold_start, rel_tol, verbose=False, label="MFN"):
+             cg_max_iter, cold_start, rel_tol, verbose=False, label="MFN",
+             n_threads=1):
     """Run the compiled MFN on validated arrays; ``w`` (d+1) is updated in place.
 
     Shared by :func:`l2svm_mfn`, TSVM and DA (two-sided costs ``cpos``/``cneg``).
@@ -57,7 +72,7 @@ def _run_mfn(data, bias_scale, cpos, cneg, lam, w, *, tol, max_iter,
     """
     out = _mfn(data, float(bias_scale), cpos, cneg, float(lam), w, tol=tol,
                max_iter=max_iter, cg_max_iter=cg_max_iter,
-               cold_start=cold_start, rel_tol=rel_tol)
+               cold_start=cold_start, rel_tol=rel_tol, n_threads=n_threads)
     if verbose:
         _, n_iter, _, status, _, hobj, hcg, hact = out
         for k in range(n_iter):
@@ -70,7 +85,8 @@ def _run_mfn(data, bias_scale, cpos, cneg, lam, w, *, tol, max_iter,
 
 def l2svm_mfn(X, y, *, lam=1.0, costs=None, w0=None, fit_intercept=True,
               intercept_scaling=1.0, tol=1e-6, max_iter=50, cg_max_iter=10000,
-              rel_tol=1e-9, cold_start=None, verbose=False) -> MFNResult:
+              rel_tol=1e-9, cold_start=None, n_jobs=None,
+              verbose=False) -> MFNResult:
     r"""Train a linear L2-SVM by the modified finite Newton method (L2-SVM-MFN).
 
     Minimises (Sindhwani & Keerthi 2006, eq. 2)
@@ -110,6 +126,8 @@ def l2svm_mfn(X, y, *, lam=1.0, costs=None, w0=None, fit_intercept=True,
         Value s of the constant feature; the intercept is ``s * w_{d+1}``.
     tol : float > 0
         CGLS relative residual tolerance (reference implementation: 1e-6).
+        float32 data cannot resolve residuals below about 1e-5 relative: the
+        effective tolerance is ``max(tol, 1e-5)`` there.
     max_iter, cg_max_iter : int
         Caps on outer iterations and on CGLS iterations per outer iteration.
     rel_tol : float >= 0
@@ -117,6 +135,10 @@ def l2svm_mfn(X, y, *, lam=1.0, costs=None, w0=None, fit_intercept=True,
     cold_start : bool, optional
         Use the loose CGLS settings (tolerance 0.01, 10 iterations) until the
         first self-consistent point. Default: True when ``w0`` is None.
+    n_jobs : int or None
+        Threads for the products with X and X' (OpenMP, static row blocks):
+        None means 1, -1 all cores. Results are bit-for-bit reproducible for
+        a given thread count, and agree to rounding across thread counts.
     verbose : bool
         Log each outer iteration on the ``"semisvm"`` logger (INFO).
 
@@ -132,6 +154,8 @@ def l2svm_mfn(X, y, *, lam=1.0, costs=None, w0=None, fit_intercept=True,
     lam = check_positive(lam, "lam")
     s = check_positive(intercept_scaling, "intercept_scaling") if fit_intercept else 0.0
     tol = check_positive(tol, "tol")
+    if dtype == np.float32:
+        tol = max(tol, _FLOAT32_TOL)
     rel_tol = check_positive(rel_tol, "rel_tol", allow_zero=True)
     max_iter = check_int(max_iter, "max_iter")
     cg_max_iter = check_int(cg_max_iter, "cg_max_iter")
@@ -147,7 +171,7 @@ def l2svm_mfn(X, y, *, lam=1.0, costs=None, w0=None, fit_intercept=True,
     cneg = np.where(y < 0, c, 0).astype(dtype)
     out = _run_mfn(RowData(X), s, cpos, cneg, lam, w, tol=tol, max_iter=max_iter,
                    cg_max_iter=cg_max_iter, cold_start=cold, rel_tol=rel_tol,
-                   verbose=verbose)
+                   verbose=verbose, n_threads=_n_threads(n_jobs))
     o, n_iter, n_cg, status, obj, hobj, hcg, hact = out
     return MFNResult(
         coef=w[:d].copy(),
@@ -424,7 +448,7 @@ def _lapsvm_multi(K, L, ys, *, gamma_A, gamma_I, loss, solver, fit_intercept,
     n = K.shape[0]
     dtype = K.dtype
     L = check_laplacian(L, n, dtype)
-    ys = [check_semi_labels(y, n) for y in ys]
+    ys = [check_ssl_targets(y, n) for y in ys]
     c = len(ys)
     if any(not np.array_equal(ys[0] != 0, yj != 0) for yj in ys[1:]):
         raise ValueError("all label vectors must label the same points")
@@ -526,3 +550,15 @@ def _lapsvm_multi(K, L, ys, *, gamma_A, gamma_I, loss, solver, fit_intercept,
             val_history=hval[j, :n_chk[j]].copy(),
             error_set_history=np.zeros(0, dtype=int), outputs=f.copy()))
     return out
+
+
+# Semi-supervised linear SVMs (TSVM, DA-S3VM); implemented in their own module,
+# which calls _run_mfn above.
+from semisvm._semisupervised import da_s3vm, tsvm
+
+__all__ += ["da_s3vm", "tsvm"]
+
+# USMO (positive-unlabeled SVM) lives in its family module; re-exported here.
+from semisvm.pu import usmo  # noqa: E402
+
+__all__ += ["usmo"]

@@ -5,13 +5,14 @@ from cython cimport floating
 from semisvm._core._dataset cimport RowData
 
 cdef void rows_matvec(RowData X, floating bias_scale, const int *rows,
-                      Py_ssize_t n_rows, const floating *v,
-                      floating *out) noexcept nogil
+                      Py_ssize_t n_rows, const floating *v, floating *out,
+                      int n_threads) noexcept nogil
 cdef void rows_rmatvec(RowData X, floating bias_scale, const int *rows,
-                       Py_ssize_t n_rows, const floating *z,
-                       floating *out) noexcept nogil
+                       Py_ssize_t n_rows, const floating *z, floating *out,
+                       floating *tbuf, int n_threads) noexcept nogil
 cdef int cgls(RowData X, floating bias_scale, const int *active,
               Py_ssize_t n_active, const floating *a, const floating *t,
               floating lam, floating *beta, floating *o, floating tol,
-              int max_iter, floating *z, floating *q, floating *r,
-              floating *p, int *n_iter) noexcept nogil
+              floating eta, int max_iter, floating *z, floating *q,
+              floating *r, floating *p, floating *s, floating *minv,
+              floating *tbuf, int n_threads, int *n_iter) noexcept nogil

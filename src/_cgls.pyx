@@ -15,83 +15,157 @@ the normal equations, in the numerically stable residual form).
 import numpy as np
 
 from cython cimport floating
+from cython.parallel cimport parallel, prange, threadid
 from semisvm._core._blas cimport _dot, _axpy, _copy
-from semisvm._core._dataset cimport RowData, row_dot, row_axpy
+from semisvm._core._dataset cimport RowData, row_dot, row_axpy, row_view
+
+# weight of diag(H) in the CG preconditioner (Hsia, Chiang & Lin 2018)
+cdef double PREC_MIX = 0.01
 
 
 cdef void rows_matvec(RowData X, floating bias_scale, const int *rows,
-                      Py_ssize_t n_rows, const floating *v,
-                      floating *out) noexcept nogil:
-    """out[k] = x_{rows[k]} @ v[:d] + bias_scale * v[d]."""
+                      Py_ssize_t n_rows, const floating *v, floating *out,
+                      int n_threads) noexcept nogil:
+    """out[k] = x_{rows[k]} @ v[:d] + bias_scale * v[d]  (rows split over threads)."""
     cdef Py_ssize_t k
     cdef floating vb = bias_scale * v[X.n_cols]
-    for k in range(n_rows):
+    if n_threads <= 1:
+        for k in range(n_rows):
+            out[k] = row_dot(X, rows[k], v) + vb
+        return
+    for k in prange(n_rows, schedule="static", num_threads=n_threads):
         out[k] = row_dot(X, rows[k], v) + vb
 
 
 cdef void rows_rmatvec(RowData X, floating bias_scale, const int *rows,
-                       Py_ssize_t n_rows, const floating *z,
-                       floating *out) noexcept nogil:
-    """out[:d+1] = sum_k z[k] * [x_{rows[k]}, bias_scale]."""
-    cdef Py_ssize_t k, j
+                       Py_ssize_t n_rows, const floating *z, floating *out,
+                       floating *tbuf, int n_threads) noexcept nogil:
+    """out[:d+1] = sum_k z[k] * [x_{rows[k]}, bias_scale].
+
+    With n_threads > 1 each thread accumulates a static block of rows into its
+    own slice of ``tbuf`` (n_threads * (d + 1)), summed at the end: the result
+    is bit-for-bit reproducible for a given thread count.
+    """
+    cdef Py_ssize_t k, j, D = X.n_cols + 1
     cdef double zsum = 0
-    for j in range(X.n_cols + 1):
-        out[j] = 0
+    cdef floating *mine
+    cdef int tid
     for k in range(n_rows):
-        if z[k] != 0:
-            row_axpy(X, rows[k], z[k], out)
-            zsum += z[k]
+        zsum += z[k]
+    if n_threads <= 1:
+        for j in range(D):
+            out[j] = 0
+        for k in range(n_rows):
+            if z[k] != 0:
+                row_axpy(X, rows[k], z[k], out)
+    else:
+        with parallel(num_threads=n_threads):
+            tid = threadid()
+            mine = tbuf + tid * D
+            for j in range(D):
+                mine[j] = 0
+            for k in prange(n_rows, schedule="static"):
+                if z[k] != 0:
+                    row_axpy(X, rows[k], z[k], mine)
+        # out = sum over threads of their partial sums
+        for j in prange(D, schedule="static", num_threads=n_threads):
+            out[j] = tbuf[j]
+            for tid in range(1, n_threads):
+                out[j] = out[j] + tbuf[tid * D + j]
     out[X.n_cols] = <floating> (bias_scale * zsum)
+
+
+cdef void rows_rmatvec_diag(RowData X, floating bias_scale, const int *rows,
+                            Py_ssize_t n_rows, const floating *z,
+                            const floating *a, floating *out,
+                            floating *diag) noexcept nogil:
+    """out = sum_k z[k] [x_i, s];  diag = sum_k a_i [x_i, s]^2  (i = rows[k])."""
+    cdef const floating *v
+    cdef const int *ix
+    cdef Py_ssize_t k, m, nnz, i
+    cdef double zsum = 0, asum = 0
+    cdef floating zk, ai
+    for m in range(X.n_cols + 1):
+        out[m] = 0
+        diag[m] = 0
+    for k in range(n_rows):
+        i = rows[k]
+        zk = z[k]
+        ai = a[i]
+        nnz = row_view(X, i, &v, &ix)
+        for m in range(nnz):
+            out[ix[m]] += zk * v[m]
+            diag[ix[m]] += ai * v[m] * v[m]
+        zsum += zk
+        asum += ai
+    out[X.n_cols] = <floating> (bias_scale * zsum)
+    diag[X.n_cols] = <floating> (bias_scale * bias_scale * asum)
 
 
 cdef int cgls(RowData X, floating bias_scale, const int *active,
               Py_ssize_t n_active, const floating *a, const floating *t,
               floating lam, floating *beta, floating *o, floating tol,
-              int max_iter, floating *z, floating *q, floating *r,
-              floating *p, int *n_iter) noexcept nogil:
-    """Seeded CGLS over the rows ``active[:n_active]``.
+              floating eta, int max_iter, floating *z, floating *q,
+              floating *r, floating *p, floating *s, floating *minv,
+              floating *tbuf, int n_threads, int *n_iter) noexcept nogil:
+    """Seeded, preconditioned CGLS over the rows ``active[:n_active]``.
 
     ``a``, ``t`` and ``o`` are indexed by row number; ``o`` holds X beta on
     the active rows on entry and is kept equal to it. ``z``/``q`` (n_active)
-    and ``r``/``p`` (n_cols + 1) are work arrays. Stops when
-    ||r|| <= tol * ||X_J' A_J t_J|| with r the residual of the normal
-    equations; returns 1 then, 0 if ``max_iter`` iterations did not suffice.
+    and ``r``/``p``/``s``/``minv`` (n_cols + 1) are work arrays. The
+    preconditioner is M = (1 - PREC_MIX) lam I + PREC_MIX diag(H),
+    H = lam I + X_J' A_J X_J (Hsia, Chiang & Lin 2018, as LIBLINEAR >= 2.40),
+    which leaves the iterates those of CG on the same normal equations in a
+    rescaled basis. With r the residual of the normal equations (r = -gradient
+    of the quadratic model), returns
+
+    * 1 when ||r|| <= tol * ||X_J' A_J t_J|| (solved to the tolerance),
+    * 2 when ||r|| <= eta * ||r_seed|| first (inexact Newton forcing term;
+      ``eta = 0`` disables it),
+    * 0 when ``max_iter`` iterations did not suffice.
     """
     cdef int D = <int> (X.n_cols + 1)
-    cdef Py_ssize_t k, i
+    cdef Py_ssize_t k, i, j
     cdef int it
-    cdef double omega1, omega_z, omega_q, pp, bnorm2, gamma, tol2
+    cdef double rho, rho_new, omega_z, omega_q, pp, bnorm2, gamma, tol2, force2
     cdef floating g
 
-    # rhs = X_J' A_J t_J, only for the scale of the stopping test
+    # rhs = X_J' A_J t_J (only for the scale of the stopping test) and the
+    # preconditioner's diagonal sum_J a_i x_ij^2, in one pass over the rows
     for k in range(n_active):
         i = active[k]
         q[k] = a[i] * t[i]
-    rows_rmatvec(X, bias_scale, active, n_active, q, p)
+    rows_rmatvec_diag(X, bias_scale, active, n_active, q, a, p, minv)
     bnorm2 = _dot(D, p, 1, p, 1)
     tol2 = tol * tol * (bnorm2 if bnorm2 > 0 else 1.0)
+    for j in range(D):
+        minv[j] = 1 / (lam + PREC_MIX * minv[j])
 
-    # z = A_J (t_J - o_J);  r = X_J' z - lam * beta
+    # z = A_J (t_J - o_J);  r = X_J' z - lam * beta;  s = M^-1 r
     for k in range(n_active):
         i = active[k]
         z[k] = a[i] * (t[i] - o[i])
-    rows_rmatvec(X, bias_scale, active, n_active, z, r)
+    rows_rmatvec(X, bias_scale, active, n_active, z, r, tbuf, n_threads)
     _axpy(D, -lam, beta, 1, r, 1)
-    _copy(D, r, 1, p, 1)
-    omega1 = _dot(D, r, 1, r, 1)
+    for j in range(D):
+        s[j] = minv[j] * r[j]
+    _copy(D, s, 1, p, 1)
+    omega_z = _dot(D, r, 1, r, 1)
+    rho = _dot(D, r, 1, s, 1)
+    force2 = eta * eta * omega_z
 
     n_iter[0] = 0
-    if omega1 <= tol2:
+    if omega_z <= tol2:
         return 1
     for it in range(1, max_iter + 1):
         n_iter[0] = it
-        # q = X_J p ; gamma = ||r||^2 / (lam ||p||^2 + q' A q)
-        rows_matvec(X, bias_scale, active, n_active, p, q)
+        # q = X_J p ; gamma = r's / (lam ||p||^2 + q' A q)
+        rows_matvec(X, bias_scale, active, n_active, p, q, n_threads)
         omega_q = 0
         for k in range(n_active):
             omega_q += a[active[k]] * q[k] * q[k]
         pp = _dot(D, p, 1, p, 1)
-        gamma = omega1 / (lam * pp + omega_q)
+        gamma = rho / (lam * pp + omega_q)
         g = <floating> gamma
         # beta += gamma p ; o_J += gamma q ; z -= gamma A q
         _axpy(D, g, p, 1, beta, 1)
@@ -99,26 +173,33 @@ cdef int cgls(RowData X, floating bias_scale, const int *active,
             i = active[k]
             o[i] += g * q[k]
             z[k] -= g * a[i] * q[k]
-        # r = X_J' z - lam beta
-        rows_rmatvec(X, bias_scale, active, n_active, z, r)
+        # r = X_J' z - lam beta ; s = M^-1 r
+        rows_rmatvec(X, bias_scale, active, n_active, z, r, tbuf, n_threads)
         _axpy(D, -lam, beta, 1, r, 1)
         omega_z = _dot(D, r, 1, r, 1)
         if omega_z <= tol2:
             return 1
-        # p = r + (||r_new||^2 / ||r_old||^2) p
-        g = <floating> (omega_z / omega1)
-        for k in range(D):
-            p[k] = r[k] + g * p[k]
-        omega1 = omega_z
+        if omega_z <= force2:
+            return 2
+        for j in range(D):
+            s[j] = minv[j] * r[j]
+        rho_new = _dot(D, r, 1, s, 1)
+        # p = s + (rho_new / rho) p
+        g = <floating> (rho_new / rho)
+        for j in range(D):
+            p[j] = s[j] + g * p[j]
+        rho = rho_new
     return 0
 
 
 def _cgls_py(RowData X, double bias_scale, const int[::1] active,
              const floating[::1] a, const floating[::1] t, double lam,
-             floating[::1] beta, floating[::1] o, double tol, int max_iter):
+             floating[::1] beta, floating[::1] o, double tol, int max_iter,
+             double eta=0.0, int n_threads=1):
     """Test hook: run :c:func:`cgls` in place on ``beta`` and ``o``.
 
-    Returns ``(converged, n_iter)``.
+    Returns ``(status, n_iter)`` (status 1: tol reached, 2: forcing term
+    ``eta`` reached, 0: ``max_iter`` used).
     """
     cdef Py_ssize_t n = X.n_rows, D = X.n_cols + 1, k
     cdef int n_iter = 0, status
@@ -137,9 +218,16 @@ def _cgls_py(RowData X, double bias_scale, const int[::1] active,
     cdef floating[::1] q = np.zeros(max(active.shape[0], 1), dtype=dt)
     cdef floating[::1] r = np.zeros(D, dtype=dt)
     cdef floating[::1] p = np.zeros(D, dtype=dt)
+    cdef floating[::1] s = np.zeros(D, dtype=dt)
+    cdef floating[::1] minv = np.zeros(D, dtype=dt)
+    if n_threads < 1:
+        raise ValueError("n_threads must be >= 1")
+    cdef floating[::1] tbuf = np.zeros(D * n_threads, dtype=dt)
     with nogil:
         status = cgls(X, <floating> bias_scale,
                       &active[0] if active.shape[0] else NULL,
                       active.shape[0], &a[0], &t[0], <floating> lam, &beta[0],
-                      &o[0], <floating> tol, max_iter, &z[0], &q[0], &r[0], &p[0], &n_iter)
-    return bool(status), n_iter
+                      &o[0], <floating> tol, <floating> eta, max_iter, &z[0],
+                      &q[0], &r[0], &p[0], &s[0], &minv[0], &tbuf[0],
+                      n_threads, &n_iter)
+    return status, n_iter

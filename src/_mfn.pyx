@@ -15,10 +15,15 @@ solves the resulting regularised least-squares problem by seeded CGLS and
 takes the exact line search step; it terminates finitely when the active
 terms no longer change (Keerthi & DeCoste 2005).
 
-Cold start (from w = 0): CGLS runs with a loose tolerance and few iterations
-until the first point whose active set is self-consistent, then with the
-user's tolerance, as in the reference implementation (BIG_EPSILON,
-SMALL_CGITERMAX).
+Cold start (from w = 0): until the first point whose active set is
+self-consistent, each CGLS solve stops early, once its residual has fallen by
+the factor ``forcing`` (default 0.1) from its seeded start: an inexact
+Newton step, as in LIBLINEAR's truncated Newton (-s 2). The reference
+implementation stops after 10 iterations at tolerance 0.01 instead, which on
+large noisy data needs many more outer iterations (on a 200,000 x 50,000
+text-like problem this rule plus the CG preconditioner took 46 outer / 895 CG
+iterations down to 7 / 147). From then on every solve runs to ``tol``;
+finite termination needs one such solve whose active set is unchanged.
 """
 
 import numpy as np
@@ -29,10 +34,6 @@ from semisvm._core._dataset cimport RowData, row_dot
 from semisvm._core._cgls cimport cgls, rows_matvec
 from semisvm._core._linesearch cimport Event, line_search
 
-# cold-start CGLS settings of the reference implementation
-cdef enum:
-    _SMALL_CG_ITER = 10
-cdef double _BIG_TOL = 0.01
 
 # status codes returned to the Python layer
 cdef enum:
@@ -65,26 +66,23 @@ cdef inline int _state(floating oi, floating cp, floating cn) noexcept nogil:
 cdef int _mfn(RowData X, floating bias_scale, const floating *cpos,
               const floating *cneg, floating lam, floating *w, floating *o,
               floating tol, int max_iter, int cg_max_iter, bint cold_start,
-              double rel_tol, floating *wbar, floating *obar, floating *a,
+              double forcing, double rel_tol, floating *wbar, floating *obar,
+              floating *a,
               floating *t, int *active, floating *z, floating *q,
-              floating *r, floating *p, Event *events, double *hist_obj,
+              floating *r, floating *p, floating *s, floating *minv,
+              floating *tbuf, int n_threads, Event *events, double *hist_obj,
               int *hist_cg, int *hist_active, int *n_iter,
               double *objective) noexcept nogil:
     cdef Py_ssize_t n = X.n_rows, D = X.n_cols + 1, i, n_act
-    cdef int it, cg_iter, cg_ok, same, st, status = STATUS_MAX_ITER
-    cdef int cg_cap = cg_max_iter
-    cdef floating ctol = tol
+    cdef int it, cg_iter, cg_status, same, st, status = STATUS_MAX_ITER
     cdef double F, F_new, delta
     cdef floating dl
     cdef bint loose = cold_start
-
-    if loose:
-        ctol = <floating> max(_BIG_TOL, tol)
-        cg_cap = min(_SMALL_CG_ITER, cg_max_iter)
+    cdef floating eta = <floating> (forcing if cold_start else 0.0)
     # o = X w over all rows
     for i in range(n):
         active[i] = <int> i
-    rows_matvec(X, bias_scale, active, n, w, o)
+    rows_matvec(X, bias_scale, active, n, w, o, n_threads)
     F = _objective(D, n, lam, w, o, cpos, cneg)
     hist_obj[0] = F
     n_iter[0] = 0
@@ -108,8 +106,9 @@ cdef int _mfn(RowData X, floating bias_scale, const floating *cpos,
         # Newton point: seeded CGLS on the active rows (keeps obar = X wbar there)
         _copy(<int> D, w, 1, wbar, 1)
         _copy(<int> n, o, 1, obar, 1)
-        cg_ok = cgls(X, bias_scale, active, n_act, a, t, lam, wbar, obar,
-                     ctol, cg_cap, z, q, r, p, &cg_iter)
+        cg_status = cgls(X, bias_scale, active, n_act, a, t, lam, wbar, obar,
+                         tol, eta, cg_max_iter, z, q, r, p, s, minv, tbuf,
+                         n_threads, &cg_iter)
         hist_cg[it - 1] = cg_iter
         # outputs of wbar on the inactive rows
         for i in range(n):
@@ -127,13 +126,12 @@ cdef int _mfn(RowData X, floating bias_scale, const floating *cpos,
             _copy(<int> n, obar, 1, o, 1)
             F = _objective(D, n, lam, w, o, cpos, cneg)
             hist_obj[it] = F
-            if cg_ok and not loose:
+            if cg_status == 1:
                 status = STATUS_OPTIMAL
                 break
-            # first self-consistent point of the cold start: tighten CGLS
+            # self-consistent point of an inexact solve: solve to tol next
             loose = False
-            ctol = tol
-            cg_cap = cg_max_iter
+            eta = 0
             continue
 
         delta = line_search(D, lam, w, wbar, n, o, obar, cpos, cneg, events)
@@ -145,10 +143,14 @@ cdef int _mfn(RowData X, floating bias_scale, const floating *cpos,
             o[i] += dl * (obar[i] - o[i])
         F_new = _objective(D, n, lam, w, o, cpos, cneg)
         hist_obj[it] = F_new
-        if not loose and F - F_new <= rel_tol * abs(F_new):
+        if F - F_new <= rel_tol * abs(F_new):
             F = F_new
-            status = STATUS_RELATIVE
-            break
+            if not loose:
+                status = STATUS_RELATIVE
+                break
+            loose = False
+            eta = 0
+            continue
         F = F_new
     objective[0] = F
     return status
@@ -157,7 +159,8 @@ cdef int _mfn(RowData X, floating bias_scale, const floating *cpos,
 def mfn(RowData X, double bias_scale, const floating[::1] cpos,
         const floating[::1] cneg, double lam, floating[::1] w,
         double tol=1e-6, int max_iter=50, int cg_max_iter=10000,
-        bint cold_start=True, double rel_tol=1e-9):
+        bint cold_start=True, double rel_tol=1e-9, double forcing=0.1,
+        int n_threads=1):
     """Run L2-SVM-MFN in place on ``w`` (length n_features + 1).
 
     Inputs must be validated by the caller (``semisvm.solvers.l2svm_mfn``):
@@ -179,8 +182,8 @@ def mfn(RowData X, double bias_scale, const floating[::1] cpos,
         raise ValueError("cpos/cneg need n_rows entries and w n_cols + 1")
     if not lam > 0:
         raise ValueError(f"lam must be > 0, got {lam!r}")
-    if max_iter < 1 or cg_max_iter < 1:
-        raise ValueError("max_iter and cg_max_iter must be >= 1")
+    if max_iter < 1 or cg_max_iter < 1 or n_threads < 1:
+        raise ValueError("max_iter, cg_max_iter and n_threads must be >= 1")
     dt = np.float32 if is32 else np.float64
     nn = max(n, 1)
     cdef floating[::1] o = np.zeros(nn, dtype=dt)
@@ -193,6 +196,9 @@ def mfn(RowData X, double bias_scale, const floating[::1] cpos,
     cdef floating[::1] wbar = np.zeros(D, dtype=dt)
     cdef floating[::1] r = np.zeros(D, dtype=dt)
     cdef floating[::1] p = np.zeros(D, dtype=dt)
+    cdef floating[::1] s = np.zeros(D, dtype=dt)
+    cdef floating[::1] minv = np.zeros(D, dtype=dt)
+    cdef floating[::1] tbuf = np.zeros(D * n_threads, dtype=dt)
     ev = np.empty(2 * nn * sizeof(Event), dtype=np.uint8)
     cdef unsigned char[::1] ev_raw = ev
     hobj = np.full(max_iter + 1, np.nan)
@@ -205,9 +211,11 @@ def mfn(RowData X, double bias_scale, const floating[::1] cpos,
     with nogil:
         status = _mfn(X, <floating> bias_scale, &cpos[0], &cneg[0],
                       <floating> lam, &w[0], &o[0],
-                      <floating> tol, max_iter, cg_max_iter, cold_start, rel_tol,
+                      <floating> tol, max_iter, cg_max_iter, cold_start,
+                      forcing, rel_tol,
                       &wbar[0], &obar[0], &a[0], &t[0], &active[0], &z[0],
-                      &q[0], &r[0], &p[0], <Event *> &ev_raw[0], &hobj_v[0],
+                      &q[0], &r[0], &p[0], &s[0], &minv[0], &tbuf[0], n_threads,
+                      <Event *> &ev_raw[0], &hobj_v[0],
                       &hcg_v[0], &hact_v[0], &n_iter, &objective)
     return (np.asarray(o)[:n], n_iter, int(hcg[:n_iter].sum()), status,
             objective, hobj[:n_iter + 1].copy(), hcg[:n_iter].copy(),

@@ -190,7 +190,7 @@ def test_max_iter_is_reported():
 
 def test_solver_input_errors():
     _, K, L, y = _problem()
-    with pytest.raises(ValueError, match="no labeled point"):
+    with pytest.raises(ValueError, match="no labeled rows"):
         lapsvm_primal(K, L, np.zeros_like(y))
     with pytest.raises(ValueError, match="square"):
         lapsvm_primal(K[:, :-1], L, y)

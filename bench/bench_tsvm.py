@@ -1,0 +1,210 @@
+#!/usr/bin/env python
+"""TSVM (single and multiple switching) and DA-S3VM: accuracy and scale.
+
+Two tables, each measured side by side in one run:
+
+1. **Paper data** (``../shared/data``; skipped with a message when absent):
+   pcmac (the paper's own text set) with its 10 stored splits of 50 labels,
+   g50c and uspst (digits 0-4 vs 5-9) with theirs. Error on the unlabeled
+   rows of LinearSVM trained on the labels only (the same labeled loss:
+   ``lam * l`` with unit costs), TSVM (S=1), TSVM (S=10000) and DASVM,
+   averaged over the splits, with the mean fit time. Figures to cite beside
+   them (LapSVM paper, Melacci & Belkin 2011, its protocol): pcmac supervised
+   SVM 19.7 %, LapSVM 9.7 %.
+2. **Scale**: a seeded synthetic sparse text-like problem (Zipf columns,
+   tf-idf rows, planted separator, 50,000 features, ~50 nnz per row, 1 %
+   labeled) at 10k, 100k and 1M rows: time and peak traced memory
+   (tracemalloc sees every NumPy buffer, including the solvers' work arrays)
+   of TSVM (multi-switch) and DASVM, their ratio to a supervised LinearSVM fit
+   on all rows (all labels), the CSR size and the transductive error; a
+   log-log PNG of time against size when matplotlib is there. The planted
+   separator is a random direction over all 50,000 features, with no cluster
+   structure for the unlabeled rows to reveal: the errors there are near 50 %
+   for every method given 1 % labels, and the table is about time and memory.
+   TSVM's MFN calls grow with u on such data (few pairs violate the switching
+   condition per round, so S does not bind).
+
+Usage (from the repository root, on a build without cython-checks)::
+
+    python bench/bench_tsvm.py                  # both tables, up to 1M rows
+    python bench/bench_tsvm.py --sizes 10000 100000
+    python bench/bench_tsvm.py --skip-scale     # paper data only
+"""
+import os
+
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import argparse  # noqa: E402
+import time  # noqa: E402
+import tracemalloc  # noqa: E402
+import warnings  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import numpy as np  # noqa: E402
+import scipy.sparse as sp  # noqa: E402
+
+from semisvm import DASVM, TSVM, LinearSVM  # noqa: E402
+
+DATA = Path(os.environ.get("SEMISVM_SHARED_DATA",
+                           Path(__file__).resolve().parents[2] / "shared" / "data"))
+CITED = {"pcmac": "sup. SVM 19.7, LapSVM 9.7 (LapSVM paper)"}
+
+
+def load(name):
+    path = DATA / f"{name}.npz"
+    if not path.exists():
+        return None
+    z = dict(np.load(path, allow_pickle=False))
+    if "X_indptr" in z:
+        X = sp.csr_matrix((z["X_data"], z["X_indices"], z["X_indptr"]),
+                          shape=tuple(z["X_shape"]))
+    else:
+        X = z["X"]
+    y = z["y"]
+    if name == "uspst":
+        y = (y >= 5).astype(int)          # digits 0-4 vs 5-9
+    else:
+        y = (y == np.max(y)).astype(int)  # two labels -> 0/1 (-1 = unlabeled)
+    return X, y, z.get("idx_lab"), z.get("idx_unl")
+
+
+def timed(fn):
+    t = time.perf_counter()
+    out = fn()
+    return out, time.perf_counter() - t
+
+
+def paper_table(names):
+    print("\n== paper data: error (%) on the unlabeled rows, mean over splits "
+          "(mean fit time, s) ==")
+    print(f"{'data':<8}{'splits':>7}{'LinearSVM':>16}{'TSVM S=1':>16}"
+          f"{'TSVM S=1e4':>16}{'DASVM':>16}   cited")
+    for name in names:
+        got = load(name)
+        if got is None or got[2] is None:
+            print(f"{name:<8} skipped: {DATA / (name + '.npz')} or its splits absent")
+            continue
+        X, yall, idx_lab, idx_unl = got
+        cols = {k: ([], []) for k in ("sup", "s1", "sm", "da")}
+        for il, iu in zip(idx_lab, idx_unl):
+            y = np.full(X.shape[0], -1)
+            y[il] = yall[il]
+            sup, t = timed(lambda: LinearSVM(lam=1e-3 * len(il)).fit(X[il], yall[il]))
+            cols["sup"][0].append(np.mean(sup.predict(X[iu]) != yall[iu]))
+            cols["sup"][1].append(t)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                for key, est in (("s1", TSVM(S=1)), ("sm", TSVM()), ("da", DASVM())):
+                    est, t = timed(lambda est=est: est.fit(X, y))
+                    cols[key][0].append(np.mean(est.transduction_[iu] != yall[iu]))
+                    cols[key][1].append(t)
+        cells = "".join(f"{100 * np.mean(e):>8.2f} ({np.mean(t):>5.2f})"
+                        for e, t in cols.values())
+        print(f"{name:<8}{len(idx_lab):>7}{cells}   {CITED.get(name, '')}")
+
+
+def make_text_like(n, d=50000, nnz=50, seed=0, noise=0.05, zipf=1.1):
+    """Seeded sparse text-like binary problem (float64 CSR, labels 0/1)."""
+    rng = np.random.default_rng(seed)
+    p = 1.0 / (np.arange(1, d + 1) + 10.0) ** zipf
+    p /= p.sum()
+    cdf = np.cumsum(p)
+    perm = rng.permutation(d)
+    lengths = np.maximum(rng.poisson(nnz, size=n), 1)
+    rows = np.repeat(np.arange(n, dtype=np.int64), lengths)
+    toks = np.searchsorted(cdf, rng.random(rows.size) * cdf[-1]).clip(max=d - 1)
+    key, counts = np.unique(rows * d + perm[toks], return_counts=True)
+    del rows, toks
+    rows = key // d
+    cols = (key - rows * d).astype(np.int32)
+    idf = np.log1p(1.0 / (p * nnz))[np.argsort(perm)]
+    vals = (1.0 + np.log(counts)) * idf[cols]
+    vals /= np.sqrt(np.bincount(rows, weights=vals * vals, minlength=n))[rows]
+    indptr = np.zeros(n + 1, dtype=np.int32)
+    np.cumsum(np.bincount(rows, minlength=n), out=indptr[1:])
+    X = sp.csr_matrix((vals, cols, indptr), shape=(n, d))
+    score = np.asarray(X @ rng.standard_normal(d)).ravel()
+    y = (score > np.median(score)).astype(int)
+    flip = rng.random(n) < noise
+    y[flip] = 1 - y[flip]
+    return X, y
+
+
+def traced(fn):
+    """(result, seconds, peak traced bytes above the start)."""
+    tracemalloc.start()
+    tracemalloc.reset_peak()
+    base = tracemalloc.get_traced_memory()[0]
+    t = time.perf_counter()
+    out = fn()
+    sec = time.perf_counter() - t
+    peak = tracemalloc.get_traced_memory()[1] - base
+    tracemalloc.stop()
+    return out, sec, peak
+
+
+def scale_table(sizes, plot):
+    print("\n== scale: synthetic text-like, 50,000 features, ~50 nnz/row, 1 % "
+          "labeled ==")
+    print(f"{'rows':>9}{'nnz':>11}{'CSR MB':>8}{'LinearSVM s':>12}{'TSVM s':>9}"
+          f"{'x sup':>7}{'TSVM MB':>9}{'TSVM err':>9}{'DASVM s':>9}{'x sup':>7}"
+          f"{'DASVM MB':>9}{'DA err':>8}")
+    rows = []
+    for n in sizes:
+        X, yall = make_text_like(n, seed=1)
+        rng = np.random.default_rng(2)
+        lab = np.r_[rng.choice(np.flatnonzero(yall == 1), n // 200, replace=False),
+                    rng.choice(np.flatnonzero(yall == 0), n // 200, replace=False)]
+        y = np.full(n, -1)
+        y[lab] = yall[lab]
+        unl = y == -1
+        csr_mb = (X.data.nbytes + X.indices.nbytes + X.indptr.nbytes) / 2**20
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            _, t_sup, _ = traced(lambda: LinearSVM(lam=1e-3 * n).fit(X, yall))
+            ts, t_ts, m_ts = traced(lambda: TSVM().fit(X, y))
+            da, t_da, m_da = traced(lambda: DASVM().fit(X, y))
+        e_ts = np.mean(ts.transduction_[unl] != yall[unl])
+        e_da = np.mean(da.transduction_[unl] != yall[unl])
+        print(f"{n:>9}{X.nnz:>11}{csr_mb:>8.1f}{t_sup:>12.2f}{t_ts:>9.2f}"
+              f"{t_ts / t_sup:>7.1f}{m_ts / 2**20:>9.1f}{100 * e_ts:>8.2f}%"
+              f"{t_da:>9.2f}{t_da / t_sup:>7.1f}{m_da / 2**20:>9.1f}"
+              f"{100 * e_da:>7.2f}%", flush=True)
+        rows.append((n, X.nnz, t_sup, t_ts, t_da))
+    if plot and len(rows) > 1:
+        try:
+            import matplotlib
+            matplotlib.use("Agg")
+            import matplotlib.pyplot as plt
+        except ImportError:
+            print("matplotlib absent: no plot")
+            return
+        a = np.array(rows, dtype=float)
+        fig, ax = plt.subplots(figsize=(5, 4))
+        for col, lab in ((2, "LinearSVM (all labels)"), (3, "TSVM (S=10000)"),
+                         (4, "DASVM")):
+            ax.loglog(a[:, 1], a[:, col], "o-", label=lab)
+        ax.loglog(a[:, 1], a[0, 3] * a[:, 1] / a[0, 1], "k:", label="linear in nnz")
+        ax.set_xlabel("nnz")
+        ax.set_ylabel("fit time (s)")
+        ax.legend()
+        fig.tight_layout()
+        fig.savefig(plot, dpi=120)
+        print(f"plot written to {plot}")
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sizes", type=int, nargs="*", default=[10000, 100000, 1000000])
+    ap.add_argument("--data", nargs="*", default=["pcmac", "g50c", "uspst"])
+    ap.add_argument("--skip-scale", action="store_true")
+    ap.add_argument("--plot", default="bench_tsvm_scale.png")
+    args = ap.parse_args(argv)
+    paper_table(args.data)
+    if not args.skip_scale:
+        scale_table(args.sizes, args.plot)
+
+
+if __name__ == "__main__":
+    main()

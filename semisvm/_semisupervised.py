@@ -1,0 +1,436 @@
+"""Semi-supervised linear SVMs of Sindhwani & Keerthi (2006, §3): the solvers.
+
+Both build on L2-SVM-MFN (:func:`semisvm.solvers._run_mfn`) with two-sided
+per-row costs, so no row of X is ever copied:
+
+* **TSVM with multiple switching** (§3.1). Minimises, over w and the
+  temporary labels y_j of the unlabeled rows under the class balance
+  ``#{j : y_j = +1} = round(r u)``,
+
+  ``lam/2 ||w||^2 + 1/(2l) sum_L c_i l2(y_i o_i) + lam_u/(2u) sum_U l2(y_j o_j)``
+
+  with ``l2(z) = max(0, 1 - z)^2``; minimising over the labels without the
+  balance gives the label-free loss ``l2(|o_j|)``. A labeled-only MFN gives
+  the first w; the round(r u) largest unlabeled outputs are labelled +1; the
+  unlabeled weight is annealed from ``lam_u_init`` to ``lam_u`` by the factor
+  ``lam_u_rate``; at each value a warm-started MFN and a switch of up to S
+  label pairs (those that lower the objective most) alternate until no pair
+  switch lowers it. On the unlabeled row j the MFN costs are
+  ``cpos_j = lam_u/u`` (label +1) or ``cneg_j = lam_u/u`` (label -1).
+* **DA-S3VM** (§3.2). At temperature T, minimises over w and p in [0, 1]^u
+  with mean(p) = r
+
+  ``lam/2 ||w||^2 + 1/(2l) sum_L c_i l2(y_i o_i)
+  + lam_u/(2u) sum_U [p_j l2(o_j) + (1 - p_j) l2(-o_j)]
+  + T/(2u) sum_U [p_j log p_j + (1 - p_j) log(1 - p_j)]``
+
+  by alternating a w-step (one warm-started MFN with
+  ``cpos_j = lam_u p_j / u``, ``cneg_j = lam_u (1 - p_j) / u``: each
+  unlabeled row appears once) and the closed-form p-step
+  (:func:`semisvm._core._ssl.da_pstep`) until the mean KL divergence between
+  successive p is below ``kl_tol``; T starts at ``T0`` (default 10 lam_u, as
+  the reference implementation) and is divided by ``T_rate``; annealing stops
+  when the mean entropy of p, less the least one the balance allows when r u
+  is not an integer, is below ``entropy_tol`` (the reference implementation
+  compares the raw entropy and so often runs all its temperatures). The w
+  with the lowest TSVM objective (label-free form) seen after any w-step is
+  returned, with the p-step's answer to it.
+
+Constants follow the authors' SVMlin release (lam_u_init = 1e-5, rates 1.5,
+T0 = 10 lam_u, 30 temperatures, 100 inner rounds, tolerances 1e-6).
+"""
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+from scipy.special import xlogy
+
+from semisvm import solvers
+from semisvm._core._dataset import RowData
+from semisvm._core._ssl import da_pstep, tsvm_switch
+from semisvm._results import DAResult, TSVMResult
+from semisvm._validation import (
+    check_costs,
+    check_fraction,
+    check_int,
+    check_positive,
+    check_ssl_targets,
+    check_X,
+)
+
+__all__ = ["da_s3vm", "tsvm"]
+
+logger = logging.getLogger("semisvm")
+
+_MFN_MAX_ITER = 2
+
+
+class _Problem:
+    """Validated data, the labeled/unlabeled split and the MFN cost vectors."""
+
+    def __init__(self, X, y, costs, lam, lam_u, r, fit_intercept,
+                 intercept_scaling, tol, rel_tol, max_iter, cg_max_iter):
+        X = check_X(X)
+        self.n, self.d = X.shape
+        self.dtype = X.dtype
+        y = check_ssl_targets(y, self.n)
+        c = check_costs(costs, self.n, np.float64, name="costs")
+        self.lam = check_positive(lam, "lam")
+        self.lam_u = check_positive(lam_u, "lam_u", allow_zero=True)
+        self.s = (check_positive(intercept_scaling, "intercept_scaling")
+                  if fit_intercept else 0.0)
+        tol = check_positive(tol, "tol")
+        if self.dtype == np.float32:
+            # as l2svm_mfn: float32 cannot resolve CGLS residuals much lower
+            tol = max(tol, solvers._FLOAT32_TOL)
+        self.mfn_kw = {
+            "tol": tol,
+            "rel_tol": check_positive(rel_tol, "rel_tol", allow_zero=True),
+            "max_iter": check_int(max_iter, "max_iter"),
+            "cg_max_iter": check_int(cg_max_iter, "cg_max_iter"),
+        }
+        lab = y != 0
+        self.idx_l = np.flatnonzero(lab)
+        self.idx_u = np.flatnonzero(~lab).astype(np.int32)
+        self.l, self.u = self.idx_l.shape[0], self.idx_u.shape[0]
+        self.y = y
+        self.y_l = y[lab]
+        self.r = (float(np.mean(self.y_l > 0)) if r is None
+                  else check_fraction(r, "r"))
+        # labeled costs c_i / l, on the side of the label
+        self.c_l = c[lab] / self.l
+        self.cpos = np.zeros(self.n, dtype=self.dtype)
+        self.cneg = np.zeros(self.n, dtype=self.dtype)
+        self.cpos[self.idx_l] = np.where(self.y_l > 0, self.c_l, 0)
+        self.cneg[self.idx_l] = np.where(self.y_l < 0, self.c_l, 0)
+        self.data = RowData(X)
+        self.w = np.zeros(self.d + 1, dtype=self.dtype)
+        self.n_mfn = self.n_iter = self.n_cg = 0
+        self.mfn_capped = False
+
+    def mfn(self, cold_start, verbose, label):
+        """One MFN call from the current w (updated in place); return outputs."""
+        out = solvers._run_mfn(self.data, self.s, self.cpos, self.cneg, self.lam,
+                               self.w, cold_start=cold_start, verbose=verbose,
+                               label=label, **self.mfn_kw)
+        o, n_iter, n_cg, status = out[:4]
+        self.n_mfn += 1
+        self.n_iter += int(n_iter)
+        self.n_cg += int(n_cg)
+        self.mfn_capped |= status == _MFN_MAX_ITER
+        return o
+
+    def base_objective(self, w, o):
+        """lam/2 ||w||^2 + 1/(2l) sum_L c_i l2(y_i o_i), in float64."""
+        w = w.astype(np.float64)
+        m = np.maximum(0.0, 1.0 - self.y_l * o[self.idx_l].astype(np.float64))
+        # sums without BLAS: cheap, and the same bits whatever the BLAS threads
+        return 0.5 * self.lam * np.sum(w * w) + 0.5 * np.sum(self.c_l * m * m)
+
+    def objective(self, w, o, lam_u):
+        """TSVM objective with the label-free unlabeled loss l2(|o_j|)."""
+        F = self.base_objective(w, o)
+        if self.u:
+            m = np.maximum(0.0, 1.0 - np.abs(o[self.idx_u].astype(np.float64)))
+            F += 0.5 * lam_u / self.u * np.sum(m * m)
+        return float(F)
+
+    def coef_intercept(self, w):
+        return w[: self.d].copy(), float(self.s * w[self.d])
+
+
+def _l2(z):
+    m = np.maximum(0.0, 1.0 - z)
+    return m * m
+
+
+def tsvm(X, y, *, lam=1e-3, lam_u=1.0, r=None, S=10000, lam_u_init=1e-5,
+         lam_u_rate=1.5, costs=None, fit_intercept=True, intercept_scaling=1.0,
+         tol=1e-6, max_iter=50, cg_max_iter=10000, rel_tol=1e-9,
+         max_inner_iter=10000, verbose=0) -> TSVMResult:
+    r"""Linear transductive SVM with multiple label switching (TSVM, §3.1).
+
+    Minimises, over w (the bias is a regularised constant feature
+    ``intercept_scaling``, as in :func:`semisvm.solvers.l2svm_mfn`) and the
+    temporary labels y_j in {-1, +1} of the unlabeled rows with
+    ``round(r u)`` of them +1,
+
+    .. math::
+
+        \frac{\lambda}{2}\|w\|^2 + \frac{1}{2l}\sum_{i\in L} c_i\,
+        \ell_2(y_i o_i) + \frac{\lambda_u}{2u}\sum_{j\in U}\ell_2(y_j o_j),
+        \qquad \ell_2(z) = \max(0, 1 - z)^2,
+
+    a local minimum of the TSVM objective whose unlabeled loss is
+    :math:`\ell_2(|o_j|)` under the class balance. See
+    :mod:`semisvm._semisupervised` for the algorithm.
+
+    Parameters
+    ----------
+    X : {ndarray, sparse matrix} of shape (n_samples, n_features)
+        float32 or float64, dense or CSR (never copied or densified).
+    y : array-like of shape (n_samples,)
+        +1 / -1 on the labeled rows, **0 on the unlabeled rows** (the SVMlin
+        and svmlight-file convention; the estimators map their -1 to 0).
+    lam : float > 0, default=1e-3
+        Regularisation weight lambda.
+    lam_u : float >= 0, default=1.0
+        Final weight lambda_u of the unlabeled loss.
+    r : float in (0, 1), optional
+        Fraction of the unlabeled rows labelled +1; default: the fraction of
+        +1 among the labeled rows.
+    S : int >= 1, default=10000
+        Maximum label pairs switched per round (1: Joachims' TSVM).
+    lam_u_init : float > 0, default=1e-5
+        First unlabeled weight of the annealing (clipped to lam_u).
+    lam_u_rate : float > 1, default=1.5
+        Factor on the unlabeled weight between annealing steps.
+    costs : array-like of shape (n_samples,), optional
+        Per-example costs c_i of the labeled rows (ignored on unlabeled rows).
+    fit_intercept, intercept_scaling, tol, max_iter, cg_max_iter, rel_tol
+        As in :func:`semisvm.solvers.l2svm_mfn` (per MFN call).
+    max_inner_iter : int, default=10000
+        Cap on switching rounds at one unlabeled weight.
+    verbose : int
+        1: log each annealing step; 2: also each switching round and each
+        MFN iteration (logger ``"semisvm"``, INFO).
+
+    Returns
+    -------
+    TSVMResult
+    """
+    P = _Problem(X, y, costs, lam, lam_u, r, fit_intercept, intercept_scaling,
+                 tol, rel_tol, max_iter, cg_max_iter)
+    S = check_int(S, "S")
+    lam_u_init = check_positive(lam_u_init, "lam_u_init")
+    lam_u_rate = check_positive(lam_u_rate, "lam_u_rate")
+    if not lam_u_rate > 1:
+        raise ValueError(f"lam_u_rate must be > 1, got {lam_u_rate!r}")
+    max_inner_iter = check_int(max_inner_iter, "max_inner_iter")
+    verbose = int(verbose)
+    u = P.u
+
+    # supervised start on the labeled rows (unlabeled costs are 0)
+    o = P.mfn(True, verbose > 1, "TSVM supervised MFN")
+    n_pos = int(np.floor(P.r * u + 0.5))
+    yu = np.full(u, -1, dtype=np.int8)
+    if u:
+        order = np.argsort(-o[P.idx_u], kind="stable")
+        yu[order[:n_pos]] = 1
+    hist_lam, hist_obj, hist_sw, hist_mfn = [], [], [], []
+    n_switches = 0
+    capped = False
+    cur = min(lam_u_init, P.lam_u)
+    while u:
+        cu = cur / u
+        P.cpos[P.idx_u] = np.where(yu > 0, cu, 0)
+        P.cneg[P.idx_u] = np.where(yu < 0, cu, 0)
+        sw = rounds = 0
+        n_mfn0 = P.n_mfn
+        while True:
+            o = P.mfn(False, verbose > 1, f"TSVM MFN (lam_u={cur:.3g})")
+            if rounds == max_inner_iter:
+                capped = True
+                break
+            k = tsvm_switch(o, P.idx_u, yu, S, cu, P.cpos, P.cneg)
+            rounds += 1
+            if verbose > 1:
+                logger.info("TSVM lam_u=%.4g round %d: %d pairs switched",
+                            cur, rounds, k)
+            if k == 0:
+                break
+            sw += k
+        n_switches += sw
+        F = P.base_objective(P.w, o) + 0.5 * cu * np.sum(
+            _l2(yu * o[P.idx_u].astype(np.float64)))
+        hist_lam.append(cur)
+        hist_obj.append(F)
+        hist_sw.append(sw)
+        hist_mfn.append(P.n_mfn - n_mfn0)
+        if verbose:
+            logger.info("TSVM lam_u=%.4g: %d pairs switched, %d MFN calls, "
+                        "objective %.10g", cur, sw, P.n_mfn - n_mfn0, F)
+        if cur >= P.lam_u:
+            break
+        cur = min(cur * lam_u_rate, P.lam_u)
+    final_lam_u = cur if u else P.lam_u
+
+    labels = P.y.copy()
+    labels[P.idx_u] = yu
+    objective = P.objective(P.w, o, final_lam_u)
+    label_objective = float(hist_obj[-1]) if u else objective
+    status = ("max_inner_iter" if capped else
+              "mfn_max_iter" if P.mfn_capped else "optimal")
+    if verbose:
+        logger.info("TSVM done (%s): %d MFN calls, %d pairs switched, "
+                    "objective %.10g", status, P.n_mfn, n_switches, objective)
+    coef, intercept = P.coef_intercept(P.w)
+    return TSVMResult(
+        coef=coef, intercept=intercept, objective=objective,
+        label_objective=label_objective, labels=labels,
+        unlabeled_index=P.idx_u.astype(np.intp), r=P.r, n_positive=n_pos,
+        lam_u=final_lam_u, n_mfn=P.n_mfn, n_iter=P.n_iter, n_cg_iter=P.n_cg,
+        n_switches=n_switches, converged=status == "optimal", status=status,
+        history_lam_u=np.asarray(hist_lam, dtype=np.float64),
+        history_objective=np.asarray(hist_obj, dtype=np.float64),
+        history_switches=np.asarray(hist_sw, dtype=np.int64),
+        history_mfn=np.asarray(hist_mfn, dtype=np.int64),
+        outputs=np.asarray(o).copy(),
+    )
+
+
+def _da_objective(P, w, o, lam_u, p, T):
+    """DA objective of (w, p) at temperature T, in float64."""
+    F = P.base_objective(w, o)
+    if P.u:
+        ou = o[P.idx_u].astype(np.float64)
+        F += 0.5 * lam_u / P.u * np.sum(p * _l2(ou) + (1 - p) * _l2(-ou))
+        F += 0.5 * T / P.u * np.sum(xlogy(p, p) + xlogy(1 - p, 1 - p))
+    return float(F)
+
+
+def da_s3vm(X, y, *, lam=1e-3, lam_u=1.0, r=None, T0=None, T_rate=1.5,
+            max_outer_iter=30, max_inner_iter=100, kl_tol=1e-6,
+            entropy_tol=1e-6, costs=None, fit_intercept=True,
+            intercept_scaling=1.0, tol=1e-6, max_iter=50, cg_max_iter=10000,
+            rel_tol=1e-9, root_tol=1e-12, verbose=0) -> DAResult:
+    r"""Deterministic-annealing semi-supervised linear SVM (DA-S3VM, §3.2).
+
+    At each temperature T minimises, over w and p in [0, 1]^u with
+    mean(p) = r,
+
+    .. math::
+
+        \frac{\lambda}{2}\|w\|^2 + \frac{1}{2l}\sum_{i\in L} c_i\,
+        \ell_2(y_i o_i) + \frac{\lambda_u}{2u}\sum_{j\in U}
+        [p_j \ell_2(o_j) + (1 - p_j)\ell_2(-o_j)]
+        + \frac{T}{2u}\sum_{j\in U}[p_j\log p_j + (1-p_j)\log(1-p_j)]
+
+    by alternating minimisation, lowering T geometrically; returns the w with
+    the lowest TSVM objective (unlabeled loss :math:`\ell_2(|o_j|)`) seen.
+    See :mod:`semisvm._semisupervised`.
+
+    Parameters
+    ----------
+    X, y, lam, lam_u, r, costs, fit_intercept, intercept_scaling, tol,
+    max_iter, cg_max_iter, rel_tol
+        As in :func:`tsvm` (y: +1/-1 labeled, 0 unlabeled).
+    T0 : float > 0, optional
+        Starting temperature; default ``10 * lam_u`` (reference value).
+    T_rate : float > 1, default=1.5
+        T is divided by it after each temperature.
+    max_outer_iter, max_inner_iter : int, default=30, 100
+        Caps on temperatures and on alternating rounds per temperature.
+    kl_tol : float > 0, default=1e-6
+        Inner stop: mean KL(p_new || p_old) below it.
+    entropy_tol : float > 0, default=1e-6
+        Outer stop: mean entropy of p (nats) less the least mean entropy the
+        balance allows (``h(frac(r u)) / u``, h the binary entropy: one row
+        must keep a fractional p when r u is not an integer) below it.
+    root_tol : float > 0, default=1e-12
+        Balance root finder tolerance on |mean(p) - r|.
+    verbose : int
+        1: log each temperature; 2: also each alternating round and MFN
+        iteration.
+
+    Returns
+    -------
+    DAResult
+    """
+    P = _Problem(X, y, costs, lam, lam_u, r, fit_intercept, intercept_scaling,
+                 tol, rel_tol, max_iter, cg_max_iter)
+    T_rate = check_positive(T_rate, "T_rate")
+    if not T_rate > 1:
+        raise ValueError(f"T_rate must be > 1, got {T_rate!r}")
+    max_outer_iter = check_int(max_outer_iter, "max_outer_iter")
+    max_inner_iter = check_int(max_inner_iter, "max_inner_iter")
+    kl_tol = check_positive(kl_tol, "kl_tol")
+    entropy_tol = check_positive(entropy_tol, "entropy_tol")
+    root_tol = check_positive(root_tol, "root_tol")
+    verbose = int(verbose)
+    if T0 is None:
+        T = 10.0 * P.lam_u
+    else:
+        T = check_positive(T0, "T0")
+    u, lam_u = P.u, P.lam_u
+
+    o = P.mfn(True, verbose > 1, "DA supervised MFN")
+    # p starts at r everywhere (logit z = (g - nu)/T with p = 1/(1 + e^z))
+    p = np.full(u, P.r)
+    z = np.full(u, -np.log(P.r / (1 - P.r)))
+    nu = 0.0
+    best = None
+    hist_T, hist_F, hist_kl, hist_H, hist_in = [], [], [], [], []
+    n_inner_total = 0
+    inner_capped = root_capped = False
+    status = "entropy"
+    if u == 0 or lam_u == 0:
+        # the unlabeled rows carry no weight: the supervised solution
+        best = (P.w.copy(), o, p.copy(), T, nu, P.objective(P.w, o, lam_u))
+    else:
+        cu = lam_u / u
+        # mean(p) = r forces a fractional p on at least one row when r u is
+        # not an integer: the least mean entropy the balance allows
+        frac = P.r * u - np.floor(P.r * u)
+        H_min = float(-(xlogy(frac, frac) + xlogy(1 - frac, 1 - frac))) / u
+        P.cpos[P.idx_u] = cu * p
+        P.cneg[P.idx_u] = cu * (1 - p)
+        for outer in range(1, max_outer_iter + 1):
+            kl = H = np.inf
+            for inner in range(1, max_inner_iter + 1):
+                o = P.mfn(False, verbose > 1, f"DA MFN (T={T:.3g})")
+                nu, kl, H, _resid, n_root, rs = da_pstep(
+                    o, P.idx_u, lam_u, T, P.r, z, p, cu, P.cpos, P.cneg,
+                    nu0=nu, tol=root_tol)
+                root_capped |= rs == 2
+                F = P.objective(P.w, o, lam_u)
+                if best is None or F < best[5]:
+                    best = (P.w.copy(), o, p.copy(), T, nu, F)
+                if verbose > 1:
+                    logger.info("DA T=%.4g round %d: KL %.3g, entropy %.3g, "
+                                "nu %.6g (%d root steps)", T, inner, kl, H, nu,
+                                n_root)
+                if kl < kl_tol:
+                    break
+            else:
+                inner_capped = True
+            n_inner_total += inner
+            hist_T.append(T)
+            hist_F.append(F)
+            hist_kl.append(kl)
+            hist_H.append(H)
+            hist_in.append(inner)
+            if verbose:
+                logger.info("DA T=%.4g: %d rounds, KL %.3g, entropy %.3g, "
+                            "objective %.10g", T, inner, kl, H, F)
+            if H - H_min < entropy_tol:
+                break
+            T /= T_rate
+        else:
+            status = "max_outer_iter"
+    if status == "entropy":
+        status = ("max_inner_iter" if inner_capped else
+                  "mfn_max_iter" if P.mfn_capped else
+                  "root_max_iter" if root_capped else "entropy")
+    w, o, p, T_best, nu_best, F = best
+    labels = P.y.copy()
+    labels[P.idx_u] = np.where(p > 0.5, 1.0, -1.0)
+    if verbose:
+        logger.info("DA done (%s): %d temperatures, %d MFN calls, best objective "
+                    "%.10g at T=%.4g", status, len(hist_T), P.n_mfn, F, T_best)
+    coef, intercept = P.coef_intercept(w)
+    return DAResult(
+        coef=coef, intercept=intercept, objective=F,
+        da_objective=_da_objective(P, w, o, lam_u, p, T_best), p=p,
+        labels=labels, unlabeled_index=P.idx_u.astype(np.intp), r=P.r,
+        T=T_best, nu=nu_best, n_outer=len(hist_T), n_inner=n_inner_total,
+        n_mfn=P.n_mfn, n_iter=P.n_iter, n_cg_iter=P.n_cg,
+        converged=status == "entropy", status=status,
+        history_T=np.asarray(hist_T, dtype=np.float64),
+        history_objective=np.asarray(hist_F, dtype=np.float64),
+        history_kl=np.asarray(hist_kl, dtype=np.float64),
+        history_entropy=np.asarray(hist_H, dtype=np.float64),
+        history_inner=np.asarray(hist_in, dtype=np.int64),
+        outputs=np.asarray(o).copy(),
+    )

@@ -1,0 +1,665 @@
+"""The ``semisvm`` command line: ``train``, ``predict`` and ``demo``.
+
+Input files are svmlight/libsvm text (``label index:value ...``, indices from 1
+unless ``--zero-based``), read by scikit-learn's ``load_svmlight_file``. Label
+``0`` marks an unlabeled row, as in SVMlight and SVMlin. Models are written with
+:func:`semisvm.save` (no pickle, atomic) and read with :func:`semisvm.load`.
+
+Exit status: 0 on success; 2 on bad usage or bad input (missing or malformed
+file, corrupt or foreign model, feature-count mismatch, an algorithm this
+installation does not have), with one line on stderr naming the file and the
+problem, and no output file written.
+
+The algorithms come from :data:`semisvm._registry.ALGORITHMS`; an estimator
+option applies to an algorithm when its estimator has a parameter of that name.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import shutil
+import sys
+import threading
+import time
+import warnings
+
+import numpy as np
+import scipy.sparse as sp
+
+from semisvm import _registry
+from semisvm.io import atomic_open, load, read_metadata, save
+
+__all__ = ["main"]
+
+PROG = "semisvm"
+
+
+class CLIError(Exception):
+    """A user-facing error: printed as one line, exit status 2."""
+
+
+# ----------------------------------------------------------------------------------
+# estimator options: (flags, parameter name, argparse keywords)
+# ----------------------------------------------------------------------------------
+
+
+def _opt(type_=str, metavar=None, help_=""):
+    return {"type": type_, "metavar": metavar, "help": help_}
+
+
+ESTIMATOR_OPTIONS = (
+    (("--lam", "-W"), "lam",
+     _opt(float, "LAM", "regularization weight lambda (SVMlin -W); "
+                        "LIBLINEAR C = 1/(2 lambda)")),
+    (("--lam-u", "-U"), "lam_u",
+     _opt(float, "LAM_U", "weight lambda_u of the unlabeled loss (SVMlin -U)")),
+    (("-r", "-R"), "r",
+     _opt(float, "R", "fraction of unlabeled rows that are positive "
+                      "(SVMlin -R, SVM-light -p)")),
+    (("-S",), "S",
+     _opt(int, "S", "label pairs switched at once by TSVM (SVMlin -S; "
+                    "1 = Joachims' TSVM)")),
+    (("--prior",), "prior", _opt(float, "PI", "class prior pi of the positives (PU)")),
+    (("--kernel",), "kernel",
+     _opt(str, "NAME", "kernel: linear, rbf, poly (SVM-light -t)")),
+    (("--gamma", "-g"), "gamma", _opt(float, "G", "kernel width (SVM-light -g)")),
+    (("--degree", "-d"), "degree",
+     _opt(int, "D", "polynomial kernel degree (SVM-light -d)")),
+    (("--coef0",), "coef0",
+     _opt(float, "C0", "polynomial kernel offset (SVM-light -r)")),
+    (("--gamma-A",), "gamma_A",
+     _opt(float, "GA", "ambient (RKHS) regularization gamma_A")),
+    (("--gamma-I",), "gamma_I",
+     _opt(float, "GI", "intrinsic (graph) regularization gamma_I")),
+    (("--n-neighbors", "-k"), "n_neighbors",
+     _opt(int, "K", "neighbours of the kNN graph")),
+    (("--solver",), "solver", _opt(str, "NAME", "solver variant")),
+    (("--cache-size",), "cache_size", _opt(float, "MB", "kernel cache budget (MB)")),
+    (("--max-iter",), "max_iter", _opt(int, "N", "iteration limit")),
+    (("--tol",), "tol", _opt(float, "TOL", "tolerance")),
+    (("--class-weight",), "class_weight",
+     {"choices": ["balanced"], "help": "reweight classes"}),
+    (("--no-intercept",), "fit_intercept",
+     {"action": "store_const", "const": False, "help": "fit no bias term"}),
+    (("--seed",), "random_state", _opt(int, "SEED", "random seed (random_state)")),
+)
+_PARAM_FLAG = {param: flags[0] for flags, param, _ in ESTIMATOR_OPTIONS}
+
+
+def _parse_value(text):
+    """``--param NAME=VALUE``: JSON literal (1e-3, true, null, "x"), else a string."""
+    low = text.strip()
+    py = {"True": True, "False": False, "None": None}
+    if low in py:
+        return py[low]
+    try:
+        value = json.loads(low)
+    except ValueError:
+        return text
+    if isinstance(value, (dict, list)):
+        return value
+    return value
+
+
+def _param_pair(text):
+    name, sep, value = text.partition("=")
+    if not sep or not name.isidentifier():
+        raise argparse.ArgumentTypeError(f"expected NAME=VALUE, got {text!r}")
+    return name, _parse_value(value)
+
+
+# ----------------------------------------------------------------------------------
+# argument parser
+# ----------------------------------------------------------------------------------
+
+def _build_parser():
+    from semisvm import __version__
+
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description="Semi-supervised and positive-unlabeled SVMs on svmlight files "
+                    "(label 0 = unlabeled).",
+    )
+    parser.add_argument("--version", action="version",
+                        version=f"%(prog)s {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    algs = "\n".join(f"  {a.name:<11} {a.cls:<11} {a.summary}"
+                     for a in _registry.ALGORITHMS)
+    train = sub.add_parser(
+        "train", help="fit a model on an svmlight file and save it",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Fit a model on TRAIN (svmlight/libsvm; label 0 = unlabeled) "
+                    "and write it to MODEL.",
+        epilog=f"algorithms (-a):\n{algs}\n\nAn estimator option applies when the "
+               "algorithm's estimator has that parameter; any other parameter can "
+               "be set with --param NAME=VALUE.")
+    train.add_argument("-a", "--algorithm", default="linear",
+                       choices=[a.name for a in _registry.ALGORITHMS],
+                       metavar="ALG", help="algorithm (default: linear); see below")
+    opts = train.add_argument_group("estimator parameters")
+    for flags, param, kw in ESTIMATOR_OPTIONS:
+        opts.add_argument(*flags, dest=f"param_{param}", default=argparse.SUPPRESS,
+                          **kw)
+    opts.add_argument("--param", dest="extra_params", action="append",
+                      type=_param_pair, default=[], metavar="NAME=VALUE",
+                      help="any other estimator parameter (repeatable)")
+    _add_input_options(train)
+    train.add_argument("-q", "--quiet", action="store_true",
+                       help="no progress indicator and no information on stderr")
+    train.add_argument("train", metavar="TRAIN", help="training data (svmlight)")
+    train.add_argument("model", metavar="MODEL", help="model file to write")
+
+    pred = sub.add_parser(
+        "predict", help="apply a saved model to an svmlight file",
+        description="Write one decision value (or, with --labels, one label) per "
+                    "row of TEST to OUTPUT; print the accuracy on the labeled rows "
+                    "(label != 0) of TEST to stderr.")
+    pred.add_argument("--labels", action="store_true",
+                      help="write predicted labels instead of decision values")
+    _add_input_options(pred, default_from_model=True)
+    pred.add_argument("-q", "--quiet", action="store_true",
+                      help="no accuracy line on stderr")
+    pred.add_argument("test", metavar="TEST", help="data to predict (svmlight)")
+    pred.add_argument("model", metavar="MODEL", help="model file (semisvm train)")
+    pred.add_argument("output", metavar="OUTPUT", help="predictions file to write")
+
+    demo = sub.add_parser(
+        "demo", help="compare the algorithms on scikit-learn's digits",
+        description="Digits 2,3,5 against 6,8,9 (scikit-learn's bundled copy) with "
+                    "few labels: test error and fit time of every available "
+                    "algorithm, averaged over random draws.")
+    demo.add_argument("--n-labeled", type=int, default=20, metavar="N",
+                      help="labeled training rows, half per class (default: 20)")
+    demo.add_argument("--repeats", type=int, default=3, metavar="K",
+                      help="random draws of the labels and split (default: 3)")
+    demo.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
+    return parser
+
+
+def _add_input_options(p, default_from_model=False):
+    g = p.add_argument_group("input")
+    extra = (" (default: as in training)" if default_from_model
+             else " (default: they start at 1)")
+    g.add_argument("--zero-based", action=argparse.BooleanOptionalAction,
+                   default=None,
+                   help="feature indices start at 0 instead of 1" + extra)
+    if not default_from_model:
+        g.add_argument("--dtype", choices=["float64", "float32"], default="float64",
+                       help="floating-point precision of the data (default: float64)")
+
+
+# ----------------------------------------------------------------------------------
+# input
+# ----------------------------------------------------------------------------------
+
+def _one_line(text):
+    return " ".join(str(text).split())
+
+
+def read_svmlight(path, role, *, zero_based=False, dtype=np.float64, n_features=None,
+                  model_path=None):
+    """Read an svmlight file as (CSR X with int32 indices, y); CLIError if bad."""
+    from sklearn.datasets import load_svmlight_file
+
+    try:
+        X, y = load_svmlight_file(os.fspath(path), dtype=dtype,
+                                  zero_based=bool(zero_based))
+    except FileNotFoundError:
+        raise CLIError(f"{role} file {path}: no such file") from None
+    except IsADirectoryError:
+        raise CLIError(f"{role} file {path}: is a directory") from None
+    except OSError as exc:
+        raise CLIError(f"{role} file {path}: cannot read it "
+                       f"({exc.strerror or exc})") from None
+    except (ValueError, RuntimeError, UnicodeDecodeError, OverflowError) as exc:
+        hint = ""
+        if "index 0" in str(exc) and not zero_based:
+            hint = "; use --zero-based for 0-based feature indices"
+        detail = _one_line(exc)
+        detail = detail if len(detail) <= 120 else detail[:117] + "..."
+        raise CLIError(f"{role} file {path}: not a valid svmlight/libsvm file "
+                       f"({detail}){hint}") from None
+    if X.shape[0] == 0:
+        raise CLIError(f"{role} file {path}: no data rows")
+    if not (np.all(np.isfinite(X.data)) and np.all(np.isfinite(y))):
+        raise CLIError(f"{role} file {path}: contains NaN or infinite values")
+    if n_features is not None:
+        if X.shape[1] > n_features:
+            raise CLIError(
+                f"{role} file {path} has {X.shape[1]} features but the model in "
+                f"{model_path} was trained on {n_features}")
+        X = sp.csr_matrix((X.data, X.indices, X.indptr),
+                          shape=(X.shape[0], n_features))
+    X = sp.csr_matrix((X.data, X.indices.astype(np.int32, copy=False),
+                       X.indptr.astype(np.int32, copy=False)), shape=X.shape)
+    return X, y
+
+
+def targets(kind, y, role="TRAIN", path=""):
+    """Turn svmlight labels (0 = unlabeled) into what an estimator of ``kind`` fits.
+
+    Returns ``(rows, y_fit, labels, notes)``: ``rows`` selects the rows to fit
+    (None = all), ``labels`` are the file's class labels (semi-supervised: ``y_fit``
+    holds their indices 0..k-1 and -1 for unlabeled), ``notes`` are lines for stderr.
+    """
+    labeled = y != 0
+    n_unlabeled = int(np.count_nonzero(~labeled))
+    where = f"{role} file {path}"
+    if kind == _registry.SUPERVISED:
+        if not labeled.any():
+            raise CLIError(f"{where}: no labeled rows (every label is 0)")
+        notes = []
+        if n_unlabeled:
+            notes.append(f"skipped {n_unlabeled} unlabeled rows (label 0) of "
+                         f"{y.shape[0]}: the algorithm is supervised")
+        return labeled, y[labeled], None, notes
+    if kind == _registry.SEMI:
+        if not labeled.any():
+            raise CLIError(f"{where}: no labeled rows (every label is 0)")
+        labels, idx = np.unique(y[labeled], return_inverse=True)
+        y_fit = np.full(y.shape[0], -1, dtype=np.int64)
+        y_fit[labeled] = idx
+        return None, y_fit, labels, []
+    if kind == _registry.PU:
+        bad = ~np.isin(y, (1.0, 0.0, -1.0))
+        if bad.any():
+            raise CLIError(f"{where}: positive-unlabeled training takes labels 1 "
+                           f"(positive) and 0 or -1 (unlabeled), found {y[bad][0]:g}")
+        if not (y == 1).any():
+            raise CLIError(f"{where}: no positive rows (label 1)")
+        notes = []
+        n_neg = int(np.count_nonzero(y == -1))
+        if n_neg:
+            notes.append(f"{n_neg} rows labeled -1 are treated as unlabeled "
+                         "(positive-unlabeled learning)")
+        return None, np.where(y == 1, 1, -1).astype(np.int64), None, notes
+    raise ValueError(f"unknown algorithm kind {kind!r}")
+
+
+def relabel(model, labels):
+    """Give a model fitted on label indices 0..k-1 the file's labels back.
+
+    ``classes_`` (and ``transduction_``) are mapped through ``labels`` when they
+    hold those indices, so ``predict`` returns the labels written in TRAIN.
+    """
+    k = labels.shape[0]
+    classes = getattr(model, "classes_", None)
+    if classes is None or not np.array_equal(classes, np.arange(k)):
+        return
+    model.classes_ = labels.copy()
+    trans = getattr(model, "transduction_", None)
+    if isinstance(trans, np.ndarray) and trans.ndim == 1:
+        known = (trans >= 0) & (trans < k)
+        if np.all(known):
+            model.transduction_ = labels[trans.astype(np.intp)]
+
+
+# ----------------------------------------------------------------------------------
+# progress indicator
+# ----------------------------------------------------------------------------------
+
+class Progress:
+    """Spinner, elapsed time and the last solver log line on stderr.
+
+    Shown only when enabled (default: ``stream`` is a terminal) and after
+    ``delay`` seconds, so quick fits print nothing. Solver messages arrive
+    through the ``"semisvm"`` logger (estimators log there when ``verbose``).
+    """
+
+    _FRAMES = "|/-\\"
+
+    def __init__(self, label, *, stream=None, enabled=None, delay=0.5, interval=0.1):
+        self.stream = sys.stderr if stream is None else stream
+        if enabled is None:
+            try:
+                enabled = self.stream.isatty()
+            except (AttributeError, ValueError):
+                enabled = False
+        self.enabled = bool(enabled)
+        self.label, self.delay, self.interval = label, delay, interval
+        self.status = ""
+        self.drawn = False
+        self._stop = threading.Event()
+        self._thread = None
+        self._handler = None
+
+    def update(self, status):
+        self.status = _one_line(status)
+
+    def _line(self, frame, elapsed):
+        width = max(20, shutil.get_terminal_size((80, 20)).columns - 1)
+        text = f"{self._FRAMES[frame % 4]} {self.label} {elapsed:6.1f} s  {self.status}"
+        return text[:width].ljust(width)
+
+    def _run(self):
+        start = time.perf_counter()
+        frame = 0
+        if self._stop.wait(self.delay):
+            return
+        while not self._stop.is_set():
+            self.stream.write("\r" + self._line(frame, time.perf_counter() - start))
+            self.stream.flush()
+            self.drawn = True
+            frame += 1
+            self._stop.wait(self.interval)
+
+    def __enter__(self):
+        if not self.enabled:
+            return self
+        progress = self
+
+        class _Handler(logging.Handler):
+            def emit(self, record):
+                try:
+                    progress.update(record.getMessage())
+                except Exception:  # noqa: BLE001, S110  # pragma: no cover
+                    pass  # a progress line must never break a fit
+
+        self._handler = _Handler(logging.INFO)
+        logger = logging.getLogger("semisvm")
+        self._old_level = logger.level
+        logger.addHandler(self._handler)
+        if logger.getEffectiveLevel() > logging.INFO:
+            logger.setLevel(logging.INFO)
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        if not self.enabled:
+            return False
+        self._stop.set()
+        self._thread.join()
+        logger = logging.getLogger("semisvm")
+        logger.removeHandler(self._handler)
+        logger.setLevel(self._old_level)
+        if self.drawn:
+            width = max(20, shutil.get_terminal_size((80, 20)).columns - 1)
+            self.stream.write("\r" + " " * width + "\r")
+            self.stream.flush()
+        return False
+
+
+# ----------------------------------------------------------------------------------
+# commands
+# ----------------------------------------------------------------------------------
+
+def _info(args, msg):
+    if not getattr(args, "quiet", False):
+        print(f"{PROG} {args.command}: {msg}", file=sys.stderr)
+
+
+def _estimator_params(args, alg, cls):
+    given = {k[len("param_"):]: v for k, v in vars(args).items()
+             if k.startswith("param_")}
+    sources = {name: _PARAM_FLAG[name] for name in given}
+    for name, value in args.extra_params:
+        given[name] = value
+        sources[name] = f"--param {name}"
+    accepted = cls().get_params(deep=False)
+    unknown = [n for n in given if n not in accepted]
+    if unknown:
+        name = unknown[0]
+        raise CLIError(f"{sources[name]} does not apply to -a {alg.name} ({cls.__name__} "
+                       f"has no parameter {name!r}; its parameters: "
+                       f"{', '.join(sorted(accepted))})")
+    return given
+
+
+def _for_estimator(X, cls):
+    """CSR ``X`` as is, or dense for an estimator that does not take sparse input."""
+    try:
+        sparse_ok = cls().__sklearn_tags__().input_tags.sparse
+    except AttributeError:  # pragma: no cover - every semisvm estimator has tags
+        sparse_ok = True
+    return X if sparse_ok else X.toarray()
+
+
+def cmd_train(args):
+    alg = _registry.by_name(args.algorithm)
+    try:
+        cls = _registry.get_class(alg)
+    except _registry.NotAvailableError as exc:
+        raise CLIError(str(exc)) from None
+    params = _estimator_params(args, alg, cls)
+    zero_based = bool(args.zero_based)
+    X, y = read_svmlight(args.train, "TRAIN", zero_based=zero_based,
+                         dtype=np.dtype(args.dtype))
+    rows, y_fit, labels, notes = targets(alg.kind, y, "TRAIN", args.train)
+    X_fit = _for_estimator(X if rows is None else X[rows], cls)
+    try:
+        model = cls(**params)
+    except (TypeError, ValueError) as exc:
+        raise CLIError(f"invalid parameters for {cls.__name__}: {_one_line(exc)}") \
+            from None
+    progress = Progress(f"training {cls.__name__}",
+                        enabled=False if args.quiet else None)
+    verbose = model.get_params().get("verbose")
+    if progress.enabled and verbose is not None and not verbose:
+        model.set_params(verbose=1)
+    start = time.perf_counter()
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            with progress:
+                model.fit(X_fit, y_fit)
+    except (TypeError, ValueError) as exc:
+        msg = _one_line(exc)
+        hint = next((f" (option {_PARAM_FLAG[p]})" for p in sorted(
+            model.get_params(deep=False), key=len, reverse=True)
+            if msg.startswith(p + " ") and p in _PARAM_FLAG), "")
+        raise CLIError(f"TRAIN file {args.train}: {cls.__name__} cannot be fitted: "
+                       f"{msg}{hint}") from None
+    finally:
+        if verbose is not None:
+            model.set_params(verbose=verbose)
+    for w in caught:  # shown once the progress line is gone
+        warnings.showwarning(w.message, w.category, w.filename, w.lineno)
+    elapsed = time.perf_counter() - start
+    if labels is not None:
+        relabel(model, labels)
+    info = {"cli": {"algorithm": alg.name, "zero_based": zero_based,
+                    "dtype": args.dtype, "train": os.path.basename(args.train)}}
+    try:
+        save(model, args.model, info=info)
+    except OSError as exc:
+        raise CLIError(f"MODEL file {args.model}: cannot write it "
+                       f"({exc.strerror or exc})") from None
+    except TypeError as exc:  # a parameter/attribute the format cannot hold
+        raise CLIError(f"MODEL file {args.model}: {_one_line(exc)}") from None
+    for note in notes:  # after the fit, so that an error stays a single line
+        _info(args, note)
+    n_lab = int(np.count_nonzero(y[rows] != 0 if rows is not None else y != 0))
+    _info(args, f"{cls.__name__} fitted on {X_fit.shape[0]} rows ({n_lab} labeled) x "
+                f"{X.shape[1]} features in {elapsed:.2f} s; model written to "
+                f"{args.model}")
+    return 0
+
+
+def _fmt_label(v):
+    if isinstance(v, (float, np.floating)) and float(v).is_integer():
+        return str(int(v))
+    if isinstance(v, (np.generic,)):
+        return str(v.item())
+    return str(v)
+
+
+def cmd_predict(args):
+    try:
+        meta = read_metadata(args.model)
+        model = load(args.model)
+    except FileNotFoundError:
+        raise CLIError(f"MODEL file {args.model}: no such file") from None
+    except IsADirectoryError:
+        raise CLIError(f"MODEL file {args.model}: is a directory") from None
+    except OSError as exc:
+        raise CLIError(f"MODEL file {args.model}: cannot read it "
+                       f"({exc.strerror or exc})") from None
+    except ValueError as exc:
+        raise CLIError(f"MODEL file {_one_line(exc)}") from None
+    cli_info = meta.get("info", {}).get("cli", {})
+    zero_based = args.zero_based
+    if zero_based is None:
+        zero_based = bool(cli_info.get("zero_based", False))
+    dtype = np.float32 if cli_info.get("dtype") == "float32" else np.float64
+    X, y = read_svmlight(args.test, "TEST", zero_based=zero_based, dtype=dtype,
+                         n_features=int(model.n_features_in_), model_path=args.model)
+    X = _for_estimator(X, type(model))
+    try:
+        labels = np.asarray(model.predict(X))
+        scores = None
+        if not args.labels and hasattr(model, "decision_function"):
+            scores = np.asarray(model.decision_function(X))
+            if scores.ndim != 1:
+                scores = None
+    except (TypeError, ValueError) as exc:
+        raise CLIError(f"TEST file {args.test}: cannot predict with the model in "
+                       f"{args.model}: {_one_line(exc)}") from None
+    if scores is not None:
+        lines = [repr(float(v)) for v in scores]
+    else:
+        lines = [_fmt_label(v) for v in labels]
+    try:
+        with atomic_open(args.output, "w") as f:
+            f.write("\n".join(lines))
+            f.write("\n")
+    except OSError as exc:
+        raise CLIError(f"OUTPUT file {args.output}: cannot write it "
+                       f"({exc.strerror or exc})") from None
+    labeled = y != 0
+    n = int(np.count_nonzero(labeled))
+    if n:
+        try:
+            correct = int(np.count_nonzero(labels[labeled].astype(float)
+                                           == y[labeled]))
+        except (TypeError, ValueError):
+            correct = None
+        if correct is not None:
+            _info(args, f"accuracy {100.0 * correct / n:.2f}% ({correct}/{n} labeled "
+                        f"rows of {args.test})")
+    return 0
+
+
+DEMO_NEGATIVE, DEMO_POSITIVE = (2, 3, 5), (6, 8, 9)
+
+
+def _demo_splits(n_labeled, seed, repeats):
+    """Digits 2,3,5 (0) vs 6,8,9 (1): 2/3 train with ``n_labeled`` labels, 1/3 test."""
+    from sklearn.datasets import load_digits
+
+    X, digit = load_digits(return_X_y=True)
+    keep = np.isin(digit, DEMO_NEGATIVE + DEMO_POSITIVE)
+    X = np.ascontiguousarray(X[keep] / 16.0)
+    y = np.isin(digit[keep], DEMO_POSITIVE).astype(np.int64)
+    rng = np.random.default_rng(seed)
+    splits = []
+    for _ in range(repeats):
+        perm = rng.permutation(X.shape[0])
+        n_train = 2 * X.shape[0] // 3
+        tr, te = perm[:n_train], perm[n_train:]
+        lab = np.concatenate([
+            rng.choice(np.flatnonzero(y[tr] == c), n, replace=False)
+            for c, n in ((0, n_labeled // 2), (1, n_labeled - n_labeled // 2))])
+        splits.append((X[tr], y[tr], lab, X[te], y[te]))
+    return splits
+
+
+def _demo_fit(alg, cls, split, seed):
+    """Fit ``alg`` on one split as its kind requires; return (test error, seconds)."""
+    X, y, lab, X_test, y_test = split
+    accepted = cls().get_params(deep=False)
+    params = {k: v for k, v in alg.demo_params.items() if k in accepted}
+    unl = np.ones(y.shape[0], bool)
+    unl[lab] = False
+    given = {"r": float(np.mean(y[lab])),          # estimated from the labels
+             "prior": float(np.mean(y[unl])),      # PU: assumed known
+             "random_state": seed}
+    params.update({k: v for k, v in given.items() if k in accepted and k not in params})
+    if alg.kind == _registry.SUPERVISED:
+        fit_args = (X[lab], y[lab])
+    elif alg.kind == _registry.SEMI:
+        y_fit = np.full(y.shape[0], -1, dtype=np.int64)
+        y_fit[lab] = y[lab]
+        fit_args = (X, y_fit)
+    else:
+        y_fit = np.full(y.shape[0], -1, dtype=np.int64)
+        y_fit[lab[y[lab] == 1]] = 1
+        fit_args = (X, y_fit)
+    start = time.perf_counter()
+    model = cls(**params).fit(*fit_args)
+    elapsed = time.perf_counter() - start
+    pred = model.predict(X_test)
+    if alg.kind == _registry.PU:
+        pred = (pred == 1).astype(np.int64)
+    return float(np.mean(pred != y_test)), elapsed
+
+
+def cmd_demo(args):
+    if args.n_labeled < 2:
+        raise CLIError("--n-labeled must be at least 2")
+    if args.repeats < 1:
+        raise CLIError("--repeats must be at least 1")
+    splits = _demo_splits(args.n_labeled, args.seed, args.repeats)
+    X, _, lab, X_test, _ = splits[0]
+    print(f"semisvm demo: scikit-learn digits {','.join(map(str, DEMO_NEGATIVE))} vs "
+          f"{','.join(map(str, DEMO_POSITIVE))}; {X.shape[0]} training rows of which "
+          f"{lab.size} labeled, {X_test.shape[0]} test rows; mean of {len(splits)} "
+          "random draws")
+    head = (f"{'algorithm':<11} {'estimator':<11} {'trained on':<22} "
+            f"{'test error':>10} {'fit time':>9}")
+    print(head)
+    print("-" * len(head))
+    missing = []
+    for alg in _registry.ALGORITHMS:
+        try:
+            cls = _registry.get_class(alg)
+        except _registry.NotAvailableError:
+            missing.append(f"{alg.name} ({alg.cls})")
+            continue
+        n_pos = int(np.sum(splits[0][1][lab] == 1))
+        used = {_registry.SUPERVISED: f"{lab.size} labeled",
+                _registry.SEMI: f"{lab.size} lab. + {X.shape[0] - lab.size} unlab.",
+                _registry.PU: f"{n_pos} pos. + {X.shape[0] - n_pos} unlab."}[alg.kind]
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                runs = [_demo_fit(alg, cls, split, args.seed) for split in splits]
+                err = f"{100.0 * np.mean([e for e, _ in runs]):9.1f}%"
+                tm = f"{np.mean([t for _, t in runs]):8.2f}s"
+            except Exception as exc:  # noqa: BLE001  (one failure must not stop the demo)
+                err, tm = "failed", f"({type(exc).__name__}: {_one_line(exc)[:60]})"
+        note = "  (did not converge)" if any(
+            "converge" in str(w.message).lower() for w in caught) else ""
+        print(f"{alg.name:<11} {alg.cls:<11} {used:<22} {err:>10} {tm:>9}{note}",
+              flush=True)
+    if missing:
+        print(f"not in this installation: {', '.join(missing)}")
+    return 0
+
+
+COMMANDS = {"train": cmd_train, "predict": cmd_predict, "demo": cmd_demo}
+
+
+def main(argv=None):
+    """Run the command line; return the exit status (0 ok, 2 bad input)."""
+    parser = _build_parser()
+    args = parser.parse_args(argv)
+
+    def _show(message, category, filename, lineno, file=None, line=None):
+        print(f"{PROG} {args.command}: warning: {_one_line(message)}",
+              file=sys.stderr)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("default")
+        warnings.showwarning = _show
+        try:
+            return COMMANDS[args.command](args)
+        except CLIError as exc:
+            print(f"{PROG} {args.command}: error: {_one_line(exc)}", file=sys.stderr)
+            return 2
+        except KeyboardInterrupt:
+            print(f"{PROG} {args.command}: interrupted", file=sys.stderr)
+            return 130

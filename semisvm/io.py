@@ -1,0 +1,596 @@
+"""Model files: :func:`save` and :func:`load`, a safe format without pickle.
+
+Format (version 1)
+------------------
+A model file is one ZIP archive (it is also a valid ``.npz``: ``numpy.load``
+opens it) holding
+
+* ``semisvm.json`` -- UTF-8 JSON metadata::
+
+      {"format": "semisvm-model", "format_version": 1,
+       "library_version": "0.1.0", "numpy_version": ..., "sklearn_version": ...,
+       "estimator": {"kind": "estimator", "module": "semisvm.linear",
+                     "class": "LinearSVM", "params": {...}, "state": {...}},
+       "skipped": [...], "info": {...}}
+
+* ``arrays/<k>.npy`` -- one NumPy ``.npy`` member per stored array, read back
+  with ``allow_pickle=False``.
+
+``params`` is ``get_params(deep=False)``; ``state`` holds every other instance
+attribute of the fitted estimator (``coef_``, ``classes_``, ``result_``, ...).
+Each value is a JSON node tagged by ``"kind"``:
+
+==============  ==============================================================
+``json``        ``None``, ``bool``, ``int`` or ``str`` in ``"value"``
+``float``       a Python float; ``"value"`` is a number, or ``"nan"``/``"inf"``/
+                ``"-inf"``
+``ndarray``     ``"member"``, ``"shape"``, ``"dtype"`` (bool, integer, float,
+                complex, fixed-width str/bytes only; ``"object": true`` marks an
+                object array of str stored as str)
+``scalar``      a NumPy scalar, stored as a 0-d ``ndarray`` member
+``sparse``      a SciPy sparse matrix/array as CSR: ``"container"``,
+                ``"shape"`` and ``ndarray`` nodes ``data``, ``indices``, ``indptr``
+``list``,       ``"items"``: a list of nodes (``dict`` items are ``[key, value]``
+``tuple``,      pairs, keys being ``json``/``float`` nodes)
+``dict``
+``result``      a result dataclass of :mod:`semisvm._results`: ``"class"`` and
+                ``"fields"`` (name -> node)
+``estimator``   a nested semisvm estimator (same layout as the top level)
+==============  ==============================================================
+
+Rules: a result dataclass with a field that none of these kinds can hold, and
+a private attribute (name starting with ``_``, e.g. a kernel cache) that none
+can hold, are *skipped*: the attribute is not stored and its name is listed in
+``"skipped"`` (results are diagnostics and caches are rebuilt; neither is needed
+to predict). A result whose class or fields no longer match is dropped on load.
+Any other attribute or parameter that cannot be stored (a callable, a
+``RandomState`` ...) makes :func:`save` raise ``TypeError`` naming it.
+
+Writing is atomic: the archive is written to a temporary file in the target's
+directory, flushed and ``fsync``-ed, then renamed over the target with
+``os.replace``; on any failure the temporary file is removed and an existing
+model at ``path`` is left untouched.
+
+Loading checks the archive's CRCs, the format name and version, that the
+estimator class is one of semisvm's (:data:`semisvm._registry.ALGORITHMS`), that
+every parameter is one the class takes, that every array has the shape and dtype
+the metadata declares, and finally that the model predicts on one row; anything
+else raises ``ValueError`` naming the file.
+"""
+from __future__ import annotations
+
+import dataclasses
+import io as _io
+import json
+import math
+import os
+import tempfile
+import warnings
+import zipfile
+import zlib
+from contextlib import contextmanager
+
+import numpy as np
+import scipy.sparse as sp
+
+from semisvm import _registry
+
+__all__ = ["FORMAT_VERSION", "load", "read_metadata", "save"]
+
+FORMAT = "semisvm-model"
+FORMAT_VERSION = 1
+METADATA_MEMBER = "semisvm.json"
+_MAX_METADATA_BYTES = 64 * 2**20
+_NPY_HEADER_MAX = 2**16 + 64
+_ARRAY_KINDS = "biufcUS"
+_RESULTS_MODULE = "semisvm._results"
+
+
+class _Unstorable(TypeError):
+    """A value that no node kind can hold."""
+
+
+# ----------------------------------------------------------------------------------
+# atomic writes
+# ----------------------------------------------------------------------------------
+
+def _default_mode():
+    """Permission bits a new file gets under the process umask (0o644 if unknown)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("Umask:"):
+                    return 0o666 & ~int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    return 0o644
+
+
+@contextmanager
+def atomic_open(path, mode="wb"):
+    """Open a temporary file next to ``path``; on success, rename it over ``path``.
+
+    The file is flushed and fsync-ed before ``os.replace``. If the block raises
+    (or the rename fails) the temporary file is removed and ``path`` is untouched.
+    A new file gets the umask's permissions; a replaced one keeps its own.
+    """
+    path = os.fspath(path)
+    directory = os.path.dirname(os.path.abspath(path))
+    try:
+        perm = os.stat(path).st_mode & 0o7777
+    except OSError:
+        perm = _default_mode()
+    fd, tmp = tempfile.mkstemp(dir=directory,
+                               prefix="." + os.path.basename(path) + ".",
+                               suffix=".tmp")
+    try:
+        with os.fdopen(fd, mode) as f:
+            yield f
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, perm)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    try:  # make the rename itself durable (best effort; not on every platform)
+        dfd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(dfd)
+    except OSError:
+        pass
+    finally:
+        os.close(dfd)
+
+
+# ----------------------------------------------------------------------------------
+# encoding
+# ----------------------------------------------------------------------------------
+
+def _is_result(value):
+    return (dataclasses.is_dataclass(value) and not isinstance(value, type)
+            and type(value).__module__ == _RESULTS_MODULE)
+
+
+def _is_estimator(value):
+    try:
+        _registry.by_class(type(value).__name__)
+    except KeyError:
+        return False
+    return type(value).__module__ == _registry.by_class(type(value).__name__).module
+
+
+class _Encoder:
+    def __init__(self):
+        self.arrays = {}  # member name -> array to write
+        self._seen = {}   # id(array) -> (array, node): a shared array is stored once
+
+    def _array_node(self, arr, where):
+        arr = np.asarray(arr)
+        if arr.ndim and id(arr) in self._seen:
+            return dict(self._seen[id(arr)][1])
+        original = arr
+        node = {"kind": "ndarray"}
+        if arr.dtype == object:
+            if not all(isinstance(v, str) for v in arr.flat):
+                raise _Unstorable(f"{where}: an object array holding non-str values")
+            arr = arr.astype(str) if arr.size else arr.astype("<U1")
+            node["object"] = True
+        if arr.dtype.kind not in _ARRAY_KINDS or arr.dtype.fields is not None:
+            raise _Unstorable(f"{where}: an array of dtype {arr.dtype}")
+        member = f"arrays/{len(self.arrays)}.npy"
+        self.arrays[member] = arr
+        node.update(member=member, shape=list(arr.shape), dtype=arr.dtype.str)
+        if arr.ndim:
+            self._seen[id(original)] = (original, node)
+        return dict(node)
+
+    def encode(self, value, where):
+        if isinstance(value, np.generic):  # before float: np.float64 is a float
+            node = self._array_node(np.asarray(value), where)
+            node["kind"] = "scalar"
+            return node
+        if value is None or isinstance(value, (bool, str)):
+            return {"kind": "json", "value": value}
+        if isinstance(value, int) and not isinstance(value, bool):
+            return {"kind": "json", "value": int(value)}
+        if isinstance(value, float):
+            v = float(value)
+            return {"kind": "float", "value": v if math.isfinite(v) else repr(v)}
+        if isinstance(value, np.ndarray):
+            return self._array_node(value, where)
+        if sp.issparse(value):
+            X = value.tocsr()
+            return {"kind": "sparse",
+                    "container": "csr_array" if isinstance(value, sp.sparray)
+                    else "csr_matrix",
+                    "shape": [int(s) for s in X.shape],
+                    "data": self._array_node(X.data, where + ".data"),
+                    "indices": self._array_node(X.indices, where + ".indices"),
+                    "indptr": self._array_node(X.indptr, where + ".indptr")}
+        if isinstance(value, (list, tuple)):
+            return {"kind": "tuple" if isinstance(value, tuple) else "list",
+                    "items": [self.encode(v, f"{where}[{i}]")
+                              for i, v in enumerate(value)]}
+        if isinstance(value, dict):
+            items = []
+            for k, v in value.items():
+                knode = self.encode(k, f"{where} key")
+                if knode["kind"] not in ("json", "float"):
+                    raise _Unstorable(f"{where}: a dict key of type {type(k).__name__}")
+                items.append([knode, self.encode(v, f"{where}[{k!r}]")])
+            return {"kind": "dict", "items": items}
+        if _is_result(value):
+            return {"kind": "result", "class": type(value).__name__,
+                    "fields": {f.name: self.encode(getattr(value, f.name),
+                                                   f"{where}.{f.name}")
+                               for f in dataclasses.fields(value)}}
+        if _is_estimator(value):
+            return self.encode_estimator(value, where)[0]
+        raise _Unstorable(f"{where}: a value of type {type(value).__name__}")
+
+    def encode_estimator(self, est, where="model"):
+        """Node of a semisvm estimator and the list of skipped attribute names."""
+        params = est.get_params(deep=False)
+        pnodes = {}
+        for name, value in params.items():
+            try:
+                pnodes[name] = self.encode(value, f"parameter {name}")
+            except _Unstorable as exc:
+                raise TypeError(
+                    f"cannot save {type(est).__name__}: {exc}; model files hold "
+                    "numbers, strings, arrays and containers of those (no pickle)"
+                ) from None
+        state, skipped = {}, []
+        for name, value in vars(est).items():
+            if name in params:
+                continue
+            n_arrays = len(self.arrays)
+            try:
+                state[name] = self.encode(value, f"{where}.{name}")
+            except _Unstorable as exc:
+                if _is_result(value) or name.startswith("_"):
+                    for member in list(self.arrays)[n_arrays:]:
+                        del self.arrays[member]
+                    self._seen = {k: v for k, v in self._seen.items()
+                                  if v[1]["member"] in self.arrays}
+                    skipped.append(f"{where}.{name}")
+                    continue
+                raise TypeError(
+                    f"cannot save {type(est).__name__}: attribute {exc}; model "
+                    "files hold numbers, strings, arrays and containers of those "
+                    "(no pickle)") from None
+        node = {"kind": "estimator", "module": type(est).__module__,
+                "class": type(est).__name__, "params": pnodes, "state": state}
+        return node, skipped
+
+
+def _check_fitted(model):
+    from sklearn.exceptions import NotFittedError
+    from sklearn.utils.validation import check_is_fitted
+    try:
+        check_is_fitted(model)
+    except NotFittedError:
+        raise ValueError(f"cannot save an unfitted {type(model).__name__}; "
+                         "call fit first") from None
+
+
+def save(model, path, *, info=None):
+    """Write a fitted semisvm estimator to ``path`` (atomically, no pickle).
+
+    Parameters
+    ----------
+    model : semisvm estimator
+        A fitted estimator whose class is one of semisvm's.
+    path : str or os.PathLike
+        Target file; replaced atomically if it exists.
+    info : dict, optional
+        Extra JSON-serialisable metadata stored under ``"info"``
+        (see :func:`read_metadata`); the command line keeps its settings there.
+
+    Raises
+    ------
+    TypeError
+        ``model`` is not a semisvm estimator, or holds a parameter/attribute
+        that the format cannot store (the message names it).
+    ValueError
+        ``model`` is not fitted.
+    """
+    if not _is_estimator(model):
+        allowed = ", ".join(a.cls for a in _registry.ALGORITHMS)
+        raise TypeError(f"model must be a semisvm estimator ({allowed}), "
+                        f"got {type(model).__module__}.{type(model).__name__}")
+    _check_fitted(model)
+    import sklearn
+
+    from semisvm import __version__
+    enc = _Encoder()
+    node, skipped = enc.encode_estimator(model)
+    meta = {"format": FORMAT, "format_version": FORMAT_VERSION,
+            "library_version": __version__, "numpy_version": np.__version__,
+            "sklearn_version": sklearn.__version__,
+            "estimator": node, "skipped": skipped,
+            "info": {} if info is None else info}
+    try:
+        text = json.dumps(meta, indent=1, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"info must be JSON-serialisable: {exc}") from None
+    with atomic_open(path, "wb") as f, \
+            zipfile.ZipFile(f, "w", compression=zipfile.ZIP_STORED,
+                            allowZip64=True) as zf:
+        zf.writestr(METADATA_MEMBER, text.encode("utf-8"))
+        for member, arr in enc.arrays.items():
+            with zf.open(member, "w", force_zip64=True) as mf:
+                np.lib.format.write_array(mf, arr, allow_pickle=False)
+
+
+# ----------------------------------------------------------------------------------
+# decoding
+# ----------------------------------------------------------------------------------
+
+class _Invalid(ValueError):
+    """Raised inside the decoder; re-raised with the file name by load."""
+
+
+def _expect(cond, msg):
+    if not cond:
+        raise _Invalid(msg)
+
+
+class _Decoder:
+    def __init__(self, zf):
+        self.zf = zf
+        self.used = {}  # member -> array already read (shared arrays stay shared)
+
+    def _read_array(self, node, where):
+        _expect(isinstance(node, dict) and isinstance(node.get("member"), str),
+                f"{where}: no array member")
+        member = node["member"]
+        shape, dtype = node.get("shape"), node.get("dtype")
+        _expect(isinstance(shape, list)
+                and all(isinstance(s, int) and not isinstance(s, bool) and s >= 0
+                        for s in shape), f"{where}: invalid shape {shape!r}")
+        try:
+            dt = np.dtype(dtype) if isinstance(dtype, str) else None
+        except TypeError:
+            dt = None
+        _expect(dt is not None and dt.kind in _ARRAY_KINDS and dt.fields is None,
+                f"{where}: dtype {dtype!r} is not allowed")
+        if member in self.used:
+            arr = self.used[member]
+        else:
+            try:
+                info = self.zf.getinfo(member)
+            except KeyError:
+                raise _Invalid(f"{where}: member {member} is missing") from None
+            nbytes = math.prod(shape) * dt.itemsize
+            _expect(nbytes <= info.file_size <= nbytes + _NPY_HEADER_MAX,
+                    f"{where}: member {member} has {info.file_size} bytes, expected "
+                    f"{nbytes} bytes of data for shape {tuple(shape)} {dt}")
+            with self.zf.open(member) as f:
+                arr = np.lib.format.read_array(_io.BytesIO(f.read()),
+                                               allow_pickle=False)
+            self.used[member] = arr
+        _expect(arr.shape == tuple(shape) and arr.dtype == dt,
+                f"{where}: array is {arr.shape} {arr.dtype}, metadata says "
+                f"{tuple(shape)} {dt}")
+        if node.get("object"):
+            _expect(arr.dtype.kind == "U", f"{where}: object flag on a non-str array")
+            arr = arr.astype(object)
+        return arr
+
+    def decode(self, node, where):
+        _expect(isinstance(node, dict) and isinstance(node.get("kind"), str),
+                f"{where}: invalid node")
+        kind = node["kind"]
+        if kind == "json":
+            v = node.get("value")
+            _expect(v is None or isinstance(v, (bool, int, str)),
+                    f"{where}: invalid json value")
+            return v
+        if kind == "float":
+            v = node.get("value")
+            if isinstance(v, str):
+                _expect(v in ("nan", "inf", "-inf"), f"{where}: invalid float {v!r}")
+                return float(v)
+            _expect(isinstance(v, (int, float)) and not isinstance(v, bool),
+                    f"{where}: invalid float")
+            return float(v)
+        if kind == "ndarray":
+            return self._read_array(node, where)
+        if kind == "scalar":
+            arr = self._read_array(node, where)
+            _expect(arr.ndim == 0, f"{where}: scalar with shape {arr.shape}")
+            return arr[()]
+        if kind == "sparse":
+            shape = node.get("shape")
+            _expect(isinstance(shape, list) and len(shape) == 2
+                    and all(isinstance(s, int) and s >= 0 for s in shape),
+                    f"{where}: invalid sparse shape")
+            data = self._read_array(node.get("data") or {}, where + ".data")
+            indices = self._read_array(node.get("indices") or {}, where + ".indices")
+            indptr = self._read_array(node.get("indptr") or {}, where + ".indptr")
+            _expect(data.ndim == indices.ndim == indptr.ndim == 1
+                    and indices.dtype.kind == indptr.dtype.kind == "i"
+                    and data.shape == indices.shape
+                    and indptr.shape == (shape[0] + 1,),
+                    f"{where}: inconsistent CSR arrays")
+            _expect(indptr[0] == 0 and indptr[-1] == data.shape[0]
+                    and np.all(np.diff(indptr) >= 0)
+                    and (indices.size == 0
+                         or (indices.min() >= 0 and indices.max() < shape[1])),
+                    f"{where}: invalid CSR structure")
+            container = {"csr_array": sp.csr_array,
+                         "csr_matrix": sp.csr_matrix}.get(node.get("container"))
+            _expect(container is not None, f"{where}: unknown sparse container")
+            return container((data, indices, indptr), shape=tuple(shape))
+        if kind in ("list", "tuple"):
+            items = node.get("items")
+            _expect(isinstance(items, list), f"{where}: invalid items")
+            out = [self.decode(v, f"{where}[{i}]") for i, v in enumerate(items)]
+            return tuple(out) if kind == "tuple" else out
+        if kind == "dict":
+            items = node.get("items")
+            _expect(isinstance(items, list)
+                    and all(isinstance(p, list) and len(p) == 2 for p in items),
+                    f"{where}: invalid dict items")
+            out = {}
+            for knode, vnode in items:
+                _expect(isinstance(knode, dict)
+                        and knode.get("kind") in ("json", "float"),
+                        f"{where}: invalid dict key")
+                out[self.decode(knode, where + " key")] = self.decode(vnode, where)
+            return out
+        if kind == "result":
+            return self._decode_result(node, where)
+        if kind == "estimator":
+            return self.decode_estimator(node, where)
+        raise _Invalid(f"{where}: unknown node kind {kind!r}")
+
+    def _decode_result(self, node, where):
+        from semisvm import _results
+        fields = node.get("fields")
+        _expect(isinstance(fields, dict), f"{where}: invalid result fields")
+        values = {name: self.decode(v, f"{where}.{name}") for name, v in fields.items()}
+        cls = getattr(_results, str(node.get("class")), None)
+        if (isinstance(cls, type) and dataclasses.is_dataclass(cls)
+                and {f.name for f in dataclasses.fields(cls)} == set(values)):
+            return cls(**values)
+        return _SKIP  # result class changed since the file was written
+
+    def decode_estimator(self, node, where="model"):
+        _expect(isinstance(node, dict) and node.get("kind") == "estimator",
+                f"{where}: not an estimator node")
+        name, module = node.get("class"), node.get("module")
+        try:
+            alg = _registry.by_class(name)
+        except (KeyError, TypeError):
+            raise _Invalid(f"estimator class {module}.{name} is not a semisvm "
+                           "estimator") from None
+        _expect(module == alg.module,
+                f"estimator class {module}.{name} is not a semisvm estimator")
+        try:
+            cls = _registry.get_class(alg)
+        except _registry.NotAvailableError as exc:
+            raise _Invalid(str(exc)) from None
+        params, state = node.get("params"), node.get("state")
+        _expect(isinstance(params, dict) and isinstance(state, dict),
+                f"{where}: params/state missing")
+        accepted = cls().get_params(deep=False)
+        unknown = sorted(set(params) - set(accepted))
+        _expect(not unknown, f"{name} takes no parameter(s) {', '.join(unknown)}")
+        est = cls(**{k: self.decode(v, f"parameter {k}") for k, v in params.items()})
+        for attr, v in state.items():
+            _expect(isinstance(attr, str) and attr.isidentifier()
+                    and attr not in accepted and not attr.startswith("__"),
+                    f"{where}: invalid attribute name {attr!r}")
+            value = self.decode(v, f"{where}.{attr}")
+            if value is not _SKIP:
+                vars(est)[attr] = value  # the instance dict, as save read it
+        return est
+
+
+_SKIP = object()
+
+
+def _open_archive(path):
+    """Open ``path`` as a ZIP, read and sanity-check the metadata member."""
+    try:
+        zf = zipfile.ZipFile(path)
+    except zipfile.BadZipFile:
+        raise _Invalid("not a semisvm model file (not a ZIP archive, or "
+                       "truncated)") from None
+    try:
+        names = zf.namelist()
+        _expect(METADATA_MEMBER in names,
+                f"not a semisvm model file (no {METADATA_MEMBER} member)")
+        info = zf.getinfo(METADATA_MEMBER)
+        _expect(info.file_size <= _MAX_METADATA_BYTES, "metadata member too large")
+        try:
+            meta = json.loads(zf.read(METADATA_MEMBER).decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise _Invalid(f"metadata is not valid JSON ({exc})") from None
+        _expect(isinstance(meta, dict) and meta.get("format") == FORMAT,
+                "not a semisvm model file (metadata format is not "
+                f"{FORMAT!r})")
+        version = meta.get("format_version")
+        _expect(version == FORMAT_VERSION,
+                f"model format version {version!r} is not supported (this semisvm "
+                f"reads version {FORMAT_VERSION})")
+        _expect(isinstance(meta.get("info", {}), dict), "invalid info")
+        return zf, meta, names
+    except BaseException:
+        zf.close()
+        raise
+
+
+def _refuse(path, exc):
+    return ValueError(f"{os.fspath(path)}: {exc}")
+
+
+_READ_ERRORS = (_Invalid, zipfile.BadZipFile, zipfile.LargeZipFile, zlib.error,
+                EOFError, KeyError, IndexError, OverflowError, ValueError,
+                TypeError, AttributeError, NotImplementedError, RuntimeError,
+                MemoryError)
+
+
+def read_metadata(path):
+    """Return the JSON metadata of the model file ``path`` (arrays are not read).
+
+    Raises ``ValueError`` naming the file if it is not a semisvm model file of a
+    supported format version; ``OSError`` if it cannot be read.
+    """
+    try:
+        zf, meta, _ = _open_archive(path)
+    except _READ_ERRORS as exc:
+        raise _refuse(path, exc) from None
+    zf.close()
+    return meta
+
+
+def _smoke_test(model):
+    n = getattr(model, "n_features_in_", None)
+    if not isinstance(n, (int, np.integer)) or n < 1:
+        raise _Invalid("the stored model has no valid n_features_in_")
+    X = np.zeros((1, int(n)))
+    method = getattr(model, "decision_function", None) or model.predict
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            out = np.asarray(method(X))
+        except Exception as exc:  # noqa: BLE001  (whatever fails, refuse the file)
+            raise _Invalid("the stored model is inconsistent: predicting fails "
+                           f"({type(exc).__name__}: {exc})") from None
+    if out.dtype.kind in "fc" and not np.all(np.isfinite(out)):
+        raise _Invalid("the stored model is inconsistent: non-finite output")
+
+
+def load(path):
+    """Read a model written by :func:`save`; return the fitted estimator.
+
+    Raises
+    ------
+    ValueError
+        The file is not a semisvm model file, has an unsupported format
+        version, a class that is not a semisvm estimator, arrays whose shape or
+        dtype differ from the metadata, is truncated or corrupt; the message
+        starts with the file name.
+    OSError
+        The file cannot be opened.
+    """
+    try:
+        zf, meta, names = _open_archive(path)
+        with zf:
+            dec = _Decoder(zf)
+            model = dec.decode_estimator(meta.get("estimator"))
+            extra = set(names) - set(dec.used) - {METADATA_MEMBER}
+            _expect(not extra, f"unexpected member(s) {sorted(extra)[:3]}")
+        _smoke_test(model)
+    except _READ_ERRORS as exc:
+        raise _refuse(path, exc) from None
+    return model

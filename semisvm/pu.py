@@ -1,0 +1,468 @@
+r"""Positive-unlabeled SVM with the double hinge loss, trained by USMO.
+
+Sansone, De Natale & Zhou, "Efficient training for positive unlabeled learning",
+IEEE TPAMI 41(11):2584-2598, 2019. The solver (``semisvm._core._smo``) works
+on the reduced dual of the paper's problem (6) with a complete
+tau-optimality test, the exact two-variable step, the incremental function
+cache (15) and an LRU cache of kernel columns computed from the data
+(``semisvm._core._kernel_cache``), so memory is O(n d + cache), never n x n.
+
+Objective (P: the p labeled positives, U: the n unlabeled rows, pi = prior):
+
+.. math::
+
+    \min_{w, b}\; -\frac{\pi}{p} \sum_{x \in P} f(x)
+    + \frac{1}{n} \sum_{x \in U} \max\!\left(f(x),\, \max\!\left(0,
+      \tfrac12 + \tfrac12 f(x)\right)\right) + \lambda \|w\|^2,
+    \qquad f(x) = \langle w, \phi(x) \rangle + b.
+
+With c1 = pi / (2 lam p) and c2 = 1 / (2 lam n), the solution is
+w = c1 sum_P phi(x_p) - sum_U s_u phi(x_u), where s solves
+
+    min 1/2 s' K_UU s - c1 1' K_PU s - sum_u min(s_u, c2 - s_u)
+    s.t. sum_u s_u = c1 p, 0 <= s_u <= c2.
+"""
+from __future__ import annotations
+
+import logging
+import warnings
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.metrics.pairwise import pairwise_kernels
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from semisvm._core._dataset import RowData
+from semisvm._core._kernel_cache import KERNEL_CODES, KernelCache
+from semisvm._core._smo import kernel_sums as _kernel_sums
+from semisvm._core._smo import usmo as _usmo
+from semisvm._core._smo_linear import usmo_linear as _usmo_linear
+from semisvm._results import USMOResult
+from semisvm._validation import (
+    FLOAT_DTYPES,
+    as_csr32,
+    check_int,
+    check_kernel_params,
+    check_positive,
+    check_prior,
+    check_pu_labels,
+    check_X,
+)
+
+__all__ = ["PUSVM", "usmo"]
+
+_STATUS = {0: "optimal", 1: "max_iter", 2: "stalled"}
+logger = logging.getLogger("semisvm")
+_BLOCK_BYTES = 64 * 2**20   # memory budget of one block of test kernel values
+
+
+def _default_max_iter(n_unlabeled):
+    return max(1_000_000, 100 * n_unlabeled)
+
+
+def _check_s0(s0, n, c1_p, c2):
+    s0 = np.asarray(s0, dtype=np.float64)
+    if s0.shape != (n,):
+        raise ValueError(f"s0 must have shape ({n},), got {s0.shape}")
+    if not np.all(np.isfinite(s0)):
+        raise ValueError("s0 must be finite")
+    if np.any(s0 < 0) or np.any(s0 > c2):
+        raise ValueError(f"s0 must lie in [0, c2] = [0, {c2!r}]")
+    if not np.isclose(s0.sum(), c1_p, rtol=1e-9, atol=0):
+        raise ValueError(
+            f"s0 must sum to c1 p = prior / (2 lam) = {c1_p!r}, got {s0.sum()!r}")
+    return np.ascontiguousarray(s0.copy())
+
+
+def _ranked_start(scores, total, c2):
+    """s = c2 on the highest-scoring rows (slope 1: f >= 1), the rest 0.
+
+    floor(total / c2) rows get c2, the next one the remainder; stable order,
+    so ties go to the lowest index.
+    """
+    n = scores.shape[0]
+    order = np.argsort(-scores, kind="stable")
+    k = min(int(np.floor(total / c2)), n)
+    s = np.zeros(n)
+    s[order[:k]] = c2
+    if k < n:
+        s[order[k]] = min(c2, max(0.0, total - k * c2))
+    return s
+
+
+def _ocsvm_scores(X, prows, urows, kernel, gamma, degree, coef0):
+    """Decision values on U of a one-class SVM fitted on P (the paper's start)."""
+    from sklearn.svm import OneClassSVM
+
+    if kernel == "precomputed":
+        oc = OneClassSVM(kernel="precomputed", nu=0.5).fit(X[prows][:, prows])
+        return np.asarray(oc.decision_function(X[urows][:, prows]), dtype=float)
+    oc = OneClassSVM(kernel=kernel, gamma=gamma, degree=degree, coef0=coef0,
+                     nu=0.5).fit(X[prows])
+    return np.asarray(oc.decision_function(X[urows]), dtype=float)
+
+
+_INITS = ("uniform", "parzen", "ocsvm")
+
+
+def usmo(X, y, prior, lam, *, kernel="rbf", gamma=None, degree=3, coef0=0.0,
+         cache_size=200.0, tol=1e-3, max_iter=None, init="uniform", s0=None,
+         solver="auto", verbose=False):
+    r"""Train the double-hinge PU SVM by USMO; return a :class:`USMOResult`.
+
+    Minimises, over f(x) = <w, phi(x)> + b in the RKHS of ``kernel``,
+
+    .. math::
+
+        -\frac{\pi}{p} \sum_{y_i = 1} f(x_i)
+        + \frac{1}{n} \sum_{y_i \in \{-1, 0\}} \max\!\left(f(x_i),
+          \max\!\left(0, \tfrac12 + \tfrac12 f(x_i)\right)\right)
+        + \lambda \|w\|^2
+
+    (p labeled positives, n unlabeled rows, pi = ``prior``). Only the n
+    unlabeled dual variables move; kernel columns come from an LRU cache of
+    ``cache_size`` MB (never an n x n matrix). See :mod:`semisvm.pu`.
+
+    Parameters
+    ----------
+    X : {ndarray, sparse matrix} of shape (n_samples, n_features)
+        float32/float64, dense or CSR (never densified); for
+        ``kernel="precomputed"`` the square training Gram matrix.
+    y : array-like of shape (n_samples,)
+        1 = labeled positive, -1 or 0 = unlabeled.
+    prior : float in (0, 1)
+        Class prior pi: the fraction of positives among the unlabeled rows.
+    lam : float > 0
+        Regularisation weight lambda.
+    kernel : {"rbf", "linear", "poly", "precomputed"}
+        ``rbf``: exp(-gamma ||x - x'||^2); ``poly``: (gamma x.x' + coef0)^degree.
+    gamma : float > 0, "scale", "auto" or None
+        None / "scale": 1 / (n_features X.var()) (scikit-learn's "scale").
+    degree : int >= 0
+    coef0 : float
+    cache_size : float > 0
+        Kernel-column cache budget in MB (at least two columns are kept).
+    tol : float > 0
+        Stop when the complete tau-optimality violation max b - min a <= tol
+        (in units of the decision value; the margin is 1).
+    max_iter : int, optional
+        Maximum pair steps; default max(10**6, 100 n).
+    init : {"uniform", "parzen", "ocsvm"}
+        Start when ``s0`` is None. ``"uniform"``: s = pi c2 everywhere
+        (feasible, every loss slope pi). ``"parzen"``: rank U by
+        sum_P k(x, x_p) and put s = c2 (slope 1) on the top pi n rows, 0 on
+        the others. ``"ocsvm"``: the same ranking by a one-class SVM fitted on
+        P (the paper's initialisation, simplified: its problem (18) is not
+        solved). The sparse starts need fewer kernel columns to set up.
+    s0 : array-like of shape (n_unlabeled,), optional
+        Feasible start (0 <= s0 <= c2, sum s0 = c1 p = pi / (2 lam)).
+    solver : {"auto", "kernel", "linear"}
+        ``"kernel"``: SMO with the kernel-column cache. ``"linear"`` (only
+        with ``kernel="linear"``): w kept explicitly, F_u = w . x_u from the
+        row's stored entries, pairs from passes (LIBLINEAR-style; memory
+        O(nnz + n + d), no kernel column). ``"auto"``: "linear" for the
+        linear kernel, else "kernel".
+    verbose : bool
+        Log the violation history and a summary on the ``"semisvm"`` logger
+        (INFO) after the solve (the solver itself runs without the GIL).
+
+    Returns
+    -------
+    USMOResult
+    """
+    X = check_X(X)
+    N = X.shape[0]
+    pos = check_pu_labels(y, N)
+    prior = check_prior(prior)
+    lam = check_positive(lam, "lam")
+    kernel, gamma, degree, coef0 = check_kernel_params(kernel, gamma, degree,
+                                                       coef0, X)
+    cache_size = check_positive(cache_size, "cache_size")
+    tol = check_positive(tol, "tol")
+    prows = np.flatnonzero(pos).astype(np.int32)
+    urows = np.flatnonzero(~pos).astype(np.int32)
+    p, n = prows.shape[0], urows.shape[0]
+    max_iter = (_default_max_iter(n) if max_iter is None
+                else check_int(max_iter, "max_iter", minimum=0))
+    c1 = prior / (2.0 * lam * p)
+    c2 = 1.0 / (2.0 * lam * n)
+    if init not in _INITS:
+        raise ValueError(f"init must be one of {_INITS}, got {init!r}")
+    if solver not in ("auto", "kernel", "linear"):
+        raise ValueError(f"solver must be 'auto', 'kernel' or 'linear', got {solver!r}")
+    if solver == "linear" and kernel != "linear":
+        raise ValueError(f"solver='linear' needs kernel='linear', got {kernel!r}")
+    if solver == "auto":
+        solver = "linear" if kernel == "linear" else "kernel"
+    stride = max(1, max_iter // 1000)
+    # the linear solver forms no kernel column: its cache (two columns) only
+    # serves the kernel sums of the sparse starts
+    cache = KernelCache(RowData(X), urows, KERNEL_CODES[kernel], gamma, coef0,
+                        degree, cache_size if solver == "kernel" else 0.0)
+    if solver == "linear" and init == "uniform" and s0 is None:
+        qP = None           # not needed: the linear path never forms columns
+    elif kernel == "linear":
+        # sum_P x_u . x_p = x_u . (sum_P x_p): one pass over the data
+        xp_sum = np.asarray(X[prows].sum(axis=0), dtype=np.float64).ravel()
+        qP = np.asarray(X @ xp_sum, dtype=np.float64).ravel()[urows]
+    else:
+        qP = _kernel_sums(cache, urows, prows)
+    if s0 is not None:
+        s = _check_s0(s0, n, c1 * p, c2)
+    elif init == "uniform":
+        s = np.full(n, prior * c2)
+    elif init == "parzen":
+        s = _ranked_start(qP, c1 * p, c2)
+    else:
+        s = _ranked_start(_ocsvm_scores(X, prows, urows, kernel, gamma, degree,
+                                        coef0), c1 * p, c2)
+    n_pass = 0
+    if solver == "linear":
+        del cache
+        w, F, G, n_iter, n_pass, status, bias, viol, hist = _usmo_linear(
+            RowData(X), urows, prows, c1, c2, s, tol, max_iter)
+        hits = misses = n_cols = 0
+        stride = 0
+    else:
+        F, G, n_iter, status, bias, viol, hist = _usmo(
+            cache, urows, prows, c1, c2, s, qP, tol, max_iter, stride)
+        hits, misses, n_cols = cache.hits, cache.misses, cache.n_slots
+
+    # primal and dual values from the function caches (no kernel needed)
+    w2 = c1 * G.sum() - s @ F        # ||w||^2 = c1 1'G_P - s'F_U
+    fU = F + bias
+    fP = G + bias
+    loss_u = np.maximum(fU, np.maximum(0.0, 0.5 + 0.5 * fU))
+    objective = lam * w2 - prior / p * fP.sum() + loss_u.mean()
+    dual = 2.0 * lam * np.minimum(s, c2 - s).sum() - lam * w2
+    decision = np.empty(N)
+    decision[urows] = fU
+    decision[prows] = fP
+    alpha = np.empty(N)
+    alpha[prows] = c1
+    alpha[urows] = -s
+    coef = None
+    if solver == "linear":
+        coef = w.astype(X.dtype)
+    elif kernel == "linear":
+        coef = np.asarray(X.T @ alpha.astype(X.dtype)).ravel().astype(X.dtype)
+    if verbose:
+        every = f"every {stride} steps" if stride else "per pass"
+        for k, v in enumerate(hist):
+            logger.info("USMO violation (%s) #%d: %.6g", every, k, v)
+        logger.info("USMO %s: %d steps, %d passes, violation %.3g, objective "
+                    "%.10g, dual %.10g, cache %d hits / %d misses (%d columns)",
+                    _STATUS[status], n_iter, n_pass, viol, objective, dual,
+                    hits, misses, n_cols)
+    return USMOResult(
+        dual_coef=alpha, s=s, intercept=float(bias), coef=coef,
+        objective=float(objective), dual_objective=float(dual),
+        violation=float(viol), n_iter=int(n_iter), converged=status == 0,
+        status=_STATUS[status], cache_hits=int(hits),
+        cache_misses=int(misses), n_cache_columns=int(n_cols), n_pass=int(n_pass),
+        c1=float(c1), c2=float(c2), gamma=float(gamma), decision=decision,
+        history=hist, history_stride=int(stride),
+    )
+
+
+class PUSVM(ClassifierMixin, BaseEstimator):
+    r"""Positive-unlabeled SVM with the double hinge loss (USMO solver).
+
+    ``y == 1`` marks a labeled positive; ``y == -1`` or ``y == 0`` an
+    unlabeled row (a mix of positives, with fraction ``prior``, and
+    negatives). Solves, with p labeled positives P, n unlabeled rows U and
+    pi = ``prior``,
+
+    .. math::
+
+        \min_{w, b}\; -\frac{\pi}{p} \sum_{x \in P} f(x)
+        + \frac{1}{n} \sum_{x \in U} \max\!\left(f(x),\, \max\!\left(0,
+          \tfrac12 + \tfrac12 f(x)\right)\right) + \lambda \|w\|^2,
+        \qquad f(x) = \langle w, \phi(x) \rangle + b,
+
+    the unbiased double-hinge PU risk of du Plessis, Niu & Sugiyama (2015)
+    in the RKHS of ``kernel``. In LIBSVM terms the unlabeled rows carry
+    box constraints C = c2 = 1 / (2 lam n) and the positives fixed
+    coefficients c1 = pi / (2 lam p); for a cost-sensitive C-SVC with the
+    same scale, C ~ 1 / (2 lam n_samples).
+
+    The dual is solved by SMO (Sansone, De Natale & Zhou, TPAMI 2019) over
+    the unlabeled variables only, with the complete tau-optimality test (the
+    paper's eq. 13 misses a case), an exact two-variable step (Table I's
+    four cases with clipping; duplicate points handled), the incremental
+    function cache (eq. 15) and the bias of eq. (16). Kernel columns are
+    computed from X (dense or CSR, float32 or float64) into an LRU cache of
+    ``cache_size`` MB: memory is O(n d + cache), never n x n.
+
+    Parameters
+    ----------
+    prior : float in (0, 1)
+        **Required.** Class prior pi: the fraction of positives among the
+        unlabeled data. There is no default estimate; fitting without it
+        raises ``ValueError``.
+    lam : float, default=1e-3
+        Regularisation weight lambda > 0.
+    kernel : {"rbf", "linear", "poly", "precomputed"}, default="rbf"
+        ``linear``: x.x'; ``rbf``: exp(-gamma ||x - x'||^2); ``poly``:
+        (gamma x.x' + coef0)^degree; ``precomputed``: X is the Gram matrix
+        (square in ``fit``, test x train in prediction).
+    gamma : float, "scale", "auto" or None, default=None
+        RBF/poly width; None means "scale", 1 / (n_features X.var()) as in
+        scikit-learn's SVC. The paper's Gaussian exp(-|x-y|^2 / (2 s^2)) is
+        gamma = 1 / (2 s^2).
+    degree : int, default=3
+    coef0 : float, default=0.0
+    cache_size : float, default=200
+        Kernel-column cache in MB.
+    tol : float, default=1e-3
+        Stopping tolerance on the complete tau-optimality violation.
+    max_iter : int or None, default=None
+        Maximum SMO pair steps (None: max(10**6, 100 n)); reaching it emits a
+        ``ConvergenceWarning``.
+    init : {"uniform", "parzen", "ocsvm"}, default="uniform"
+        Starting point: s = pi c2 everywhere, or s = c2 on the pi n unlabeled
+        rows ranked most positive by sum_P k(x, x_p) ("parzen") or by a
+        one-class SVM fitted on the positives ("ocsvm", the paper's idea).
+        The solution is the same; the sparse starts need fewer kernel columns
+        (about 3-4x faster on the benchmarks in ``bench/``).
+    solver : {"auto", "kernel", "linear"}, default="auto"
+        ``"linear"`` keeps w explicitly (only for ``kernel="linear"``; sparse
+        rows never densified, no kernel column formed); ``"kernel"`` uses the
+        kernel-column cache; ``"auto"`` picks "linear" for the linear kernel.
+    verbose : int, default=0
+        If > 0, log the violation history and a summary (logger
+        ``"semisvm"``, INFO).
+    random_state : int, RandomState or None, default=None
+        Unused by the default (uniform, deterministic) start; kept so that
+        future randomised starts are reproducible.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (2,)
+        ``[unlabeled value, 1]``: the unlabeled label seen in ``y`` (-1 or 0;
+        -1 if both) and 1; ``predict`` returns these values.
+    support_ : ndarray of int
+        Training rows with a non-zero coefficient (all positives, and the
+        unlabeled rows with s > 0).
+    support_vectors_ : ndarray or sparse matrix
+        Those rows of X (empty for ``kernel="precomputed"``).
+    dual_coef_ : ndarray
+        Their coefficients (c1 for positives, -s for unlabeled rows).
+    intercept_ : float
+    coef_ : ndarray of shape (n_features,)
+        Only for ``kernel="linear"``: w.
+    n_support_ : ndarray of shape (2,)
+        Number of support rows that are unlabeled, and that are positives.
+    n_iter_ : int
+    result_ : USMOResult
+        Dual/primal objective, violation, iterations, cache hits, convergence.
+    transduction_ : ndarray of shape (n_samples,)
+        Labels predicted for the training rows.
+    """
+
+    def __init__(self, *, prior=None, lam=1e-3, kernel="rbf", gamma=None,
+                 degree=3, coef0=0.0, cache_size=200.0, tol=1e-3,
+                 max_iter=None, init="uniform", solver="auto", verbose=0,
+                 random_state=None):
+        self.prior = prior
+        self.lam = lam
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.cache_size = cache_size
+        self.tol = tol
+        self.max_iter = max_iter
+        self.init = init
+        self.solver = solver
+        self.verbose = verbose
+        self.random_state = random_state
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.input_tags.pairwise = self.kernel == "precomputed"
+        tags.classifier_tags.multi_class = False
+        return tags
+
+    def fit(self, X, y):
+        """Fit on X with PU labels y (1 = positive, -1 or 0 = unlabeled)."""
+        X, y = validate_data(self, X, y, accept_sparse="csr",
+                             dtype=list(FLOAT_DTYPES), order="C",
+                             accept_large_sparse=True)
+        X = as_csr32(X)
+        prior = check_prior(self.prior)
+        check_classification_targets(y)
+        y = np.asarray(y)
+        if y.dtype.kind not in "biuf":
+            raise ValueError(
+                "Only binary classification is supported. PUSVM needs numeric "
+                f"PU labels (1 = positive, -1 or 0 = unlabeled), got {y.dtype}")
+        labels = np.unique(y)
+        if not np.all(np.isin(labels, (-1, 0, 1))):
+            raise ValueError(
+                "Only binary classification is supported. PUSVM reads y as 1 = "
+                "labeled positive, -1 or 0 = unlabeled; got labels "
+                f"{labels[:5].tolist()}")
+        res = usmo(X, y, prior, self.lam, kernel=self.kernel, gamma=self.gamma,
+                   degree=self.degree, coef0=self.coef0,
+                   cache_size=self.cache_size, tol=self.tol,
+                   max_iter=self.max_iter, init=self.init,
+                   solver=self.solver, verbose=bool(self.verbose))
+        if res.status != "optimal":
+            warnings.warn(
+                f"USMO stopped ({res.status}) after {res.n_iter} steps with "
+                f"violation {res.violation:.3g} > tol={self.tol}; increase "
+                "max_iter or tol", ConvergenceWarning, stacklevel=2)
+        unl = -1 if np.any(y == -1) else 0
+        self.classes_ = np.array([unl, 1], dtype=y.dtype)
+        alpha = res.dual_coef
+        support = np.flatnonzero(alpha != 0)
+        self.support_ = support
+        self.dual_coef_ = alpha[support]
+        if self.kernel == "precomputed":
+            self.support_vectors_ = np.empty((0, 0), dtype=X.dtype)
+        else:
+            self.support_vectors_ = X[support]
+        self.intercept_ = res.intercept
+        if res.coef is not None:
+            self.coef_ = res.coef
+        pos = y == 1
+        self.n_support_ = np.array([np.count_nonzero(~pos[support]),
+                                    np.count_nonzero(pos[support])])
+        self.gamma_ = res.gamma
+        self.n_iter_ = res.n_iter
+        self.result_ = res
+        self.transduction_ = self.classes_[(res.decision > 0).astype(np.intp)]
+        return self
+
+    def decision_function(self, X):
+        """f(x) = sum_i dual_coef_i k(x, sv_i) + intercept_ (> 0: positive)."""
+        check_is_fitted(self)
+        X = validate_data(self, X, accept_sparse="csr", dtype=list(FLOAT_DTYPES),
+                          order="C", reset=False)
+        X = as_csr32(X)
+        if self.kernel == "linear":
+            out = np.asarray(X @ self.coef_.astype(X.dtype, copy=False)).ravel()
+            return out.astype(np.float64) + self.intercept_
+        if self.kernel == "precomputed":
+            out = X[:, self.support_] @ self.dual_coef_
+            return np.asarray(out, dtype=np.float64).ravel() + self.intercept_
+        n_sv = max(self.support_.shape[0], 1)
+        block = max(1, _BLOCK_BYTES // (8 * n_sv))
+        out = np.empty(X.shape[0])
+        for start in range(0, X.shape[0], block):
+            Kb = pairwise_kernels(X[start:start + block],
+                                  self.support_vectors_.astype(X.dtype, copy=False),
+                                  metric=self.kernel, gamma=self.gamma_,
+                                  degree=self.degree, coef0=self.coef0,
+                                  filter_params=True)
+            out[start:start + block] = Kb @ self.dual_coef_
+        return out + self.intercept_
+
+    def predict(self, X):
+        """Labels in the user's values: 1 (positive) or the unlabeled value."""
+        scores = self.decision_function(X)
+        return self.classes_[(scores > 0).astype(np.intp)]

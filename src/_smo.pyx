@@ -1,0 +1,355 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""USMO: SMO for the double-hinge PU SVM (Sansone, De Natale & Zhou, TPAMI 2019).
+
+Positives P (p rows) and unlabeled U (n rows); c1 = pi / (2 lam p),
+c2 = 1 / (2 lam n). The paper's dual (6) in (sigma, delta) reduces, with
+delta_u = min(2 s_u, 2 c2 - 2 s_u) at the optimum, to
+
+    min_s  D(s) = 1/2 s' K_UU s - c1 1' K_PU s - sum_u min(s_u, c2 - s_u)
+    s.t.   sum_u s_u = c1 p,   0 <= s_u <= c2,
+
+a box plus one equality, convex, with a kink at c2/2 (s_u / c2 is the loss
+slope 0, 1/2 or 1 at unlabeled point u). The function cache is
+
+    F_u = f(x_u) - b = c1 sum_P k(u, p) - sum_U s_v k(u, v)
+
+(-F is the gradient of the smooth part). Moving s_u up costs
+a_u = -F_u + (-1 if s_u < c2/2 else +1) (for s_u < c2), moving it down
+gains b_u = -F_u + (-1 if s_u <= c2/2 else +1) (for s_u > 0). s is optimal iff
+max b <= min a; the stopping test is the complete tau-optimality
+``max b - min a <= tol`` (the paper's eq. 13 misses the case of two points on
+the same side of the kink; see ../shared/papers/notes/usmo.md). The working
+set is i = argmin a (s_i goes up) and, among the j with b_j > a_i (s_j goes
+down), the one with the largest second-order gain (b_j - a_i)^2 / eta_ij, as
+in LIBSVM's WSS 2 (Fan, Chen & Lin, JMLR 2005); lowest index on ties. The
+stopping test stays the complete first-order one above.
+
+The pair step keeps s_i + s_j fixed and minimises D exactly along
+t (s_i + t, s_j - t): a convex piecewise quadratic with curvature
+eta = k_ii + k_jj - 2 k_ij and at most two break points (either variable
+crossing the kink), i.e. the four cases of the paper's Table I with clipping
+taken together. eta <= 0 (duplicate points) leaves a piecewise linear
+function whose minimum is at a break point or an end, which the same search
+returns. F is then updated with the two kernel columns (eq. 15), which come
+from an LRU KernelCache. At exit the bias is the average of a_u (= b_u) over
+the free points (0 < s_u < c2, s_u != c2/2) (eq. 16), or the midpoint of
+[max b, min a] when no point is free.
+"""
+
+import numpy as np
+
+from libc.math cimport INFINITY
+from semisvm._core._kernel_cache cimport KernelCache
+
+# status codes returned to the Python layer
+cdef enum:
+    STATUS_OPTIMAL = 0      # max b - min a <= tol
+    STATUS_MAX_ITER = 1     # max_iter pair steps taken
+    STATUS_STALLED = 2      # a pair step changed nothing (rounding limit)
+
+
+cdef inline void _select(Py_ssize_t n, const double *s, const double *F,
+                         double c2, Py_ssize_t *i_out, Py_ssize_t *j_out,
+                         double *a_min, double *b_max) noexcept nogil:
+    """Maximal violating pair under the complete tau-optimality test."""
+    cdef double half = 0.5 * c2, su, g, v
+    cdef double amin = INFINITY, bmax = -INFINITY
+    cdef Py_ssize_t u, i = -1, j = -1
+    for u in range(n):
+        su = s[u]
+        g = -F[u]
+        if su < c2:
+            v = g - 1.0 if su < half else g + 1.0
+            if v < amin:
+                amin = v
+                i = u
+        if su > 0:
+            v = g - 1.0 if su <= half else g + 1.0
+            if v > bmax:
+                bmax = v
+                j = u
+    i_out[0] = i
+    j_out[0] = j
+    a_min[0] = amin
+    b_max[0] = bmax
+
+
+cdef inline Py_ssize_t _second_order_j(
+        Py_ssize_t n, const double *s, const double *F, double c2, double a_i,
+        const double *Ki, const double *diag, Py_ssize_t i,
+        Py_ssize_t j_first) noexcept nogil:
+    """argmax over {u: s_u > 0, b_u > a_i} of (b_u - a_i)^2 / eta_iu."""
+    cdef double half = 0.5 * c2, bu, gap, eta, score, best = -1.0
+    cdef Py_ssize_t u, j = j_first
+    for u in range(n):
+        if s[u] <= 0:
+            continue
+        bu = -F[u] - 1.0 if s[u] <= half else -F[u] + 1.0
+        gap = bu - a_i
+        if gap <= 0:
+            continue
+        eta = diag[i] + diag[u] - 2.0 * Ki[u]
+        if eta < 1e-12:
+            eta = 1e-12
+        score = gap * gap / eta
+        if score > best:
+            best = score
+            j = u
+    return j
+
+
+cdef inline double _slope(double si, double sj, double t,
+                          double half) noexcept nogil:
+    """Derivative of the non-smooth part -h(s_i + t) - h(s_j - t) at t."""
+    cdef double d = -1.0 if si + t < half else 1.0
+    return d + (1.0 if sj - t < half else -1.0)
+
+
+cdef double _pair_t(double si, double sj, double g, double eta,
+                    double c2) noexcept nogil:
+    """argmin over t in [0, hi] of the pair objective; g = F_j - F_i.
+
+    phi'(t) = g + eta t + slope(t) with slope piecewise constant between
+    the break points c2/2 - s_i and s_j - c2/2; phi'(0+) < 0 by selection.
+    Returned values at a break point or at hi are exactly those numbers.
+    """
+    cdef double half = 0.5 * c2
+    cdef double hi = c2 - si if c2 - si < sj else sj
+    cdef double b1 = half - si, b2 = sj - half, tmp
+    cdef double bp[2]
+    cdef int nb = 0, k
+    cdef double L = 0.0, R, c, dL, dR, t
+    if eta < 0:
+        eta = 0.0
+    if 0 < b1 < hi:
+        bp[nb] = b1
+        nb += 1
+    if 0 < b2 < hi and b2 != b1:
+        bp[nb] = b2
+        nb += 1
+    if nb == 2 and bp[0] > bp[1]:
+        tmp = bp[0]
+        bp[0] = bp[1]
+        bp[1] = tmp
+    for k in range(nb + 1):
+        R = bp[k] if k < nb else hi
+        c = _slope(si, sj, 0.5 * (L + R), half)
+        dR = g + eta * R + c
+        if dR < 0:
+            if k < nb:
+                L = R
+                continue
+            return hi
+        dL = g + eta * L + c
+        if dL >= 0:
+            return L
+        # dL < 0 <= dR implies eta > 0
+        t = L - dL / eta
+        return L if t < L else (R if t > R else t)
+    return hi
+
+
+cdef int _usmo(KernelCache cache, const int *urows, const int *prows,
+               Py_ssize_t n, Py_ssize_t n_p, double c1, double c2,
+               double *s, double tol, long long max_iter, double *F,
+               double *G, const double *qP, double *diag, double *tmp_n,
+               double *tmp_p, int *sv, double *hist, Py_ssize_t n_hist_max,
+               long long hist_stride, long long *n_iter, double *bias,
+               double *violation, Py_ssize_t *n_hist) noexcept nogil:
+    cdef Py_ssize_t u, v, i, j, n_sv, nh = 0, n_free
+    cdef long long it = 0
+    cdef int status = STATUS_MAX_ITER
+    cdef double amin, bmax, si, sj, t, eta, dsi, dsj, acc, half = 0.5 * c2
+    cdef double hi, new_si, new_sj
+    cdef const double *Ki
+    cdef const double *Kj
+
+    # F = c1 qP - sum_v s_v K[:, v] over the columns with s_v > 0 only, so
+    # that a sparse start costs fewer columns; qP_u = sum_P k(u, p) is given
+    for u in range(n):
+        F[u] = c1 * qP[u]
+        diag[u] = cache.kernel_diag(urows[u])
+    for v in range(n):
+        if s[v] > 0:
+            Ki = cache.get_col(v)
+            for u in range(n):
+                F[u] -= s[v] * Ki[u]
+
+    while True:
+        _select(n, s, F, c2, &i, &j, &amin, &bmax)
+        violation[0] = bmax - amin
+        if hist_stride > 0 and it % hist_stride == 0 and nh < n_hist_max:
+            hist[nh] = bmax - amin
+            nh += 1
+        if bmax - amin <= tol or i < 0 or j < 0:
+            status = STATUS_OPTIMAL
+            break
+        if it >= max_iter:
+            status = STATUS_MAX_ITER
+            break
+        Ki = cache.get_col(i)
+        # second-order choice of j (Fan, Chen & Lin 2005, WSS 2) among the
+        # variables violating with i: the largest (b_u - a_i)^2 / eta_iu
+        j = _second_order_j(n, s, F, c2, amin, Ki, diag, i, j)
+        Kj = cache.get_col(j)
+        si = s[i]
+        sj = s[j]
+        eta = diag[i] + diag[j] - 2.0 * Ki[j]
+        t = _pair_t(si, sj, F[j] - F[i], eta, c2)
+        hi = c2 - si if c2 - si < sj else sj
+        new_si = si + t
+        new_sj = sj - t
+        # land exactly on the kink or the bound the search stopped at
+        if t == half - si:
+            new_si = half
+        if t == sj - half:
+            new_sj = half
+        if t == hi:
+            if hi == c2 - si:
+                new_si = c2
+            if hi == sj:
+                new_sj = 0.0
+        dsi = new_si - si
+        dsj = new_sj - sj
+        it += 1
+        if dsi == 0 and dsj == 0:
+            status = STATUS_STALLED
+            break
+        s[i] = new_si
+        s[j] = new_sj
+        # eq. (15): F -= K[:, i] ds_i + K[:, j] ds_j
+        for u in range(n):
+            F[u] -= dsi * Ki[u] + dsj * Kj[u]
+
+    n_iter[0] = it
+    n_hist[0] = nh
+
+    # eq. (16): the bias from the free points, or the middle of [max b, min a]
+    acc = 0.0
+    n_free = 0
+    n_sv = 0
+    for u in range(n):
+        if s[u] > 0:
+            sv[n_sv] = urows[u]
+            tmp_n[n_sv] = s[u]
+            n_sv += 1
+        if 0 < s[u] < c2 and s[u] != half:
+            acc += -F[u] - 1.0 if s[u] < half else -F[u] + 1.0
+            n_free += 1
+    _select(n, s, F, c2, &i, &j, &amin, &bmax)
+    if n_free > 0:
+        bias[0] = acc / n_free
+    elif i >= 0 and j >= 0:
+        bias[0] = 0.5 * (amin + bmax)
+    else:
+        bias[0] = 0.0
+
+    # G_p = f(x_p) - b = c1 sum_P k(p, p') - sum_U s_u k(p, u), for the
+    # primal objective; tmp_n[:n_sv] holds s over the support vectors
+    for u in range(n_p):
+        cache.kernel_row(prows[u], prows, n_p, tmp_p)
+        acc = 0.0
+        for v in range(n_p):
+            acc += tmp_p[v]
+        G[u] = c1 * acc
+    if n_sv > 0:
+        for u in range(n_p):
+            # reuse diag as scratch for the kernel row against the SVs
+            cache.kernel_row(prows[u], sv, n_sv, diag)
+            acc = 0.0
+            for v in range(n_sv):
+                acc += tmp_n[v] * diag[v]
+            G[u] -= acc
+    return status
+
+
+cdef void _kernel_sums(KernelCache cache, const int *rows, Py_ssize_t n,
+                       const int *targets, Py_ssize_t n_t, double *tmp,
+                       double *out) noexcept nogil:
+    cdef Py_ssize_t u, v
+    cdef double acc
+    for u in range(n):
+        cache.kernel_row(rows[u], targets, n_t, tmp)
+        acc = 0.0
+        for v in range(n_t):
+            acc += tmp[v]
+        out[u] = acc
+
+
+def kernel_sums(KernelCache cache, const int[::1] rows, const int[::1] targets):
+    """out[u] = sum_t k(x_{rows[u]}, x_{targets[t]}) (no caching, no n x n)."""
+    cdef Py_ssize_t n = rows.shape[0], n_t = targets.shape[0], u
+    cdef double[::1] out = np.zeros(n, dtype=np.float64)
+    cdef double[::1] tmp = np.zeros(max(n_t, 1), dtype=np.float64)
+    for u in range(n):
+        if not 0 <= rows[u] < cache.X.n_rows:
+            raise IndexError(rows[u])
+    for u in range(n_t):
+        if not 0 <= targets[u] < cache.X.n_rows:
+            raise IndexError(targets[u])
+    if n > 0 and n_t > 0:
+        with nogil:
+            _kernel_sums(cache, &rows[0], n, &targets[0], n_t, &tmp[0], &out[0])
+    return np.asarray(out)
+
+
+def usmo(KernelCache cache, const int[::1] urows, const int[::1] prows,
+         double c1, double c2, double[::1] s, const double[::1] qP, double tol,
+         long long max_iter, long long hist_stride=1):
+    """Run USMO from the feasible start ``s`` (modified in place).
+
+    Parameters
+    ----------
+    cache : KernelCache
+        Built over the rows ``urows`` (its columns are indexed by U).
+    urows, prows : int32 arrays
+        Rows of the cache's data that are unlabeled / labeled positive.
+    c1, c2 : float
+        pi / (2 lam p) and 1 / (2 lam n).
+    s : float64 array of shape (n,)
+        Feasible start (0 <= s <= c2, sum s = c1 p); the solution on return.
+    qP : float64 array of shape (n,)
+        sum_P k(u, p) for every unlabeled u (``kernel_sums(cache, urows, prows)``).
+    tol : float
+        Stop when max b - min a <= tol.
+    max_iter : int
+        Maximum number of pair steps.
+    hist_stride : int
+        Record the violation every ``hist_stride`` steps (at most 1024 values).
+
+    Returns
+    -------
+    (F, G, n_iter, status, bias, violation, history)
+        F over U and G over P are f - b at the solution; status 0 optimal,
+        1 max_iter, 2 stalled.
+    """
+    cdef Py_ssize_t n = urows.shape[0], n_p = prows.shape[0], n_hist = 0
+    cdef long long n_iter = 0
+    cdef double bias = 0.0, violation = 0.0
+    cdef int status
+    if n < 1:
+        raise ValueError("there must be at least one unlabeled row")
+    if cache.m != n or s.shape[0] != n or qP.shape[0] != n:
+        raise ValueError("cache, urows, s and qP must have the same length")
+    if max_iter < 0 or hist_stride < 1:
+        raise ValueError("max_iter must be >= 0 and hist_stride >= 1")
+    cdef double[::1] F = np.zeros(n, dtype=np.float64)
+    cdef double[::1] G = np.zeros(max(n_p, 1), dtype=np.float64)
+    cdef double[::1] diag = np.zeros(n, dtype=np.float64)
+    cdef double[::1] tmp_n = np.zeros(n, dtype=np.float64)
+    cdef double[::1] tmp_p = np.zeros(max(n_p, 1), dtype=np.float64)
+    cdef int[::1] sv = np.zeros(n, dtype=np.int32)
+    cdef double[::1] hist = np.zeros(1024, dtype=np.float64)
+    cdef const int *pp = &prows[0] if n_p > 0 else NULL
+    with nogil:
+        status = _usmo(cache, &urows[0], pp, n, n_p, c1, c2, &s[0], tol,
+                       max_iter, &F[0], &G[0], &qP[0], &diag[0], &tmp_n[0],
+                       &tmp_p[0], &sv[0], &hist[0], 1024, hist_stride,
+                       &n_iter, &bias, &violation, &n_hist)
+    return (np.asarray(F), np.asarray(G)[:n_p], int(n_iter), int(status),
+            float(bias), float(violation), np.asarray(hist)[:n_hist].copy())
+
+
+def _pair_t_py(double si, double sj, double g, double eta, double c2):
+    """Test hook: the exact pair line search (returns the step t)."""
+    return _pair_t(si, sj, g, eta, c2)

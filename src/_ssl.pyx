@@ -1,0 +1,296 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""O(u) steps of the semi-supervised linear SVMs (Sindhwani & Keerthi 2006, §3).
+
+* ``tsvm_switch``: multiple switching of TSVM's temporary labels (§3.1.2).
+  Swapping the labels of an unlabeled pair (i labelled +1, j labelled -1)
+  changes their loss by h(o_i) - h(o_j), where
+  h(o) = max(0, 1 + o)^2 - max(0, 1 - o)^2 is strictly increasing; so the swap
+  lowers the objective exactly when o_i < o_j, and the S pairs that lower it
+  most are the S smallest positive outputs matched with the S largest negative
+  outputs. Swapping keeps the number of positives (the class balance) fixed.
+* ``da_pstep``: the p-step of DA-S3VM (§3.2.2). With
+  g_j = lam_u [l2(o_j) - l2(-o_j)] and l2(z) = max(0, 1 - z)^2, the minimiser
+  over p of the DA objective under mean(p) = r is
+  p_j = 1 / (1 + exp((g_j - nu) / T)), where nu solves the balance equation
+  f(nu) = mean_j p_j(nu) - r = 0. f is increasing in nu, and
+  nu in [min g + T logit(r), max g + T logit(r)] brackets the root; a Newton
+  step (f' = mean p (1 - p) / T) is taken when it stays inside the current
+  bracket, a bisection step otherwise (safeguarded Newton).
+
+The state of the p-step is kept as the logits z_j = (g_j - nu) / T, so that
+log p = -softplus(z) and log(1 - p) = -softplus(-z) are exact even when p
+underflows to 0 or 1: KL divergence and entropy never see log(0).
+"""
+
+import numpy as np
+
+from libc.math cimport exp, log, log1p, fabs
+from libc.stdlib cimport qsort
+from cython cimport floating
+
+
+ctypedef struct Key:
+    double key
+    int j
+
+
+# status codes of the balance root finder
+cdef enum:
+    ROOT_OK = 0            # |mean(p) - r| <= tol
+    ROOT_STALLED = 1       # bracket at machine precision before tol was met
+    ROOT_MAX_ITER = 2      # max_iter steps used
+
+
+cdef int _cmp_key(const void *a, const void *b) noexcept nogil:
+    cdef const Key *ka = <const Key *> a
+    cdef const Key *kb = <const Key *> b
+    if ka.key < kb.key:
+        return -1
+    if ka.key > kb.key:
+        return 1
+    return (ka.j > kb.j) - (ka.j < kb.j)
+
+
+cdef inline double _softplus(double x) noexcept nogil:
+    """log(1 + exp(x)) without overflow."""
+    if x > 0:
+        return x + log1p(exp(-x))
+    return log1p(exp(x))
+
+
+cdef inline double _sigmoid_neg(double z) noexcept nogil:
+    """1 / (1 + exp(z)) without overflow."""
+    cdef double e
+    if z > 0:
+        e = exp(-z)
+        return e / (1.0 + e)
+    return 1.0 / (1.0 + exp(z))
+
+
+cdef inline double _l2(double z) noexcept nogil:
+    """max(0, 1 - z)^2."""
+    return (1.0 - z) * (1.0 - z) if z < 1.0 else 0.0
+
+
+cdef Py_ssize_t _switch(const floating *o, const int *idx_u, Py_ssize_t u,
+                        signed char *yu, Py_ssize_t S, floating cu,
+                        floating *cpos, floating *cneg, Key *kp,
+                        Key *kn) noexcept nogil:
+    cdef Py_ssize_t j, n_p = 0, n_n = 0, k
+    cdef double min_pos = 1e300, max_neg = -1e300, oj
+    # only outputs that can be part of a lowering pair are sorted:
+    # positives below the largest negative output, negatives above the
+    # smallest positive output
+    for j in range(u):
+        oj = o[idx_u[j]]
+        if yu[j] > 0:
+            if oj < min_pos:
+                min_pos = oj
+        elif oj > max_neg:
+            max_neg = oj
+    if not min_pos < max_neg:
+        return 0
+    for j in range(u):
+        oj = o[idx_u[j]]
+        if yu[j] > 0:
+            if oj < max_neg:
+                kp[n_p].key = oj
+                kp[n_p].j = <int> j
+                n_p += 1
+        elif oj > min_pos:
+            kn[n_n].key = -oj
+            kn[n_n].j = <int> j
+            n_n += 1
+    # L+ ascending by output, L- descending (ties: lowest index first)
+    qsort(kp, n_p, sizeof(Key), _cmp_key)
+    qsort(kn, n_n, sizeof(Key), _cmp_key)
+    k = 0
+    while k < S and k < n_p and k < n_n and kp[k].key < -kn[k].key:
+        j = kp[k].j
+        yu[j] = -1
+        cpos[idx_u[j]] = 0
+        cneg[idx_u[j]] = cu
+        j = kn[k].j
+        yu[j] = 1
+        cpos[idx_u[j]] = cu
+        cneg[idx_u[j]] = 0
+        k += 1
+    return k
+
+
+cdef inline double _balance_eval(const double *g, Py_ssize_t u, double T,
+                                 double nu, double *fprime) noexcept nogil:
+    """Return mean_j p_j(nu); store mean_j p_j (1 - p_j) / T in fprime."""
+    cdef Py_ssize_t j
+    cdef double s = 0, sd = 0, pj
+    for j in range(u):
+        pj = _sigmoid_neg((g[j] - nu) / T)
+        s += pj
+        sd += pj * (1.0 - pj)
+    fprime[0] = sd / (u * T)
+    return s / u
+
+
+cdef int _balance(const double *g, Py_ssize_t u, double T, double r,
+                  double nu0, double tol, int max_iter, double *nu_out,
+                  double *resid, int *n_iter) noexcept nogil:
+    """Safeguarded Newton/bisection for mean_j sigmoid((nu - g_j)/T) = r."""
+    cdef Py_ssize_t j
+    cdef double gmin = g[0], gmax = g[0], lo, hi, nu, f, fp, nu_new
+    cdef double logit_r = log(r / (1.0 - r))
+    cdef int it, status = ROOT_MAX_ITER
+    for j in range(1, u):
+        if g[j] < gmin:
+            gmin = g[j]
+        if g[j] > gmax:
+            gmax = g[j]
+    # every p_j <= r at lo and >= r at hi, so f(lo) <= 0 <= f(hi)
+    lo = gmin + T * logit_r
+    hi = gmax + T * logit_r
+    nu = nu0 if lo < nu0 < hi else 0.5 * (lo + hi)
+    n_iter[0] = 0
+    for it in range(1, max_iter + 1):
+        n_iter[0] = it
+        f = _balance_eval(g, u, T, nu, &fp) - r
+        resid[0] = f
+        if fabs(f) <= tol:
+            status = ROOT_OK
+            break
+        if it == max_iter:
+            break
+        if f < 0:
+            lo = nu
+        else:
+            hi = nu
+        # Newton step if it stays strictly inside the bracket, else bisect
+        nu_new = nu - f / fp if fp > 0 else lo
+        if not (lo < nu_new < hi):
+            nu_new = 0.5 * (lo + hi)
+        if not (lo < nu_new < hi):
+            # the bracket holds no float strictly inside: nu is the root
+            # to machine precision
+            status = ROOT_STALLED
+            break
+        nu = nu_new
+    nu_out[0] = nu
+    return status
+
+
+cdef int _pstep(const floating *o, const int *idx_u, Py_ssize_t u,
+                double lam_u, double T, double r, double *z, double *p,
+                double *g, floating cu, floating *cpos, floating *cneg,
+                double nu0, double tol, int max_iter, double *nu,
+                double *kl, double *entropy, double *resid,
+                int *n_iter) noexcept nogil:
+    cdef Py_ssize_t j
+    cdef double oj, zj, pj, zq, s_kl = 0, s_h = 0, s_p = 0
+    cdef int status
+    # g_j = lam_u [l2(o_j) - l2(-o_j)]
+    for j in range(u):
+        oj = o[idx_u[j]]
+        g[j] = lam_u * (_l2(oj) - _l2(-oj))
+    status = _balance(g, u, T, r, nu0, tol, max_iter, nu, resid, n_iter)
+    for j in range(u):
+        zq = z[j]
+        zj = (g[j] - nu[0]) / T
+        pj = _sigmoid_neg(zj)
+        # KL(p || q) with log p = -softplus(z), log(1 - p) = -softplus(-z)
+        s_kl += (pj * (_softplus(zq) - _softplus(zj))
+                 + (1.0 - pj) * (_softplus(-zq) - _softplus(-zj)))
+        # entropy -p log p - (1 - p) log(1 - p)
+        s_h += pj * _softplus(zj) + (1.0 - pj) * _softplus(-zj)
+        s_p += pj
+        z[j] = zj
+        p[j] = pj
+        cpos[idx_u[j]] = <floating> (cu * pj)
+        cneg[idx_u[j]] = <floating> (cu * (1.0 - pj))
+    kl[0] = s_kl / u
+    entropy[0] = s_h / u
+    resid[0] = s_p / u - r
+    return status
+
+
+def _check_common(Py_ssize_t n, const int[::1] idx_u, floating[::1] cpos,
+                  floating[::1] cneg):
+    cdef Py_ssize_t j
+    if cpos.shape[0] != n or cneg.shape[0] != n:
+        raise ValueError("cpos and cneg need one entry per row of o")
+    for j in range(idx_u.shape[0]):
+        if not 0 <= idx_u[j] < n:
+            raise ValueError("idx_u holds a row index out of range")
+
+
+def tsvm_switch(const floating[::1] o, const int[::1] idx_u,
+                signed char[::1] yu, Py_ssize_t S, double cu,
+                floating[::1] cpos, floating[::1] cneg):
+    """Switch up to ``S`` label pairs of TSVM's unlabeled rows, in place.
+
+    ``o`` holds the outputs of all rows, ``idx_u`` the unlabeled rows, ``yu``
+    their temporary labels (+1/-1, updated), ``cpos``/``cneg`` the MFN costs
+    of all rows (the switched rows get ``cu`` on their new side). Returns the
+    number of pairs switched; 0 means no pair swap lowers the objective.
+    """
+    cdef Py_ssize_t u = idx_u.shape[0], k
+    if yu.shape[0] != u:
+        raise ValueError("yu needs one entry per unlabeled row")
+    if S < 1:
+        raise ValueError(f"S must be >= 1, got {S}")
+    _check_common(o.shape[0], idx_u, cpos, cneg)
+    if u == 0:
+        return 0
+    buf = np.empty(2 * u * sizeof(Key), dtype=np.uint8)
+    cdef unsigned char[::1] raw = buf
+    cdef Key *kp = <Key *> &raw[0]
+    with nogil:
+        k = _switch(&o[0], &idx_u[0], u, &yu[0], S, <floating> cu, &cpos[0],
+                    &cneg[0], kp, kp + u)
+    return k
+
+
+def da_pstep(const floating[::1] o, const int[::1] idx_u, double lam_u,
+             double T, double r, double[::1] z, double[::1] p, double cu,
+             floating[::1] cpos, floating[::1] cneg, double nu0=0.0,
+             double tol=1e-12, int max_iter=500):
+    """DA-S3VM p-step in place: new logits ``z``, probabilities ``p`` and costs.
+
+    ``z`` enters holding the previous logits (for the KL divergence) and
+    leaves with z_j = (g_j - nu) / T; ``p = 1 / (1 + exp(z))`` with
+    mean(p) = r; ``cpos[idx_u] = cu p``, ``cneg[idx_u] = cu (1 - p)``.
+
+    Returns
+    -------
+    nu, kl, entropy, resid, n_iter, status
+        The balance multiplier, mean KL(p_new || p_old), mean entropy of
+        p_new, mean(p) - r, root-finder steps and status (0 converged,
+        1 stalled at machine precision, 2 max_iter).
+    """
+    cdef Py_ssize_t u = idx_u.shape[0]
+    if z.shape[0] != u or p.shape[0] != u:
+        raise ValueError("z and p need one entry per unlabeled row")
+    if not (T > 0 and 0 < r < 1 and lam_u >= 0 and tol > 0 and max_iter >= 1):
+        raise ValueError("need T > 0, 0 < r < 1, lam_u >= 0, tol > 0, max_iter >= 1")
+    _check_common(o.shape[0], idx_u, cpos, cneg)
+    if u == 0:
+        return nu0, 0.0, 0.0, 0.0, 0, ROOT_OK
+    cdef double[::1] g = np.empty(u)
+    cdef double nu = 0, kl = 0, ent = 0, resid = 0
+    cdef int n_iter = 0, status
+    with nogil:
+        status = _pstep(&o[0], &idx_u[0], u, lam_u, T, r, &z[0], &p[0], &g[0],
+                        <floating> cu, &cpos[0], &cneg[0], nu0, tol, max_iter,
+                        &nu, &kl, &ent, &resid, &n_iter)
+    return nu, kl, ent, resid, n_iter, status
+
+
+def _balance_py(const double[::1] g, double T, double r, double nu0=0.0,
+                double tol=1e-12, int max_iter=500):
+    """Test hook: (nu, mean(p) - r, n_iter, status) of the balance root finder."""
+    cdef Py_ssize_t u = g.shape[0]
+    if u == 0 or not (T > 0 and 0 < r < 1):
+        raise ValueError("need len(g) > 0, T > 0 and 0 < r < 1")
+    cdef double nu = 0, resid = 0
+    cdef int n_iter = 0, status
+    with nogil:
+        status = _balance(&g[0], u, T, r, nu0, tol, max_iter, &nu, &resid,
+                          &n_iter)
+    return nu, resid, n_iter, status

@@ -1,0 +1,44 @@
+import pickle
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from semisvm._core._dataset import RowData
+
+from semisvm._core import _dataset
+
+
+def test_rowdata_reports_dotted_module_and_pickles():
+    assert RowData.__module__ == "semisvm._core._dataset"
+    assert "_dataset" not in __import__("sys").modules
+    X = np.arange(6.0).reshape(2, 3)
+    R = pickle.loads(pickle.dumps(RowData(X)))
+    assert (R.n_rows, R.n_cols, R.is_sparse) == (2, 3, False)
+
+
+def test_row_helpers_match_numpy(dtype, container):
+    rng = np.random.RandomState(1)
+    dense = (rng.randn(7, 9) * (rng.rand(7, 9) < 0.4)).astype(dtype)
+    dense[3] = 0.0  # an empty row
+    R = RowData(container(dense))
+    assert R.dtype == dtype
+    w = rng.randn(9).astype(dtype)
+    tol = 1e-5 if dtype == np.float32 else 1e-12
+    for i in range(7):
+        assert _dataset._row_dot_py(R, i, w) == pytest.approx(float(dense[i] @ w), abs=tol)
+        out = np.zeros(9, dtype=dtype)
+        _dataset._row_axpy_py(R, i, 2.0, out)
+        np.testing.assert_allclose(out, 2 * dense[i], rtol=tol, atol=tol)
+
+
+def test_rowdata_rejects_wrong_inputs():
+    with pytest.raises(TypeError, match="int32"):
+        X = sp.csr_matrix(np.eye(3))
+        X.indices = X.indices.astype(np.int64)
+        RowData(X)
+    with pytest.raises(TypeError, match="float32 or float64"):
+        RowData(np.zeros((2, 2), dtype=np.int64))
+    with pytest.raises(ValueError, match="C-contiguous"):
+        RowData(np.asfortranarray(np.ones((3, 2))))
+    with pytest.raises(ValueError, match="match X's dtype"):
+        _dataset._row_dot_py(RowData(np.ones((2, 2))), 0, np.ones(2, np.float32))

@@ -1,0 +1,49 @@
+"""The exact two-variable step of USMO (the paper's Table I, four cases)."""
+import numpy as np
+import pytest
+from semisvm._core._smo import _pair_t_py
+
+
+def _phi(t, si, sj, g, eta, c2):
+    """Pair objective along (s_i + t, s_j - t), up to a constant."""
+    def h(s):
+        return np.minimum(s, c2 - s)
+
+    return g * t + 0.5 * eta * t * t - h(si + t) - h(sj - t)
+
+
+@pytest.mark.parametrize("case", range(60))
+def test_pair_step_is_the_exact_minimiser(case):
+    rng = np.random.RandomState(case)
+    c2 = rng.uniform(0.5, 3.0)
+    # s on the kink, on bounds and inside, to hit every case of Table I
+    pool = [0.0, c2 / 2, c2, rng.uniform(0, c2 / 2), rng.uniform(c2 / 2, c2)]
+    si = pool[rng.randint(4)] if case % 3 else rng.uniform(0, c2)
+    sj = pool[1 + rng.randint(4)]
+    if si >= c2 or sj <= 0:
+        si, sj = c2 / 3, 2 * c2 / 3
+    eta = [0.0, -1e-3, rng.uniform(0.01, 5.0)][case % 3]
+    hi = min(c2 - si, sj)
+    # the selection guarantees a descent direction: phi'(0+) < 0
+    slope0 = (-1 if si < c2 / 2 else 1) + (1 if sj <= c2 / 2 else -1)
+    g = -slope0 - rng.uniform(0.01, 3.0)
+    t = _pair_t_py(si, sj, g, eta, c2)
+    assert 0 <= t <= hi
+    grid = np.linspace(0, hi, 20001)
+    best = _phi(grid, si, sj, g, max(eta, 0.0), c2).min()
+    assert _phi(t, si, sj, g, max(eta, 0.0), c2) <= best + 1e-9
+
+
+def test_pair_step_stops_at_the_kink():
+    # s_i below the kink; the quadratic minimiser lies beyond it, but the
+    # slope jumps by +2 there, which makes the kink the minimiser
+    c2 = 1.0
+    t = _pair_t_py(0.2, 0.45, -1.5, 1.0, c2)
+    assert t == pytest.approx(0.3)
+
+
+def test_pair_step_without_curvature_goes_to_the_end():
+    # duplicate points (eta = 0) and both variables away from their kinks:
+    # the objective decreases linearly up to the box end
+    t = _pair_t_py(0.6, 0.4, -3.0, 0.0, 1.0)
+    assert t == 0.4

@@ -1,0 +1,145 @@
+"""semisvm._core._ssl: TSVM pair switching and DA's balance root finder."""
+import numpy as np
+import pytest
+from scipy.optimize import brentq
+from scipy.special import expit, xlogy
+
+from semisvm._core import _ssl
+
+
+def _h(o):
+    """Loss change of switching one row's label from +1 to -1."""
+    return np.maximum(0, 1 + o) ** 2 - np.maximum(0, 1 - o) ** 2
+
+
+@pytest.mark.parametrize("T", [10.0, 1.0, 1e-2, 1e-4])
+@pytest.mark.parametrize("r", [0.0517, 0.3037, 0.5009, 0.9003])
+def test_balance_root_matches_brentq(T, r, seed):
+    # r u is not an integer, so the root is unique even when T is so small
+    # that mean(p) is nearly a step function of nu
+    g = np.random.default_rng(seed).normal(scale=2.0, size=500)
+    nu, resid, _n_iter, status = _ssl._balance_py(g, T, r)
+    assert status in (0, 1)
+    mean_p = np.mean(expit((nu - g) / T))
+    assert abs(mean_p - r) < 1e-10
+    assert abs(resid) < 1e-10
+
+    def f(v):
+        return np.mean(expit((v - g) / T)) - r
+
+    ref = brentq(f, g.min() - 50 * T, g.max() + 50 * T, xtol=1e-15, rtol=1e-15)
+    assert nu == pytest.approx(ref, abs=1e-9 * max(1.0, T))
+
+
+def test_balance_root_from_bad_start_and_ties():
+    # all g equal: p_j = r for every j at nu = g + T logit(r)
+    g = np.full(7, 0.3)
+    nu, _resid, _, status = _ssl._balance_py(g, 0.5, 0.2, nu0=1e6)
+    assert status in (0, 1)
+    assert nu == pytest.approx(0.3 + 0.5 * np.log(0.2 / 0.8), abs=1e-12)
+
+
+def test_balance_rejects_bad_arguments():
+    with pytest.raises(ValueError):
+        _ssl._balance_py(np.zeros(3), 1.0, 1.0)
+    with pytest.raises(ValueError):
+        _ssl._balance_py(np.zeros(3), 0.0, 0.5)
+
+
+def test_da_pstep_probabilities_kl_entropy(dtype):
+    rng = np.random.default_rng(3)
+    n, u, lam_u, T, r = 40, 25, 0.7, 1.0, 0.4
+    o = rng.normal(size=n).astype(dtype)
+    idx_u = np.sort(rng.choice(n, u, replace=False)).astype(np.int32)
+    z_old = rng.normal(size=u)
+    q = expit(-z_old)
+    z, p = z_old.copy(), np.zeros(u)
+    cpos, cneg = np.zeros(n, dtype), np.zeros(n, dtype)
+    cu = lam_u / u
+    nu, kl, ent, resid, _, status = _ssl.da_pstep(
+        o, idx_u, lam_u, T, r, z, p, cu, cpos, cneg)
+    assert status in (0, 1)
+    ou = o[idx_u].astype(np.float64)
+    g = lam_u * (np.maximum(0, 1 - ou) ** 2 - np.maximum(0, 1 + ou) ** 2)
+    np.testing.assert_allclose(p, 1 / (1 + np.exp((g - nu) / T)), rtol=1e-12)
+    assert abs(p.mean() - r) < 1e-10 and abs(resid) < 1e-10
+    kl_ref = np.mean(xlogy(p, p / q) + xlogy(1 - p, (1 - p) / (1 - q)))
+    ent_ref = -np.mean(xlogy(p, p) + xlogy(1 - p, 1 - p))
+    assert kl == pytest.approx(kl_ref, rel=1e-9)
+    assert ent == pytest.approx(ent_ref, rel=1e-9)
+    rtol = 1e-6 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(cpos[idx_u], cu * p, rtol=rtol)
+    np.testing.assert_allclose(cneg[idx_u], cu * (1 - p), rtol=rtol)
+    mask = np.ones(n, bool)
+    mask[idx_u] = False
+    assert not cpos[mask].any() and not cneg[mask].any()
+
+
+def test_da_pstep_saturated_probabilities_stay_finite():
+    o = np.array([5.0, -5.0, 0.0, 0.01])
+    idx_u = np.arange(4, dtype=np.int32)
+    z, p = np.zeros(4), np.zeros(4)
+    c = np.zeros(4)
+    _, kl, ent, _resid, _, _ = _ssl.da_pstep(o, idx_u, 1.0, 1e-6, 0.5, z, p,
+                                            0.25, c, c.copy())
+    assert np.isfinite([kl, ent]).all() and np.all((p >= 0) & (p <= 1))
+    assert abs(p.mean() - 0.5) < 1e-8
+    # and again from saturated logits (q in {0, 1}) to the opposite p:
+    # KL is large but finite
+    _, kl2, _, _, _, _ = _ssl.da_pstep(-o, idx_u, 1.0, 1e-6, 0.5,
+                                       z, p, 0.25, c, c.copy())
+    assert np.isfinite(kl2) and kl2 > 1
+
+
+def _brute_switch(o, yu, S):
+    """Reference: greedily take the best pair S times (by objective change)."""
+    yu = yu.copy()
+    n_sw = 0
+    for _ in range(S):
+        pos, neg = np.flatnonzero(yu > 0), np.flatnonzero(yu < 0)
+        if not len(pos) or not len(neg):
+            break
+        gain = _h(o[pos])[:, None] - _h(o[neg])[None, :]
+        i, j = np.unravel_index(np.argmin(gain), gain.shape)
+        if gain[i, j] >= 0:
+            break
+        yu[pos[i]], yu[neg[j]] = -1, 1
+        n_sw += 1
+    return yu, n_sw
+
+
+@pytest.mark.parametrize("S", [1, 3, 1000])
+def test_tsvm_switch_matches_greedy_reference(S, seed, dtype):
+    rng = np.random.default_rng(seed)
+    n, u = 50, 30
+    o = (rng.normal(size=n) * 1.5).astype(dtype)
+    idx_u = np.sort(rng.choice(n, u, replace=False)).astype(np.int32)
+    yu = np.where(rng.random(u) < 0.4, 1, -1).astype(np.int8)
+    cpos, cneg = np.zeros(n, dtype), np.zeros(n, dtype)
+    ref, n_ref = _brute_switch(o[idx_u].astype(np.float64), yu, S)
+    y_new = yu.copy()
+    k = _ssl.tsvm_switch(o, idx_u, y_new, S, 0.5, cpos, cneg)
+    assert k == n_ref
+    np.testing.assert_array_equal(y_new, ref)
+    assert (y_new > 0).sum() == (yu > 0).sum()        # balance kept
+    changed = idx_u[y_new != yu]
+    np.testing.assert_array_equal(cpos[changed], np.where(y_new[y_new != yu] > 0, 0.5, 0))
+    np.testing.assert_array_equal(cneg[changed], np.where(y_new[y_new != yu] < 0, 0.5, 0))
+
+
+def test_tsvm_switch_none_when_labels_are_a_threshold():
+    o = np.array([-2.0, -0.5, 0.1, 0.2, 3.0])
+    yu = np.array([-1, -1, 1, 1, 1], dtype=np.int8)
+    c = np.zeros(5)
+    assert _ssl.tsvm_switch(o, np.arange(5, dtype=np.int32), yu, 10, 1.0, c,
+                            c.copy()) == 0
+
+
+def test_tsvm_switch_rejects_bad_arguments():
+    o, c = np.zeros(3), np.zeros(3)
+    with pytest.raises(ValueError, match="S must be"):
+        _ssl.tsvm_switch(o, np.arange(3, dtype=np.int32), np.ones(3, np.int8),
+                         0, 1.0, c, c.copy())
+    with pytest.raises(ValueError, match="out of range"):
+        _ssl.tsvm_switch(o, np.array([0, 5], dtype=np.int32), np.ones(2, np.int8),
+                         1, 1.0, c, c.copy())

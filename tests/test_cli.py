@@ -1,0 +1,324 @@
+"""The semisvm command line: train / predict / demo, errors and progress."""
+import io
+import logging
+import os
+import subprocess
+import sys
+import time
+from importlib.metadata import entry_points
+
+import numpy as np
+import pytest
+from sklearn.datasets import dump_svmlight_file, load_digits, load_svmlight_file
+
+import semisvm
+from semisvm import LinearSVM, _registry
+from semisvm.cli import CLIError, Progress, _for_estimator, main, relabel, targets
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    """Digits 0-4 (-1) vs 5-9 (+1) as svmlight files; ~20% of TRAIN labeled."""
+    d = tmp_path_factory.mktemp("data")
+    X, digit = load_digits(return_X_y=True)
+    X = X[:400] / 16.0
+    y = np.where(digit[:400] >= 5, 1.0, -1.0)
+    y_train = y[:300].copy()
+    y_train[np.random.default_rng(0).random(300) > 0.2] = 0
+    dump_svmlight_file(X[:300], y_train, str(d / "train.svm"), zero_based=False)
+    dump_svmlight_file(X[300:], y[300:], str(d / "test.svm"), zero_based=False)
+    return d / "train.svm", d / "test.svm"
+
+
+def _available_cases():
+    cases = []
+    for alg in _registry.ALGORITHMS:
+        marks = []
+        try:
+            _registry.get_class(alg)
+        except _registry.NotAvailableError as exc:
+            marks.append(pytest.mark.skip(reason=str(exc)))
+        cases.append(pytest.param(alg, id=alg.name, marks=marks))
+    return cases
+
+
+def _round_trip(alg, train, test, tmp_path, run):
+    """train -> predict with ``run(argv)``; compare with the Python API's fit."""
+    model, out = tmp_path / "m.model", tmp_path / "pred.txt"
+    cls = _registry.get_class(alg)
+    extra = ["--prior", "0.5"] if "prior" in cls().get_params() else []
+    status, _ = run(["train", "-a", alg.name, "-q", *extra, str(train), str(model)])
+    assert status == 0
+    status, err = run(["predict", str(test), str(model), str(out)])
+    assert status == 0
+    assert "accuracy" in err
+    written = np.loadtxt(out, ndmin=1)
+
+    X, y = load_svmlight_file(str(train), zero_based=False)
+    X_test, _ = load_svmlight_file(str(test), zero_based=False,
+                                   n_features=X.shape[1])
+    X, X_test = _for_estimator(X, cls), _for_estimator(X_test, cls)
+    rows, y_fit, labels, _ = targets(alg.kind, y)
+    api = cls(**({"prior": 0.5} if extra else {})).fit(
+        X if rows is None else X[rows], y_fit)
+    if labels is not None:
+        relabel(api, labels)
+    if hasattr(api, "decision_function") and np.ndim(api.decision_function(X_test)) == 1:
+        expected = api.decision_function(X_test)
+    else:
+        expected = api.predict(X_test)
+    np.testing.assert_array_equal(written, expected)
+    loaded_pred = semisvm.load(model).predict(X_test)
+    np.testing.assert_array_equal(loaded_pred, api.predict(X_test))
+    assert set(np.unique(loaded_pred)) <= {-1.0, 1.0}  # the labels of TRAIN
+
+
+# ---------------------------------------------------------------- round trip
+
+@pytest.mark.slow
+def test_console_script_round_trip_equals_python_api(files, tmp_path):
+    """The real process boundary, once: ``python -m semisvm`` (two processes)."""
+    def run(argv):
+        # cwd=tmp_path: `-m` puts the working directory first on sys.path, and a
+        # source checkout's semisvm/ (without compiled extensions) must not
+        # shadow the installed package
+        r = subprocess.run([sys.executable, "-m", "semisvm", *argv],
+                           capture_output=True, text=True, timeout=300,
+                           check=False, cwd=tmp_path)
+        assert r.returncode == 0, r.stderr
+        return r.returncode, r.stderr
+    _round_trip(_registry.by_name("linear"), *files, tmp_path, run)
+
+
+@pytest.mark.parametrize("alg", _available_cases())
+def test_cli_round_trip_every_algorithm(alg, files, tmp_path, capsys):
+    """Every available algorithm through main(), as the console script runs it."""
+    def run(argv):
+        status = main(argv)
+        return status, capsys.readouterr().err
+    _round_trip(alg, *files, tmp_path, run)
+
+
+def test_train_predict_in_process(files, tmp_path, capsys):
+    train, test = files
+    model, out = tmp_path / "m.model", tmp_path / "pred.txt"
+    assert main(["train", "--lam", "0.01", str(train), str(model)]) == 0
+    err = capsys.readouterr().err
+    n_unlab = int(np.sum(load_svmlight_file(str(train))[1] == 0))
+    assert f"skipped {n_unlab} unlabeled rows (label 0)" in err
+    assert main(["predict", "--labels", str(test), str(model), str(out)]) == 0
+    err = capsys.readouterr().err
+    pred = out.read_text().split()
+    assert set(pred) <= {"1", "-1"} and len(pred) == 100
+    X, y = load_svmlight_file(str(train), zero_based=False)
+    api = LinearSVM(lam=0.01).fit(X[y != 0], y[y != 0])
+    X_test, y_test = load_svmlight_file(str(test), zero_based=False,
+                                        n_features=X.shape[1])
+    acc = np.mean(api.predict(X_test) == y_test)
+    assert f"accuracy {100 * acc:.2f}% " in err
+    assert semisvm.load(model).lam == 0.01
+
+
+def test_train_generic_param_and_zero_based(tmp_path, capsys):
+    data = tmp_path / "z.svm"
+    data.write_text("1 0:1 1:0.5\n-1 0:-1 2:0.5\n1 0:0.8\n-1 0:-0.9 1:0.1\n0 1:1\n")
+    model = tmp_path / "m"
+    assert main(["train", str(data), str(model)]) == 2
+    assert "use --zero-based" in capsys.readouterr().err
+    assert not model.exists()
+    assert main(["train", "--zero-based", "--param", "max_iter=7", "-q",
+                 str(data), str(model)]) == 0
+    assert semisvm.load(model).max_iter == 7
+    assert semisvm.load(model).n_features_in_ == 3
+    assert semisvm.io.read_metadata(model)["info"]["cli"]["zero_based"] is True
+    out = tmp_path / "out"  # predict reads TEST with the model's index base
+    assert main(["predict", "-q", str(data), str(model), str(out)]) == 0
+    assert len(out.read_text().split()) == 5
+
+
+def test_train_predict_float32(files, tmp_path, capsys):
+    train, test = files
+    model, out = tmp_path / "m", tmp_path / "out"
+    assert main(["train", "-q", "--dtype", "float32", str(train), str(model)]) == 0
+    assert semisvm.load(model).coef_.dtype == np.float32
+    assert main(["predict", "-q", str(test), str(model), str(out)]) == 0
+    X, y = load_svmlight_file(str(train), zero_based=False, dtype=np.float32)
+    X_test, _ = load_svmlight_file(str(test), zero_based=False, dtype=np.float32,
+                                   n_features=X.shape[1])
+    api = LinearSVM().fit(X[y != 0], y[y != 0])
+    np.testing.assert_array_equal(np.loadtxt(out),
+                                  api.decision_function(X_test).astype(float))
+
+
+# ---------------------------------------------------------------- label handling
+
+def test_targets_per_kind():
+    y = np.array([1.0, 0.0, -1.0, 0.0, 1.0])
+    rows, y_fit, labels, notes = targets(_registry.SUPERVISED, y)
+    np.testing.assert_array_equal(y_fit, [1, -1, 1])
+    assert "skipped 2 unlabeled rows" in notes[0]
+    rows, y_fit, labels, _ = targets(_registry.SEMI, y)
+    assert rows is None
+    np.testing.assert_array_equal(y_fit, [1, -1, 0, -1, 1])  # -1 = unlabeled
+    np.testing.assert_array_equal(labels, [-1.0, 1.0])
+    rows, y_fit, _, notes = targets(_registry.PU, y)
+    np.testing.assert_array_equal(y_fit, [1, -1, -1, -1, 1])
+    assert "1 rows labeled -1 are treated as unlabeled" in notes[0]
+    with pytest.raises(CLIError, match="labels 1 .* found 2"):
+        targets(_registry.PU, np.array([1.0, 2.0, 0.0]))
+    with pytest.raises(CLIError, match="no labeled rows"):
+        targets(_registry.SEMI, np.zeros(3))
+
+
+def test_relabel_maps_indices_back_to_file_labels():
+    class Fake:
+        classes_ = np.array([0, 1])
+        transduction_ = np.array([1, 0, 0])
+    m = Fake()
+    relabel(m, np.array([-1.0, 1.0]))
+    np.testing.assert_array_equal(m.classes_, [-1.0, 1.0])
+    np.testing.assert_array_equal(m.transduction_, [1.0, -1.0, -1.0])
+
+
+# ---------------------------------------------------------------- errors
+
+def _check_error(capsys, status, *needles):
+    assert status == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1, err
+    assert "error:" in err
+    for needle in needles:
+        assert str(needle) in err, err
+
+
+@pytest.mark.parametrize("content, needle", [
+    (None, "no such file"),
+    ("garbage line\n", "not a valid svmlight/libsvm file"),
+    ("", "no data rows"),
+    ("1 1:nan\n-1 1:1\n", "NaN or infinite"),
+    ("0 1:1\n0 2:1\n", "no labeled rows"),
+    ("1 1:1\n1 2:1\n", "cannot be fitted"),
+])
+def test_train_bad_input(content, needle, tmp_path, capsys):
+    data, model = tmp_path / "train.svm", tmp_path / "m.model"
+    if content is not None:
+        data.write_text(content)
+    _check_error(capsys, main(["train", str(data), str(model)]), data, needle)
+    assert not model.exists()
+    assert sorted(os.listdir(tmp_path)) == ([] if content is None else ["train.svm"])
+
+
+def test_train_bad_options(files, tmp_path, capsys):
+    train, _ = files
+    model = tmp_path / "m"
+    _check_error(capsys, main(["train", "--lam-u", "1", str(train), str(model)]),
+                 "--lam-u does not apply to -a linear")
+    _check_error(capsys, main(["train", "--param", "bogus=1", str(train), str(model)]),
+                 "--param bogus does not apply")
+    _check_error(capsys, main(["train", "--lam", "-1", str(train), str(model)]),
+                 train, "lam must be", "(option --lam)")
+    _check_error(capsys, main(["train", str(train), str(tmp_path / "no" / "m")]),
+                 "MODEL file", "cannot write")
+    assert os.listdir(tmp_path) == []
+
+
+def test_train_unavailable_algorithm(files, tmp_path, capsys):
+    missing = [a for a in _registry.ALGORITHMS if a not in
+               [alg for alg, _ in _registry.available()]]
+    if not missing:
+        pytest.skip("every registered estimator is available")
+    train, _ = files
+    status = main(["train", "-a", missing[0].name, str(train), str(tmp_path / "m")])
+    _check_error(capsys, status, "not available", missing[0].cls)
+    assert os.listdir(tmp_path) == []
+
+
+@pytest.fixture
+def trained(files, tmp_path_factory):
+    model = tmp_path_factory.mktemp("model") / "m.model"
+    assert main(["train", "-q", str(files[0]), str(model)]) == 0
+    return model
+
+
+@pytest.mark.parametrize("case", ["missing", "truncated", "foreign", "directory"])
+def test_predict_bad_model(case, files, trained, tmp_path, capsys):
+    model, out = tmp_path / "m.model", tmp_path / "out.txt"
+    if case == "truncated":
+        model.write_bytes(trained.read_bytes()[:-100])
+    elif case == "foreign":
+        model.write_bytes(files[0].read_bytes())
+    elif case == "directory":
+        model.mkdir()
+    out.write_text("previous\n")
+    needle = {"missing": "no such file", "truncated": "not a semisvm model file",
+              "foreign": "not a semisvm model file",
+              "directory": "is a directory"}[case]
+    status = main(["predict", str(files[1]), str(model), str(out)])
+    _check_error(capsys, status, f"MODEL file {model}", needle)
+    assert out.read_text() == "previous\n"  # the old output is untouched
+    assert sorted(os.listdir(tmp_path)) == sorted(
+        ["out.txt"] + ([] if case == "missing" else ["m.model"]))
+
+
+def test_predict_feature_mismatch(trained, tmp_path, capsys):
+    test, out = tmp_path / "t.svm", tmp_path / "out.txt"
+    test.write_text("1 1:1 65:1\n")
+    status = main(["predict", str(test), str(trained), str(out)])
+    _check_error(capsys, status, test, "65 features", "trained on 64")
+    assert not out.exists()
+
+
+def test_predict_bad_test_file(trained, tmp_path, capsys):
+    test, out = tmp_path / "t.svm", tmp_path / "out.txt"
+    status = main(["predict", str(test), str(trained), str(out)])
+    _check_error(capsys, status, f"TEST file {test}", "no such file")
+    test.write_text("1 1:x\n")
+    status = main(["predict", str(test), str(trained), str(out)])
+    _check_error(capsys, status, f"TEST file {test}", "not a valid svmlight")
+    assert not out.exists()
+
+
+# ---------------------------------------------------------------- demo, progress
+
+@pytest.mark.slow
+def test_demo_prints_table(capsys):
+    start = time.perf_counter()
+    assert main(["demo"]) == 0
+    assert time.perf_counter() - start < 50
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1].split()[:2] == ["algorithm", "estimator"]
+    rows = {line.split()[0]: line for line in lines[3:]}
+    available = [alg for alg, _ in _registry.available()]
+    for alg in available:
+        assert alg.name in rows and "%" in rows[alg.name], rows
+    err = float(rows["linear"].split("%")[0].split()[-1])
+    assert 0 <= err < 50  # better than chance on a balanced problem
+
+
+def test_progress_draws_on_a_terminal_and_clears():
+    class TTY(io.StringIO):
+        def isatty(self):
+            return True
+    stream = TTY()
+    with Progress("training X", stream=stream, delay=0.0, interval=0.01):
+        logging.getLogger("semisvm").info("iter %d: objective %g", 3, 1.5)
+        time.sleep(0.1)
+    text = stream.getvalue()
+    assert "training X" in text and "iter 3: objective 1.5" in text
+    assert text.split("\r")[-2].strip() == ""  # the line is blanked at the end
+
+
+def test_progress_silent_when_not_a_terminal_or_quiet():
+    stream = io.StringIO()
+    with Progress("x", stream=stream, delay=0.0, interval=0.01):
+        time.sleep(0.05)
+    with Progress("x", stream=stream, enabled=False, delay=0.0):
+        time.sleep(0.05)
+    assert stream.getvalue() == ""
+
+
+def test_console_script_entry_point():
+    (ep,) = [ep for ep in entry_points(group="console_scripts")
+             if ep.name == "semisvm"]
+    assert ep.value == "semisvm.cli:main"
+    assert ep.load() is main

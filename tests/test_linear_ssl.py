@@ -1,0 +1,348 @@
+"""TSVM (multiple switching) and DA-S3VM: solvers.tsvm / da_s3vm and the estimators."""
+import logging
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from conftest import load_shared
+from scipy.special import expit, xlogy
+from sklearn.exceptions import ConvergenceWarning
+
+from semisvm import DASVM, TSVM, LinearSVM, solvers
+from semisvm._results import DAResult, TSVMResult
+
+
+def l2(z):
+    return np.maximum(0.0, 1.0 - z) ** 2
+
+
+def make_problem(seed, n=120, d=6, n_lab=12, flip=0.1):
+    """Seeded linear problem; y in {-1, 0, +1} (0 = unlabeled), both classes labeled."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    w = rng.normal(size=d)
+    y_true = np.where(X @ w + 0.3 > 0, 1.0, -1.0)
+    y_true[rng.random(n) < flip] *= -1
+    lab = np.r_[rng.choice(np.flatnonzero(y_true > 0), n_lab // 2, replace=False),
+                rng.choice(np.flatnonzero(y_true < 0), n_lab // 2, replace=False)]
+    y = np.zeros(n)
+    y[lab] = y_true[lab]
+    return X, y, y_true
+
+
+def reference_objectives(X, y, res, lam, lam_u, s=1.0):
+    """Independent NumPy evaluation of the stated objectives at res.coef/intercept."""
+    Xd = X.toarray() if sp.issparse(X) else X
+    coef = res.coef.astype(np.float64)
+    wb = res.intercept / s
+    o = Xd.astype(np.float64) @ coef + res.intercept
+    L, U = y != 0, y == 0
+    l, u = L.sum(), U.sum()
+    base = 0.5 * lam * (coef @ coef + wb * wb) + 0.5 / l * np.sum(l2(y[L] * o[L]))
+    f_abs = base + 0.5 * lam_u / u * np.sum(l2(np.abs(o[U])))
+    f_lab = base + 0.5 * lam_u / u * np.sum(l2(res.labels[U] * o[U]))
+    return o, base, f_abs, f_lab
+
+
+def gradient(X, y_all, cpos, cneg, coef, wb, lam, s=1.0):
+    """Gradient of lam/2||w||^2 + 1/2 sum cpos l2(o) + cneg l2(-o) (bias feature s)."""
+    Xt = np.c_[X, np.full(X.shape[0], s)]
+    w = np.r_[coef, wb]
+    o = Xt @ w
+    r = -cpos * np.maximum(0, 1 - o) + cneg * np.maximum(0, 1 + o)
+    return lam * w + Xt.T @ r
+
+
+def make_clusters(seed, n=200, sy=3.5, a=3.0):
+    """Two elongated clusters split by the gap x = 0; the two labeled rows
+    (-3, a) and (3, -a) tilt the supervised boundary across both clusters.
+    Returns X, y (estimator convention: -1 unlabeled, labels 0/1), truth."""
+    rng = np.random.default_rng(seed)
+    X = np.r_[rng.normal([-3, 0], [0.5, sy], (n, 2)),
+              rng.normal([3, 0], [0.5, sy], (n, 2))]
+    truth = np.repeat([0, 1], n)
+    X[0], X[n] = [-3, a], [3, -a]
+    y = np.full(2 * n, -1)
+    y[0], y[n] = 0, 1
+    return X, y, truth
+
+
+# --------------------------------------------------------------------- TSVM
+
+@pytest.mark.parametrize("S", [1, 10000])
+def test_tsvm_objective_equals_numpy(S, dtype, container):
+    X, y, _ = make_problem(0)
+    Xc = container(X.astype(dtype))
+    res = solvers.tsvm(Xc, y, lam=1e-2, lam_u=0.5, S=S, tol=1e-10)
+    assert isinstance(res, TSVMResult) and res.converged
+    o, _, f_abs, f_lab = reference_objectives(X, y, res, 1e-2, 0.5)
+    rtol = 1e-4 if dtype == np.float32 else 1e-10
+    assert res.objective == pytest.approx(f_abs, rel=rtol)
+    assert res.label_objective == pytest.approx(f_lab, rel=rtol)
+    assert res.label_objective >= res.objective - 1e-12
+    np.testing.assert_allclose(res.outputs, o, rtol=rtol, atol=rtol)
+    assert res.coef.dtype == dtype
+
+
+def test_tsvm_local_optimum_and_balance(seed):
+    X, y, _ = make_problem(seed)
+    lam, lam_u = 1e-2, 1.0
+    res = solvers.tsvm(X, y, lam=lam, lam_u=lam_u, tol=1e-12)
+    U = np.flatnonzero(y == 0)
+    u, l = U.size, (y != 0).sum()
+    yu = res.labels[U]
+    # balance: round(r u) positives, r = labeled positive fraction
+    r = np.mean(y[y != 0] > 0)
+    assert res.r == r
+    assert (yu > 0).sum() == res.n_positive == int(np.floor(r * u + 0.5))
+    # no single pair switch lowers the objective at the final lam_u (brute force)
+    o, base, _, f_lab = reference_objectives(X, y, res, lam, lam_u)
+    ou = o[U]
+    pos, neg = np.flatnonzero(yu > 0), np.flatnonzero(yu < 0)
+    for i in pos:
+        for j in neg:
+            y2 = yu.copy()
+            y2[i], y2[j] = -1, 1
+            f2 = base + 0.5 * lam_u / u * np.sum(l2(y2 * ou))
+            assert f2 >= f_lab - 1e-12
+    # w is the minimiser for these labels: gradient of the label objective ~ 0
+    cpos = np.where(y > 0, 1 / l, 0.0)
+    cneg = np.where(y < 0, 1 / l, 0.0)
+    cpos[U] = np.where(yu > 0, lam_u / u, 0)
+    cneg[U] = np.where(yu < 0, lam_u / u, 0)
+    g = gradient(X, y, cpos, cneg, res.coef, res.intercept, lam)
+    assert np.linalg.norm(g) < 1e-7
+
+
+def test_tsvm_balance_follows_r():
+    X, y, _ = make_problem(1)
+    u = (y == 0).sum()
+    for r in (0.2, 0.5, 0.77):
+        res = solvers.tsvm(X, y, r=r)
+        assert (res.labels[y == 0] > 0).sum() == int(np.floor(r * u + 0.5))
+
+
+def test_tsvm_single_and_multiple_switching_agree(seed):
+    X, y, _ = make_clusters(seed)
+    y = np.where(y == -1, 0.0, np.where(y == 1, 1.0, -1.0))
+    r1 = solvers.tsvm(X, y, S=1)
+    rS = solvers.tsvm(X, y, S=10000)
+    assert r1.converged and rS.converged
+    assert r1.n_switches > 10
+    # local optima of the same non-convex objective: within 5 % (here equal)
+    assert abs(r1.objective - rS.objective) <= 0.05 * min(r1.objective, rS.objective)
+    assert rS.n_mfn < r1.n_mfn
+
+
+def test_tsvm_history_and_annealing():
+    X, y, _ = make_problem(2)
+    res = solvers.tsvm(X, y, lam_u=1.0, lam_u_init=1e-2, lam_u_rate=2.0)
+    h = res.history_lam_u
+    assert h[0] == 1e-2 and h[-1] == 1.0 and res.lam_u == 1.0
+    np.testing.assert_allclose(h[1:-1] / h[:-2], 2.0)
+    assert res.history_switches.sum() == res.n_switches
+    assert res.history_mfn.sum() + 1 == res.n_mfn
+    assert res.history_objective[-1] == pytest.approx(res.label_objective)
+
+
+def test_tsvm_lam_u_zero_is_supervised():
+    X, y, _ = make_problem(3)
+    L = y != 0
+    res = solvers.tsvm(X, y, lam=1e-2, lam_u=0.0, tol=1e-12)
+    sup = solvers.l2svm_mfn(X[L], y[L], lam=1e-2 * L.sum(), tol=1e-12)
+    np.testing.assert_allclose(res.coef, sup.coef, rtol=1e-8, atol=1e-10)
+
+
+# ----------------------------------------------------------------------- DA
+
+def test_da_balance_and_objectives(dtype, container):
+    X, y, _ = make_problem(0)
+    Xc = container(X.astype(dtype))
+    lam, lam_u = 1e-2, 0.5
+    res = solvers.da_s3vm(Xc, y, lam=lam, lam_u=lam_u)
+    assert isinstance(res, DAResult) and res.converged
+    assert abs(res.p.mean() - res.r) < 1e-8
+    o, base, f_abs, _ = reference_objectives(X, y, res, lam, lam_u)
+    rtol = 1e-4 if dtype == np.float32 else 1e-10
+    assert res.objective == pytest.approx(f_abs, rel=rtol)
+    assert res.objective <= res.history_objective.min()
+    U = y == 0
+    p, u, T = res.p, U.sum(), res.T
+    f_da = (base + 0.5 * lam_u / u * np.sum(p * l2(o[U]) + (1 - p) * l2(-o[U]))
+            + 0.5 * T / u * np.sum(xlogy(p, p) + xlogy(1 - p, 1 - p)))
+    assert res.da_objective == pytest.approx(f_da, rel=rtol)
+    np.testing.assert_array_equal(res.labels[U], np.where(p > 0.5, 1, -1))
+
+
+def test_da_p_is_the_p_step_optimum():
+    """p minimises the DA objective over the balanced simplex for the returned w."""
+    X, y, _ = make_problem(5)
+    lam_u = 1.0
+    res = solvers.da_s3vm(X, y, lam_u=lam_u, tol=1e-12)
+    U = y == 0
+    o = X[U] @ res.coef + res.intercept
+    g = lam_u * (l2(o) - l2(-o))
+    np.testing.assert_allclose(res.p, expit((res.nu - g) / res.T),
+                               rtol=1e-8, atol=1e-12)
+
+
+def test_da_annealing_history():
+    X, y, _ = make_problem(4)
+    res = solvers.da_s3vm(X, y, T0=2.0, T_rate=2.0)
+    np.testing.assert_allclose(res.history_T, 2.0 / 2.0 ** np.arange(res.n_outer))
+    assert res.history_inner.sum() == res.n_inner == res.n_mfn - 1
+    assert np.all(res.history_kl[res.history_inner < 100] < 1e-6)
+    assert res.status == "entropy"
+    assert res.T in res.history_T
+
+
+# ------------------------------------------------------------ both / estimators
+
+def _ssl_y(y):
+    """Functional y (0 unlabeled, +-1) -> estimator y (-1 unlabeled, labels 3/7)."""
+    return np.where(y == 0, -1, np.where(y > 0, 7, 3))
+
+
+@pytest.mark.parametrize("Est", [TSVM, DASVM])
+def test_dense_and_csr_same_transduction(Est):
+    X, y, _ = make_problem(7)
+    Xs = sp.csr_matrix(X * (np.abs(X) > 0.5))
+    a = Est().fit(Xs.toarray(), _ssl_y(y))
+    b = Est().fit(Xs, _ssl_y(y))
+    np.testing.assert_array_equal(a.transduction_, b.transduction_)
+    np.testing.assert_allclose(a.coef_, b.coef_, rtol=1e-6, atol=1e-8)
+    assert set(np.unique(a.transduction_)) == {3, 7}
+    np.testing.assert_array_equal(a.transduction_[y != 0], _ssl_y(y)[y != 0])
+
+
+@pytest.mark.parametrize("Est", [TSVM, DASVM])
+def test_float32_close_to_float64(Est):
+    X, y, _ = make_problem(8)
+    a = Est().fit(X, _ssl_y(y))
+    b = Est().fit(X.astype(np.float32), _ssl_y(y))
+    assert b.coef_.dtype == np.float32
+    assert np.mean(a.transduction_ != b.transduction_) <= 0.02
+    assert b.result_.objective == pytest.approx(a.result_.objective, rel=1e-3)
+
+
+@pytest.mark.parametrize("Est", [TSVM, DASVM])
+def test_deterministic(Est):
+    X, y, _ = make_problem(9)
+    a = Est().fit(X, _ssl_y(y))
+    b = Est().fit(X, _ssl_y(y))
+    np.testing.assert_array_equal(a.coef_, b.coef_)
+    assert a.intercept_ == b.intercept_
+    np.testing.assert_array_equal(a.transduction_, b.transduction_)
+
+
+def test_two_clusters_one_label_each(seed):
+    X, y, truth = make_clusters(seed)
+    n = len(y) // 2
+    sup = LinearSVM(lam=2e-3).fit(X[[0, n]], [0, 1])   # same labeled loss
+    assert np.mean(sup.predict(X) != truth) > 0.15
+    X_new, _, truth_new = make_clusters(seed + 1000)
+    for est in (TSVM(), TSVM(S=1), DASVM()):
+        est.fit(X, y)
+        assert np.mean(est.transduction_ != truth) < 0.02
+        # out of sample: fresh points from the same clusters
+        assert np.mean(est.predict(X_new) != truth_new) < 0.02
+
+
+@pytest.mark.parametrize("Est", [TSVM, DASVM])
+def test_bad_input(Est):
+    X, y, _ = make_problem(0)
+    ys = _ssl_y(y)
+    with pytest.raises(ValueError, match="labeled rows"):
+        Est().fit(X, np.full(len(y), -1))
+    one = ys.copy()
+    one[one == 3] = 7
+    with pytest.raises(ValueError, match="needs 2 classes"):
+        Est().fit(X, one)
+    three = ys.copy()
+    three[np.flatnonzero(ys == 3)[0]] = 5
+    with pytest.raises(ValueError, match="Only binary classification"):
+        Est().fit(X, three)
+    for r in (0.0, 1.0, -0.2, 1.5):
+        with pytest.raises(ValueError, match="r must be strictly between 0 and 1"):
+            Est(r=r).fit(X, ys)
+    with pytest.raises(ValueError, match="lam_u must be"):
+        Est(lam_u=-1.0).fit(X, ys)
+    with pytest.raises(ValueError, match="lam must be"):
+        Est(lam=0.0).fit(X, ys)
+
+
+def test_functional_bad_input():
+    X, y, _ = make_problem(0)
+    with pytest.raises(ValueError, match="no labeled rows"):
+        solvers.tsvm(X, np.zeros(len(y)))
+    with pytest.raises(ValueError, match="both classes"):
+        solvers.da_s3vm(X, np.where(y != 0, 1.0, 0.0))
+    with pytest.raises(ValueError, match=r"only \+1, -1"):
+        solvers.tsvm(X, np.where(y == 0, 2.0, y))
+    with pytest.raises(ValueError, match="S must be"):
+        solvers.tsvm(X, y, S=0)
+    with pytest.raises(ValueError, match="lam_u_rate must be > 1"):
+        solvers.tsvm(X, y, lam_u_rate=1.0)
+    with pytest.raises(ValueError, match="T_rate must be > 1"):
+        solvers.da_s3vm(X, y, T_rate=0.5)
+    with pytest.raises(ValueError, match="T0 must be"):
+        solvers.da_s3vm(X, y, T0=-1.0)
+    with pytest.raises(ValueError, match="shape"):
+        solvers.tsvm(X, y[:-1])
+
+
+def test_convergence_warnings_on_caps():
+    X, y, _ = make_problem(11, n=200)
+    with pytest.warns(ConvergenceWarning, match="max_inner_iter"):
+        est = TSVM(S=1, max_inner_iter=1).fit(X, _ssl_y(y))
+    assert not est.result_.converged
+    with pytest.warns(ConvergenceWarning, match="max_outer_iter"):
+        est = DASVM(max_outer_iter=2).fit(X, _ssl_y(y))
+    assert est.result_.status == "max_outer_iter" and est.result_.n_outer == 2
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        TSVM().fit(X, _ssl_y(y))
+        DASVM().fit(X, _ssl_y(y))
+
+
+def test_verbose_logs_annealing_and_switches(caplog):
+    X, y, _ = make_problem(12)
+    with caplog.at_level(logging.INFO, logger="semisvm"):
+        TSVM(verbose=2).fit(X, _ssl_y(y))
+        DASVM(verbose=1).fit(X, _ssl_y(y))
+    text = caplog.text
+    assert "pairs switched" in text and "TSVM lam_u=" in text
+    assert "DA T=" in text and "entropy" in text
+
+
+def test_no_unlabeled_rows_is_supervised():
+    X, y, y_true = make_problem(13)
+    est = TSVM().fit(X, _ssl_y(y_true))
+    sup = LinearSVM(lam=1e-3 * len(y)).fit(X, _ssl_y(y_true))
+    np.testing.assert_allclose(est.coef_, sup.coef_, rtol=1e-5, atol=1e-7)
+    assert DASVM().fit(X, _ssl_y(y_true)).result_.converged
+
+
+# --------------------------------------------------------------- real data
+
+@pytest.mark.slow
+def test_pcmac_transductive_error():
+    """pcmac, its 10 splits of 50 labels: TSVM/DA well below the supervised SVM."""
+    d = load_shared("pcmac")
+    X, yall = d["X"], d["y"]
+    yall = (yall > 0).astype(int)       # pcmac's labels are -1/+1: -1 would
+    err = {"sup": [], "tsvm": [], "da": []}   # mean "unlabeled" here
+    for il, iu in zip(d["idx_lab"], d["idx_unl"]):
+        y = np.full(X.shape[0], -1)
+        y[il] = yall[il]
+        # the same labeled loss: lam = 1e-3 with 1/l costs
+        sup = LinearSVM(lam=1e-3 * len(il)).fit(X[il], yall[il])
+        err["sup"].append(np.mean(sup.predict(X[iu]) != yall[iu]))
+        err["tsvm"].append(np.mean(TSVM().fit(X, y).transduction_[iu] != yall[iu]))
+        err["da"].append(np.mean(DASVM().fit(X, y).transduction_[iu] != yall[iu]))
+    m = {k: float(np.mean(v)) for k, v in err.items()}
+    # measured: supervised 0.190, TSVM 0.092, DA 0.065
+    assert m["sup"] > 0.15
+    assert m["tsvm"] < 0.10 and m["tsvm"] < m["sup"] - 0.07
+    assert m["da"] < 0.08 and m["da"] < m["sup"] - 0.07
