@@ -157,21 +157,21 @@ def _dual_lapsvm(K, L, y, lab, classes, gA, gI):
     """Belkin et al.'s dual LapSVM (hinge loss) through LIBSVM."""
     from libsvm.svmutil import svm_parameter, svm_problem, svm_train
 
-    n, l = K.shape[0], lab.size
+    n, n_l = K.shape[0], lab.size
     t = time.perf_counter()
     # Belkin: 1/l sum hinge + gA_B ||f||^2 + gI_B/(l+u)^2 f'Lf, with
     # gA_B = gA / l and gI_B / (l+u)^2 = gI / l (the primal's mapping)
-    M = (2 * gA / l) * np.eye(n) + (2 * gI / l) * np.asarray(L @ K)
+    M = (2 * gA / n_l) * np.eye(n) + (2 * gI / n_l) * np.asarray(L @ K)
     Z = sla.solve(M, np.eye(n)[:, lab], check_finite=False)  # M^-1 J'
-    Q = K[lab] @ Z  # l x l
+    Q = K[lab] @ Z  # n_l x n_l
     probs = [classes[1]] if classes.size == 2 else list(classes)
     A, b = [], []
     for c in probs:
         yy = np.where(y[lab] == c, 1, -1)
-        x = np.hstack([np.arange(1, l + 1)[:, None], Q])
+        x = np.hstack([np.arange(1, n_l + 1)[:, None], Q])
         prob = svm_problem(yy.tolist(), x, isKernel=True)
-        m = svm_train(prob, svm_parameter(f"-t 4 -c {1.0 / l} -q"))
-        beta = np.zeros(l)
+        m = svm_train(prob, svm_parameter(f"-t 4 -c {1.0 / n_l} -q"))
+        beta = np.zeros(n_l)
         idx = np.asarray(m.get_sv_indices()) - 1
         coef = np.asarray(m.get_sv_coef())[:, 0]
         sign = 1.0 if m.get_labels()[0] == 1 else -1.0

@@ -554,7 +554,7 @@ def _lapsvm_multi(K, L, ys, *, gamma_A, gamma_I, loss, solver, fit_intercept,
 
 # Semi-supervised linear SVMs (TSVM, DA-S3VM); implemented in their own module,
 # which calls _run_mfn above.
-from semisvm._semisupervised import da_s3vm, tsvm
+from semisvm._semisupervised import da_s3vm, tsvm  # noqa: E402
 
 __all__ += ["da_s3vm", "tsvm"]
 

@@ -14,13 +14,13 @@ from semisvm.kernels import kernel_matrix
 from semisvm.solvers import lapsvm_primal
 
 
-def _problem(n=40, l=10, seed=0, normalized=True, dtype=np.float64):
+def _problem(n=40, n_lab=10, seed=0, normalized=True, dtype=np.float64):
     rng = np.random.RandomState(seed)
     X = rng.randn(n, 3)
     K = kernel_matrix(X.astype(dtype), gamma=0.3)
     L = graph_laplacian(X.astype(dtype), n_neighbors=5, normalized=normalized)
     y = np.zeros(n)
-    y[:l] = np.where(X[:l, 0] + 0.1 * rng.randn(l) > 0, 1.0, -1.0)
+    y[:n_lab] = np.where(X[:n_lab, 0] + 0.1 * rng.randn(n_lab) > 0, 1.0, -1.0)
     return X, K, L, y
 
 
@@ -67,7 +67,7 @@ def test_lapsvm_objective_matches_scipy(solver, fit_intercept, normalized, seed)
 
 
 def test_newton_terminates_finitely_and_pcg_history_decreases():
-    _, K, L, y = _problem(n=60, l=20, seed=3)
+    _, K, L, y = _problem(n=60, n_lab=20, seed=3)
     res = lapsvm_primal(K, L, y, gamma_A=1e-3, gamma_I=0.1, solver="newton")
     assert res.status == "optimal" and res.n_iter < 10
     # the error-vector set at the solution is the one the last step solved on
@@ -141,7 +141,7 @@ def test_float32_close_to_float64():
 
 @pytest.mark.parametrize("stop", ["gradient", "pgradient", "pnorm", "objective"])
 def test_classical_rules_stop_with_tol_status(stop):
-    _, K, L, y = _problem(n=80, l=20)
+    _, K, L, y = _problem(n=80, n_lab=20)
     res = lapsvm_primal(K, L, y, gamma_A=1e-3, gamma_I=0.5, stop=stop)
     ref = lapsvm_primal(K, L, y, gamma_A=1e-3, gamma_I=0.5, solver="newton")
     assert res.status in ("tol", "optimal") and res.converged
@@ -152,7 +152,7 @@ def test_classical_rules_stop_with_tol_status(stop):
 
 
 def test_validation_rule_records_errors():
-    X, K, L, y = _problem(n=80, l=20)
+    X, K, L, y = _problem(n=80, n_lab=20)
     Xv = np.random.RandomState(9).randn(30, 3)
     Kv = kernel_matrix(Xv, X, gamma=0.3)
     yv = np.where(Xv[:, 0] > 0, 1.0, -1.0)
@@ -168,7 +168,7 @@ def test_validation_rule_records_errors():
 def test_lockstep_multi_problem_pcg_equals_separate_runs(stop):
     from semisvm.solvers import _lapsvm_multi
 
-    X, K, L, y = _problem(n=80, l=30)
+    X, K, L, y = _problem(n=80, n_lab=30)
     lab = y != 0
     ys = [y, np.where(lab, np.where(X[:, 1] > 0, 1.0, -1.0), 0.0),
           np.where(lab, np.where(X[:, 2] > 0.3, 1.0, -1.0), 0.0)]
@@ -176,14 +176,14 @@ def test_lockstep_multi_problem_pcg_equals_separate_runs(stop):
               fit_intercept=True, stop=stop, tol=None, max_iter=None,
               check_every=3, eta=0.015)
     multi = _lapsvm_multi(K, L, ys, **kw)
-    for yj, rm in zip(ys, multi):
+    for yj, rm in zip(ys, multi, strict=True):
         r1 = _lapsvm_multi(K, L, [yj], **kw)[0]
         assert rm.n_iter == r1.n_iter and rm.status == r1.status
         np.testing.assert_allclose(rm.alpha, r1.alpha, rtol=1e-8, atol=1e-10)
 
 
 def test_max_iter_is_reported():
-    _, K, L, y = _problem(n=80, l=20)
+    _, K, L, y = _problem(n=80, n_lab=20)
     res = lapsvm_primal(K, L, y, gamma_A=1e-4, gamma_I=0.5, stop="none", max_iter=2)
     assert res.status == "max_iter" and not res.converged and res.n_iter == 2
 
@@ -389,7 +389,7 @@ def test_shared_split_error_close_to_paper(name):
 
 
 def test_newton_tiny_gamma_A_emits_no_linalg_warning():
-    _, K, L, y = _problem(n=60, l=20)
+    _, K, L, y = _problem(n=60, n_lab=20)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         res = lapsvm_primal(K, L, y, gamma_A=1e-12, gamma_I=1.0, solver="newton")
