@@ -6,8 +6,9 @@
 - ``--mnist``: multi-class (10 one-vs-rest problems in lockstep) on all of
   ../shared/data/mnist_t10k (10,000 points, float32, pixels / 255),
   10 labels per class, default LapSVM parameters.
-- ``--synthetic N``: a seeded binary problem of N points (two noisy
-  concentric 10-dimensional shells), 2 labels per class, float32.
+- ``--synthetic N``: a seeded binary problem of N points (two overlapping
+  10-dimensional Gaussians, centres -0.8 and +0.8 in every coordinate),
+  2 labels per class, float32.
 
 Prints kernel / graph / solver times, iterations, error on the unlabeled
 points and the peak resident memory next to the size of the Gram matrix.
@@ -68,10 +69,11 @@ def _run(name, X, y, n_lab_per_class, seed=0):
     print(f"  error on unlabeled {err:.2f}%")
     print(f"  peak RSS {_peak_mb():.0f} MB (before: {base:.0f} MB); Gram matrix "
           f"{gram_mb:.0f} MB; O(n) work vectors {12 * len(res) * n * 4 / 2**20:.1f} MB")
-    # one fit through the estimator too (kernel + graph + solve)
-    t = time.perf_counter()
-    LapSVM().fit(X, yl)
-    print(f"  LapSVM().fit end to end: {time.perf_counter() - t:.2f} s")
+    if n <= 10000:
+        # one fit through the estimator too (kernel + graph + solve)
+        t = time.perf_counter()
+        LapSVM().fit(X, yl)
+        print(f"  LapSVM().fit end to end: {time.perf_counter() - t:.2f} s")
 
 
 def main():
@@ -92,9 +94,7 @@ def main():
         n = args.synthetic
         rng = np.random.RandomState(0)
         y = np.repeat([0, 1], n // 2)
-        Z = rng.randn(y.size, 10)
-        Z /= np.linalg.norm(Z, axis=1, keepdims=True)
-        X = (Z * (1.0 + y)[:, None] + 0.15 * rng.randn(y.size, 10)).astype(np.float32)
+        X = (rng.randn(y.size, 10) + 0.8 * (2 * y - 1)[:, None]).astype(np.float32)
         _run(f"synthetic{n}", X, y, 2)
 
 
