@@ -3,6 +3,7 @@ from importlib.metadata import PackageNotFoundError, version
 
 from semisvm.io import load, save
 from semisvm.linear import DASVM, TSVM, LinearSVM
+from semisvm.manifold import LapRLS, LapSVM
 from semisvm.pu import PUSVM
 
 try:
@@ -10,4 +11,5 @@ try:
 except PackageNotFoundError:  # pragma: no cover - running from a source tree
     __version__ = "0+unknown"
 
-__all__ = ["DASVM", "PUSVM", "TSVM", "LinearSVM", "__version__", "load", "save"]
+__all__ = ["DASVM", "LapRLS", "LapSVM", "PUSVM", "TSVM", "LinearSVM", "__version__",
+           "load", "save"]

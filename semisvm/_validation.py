@@ -134,6 +134,40 @@ def check_pm1(y, n_samples, name="y"):
     return y.astype(np.float64)
 
 
+def check_gram(K, name="K"):
+    """Validate a square, finite kernel matrix -> C-contiguous float32/64 ndarray."""
+    if sp.issparse(K):
+        K = K.toarray()
+    K = check_array(K, dtype=list(FLOAT_DTYPES), order="C", ensure_all_finite=True,
+                    input_name=name)
+    if K.shape[0] != K.shape[1]:
+        raise ValueError(f"{name} must be a square kernel matrix, got shape {K.shape}")
+    return K
+
+
+def check_laplacian(L, n, dtype, name="L"):
+    """Validate a symmetric, finite (n, n) graph Laplacian -> CSR int32, ``dtype``."""
+    if L is None:
+        raise ValueError(f"{name} must be an (n, n) matrix, got None")
+    if not sp.issparse(L):
+        L = np.asarray(L)
+        if L.dtype.kind not in "biuf":
+            raise TypeError(f"{name} must be numeric, got dtype {L.dtype}")
+    L = sp.csr_matrix(L, dtype=dtype)
+    if L.shape != (n, n):
+        raise ValueError(f"{name} must have shape ({n}, {n}), got {L.shape}")
+    if not np.all(np.isfinite(L.data)):
+        raise ValueError(f"{name} must be finite (no NaN or inf)")
+    L.sum_duplicates()
+    L.sort_indices()
+    asym = abs(L - L.T)
+    scale = max(float(abs(L).max()) if L.nnz else 0.0, 1.0)
+    tol = 1e-3 if dtype == np.float32 else 1e-8
+    if asym.nnz and float(asym.max()) > tol * scale:
+        raise ValueError(f"{name} must be symmetric")
+    return as_csr32(L, name)
+
+
 def check_fraction(value, name):
     """Return ``value`` as float if it is a real number strictly inside (0, 1)."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):

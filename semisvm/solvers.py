@@ -8,22 +8,27 @@ from __future__ import annotations
 
 import logging
 import os
+import warnings
 
 import numpy as np
 import scipy.sparse as sp
 
 from semisvm._core._dataset import RowData
 from semisvm._core._mfn import mfn as _mfn
-from semisvm._results import MFNResult
+from semisvm._results import LapSVMResult, MFNResult
 from semisvm._validation import (
+    as_csr32,
     check_costs,
+    check_gram,
     check_int,
+    check_laplacian,
     check_pm1,
     check_positive,
+    check_ssl_targets,
     check_X,
 )
 
-__all__ = ["l2svm_mfn"]
+__all__ = ["l2svm_mfn", "lapsvm_primal"]
 
 logger = logging.getLogger("semisvm")
 
@@ -220,6 +225,370 @@ def l2svm_mfn(X, y, *, lam=1.0, costs=None, w0=None, fit_intercept=True,
         active_history=hact,
         outputs=np.asarray(o).copy(),
     )
+
+
+# ---------------------------------------------------------------------------
+# Laplacian SVM / RLS in the primal (Melacci & Belkin 2011)
+
+from semisvm._core import _lapsvm  # noqa: E402
+
+STOP_RULES = ("stability", "validation", "mixed", "gradient", "pgradient",
+              "pnorm", "objective", "none")
+_RULE_CODE = {"none": 0, "stability": 1, "validation": 2, "mixed": 3,
+              "gradient": 4, "pgradient": 5, "pnorm": 6, "objective": 7}
+# the paper's defaults for the classical rules (normalised by their first value)
+_RULE_TOL = {"gradient": 1e-8, "pgradient": 1e-8, "pnorm": 1e-8,
+             "objective": 1e-6, "none": 1e-12, "stability": 0.0,
+             "validation": 0.0, "mixed": 0.0}
+_PCG_STATUS = {0: "tol", 1: "stability", 2: "validation", 3: "mixed",
+               4: "optimal", 5: "max_iter"}
+
+
+def _lap_objective(K, L, y, lab, alpha, b, gamma_A, gamma_I, hinge):
+    f = K @ alpha + b
+    r = f[lab] - y[lab]
+    if hinge:
+        r = r[y[lab] * f[lab] < 1]
+    return 0.5 * (float(r @ r) + gamma_A * float(alpha @ (f - b))
+                  + gamma_I * float(f @ (L @ f))), f
+
+
+def _newton_solve(K, LK, L1, y, E, gamma_A, gamma_I, fit_b):
+    """Minimiser of the quadratic F with the error-vector set E frozen (eq. 11).
+
+    gamma_I = 0: alpha vanishes off E and (gamma_A I + K_EE) alpha_E = y_E - b
+    is symmetric positive definite (Cholesky; the bias by a Schur complement).
+    gamma_I > 0: (gamma_A I + I_E K + gamma_I L K) alpha + (1_E + gamma_I L1) b
+    = I_E y, bordered by 1'alpha = 0 for the bias (LU).
+    """
+    import scipy.linalg as sla
+
+    n = K.shape[0]
+    dtype = K.dtype
+    alpha = np.zeros(n, dtype=dtype)
+    if E.size == 0:
+        return alpha, 0.0
+    if gamma_I == 0:
+        C = K[np.ix_(E, E)].astype(dtype, copy=True)
+        C.flat[:: E.size + 1] += gamma_A
+        cf = sla.cho_factor(C, check_finite=False)
+        u = sla.cho_solve(cf, y[E].astype(dtype), check_finite=False)
+        b = 0.0
+        if fit_b:
+            v = sla.cho_solve(cf, np.ones(E.size, dtype=dtype), check_finite=False)
+            b = float(u.sum() / v.sum())
+            u = u - b * v
+        alpha[E] = u
+        return alpha, b
+    M = gamma_I * LK
+    M.flat[:: n + 1] += gamma_A
+    M[E] += K[E]
+    rhs = np.zeros(n + fit_b, dtype=dtype)
+    rhs[E] = y[E]
+    if fit_b:
+        A1 = gamma_I * L1
+        A1[E] += 1
+        M = np.block([[M, A1[:, None]],
+                      [np.ones((1, n), dtype=dtype), np.zeros((1, 1), dtype=dtype)]])
+    try:
+        with warnings.catch_warnings():
+            # tiny gamma_A makes M ill-conditioned (K has tiny eigenvalues);
+            # the solution is still the minimiser the objective asks for
+            warnings.simplefilter("ignore", sla.LinAlgWarning)
+            sol = sla.solve(M, rhs, check_finite=False, overwrite_a=True)
+    except (sla.LinAlgError, ValueError):
+        sol = sla.lstsq(M, rhs, check_finite=False)[0]
+    if fit_b:
+        return sol[:n].astype(dtype), float(sol[n])
+    return sol.astype(dtype), 0.0
+
+
+def _lap_newton(K, L, y, lab, gamma_A, gamma_I, hinge, fit_b, max_iter):
+    # The Newton systems are solved in float64 whatever the input dtype: with
+    # a small gamma_A they are far too ill-conditioned for float32 LAPACK
+    # (the result is cast back to K's dtype by the caller).
+    K = np.asarray(K, dtype=np.float64)
+    L = L.astype(np.float64)
+    n = K.shape[0]
+    dtype = K.dtype
+    LK = None
+    if gamma_I > 0:
+        # a dense-ish L (large k, iterated p) is faster through BLAS
+        Ld = L.toarray() if L.nnz > 0.05 * n * n else L
+        LK = np.asarray(Ld @ K)
+    L1 = np.asarray(L @ np.ones(n, dtype=dtype)).ravel()
+    alpha = np.zeros(n, dtype=dtype)
+    b = 0.0
+    obj, f = _lap_objective(K, L, y, lab, alpha, b, gamma_A, gamma_I, hinge)
+    hist, e_hist = [obj], []
+    yl = y[lab]
+
+    def err_set(f):
+        return lab[yl * f[lab] < 1] if hinge else lab
+
+    E = err_set(f)
+    status, n_iter = "max_iter", 0
+    for it in range(max_iter):
+        n_iter = it + 1
+        e_hist.append(E.size)
+        abar, bbar = _newton_solve(K, LK, L1, y, E, gamma_A, gamma_I, fit_b)
+        fbar = K @ abar + bbar
+        Ebar = err_set(fbar)
+        if not hinge or np.array_equal(Ebar, E):
+            # the quadratic's minimiser keeps E: it is the optimum (finite
+            # termination, as for L2-SVM-MFN)
+            alpha, b, f = abar, bbar, fbar
+            obj, f = _lap_objective(K, L, y, lab, alpha, b, gamma_A, gamma_I, hinge)
+            hist.append(obj)
+            status = "optimal"
+            break
+        # otherwise the full Newton step when it decreases F (Chapelle's
+        # primal Newton; E then never repeats, so termination stays finite),
+        # else an exact line search along the Newton direction
+        obj_bar, fbar = _lap_objective(K, L, y, lab, abar, bbar, gamma_A, gamma_I,
+                                       hinge)
+        if obj_bar < obj:
+            alpha, b, f, obj = abar, bbar, fbar, obj_bar
+            hist.append(obj)
+            E = Ebar
+            continue
+        d, db, df = abar - alpha, bbar - b, fbar - f
+        Kd = df - dtype.type(db)
+        Lf = np.asarray(L @ f).ravel()
+        Ldf = np.asarray(L @ df).ravel()
+        left = gamma_A * float(Kd @ alpha) + gamma_I * float(df @ Lf)
+        right = gamma_A * float(Kd @ d) + gamma_I * float(df @ Ldf)
+        s = _lapsvm.line_search(y.astype(dtype), lab, f, df, left, right, True)
+        if s <= 0:
+            status = "optimal"
+            break
+        alpha = alpha + dtype.type(s) * d
+        b = b + s * db
+        f = f + dtype.type(s) * df
+        obj, f = _lap_objective(K, L, y, lab, alpha, b, gamma_A, gamma_I, hinge)
+        hist.append(obj)
+        E = err_set(f)
+    return alpha, b, f, obj, n_iter, status, np.array(hist), np.array(e_hist, int)
+
+
+def lapsvm_primal(K, L, y, *, gamma_A=1e-6, gamma_I=1.0, loss="squared_hinge",
+                  solver="pcg", fit_intercept=True, stop="stability", tol=None,
+                  max_iter=None, check_every=None, eta=0.015, alpha0=None,
+                  intercept0=0.0, K_val=None, y_val=None,
+                  verbose=False) -> LapSVMResult:
+    r"""Laplacian SVM (or RLS) trained in the primal, by Newton or PCG.
+
+    Minimises over alpha in R^n and b (Melacci & Belkin 2011, eq. 7)
+
+    .. math::
+
+        F(\alpha, b) = \frac12 \Big[ \sum_{i \le l} V(y_i, f_i)
+            + \gamma_A \alpha^\top K \alpha + \gamma_I f^\top L f \Big],
+        \qquad f = K\alpha + b\,\mathbf 1,
+
+    over all n = l + u points, with V the squared hinge
+    ``max(0, 1 - y f)^2`` (LapSVM, ``loss="squared_hinge"``) or the squared
+    loss ``(y - f)^2`` (LapRLS, ``loss="squared"``). The bias is kept inside
+    ``f'Lf`` (the same as the paper for an unnormalised L, where L 1 = 0).
+    Relative to Belkin et al. 2006 (``1/l sum V + gamma_A ||f||^2 +
+    gamma_I/(l+u)^2 f'Lf``): ``gamma_A = l * gamma_A_Belkin`` and
+    ``gamma_I = l * gamma_I_Belkin / (l+u)^2``. A supervised kernel L2-SVM
+    (``gamma_I = 0``) is LIBSVM's squared-hinge problem with
+    ``C = 1 / gamma_A``.
+
+    Solvers
+    -------
+    ``"newton"`` (eq. 11): from alpha = 0, solve the linear system of the
+    quadratic with the error-vector set E = {i <= l : y_i f_i < 1} frozen
+    (Cholesky on the reduced system when gamma_I = 0, LU otherwise; O(n^3)
+    per step); stop when E no longer changes (finite termination), else take
+    the full step if it decreases F, or the exact line-search step along the
+    Newton direction. ``"closed"``: the
+    same single solve, for the squared loss (LapRLS).
+    ``"pcg"``: preconditioned conjugate gradient with P = blockdiag(K, 1),
+    one K-vector product per iteration (BLAS, no GIL), Polak-Ribiere
+    directions with automatic restart, exact line search over the hinge
+    break points (eq. 13), stopped by ``stop``.
+
+    Parameters
+    ----------
+    K : ndarray of shape (n, n)
+        Kernel matrix over all points (float32 or float64; the computation
+        runs in its dtype). See :func:`semisvm.kernels.kernel_matrix`.
+    L : {sparse matrix, ndarray} of shape (n, n)
+        Symmetric graph Laplacian (possibly iterated), e.g. from
+        :func:`semisvm.graph.graph_laplacian`.
+    y : array-like of shape (n,)
+        +1 / -1 for labeled points, **0 for unlabeled** ones.
+    gamma_A : float > 0
+        Ambient (RKHS) regularisation.
+    gamma_I : float >= 0
+        Intrinsic (manifold) regularisation.
+    loss : {"squared_hinge", "squared"}
+    solver : {"pcg", "newton", "closed"}
+        ``"closed"`` requires ``loss="squared"``.
+    fit_intercept : bool
+        Learn the bias b.
+    stop : {"stability", "validation", "mixed", "gradient", "pgradient", \
+"pnorm", "objective", "none"}
+        PCG stopping rule. ``"stability"`` (default): stop when fewer than
+        ``eta`` of the unlabeled points changed sign since the previous check,
+        checks every ``check_every`` iterations; ``"validation"``: stop when
+        the error on (``K_val``, ``y_val``) did not fall by at least one point
+        (1/n_val) since the previous check; ``"mixed"``: both at once.
+        Classical rules, checked every iteration, relative to their value at
+        the start: ``"gradient"`` ||grad F||, ``"pgradient"`` ||P^-1 grad F||,
+        ``"pnorm"`` sqrt(grad' P^-1 grad), ``"objective"`` the decrease of F
+        in one iteration divided by F at the start; ``"none"`` runs to
+        convergence (``"pnorm"`` with tol 1e-12, or until the exact line
+        search finds no descent).
+    tol : float, optional
+        Tolerance of the classical rule; defaults 1e-8 (gradient, pgradient,
+        pnorm), 1e-6 (objective), 1e-12 (none), as in the paper.
+    max_iter : int, optional
+        Newton steps (default 50) or PCG iterations (default max(1000, n)).
+    check_every : int, optional
+        Period of the early-stopping checks; default round(sqrt(n) / 2).
+    eta : float in (0, 1)
+        Stability threshold (paper: 0.015).
+    alpha0, intercept0 : optional
+        PCG starting point (default 0).
+    K_val : ndarray of shape (n_val, n), optional
+        Kernel between the validation points and the n training points.
+    y_val : array-like of shape (n_val,), optional
+        +1 / -1 labels of the validation points.
+    verbose : bool
+        Log the run on the ``"semisvm"`` logger.
+
+    Returns
+    -------
+    LapSVMResult
+    """
+    return _lapsvm_multi(
+        K, L, [y], gamma_A=gamma_A, gamma_I=gamma_I, loss=loss, solver=solver,
+        fit_intercept=fit_intercept, stop=stop, tol=tol, max_iter=max_iter,
+        check_every=check_every, eta=eta,
+        alpha0=None if alpha0 is None else [alpha0],
+        intercept0=[intercept0], K_val=K_val,
+        y_val=None if y_val is None else [y_val], verbose=verbose)[0]
+
+
+def _lapsvm_multi(K, L, ys, *, gamma_A, gamma_I, loss, solver, fit_intercept,
+                  stop, tol, max_iter, check_every, eta, alpha0=None,
+                  intercept0=None, K_val=None, y_val=None, verbose=False):
+    """:func:`lapsvm_primal` on several label vectors sharing K and L.
+
+    ``ys`` is a list of (n,) label vectors (+1/-1, 0 unlabeled) with the same
+    labeled points (the one-vs-rest problems of a multi-class fit); PCG runs
+    them in lockstep so that K is read once per iteration (one gemm).
+    Returns a list of :class:`LapSVMResult`.
+    """
+    K = check_gram(K)
+    n = K.shape[0]
+    dtype = K.dtype
+    L = check_laplacian(L, n, dtype)
+    ys = [check_ssl_targets(y, n) for y in ys]
+    c = len(ys)
+    if any(not np.array_equal(ys[0] != 0, yj != 0) for yj in ys[1:]):
+        raise ValueError("all label vectors must label the same points")
+    y = ys[0]
+    gamma_A = check_positive(gamma_A, "gamma_A")
+    gamma_I = check_positive(gamma_I, "gamma_I", allow_zero=True)
+    if loss not in ("squared_hinge", "squared"):
+        raise ValueError(f"loss must be 'squared_hinge' or 'squared', got {loss!r}")
+    if solver not in ("pcg", "newton", "closed"):
+        raise ValueError(f"solver must be 'pcg', 'newton' or 'closed', got {solver!r}")
+    hinge = loss == "squared_hinge"
+    if solver == "closed" and hinge:
+        raise ValueError("solver='closed' is the LapRLS closed form: it needs "
+                         "loss='squared'; use 'newton' or 'pcg' for LapSVM")
+    fit_b = bool(fit_intercept)
+    lab = np.flatnonzero(y != 0).astype(np.int32)
+    unl = np.flatnonzero(y == 0).astype(np.int32)
+
+    if solver in ("newton", "closed"):
+        max_iter = 50 if max_iter is None else check_int(max_iter, "max_iter")
+        out = []
+        for yj in ys:
+            alpha, b, f, obj, n_iter, status, hist, e_hist = _lap_newton(
+                K, L, yj, lab, gamma_A, gamma_I, hinge, fit_b, max_iter)
+            n_err = int(np.sum(yj[lab] * f[lab] < 1)) if hinge else lab.size
+            if verbose:
+                logger.info("LapSVM %s: %d steps, objective %.10g, |E| %s, %s",
+                            solver, n_iter, obj, e_hist.tolist(), status)
+            out.append(LapSVMResult(
+                alpha=np.asarray(alpha, dtype=dtype), intercept=float(b),
+                objective=float(obj), n_iter=int(n_iter),
+                converged=status != "max_iter", status=status, solver=solver,
+                stop="error_set", n_error_vectors=n_err, history=hist,
+                val_history=np.zeros(0), error_set_history=e_hist,
+                outputs=np.asarray(f, dtype=dtype)))
+        return out
+
+    if stop not in STOP_RULES:
+        raise ValueError(f"stop must be one of {STOP_RULES}, got {stop!r}")
+    tol = _RULE_TOL[stop] if tol is None else check_positive(tol, "tol")
+    max_iter = max(1000, n) if max_iter is None else check_int(max_iter, "max_iter")
+    if check_every is None:
+        check_every = max(1, int(round(np.sqrt(n) / 2)))
+    check_every = check_int(check_every, "check_every")
+    eta = check_positive(eta, "eta")
+    if stop in ("validation", "mixed"):
+        if K_val is None or y_val is None:
+            raise ValueError(f"stop={stop!r} needs K_val and y_val")
+    if K_val is not None and y_val is not None:
+        K_val = check_X(np.asarray(K_val) if not hasattr(K_val, "toarray")
+                        else K_val.toarray(), name="K_val", reset_dtype=dtype)
+        if K_val.shape[1] != n:
+            raise ValueError(f"K_val must have shape (n_val, {n}), got {K_val.shape}")
+        if len(y_val) != c:
+            raise ValueError("give one y_val per label vector")
+        Y_val = np.vstack([check_pm1(yv, K_val.shape[0], name="y_val")
+                           for yv in y_val]).astype(dtype)
+    else:
+        K_val = np.zeros((0, n), dtype=dtype)
+        Y_val = np.zeros((c, 0), dtype=dtype)
+    A = np.zeros((c, n), dtype=dtype)
+    if alpha0 is not None:
+        for j, a0 in enumerate(alpha0):
+            a0 = np.array(a0, dtype=dtype).ravel()
+            if a0.shape != (n,) or not np.all(np.isfinite(a0)):
+                raise ValueError(f"alpha0 must be a finite array of shape ({n},)")
+            A[j] = a0
+    b0 = np.zeros(c)
+    if intercept0 is not None:
+        b0[:] = np.asarray(intercept0, dtype=float)
+        if not np.all(np.isfinite(b0)):
+            raise ValueError("intercept0 must be finite")
+    Y = np.ascontiguousarray(np.vstack(ys), dtype=dtype)
+    # a nearly full L^p (large k, iterated p) is smaller and faster dense
+    # (8 bytes per entry against 12 per CSR entry; BLAS gemv)
+    if L.nnz > 0.5 * n * n:
+        L_dense = np.ascontiguousarray(L.toarray(), dtype=dtype)
+        L = sp.csr_matrix((n, n), dtype=dtype)
+        L = as_csr32(L)
+    else:
+        L_dense = np.zeros((0, 0), dtype=dtype)
+    b, F, n_iter, codes, obj, hist, hval, n_chk = _lapsvm.pcg(
+        K, L.indptr, L.indices, L.data, L_dense, Y, lab, unl, K_val, Y_val, gamma_A,
+        gamma_I, hinge, fit_b, A, b0, max_iter, _RULE_CODE[stop], tol,
+        check_every, eta)
+    out = []
+    for j in range(c):
+        status = _PCG_STATUS[int(codes[j])]
+        f = F[j]
+        n_err = int(np.sum(Y[j, lab] * f[lab] < 1)) if hinge else lab.size
+        if verbose:
+            logger.info("LapSVM pcg (%s): %d iterations, objective %.10g, %s",
+                        stop, n_iter[j], obj[j], status)
+        out.append(LapSVMResult(
+            alpha=A[j].copy(), intercept=float(b[j]), objective=float(obj[j]),
+            n_iter=int(n_iter[j]), converged=status != "max_iter", status=status,
+            solver="pcg", stop=stop, n_error_vectors=n_err,
+            history=hist[j, :n_iter[j] + 1].copy(),
+            val_history=hval[j, :n_chk[j]].copy(),
+            error_set_history=np.zeros(0, dtype=int), outputs=f.copy()))
+    return out
 
 
 # Semi-supervised linear SVMs (TSVM, DA-S3VM); implemented in their own module,

@@ -11,3 +11,7 @@ cdef void _scal(int n, floating alpha, floating *x, int incx) noexcept nogil
 cdef floating _nrm2(int n, const floating *x, int incx) noexcept nogil
 cdef void _copy(int n, const floating *x, int incx,
                 floating *y, int incy) noexcept nogil
+cdef void _gemv_rm(int m, int n, floating alpha, const floating *A,
+                   const floating *x, floating beta, floating *y) noexcept nogil
+cdef void _gemm_rm(int m, int n, int k, floating alpha, const floating *A,
+                   const floating *B, floating beta, floating *C) noexcept nogil

@@ -1,19 +1,22 @@
 """scikit-learn's estimator checks on every public estimator."""
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from semisvm import DASVM, PUSVM, TSVM, LinearSVM
+from semisvm import DASVM, PUSVM, TSVM, LapRLS, LapSVM, LinearSVM
 
 ESTIMATORS = [
     LinearSVM(),
     TSVM(),
     DASVM(),
     PUSVM(prior=0.1),
+    LapSVM(),
+    LapSVM(solver="newton"),
+    LapRLS(),
 ]
 
 # Semi-supervised estimators read y == -1 as "unlabeled": fitting on the labels
 # [-1, 1] (check_classifiers_classes) is then a one-class problem. scikit-learn
 # exempts its own semi-supervised classes by name; this is the only entry.
-SEMI_SUPERVISED = ("TSVM", "DASVM", "PUSVM")
+SEMI_SUPERVISED = ("TSVM", "DASVM", "PUSVM", "LapSVM", "LapRLS")
 
 # PU estimators accept only 1 (labeled positive) and -1/0 (unlabeled) and
 # reject any other label with a clear error (issue 6); these three checks fit

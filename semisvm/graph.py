@@ -1,0 +1,179 @@
+"""kNN graphs and graph Laplacians over labeled + unlabeled points (CSR).
+
+Shared by the manifold (LapSVM / LapRLS) and graph (TV / Cheeger) families.
+Everything is a ``scipy.sparse.csr_matrix`` with int32 indices, in X's dtype.
+
+- :func:`knn_affinity`: symmetrised k-nearest-neighbour affinity ``W``
+  (scikit-learn's ``NearestNeighbors``, Euclidean distance). An edge i-j is
+  kept when j is among the k nearest neighbours of i *or* i among those of j
+  (``W = max(W, W.T)``). Weights are heat ``exp(-d^2 / (2 t^2))`` with ``t``
+  the mean distance of the kNN edges by default, or binary (1 on every edge).
+- :func:`laplacian`: ``L = D - W`` (unnormalised) or
+  ``I - D^-1/2 W D^-1/2`` (normalised; isolated vertices get ``L_ii = 0``),
+  raised to the integer power ``p`` (iterated Laplacian, Belkin et al. 2006).
+- :func:`kernel_distances`: the distances a kernel induces, for graphs
+  over a precomputed Gram matrix.
+- :func:`graph_laplacian`: both in one call, from points or from a
+  user-given affinity matrix (validated: square, symmetric, non-negative,
+  finite).
+"""
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.neighbors import NearestNeighbors
+
+from semisvm._validation import as_csr32, check_int, check_positive, check_X
+
+__all__ = ["knn_affinity", "laplacian", "graph_laplacian", "check_affinity",
+           "kernel_distances"]
+
+
+def kernel_distances(K):
+    """Distances ``sqrt(max(K_ii + K_jj - 2 K_ij, 0))`` induced by a Gram matrix."""
+    K = np.asarray(K)
+    dg = np.diag(K)
+    D = dg[:, None] + dg[None, :] - 2 * K
+    np.maximum(D, 0, out=D)
+    np.sqrt(D, out=D)
+    np.fill_diagonal(D, 0)
+    return D
+
+
+def _csr(A, dtype):
+    A = sp.csr_matrix(A, dtype=dtype)
+    A.sum_duplicates()
+    A.sort_indices()
+    return as_csr32(A)
+
+
+def knn_affinity(X, n_neighbors=6, *, weight="heat", t=None, metric="euclidean"):
+    """Symmetrised kNN affinity matrix over the rows of ``X``.
+
+    Parameters
+    ----------
+    X : {ndarray, sparse matrix} of shape (n, n_features)
+        All points, labeled and unlabeled.
+    n_neighbors : int, 1 <= n_neighbors < n
+        k, neighbours per point (the point itself excluded).
+    weight : {"heat", "binary"}
+        ``"heat"``: ``exp(-d_ij^2 / (2 t^2))``; ``"binary"``: 1.
+    t : float > 0, optional
+        Heat width; default the mean distance over all kNN edges (a constant
+        data set gives t = 1).
+    metric : {"euclidean", "precomputed"}
+        ``"precomputed"``: ``X`` is a dense (n, n) matrix of distances (e.g.
+        the kernel-induced ``sqrt(K_ii + K_jj - 2 K_ij)``).
+
+    Returns
+    -------
+    W : csr_matrix of shape (n, n), symmetric, zero diagonal, X's dtype.
+    """
+    if metric not in ("euclidean", "precomputed"):
+        raise ValueError(f"metric must be 'euclidean' or 'precomputed', got {metric!r}")
+    X = check_X(X)
+    n = X.shape[0]
+    if metric == "precomputed":
+        if sp.issparse(X) or X.shape != (n, n):
+            raise ValueError(
+                f"a precomputed distance matrix must be dense and square, got "
+                f"shape {X.shape}")
+        if np.any(X < 0):
+            raise ValueError("a precomputed distance matrix must be non-negative")
+    k = check_int(n_neighbors, "n_neighbors")
+    if k >= n:
+        raise ValueError(
+            f"n_neighbors={k} must be smaller than the number of points n={n}")
+    if weight not in ("heat", "binary"):
+        raise ValueError(f"weight must be 'heat' or 'binary', got {weight!r}")
+    nn = NearestNeighbors(n_neighbors=k, metric=metric).fit(X)
+    dist, ind = nn.kneighbors(None, return_distance=True)
+    rows = np.repeat(np.arange(n), k)
+    d = dist.ravel().astype(np.float64)
+    if weight == "heat":
+        if t is None:
+            t = float(d.mean())
+            if not t > 0:
+                t = 1.0
+        else:
+            t = check_positive(t, "t")
+        w = np.exp(-(d * d) / (2.0 * t * t))
+        # keep edges whose weight underflows: the graph's structure stays kNN
+        w = np.maximum(w, np.finfo(X.dtype).tiny)
+    else:
+        w = np.ones_like(d)
+    W = sp.csr_matrix((w, (rows, ind.ravel())), shape=(n, n))
+    W = W.maximum(W.T)
+    W.setdiag(0)
+    W.eliminate_zeros()
+    return _csr(W, X.dtype)
+
+
+def check_affinity(W, name="affinity"):
+    """Validate a user-given affinity: square, symmetric, finite, >= 0 (-> CSR)."""
+    if W is None:
+        raise ValueError(f"{name} must be a square matrix, got None")
+    if not sp.issparse(W):
+        W = np.asarray(W)
+        if W.dtype.kind not in "biuf":
+            raise TypeError(f"{name} must be numeric, got dtype {W.dtype}")
+    dtype = W.dtype if W.dtype in (np.float32, np.float64) else np.float64
+    W = _csr(W, dtype)
+    if W.ndim != 2 or W.shape[0] != W.shape[1]:
+        raise ValueError(f"{name} must be square, got shape {W.shape}")
+    if not np.all(np.isfinite(W.data)):
+        raise ValueError(f"{name} must be finite (no NaN or inf)")
+    if np.any(W.data < 0):
+        raise ValueError(f"{name} must be non-negative")
+    asym = abs(W - W.T)
+    scale = max(float(abs(W).max()) if W.nnz else 0.0, 1.0)
+    if asym.nnz and float(asym.max()) > 1e-6 * scale:
+        raise ValueError(f"{name} must be symmetric")
+    W = W.tolil()
+    W.setdiag(0)
+    return _csr(W, dtype)
+
+
+def laplacian(W, *, normalized=True, p=1):
+    """Graph Laplacian of a symmetric affinity, to the power ``p`` (CSR).
+
+    ``normalized=False``: ``L = D - W``; ``True``: ``I - D^-1/2 W D^-1/2``
+    (rows of isolated vertices are zero). ``p`` >= 1 is the iterated degree:
+    ``L^p`` by sparse products (its fill grows with p: keep p small).
+    """
+    W = check_affinity(W, "W")
+    p = check_int(p, "p")
+    n = W.shape[0]
+    deg = np.asarray(W.sum(axis=1)).ravel()
+    if normalized:
+        with np.errstate(divide="ignore"):
+            s = np.where(deg > 0, 1.0 / np.sqrt(deg), 0.0)
+        S = sp.diags(s)
+        L = sp.diags((deg > 0).astype(np.float64)) - S @ W @ S
+    else:
+        L = sp.diags(deg) - W
+    L = sp.csr_matrix(L)
+    Lp = L
+    for _ in range(p - 1):
+        Lp = Lp @ L
+    Lp = _csr(Lp, W.dtype)
+    # exact symmetry (rounding in the products)
+    Lp = _csr((Lp + Lp.T) * 0.5, W.dtype)
+    assert Lp.shape == (n, n)
+    return Lp
+
+
+def graph_laplacian(X=None, *, affinity=None, n_neighbors=6, weight="heat",
+                    t=None, normalized=True, p=1, metric="euclidean"):
+    """kNN-graph Laplacian of ``X`` (or of a given ``affinity``), to power ``p``.
+
+    Exactly one of ``X`` and ``affinity`` is given. See :func:`knn_affinity`
+    and :func:`laplacian` for the parameters. Returns a CSR matrix.
+    """
+    if (X is None) == (affinity is None):
+        raise ValueError("give exactly one of X and affinity")
+    if affinity is None:
+        W = knn_affinity(X, n_neighbors, weight=weight, t=t, metric=metric)
+    else:
+        W = check_affinity(affinity)
+    return laplacian(W, normalized=normalized, p=p)

@@ -1,0 +1,160 @@
+"""Kernel (Gram) matrices, computed blockwise in the input dtype.
+
+One function, :func:`kernel_matrix`, shared by every kernel method of semisvm
+(LapSVM / LapRLS, PUSVM, ...). It accepts dense arrays or CSR matrices (never
+densified as a whole: sparse rows are multiplied block by block) and returns a
+dense C-contiguous ``(n_X, n_Y)`` array in ``X``'s dtype (float32 or float64).
+
+Kernels
+-------
+``"linear"``       k(x, z) = x . z
+``"rbf"``          k(x, z) = exp(-gamma ||x - z||^2)
+``"poly"``         k(x, z) = (gamma x . z + coef0) ** degree
+``"precomputed"``  ``X`` already is the Gram matrix (validated and returned)
+callable           ``kernel(X_block, Y)`` returns the ``(len(X_block), n_Y)`` block
+
+``gamma=None`` is a data-derived scale: ``1 / (n_features * var)`` where
+``var`` is the variance of all entries of ``X`` (scikit-learn's
+``gamma="scale"``), so the kernel does not depend on the units of the
+features. For the RBF kernel this is a Gaussian of width
+``sigma = sqrt(n_features * var / 2)``, i.e. about the typical distance between
+points divided by two; :func:`scale_gamma` returns the value used. Melacci &
+Belkin write the Gaussian as ``exp(-||x - z||^2 / (2 sigma^2))``: pass
+``gamma = 1 / (2 sigma^2)``.
+"""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import scipy.sparse as sp
+
+from semisvm._validation import check_positive, check_X
+
+__all__ = ["kernel_matrix", "scale_gamma", "KERNELS"]
+
+KERNELS = ("linear", "rbf", "poly", "precomputed")
+
+# rows of X per block: keeps the temporaries of one block near 32 MB
+_BLOCK_BYTES = 32 * 2**20
+
+
+def scale_gamma(X):
+    """Return the data-derived ``gamma = 1 / (n_features * X.var())``.
+
+    ``X.var()`` is the variance of all entries (computed without densifying a
+    sparse ``X``); a constant ``X`` gives ``gamma = 1``.
+    """
+    X = check_X(X)
+    n, d = X.shape
+    if sp.issparse(X):
+        mean = X.sum(dtype=np.float64) / (n * d)
+        var = X.multiply(X).sum(dtype=np.float64) / (n * d) - mean**2
+    else:
+        var = float(np.var(X, dtype=np.float64))
+    return 1.0 / (d * var) if var > 0 else 1.0
+
+
+def _row_sqnorms(X):
+    if sp.issparse(X):
+        return np.asarray(X.multiply(X).sum(axis=1)).ravel().astype(X.dtype)
+    return np.einsum("ij,ij->i", X, X)
+
+
+def _dot_block(A, B):
+    """``A @ B.T`` as a dense array (A, B dense or CSR)."""
+    out = A @ B.T
+    if sp.issparse(out):
+        out = out.toarray()
+    return np.asarray(out)
+
+
+def kernel_matrix(X, Y=None, kernel="rbf", gamma=None, degree=3, coef0=0.0,
+                  *, block_size=None):
+    """Gram matrix ``K[i, j] = k(X[i], Y[j])`` as a dense array in X's dtype.
+
+    Parameters
+    ----------
+    X : {ndarray, sparse matrix} of shape (n_X, n_features)
+        float32 or float64 (other numeric types become float64). For
+        ``kernel="precomputed"``, the Gram matrix itself (``(n_X, n_Y)``).
+    Y : {ndarray, sparse matrix} of shape (n_Y, n_features), optional
+        Second set of points; default ``X`` (then K is symmetric). Cast to
+        X's dtype. Ignored for ``"precomputed"``.
+    kernel : {"linear", "rbf", "poly", "precomputed"} or callable
+        See the module docstring. A callable gets ``(X_block, Y)`` and must
+        return a finite ``(len(X_block), n_Y)`` array.
+    gamma : float > 0 or None
+        RBF / poly scale. ``None``: ``1 / (n_features * X.var())``
+        (:func:`scale_gamma`, computed on ``X``).
+    degree : int >= 1
+        Polynomial degree.
+    coef0 : float
+        Polynomial offset.
+    block_size : int, optional
+        Rows of X per block (default: about 32 MB of temporaries).
+
+    Returns
+    -------
+    K : ndarray of shape (n_X, n_Y), C-contiguous, X's dtype.
+    """
+    if isinstance(kernel, str) and kernel == "precomputed":
+        K = check_X(X, name="X (precomputed kernel)")
+        if sp.issparse(K):
+            K = K.toarray()
+        return np.ascontiguousarray(K)
+    if not (callable(kernel) or (isinstance(kernel, str) and kernel in KERNELS)):
+        raise ValueError(
+            f"kernel must be one of {KERNELS} or a callable, got {kernel!r}")
+    X = check_X(X)
+    dtype = X.dtype
+    Y = X if Y is None else check_X(Y, name="Y", reset_dtype=dtype)
+    if Y.shape[1] != X.shape[1]:
+        raise ValueError(
+            f"Y has {Y.shape[1]} features but X has {X.shape[1]}")
+    if kernel in ("rbf", "poly"):
+        gamma = scale_gamma(X) if gamma is None else check_positive(gamma, "gamma")
+    if kernel == "poly":
+        if isinstance(degree, (bool, np.bool_)) or not isinstance(
+                degree, numbers.Integral) or degree < 1:
+            raise ValueError(f"degree must be an integer >= 1, got {degree!r}")
+        if not isinstance(coef0, numbers.Real) or not np.isfinite(coef0):
+            raise ValueError(f"coef0 must be a finite real, got {coef0!r}")
+    n_x, n_y = X.shape[0], Y.shape[0]
+    if block_size is None:
+        block_size = max(1, _BLOCK_BYTES // (max(n_y, 1) * dtype.itemsize * 2))
+    K = np.empty((n_x, n_y), dtype=dtype)
+    if kernel == "rbf":
+        yy = _row_sqnorms(Y)
+        xx = yy if Y is X else _row_sqnorms(X)
+    for start in range(0, n_x, block_size):
+        stop = min(n_x, start + block_size)
+        Xb = X[start:stop]
+        if callable(kernel):
+            blk = np.asarray(kernel(Xb, Y))
+            if blk.shape != (stop - start, n_y):
+                raise ValueError(
+                    f"the kernel callable returned shape {blk.shape} for a block "
+                    f"of {stop - start} rows against {n_y}; expected "
+                    f"({stop - start}, {n_y})")
+            if not np.all(np.isfinite(blk)):
+                raise ValueError("the kernel callable returned non-finite values")
+            K[start:stop] = blk
+            continue
+        blk = K[start:stop]
+        blk[...] = _dot_block(Xb, Y)
+        if kernel == "rbf":
+            # ||x - z||^2 = ||x||^2 + ||z||^2 - 2 x.z, clipped at 0 (rounding)
+            blk *= -2
+            blk += xx[start:stop, None]
+            blk += yy[None, :]
+            np.maximum(blk, 0, out=blk)
+            blk *= -dtype.type(gamma)
+            np.exp(blk, out=blk)
+        elif kernel == "poly":
+            blk *= dtype.type(gamma)
+            blk += dtype.type(coef0)
+            blk **= int(degree)
+    if Y is X and kernel == "rbf":
+        np.fill_diagonal(K, 1)
+    return K

@@ -1,0 +1,541 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Laplacian SVM / RLS in the primal: PCG with exact line search.
+
+Melacci & Belkin, "Laplacian Support Vector Machines Trained in the Primal"
+(JMLR 2011), eqs. 7-13. With f = K alpha + b 1 over all n points, y_i = +-1 on
+the labeled points, the objective is
+
+    F(alpha, b) = 1/2 [ sum_{i in E} (f_i - y_i)^2 + gamma_A alpha' K alpha
+                        + gamma_I f' L f ],
+
+E = {labeled i : y_i f_i < 1} for the squared hinge (LapSVM), E = all labeled
+points for the squared loss (LapRLS). Gradient: grad_alpha = K g, with
+g = gamma_A alpha + I_E (f - y) + gamma_I L f, and grad_b = 1' (I_E (f - y)
++ gamma_I L f). The preconditioner P = blockdiag(K, 1) turns the gradient into
+(g, grad_b), so preconditioned CG needs one product K g per iteration and
+never a solve with K. Directions follow Polak-Ribiere with automatic restart
+(beta clipped at 0); the step is the exact minimiser of F along the direction,
+found by walking the sorted hinge break points (F is piecewise quadratic).
+
+The bias sits inside f' L f (for the unnormalised Laplacian L 1 = 0, so this
+is the paper's objective; for the normalised one it keeps the bias well
+defined).
+"""
+
+import numpy as np
+
+from libc.math cimport sqrt
+from libc.stdlib cimport qsort
+from cython cimport floating
+from semisvm._core._blas cimport _dot, _axpy, _copy, _gemv_rm, _gemm_rm
+
+# early-stopping rules (the Python layer maps names to these codes)
+cdef enum:
+    RULE_NONE = 0          # only the gradient tolerance, no early stop
+    RULE_STABILITY = 1     # unlabeled decisions stable (fraction < eta)
+    RULE_VALIDATION = 2    # validation error stopped decreasing
+    RULE_MIXED = 3         # both of the above
+    RULE_GRADIENT = 4      # ||grad|| / ||grad_0|| < tol
+    RULE_PGRADIENT = 5     # ||P^-1 grad|| / ||P^-1 grad_0|| < tol
+    RULE_PNORM = 6         # sqrt(grad' P^-1 grad) / (same at start) < tol
+    RULE_OBJECTIVE = 7     # (F_prev - F) / F_0 < tol
+
+# status codes returned to the Python layer
+cdef enum:
+    STATUS_TOL = 0         # the classical rule's tolerance was met
+    STATUS_STABILITY = 1
+    STATUS_VALIDATION = 2
+    STATUS_MIXED = 3
+    STATUS_NO_DESCENT = 4  # exact line search found no decrease: optimal
+    STATUS_MAX_ITER = 5
+
+
+ctypedef struct Break:
+    double s          # step at which a labeled point enters or leaves E
+    double dL         # change of the slope's constant part
+    double dR         # change of the slope's linear part
+    Py_ssize_t key    # point index, for a deterministic order of ties
+
+
+cdef int _cmp_break(const void *a, const void *b) noexcept nogil:
+    cdef const Break *ea = <const Break *> a
+    cdef const Break *eb = <const Break *> b
+    if ea.s < eb.s:
+        return -1
+    if ea.s > eb.s:
+        return 1
+    return (ea.key > eb.key) - (ea.key < eb.key)
+
+
+cdef double _line_search(Py_ssize_t n_lab, const int *lab, const floating *y,
+                         const floating *f, const floating *df, double left,
+                         double right, bint hinge, Break *brk) noexcept nogil:
+    """argmin_{s >= 0} of F along f + s df.
+
+    ``left + s right`` is the slope of the quadratic (regulariser) part; each
+    labeled point adds do_i (o_i + s do_i - y_i) while it is in E. A point
+    leaves E where y_i (o_i + s do_i) = 1, i.e. s_i = (y_i - o_i) / do_i.
+    ``brk`` holds >= n_lab slots.
+    """
+    cdef Py_ssize_t j, i, n_brk = 0
+    cdef double L = left, R = right, o, do, yi, root
+    for j in range(n_lab):
+        i = lab[j]
+        o = f[i]
+        do = df[i]
+        yi = y[i]
+        if not hinge or yi * o < 1:
+            L += do * (o - yi)
+            R += do * do
+            if hinge and yi * do > 0:      # leaves E at s_i > 0
+                brk[n_brk].s = (yi - o) / do
+                brk[n_brk].dL = -do * (o - yi)
+                brk[n_brk].dR = -do * do
+                brk[n_brk].key = i
+                n_brk += 1
+        elif yi * do < 0:                  # enters E at s_i >= 0
+            brk[n_brk].s = (yi - o) / do
+            brk[n_brk].dL = do * (o - yi)
+            brk[n_brk].dR = do * do
+            brk[n_brk].key = i
+            n_brk += 1
+    # phi'(0) >= 0: no descent along this direction
+    if L >= 0 or R <= 0:
+        return 0.0
+    qsort(brk, n_brk, sizeof(Break), _cmp_break)
+    # invariant: on [brk[j-1].s, brk[j].s] the slope is L + s R
+    root = -L / R
+    for j in range(n_brk):
+        if brk[j].s >= root:
+            break
+        L += brk[j].dL
+        R += brk[j].dR
+        if R <= 0:
+            return brk[j].s
+        root = -L / R
+    return root
+
+
+cdef inline void _spmv(Py_ssize_t n, const int *indptr, const int *indices,
+                       const floating *data, const floating *x,
+                       floating *out) noexcept nogil:
+    # out = L @ x (CSR)
+    cdef Py_ssize_t i, p
+    cdef double acc
+    for i in range(n):
+        acc = 0
+        for p in range(indptr[i], indptr[i + 1]):
+            acc += data[p] * x[indices[p]]
+        out[i] = acc
+
+
+cdef inline void _lmv(Py_ssize_t n, const int *indptr, const int *indices,
+                      const floating *data, const floating *Ld,
+                      const floating *x, floating *out) noexcept nogil:
+    # out = L @ x: BLAS gemv when L is given dense (a nearly full L^p), else CSR
+    if Ld != NULL:
+        _gemv_rm(<int> n, <int> n, 1, Ld, x, 0, out)
+    else:
+        _spmv(n, indptr, indices, data, x, out)
+
+
+cdef double _grad(Py_ssize_t n, Py_ssize_t n_lab, const int *lab,
+                  const floating *y, const floating *alpha, const floating *f,
+                  const floating *Lf, double gamma_A, double gamma_I, bint hinge,
+                  floating *g, double *gb, double *loss) noexcept nogil:
+    """g = gamma_A alpha + I_E (f - y) + gamma_I L f; returns |E|.
+
+    ``gb`` gets 1' (I_E (f - y) + gamma_I L f), ``loss`` sum_E (f - y)^2.
+    """
+    cdef Py_ssize_t i, j
+    cdef double s = 0, ls = 0, r, n_err = 0
+    for i in range(n):
+        g[i] = gamma_A * alpha[i] + gamma_I * Lf[i]
+        s += gamma_I * Lf[i]
+    for j in range(n_lab):
+        i = lab[j]
+        if not hinge or y[i] * f[i] < 1:
+            r = f[i] - y[i]
+            g[i] += r
+            s += r
+            ls += r * r
+            n_err += 1
+    gb[0] = s
+    loss[0] = ls
+    return n_err
+
+
+cdef inline double _sum(Py_ssize_t n, const floating *x) noexcept nogil:
+    cdef Py_ssize_t i
+    cdef double s = 0
+    for i in range(n):
+        s += x[i]
+    return s
+
+
+ctypedef struct Prob:
+    # scalar state of one binary problem (one column of the one-vs-rest set)
+    double b, gb, gb_old, db, F, F0, crit0, err_prev
+    int status, n_iter, n_chk
+    bint active
+
+
+cdef double _crit(int rule, Py_ssize_t n, const floating *g, const floating *Kg,
+                  double gb) noexcept nogil:
+    """Value of a classical rule: ||grad||, ||P^-1 grad|| or sqrt(grad'P^-1 grad)."""
+    if rule == RULE_GRADIENT:
+        return sqrt(_dot(<int> n, Kg, 1, Kg, 1) + gb * gb)
+    if rule == RULE_PGRADIENT:
+        return sqrt(_dot(<int> n, g, 1, g, 1) + gb * gb)
+    return sqrt(max(_dot(<int> n, g, 1, Kg, 1), 0.0) + gb * gb)
+
+
+cdef void _kg_active(Py_ssize_t n, Py_ssize_t c, const floating *K, Prob *st,
+                     const floating *G, floating *KG, floating *buf,
+                     floating *kbuf) noexcept nogil:
+    """KG[j] = K @ G[j] for the active problems, one gemm (K read once)."""
+    cdef Py_ssize_t j, m = 0
+    for j in range(c):
+        if st[j].active:
+            _copy(<int> n, G + j * n, 1, buf + m * n, 1)
+            m += 1
+    if m == 0:
+        return
+    if m == 1:
+        _gemv_rm(<int> n, <int> n, 1, K, buf, 0, kbuf)
+    else:
+        # (m, n) @ (n, n), K symmetric: row j is (K g_j)'
+        _gemm_rm(<int> m, <int> n, <int> n, 1, buf, K, 0, kbuf)
+    m = 0
+    for j in range(c):
+        if st[j].active:
+            _copy(<int> n, kbuf + m * n, 1, KG + j * n, 1)
+            m += 1
+
+
+cdef void _pcg(Py_ssize_t n, Py_ssize_t c, const floating *K, const int *Lp,
+               const int *Li, const floating *Lx, const floating *Ld,
+               Py_ssize_t n_lab, const int *lab, const floating *Y,
+               Py_ssize_t n_unl,
+               const int *unl, Py_ssize_t n_val, const floating *Kval,
+               const floating *Yval, double gamma_A, double gamma_I, bint hinge,
+               bint fit_b, floating *A, Prob *st, int max_iter, int rule,
+               double tol, int check_every, double eta, floating *F_, floating *LF,
+               floating *G, floating *G_old, floating *KG, floating *KG_old,
+               floating *D, floating *KD, floating *DF, floating *LDF,
+               floating *buf, floating *kbuf, floating *fval, signed char *SGN,
+               Break *brk, double *hist_obj, double *hist_val,
+               int n_hist_val) noexcept nogil:
+    """PCG on the c binary problems (columns of Y) in lockstep.
+
+    Each problem has its own line search, Polak-Ribiere coefficient and
+    stopping test; the iterations share the product K G, done as one gemm
+    over the problems still running (K is read once per iteration).
+    Row j of every (c, n) work array belongs to problem j.
+    """
+    cdef Py_ssize_t i, j, o
+    cdef int it, n_changed, n_active = c
+    cdef double loss, s, left, right, beta, num, den, crit, frac, err_v
+    cdef double inv_nv = 1.0 / n_val if n_val > 0 else 0
+    cdef bint stable, val_stop
+    cdef signed char sg
+    cdef floating *alpha
+    cdef floating *f
+    cdef floating *Lf
+    cdef floating *g
+    cdef floating *Kg
+    cdef floating *d
+    cdef floating *Kd
+    cdef floating *df
+    cdef floating *Ldf
+    cdef const floating *y
+
+    for j in range(c):
+        o = j * n
+        alpha, f, Lf, g, y = A + o, F_ + o, LF + o, G + o, Y + o
+        st[j].active = True
+        st[j].status = STATUS_MAX_ITER
+        st[j].n_iter = 0
+        st[j].n_chk = 0
+        st[j].err_prev = 2.0
+        if not fit_b:
+            st[j].b = 0
+        # f = K alpha + b;  Lf = L f
+        _gemv_rm(<int> n, <int> n, 1, K, alpha, 0, f)
+        for i in range(n):
+            f[i] += st[j].b
+        _lmv(n, Lp, Li, Lx, Ld, f, Lf)
+        _grad(n, n_lab, lab, y, alpha, f, Lf, gamma_A, gamma_I, hinge, g,
+              &st[j].gb, &loss)
+        if not fit_b:
+            st[j].gb = 0
+        # F = 1/2 [loss + gamma_A alpha'(f - b) + gamma_I f'Lf]
+        st[j].F = 0.5 * (loss + gamma_I * _dot(<int> n, f, 1, Lf, 1)
+                         + gamma_A * (_dot(<int> n, alpha, 1, f, 1)
+                                      - st[j].b * _sum(n, alpha)))
+        st[j].F0 = st[j].F
+        hist_obj[j * (max_iter + 1)] = st[j].F
+    _kg_active(n, c, K, st, G, KG, buf, kbuf)
+    for j in range(c):
+        o = j * n
+        g, Kg, d, Kd = G + o, KG + o, D + o, KD + o
+        # d = -(g, gb): the preconditioned steepest descent direction
+        for i in range(n):
+            d[i] = -g[i]
+            Kd[i] = -Kg[i]
+        st[j].db = -st[j].gb
+        st[j].crit0 = _crit(rule, n, g, Kg, st[j].gb)
+
+    for it in range(max_iter):
+        for j in range(c):
+            if not st[j].active:
+                continue
+            o = j * n
+            alpha, f, Lf, g, y = A + o, F_ + o, LF + o, G + o, Y + o
+            Kg, d, Kd, df, Ldf = KG + o, D + o, KD + o, DF + o, LDF + o
+            # df = K d + db 1;  Ldf = L df
+            for i in range(n):
+                df[i] = Kd[i] + st[j].db
+            _lmv(n, Lp, Li, Lx, Ld, df, Ldf)
+            # slope of the quadratic part along d: left + s right
+            left = gamma_A * _dot(<int> n, Kd, 1, alpha, 1) \
+                + gamma_I * _dot(<int> n, df, 1, Lf, 1)
+            right = gamma_A * _dot(<int> n, Kd, 1, d, 1) \
+                + gamma_I * _dot(<int> n, df, 1, Ldf, 1)
+            s = _line_search(n_lab, lab, y, f, df, left, right, hinge, brk)
+            if s <= 0:
+                st[j].status = STATUS_NO_DESCENT
+                st[j].active = False
+                n_active -= 1
+                continue
+            # alpha += s d;  b += s db;  f += s df;  Lf += s Ldf
+            _axpy(<int> n, <floating> s, d, 1, alpha, 1)
+            st[j].b += s * st[j].db
+            _axpy(<int> n, <floating> s, df, 1, f, 1)
+            _axpy(<int> n, <floating> s, Ldf, 1, Lf, 1)
+            # keep the old gradient for Polak-Ribiere, then the new one
+            _copy(<int> n, g, 1, G_old + o, 1)
+            _copy(<int> n, Kg, 1, KG_old + o, 1)
+            st[j].gb_old = st[j].gb
+            _grad(n, n_lab, lab, y, alpha, f, Lf, gamma_A, gamma_I, hinge, g,
+                  &st[j].gb, &loss)
+            if not fit_b:
+                st[j].gb = 0
+            st[j].F = 0.5 * (loss + gamma_I * _dot(<int> n, f, 1, Lf, 1)
+                             + gamma_A * (_dot(<int> n, alpha, 1, f, 1)
+                                          - st[j].b * _sum(n, alpha)))
+            st[j].n_iter = it + 1
+            hist_obj[j * (max_iter + 1) + it + 1] = st[j].F
+        if n_active == 0:
+            break
+        # KG = K G for the running problems: the O(n^2) work of the iteration
+        _kg_active(n, c, K, st, G, KG, buf, kbuf)
+
+        for j in range(c):
+            if not st[j].active:
+                continue
+            o = j * n
+            alpha, f, g, Kg, d, Kd = A + o, F_ + o, G + o, KG + o, D + o, KD + o
+            # classical rules, every iteration, relative to the start
+            if rule == RULE_OBJECTIVE:
+                if st[j].F0 > 0 and (hist_obj[j * (max_iter + 1) + it]
+                                     - st[j].F) / st[j].F0 < tol:
+                    st[j].status = STATUS_TOL
+            elif rule == RULE_GRADIENT or rule == RULE_PGRADIENT \
+                    or rule == RULE_PNORM or rule == RULE_NONE:
+                crit = _crit(rule, n, g, Kg, st[j].gb)
+                if crit <= tol * st[j].crit0:
+                    st[j].status = STATUS_TOL
+            # early-stopping rules, every check_every iterations
+            elif (it + 1) % check_every == 0:
+                stable = False
+                val_stop = False
+                if rule != RULE_VALIDATION:
+                    n_changed = 0
+                    for i in range(n_unl):
+                        sg = 1 if f[unl[i]] > 0 else -1
+                        if sg != SGN[j * n_unl + i]:
+                            n_changed += 1
+                        SGN[j * n_unl + i] = sg
+                    frac = n_changed / <double> n_unl if n_unl > 0 else 0.0
+                    # the first check only takes the reference snapshot: the
+                    # signs of the starting point (f = 0) mean nothing
+                    stable = frac < eta and st[j].n_chk > 0
+                if rule != RULE_STABILITY:
+                    # error of fval = Kval alpha + b on the validation points
+                    _gemv_rm(<int> n_val, <int> n, 1, Kval, alpha, 0, fval)
+                    err_v = 0
+                    for i in range(n_val):
+                        if (fval[i] + st[j].b) * Yval[j * n_val + i] <= 0:
+                            err_v += inv_nv
+                    if st[j].n_chk < n_hist_val:
+                        hist_val[j * n_hist_val + st[j].n_chk] = err_v
+                    val_stop = err_v > st[j].err_prev - inv_nv + 1e-12
+                    st[j].err_prev = err_v
+                st[j].n_chk += 1
+                if rule == RULE_STABILITY and stable:
+                    st[j].status = STATUS_STABILITY
+                elif rule == RULE_VALIDATION and val_stop:
+                    st[j].status = STATUS_VALIDATION
+                elif rule == RULE_MIXED and stable and val_stop:
+                    st[j].status = STATUS_MIXED
+            if st[j].status != STATUS_MAX_ITER:
+                st[j].active = False
+                n_active -= 1
+                continue
+            # Polak-Ribiere in the P-metric with restart (beta >= 0):
+            # beta = [g'(Kg - Kg_old) + gb (gb - gb_old)] / (g_old'Kg_old + gb_old^2)
+            num = _dot(<int> n, g, 1, Kg, 1) - _dot(<int> n, g, 1, KG_old + o, 1) \
+                + st[j].gb * (st[j].gb - st[j].gb_old)
+            den = _dot(<int> n, G_old + o, 1, KG_old + o, 1) \
+                + st[j].gb_old * st[j].gb_old
+            beta = num / den if den > 0 else 0.0
+            if beta < 0:
+                beta = 0.0
+            # d = -g + beta d;  Kd = -Kg + beta Kd;  db = -gb + beta db
+            for i in range(n):
+                d[i] = -g[i] + beta * d[i]
+                Kd[i] = -Kg[i] + beta * Kd[i]
+            st[j].db = -st[j].gb + beta * st[j].db
+        if n_active == 0:
+            break
+
+
+def pcg(const floating[:, ::1] K, const int[::1] L_indptr,
+        const int[::1] L_indices, const floating[::1] L_data,
+        const floating[:, ::1] L_dense,
+        const floating[:, ::1] Y, const int[::1] lab, const int[::1] unl,
+        const floating[:, ::1] K_val, const floating[:, ::1] Y_val,
+        double gamma_A, double gamma_I, bint hinge, bint fit_intercept,
+        floating[:, ::1] alpha, const double[::1] b0, int max_iter, int rule,
+        double tol, int check_every, double eta):
+    """Preconditioned CG for LapSVM (``hinge``) / LapRLS in the primal.
+
+    Minimises, for each of the c rows of ``Y`` (one-vs-rest problems sharing
+    K and L), with f = K alpha + b (b = 0 unless ``fit_intercept``),
+    ``1/2 [sum_{i in E} (f_i - y_i)^2 + gamma_A alpha'K alpha + gamma_I f'Lf]``
+    (Melacci & Belkin eq. 7), starting from ``alpha`` (c, n; updated in
+    place) and ``b0`` (c,).
+
+    Parameters
+    ----------
+    K : (n, n) kernel matrix; L_* : CSR Laplacian (n x n, int32 indices);
+    L_dense : the same Laplacian as a dense (n, n) array, used instead of the
+    CSR arrays when it is not (0, 0); Y : (c, n) targets (+-1 at ``lab``,
+    ignored elsewhere); lab, unl : indices of the labeled / unlabeled points;
+    K_val, Y_val : validation kernel rows (n_val, n) and +-1 labels
+    (c, n_val), n_val may be 0; rule,
+    tol, check_every, eta : stopping rule code, its tolerance, the check
+    period and the stability threshold.
+
+    Returns
+    -------
+    (b, F, n_iter, status, objective, hist_obj, hist_val): per problem
+    intercepts (c,), outputs (c, n), iterations (c,), status codes (c,),
+    objectives (c,), objective traces (c, max_iter + 1) and validation
+    errors (c, n_checks); traces are valid up to n_iter / n_checks.
+    """
+    cdef Py_ssize_t n = K.shape[0], c = Y.shape[0]
+    cdef Py_ssize_t n_lab = lab.shape[0], n_unl = unl.shape[0]
+    cdef Py_ssize_t n_val = K_val.shape[0], i
+    if K.shape[1] != n or Y.shape[1] != n or alpha.shape[1] != n \
+            or alpha.shape[0] != c or b0.shape[0] != c:
+        raise ValueError("K must be square and match Y, alpha and b0")
+    if L_indptr.shape[0] != n + 1 or L_indices.shape[0] != L_data.shape[0]:
+        raise ValueError("L must be a CSR matrix of shape (n, n)")
+    if L_dense.shape[0] != 0 and (L_dense.shape[0] != n or L_dense.shape[1] != n):
+        raise ValueError("L_dense must have shape (n, n) or (0, 0)")
+    if L_indptr[0] != 0 or L_indptr[n] != L_data.shape[0]:
+        raise ValueError("L has an inconsistent indptr")
+    for i in range(n):
+        if L_indptr[i + 1] < L_indptr[i]:
+            raise ValueError("L has a decreasing indptr")
+    for i in range(L_indices.shape[0]):
+        if L_indices[i] < 0 or L_indices[i] >= n:
+            raise ValueError("L has column indices out of range")
+    for i in range(n_lab):
+        if lab[i] < 0 or lab[i] >= n:
+            raise ValueError("lab has indices out of range")
+    for i in range(n_unl):
+        if unl[i] < 0 or unl[i] >= n:
+            raise ValueError("unl has indices out of range")
+    if n_val and (K_val.shape[1] != n or Y_val.shape[0] != c
+                  or Y_val.shape[1] != n_val):
+        raise ValueError("K_val must have shape (n_val, n) and Y_val (c, n_val)")
+    if n == 0 or c == 0 or max_iter < 1 or check_every < 1:
+        raise ValueError("empty problem, max_iter < 1 or check_every < 1")
+    if rule < RULE_NONE or rule > RULE_OBJECTIVE:
+        raise ValueError(f"unknown rule code {rule}")
+    if (rule == RULE_VALIDATION or rule == RULE_MIXED) and n_val == 0:
+        raise ValueError("the validation rule needs validation points")
+    if floating is float:
+        dt = np.float32
+    else:
+        dt = np.float64
+    work = np.zeros((10, c, n), dtype=dt)
+    bufs = np.zeros((2, c, n), dtype=dt)
+    fval_arr = np.zeros(max(n_val, 1), dtype=dt)
+    sgn_arr = np.zeros(max(c * n_unl, 1), dtype=np.int8)
+    brk_arr = np.empty(max(n_lab, 1) * sizeof(Break), dtype=np.uint8)
+    st_arr = np.zeros(c * sizeof(Prob), dtype=np.uint8)
+    cdef int n_hv = max_iter // check_every + 1
+    hist = np.zeros((c, max_iter + 1), dtype=np.float64)
+    hist_val = np.zeros((c, n_hv), dtype=np.float64)
+    cdef floating[:, :, ::1] w = work
+    cdef floating[:, :, ::1] bb = bufs
+    cdef floating[::1] fval = fval_arr
+    cdef signed char[::1] sgn = sgn_arr
+    cdef unsigned char[::1] brk = brk_arr
+    cdef unsigned char[::1] stb = st_arr
+    cdef Prob *st = <Prob *> &stb[0]
+    cdef double[:, ::1] h = hist
+    cdef double[:, ::1] hv = hist_val
+    for i in range(c):
+        st[i].b = b0[i] if fit_intercept else 0.0
+    cdef const floating *kval_ptr = &K_val[0, 0] if n_val else NULL
+    cdef const floating *yval_ptr = &Y_val[0, 0] if n_val else NULL
+    cdef const int *lab_ptr = &lab[0] if n_lab else NULL
+    cdef const int *unl_ptr = &unl[0] if n_unl else NULL
+    cdef const int *li_ptr = &L_indices[0] if L_indices.shape[0] else NULL
+    cdef const floating *lx_ptr = &L_data[0] if L_data.shape[0] else NULL
+    cdef const floating *ld_ptr = &L_dense[0, 0] if L_dense.shape[0] else NULL
+    with nogil:
+        _pcg(n, c, &K[0, 0], &L_indptr[0], li_ptr, lx_ptr, ld_ptr, n_lab, lab_ptr,
+             &Y[0, 0], n_unl, unl_ptr, n_val, kval_ptr, yval_ptr, gamma_A,
+             gamma_I, hinge, fit_intercept, &alpha[0, 0], st, max_iter, rule,
+             tol, check_every, eta, &w[0, 0, 0], &w[1, 0, 0], &w[2, 0, 0],
+             &w[3, 0, 0], &w[4, 0, 0], &w[5, 0, 0], &w[6, 0, 0], &w[7, 0, 0],
+             &w[8, 0, 0], &w[9, 0, 0], &bb[0, 0, 0], &bb[1, 0, 0], &fval[0],
+             &sgn[0], <Break *> &brk[0], &h[0, 0], &hv[0, 0], n_hv)
+    b_out = np.array([st[i].b for i in range(c)])
+    n_iter = np.array([st[i].n_iter for i in range(c)], dtype=np.intp)
+    status = np.array([st[i].status for i in range(c)], dtype=np.intp)
+    obj = np.array([st[i].F for i in range(c)])
+    n_chk = np.array([min(st[i].n_chk, n_hv) for i in range(c)], dtype=np.intp)
+    return (b_out, work[0].copy(), n_iter, status, obj, hist, hist_val, n_chk)
+
+
+def line_search(const floating[::1] y, const int[::1] lab,
+                const floating[::1] f, const floating[::1] df, double left,
+                double right, bint hinge):
+    """Exact minimiser over s >= 0 of F along f + s df (Melacci & Belkin eq. 13).
+
+    ``left + s right`` is the slope of the regulariser part along the
+    direction; the labeled points ``lab`` add their (squared hinge if
+    ``hinge``, else squared) loss slopes. Used by the Newton solver.
+    """
+    cdef Py_ssize_t n = y.shape[0], n_lab = lab.shape[0], i
+    if f.shape[0] != n or df.shape[0] != n:
+        raise ValueError("y, f and df must have the same length")
+    for i in range(n_lab):
+        if lab[i] < 0 or lab[i] >= n:
+            raise ValueError("lab has indices out of range")
+    if n_lab == 0:
+        return max(0.0, -left / right) if right > 0 else 0.0
+    brk_arr = np.empty(n_lab * sizeof(Break), dtype=np.uint8)
+    cdef unsigned char[::1] brk = brk_arr
+    cdef double s
+    with nogil:
+        s = _line_search(n_lab, &lab[0], &y[0], &f[0], &df[0], left, right,
+                         hinge, <Break *> &brk[0])
+    return s

@@ -1,0 +1,97 @@
+"""kNN graph and Laplacians against dense NumPy constructions."""
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from semisvm.graph import graph_laplacian, knn_affinity, laplacian
+
+
+def _points(n=30, seed=0):
+    return np.random.RandomState(seed).randn(n, 3)
+
+
+def _dense_knn(X, k, weight):
+    D = np.sqrt(((X[:, None] - X[None]) ** 2).sum(-1))
+    np.fill_diagonal(D, np.inf)
+    nbr = np.argsort(D, axis=1, kind="stable")[:, :k]
+    A = np.zeros_like(D, dtype=bool)
+    A[np.repeat(np.arange(len(X)), k), nbr.ravel()] = True
+    t = np.take_along_axis(D, nbr, 1).mean()
+    W = np.exp(-D**2 / (2 * t * t)) if weight == "heat" else np.ones_like(D)
+    return np.where(A | A.T, W, 0.0)
+
+
+@pytest.mark.parametrize("weight", ["heat", "binary"])
+def test_knn_affinity_matches_dense(weight, container):
+    X = _points()
+    W = knn_affinity(container(X), 5, weight=weight)
+    assert sp.issparse(W) and W.format == "csr" and W.indices.dtype == np.int32
+    np.testing.assert_allclose(W.toarray(), _dense_knn(X, 5, weight), atol=1e-12)
+
+
+def test_knn_affinity_float32_keeps_dtype():
+    W = knn_affinity(_points().astype(np.float32), 4)
+    assert W.dtype == np.float32
+
+
+@pytest.mark.parametrize("normalized", [False, True])
+@pytest.mark.parametrize("p", [1, 2, 3])
+def test_laplacian_matches_dense(normalized, p):
+    W = _dense_knn(_points(), 4, "heat")
+    deg = W.sum(1)
+    if normalized:
+        s = 1 / np.sqrt(deg)
+        L = np.eye(len(W)) - s[:, None] * W * s[None]
+    else:
+        L = np.diag(deg) - W
+    Lp = laplacian(sp.csr_matrix(W), normalized=normalized, p=p)
+    assert Lp.format == "csr"
+    np.testing.assert_allclose(Lp.toarray(), np.linalg.matrix_power(L, p),
+                               atol=1e-12)
+    # positive semi-definite; unnormalised L annihilates constants
+    assert np.linalg.eigvalsh(Lp.toarray()).min() > -1e-10
+    if not normalized:
+        np.testing.assert_allclose(Lp @ np.ones(len(W)), 0, atol=1e-12)
+
+
+def test_graph_laplacian_from_affinity_equals_from_points():
+    X = _points()
+    W = knn_affinity(X, 6)
+    L1 = graph_laplacian(X, n_neighbors=6, p=2)
+    L2 = graph_laplacian(affinity=W.toarray(), p=2)
+    np.testing.assert_allclose(L1.toarray(), L2.toarray(), atol=1e-12)
+
+
+def test_isolated_vertex_has_zero_row():
+    W = np.zeros((3, 3))
+    W[0, 1] = W[1, 0] = 1.0
+    L = laplacian(W, normalized=True).toarray()
+    np.testing.assert_allclose(L[2], 0)
+    np.testing.assert_allclose(L[:2, :2], [[1, -1], [-1, 1]])
+
+
+def test_graph_errors():
+    X = _points(5)
+    with pytest.raises(ValueError, match="n_neighbors=5 must be smaller"):
+        knn_affinity(X, 5)
+    with pytest.raises(ValueError, match="weight"):
+        knn_affinity(X, 2, weight="gauss")
+    with pytest.raises(ValueError, match="symmetric"):
+        laplacian(np.triu(np.ones((3, 3))))
+    with pytest.raises(ValueError, match="non-negative"):
+        laplacian(-np.ones((3, 3)))
+    with pytest.raises(ValueError, match="square"):
+        laplacian(np.ones((3, 2)))
+    with pytest.raises(ValueError, match="exactly one"):
+        graph_laplacian()
+    X[0, 0] = np.inf
+    with pytest.raises(ValueError, match="infinity|NaN"):
+        knn_affinity(X, 2)
+
+
+def test_knn_affinity_from_kernel_distances_equals_euclidean():
+    from semisvm.graph import kernel_distances
+    X = _points()
+    W1 = knn_affinity(X, 5)
+    W2 = knn_affinity(kernel_distances(X @ X.T), 5, metric="precomputed")
+    np.testing.assert_allclose(W1.toarray(), W2.toarray(), atol=1e-10)

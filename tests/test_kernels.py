@@ -1,0 +1,68 @@
+"""kernel_matrix against scikit-learn's pairwise kernels (independent reference)."""
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.metrics.pairwise import linear_kernel, polynomial_kernel, rbf_kernel
+
+from semisvm.kernels import kernel_matrix, scale_gamma
+
+
+def _data(dtype, container, n=23, m=7, d=5, seed=0):
+    rng = np.random.RandomState(seed)
+    X = rng.randn(n, d)
+    X[X < -0.5] = 0  # some sparsity
+    Y = rng.randn(m, d)
+    return container(X.astype(dtype)), container(Y.astype(dtype)), X, Y
+
+
+@pytest.mark.parametrize("kernel", ["linear", "rbf", "poly"])
+def test_kernel_matrix_matches_sklearn(kernel, dtype, container):
+    Xc, Yc, X, Y = _data(dtype, container)
+    ref = {"linear": lambda A, B: linear_kernel(A, B),
+           "rbf": lambda A, B: rbf_kernel(A, B, gamma=0.3),
+           "poly": lambda A, B: polynomial_kernel(A, B, degree=3, gamma=0.3,
+                                                  coef0=1.0)}[kernel]
+    K = kernel_matrix(Xc, Yc, kernel=kernel, gamma=0.3, degree=3, coef0=1.0,
+                      block_size=4)
+    assert K.dtype == dtype and K.flags.c_contiguous and K.shape == (23, 7)
+    rtol = 1e-4 if dtype == np.float32 else 1e-10
+    np.testing.assert_allclose(K, ref(X, Y), rtol=rtol, atol=rtol)
+
+
+def test_kernel_matrix_symmetric_rbf_unit_diagonal():
+    _, _, X, _ = _data(np.float64, np.asarray)
+    K = kernel_matrix(X, kernel="rbf", block_size=5)
+    np.testing.assert_array_equal(np.diag(K), 1.0)
+    np.testing.assert_allclose(K, K.T, atol=1e-14)
+    np.testing.assert_allclose(K, rbf_kernel(X, gamma=scale_gamma(X)), atol=1e-12)
+
+
+def test_scale_gamma_sparse_equals_dense():
+    _, _, X, _ = _data(np.float64, np.asarray)
+    assert scale_gamma(X) == pytest.approx(1.0 / (X.shape[1] * X.var()))
+    assert scale_gamma(sp.csr_matrix(X)) == pytest.approx(scale_gamma(X))
+
+
+def test_kernel_matrix_callable_and_precomputed():
+    _, _, X, Y = _data(np.float64, np.asarray)
+    K = kernel_matrix(X, Y, kernel=lambda A, B: (A @ B.T) ** 2, block_size=3)
+    np.testing.assert_allclose(K, (X @ Y.T) ** 2)
+    G = X @ X.T
+    np.testing.assert_array_equal(kernel_matrix(G, kernel="precomputed"), G)
+
+
+def test_kernel_matrix_errors():
+    X = np.ones((4, 2))
+    with pytest.raises(ValueError, match="kernel must be one of"):
+        kernel_matrix(X, kernel="sigmoid")
+    with pytest.raises(ValueError, match="gamma"):
+        kernel_matrix(X, kernel="rbf", gamma=-1.0)
+    with pytest.raises(ValueError, match="features"):
+        kernel_matrix(X, np.ones((3, 3)))
+    with pytest.raises(ValueError, match="degree"):
+        kernel_matrix(X, kernel="poly", degree=0)
+    with pytest.raises(ValueError, match="callable returned shape"):
+        kernel_matrix(X, kernel=lambda A, B: np.ones((1, 1)))
+    X[0, 0] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        kernel_matrix(X)
