@@ -162,3 +162,10 @@ def l2svm_mfn(X, y, *, lam=1.0, costs=None, w0=None, fit_intercept=True,
         active_history=hact,
         outputs=np.asarray(o).copy(),
     )
+
+
+# Graph TV / Cheeger solvers live in their family module (they build on its
+# private helpers); re-exported here as part of the functional API.
+from semisvm.graph_tv import graph_cheeger, graph_tv  # noqa: E402
+
+__all__ += ["graph_tv", "graph_cheeger"]
