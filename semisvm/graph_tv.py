@@ -528,13 +528,15 @@ def graph_cheeger(K, W, y, *, loss="squared", lam=1.0, mu=1.0, r=1.0, c=1.0,
         e = K (lam I + r K)^-1 r g                          (RLS, eq. 37-38)
         e = K alpha, alpha = (lam I + r K)^-1 (Y beta + r g)   (SVM, SMO dual)
         h = ROF^1_{E/c}(e)
-        s = h - med h;  s_L = y_L;  f = Norm(s)
+        s = h - med h;  s = -s if <s_L, y_L> < 0 (binary, [NP]);  s_L = y_L
+        f = Norm(s)
 
     Multi-class (eqs 112-123, 144-154): the same per class on one-hot
     columns, then ``S = Delta(S)`` (row-wise simplex) before ``Norm``. With
     ``normalize=None`` f is not rescaled. Stops when ``|E^n - E^{n+1}| <
     tol E^n`` and the unlabeled labels have not changed for ``n_stable``
-    iterations. Starts from ``f0 = Norm(y) - med``.
+    iterations. Starts from the kernel-RLS fit of y (minus its median, labeled
+    values restored, normalised) [NP: the note suggests Norm(y) - med].
 
     Returns
     -------
@@ -563,10 +565,14 @@ def graph_cheeger(K, W, y, *, loss="squared", lam=1.0, mu=1.0, r=1.0, c=1.0,
     chol = sla.cho_factor(lam * np.eye(n) + r * K, lower=True)
     svm = _KernelSVMProx(K, chol, lab, r, mu, smo_tol) if loss == "hinge" else None
     betas = [None] * ncol
-    F = Ylab.copy()
+    # [NP] start from the kernel-RLS fit of the labels (the paper's
+    # Norm(y) - med start has no orientation away from the labeled points, and
+    # with one label per class the loop then often settles on the flipped cut)
+    F = K @ sla.cho_solve(chol, r * Ylab)
+    F -= np.median(F, axis=0)
+    F[lab] = Ylab[lab]
     if radius is not None:
         F = _norm(F, radius)
-    F -= np.median(F, axis=0)
     H = np.zeros((n, ncol))
     Alpha = np.zeros((n, ncol))
     bias = np.zeros(ncol)
@@ -594,6 +600,12 @@ def graph_cheeger(K, W, y, *, loss="squared", lam=1.0, mu=1.0, r=1.0, c=1.0,
                 Alpha[:, k], e, bias[k], betas[k] = svm(g, yk, betas[k])
             H[:, k] = rof.solve(e, 1.0, E / c, H[:, k], k)
             S[:, k] = H[:, k] - np.median(H[:, k])
+            if binary and Ylab[lab, 0] @ S[lab, 0] < 0:
+                # [NP] the ratio is invariant under f -> -f: of the two
+                # equivalent iterates keep the one that agrees with the labels
+                # (without this, one label per class often ends on the
+                # flipped cut, the labeled points left as islands)
+                S[:, k] = -S[:, k]
         S[lab] = Ylab[lab]
         if not binary:
             S = simplex_project(np.ascontiguousarray(S), np.empty((n, ncol)))
