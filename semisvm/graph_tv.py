@@ -420,6 +420,10 @@ def _tv_binary(K, W, y, loss, gamma, lam, eta, mu, r1, r2, normalize, tol,
         if radius is not None:
             g = _norm(g, radius)
             g -= g.mean()
+            if ypm[lab] @ g[lab] < 0:
+                # [NP] as in graph_cheeger: TV, the sphere and the mean
+                # constraint are sign-symmetric; keep the label-consistent sign
+                g = -g
         u1 += r1 * (f - g)
         u2 += r2 * (h - g)
         gn = max(np.linalg.norm(g), 1e-300)
@@ -839,11 +843,11 @@ _COMMON_DOC = """
 
 
 class _TVBase(_GraphTVBase):
-    def __init__(self, *, gamma=0.1, lam=1.0, eta=1.0, mu=1.0, r1=1.0, r2=1.0,
+    def __init__(self, *, gamma=0.1, lam=1e-3, eta=1.0, mu=1.0, r1=1.0, r2=1.0,
                  r=1.0, normalize="sqrt", kernel="rbf", kernel_gamma=None,
                  degree=3, coef0=0.0, n_neighbors=10, weights="self-tuning",
                  tol=1e-4, n_stable=10, max_iter=300, rof_tol=1e-4,
-                 rof_max_iter=500, random_state=None, verbose=0):
+                 rof_max_iter=200, random_state=None, verbose=0):
         self.gamma = gamma
         self.lam = lam
         self.eta = eta
