@@ -80,7 +80,9 @@ class GraphTVResult:
         Outer iterations.
     converged : bool
     status : str
-        ``"converged"`` (residual / ratio test and label stability) or ``"max_iter"``.
+        ``"converged"`` (residual / ratio test and label stability),
+        ``"labels_stable"`` (unlabeled labels unchanged for 5 n_stable
+        iterations, residual still above tol) or ``"max_iter"``.
     history : ndarray
         Objective (TV models: loss + RKHS + gamma TV at the splitting variable)
         or Cheeger ratio per outer iteration.

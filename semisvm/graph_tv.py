@@ -378,13 +378,24 @@ def graph_tv(K, W, y, *, loss="squared", gamma=1.0, lam=1.0, eta=1.0, mu=1.0,
 
 
 def _stable_stop(state, labels, unl, residual, tol, n_stable):
-    """Update the label-stability counter; True when both tests pass."""
+    """Update the label-stability counter; return the stop reason or None.
+
+    ``"converged"``: residual below ``tol`` and the unlabeled labels unchanged
+    for ``n_stable`` iterations; ``"labels_stable"``: labels unchanged for
+    ``5 n_stable`` iterations (>= 1) although the residual is still above
+    ``tol`` (the normalised iterations are heuristics whose residual may
+    stall; the classification has settled).
+    """
     if state["labels"] is not None and np.array_equal(labels[unl], state["labels"][unl]):
         state["stable"] += 1
     else:
         state["stable"] = 0
     state["labels"] = labels
-    return residual < tol and state["stable"] >= n_stable
+    if residual < tol and state["stable"] >= n_stable:
+        return "converged"
+    if state["stable"] >= max(5 * n_stable, 1):
+        return "labels_stable"
+    return None
 
 
 def _tv_binary(K, W, y, loss, gamma, lam, eta, mu, r1, r2, normalize, tol,
@@ -405,6 +416,7 @@ def _tv_binary(K, W, y, loss, gamma, lam, eta, mu, r1, r2, normalize, tol,
     history, residuals = [], []
     state = {"labels": None, "stable": 0}
     converged = False
+    stop = None
     it = 0
     for it in range(1, max_iter + 1):
         alpha = sla.cho_solve(chol, r1 * g - u1)
@@ -439,12 +451,13 @@ def _tv_binary(K, W, y, loss, gamma, lam, eta, mu, r1, r2, normalize, tol,
         if verbose:
             logger.info("TV-%s iter %d: objective %.6g, residual %.3g",
                         loss, it, history[-1], res)
-        if _stable_stop(state, labels, unl, res, tol, n_stable):
+        stop = _stable_stop(state, labels, unl, res, tol, n_stable)
+        if stop:
             converged = True
             break
     return dict(model="tv", loss=loss, decision=g + b, labels=labels,
                 alpha=alpha, intercept=b, objective=history[-1], n_iter=it,
-                converged=converged, status="converged" if converged else "max_iter",
+                converged=converged, status=stop if converged else "max_iter",
                 history=history, residual_history=residuals,
                 n_rof_iter=rof.n_iter, rof_time=rof.time)
 
@@ -473,6 +486,7 @@ def _tv_multi(K, W, y, c, loss, gamma, lam, eta, mu, r, normalize, tol,
     history, residuals = [], []
     state = {"labels": None, "stable": 0}
     converged = False
+    stop = None
     it = 0
     for it in range(1, max_iter + 1):
         if loss == "squared":
@@ -504,13 +518,14 @@ def _tv_multi(K, W, y, c, loss, gamma, lam, eta, mu, r, normalize, tol,
         if verbose:
             logger.info("TV-%s (%d classes) iter %d: objective %.6g, residual %.3g",
                         loss, c, it, history[-1], res)
-        if _stable_stop(state, labels, unl, res, tol, n_stable):
+        stop = _stable_stop(state, labels, unl, res, tol, n_stable)
+        if stop:
             converged = True
             break
     return dict(model="tv", loss=loss, decision=G, labels=labels, alpha=Alpha,
                 intercept=bias if loss == "hinge" else np.zeros(c),
                 objective=history[-1], n_iter=it, converged=converged,
-                status="converged" if converged else "max_iter",
+                status=stop if converged else "max_iter",
                 history=history, residual_history=residuals,
                 n_rof_iter=rof.n_iter, rof_time=rof.time)
 
@@ -583,6 +598,7 @@ def graph_cheeger(K, W, y, *, loss="squared", lam=1.0, mu=1.0, r=1.0, c=1.0,
     history, residuals = [], []
     state = {"labels": None, "stable": 0}
     converged = False
+    stop = None
     E_prev = None
     it = 0
     for it in range(1, max_iter + 1):
@@ -624,8 +640,9 @@ def graph_cheeger(K, W, y, *, loss="squared", lam=1.0, mu=1.0, r=1.0, c=1.0,
                         loss, it, E_total, res)
         dE = np.inf if E_prev is None else abs(E_prev - E_total)
         E_prev = E_total
-        if _stable_stop(state, labels, unl, dE / max(E_total, 1e-300), tol,
-                        n_stable):
+        stop = _stable_stop(state, labels, unl, dE / max(E_total, 1e-300), tol,
+                            n_stable)
+        if stop:
             converged = True
             break
     if binary:
@@ -634,7 +651,7 @@ def graph_cheeger(K, W, y, *, loss="squared", lam=1.0, mu=1.0, r=1.0, c=1.0,
         out = dict(decision=F, alpha=Alpha, intercept=bias.copy())
     return _result(model="cheeger", loss=loss, labels=labels,
                    objective=history[-1], n_iter=it, converged=converged,
-                   status="converged" if converged else "max_iter",
+                   status=stop if converged else "max_iter",
                    history=history, residual_history=residuals,
                    n_rof_iter=rof.n_iter, rof_time=rof.time,
                    total_time=time.perf_counter() - t0, **out)

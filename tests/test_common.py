@@ -1,16 +1,20 @@
 """scikit-learn's estimator checks on every public estimator."""
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from semisvm import LinearSVM
+from semisvm import TVRLS, TVSVM, CheegerRLS, CheegerSVM, LinearSVM
 
 ESTIMATORS = [
     LinearSVM(),
+    TVRLS(),
+    TVSVM(),
+    CheegerRLS(),
+    CheegerSVM(),
 ]
 
 # Semi-supervised estimators read y == -1 as "unlabeled": fitting on the labels
 # [-1, 1] (check_classifiers_classes) is then a one-class problem. scikit-learn
 # exempts its own semi-supervised classes by name; this is the only entry.
-SEMI_SUPERVISED = ()
+SEMI_SUPERVISED = ("TVRLS", "TVSVM", "CheegerRLS", "CheegerSVM")
 
 
 def _expected_failed_checks(estimator):
