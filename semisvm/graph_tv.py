@@ -382,7 +382,7 @@ def _stable_stop(state, labels, unl, residual, tol, n_stable):
 
     ``"converged"``: residual below ``tol`` and the unlabeled labels unchanged
     for ``n_stable`` iterations; ``"labels_stable"``: labels unchanged for
-    ``5 n_stable`` iterations (>= 1) although the residual is still above
+    ``5 n_stable`` iterations (n_stable > 0; 0 = residual test only) although the residual is still above
     ``tol`` (the normalised iterations are heuristics whose residual may
     stall; the classification has settled).
     """
@@ -393,7 +393,7 @@ def _stable_stop(state, labels, unl, residual, tol, n_stable):
     state["labels"] = labels
     if residual < tol and state["stable"] >= n_stable:
         return "converged"
-    if state["stable"] >= max(5 * n_stable, 1):
+    if n_stable > 0 and state["stable"] >= 5 * n_stable:
         return "labels_stable"
     return None
 
