@@ -900,7 +900,7 @@ class _CheegerBase(_GraphTVBase):
     def __init__(self, *, lam=1.0, mu=1.0, r=1.0, c=1.0, normalize="sqrt",
                  kernel="rbf", kernel_gamma=None, degree=3, coef0=0.0,
                  n_neighbors=10, weights="self-tuning", tol=1e-6, n_stable=10,
-                 max_iter=300, rof_tol=1e-4, rof_max_iter=500,
+                 max_iter=300, rof_tol=1e-4, rof_max_iter=200,
                  random_state=None, verbose=0):
         self.lam = lam
         self.mu = mu
