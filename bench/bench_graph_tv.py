@@ -39,6 +39,7 @@ def main():
     ap.add_argument("--seeds", type=int, default=10)
     ap.add_argument("--models", nargs="+",
                     default=["TVRLS", "TVSVM", "CheegerRLS", "CheegerSVM"])
+    ap.add_argument("--png", default=None, help="write error vs labels plot here")
     ap.add_argument("--data", default=str(Path(__file__).resolve().parents[2]
                                           / "shared" / "data" / "usps.npz"))
     args = ap.parse_args()
@@ -51,6 +52,7 @@ def main():
     models = {"TVRLS": TVRLS, "TVSVM": TVSVM, "CheegerRLS": CheegerRLS,
               "CheegerSVM": CheegerSVM}
     paper = PAPER.get(tuple(args.digits), {})
+    curves = {}
     for name in args.models:
         for m in args.labels:
             errs, times, shares, iters = [], [], [], []
@@ -69,11 +71,30 @@ def main():
                 errs.append(100 * np.mean(est.transduction_[unl] != Y[unl]))
                 shares.append(est.result_.rof_time / times[-1])
                 iters.append(f"{est.n_iter_}:{est.result_.status[0]}")
+            curves.setdefault(name, []).append(np.mean(errs))
             ref = paper.get(name, [None] * 4)
             ref = ref[LABELS.index(m)] if m in LABELS else None
             print(f"{name:11s} m={m:3d}  err {np.mean(errs):6.2f} +- {np.std(errs):5.2f}"
                   f"  (paper {ref})  fit {np.mean(times):6.2f} s  ROF share "
                   f"{100 * np.mean(shares):4.1f}%  iters {' '.join(iters)}", flush=True)
+    if args.png:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        fig, ax = plt.subplots(figsize=(6, 4))
+        for i, (name, errs) in enumerate(curves.items()):
+            ax.plot(args.labels, errs, "o-", color=f"C{i}", label=f"{name} (semisvm)")
+            if name in paper:
+                ax.plot(LABELS, paper[name], "x--", color=f"C{i}", alpha=0.6,
+                        label=f"{name} (paper)")
+        ax.set_xscale("log")
+        ax.set_xlabel("labels per class")
+        ax.set_ylabel("error on unlabeled points (%)")
+        ax.set_title(f"USPS {args.digits}, {args.seeds} draws")
+        ax.legend(fontsize=7)
+        fig.tight_layout()
+        fig.savefig(args.png, dpi=120)
+        print("wrote", args.png)
 
 
 if __name__ == "__main__":
