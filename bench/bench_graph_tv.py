@@ -74,7 +74,8 @@ def main():
             curves.setdefault(name, []).append(np.mean(errs))
             ref = paper.get(name, [None] * 4)
             ref = ref[LABELS.index(m)] if m in LABELS else None
-            print(f"{name:11s} m={m:3d}  err {np.mean(errs):6.2f} +- {np.std(errs):5.2f}"
+            print(f"{name:11s} m={m:3d}  err {np.mean(errs):6.2f} +- "
+                  f"{np.std(errs):5.2f}"
                   f"  (paper {ref})  fit {np.mean(times):6.2f} s  ROF share "
                   f"{100 * np.mean(shares):4.1f}%  iters {' '.join(iters)}", flush=True)
     if args.png:
