@@ -56,7 +56,7 @@ class MFNResult:
 
 @dataclass(frozen=True, slots=True)
 class GraphTVResult:
-    """Result of :func:`semisvm.solvers.graph_tv` / :func:`~semisvm.solvers.graph_cheeger`.
+    """Result of :func:`semisvm.solvers.graph_tv` and ``graph_cheeger``.
 
     Attributes
     ----------

@@ -149,6 +149,19 @@ def test_bad_input():
         graph_tv(K, sp.eye(60), y, normalize="yes")
     with pytest.raises(ValueError, match="lam"):
         graph_tv(K, sp.eye(60), y, lam=0)
+    with pytest.raises(ValueError, match="label_tol"):
+        graph_cheeger(K, sp.eye(60), y, label_tol=1.5)
+
+
+def test_labels_stable_stop():
+    # the normalised scheme stalls above tol; label stability ends it early
+    X, yt = make_blobs(100, centers=[[0, 0], [8, 0]], random_state=0)
+    y = np.full(100, -1)
+    y[:4] = yt[:4]
+    est = TVRLS(tol=1e-12, n_stable=4, max_iter=500).fit(X, y)
+    assert est.result_.status == "labels_stable" and est.result_.converged
+    assert est.n_iter_ < 500
+    assert est.result_.residual_history[-1] > 1e-12
 
 
 def test_sparse_input_matches_dense():
