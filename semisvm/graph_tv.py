@@ -66,7 +66,10 @@ from semisvm._validation import (
     FLOAT_DTYPES,
     UNLABELED,
     as_csr32,
+    check_affinity,
+    check_class_indices,
     check_int,
+    check_kernel_matrix,
     check_positive,
 )
 
@@ -85,40 +88,6 @@ logger = logging.getLogger("semisvm")
 # ----------------------------------------------------------------- helpers
 
 
-def _check_kernel_matrix(K):
-    K = np.asarray(K)
-    if K.dtype.kind not in "biuf":
-        raise TypeError(f"K must be a numeric matrix, got dtype {K.dtype}")
-    if K.ndim != 2 or K.shape[0] != K.shape[1] or K.shape[0] == 0:
-        raise ValueError(
-            f"K must be a square (n, n) kernel matrix, got shape {K.shape}")
-    K = np.ascontiguousarray(K, dtype=np.float64)
-    if not np.all(np.isfinite(K)):
-        raise ValueError("K must be finite (no NaN or inf)")
-    return K
-
-
-def _check_affinity(W, n):
-    """Return W as CSR float64 (n, n), non-negative and finite."""
-    if W is None:
-        raise ValueError("W (the affinity matrix) must be given")
-    if not sp.issparse(W):
-        W = np.asarray(W)
-        if W.dtype.kind not in "biuf":
-            raise TypeError(f"W must be numeric, got dtype {W.dtype}")
-        if W.ndim != 2:
-            raise ValueError(f"W must be a 2-D (n, n) affinity, got shape {W.shape}")
-    if W.shape != (n, n):
-        raise ValueError(f"W must have shape ({n}, {n}) (one row per sample), "
-                         f"got {W.shape}")
-    W = sp.csr_matrix(W, dtype=np.float64)
-    if not np.all(np.isfinite(W.data)):
-        raise ValueError("W must be finite (no NaN or inf)")
-    if np.any(W.data < 0):
-        raise ValueError("W must be non-negative")
-    return W
-
-
 def _edges(W):
     """Edge list i < j with w_e = w_ij + w_ji, so sum_e w_e|g_i-g_j| = TV(g)."""
     S = (W + W.T).tocsr()
@@ -127,31 +96,6 @@ def _edges(W):
     return (np.ascontiguousarray(U.row[keep], dtype=np.int32),
             np.ascontiguousarray(U.col[keep], dtype=np.int32),
             np.ascontiguousarray(U.data[keep], dtype=np.float64))
-
-
-def _check_labels(y, n):
-    """y: class indices 0..c-1, UNLABELED (-1) for unlabeled. Return (y, c)."""
-    y = np.asarray(y)
-    if y.ndim != 1 or y.shape[0] != n:
-        raise ValueError(f"y must have shape ({n},), got {y.shape}")
-    if y.dtype.kind not in "biuf" or not np.all(np.mod(y, 1) == 0):
-        raise ValueError("y must hold integer class indices (-1 = unlabeled)")
-    y = y.astype(np.intp)
-    if np.any(y < UNLABELED):
-        raise ValueError("y must hold class indices >= 0 or -1 (unlabeled)")
-    lab = y != UNLABELED
-    if not np.any(lab):
-        raise ValueError("y has no labeled sample (every entry is -1)")
-    n_classes = int(y.max()) + 1
-    present = np.unique(y[lab])
-    if present.shape[0] < 2:
-        raise ValueError(
-            f"y must contain labeled samples of at least 2 classes, got "
-            f"{present.shape[0]} ({present.tolist()})")
-    if present.shape[0] != n_classes:
-        missing = sorted(set(range(n_classes)) - set(present.tolist()))
-        raise ValueError(f"classes {missing} have no labeled sample in y")
-    return y, n_classes
 
 
 def _check_normalize(normalize):
@@ -292,10 +236,10 @@ def _result(**kw):
 
 def _common_checks(K, W, y, lam, r_values, tol, max_iter, n_stable, rof_tol,
                    rof_max_iter):
-    K = _check_kernel_matrix(K)
+    K = check_kernel_matrix(K)
     n = K.shape[0]
-    W = _check_affinity(W, n)
-    y, n_classes = _check_labels(y, n)
+    W = check_affinity(W, n)
+    y, n_classes = check_class_indices(y, n)
     check_positive(lam, "lam")
     for name, v in r_values.items():
         check_positive(v, name)
