@@ -10,6 +10,10 @@ of the time spent in the graph-ROF solver.
 
     OMP_NUM_THREADS=1 python bench/bench_graph_tv.py --digits 4 9 --seeds 10
     python bench/bench_graph_tv.py --digits 0 1 4 9 --labels 10 --seeds 1
+    python bench/bench_graph_tv.py --models LabelSpreading   # peer, same graph
+
+LapRLS / LapSVM (the paper's baselines) come from semisvm.manifold once it
+lands; graphlearning's Laplace/Poisson learning is not installed here.
 """
 import argparse
 import time
@@ -20,6 +24,26 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 from semisvm import TVRLS, TVSVM, CheegerRLS, CheegerSVM
+from semisvm.graph_tv import _build_graph
+
+
+class _LabelSpreadingPeer:
+    """scikit-learn's LabelSpreading on the same kNN graph as the TV models."""
+
+    def __init__(self, random_state=None):
+        self.random_state = random_state
+
+    def fit(self, X, y):
+        from sklearn.semi_supervised import LabelSpreading
+        W = _build_graph(X).toarray()
+        t0 = time.perf_counter()
+        ls = LabelSpreading(kernel=lambda A, B: W, alpha=0.99, max_iter=1000, tol=1e-6)
+        ls.fit(X, y)
+        self.transduction_ = ls.transduction_
+        self.n_iter_ = ls.n_iter_
+        self.result_ = type("R", (), {"rof_time": 0.0, "status": "-"})()
+        self.fit_time_ = time.perf_counter() - t0
+        return self
 
 PAPER = {  # Table 1 (4 vs 9) and Table 2 ({0,1,4,9}), error % for 1/5/10/50 labels
     (4, 9): {"TVRLS": [3.18, 3.16, 3.13, 3.16], "TVSVM": [3.18, 3.13, 3.13, 3.08],
@@ -50,7 +74,7 @@ def main():
     X, Y = X[keep], Y[keep]
     print(f"USPS digits {args.digits}: n = {X.shape[0]}")
     models = {"TVRLS": TVRLS, "TVSVM": TVSVM, "CheegerRLS": CheegerRLS,
-              "CheegerSVM": CheegerSVM}
+              "CheegerSVM": CheegerSVM, "LabelSpreading": _LabelSpreadingPeer}
     paper = PAPER.get(tuple(args.digits), {})
     curves = {}
     for name in args.models:
