@@ -52,6 +52,7 @@ import warnings
 import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
+from scipy.optimize import linear_sum_assignment
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics.pairwise import pairwise_kernels
@@ -520,7 +521,9 @@ def graph_cheeger(K, W, y, *, loss="squared", lam=1.0, mu=1.0, r=1.0, c=1.0,
         f = Norm(s)
 
     Multi-class (eqs 112-123, 144-154): the same per class on one-hot
-    columns, then ``S = Delta(S)`` (row-wise simplex) before ``Norm``. With
+    columns, the columns of S permuted to agree best with the labels
+    ([NP], the analogue of the binary sign choice), then ``S_L = Y_L``,
+    ``S = Delta(S)`` (row-wise simplex) before ``Norm``. With
     ``normalize=None`` f is not rescaled. Stops when ``|E^n - E^{n+1}| <
     tol E^n`` and the unlabeled labels have not changed for ``n_stable``
     iterations. Starts from the kernel-RLS fit of y (minus its median, labeled
@@ -596,6 +599,20 @@ def graph_cheeger(K, W, y, *, loss="squared", lam=1.0, mu=1.0, r=1.0, c=1.0,
                 # (without this, one label per class often ends on the
                 # flipped cut, the labeled points left as islands)
                 S[:, k] = -S[:, k]
+        if not binary:
+            # [NP] the summed ratio is invariant under permuting the columns
+            # (and Delta is permutation-equivariant): keep the column order
+            # that agrees best with the labels, as the binary loop keeps the
+            # sign (with one label per class the columns otherwise drift to
+            # the wrong clusters)
+            score = np.zeros((ncol, ncol))
+            np.add.at(score, (slice(None), y[lab]), S[lab].T)   # [col, class]
+            cols, classes = linear_sum_assignment(-score)
+            perm = cols[np.argsort(classes)]
+            if np.any(perm != np.arange(ncol)):
+                S, H = S[:, perm], H[:, perm]
+                rof.p[:] = rof.p[perm]
+                betas = [betas[j] for j in perm]
         S[lab] = Ylab[lab]
         if not binary:
             S = simplex_project(np.ascontiguousarray(S), np.empty((n, ncol)))
