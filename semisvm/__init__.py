@@ -1,6 +1,7 @@
 """semisvm: large-scale semi-supervised and positive-unlabeled SVMs."""
 from importlib.metadata import PackageNotFoundError, version
 
+from semisvm.graph_tv import TVRLS, TVSVM, CheegerRLS, CheegerSVM
 from semisvm.io import load, save
 from semisvm.linear import DASVM, TSVM, LinearSVM
 from semisvm.manifold import LapRLS, LapSVM
@@ -11,5 +12,18 @@ try:
 except PackageNotFoundError:  # pragma: no cover - running from a source tree
     __version__ = "0+unknown"
 
-__all__ = ["DASVM", "LapRLS", "LapSVM", "PUSVM", "TSVM", "LinearSVM", "__version__",
-           "load", "save"]
+__all__ = [
+    "CheegerRLS",
+    "CheegerSVM",
+    "DASVM",
+    "LapRLS",
+    "LapSVM",
+    "LinearSVM",
+    "PUSVM",
+    "TSVM",
+    "TVRLS",
+    "TVSVM",
+    "__version__",
+    "load",
+    "save",
+]

@@ -5,7 +5,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["DAResult", "LapSVMResult", "MFNResult", "TSVMResult", "USMOResult"]
+__all__ = ["DAResult", "GraphTVResult", "LapSVMResult", "MFNResult", "TSVMResult",
+           "USMOResult"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -332,3 +333,62 @@ class USMOResult:
     decision: np.ndarray = field(repr=False)
     history: np.ndarray = field(repr=False)
     history_stride: int = 1
+
+
+@dataclass(frozen=True, slots=True)
+class GraphTVResult:
+    """Result of :func:`semisvm.solvers.graph_tv` and ``graph_cheeger``.
+
+    Attributes
+    ----------
+    model : str
+        ``"tv"`` (splitting / augmented Lagrangian) or ``"cheeger"``.
+    loss : str
+        ``"squared"`` (RLS) or ``"hinge"`` (SVM).
+    decision : ndarray of shape (n,) or (n, n_classes)
+        Transductive scores over all samples: ``g + b`` (TV) or the final f
+        (Cheeger); binary: positive -> class 1.
+    labels : ndarray of int, shape (n,)
+        Class index given to every sample (sign / argmax of ``decision``).
+    alpha : ndarray of shape (n,) or (n, n_classes)
+        Kernel expansion of the last RKHS step; out-of-sample scores are
+        ``K(x, X) @ alpha + intercept``.
+    intercept : float or ndarray of shape (n_classes,)
+        Bias of the hinge models (0 for squared losses).
+    objective : float
+        Last value of ``history``.
+    n_iter : int
+        Outer iterations.
+    converged : bool
+    status : str
+        ``"converged"`` (residual / ratio test and label stability),
+        ``"labels_stable"`` (unlabeled labels unchanged for 5 n_stable
+        iterations, residual still above tol) or ``"max_iter"``.
+    history : ndarray
+        Objective (TV models: loss + RKHS + gamma TV at the splitting variable)
+        or Cheeger ratio per outer iteration.
+    residual_history : ndarray
+        TV: ``max(||f-g||, ||h-g||)/||g||``; Cheeger: relative change of f.
+    n_rof_iter : int
+        Primal-dual iterations summed over all graph-ROF solves.
+    rof_time : float
+        Seconds spent in the graph-ROF solver.
+    total_time : float
+        Seconds of the whole solve.
+    """
+
+    model: str
+    loss: str
+    decision: np.ndarray = field(repr=False)
+    labels: np.ndarray = field(repr=False)
+    alpha: np.ndarray = field(repr=False)
+    intercept: object
+    objective: float
+    n_iter: int
+    converged: bool
+    status: str
+    history: np.ndarray = field(repr=False)
+    residual_history: np.ndarray = field(repr=False)
+    n_rof_iter: int
+    rof_time: float
+    total_time: float

@@ -310,3 +310,66 @@ def check_kernel_params(kernel, gamma, degree, coef0, X):
             f"got shape {X.shape}"
         )
     return kernel, float(gamma), degree, coef0
+
+
+# ---- graph TV / Cheeger (semisvm.graph_tv) ----
+
+
+def check_kernel_matrix(K):
+    """Return a square, finite kernel matrix as C-contiguous float64."""
+    K = np.asarray(K)
+    if K.dtype.kind not in "biuf":
+        raise TypeError(f"K must be a numeric matrix, got dtype {K.dtype}")
+    if K.ndim != 2 or K.shape[0] != K.shape[1] or K.shape[0] == 0:
+        raise ValueError(
+            f"K must be a square (n, n) kernel matrix, got shape {K.shape}")
+    K = np.ascontiguousarray(K, dtype=np.float64)
+    if not np.all(np.isfinite(K)):
+        raise ValueError("K must be finite (no NaN or inf)")
+    return K
+
+
+def check_affinity(W, n):
+    """Return W as CSR float64 (n, n), non-negative and finite."""
+    if W is None:
+        raise ValueError("W (the affinity matrix) must be given")
+    if not sp.issparse(W):
+        W = np.asarray(W)
+        if W.dtype.kind not in "biuf":
+            raise TypeError(f"W must be numeric, got dtype {W.dtype}")
+        if W.ndim != 2:
+            raise ValueError(f"W must be a 2-D (n, n) affinity, got shape {W.shape}")
+    if W.shape != (n, n):
+        raise ValueError(f"W must have shape ({n}, {n}) (one row per sample), "
+                         f"got {W.shape}")
+    W = sp.csr_matrix(W, dtype=np.float64)
+    if not np.all(np.isfinite(W.data)):
+        raise ValueError("W must be finite (no NaN or inf)")
+    if np.any(W.data < 0):
+        raise ValueError("W must be non-negative")
+    return W
+
+
+def check_class_indices(y, n):
+    """Check class indices 0..c-1 with -1 (UNLABELED) for unlabeled; return (y, c)."""
+    y = np.asarray(y)
+    if y.ndim != 1 or y.shape[0] != n:
+        raise ValueError(f"y must have shape ({n},), got {y.shape}")
+    if y.dtype.kind not in "biuf" or not np.all(np.mod(y, 1) == 0):
+        raise ValueError("y must hold integer class indices (-1 = unlabeled)")
+    y = y.astype(np.intp)
+    if np.any(y < UNLABELED):
+        raise ValueError("y must hold class indices >= 0 or -1 (unlabeled)")
+    lab = y != UNLABELED
+    if not np.any(lab):
+        raise ValueError("y has no labeled sample (every entry is -1)")
+    n_classes = int(y.max()) + 1
+    present = np.unique(y[lab])
+    if present.shape[0] < 2:
+        raise ValueError(
+            f"y must contain labeled samples of at least 2 classes, got "
+            f"{present.shape[0]} ({present.tolist()})")
+    if present.shape[0] != n_classes:
+        missing = sorted(set(range(n_classes)) - set(present.tolist()))
+        raise ValueError(f"classes {missing} have no labeled sample in y")
+    return y, n_classes

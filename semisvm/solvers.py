@@ -601,3 +601,9 @@ __all__ += ["da_s3vm", "tsvm"]
 from semisvm.pu import usmo  # noqa: E402
 
 __all__ += ["usmo"]
+
+# Graph TV / Cheeger solvers live in their family module (they build on its
+# private helpers); re-exported here as part of the functional API.
+from semisvm.graph_tv import graph_cheeger, graph_tv  # noqa: E402
+
+__all__ += ["graph_tv", "graph_cheeger"]

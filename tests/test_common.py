@@ -1,7 +1,18 @@
 """scikit-learn's estimator checks on every public estimator."""
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from semisvm import DASVM, PUSVM, TSVM, LapRLS, LapSVM, LinearSVM
+from semisvm import (
+    DASVM,
+    PUSVM,
+    TSVM,
+    TVRLS,
+    TVSVM,
+    CheegerRLS,
+    CheegerSVM,
+    LapRLS,
+    LapSVM,
+    LinearSVM,
+)
 
 ESTIMATORS = [
     LinearSVM(),
@@ -11,12 +22,18 @@ ESTIMATORS = [
     LapSVM(),
     LapSVM(solver="newton"),
     LapRLS(),
+    # n_stable=2: the checks need no tight fits; keeps this file fast
+    TVRLS(n_stable=2),
+    TVSVM(n_stable=2),
+    CheegerRLS(n_stable=2),
+    CheegerSVM(n_stable=2),
 ]
 
 # Semi-supervised estimators read y == -1 as "unlabeled": fitting on the labels
 # [-1, 1] (check_classifiers_classes) is then a one-class problem. scikit-learn
 # exempts its own semi-supervised classes by name; this is the only entry.
-SEMI_SUPERVISED = ("TSVM", "DASVM", "PUSVM", "LapSVM", "LapRLS")
+SEMI_SUPERVISED = ("TSVM", "DASVM", "PUSVM", "LapSVM", "LapRLS", "TVRLS", "TVSVM",
+                   "CheegerRLS", "CheegerSVM")
 
 # PU estimators accept only 1 (labeled positive) and -1/0 (unlabeled) and
 # reject any other label with a clear error (issue 6); these three checks fit

@@ -1,0 +1,173 @@
+"""Tests of semisvm._core._graph_tv: graph ROF (primal-dual), simplex, SMO."""
+import numpy as np
+import pytest
+from semisvm._core._graph_tv import graph_tv_value, rof_pd, simplex_project, smo_qp
+
+cp = pytest.importorskip("cvxpy")
+
+
+def _random_graph(n, rng, p=0.3):
+    src, dst = np.nonzero(np.triu(rng.random((n, n)) < p, 1))
+    w = rng.random(src.shape[0]) + 0.1
+    return src.astype(np.int32), dst.astype(np.int32), w
+
+
+def _rof_cvxpy(src, dst, w, z, gamma, rho):
+    g = cp.Variable(z.shape[0])
+    obj = gamma * cp.sum(cp.multiply(w, cp.abs(g[dst] - g[src]))) \
+        + rho / 2 * cp.sum_squares(g - z)
+    prob = cp.Problem(cp.Minimize(obj))
+    prob.solve(solver=cp.CLARABEL, tol_gap_abs=1e-12, tol_gap_rel=1e-12,
+               tol_feas=1e-12)
+    return g.value, prob.value
+
+
+@pytest.mark.parametrize("gamma", [0.05, 0.3, 2.0])
+def test_rof_matches_cvxpy(seed, gamma):
+    rng = np.random.default_rng(seed)
+    src, dst, w = _random_graph(25, rng)
+    z = rng.standard_normal(25)
+    g = np.zeros(25)
+    p = np.zeros(src.shape[0])
+    it, gap, primal, status = rof_pd(src, dst, w, z, gamma, 1.5, g, p,
+                                     tol=1e-13, max_iter=200000)
+    g_ref, f_ref = _rof_cvxpy(src, dst, w, z, gamma, 1.5)
+    assert status == 0
+    np.testing.assert_allclose(g, g_ref, atol=1e-5)
+    assert abs(primal - f_ref) <= 1e-7 * max(1, abs(f_ref))
+
+
+def test_rof_gap_decreases_to_zero():
+    rng = np.random.default_rng(3)
+    src, dst, w = _random_graph(40, rng, 0.2)
+    z = rng.standard_normal(40)
+    gaps = []
+    for max_iter in (10, 100, 1000, 10000):
+        g = np.zeros(40)
+        p = np.zeros(src.shape[0])
+        _, gap, _, _ = rof_pd(src, dst, w, z, 0.5, 1.0, g, p, tol=0.0,
+                              max_iter=max_iter)
+        gaps.append(gap)
+    assert all(b <= a for a, b in zip(gaps, gaps[1:]))
+    assert gaps[-1] < 1e-8 * gaps[0]
+    assert gaps[-1] >= -1e-12  # a gap, up to rounding
+
+
+def test_rof_warm_start_is_faster():
+    rng = np.random.default_rng(4)
+    src, dst, w = _random_graph(60, rng, 0.1)
+    z = rng.standard_normal(60)
+    g = np.zeros(60)
+    p = np.zeros(src.shape[0])
+    it_cold, *_ = rof_pd(src, dst, w, z, 0.5, 1.0, g, p, tol=1e-8, max_iter=100000)
+    it_warm, *_ = rof_pd(src, dst, w, z + 1e-3, 0.5, 1.0, g, p, tol=1e-8,
+                         max_iter=100000)
+    assert it_warm < it_cold
+
+
+def test_rof_chain_piecewise_constant(dtype):
+    # chain graph, three plateaus + noise: TV denoising recovers the plateaus
+    n = 90
+    src = np.arange(n - 1, dtype=np.int32)
+    dst = src + 1
+    w = np.ones(n - 1, dtype=dtype)
+    clean = np.repeat([0.0, 2.0, -1.0], 30)
+    rng = np.random.default_rng(0)
+    z = (clean + 0.1 * rng.standard_normal(n)).astype(dtype)
+    g = np.zeros(n, dtype=dtype)
+    p = np.zeros(n - 1, dtype=dtype)
+    rof_pd(src, dst, w, z, 1.0, 1.0, g, p, tol=1e-7, max_iter=50000)
+    assert g.dtype == dtype
+    # the large jumps are the true ones, the noise inside the plateaus is gone
+    jumps = np.nonzero(np.abs(np.diff(g)) > 0.5)[0]
+    np.testing.assert_array_equal(jumps, [29, 59])
+    for k in range(3):
+        inner = slice(30 * k + 2, 30 * k + 28)
+        assert np.ptp(g[inner]) < 0.05 < np.ptp(z[inner])
+    assert np.max(np.abs(g - clean)) < 0.2
+
+
+def test_rof_no_edges_and_zero_gamma():
+    z = np.arange(5.0)
+    g = np.zeros(5)
+    e = np.zeros(0, np.int32)
+    rof_pd(e, e, np.zeros(0), z, 1.0, 1.0, g, np.zeros(0))
+    np.testing.assert_array_equal(g, z)
+    src = np.array([0, 1], np.int32)
+    dst = np.array([1, 2], np.int32)
+    g = np.zeros(5)
+    rof_pd(src, dst, np.ones(2), z, 0.0, 2.0, g, np.zeros(2))
+    np.testing.assert_array_equal(g, z)
+
+
+def test_rof_bad_input():
+    src = np.array([0, 1], np.int32)
+    dst = np.array([1, 7], np.int32)
+    with pytest.raises(ValueError, match="out of range"):
+        rof_pd(src, dst, np.ones(2), np.zeros(3), 1.0, 1.0, np.zeros(3), np.zeros(2))
+    with pytest.raises(ValueError, match="rho"):
+        rof_pd(src, src, np.ones(2), np.zeros(3), 1.0, 0.0, np.zeros(3), np.zeros(2))
+
+
+def test_tv_value():
+    src = np.array([0, 1], np.int32)
+    dst = np.array([1, 2], np.int32)
+    assert graph_tv_value(src, dst, np.array([1.0, 2.0]),
+                          np.array([0.0, 1.0, -1.0])) == pytest.approx(5.0)
+
+
+def _simplex_sort(v):
+    u = np.sort(v)[::-1]
+    css = np.cumsum(u) - 1
+    k = np.arange(1, v.shape[0] + 1)
+    rho = np.nonzero(u - css / k > 0)[0][-1]
+    return np.maximum(v - css[rho] / (rho + 1), 0)
+
+
+@pytest.mark.parametrize("c", [1, 2, 3, 10])
+def test_simplex_projection_vs_sort(seed, dtype, c):
+    rng = np.random.default_rng(seed)
+    V = (3 * rng.standard_normal((200, c))).astype(dtype)
+    out = np.empty_like(V)
+    simplex_project(V, out)
+    ref = np.array([_simplex_sort(v.astype(np.float64)) for v in V])
+    tol = 1e-5 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(out, ref, atol=tol)
+    assert np.all(out >= 0)
+    np.testing.assert_allclose(out.sum(1), 1, atol=tol)
+
+
+def _qp_cvxpy(Q, q, y, C):
+    b = cp.Variable(q.shape[0])
+    R = np.linalg.cholesky(Q + 1e-12 * np.eye(q.shape[0]))
+    prob = cp.Problem(cp.Minimize(0.5 * cp.sum_squares(R.T @ b) + q @ b),
+                      [y @ b == 0, b >= 0, b <= C])
+    prob.solve(solver=cp.CLARABEL, tol_gap_abs=1e-12, tol_gap_rel=1e-12,
+               tol_feas=1e-12)
+    return b.value, prob.value, prob.constraints[0].dual_value
+
+
+def test_smo_matches_dense_qp(seed):
+    rng = np.random.default_rng(seed)
+    n = 30
+    A = rng.standard_normal((n, 5))
+    y = np.where(rng.random(n) < 0.4, -1.0, 1.0)
+    Q = (y[:, None] * y[None, :]) * (A @ A.T + 0.1 * np.eye(n))
+    q = -1.0 + 0.5 * rng.standard_normal(n)
+    C = rng.uniform(0.2, 2.0, n)
+    beta = np.zeros(n)
+    bias, it, status = smo_qp(Q, q, y, C, beta, tol=1e-10)
+    b_ref, f_ref, nu = _qp_cvxpy(Q, q, y, C)
+    f = 0.5 * beta @ Q @ beta + q @ beta
+    assert status == 0
+    assert abs(y @ beta) < 1e-10
+    assert np.all(beta >= 0) and np.all(beta <= C)
+    assert f == pytest.approx(f_ref, abs=1e-7)
+    np.testing.assert_allclose(beta, b_ref, atol=1e-4)
+    # the bias is the multiplier of y'b = 0 (cvxpy's sign: + nu y'b)
+    assert bias == pytest.approx(nu, abs=1e-4)
+
+
+def test_smo_bad_shapes():
+    with pytest.raises(ValueError, match="Q must be"):
+        smo_qp(np.eye(3), np.zeros(2), np.ones(3), np.ones(3), np.zeros(3))

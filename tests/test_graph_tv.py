@@ -1,0 +1,199 @@
+"""Tests of semisvm.graph_tv: TV-RLS, TV-SVM, Cheeger-RLS, Cheeger-SVM."""
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.datasets import make_blobs, make_moons
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.metrics.pairwise import rbf_kernel
+from sklearn.svm import SVC
+
+from semisvm import TVRLS, TVSVM, CheegerRLS, CheegerSVM
+from semisvm._results import GraphTVResult
+from semisvm.graph_tv import _build_graph, _hinge_prox
+from semisvm.solvers import graph_cheeger, graph_tv
+
+cp = pytest.importorskip("cvxpy")
+
+
+def _problem(n=60, n_lab=12, seed=0):
+    X, yt = make_moons(n, noise=0.1, random_state=seed)
+    rng = np.random.default_rng(seed)
+    lab = np.concatenate([rng.choice(np.flatnonzero(yt == c), n_lab // 2, replace=False)
+                          for c in (0, 1)])
+    y = np.full(n, -1)
+    y[lab] = yt[lab]
+    return X, y, yt, lab
+
+
+def test_tvrls_gamma0_is_kernel_rls():
+    X, y, _, lab = _problem()
+    K = rbf_kernel(X, gamma=1.0)
+    res = graph_tv(K, _build_graph(X), y, gamma=0.0, lam=0.5, eta=2.0,
+                   normalize=None, tol=1e-10, n_stable=0, max_iter=5000)
+    J = (y != -1).astype(float)
+    ypm = np.where(y == 1, 1.0, np.where(y == 0, -1.0, 0.0))
+    alpha = np.linalg.solve(2.0 * J[:, None] * K + 0.5 * np.eye(60), 2.0 * ypm)
+    assert isinstance(res, GraphTVResult) and res.converged
+    np.testing.assert_allclose(K @ res.alpha, K @ alpha, atol=1e-6)
+
+
+def test_tvsvm_gamma0_is_svm():
+    X, y, _, lab = _problem()
+    K = rbf_kernel(X, gamma=1.0)
+    res = graph_tv(K, _build_graph(X), y, loss="hinge", gamma=0.0, lam=0.5,
+                   mu=1.0, normalize=None, tol=1e-10, n_stable=0, max_iter=10000)
+    svc = SVC(C=1.0 / 0.5, kernel="precomputed", tol=1e-10)
+    svc.fit(K[np.ix_(lab, lab)], y[lab])
+    np.testing.assert_allclose(res.decision, svc.decision_function(K[:, lab]),
+                               atol=1e-4)
+    assert res.intercept == pytest.approx(svc.intercept_[0], abs=1e-4)
+
+
+def test_hinge_prox_matches_cvxpy(seed):
+    rng = np.random.default_rng(seed)
+    e = rng.standard_normal(15)
+    y = np.where(rng.random(15) < 0.5, -1.0, 1.0)
+    y[:2] = [1, -1]
+    h, b, _ = _hinge_prox(e, y, 2.0, 0.7)
+    hv, bv = cp.Variable(15), cp.Variable()
+    prob = cp.Problem(cp.Minimize(0.7 * cp.sum(cp.pos(1 - cp.multiply(y, hv + bv)))
+                                  + cp.sum_squares(hv - e)))
+    prob.solve(solver=cp.CLARABEL)
+    obj = 0.7 * np.maximum(0, 1 - y * (h + b)).sum() + np.sum((h - e) ** 2)
+    assert obj == pytest.approx(prob.value, abs=1e-6)
+
+
+def _fit_quiet(est, X, y, W=None):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        return est.fit(X, y, W=W)
+
+
+TWO_MOONS_MODELS = [TVRLS(gamma=1.0, normalize=None),
+                    TVSVM(gamma=1.0, normalize=None),
+                    CheegerRLS(), CheegerSVM()]
+
+
+@pytest.mark.parametrize("est", TWO_MOONS_MODELS, ids=lambda e: type(e).__name__)
+def test_two_moons_one_label_per_class(est):
+    X, yt = make_moons(200, noise=0.05, random_state=0)
+    y = np.full(200, -1)
+    for c in (0, 1):
+        i = np.flatnonzero(yt == c)[0]
+        y[i] = c
+    _fit_quiet(est, X, y)
+    assert np.mean(est.transduction_ != yt) <= 0.02
+    assert isinstance(est.result_, GraphTVResult)
+    assert est.result_.history.shape == (est.n_iter_,)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("Est", [TVRLS, TVSVM, CheegerRLS, CheegerSVM])
+def test_three_blobs_one_label_per_class(Est):
+    X, yt = make_blobs(150, centers=[[0, 0], [6, 0], [0, 6]], random_state=0)
+    y = np.full(150, -1)
+    for c in range(3):
+        y[np.flatnonzero(yt == c)[0]] = c
+    est = _fit_quiet(Est(), X, y)
+    assert np.mean(est.transduction_ != yt) <= 0.02
+    assert np.mean(est.predict(X) != yt) <= 0.05
+    assert est.decision_function(X).shape == (150, 3)
+
+
+def test_user_affinity_is_used():
+    X, y, yt, _ = _problem(80, 4)
+    # an affinity that joins every point to its true class only
+    W = sp.csr_matrix((yt[:, None] == yt[None, :]).astype(float))
+    est = _fit_quiet(CheegerRLS(), X, y, W=W)
+    np.testing.assert_array_equal(est.transduction_, yt)
+
+
+def test_labels_returned_in_user_coding():
+    X, y, yt, _ = _problem()
+    y2 = np.where(y == -1, -1, np.where(y == 1, 7, 3))
+    est = _fit_quiet(TVSVM(gamma=1.0, normalize=None), X, y2)
+    assert set(np.unique(est.transduction_)) <= {3, 7}
+    assert set(np.unique(est.predict(X))) <= {3, 7}
+
+
+def test_convergence_warning_and_status():
+    X, y, _, _ = _problem()
+    with pytest.warns(ConvergenceWarning, match="max_iter=2"):
+        est = TVRLS(max_iter=2).fit(X, y)
+    assert est.result_.status == "max_iter" and not est.result_.converged
+    assert est.n_iter_ == 2
+
+
+def test_bad_input():
+    X, y, _, _ = _problem()
+    with pytest.raises(ValueError, match="no labeled"):
+        TVRLS().fit(X, np.full(60, -1))
+    with pytest.raises(ValueError, match="2 classes"):
+        TVSVM().fit(X, np.where(y == 1, 1, -1))
+    Xn = X.copy()
+    Xn[0, 0] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        CheegerRLS().fit(Xn, y)
+    with pytest.raises(ValueError, match=r"W must have shape \(60, 60\)"):
+        CheegerSVM().fit(X, y, W=sp.eye(59, format="csr"))
+    K = rbf_kernel(X)
+    with pytest.raises(ValueError, match="non-negative"):
+        graph_cheeger(K, -sp.eye(60, format="csr"), y)
+    with pytest.raises(ValueError, match="square"):
+        graph_tv(K[:, :5], sp.eye(60), y)
+    with pytest.raises(ValueError, match="loss"):
+        graph_tv(K, sp.eye(60), y, loss="log")
+    with pytest.raises(ValueError, match="normalize"):
+        graph_tv(K, sp.eye(60), y, normalize="yes")
+    with pytest.raises(ValueError, match="lam"):
+        graph_tv(K, sp.eye(60), y, lam=0)
+    with pytest.raises(ValueError, match="label_tol"):
+        graph_cheeger(K, sp.eye(60), y, label_tol=1.5)
+
+
+def test_labels_stable_stop():
+    # the normalised scheme stalls above tol; label stability ends it early
+    X, yt = make_blobs(100, centers=[[0, 0], [8, 0]], random_state=0)
+    y = np.full(100, -1)
+    y[:4] = yt[:4]
+    est = TVRLS(tol=1e-12, n_stable=4, max_iter=500).fit(X, y)
+    assert est.result_.status == "labels_stable" and est.result_.converged
+    assert est.n_iter_ < 500
+    assert est.result_.residual_history[-1] > 1e-12
+
+
+def test_sparse_input_matches_dense():
+    X, y, _, _ = _problem()
+    a = _fit_quiet(CheegerRLS(random_state=0), X, y)
+    b = _fit_quiet(CheegerRLS(random_state=0), sp.csr_matrix(X), y)
+    np.testing.assert_array_equal(a.transduction_, b.transduction_)
+    np.testing.assert_allclose(a.decision_function(X[:5]),
+                               b.decision_function(sp.csr_matrix(X[:5])), atol=1e-8)
+
+
+def test_build_graph_symmetric_knn():
+    X, _, _, _ = _problem()
+    W = _build_graph(X, n_neighbors=5)
+    assert (W != W.T).nnz == 0
+    assert W.diagonal().max() == 0
+    assert np.all(np.diff(W.indptr) >= 5)
+    assert np.all((W.data > 0) & (W.data <= 1))
+
+
+@pytest.mark.slow
+def test_uspst_accuracy():
+    from conftest import load_shared
+    d = load_shared("uspst")
+    X, yt = d["X"].astype(np.float64), d["y"]
+    m = np.isin(yt, [4, 9])          # digits 4 vs 9, as in the paper's Table 1
+    X, yt = X[m], yt[m]
+    rng = np.random.default_rng(0)
+    y = np.full(yt.shape[0], -1)
+    for c in (4, 9):
+        y[rng.choice(np.flatnonzero(yt == c), 5, replace=False)] = c
+    unl = y == -1
+    est = _fit_quiet(CheegerRLS(), X, y)
+    # measured 9.3% (CheegerRLS defaults, seed 0, 5 labels per class, 366 points)
+    assert np.mean(est.transduction_[unl] != yt[unl]) < 0.12
