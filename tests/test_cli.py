@@ -91,6 +91,9 @@ def test_console_script_round_trip_equals_python_api(files, tmp_path):
 
 
 @pytest.mark.parametrize("alg", _available_cases())
+# the round trip checks the plumbing; a fit that stops at max_iter on this
+# small synthetic file (CheegerSVM) still has to round-trip
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 def test_cli_round_trip_every_algorithm(alg, files, tmp_path, capsys):
     """Every available algorithm through main(), as the console script runs it."""
     def run(argv):
