@@ -36,6 +36,20 @@ per-row costs, so no row of X is ever copied:
   with the lowest TSVM objective (label-free form) seen after any w-step is
   returned, with the p-step's answer to it.
 
+**Cost per MFN call** (``inner_tol``). Most switching rounds change a few
+labels and most alternating rounds move p a little; solving each of those
+warm-started MFN problems to the CGLS tolerance ``tol`` is where the
+reference implementation spends its time (about 11 CGLS iterations per call
+on a 30,000-row text-like problem). The intermediate solves here stop at a
+looser tolerance: every MFN step, exact or not, lowers the objective (CGLS
+iterates lower the quadratic model, the line search the true objective), so
+each round still lowers the TSVM (resp. DA) objective and every switch is
+tested on the outputs of the w it applies to. TSVM's last unlabeled weight
+always ends on a solve to ``tol`` followed by a switching check that finds
+nothing, as in the paper. On that 30,000-row problem: TSVM 129 MFN calls /
+1027 CGLS iterations -> 93 / 333, DA 254 / 2156 -> 131 / 285, with final
+objectives within 0.03 %.
+
 Constants follow the authors' SVMlin release (lam_u_init = 1e-5, rates 1.5,
 T0 = 10 lam_u, 30 temperatures, 100 inner rounds, tolerances 1e-6).
 """
@@ -109,11 +123,18 @@ class _Problem:
         self.n_mfn = self.n_iter = self.n_cg = 0
         self.mfn_capped = False
 
-    def mfn(self, cold_start, verbose, label):
-        """One MFN call from the current w (updated in place); return outputs."""
+    def mfn(self, cold_start, verbose, label, tol=None):
+        """One MFN call from the current w (updated in place); return outputs.
+
+        ``tol`` overrides the CGLS tolerance for this call (a looser one for
+        the intermediate solves of the switching/alternating loops).
+        """
+        kw = self.mfn_kw
+        if tol is not None and tol > kw["tol"]:
+            kw = dict(kw, tol=tol)
         out = solvers._run_mfn(self.data, self.s, self.cpos, self.cneg, self.lam,
                                self.w, cold_start=cold_start, verbose=verbose,
-                               label=label, **self.mfn_kw)
+                               label=label, **kw)
         o, n_iter, n_cg, status = out[:4]
         self.n_mfn += 1
         self.n_iter += int(n_iter)
@@ -148,7 +169,7 @@ def _l2(z):
 def tsvm(X, y, *, lam=1e-3, lam_u=1.0, r=None, S=10000, lam_u_init=1e-5,
          lam_u_rate=1.5, costs=None, fit_intercept=True, intercept_scaling=1.0,
          tol=1e-6, max_iter=50, cg_max_iter=10000, rel_tol=1e-9,
-         max_inner_iter=10000, verbose=0) -> TSVMResult:
+         max_inner_iter=10000, inner_tol=1e-2, verbose=0) -> TSVMResult:
     r"""Linear transductive SVM with multiple label switching (TSVM, §3.1).
 
     Minimises, over w (the bias is a regularised constant feature
@@ -192,6 +213,15 @@ def tsvm(X, y, *, lam=1e-3, lam_u=1.0, r=None, S=10000, lam_u_init=1e-5,
         As in :func:`semisvm.solvers.l2svm_mfn` (per MFN call).
     max_inner_iter : int, default=10000
         Cap on switching rounds at one unlabeled weight.
+    inner_tol : float > 0 or None, default=1e-2
+        CGLS tolerance of the intermediate MFN calls: ``inner_tol * lam_u' /
+        lam_u`` at the current unlabeled weight lam_u' (never below ``tol``;
+        the unlabeled part of the CGLS right-hand side grows with lam_u', so
+        the tolerance does too). At the final weight, a round that switches
+        nothing after such a solve is followed by a solve to ``tol`` and a
+        new switching check: the result is an exact MFN optimum for its
+        labels with no lowering pair switch. None: every call to ``tol``
+        (the reference implementation).
     verbose : int
         1: log each annealing step; 2: also each switching round and each
         MFN iteration (logger ``"semisvm"``, INFO).
@@ -208,6 +238,8 @@ def tsvm(X, y, *, lam=1e-3, lam_u=1.0, r=None, S=10000, lam_u_init=1e-5,
     if not lam_u_rate > 1:
         raise ValueError(f"lam_u_rate must be > 1, got {lam_u_rate!r}")
     max_inner_iter = check_int(max_inner_iter, "max_inner_iter")
+    if inner_tol is not None:
+        inner_tol = check_positive(inner_tol, "inner_tol")
     verbose = int(verbose)
     u = P.u
 
@@ -228,18 +260,27 @@ def tsvm(X, y, *, lam=1e-3, lam_u=1.0, r=None, S=10000, lam_u_init=1e-5,
         P.cneg[P.idx_u] = np.where(yu < 0, cu, 0)
         sw = rounds = 0
         n_mfn0 = P.n_mfn
+        loose = inner_tol is not None and P.lam_u > 0
         while True:
-            o = P.mfn(False, verbose > 1, f"TSVM MFN (lam_u={cur:.3g})")
+            o = P.mfn(False, verbose > 1, f"TSVM MFN (lam_u={cur:.3g})",
+                      tol=inner_tol * cur / P.lam_u if loose else None)
             if rounds == max_inner_iter:
                 capped = True
                 break
             k = tsvm_switch(o, P.idx_u, yu, S, cu, P.cpos, P.cneg)
             rounds += 1
             if verbose > 1:
-                logger.info("TSVM lam_u=%.4g round %d: %d pairs switched",
-                            cur, rounds, k)
+                logger.info("TSVM lam_u=%.4g round %d: %d pairs switched%s",
+                            cur, rounds, k, " (inexact w)" if loose else "")
             if k == 0:
-                break
+                if not loose or cur < P.lam_u:
+                    # intermediate weights of the annealing end on the
+                    # inexact w; the final one on an exact solve
+                    break
+                # no switch at an inexact w: solve to tol, then check again
+                loose = False
+                continue
+            loose = inner_tol is not None and P.lam_u > 0
             sw += k
         n_switches += sw
         F = P.base_objective(P.w, o) + 0.5 * cu * np.sum(
@@ -294,7 +335,7 @@ def da_s3vm(X, y, *, lam=1e-3, lam_u=1.0, r=None, T0=None, T_rate=1.5,
             max_outer_iter=30, max_inner_iter=100, kl_tol=1e-6,
             entropy_tol=1e-6, costs=None, fit_intercept=True,
             intercept_scaling=1.0, tol=1e-6, max_iter=50, cg_max_iter=10000,
-            rel_tol=1e-9, root_tol=1e-12, verbose=0) -> DAResult:
+            rel_tol=1e-9, root_tol=1e-12, inner_tol=1e-3, verbose=0) -> DAResult:
     r"""Deterministic-annealing semi-supervised linear SVM (DA-S3VM, §3.2).
 
     At each temperature T minimises, over w and p in [0, 1]^u with
@@ -330,6 +371,11 @@ def da_s3vm(X, y, *, lam=1e-3, lam_u=1.0, r=None, T0=None, T_rate=1.5,
         must keep a fractional p when r u is not an integer) below it.
     root_tol : float > 0, default=1e-12
         Balance root finder tolerance on |mean(p) - r|.
+    inner_tol : float > 0 or None, default=1e-3
+        CGLS tolerance of the w-steps (never below ``tol``): an inexact
+        w-step still lowers the DA objective, so the alternation stays a
+        descent method. None: every w-step to ``tol`` (the reference
+        implementation).
     verbose : int
         1: log each temperature; 2: also each alternating round and MFN
         iteration.
@@ -348,6 +394,8 @@ def da_s3vm(X, y, *, lam=1e-3, lam_u=1.0, r=None, T0=None, T_rate=1.5,
     kl_tol = check_positive(kl_tol, "kl_tol")
     entropy_tol = check_positive(entropy_tol, "entropy_tol")
     root_tol = check_positive(root_tol, "root_tol")
+    if inner_tol is not None:
+        inner_tol = check_positive(inner_tol, "inner_tol")
     verbose = int(verbose)
     if T0 is None:
         T = 10.0 * P.lam_u
@@ -379,7 +427,8 @@ def da_s3vm(X, y, *, lam=1e-3, lam_u=1.0, r=None, T0=None, T_rate=1.5,
         for outer in range(1, max_outer_iter + 1):
             kl = H = np.inf
             for inner in range(1, max_inner_iter + 1):
-                o = P.mfn(False, verbose > 1, f"DA MFN (T={T:.3g})")
+                o = P.mfn(False, verbose > 1, f"DA MFN (T={T:.3g})",
+                          tol=inner_tol)
                 nu, kl, H, _resid, n_root, rs = da_pstep(
                     o, P.idx_u, lam_u, T, P.r, z, p, cu, P.cpos, P.cneg,
                     nu0=nu, tol=root_tol)

@@ -268,6 +268,10 @@ class TSVM(_SemiSupervisedLinear):
         CGLS iterations per Newton iteration.
     max_inner_iter : int, default=10000
         Switching rounds per unlabeled weight.
+    inner_tol : float or None, default=1e-2
+        CGLS tolerance of the intermediate MFN calls, scaled by
+        ``current unlabeled weight / lam_u`` (never below ``tol``); the last
+        call at ``lam_u`` runs to ``tol``. None: every call to ``tol``.
     verbose : int, default=0
         1: log each annealing step (logger ``"semisvm"``, INFO); 2: also each
         switching round and Newton iteration.
@@ -302,7 +306,7 @@ class TSVM(_SemiSupervisedLinear):
     def __init__(self, *, lam=1e-3, lam_u=1.0, r=None, S=10000, lam_u_init=1e-5,
                  lam_u_rate=1.5, fit_intercept=True, intercept_scaling=1.0,
                  tol=1e-6, max_iter=50, cg_max_iter=10000, max_inner_iter=10000,
-                 verbose=0):
+                 inner_tol=1e-2, verbose=0):
         self.lam = lam
         self.lam_u = lam_u
         self.r = r
@@ -315,11 +319,13 @@ class TSVM(_SemiSupervisedLinear):
         self.max_iter = max_iter
         self.cg_max_iter = cg_max_iter
         self.max_inner_iter = max_inner_iter
+        self.inner_tol = inner_tol
         self.verbose = verbose
 
     def _solver_params(self):
         return {"S": self.S, "lam_u_init": self.lam_u_init,
-                    "lam_u_rate": self.lam_u_rate, "max_inner_iter": self.max_inner_iter}
+                "lam_u_rate": self.lam_u_rate, "max_inner_iter": self.max_inner_iter,
+                "inner_tol": self.inner_tol}
 
 
 class DASVM(_SemiSupervisedLinear):
@@ -357,6 +363,8 @@ class DASVM(_SemiSupervisedLinear):
         Alternating rounds per temperature at most.
     kl_tol : float, default=1e-6
     entropy_tol : float, default=1e-6
+    inner_tol : float or None, default=1e-3
+        CGLS tolerance of the w-steps (never below ``tol``); None: ``tol``.
     verbose : int, default=0
         1: log each temperature; 2: also each round and Newton iteration.
 
@@ -376,7 +384,8 @@ class DASVM(_SemiSupervisedLinear):
     def __init__(self, *, lam=1e-3, lam_u=1.0, r=None, T0=None, T_rate=1.5,
                  max_outer_iter=30, max_inner_iter=100, kl_tol=1e-6,
                  entropy_tol=1e-6, fit_intercept=True, intercept_scaling=1.0,
-                 tol=1e-6, max_iter=50, cg_max_iter=10000, verbose=0):
+                 tol=1e-6, max_iter=50, cg_max_iter=10000, inner_tol=1e-3,
+                 verbose=0):
         self.lam = lam
         self.lam_u = lam_u
         self.r = r
@@ -391,10 +400,11 @@ class DASVM(_SemiSupervisedLinear):
         self.tol = tol
         self.max_iter = max_iter
         self.cg_max_iter = cg_max_iter
+        self.inner_tol = inner_tol
         self.verbose = verbose
 
     def _solver_params(self):
         return {"T0": self.T0, "T_rate": self.T_rate,
-                    "max_outer_iter": self.max_outer_iter,
-                    "max_inner_iter": self.max_inner_iter, "kl_tol": self.kl_tol,
-                    "entropy_tol": self.entropy_tol}
+                "max_outer_iter": self.max_outer_iter,
+                "max_inner_iter": self.max_inner_iter, "kl_tol": self.kl_tol,
+                "entropy_tol": self.entropy_tol, "inner_tol": self.inner_tol}

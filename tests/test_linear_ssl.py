@@ -346,3 +346,79 @@ def test_pcmac_transductive_error():
     assert m["sup"] > 0.15
     assert m["tsvm"] < 0.10 and m["tsvm"] < m["sup"] - 0.07
     assert m["da"] < 0.08 and m["da"] < m["sup"] - 0.07
+
+
+# ------------------------------------------------- inexact intermediate solves
+
+def _mfn_objectives(text, prefix):
+    """Objectives of the MFN iterations logged at verbose=2, grouped by weight."""
+    out = {}
+    for line in text.splitlines():
+        if prefix in line and " iter " in line and "objective" in line:
+            key = line.split(prefix)[1].split(")")[0]
+            out.setdefault(key, []).append(float(line.split("objective ")[1].split(",")[0]))
+    return out
+
+
+def test_tsvm_objective_non_increasing_across_switches(caplog):
+    """At each unlabeled weight the label objective never rises: switches
+    lower it and every (inexact or exact) MFN step lowers it."""
+    X, y, _ = make_clusters(0)
+    y = np.where(y == -1, 0.0, np.where(y == 1, 1.0, -1.0))
+    with caplog.at_level(logging.INFO, logger="semisvm"):
+        res = solvers.tsvm(X, y, verbose=2)
+    assert res.n_switches > 10 and "(inexact w)" in caplog.text
+    seqs = _mfn_objectives(caplog.text, "TSVM MFN (lam_u=")
+    assert len(seqs) == res.history_lam_u.size
+    n_checked = 0
+    for f in seqs.values():
+        f = np.asarray(f)
+        assert np.all(np.diff(f) <= 1e-12 * np.abs(f[1:])), f
+        n_checked += f.size
+    assert n_checked > 40
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_inexact_solves_keep_the_result(seed):
+    """inner_tol (default) vs every solve to tol: same labels on the clusters,
+    objectives within 1e-6 (TSVM) / 1e-3 (DA) relative, fewer CGLS iterations."""
+    X, y, _ = make_clusters(seed)
+    y = np.where(y == -1, 0.0, np.where(y == 1, 1.0, -1.0))
+    for S in (1, 10000):
+        ex = solvers.tsvm(X, y, S=S, inner_tol=None)
+        fast = solvers.tsvm(X, y, S=S)
+        assert fast.converged and ex.converged
+        assert fast.objective == pytest.approx(ex.objective, rel=1e-6)
+        np.testing.assert_array_equal(fast.labels, ex.labels)
+        assert fast.n_cg_iter < ex.n_cg_iter
+    ex = solvers.da_s3vm(X, y, inner_tol=None)
+    fast = solvers.da_s3vm(X, y)
+    assert fast.objective == pytest.approx(ex.objective, rel=1e-3)
+    np.testing.assert_array_equal(fast.labels, ex.labels)
+    assert fast.n_cg_iter < 0.6 * ex.n_cg_iter
+
+
+def test_inexact_tsvm_final_solve_is_exact():
+    """The last weight ends on a solve to tol: gradient ~ 0 for the final
+    labels even with a very loose inner_tol."""
+    X, y, _ = make_problem(3, n=300)
+    lam, lam_u = 1e-2, 1.0
+    res = solvers.tsvm(X, y, lam=lam, lam_u=lam_u, tol=1e-12, inner_tol=0.5)
+    U = y == 0
+    l, u = (~U).sum(), U.sum()
+    cpos = np.where(y > 0, 1 / l, 0.0)
+    cneg = np.where(y < 0, 1 / l, 0.0)
+    cpos[U] = np.where(res.labels[U] > 0, lam_u / u, 0)
+    cneg[U] = np.where(res.labels[U] < 0, lam_u / u, 0)
+    g = gradient(X, y, cpos, cneg, res.coef, res.intercept, lam)
+    assert np.linalg.norm(g) < 1e-7
+
+
+def test_inner_tol_bad_input():
+    X, y, _ = make_problem(0)
+    with pytest.raises(ValueError, match="inner_tol"):
+        solvers.tsvm(X, y, inner_tol=0.0)
+    with pytest.raises(ValueError, match="inner_tol"):
+        solvers.da_s3vm(X, y, inner_tol=-1.0)
+    with pytest.raises(ValueError, match="inner_tol"):
+        TSVM(inner_tol=-1.0).fit(X, _ssl_y(y))
