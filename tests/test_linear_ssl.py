@@ -508,3 +508,14 @@ def test_digits_ten_classes():
     # measured: supervised 16.7 %, TSVM 12.0 % (DASVM 10.2 %, slower)
     assert err < 0.14 and err < err_sup - 0.02
     assert np.mean(est.predict(X[U]) != yt[U]) == pytest.approx(err, abs=0.02)
+
+
+def test_one_vs_rest_model_file_round_trip(tmp_path):
+    from semisvm import io
+    X, y, _ = make_three_clusters(0)
+    est = TSVM().fit(X, y)
+    io.save(est, tmp_path / "m.npz")
+    back = io.load(tmp_path / "m.npz")
+    np.testing.assert_array_equal(back.coef_, est.coef_)
+    np.testing.assert_array_equal(back.predict(X), est.predict(X))
+    assert isinstance(back.result_, tuple) and len(back.result_) == 3
