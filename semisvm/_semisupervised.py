@@ -40,15 +40,20 @@ per-row costs, so no row of X is ever copied:
 labels and most alternating rounds move p a little; solving each of those
 warm-started MFN problems to the CGLS tolerance ``tol`` is where the
 reference implementation spends its time (about 11 CGLS iterations per call
-on a 30,000-row text-like problem). The intermediate solves here stop at a
-looser tolerance: every MFN step, exact or not, lowers the objective (CGLS
-iterates lower the quadratic model, the line search the true objective), so
-each round still lowers the TSVM (resp. DA) objective and every switch is
-tested on the outputs of the w it applies to. TSVM's last unlabeled weight
-always ends on a solve to ``tol`` followed by a switching check that finds
-nothing, as in the paper. On that 30,000-row problem: TSVM 129 MFN calls /
-1027 CGLS iterations -> 93 / 333, DA 254 / 2156 -> 131 / 285, with final
-objectives within 0.03 %.
+on a 30,000-row text-like problem). Here TSVM's rounds at one unlabeled
+weight lam_u' go through three tiers, each left for the next when a round
+switches nothing: (1) CGLS to ``inner_tol * lam_u' / lam_u`` (the unlabeled
+part of the right-hand side grows with lam_u', so does the tolerance),
+(2) one inexact Newton step (CGLS until its residual fell tenfold from the
+seeded start, then the line search), (3) MFN to ``tol``. Intermediate
+weights of the annealing end after tier (1); the final weight ends, as in
+the paper, on an exact solve whose switching check finds nothing. DA's
+w-steps all use ``inner_tol``. Every MFN step, exact or not, lowers the
+objective (CGLS iterates lower the quadratic model, the line search the
+true objective), so each round still lowers the TSVM (resp. DA) objective
+and every switch is tested on the outputs of the w it applies to. On that
+30,000-row problem: TSVM 129 MFN calls / 1027 CGLS iterations -> 86 / 254,
+DA 254 / 2156 -> 131 / 285, final objectives within 0.03 %.
 
 Constants follow the authors' SVMlin release (lam_u_init = 1e-5, rates 1.5,
 T0 = 10 lam_u, 30 temperatures, 100 inner rounds, tolerances 1e-6).
@@ -127,10 +132,18 @@ class _Problem:
         """One MFN call from the current w (updated in place); return outputs.
 
         ``tol`` overrides the CGLS tolerance for this call (a looser one for
-        the intermediate solves of the switching/alternating loops).
+        the intermediate solves of the switching/alternating loops);
+        ``"newton"``: one inexact Newton step (forcing 0.1, max_iter 1).
         """
         kw = self.mfn_kw
-        if tol is not None and tol > kw["tol"]:
+        newton = tol == "newton"
+        if newton:
+            # one inexact Newton step: CGLS stops once its residual fell by
+            # the forcing factor from the seeded start (the core's cold-start
+            # rule), then the line search
+            kw = dict(kw, max_iter=1)
+            cold_start = True
+        elif tol is not None and tol > kw["tol"]:
             kw = dict(kw, tol=tol)
         out = solvers._run_mfn(self.data, self.s, self.cpos, self.cneg, self.lam,
                                self.w, cold_start=cold_start, verbose=verbose,
@@ -139,7 +152,8 @@ class _Problem:
         self.n_mfn += 1
         self.n_iter += int(n_iter)
         self.n_cg += int(n_cg)
-        self.mfn_capped |= status == _MFN_MAX_ITER
+        if not newton:
+            self.mfn_capped |= status == _MFN_MAX_ITER
         return o
 
     def base_objective(self, w, o):
@@ -159,6 +173,14 @@ class _Problem:
 
     def coef_intercept(self, w):
         return w[: self.d].copy(), float(self.s * w[self.d])
+
+
+def _tiers(inner_tol, cur, lam_u):
+    """CGLS tolerances of TSVM's switching rounds at unlabeled weight ``cur``:
+    the loose one scaled by cur / lam_u, one inexact Newton step, then tol."""
+    if inner_tol is None or lam_u == 0:
+        return [None]
+    return [inner_tol * cur / lam_u, "newton", None]
 
 
 def _l2(z):
@@ -214,14 +236,13 @@ def tsvm(X, y, *, lam=1e-3, lam_u=1.0, r=None, S=10000, lam_u_init=1e-5,
     max_inner_iter : int, default=10000
         Cap on switching rounds at one unlabeled weight.
     inner_tol : float > 0 or None, default=1e-2
-        CGLS tolerance of the intermediate MFN calls: ``inner_tol * lam_u' /
-        lam_u`` at the current unlabeled weight lam_u' (never below ``tol``;
-        the unlabeled part of the CGLS right-hand side grows with lam_u', so
-        the tolerance does too). At the final weight, a round that switches
-        nothing after such a solve is followed by a solve to ``tol`` and a
-        new switching check: the result is an exact MFN optimum for its
-        labels with no lowering pair switch. None: every call to ``tol``
-        (the reference implementation).
+        Loose CGLS tolerance of the switching rounds, ``inner_tol * lam_u' /
+        lam_u`` at the current unlabeled weight lam_u' (never below ``tol``).
+        A round that switches nothing moves on to one inexact Newton step per
+        round, then to solves to ``tol`` (see :mod:`semisvm._semisupervised`);
+        intermediate weights stop after the loose tier, the final weight on
+        an exact solve with no lowering pair switch. None: every call to
+        ``tol`` (the reference implementation).
     verbose : int
         1: log each annealing step; 2: also each switching round and each
         MFN iteration (logger ``"semisvm"``, INFO).
@@ -260,10 +281,15 @@ def tsvm(X, y, *, lam=1e-3, lam_u=1.0, r=None, S=10000, lam_u_init=1e-5,
         P.cneg[P.idx_u] = np.where(yu < 0, cu, 0)
         sw = rounds = 0
         n_mfn0 = P.n_mfn
-        loose = inner_tol is not None and P.lam_u > 0
+        # solve tiers of the rounds: loose CGLS tolerance, one inexact Newton
+        # step per round, then tol; a round that switches nothing moves to
+        # the next tier
+        tiers = _tiers(inner_tol, cur, P.lam_u)
+        final = cur >= P.lam_u
+        tier = 0
         while True:
             o = P.mfn(False, verbose > 1, f"TSVM MFN (lam_u={cur:.3g})",
-                      tol=inner_tol * cur / P.lam_u if loose else None)
+                      tol=tiers[tier])
             if rounds == max_inner_iter:
                 capped = True
                 break
@@ -271,16 +297,15 @@ def tsvm(X, y, *, lam=1e-3, lam_u=1.0, r=None, S=10000, lam_u_init=1e-5,
             rounds += 1
             if verbose > 1:
                 logger.info("TSVM lam_u=%.4g round %d: %d pairs switched%s",
-                            cur, rounds, k, " (inexact w)" if loose else "")
+                            cur, rounds, k,
+                            "" if tiers[tier] is None else " (inexact w)")
             if k == 0:
-                if not loose or cur < P.lam_u:
+                if tiers[tier] is None or not final:
                     # intermediate weights of the annealing end on the
                     # inexact w; the final one on an exact solve
                     break
-                # no switch at an inexact w: solve to tol, then check again
-                loose = False
+                tier += 1
                 continue
-            loose = inner_tol is not None and P.lam_u > 0
             sw += k
         n_switches += sw
         F = P.base_objective(P.w, o) + 0.5 * cu * np.sum(

@@ -332,9 +332,11 @@ class TSVM(_SemiSupervisedLinear):
     max_inner_iter : int, default=10000
         Switching rounds per unlabeled weight.
     inner_tol : float or None, default=1e-2
-        CGLS tolerance of the intermediate MFN calls, scaled by
-        ``current unlabeled weight / lam_u`` (never below ``tol``); the last
-        call at ``lam_u`` runs to ``tol``. None: every call to ``tol``.
+        Loose CGLS tolerance of the switching rounds, scaled by ``current
+        unlabeled weight / lam_u`` (never below ``tol``); at ``lam_u`` the
+        rounds then take one inexact Newton step each and finally solve to
+        ``tol``, ending on an exact optimum with no lowering switch. None:
+        every MFN call to ``tol`` (the reference implementation).
     verbose : int, default=0
         1: log each annealing step (logger ``"semisvm"``, INFO); 2: also each
         switching round and Newton iteration.
