@@ -223,7 +223,7 @@ def scale_table(sizes, plot):
           "labeled ==")
     print(f"{'rows':>9}{'nnz':>11}{'CSR MB':>8}{'LinearSVM s':>12}{'TSVM s':>9}"
           f"{'x sup':>7}{'TSVM MB':>9}{'TSVM err':>9}{'DASVM s':>9}{'x sup':>7}"
-          f"{'DASVM MB':>9}{'DA err':>8}")
+          f"{'DASVM MB':>9}{'DA err':>8}{'TSVM mfn/cg':>13}{'DA mfn/cg':>11}")
     rows = []
     for n in sizes:
         X, yall = make_text_like(n, seed=1)
@@ -244,7 +244,9 @@ def scale_table(sizes, plot):
         print(f"{n:>9}{X.nnz:>11}{csr_mb:>8.1f}{t_sup:>12.2f}{t_ts:>9.2f}"
               f"{t_ts / t_sup:>7.1f}{m_ts / 2**20:>9.1f}{100 * e_ts:>8.2f}%"
               f"{t_da:>9.2f}{t_da / t_sup:>7.1f}{m_da / 2**20:>9.1f}"
-              f"{100 * e_da:>7.2f}%", flush=True)
+              f"{100 * e_da:>7.2f}%"
+              f"{ts.result_.n_mfn:>7}/{ts.result_.n_cg_iter:<5}"
+              f"{da.result_.n_mfn:>5}/{da.result_.n_cg_iter:<5}", flush=True)
         rows.append((n, X.nnz, t_sup, t_ts, t_da))
     if plot and len(rows) > 1:
         try:
