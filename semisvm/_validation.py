@@ -373,3 +373,42 @@ def check_class_indices(y, n):
         missing = sorted(set(range(n_classes)) - set(present.tolist()))
         raise ValueError(f"classes {missing} have no labeled sample in y")
     return y, n_classes
+
+
+def encode_semisupervised_multiclass(y, name="y", estimator="This estimator"):
+    """Split ``y`` (``UNLABELED`` = -1 marks unlabeled rows), two or more classes.
+
+    Returns ``(classes, y_idx)``: the sorted labels of the labeled rows and,
+    per row, the index of its class in ``classes`` or -1 when unlabeled.
+    """
+    check_classification_targets(y)
+    y = np.asarray(y)
+    unl = y == UNLABELED if y.dtype.kind in "biuf" else np.zeros(y.shape, bool)
+    if not np.any(~unl):
+        raise ValueError(
+            f"{estimator} needs labeled rows: every entry of {name} is "
+            f"{UNLABELED} (unlabeled)")
+    classes, idx = np.unique(y[~unl], return_inverse=True)
+    if classes.shape[0] < 2:
+        raise ValueError(
+            f"{estimator} needs 2 classes in {name}; got 1 class ({classes.tolist()})")
+    y_idx = np.full(y.shape[0], -1, dtype=np.intp)
+    y_idx[~unl] = idx.ravel()
+    return classes, y_idx
+
+
+def check_class_fractions(r, n_classes, name="r"):
+    """``r`` for a one-vs-rest fit: None, or one fraction in (0, 1) per class."""
+    if r is None:
+        return [None] * n_classes
+    if isinstance(r, numbers.Real) and not isinstance(r, (bool, np.bool_)):
+        raise ValueError(
+            f"{name} must be None or an array of {n_classes} fractions (one per "
+            f"class, for its one-vs-rest problem) with {n_classes} classes, "
+            f"got the scalar {r!r}")
+    r = np.asarray(r)
+    if r.shape != (n_classes,):
+        raise ValueError(
+            f"{name} must have shape ({n_classes},) (one fraction per class), "
+            f"got {r.shape}")
+    return [check_fraction(v.item(), name) for v in r]

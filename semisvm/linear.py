@@ -6,6 +6,7 @@ estimators ``TSVM`` (transductive SVM with multiple switching) and ``DASVM``
 """
 from __future__ import annotations
 
+import logging
 import warnings
 
 import numpy as np
@@ -18,12 +19,15 @@ from semisvm import solvers
 from semisvm._validation import (
     FLOAT_DTYPES,
     as_csr32,
+    check_class_fractions,
     check_costs,
     encode_binary,
-    encode_semisupervised,
+    encode_semisupervised_multiclass,
 )
 
 __all__ = ["DASVM", "TSVM", "LinearSVM"]
+
+logger = logging.getLogger("semisvm")
 
 
 class _LinearDecisionMixin:
@@ -167,7 +171,15 @@ class LinearSVM(_LinearDecisionMixin, ClassifierMixin, BaseEstimator):
 
 
 class _SemiSupervisedLinear(_LinearDecisionMixin, ClassifierMixin, BaseEstimator):
-    """Shared fit of TSVM and DASVM: y == -1 unlabeled, two other labels."""
+    """Shared fit of TSVM and DASVM: y == -1 unlabeled, two or more labels.
+
+    Two labels: one binary problem (``classes_[1]`` is +1). More: one-vs-rest,
+    an extension of the paper (which is binary only): for each class k a
+    binary problem "k against the other labeled rows" on all rows, with the
+    unlabeled rows shared and its own balance ``r_k`` (default: the fraction
+    of class k among the labeled rows); each unlabeled row is then given the
+    class of the largest one-vs-rest output.
+    """
 
     _solver = None
     _name = None
@@ -175,22 +187,14 @@ class _SemiSupervisedLinear(_LinearDecisionMixin, ClassifierMixin, BaseEstimator
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
-        tags.classifier_tags.multi_class = False
         return tags
 
     def _solver_params(self):
         raise NotImplementedError
 
-    def fit(self, X, y):
-        """Fit on labeled and unlabeled rows (``y == -1`` marks unlabeled)."""
-        X, y = validate_data(self, X, y, accept_sparse="csr",
-                             dtype=list(FLOAT_DTYPES), order="C",
-                             accept_large_sparse=True)
-        X = as_csr32(X)
-        self.classes_, y_ssl = encode_semisupervised(
-            y, estimator=type(self).__name__)
+    def _fit_binary(self, X, y_ssl, r):
         res = type(self)._solver(
-            X, y_ssl, lam=self.lam, lam_u=self.lam_u, r=self.r,
+            X, y_ssl, lam=self.lam, lam_u=self.lam_u, r=r,
             fit_intercept=self.fit_intercept,
             intercept_scaling=self.intercept_scaling, tol=self.tol,
             max_iter=self.max_iter, cg_max_iter=self.cg_max_iter,
@@ -199,13 +203,63 @@ class _SemiSupervisedLinear(_LinearDecisionMixin, ClassifierMixin, BaseEstimator
             warnings.warn(
                 f"{type(self).__name__} stopped on a cap ({res.status}); "
                 "increase the corresponding max_* parameter",
-                ConvergenceWarning, stacklevel=2)
-        self.coef_ = res.coef
-        self.intercept_ = res.intercept
-        self.transduction_ = self.classes_[(res.labels > 0).astype(np.intp)]
-        self.n_iter_ = res.n_mfn
-        self.result_ = res
+                ConvergenceWarning, stacklevel=3)
+        return res
+
+    def fit(self, X, y):
+        """Fit on labeled and unlabeled rows (``y == -1`` marks unlabeled)."""
+        X, y = validate_data(self, X, y, accept_sparse="csr",
+                             dtype=list(FLOAT_DTYPES), order="C",
+                             accept_large_sparse=True)
+        X = as_csr32(X)
+        self.classes_, y_idx = encode_semisupervised_multiclass(
+            y, estimator=type(self).__name__)
+        K = self.classes_.shape[0]
+        if K == 2:
+            y_ssl = np.where(y_idx < 0, 0.0, np.where(y_idx == 1, 1.0, -1.0))
+            res = self._fit_binary(X, y_ssl, self.r)
+            self.coef_ = res.coef
+            self.intercept_ = res.intercept
+            self.transduction_ = self.classes_[(res.labels > 0).astype(np.intp)]
+            self.n_iter_ = res.n_mfn
+            self.result_ = res
+            return self
+        rs = check_class_fractions(self.r, K)
+        results = []
+        for k in range(K):
+            y_ssl = np.where(y_idx < 0, 0.0, np.where(y_idx == k, 1.0, -1.0))
+            if self.verbose:
+                logger.info("%s one-vs-rest: class %r (%d of %d)",
+                            type(self).__name__, self.classes_[k], k + 1, K)
+            results.append(self._fit_binary(X, y_ssl, rs[k]))
+        self.coef_ = np.stack([res.coef for res in results])
+        self.intercept_ = np.array([res.intercept for res in results])
+        # unlabeled rows: the class of the largest one-vs-rest output
+        scores = np.stack([res.outputs for res in results], axis=1)
+        pick = np.where(y_idx < 0, np.argmax(scores, axis=1), y_idx)
+        self.transduction_ = self.classes_[pick]
+        self.n_iter_ = max(res.n_mfn for res in results)
+        self.result_ = tuple(results)
         return self
+
+    def decision_function(self, X):
+        """Scores ``X @ coef_.T + intercept_``: shape (n,) for two classes
+        (positive -> ``classes_[1]``), (n, n_classes) for one-vs-rest."""
+        check_is_fitted(self)
+        if self.coef_.ndim == 1:
+            return super().decision_function(X)
+        X = validate_data(self, X, accept_sparse="csr", dtype=list(FLOAT_DTYPES),
+                          order="C", reset=False)
+        X = as_csr32(X)
+        coef = self.coef_.astype(X.dtype, copy=False)
+        return np.asarray(X @ coef.T) + self.intercept_.astype(X.dtype)
+
+    def predict(self, X):
+        """Predicted class labels (the user's label values)."""
+        scores = self.decision_function(X)
+        if scores.ndim == 1:
+            return self.classes_[(scores > 0).astype(np.intp)]
+        return self.classes_[np.argmax(scores, axis=1)]
 
 
 _OBJECTIVE_DOC = r"""
@@ -223,9 +277,9 @@ class TSVM(_SemiSupervisedLinear):
     r"""Linear transductive SVM with multiple label switching (Sindhwani & Keerthi 2006).
 
     ``y == -1`` marks unlabeled rows (scikit-learn's semi-supervised
-    convention); the other rows carry exactly two labels (``classes_[1]``
-    maps to +1). With l labeled and u unlabeled rows, TSVM looks for a local
-    minimum of
+    convention); with two labels ``classes_[1]`` maps to +1 (more labels:
+    one-vs-rest, below). With l labeled and u unlabeled rows, TSVM looks for
+    a local minimum of
     """ + _OBJECTIVE_DOC + r"""
     under the class balance: a fraction ``r`` of the unlabeled rows (to one
     example) gets the label +1 in ``transduction_``. The bias is a regularised
@@ -249,15 +303,24 @@ class TSVM(_SemiSupervisedLinear):
     sparse high-dimensional data such as text. ``r`` defaults to the fraction
     of ``classes_[1]`` among the labeled rows.
 
+    **More than two classes** (an extension: the paper is binary): one binary
+    TSVM per class k, class k against the other labeled rows, all rows
+    shared, balance ``r_k`` = the fraction of class k among the labeled rows
+    (or ``r[k]``); ``transduction_`` gives each unlabeled row the class with
+    the largest one-vs-rest output, so its class counts follow the r_k only
+    approximately. ``coef_`` is then (n_classes, n_features), ``result_`` a
+    tuple of the per-class results and ``n_iter_`` the largest MFN count.
+
     Parameters
     ----------
     lam : float, default=1e-3
         Regularisation weight lambda (> 0).
     lam_u : float, default=1.0
         Final weight of the unlabeled loss (>= 0; 0 gives the supervised SVM).
-    r : float in (0, 1), default=None
+    r : float in (0, 1) or array of shape (n_classes,), default=None
         Fraction of unlabeled rows labelled ``classes_[1]``; None: the labeled
-        fraction.
+        fraction. With more than two classes: None (each one-vs-rest problem
+        uses the labeled fraction of its class) or one fraction per class.
     S : int, default=10000
         Maximum number of label pairs switched per round (1: Joachims).
     lam_u_init : float, default=1e-5
@@ -274,15 +337,21 @@ class TSVM(_SemiSupervisedLinear):
         CGLS iterations per Newton iteration.
     max_inner_iter : int, default=10000
         Switching rounds per unlabeled weight.
+    inner_tol : float or None, default=1e-2
+        Loose CGLS tolerance of the switching rounds, scaled by ``current
+        unlabeled weight / lam_u`` (never below ``tol``); at ``lam_u`` the
+        rounds then take one inexact Newton step each and finally solve to
+        ``tol``, ending on an exact optimum with no lowering switch. None:
+        every MFN call to ``tol`` (the reference implementation).
     verbose : int, default=0
         1: log each annealing step (logger ``"semisvm"``, INFO); 2: also each
         switching round and Newton iteration.
 
     Attributes
     ----------
-    coef_ : ndarray of shape (n_features,)
-    intercept_ : float
-    classes_ : ndarray of shape (2,)
+    coef_ : ndarray of shape (n_features,) or (n_classes, n_features)
+    intercept_ : float or ndarray of shape (n_classes,)
+    classes_ : ndarray of shape (n_classes,)
     transduction_ : ndarray of shape (n_samples,)
         Labels of the training rows: given ones, and the final temporary
         labels of the unlabeled rows (user's label values).
@@ -308,7 +377,7 @@ class TSVM(_SemiSupervisedLinear):
     def __init__(self, *, lam=1e-3, lam_u=1.0, r=None, S=10000, lam_u_init=1e-5,
                  lam_u_rate=1.5, fit_intercept=True, intercept_scaling=1.0,
                  tol=1e-6, max_iter=50, cg_max_iter=10000, max_inner_iter=10000,
-                 verbose=0):
+                 inner_tol=1e-2, verbose=0):
         self.lam = lam
         self.lam_u = lam_u
         self.r = r
@@ -321,18 +390,20 @@ class TSVM(_SemiSupervisedLinear):
         self.max_iter = max_iter
         self.cg_max_iter = cg_max_iter
         self.max_inner_iter = max_inner_iter
+        self.inner_tol = inner_tol
         self.verbose = verbose
 
     def _solver_params(self):
         return {"S": self.S, "lam_u_init": self.lam_u_init,
-                    "lam_u_rate": self.lam_u_rate, "max_inner_iter": self.max_inner_iter}
+                "lam_u_rate": self.lam_u_rate, "max_inner_iter": self.max_inner_iter,
+                "inner_tol": self.inner_tol}
 
 
 class DASVM(_SemiSupervisedLinear):
     r"""Deterministic-annealing semi-supervised linear SVM (DA-S3VM; Sindhwani & Keerthi 2006).
 
-    ``y == -1`` marks unlabeled rows; the other rows carry exactly two labels.
-    Looks for a good minimum of the same objective as :class:`TSVM`,
+    ``y == -1`` marks unlabeled rows; the other rows carry two labels (more:
+    one-vs-rest, see :class:`TSVM`). Looks for a good minimum of the same objective as :class:`TSVM`,
     """ + _OBJECTIVE_DOC + r"""
     by relaxing the unlabeled labels to probabilities p_j (mean(p) = ``r``)
     with an entropy term at temperature T: at each T it alternates a
@@ -349,6 +420,8 @@ class DASVM(_SemiSupervisedLinear):
     Defaults: ``lam = 0.001``, ``lam_u = 1`` (the reference implementation's
     usual starting values, see :class:`TSVM`), T0 = 10 lam_u and the rate 1.5
     of the reference implementation; ``r`` defaults to the labeled fraction.
+    More than two classes: one-vs-rest exactly as :class:`TSVM` (an
+    extension of the paper; per-class ``r_k``).
 
     Parameters
     ----------
@@ -363,6 +436,8 @@ class DASVM(_SemiSupervisedLinear):
         Alternating rounds per temperature at most.
     kl_tol : float, default=1e-6
     entropy_tol : float, default=1e-6
+    inner_tol : float or None, default=1e-3
+        CGLS tolerance of the w-steps (never below ``tol``); None: ``tol``.
     verbose : int, default=0
         1: log each temperature; 2: also each round and Newton iteration.
 
@@ -382,7 +457,8 @@ class DASVM(_SemiSupervisedLinear):
     def __init__(self, *, lam=1e-3, lam_u=1.0, r=None, T0=None, T_rate=1.5,
                  max_outer_iter=30, max_inner_iter=100, kl_tol=1e-6,
                  entropy_tol=1e-6, fit_intercept=True, intercept_scaling=1.0,
-                 tol=1e-6, max_iter=50, cg_max_iter=10000, verbose=0):
+                 tol=1e-6, max_iter=50, cg_max_iter=10000, inner_tol=1e-3,
+                 verbose=0):
         self.lam = lam
         self.lam_u = lam_u
         self.r = r
@@ -397,10 +473,11 @@ class DASVM(_SemiSupervisedLinear):
         self.tol = tol
         self.max_iter = max_iter
         self.cg_max_iter = cg_max_iter
+        self.inner_tol = inner_tol
         self.verbose = verbose
 
     def _solver_params(self):
         return {"T0": self.T0, "T_rate": self.T_rate,
-                    "max_outer_iter": self.max_outer_iter,
-                    "max_inner_iter": self.max_inner_iter, "kl_tol": self.kl_tol,
-                    "entropy_tol": self.entropy_tol}
+                "max_outer_iter": self.max_outer_iter,
+                "max_inner_iter": self.max_inner_iter, "kl_tol": self.kl_tol,
+                "entropy_tol": self.entropy_tol, "inner_tol": self.inner_tol}
