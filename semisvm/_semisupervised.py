@@ -108,6 +108,8 @@ class _Problem:
             "rel_tol": check_positive(rel_tol, "rel_tol", allow_zero=True),
             "max_iter": check_int(max_iter, "max_iter"),
             "cg_max_iter": check_int(cg_max_iter, "cg_max_iter"),
+            # few features: exact Newton steps by Cholesky (see l2svm_mfn)
+            "direct": solvers._use_direct(X, "auto"),
         }
         lab = y != 0
         self.idx_l = np.flatnonzero(lab)

@@ -384,9 +384,11 @@ def test_tsvm_objective_non_increasing_across_switches(caplog):
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
-def test_inexact_solves_keep_the_result(seed):
+def test_inexact_solves_keep_the_result(seed, monkeypatch):
     """inner_tol (default) vs every solve to tol: same labels on the clusters,
     objectives within 1e-6 (TSVM) / 1e-3 (DA) relative, fewer CGLS iterations."""
+    # CGLS Newton steps (2 features would otherwise be factorised exactly)
+    monkeypatch.setattr(solvers, "_use_direct", lambda X, newton: False)
     X, y, _ = make_clusters(seed)
     y = np.where(y == -1, 0.0, np.where(y == 1, 1.0, -1.0))
     for S in (1, 10000):
@@ -519,3 +521,16 @@ def test_one_vs_rest_model_file_round_trip(tmp_path):
     np.testing.assert_array_equal(back.coef_, est.coef_)
     np.testing.assert_array_equal(back.predict(X), est.predict(X))
     assert isinstance(back.result_, tuple) and len(back.result_) == 3
+
+
+def test_cholesky_newton_steps_match_cgls(monkeypatch):
+    """Few features: TSVM/DA factorise the Newton systems; same answer as CGLS."""
+    X, y, _ = make_problem(4, n=300)
+    direct_tsvm, direct_da = solvers.tsvm(X, y, tol=1e-10), solvers.da_s3vm(X, y, tol=1e-10)
+    assert direct_tsvm.n_cg_iter == 0 and direct_da.n_cg_iter == 0
+    monkeypatch.setattr(solvers, "_use_direct", lambda X, newton: False)
+    cg_tsvm, cg_da = solvers.tsvm(X, y, tol=1e-10), solvers.da_s3vm(X, y, tol=1e-10)
+    assert cg_tsvm.n_cg_iter > 0
+    np.testing.assert_array_equal(direct_tsvm.labels, cg_tsvm.labels)
+    assert direct_tsvm.objective == pytest.approx(cg_tsvm.objective, rel=1e-6)
+    assert direct_da.objective == pytest.approx(cg_da.objective, rel=1e-3)
