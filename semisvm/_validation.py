@@ -200,25 +200,6 @@ def check_ssl_targets(y, n_samples, name="y"):
     return y.astype(np.float64)
 
 
-def encode_semisupervised(y, name="y", estimator="This estimator"):
-    """Split ``y`` (``UNLABELED`` = -1 marks unlabeled rows) for binary estimators.
-
-    Returns ``(classes, y_ssl)`` with ``classes`` the two labels (sorted; the
-    second maps to +1) and ``y_ssl`` in {-1, 0, +1} (0 = unlabeled).
-    """
-    check_classification_targets(y)
-    y = np.asarray(y)
-    unl = y == UNLABELED if y.dtype.kind in "biuf" else np.zeros(y.shape, bool)
-    if not np.any(~unl):
-        raise ValueError(
-            f"{estimator} needs labeled rows: every entry of {name} is "
-            f"{UNLABELED} (unlabeled)")
-    classes, y_pm = encode_binary(y[~unl], name=name, estimator=estimator)
-    y_ssl = np.zeros(y.shape[0])
-    y_ssl[~unl] = y_pm
-    return classes, y_ssl
-
-
 PU_UNLABELED = (-1, 0)
 KERNELS = ("linear", "rbf", "poly", "precomputed")
 
