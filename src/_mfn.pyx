@@ -172,7 +172,7 @@ cdef int _mfn(RowData X, floating bias_scale, const floating *cpos,
             for i in range(n_act):
                 obar[active[i]] = q[i]
         else:
-            _copy(<int> D, w, 1, wbar, 1)
+            # (a failed factorisation leaves wbar = w: CGLS starts from there)
             cg_status = cgls(X, bias_scale, active, n_act, a, t, lam, wbar,
                              obar, tol, eta, cg_max_iter, z, q, r, p, s, minv,
                              tbuf, n_threads, &cg_iter)
