@@ -16,6 +16,7 @@ import numpy as np
 
 from cython cimport floating
 from cython.parallel cimport parallel, prange, threadid
+from libc.string cimport memset
 from semisvm._core._blas cimport _dot, _axpy, _copy
 from semisvm._core._dataset cimport RowData, row_dot, row_axpy, row_view
 
@@ -59,11 +60,12 @@ cdef void rows_rmatvec(RowData X, floating bias_scale, const int *rows,
             if z[k] != 0:
                 row_axpy(X, rows[k], z[k], out)
     else:
+        # all slices are cleared here, not by their threads: OpenMP may start
+        # fewer threads than asked, and a slice nobody ran must add zero
+        memset(tbuf, 0, D * n_threads * sizeof(floating))
         with parallel(num_threads=n_threads):
             tid = threadid()
             mine = tbuf + tid * D
-            for j in range(D):
-                mine[j] = 0
             for k in prange(n_rows, schedule="static"):
                 if z[k] != 0:
                     row_axpy(X, rows[k], z[k], mine)
