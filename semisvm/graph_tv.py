@@ -923,7 +923,7 @@ class _CheegerBase(_GraphTVBase):
         return graph_cheeger(K, W, y, loss=self._loss, lam=self.lam, mu=self.mu,
                              r=self.r, c=self.c, normalize=self.normalize,
                              tol=self.tol, n_stable=self.n_stable,
-                        label_tol=self.label_tol,
+                             label_tol=self.label_tol,
                              max_iter=self.max_iter, rof_tol=self.rof_tol,
                              rof_max_iter=self.rof_max_iter,
                              verbose=bool(self.verbose))

@@ -43,6 +43,31 @@ class _LaplacianBase(ClassifierMixin, BaseEstimator):
 
     _loss = "squared_hinge"
 
+    def __init__(self, *, gamma_A=1e-4, gamma_I=1.0, kernel="rbf", gamma=None,
+                 degree=3, coef0=0.0, n_neighbors=None, graph_weight="heat",
+                 graph_t=None, normalized_laplacian=True, p=1, solver="pcg",
+                 fit_intercept=True, stop="stability", tol=None, max_iter=None,
+                 check_every=None, eta=0.015, verbose=0):
+        self.gamma_A = gamma_A
+        self.gamma_I = gamma_I
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.n_neighbors = n_neighbors
+        self.graph_weight = graph_weight
+        self.graph_t = graph_t
+        self.normalized_laplacian = normalized_laplacian
+        self.p = p
+        self.solver = solver
+        self.fit_intercept = fit_intercept
+        self.stop = stop
+        self.tol = tol
+        self.max_iter = max_iter
+        self.check_every = check_every
+        self.eta = eta
+        self.verbose = verbose
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = self.kernel != "precomputed"
@@ -293,31 +318,6 @@ class LapSVM(_LaplacianBase):
     over the error-vector set, exact and finite (O(n^3) per step).
     """ + _PARAMS_DOC
 
-    def __init__(self, *, gamma_A=1e-4, gamma_I=1.0, kernel="rbf", gamma=None,
-                 degree=3, coef0=0.0, n_neighbors=None, graph_weight="heat",
-                 graph_t=None, normalized_laplacian=True, p=1, solver="pcg",
-                 fit_intercept=True, stop="stability", tol=None, max_iter=None,
-                 check_every=None, eta=0.015, verbose=0):
-        self.gamma_A = gamma_A
-        self.gamma_I = gamma_I
-        self.kernel = kernel
-        self.gamma = gamma
-        self.degree = degree
-        self.coef0 = coef0
-        self.n_neighbors = n_neighbors
-        self.graph_weight = graph_weight
-        self.graph_t = graph_t
-        self.normalized_laplacian = normalized_laplacian
-        self.p = p
-        self.solver = solver
-        self.fit_intercept = fit_intercept
-        self.stop = stop
-        self.tol = tol
-        self.max_iter = max_iter
-        self.check_every = check_every
-        self.eta = eta
-        self.verbose = verbose
-
 
 class LapRLS(_LaplacianBase):
     r"""Laplacian Regularized Least Squares (squared loss), primal.
@@ -342,22 +342,6 @@ class LapRLS(_LaplacianBase):
                  graph_t=None, normalized_laplacian=True, p=1, solver="closed",
                  fit_intercept=True, stop="stability", tol=None, max_iter=None,
                  check_every=None, eta=0.015, verbose=0):
-        self.gamma_A = gamma_A
-        self.gamma_I = gamma_I
-        self.kernel = kernel
-        self.gamma = gamma
-        self.degree = degree
-        self.coef0 = coef0
-        self.n_neighbors = n_neighbors
-        self.graph_weight = graph_weight
-        self.graph_t = graph_t
-        self.normalized_laplacian = normalized_laplacian
-        self.p = p
-        self.solver = solver
-        self.fit_intercept = fit_intercept
-        self.stop = stop
-        self.tol = tol
-        self.max_iter = max_iter
-        self.check_every = check_every
-        self.eta = eta
-        self.verbose = verbose
+        # the same parameters as LapSVM; only the default solver differs
+        super().__init__(**{k: v for k, v in locals().items()
+                            if k not in ("self", "__class__")})
