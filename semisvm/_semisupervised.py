@@ -63,6 +63,7 @@ from __future__ import annotations
 import logging
 
 import numpy as np
+import scipy.sparse as sp
 from scipy.special import xlogy
 
 from semisvm import solvers
@@ -78,7 +79,7 @@ from semisvm._validation import (
     check_X,
 )
 
-__all__ = ["da_s3vm", "tsvm"]
+__all__ = ["da_s3vm", "default_lam", "tsvm"]
 
 logger = logging.getLogger("semisvm")
 
@@ -177,6 +178,53 @@ class _Problem:
         return w[: self.d].copy(), float(self.s * w[self.d])
 
 
+#: default ``lam`` per unit of the mean squared row norm (``lam="auto"``)
+LAM_SCALE = 1e-2
+
+
+def default_lam(X, lam="auto"):
+    """Resolve ``lam="auto"`` to ``LAM_SCALE * mean_i ||x_i||^2`` (else ``lam``).
+
+    Why: scaling the features by a multiplies the solution w by 1/a, so the
+    regulariser must scale by a^2 for the outputs (and the labels found) to
+    stay the same; SVM-light sets its default C to ``1 / avg(x.x)`` for that
+    reason. Its ``1/2 ||w||^2 + C sum_L loss_i`` times lam is this
+    objective's ``lam/2 ||w||^2 + 1/(2l) sum_L loss_i`` when
+    ``lam C = 1/(2l)``, i.e. ``lam = avg(x.x) / (2l)``. As in SVMlin, lam is
+    kept independent of l (the 1/l costs already normalise the labeled loss,
+    and the MFN solves stay well conditioned at large l); the constant is
+    SVM-light's rule at l = 50 labels, the few-labels regime these methods
+    are for, so the benchmark compares both at the same regularisation:
+    ``lam = 0.01 avg(x.x)``. On unit-norm rows (tf-idf text) that is 0.01,
+    ten times SVMlin's usual 0.001; on dense unnormalised data (pixels,
+    Gaussian features: avg(x.x) from 50 to 4000) a fixed 0.001 is 500 to
+    40000 times weaker than SVM-light's default and leaves 50 labels in 50+
+    dimensions almost unregularised, which hurt TSVM and most of all DA
+    (g50c: 12 and 23 % error against SVM-light's 7 %). Checked on six data
+    sets outside the benchmark (USPS training digits 0-4 vs 5-9, MNIST 3 vs
+    8, scikit-learn digits 0-4 vs 5-9, a9a, isolet, kr-vs-kp; 50 random
+    labels, 3 draws; mean error of TSVM / DA): LAM_SCALE 1e-3: 15.0 / 14.7 %,
+    3e-3: 14.2 / 13.7 %, 1e-2: 15.3 / 15.4 %, 3e-2: 17.8 / 18.1 %, the fixed
+    lam = 0.001: 16.2 / 22.3 %. 3e-3 did slightly better there, by about the
+    spread between draws; 1e-2 is kept because it is the peer's rule (the
+    same regularisation as the SVM-light comparison), not a value fitted to
+    any benchmark split. The mean is over all rows (labeled and
+    unlabeled, as SVM-light), without the bias feature; an all-zero X counts
+    as unit norm.
+    """
+    if not (isinstance(lam, str) and lam == "auto"):
+        return lam
+    X = check_X(X)
+    n = X.shape[0]
+    if sp.issparse(X):
+        v = X.data
+    else:
+        v = X.reshape(-1)
+    # one BLAS dot (no copy; float32 accumulation is enough for a scale)
+    sq = float(np.dot(v, v)) / n if n else 0.0
+    return LAM_SCALE * (sq if sq > 0 else 1.0)
+
+
 def _tiers(inner_tol, cur, lam_u):
     """CGLS tolerances of TSVM's switching rounds at unlabeled weight ``cur``:
     the loose one scaled by cur / lam_u, one inexact Newton step, then tol."""
@@ -190,7 +238,7 @@ def _l2(z):
     return m * m
 
 
-def tsvm(X, y, *, lam=1e-3, lam_u=1.0, r=None, S=10000, lam_u_init=1e-5,
+def tsvm(X, y, *, lam="auto", lam_u=1.0, r=None, S=10000, lam_u_init=1e-5,
          lam_u_rate=1.5, costs=None, fit_intercept=True, intercept_scaling=1.0,
          tol=1e-6, max_iter=50, cg_max_iter=10000, rel_tol=1e-9,
          max_inner_iter=10000, inner_tol=1e-2, verbose=0) -> TSVMResult:
@@ -218,8 +266,10 @@ def tsvm(X, y, *, lam=1e-3, lam_u=1.0, r=None, S=10000, lam_u_init=1e-5,
     y : array-like of shape (n_samples,)
         +1 / -1 on the labeled rows, **0 on the unlabeled rows** (the SVMlin
         and svmlight-file convention; the estimators map their -1 to 0).
-    lam : float > 0, default=1e-3
-        Regularisation weight lambda.
+    lam : float > 0 or "auto", default="auto"
+        Regularisation weight lambda; "auto": ``0.01 * mean_i ||x_i||^2``
+        (0.01 on unit-norm rows), scale-invariant like SVM-light's default
+        C; see :func:`default_lam` for the reasoning.
     lam_u : float >= 0, default=1.0
         Final weight lambda_u of the unlabeled loss.
     r : float in (0, 1), optional
@@ -253,6 +303,7 @@ def tsvm(X, y, *, lam=1e-3, lam_u=1.0, r=None, S=10000, lam_u_init=1e-5,
     -------
     TSVMResult
     """
+    lam = default_lam(X, lam)
     P = _Problem(X, y, costs, lam, lam_u, r, fit_intercept, intercept_scaling,
                  tol, rel_tol, max_iter, cg_max_iter)
     S = check_int(S, "S")
@@ -358,7 +409,7 @@ def _da_objective(P, w, o, lam_u, p, T):
     return float(F)
 
 
-def da_s3vm(X, y, *, lam=1e-3, lam_u=1.0, r=None, T0=None, T_rate=1.5,
+def da_s3vm(X, y, *, lam="auto", lam_u=1.0, r=None, T0=None, T_rate=1.5,
             max_outer_iter=30, max_inner_iter=100, kl_tol=1e-6,
             entropy_tol=1e-6, costs=None, fit_intercept=True,
             intercept_scaling=1.0, tol=1e-6, max_iter=50, cg_max_iter=10000,
@@ -411,6 +462,7 @@ def da_s3vm(X, y, *, lam=1e-3, lam_u=1.0, r=None, T0=None, T_rate=1.5,
     -------
     DAResult
     """
+    lam = default_lam(X, lam)
     P = _Problem(X, y, costs, lam, lam_u, r, fit_intercept, intercept_scaling,
                  tol, rel_tol, max_iter, cg_max_iter)
     T_rate = check_positive(T_rate, "T_rate")

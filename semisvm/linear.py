@@ -16,6 +16,7 @@ from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from semisvm import solvers
+from semisvm._semisupervised import default_lam
 from semisvm._validation import (
     FLOAT_DTYPES,
     as_csr32,
@@ -194,7 +195,7 @@ class _SemiSupervisedLinear(_LinearDecisionMixin, ClassifierMixin, BaseEstimator
 
     def _fit_binary(self, X, y_ssl, r):
         res = type(self)._solver(
-            X, y_ssl, lam=self.lam, lam_u=self.lam_u, r=r,
+            X, y_ssl, lam=self.lam_, lam_u=self.lam_u, r=r,
             fit_intercept=self.fit_intercept,
             intercept_scaling=self.intercept_scaling, tol=self.tol,
             max_iter=self.max_iter, cg_max_iter=self.cg_max_iter,
@@ -214,6 +215,8 @@ class _SemiSupervisedLinear(_LinearDecisionMixin, ClassifierMixin, BaseEstimator
         X = as_csr32(X)
         self.classes_, y_idx = encode_semisupervised_multiclass(
             y, estimator=type(self).__name__)
+        # "auto": scale-invariant default (see default_lam)
+        self.lam_ = default_lam(X, self.lam)
         K = self.classes_.shape[0]
         if K == 2:
             y_ssl = np.where(y_idx < 0, 0.0, np.where(y_idx == 1, 1.0, -1.0))
@@ -296,12 +299,21 @@ class TSVM(_SemiSupervisedLinear):
     switch lowers it. ``S = 1`` is Joachims' TSVM; the default switches many
     pairs per round and needs far fewer MFN calls.
 
-    Defaults: ``lam = 0.001`` and ``lam_u = 1`` are the reference
-    implementation's usual starting values (SVMlin: ``-W 0.001 -U 1``); with
-    the 1/l and 1/u normalisations they make the labeled and unlabeled losses
-    comparable whatever l and u, and keep the regulariser small, as suits
-    sparse high-dimensional data such as text. ``r`` defaults to the fraction
-    of ``classes_[1]`` among the labeled rows.
+    Defaults: ``lam_u = 1`` is the reference implementation's usual value
+    (SVMlin: ``-W 0.001 -U 1``): with the 1/l and 1/u normalisations the
+    labeled and unlabeled losses weigh alike whatever l and u (SVM-light's
+    ``C* = C`` per example would be ``lam_u = u / l``, which did no better
+    on validation data and worse for DA). ``lam="auto"`` is
+    ``0.01 * mean_i ||x_i||^2``: scale-invariant, as SVM-light's default
+    ``C = 1 / avg(x.x)``, and equal to that rule at l = 50 labels (the
+    objective's ``lam = avg(x.x) / (2 l)``), kept independent of l as in
+    SVMlin; on unit-norm text rows it is 0.01 (SVMlin's 0.001 is ten times
+    weaker; on unnormalised dense data a fixed 0.001 barely regularises and
+    DA degrades most). The reasoning and a validation on six other data
+    sets are in :func:`semisvm._semisupervised.default_lam`. The schedule
+    constants (``lam_u_init = 1e-5``, rate 1.5) are SVMlin's and
+    SVM-light's. ``r`` defaults to the fraction of ``classes_[1]`` among the
+    labeled rows.
 
     **More than two classes** (an extension: the paper is binary): one binary
     TSVM per class k, class k against the other labeled rows, all rows
@@ -313,8 +325,10 @@ class TSVM(_SemiSupervisedLinear):
 
     Parameters
     ----------
-    lam : float, default=1e-3
-        Regularisation weight lambda (> 0).
+    lam : float or "auto", default="auto"
+        Regularisation weight lambda (> 0); "auto": ``0.01 * mean ||x_i||^2``
+        over all training rows (see Defaults above). The value used is
+        ``lam_``.
     lam_u : float, default=1.0
         Final weight of the unlabeled loss (>= 0; 0 gives the supervised SVM).
     r : float in (0, 1) or array of shape (n_classes,), default=None
@@ -358,6 +372,8 @@ class TSVM(_SemiSupervisedLinear):
     n_iter_ : int
         MFN calls.
     n_features_in_ : int
+    lam_ : float
+        The regularisation weight used (``lam``, or its "auto" value).
     result_ : TSVMResult
 
     Examples
@@ -374,7 +390,7 @@ class TSVM(_SemiSupervisedLinear):
 
     _solver = staticmethod(solvers.tsvm)
 
-    def __init__(self, *, lam=1e-3, lam_u=1.0, r=None, S=10000, lam_u_init=1e-5,
+    def __init__(self, *, lam="auto", lam_u=1.0, r=None, S=10000, lam_u_init=1e-5,
                  lam_u_rate=1.5, fit_intercept=True, intercept_scaling=1.0,
                  tol=1e-6, max_iter=50, cg_max_iter=10000, max_inner_iter=10000,
                  inner_tol=1e-2, verbose=0):
@@ -417,9 +433,9 @@ class DASVM(_SemiSupervisedLinear):
     objective above after any w-step is kept. The labeled part is
     ``lam`` times LIBLINEAR's objective with **C = 1 / (2 lam l)**.
 
-    Defaults: ``lam = 0.001``, ``lam_u = 1`` (the reference implementation's
-    usual starting values, see :class:`TSVM`), T0 = 10 lam_u and the rate 1.5
-    of the reference implementation; ``r`` defaults to the labeled fraction.
+    Defaults: ``lam="auto"`` (``0.01 * mean ||x_i||^2``) and ``lam_u = 1``
+    as :class:`TSVM` (reasoning there), T0 = 10 lam_u and the rate 1.5 of
+    the reference implementation; ``r`` defaults to the labeled fraction.
     More than two classes: one-vs-rest exactly as :class:`TSVM` (an
     extension of the paper; per-class ``r_k``).
 
@@ -443,7 +459,7 @@ class DASVM(_SemiSupervisedLinear):
 
     Attributes
     ----------
-    coef_, intercept_, classes_, n_features_in_
+    coef_, intercept_, classes_, n_features_in_, lam_
     transduction_ : ndarray of shape (n_samples,)
         Given labels, and ``p_j > 1/2`` on the unlabeled rows.
     n_iter_ : int
@@ -454,7 +470,7 @@ class DASVM(_SemiSupervisedLinear):
 
     _solver = staticmethod(solvers.da_s3vm)
 
-    def __init__(self, *, lam=1e-3, lam_u=1.0, r=None, T0=None, T_rate=1.5,
+    def __init__(self, *, lam="auto", lam_u=1.0, r=None, T0=None, T_rate=1.5,
                  max_outer_iter=30, max_inner_iter=100, kl_tol=1e-6,
                  entropy_tol=1e-6, fit_intercept=True, intercept_scaling=1.0,
                  tol=1e-6, max_iter=50, cg_max_iter=10000, inner_tol=1e-3,
