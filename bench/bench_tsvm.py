@@ -6,16 +6,21 @@ Two tables, each measured side by side in one run:
 1. **Paper data** (``../shared/data``; skipped with a message when absent):
    pcmac (the paper's own text set) with its 10 stored splits of 50 labels,
    g50c and uspst (digits 0-4 vs 5-9) with theirs. Error on the unlabeled
-   rows of LinearSVM trained on the labels only (the same labeled loss:
-   ``lam * l`` with unit costs), TSVM (S=1), TSVM (S=10000) and DASVM,
-   averaged over the splits, with the mean fit time. With ``--svmlight``,
-   also the transductive SVM of SVM-light (Joachims; the peer of
-   ``../shared/PEERS.md``), its defaults but ``-p`` = the labeled positive
-   fraction (the r of TSVM), built from the ``svmlight`` 0.4 sdist's C
-   sources in a temporary folder (non-commercial licence: never stored
-   here), and its time ratio to TSVM (S=10000) and to DASVM (svm_learn's
-   wall time alone, without writing its input file). Figures to cite beside
-   them (LapSVM paper, Melacci & Belkin 2011, its protocol): pcmac supervised
+   rows of LinearSVM trained on the labels only (the same labeled loss and
+   regularisation: the estimators' ``lam_`` times l with unit costs), TSVM
+   (S=1), TSVM (S=10000) and DASVM, all with their defaults (``lam="auto"``
+   = 0.01 avg(x.x)), averaged over the splits, with the mean fit time (wall
+   and CPU: the machine is shared, so ratios use CPU time). With
+   ``--svmlight``, also the transductive SVM of SVM-light (Joachims; the
+   peer of ``../shared/PEERS.md``), its defaults (C = 1/avg(x.x), hinge
+   loss, unregularised bias, unlabeled bound C* annealed from 1e-5 C by 1.5
+   up to C) but ``-p`` = the labeled positive fraction (the r of TSVM),
+   built from the ``svmlight`` 0.4 sdist's C sources in a temporary folder
+   (non-commercial licence: never stored here), and its CPU-time ratio to
+   TSVM (S=10000) and to DASVM (svm_learn alone, without writing its input
+   file). Our ``lam="auto"`` is SVM-light's C rule at l = 50 labels, so both
+   sides run at the same regularisation. Figures to cite beside them
+   (LapSVM paper, Melacci & Belkin 2011, its protocol): pcmac supervised
    SVM 19.7 %, LapSVM 9.7 %.
 2. **Scale**: a seeded synthetic sparse text-like problem (Zipf columns,
    tf-idf rows, planted separator, 50,000 features, ~50 nnz per row, 1 %
@@ -36,8 +41,10 @@ Usage (from the repository root, on a build without cython-checks)::
     python bench/bench_tsvm.py --sizes 10000 100000
     python bench/bench_tsvm.py --skip-scale     # paper data only
     python bench/bench_tsvm.py --skip-scale --svmlight --data pcmac g50c
+    python bench/bench_tsvm.py --skip-scale --svmlight --splits 3   # quicker
 """
 import os
+import resource  # noqa: E402  (POSIX: CPU time of svm_learn)
 
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
@@ -83,9 +90,17 @@ def load(name):
 
 
 def timed(fn):
-    t = time.perf_counter()
+    """(result, wall seconds, CPU seconds of this process)."""
+    t, c = time.perf_counter(), time.process_time()
     out = fn()
-    return out, time.perf_counter() - t
+    return out, time.perf_counter() - t, time.process_time() - c
+
+
+def load_avg():
+    try:
+        return "load average %.2f %.2f %.2f" % os.getloadavg()
+    except OSError:
+        return "load average unknown"
 
 
 def build_svmlight(workdir):
@@ -122,60 +137,77 @@ def svmlight_transductive(svm_learn, X, y, r, workdir):
     trans = Path(workdir) / "trans.txt"
     dump_svmlight_file(X, y, str(train), zero_based=False)
     t = time.perf_counter()
+    c = resource.getrusage(resource.RUSAGE_CHILDREN)
     subprocess.run([str(svm_learn), "-p", repr(float(r)), "-l", str(trans),
                     str(train), str(Path(workdir) / "model.txt")],
                    check=True, capture_output=True)
     sec = time.perf_counter() - t
+    c2 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (c2.ru_utime + c2.ru_stime) - (c.ru_utime + c.ru_stime)
     # one line per unlabeled row, in file order: "<o>:+1 <-o>:-1"
     out = np.array([float(line.split(":")[0]) for line in trans.read_text().split()
                     if line.endswith(":+1")])
-    return np.where(out > 0, 1, -1), sec
+    return np.where(out > 0, 1, -1), sec, cpu
 
 
-def paper_table(names, svm_learn=None, workdir=None):
-    print("\n== paper data: error (%) on the unlabeled rows, mean over splits "
-          "(mean fit time, s) ==")
-    head = (f"{'data':<8}{'splits':>7}{'LinearSVM':>16}{'TSVM S=1':>16}"
-            f"{'TSVM S=1e4':>16}{'DASVM':>16}")
+def paper_table(names, svm_learn=None, workdir=None, splits=None):
+    print("\n== paper data: error (%) on the unlabeled rows, mean over splits; "
+          "mean fit time wall / CPU (s) ==")
+    print(f"({load_avg()} at start; 2 cores shared)")
+    keys = ("sup", "s1", "sm", "da") + (("light",) if svm_learn else ())
+    title = {"sup": "LinearSVM", "s1": "TSVM S=1", "sm": "TSVM S=1e4",
+             "da": "DASVM", "light": "SVM-light TSVM"}
+    head = f"{'data':<7}{'splits':>7}{'lam':>8}" + "".join(
+        f"{title[k]:>22}" for k in keys)
     if svm_learn is not None:
-        head += f"{'SVM-light TSVM':>18}{'x TSVM':>8}{'x DASVM':>8}"
+        head += f"{'light/TSVM':>12}{'light/DA':>10}"
     print(head + "   cited")
     for name in names:
         got = load(name)
         if got is None or got[2] is None:
-            print(f"{name:<8} skipped: {DATA / (name + '.npz')} or its splits absent")
+            print(f"{name:<7} skipped: {DATA / (name + '.npz')} or its splits absent")
             continue
         X, yall, idx_lab, idx_unl = got
-        keys = ("sup", "s1", "sm", "da") + (("light",) if svm_learn else ())
-        cols = {k: ([], []) for k in keys}
-        for il, iu in zip(idx_lab, idx_unl):
+        pairs = list(zip(idx_lab, idx_unl))[: splits]
+        cols = {k: ([], [], []) for k in keys}
+        lam = None
+        for il, iu in pairs:
             y = np.full(X.shape[0], -1)
             y[il] = yall[il]
-            sup, t = timed(lambda: LinearSVM(lam=1e-3 * len(il)).fit(X[il], yall[il]))
-            cols["sup"][0].append(np.mean(sup.predict(X[iu]) != yall[iu]))
-            cols["sup"][1].append(t)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 for key, est in (("s1", TSVM(S=1)), ("sm", TSVM()), ("da", DASVM())):
-                    est, t = timed(lambda est=est: est.fit(X, y))
+                    est, t, c = timed(lambda est=est: est.fit(X, y))
+                    lam = est.lam_
                     cols[key][0].append(np.mean(est.transduction_[iu] != yall[iu]))
                     cols[key][1].append(t)
+                    cols[key][2].append(c)
+            # the same labeled loss and regularisation: lam_ with 1/l costs
+            sup, t, c = timed(lambda: LinearSVM(lam=lam * len(il)).fit(X[il], yall[il]))
+            cols["sup"][0].append(np.mean(sup.predict(X[iu]) != yall[iu]))
+            cols["sup"][1].append(t)
+            cols["sup"][2].append(c)
             if svm_learn is not None:
                 ypm = np.where(y == -1, 0, np.where(y == 1, 1, -1))
                 unl = np.flatnonzero(y == -1)
-                lab, t = svmlight_transductive(svm_learn, X, ypm,
-                                               np.mean(yall[il] == 1), workdir)
+                lab, t, c = svmlight_transductive(svm_learn, X, ypm,
+                                                  np.mean(yall[il] == 1), workdir)
                 truth = np.where(yall[unl] == 1, 1, -1)
                 cols["light"][0].append(np.mean(lab != truth))
                 cols["light"][1].append(t)
-        cells = "".join(f"{100 * np.mean(e):>8.2f} ({np.mean(t):>5.2f})"
-                        for k, (e, t) in cols.items() if k != "light")
+                cols["light"][2].append(c)
+        cells = "".join(f"{100 * np.mean(e):>7.2f} ({np.mean(t):>5.2f}/{np.mean(c):>5.2f})"
+                        for e, t, c in cols.values())
         if svm_learn is not None:
-            e, t = cols["light"]
-            cells += (f"{100 * np.mean(e):>8.2f} ({np.mean(t):>7.2f})"
-                      f"{np.mean(t) / np.mean(cols['sm'][1]):>8.0f}"
-                      f"{np.mean(t) / np.mean(cols['da'][1]):>8.0f}")
-        print(f"{name:<8}{len(idx_lab):>7}{cells}   {CITED.get(name, '')}", flush=True)
+            # CPU-time ratios (wall time is distorted by the shared load)
+            c_l = np.mean(cols["light"][2])
+            cells += (f"{c_l / np.mean(cols['sm'][2]):>12.0f}"
+                      f"{c_l / np.mean(cols['da'][2]):>10.0f}")
+        print(f"{name:<7}{len(pairs):>7}{lam:>8.3g}{cells}   {CITED.get(name, '')}",
+              flush=True)
+        per = "  ".join(f"{title[k]}: " + " ".join(f"{100 * e:.1f}" for e in v[0])
+                        for k, v in cols.items())
+        print(f"        per split: {per}", flush=True)
 
 
 def make_text_like(n, d=50000, nnz=50, seed=0, noise=0.05, zipf=1.1):
@@ -206,24 +238,25 @@ def make_text_like(n, d=50000, nnz=50, seed=0, noise=0.05, zipf=1.1):
 
 
 def traced(fn):
-    """(result, seconds, peak traced bytes above the start)."""
+    """(result, wall seconds, CPU seconds, peak traced bytes above the start)."""
     tracemalloc.start()
     tracemalloc.reset_peak()
     base = tracemalloc.get_traced_memory()[0]
-    t = time.perf_counter()
+    t, c = time.perf_counter(), time.process_time()
     out = fn()
-    sec = time.perf_counter() - t
+    sec, cpu = time.perf_counter() - t, time.process_time() - c
     peak = tracemalloc.get_traced_memory()[1] - base
     tracemalloc.stop()
-    return out, sec, peak
+    return out, sec, cpu, peak
 
 
 def scale_table(sizes, plot):
     print("\n== scale: synthetic text-like, 50,000 features, ~50 nnz/row, 1 % "
           "labeled ==")
-    print(f"{'rows':>9}{'nnz':>11}{'CSR MB':>8}{'LinearSVM s':>12}{'TSVM s':>9}"
-          f"{'x sup':>7}{'TSVM MB':>9}{'TSVM err':>9}{'DASVM s':>9}{'x sup':>7}"
-          f"{'DASVM MB':>9}{'DA err':>8}{'TSVM mfn/cg':>13}{'DA mfn/cg':>11}")
+    print("(times: wall / CPU seconds; ratios on CPU time; 2 shared cores)")
+    print(f"{'rows':>9}{'nnz':>11}{'CSR MB':>8}{'LinearSVM s':>14}{'TSVM s':>14}"
+          f"{'x sup':>7}{'TSVM MB':>9}{'TSVM err':>9}{'DASVM s':>14}{'x sup':>7}"
+          f"{'DASVM MB':>9}{'DA err':>8}{'TSVM mfn/cg':>13}{'DA mfn/cg':>11}  load")
     rows = []
     for n in sizes:
         X, yall = make_text_like(n, seed=1)
@@ -234,20 +267,22 @@ def scale_table(sizes, plot):
         y[lab] = yall[lab]
         unl = y == -1
         csr_mb = (X.data.nbytes + X.indices.nbytes + X.indptr.nbytes) / 2**20
+        load = os.getloadavg()[0]
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            _, t_sup, _ = traced(lambda: LinearSVM(lam=1e-3 * n).fit(X, yall))
-            ts, t_ts, m_ts = traced(lambda: TSVM().fit(X, y))
-            da, t_da, m_da = traced(lambda: DASVM().fit(X, y))
+            ts, t_ts, c_ts, m_ts = traced(lambda: TSVM().fit(X, y))
+            _, t_sup, c_sup, _ = traced(
+                lambda: LinearSVM(lam=ts.lam_ * n).fit(X, yall))
+            da, t_da, c_da, m_da = traced(lambda: DASVM().fit(X, y))
         e_ts = np.mean(ts.transduction_[unl] != yall[unl])
         e_da = np.mean(da.transduction_[unl] != yall[unl])
-        print(f"{n:>9}{X.nnz:>11}{csr_mb:>8.1f}{t_sup:>12.2f}{t_ts:>9.2f}"
-              f"{t_ts / t_sup:>7.1f}{m_ts / 2**20:>9.1f}{100 * e_ts:>8.2f}%"
-              f"{t_da:>9.2f}{t_da / t_sup:>7.1f}{m_da / 2**20:>9.1f}"
-              f"{100 * e_da:>7.2f}%"
+        print(f"{n:>9}{X.nnz:>11}{csr_mb:>8.1f}{t_sup:>7.2f}/{c_sup:<6.2f}"
+              f"{t_ts:>7.2f}/{c_ts:<6.2f}{c_ts / c_sup:>7.1f}{m_ts / 2**20:>9.1f}"
+              f"{100 * e_ts:>8.2f}%{t_da:>7.2f}/{c_da:<6.2f}{c_da / c_sup:>7.1f}"
+              f"{m_da / 2**20:>9.1f}{100 * e_da:>7.2f}%"
               f"{ts.result_.n_mfn:>7}/{ts.result_.n_cg_iter:<5}"
-              f"{da.result_.n_mfn:>5}/{da.result_.n_cg_iter:<5}", flush=True)
-        rows.append((n, X.nnz, t_sup, t_ts, t_da))
+              f"{da.result_.n_mfn:>5}/{da.result_.n_cg_iter:<5}  {load:.1f}", flush=True)
+        rows.append((n, X.nnz, c_sup, c_ts, c_da))
     if plot and len(rows) > 1:
         try:
             import matplotlib
@@ -263,7 +298,7 @@ def scale_table(sizes, plot):
             ax.loglog(a[:, 1], a[:, col], "o-", label=lab)
         ax.loglog(a[:, 1], a[0, 3] * a[:, 1] / a[0, 1], "k:", label="linear in nnz")
         ax.set_xlabel("nnz")
-        ax.set_ylabel("fit time (s)")
+        ax.set_ylabel("fit CPU time (s)")
         ax.legend()
         fig.tight_layout()
         fig.savefig(plot, dpi=120)
@@ -278,11 +313,13 @@ def main(argv=None):
     ap.add_argument("--svmlight", action="store_true",
                     help="add SVM-light's transductive SVM to the paper table "
                          "(downloaded and built in a temporary folder)")
+    ap.add_argument("--splits", type=int, default=None,
+                    help="use the first N stored splits (default: all 10)")
     ap.add_argument("--plot", default="bench_tsvm_scale.png")
     args = ap.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="semisvm-svmlight-") as tmp:
         svm_learn = build_svmlight(tmp) if args.svmlight else None
-        paper_table(args.data, svm_learn, tmp)
+        paper_table(args.data, svm_learn, tmp, args.splits)
     if not args.skip_scale:
         scale_table(args.sizes, args.plot)
 
