@@ -55,8 +55,11 @@ and every switch is tested on the outputs of the w it applies to. On that
 30,000-row problem: TSVM 129 MFN calls / 1027 CGLS iterations -> 86 / 254,
 DA 254 / 2156 -> 131 / 285, final objectives within 0.03 %.
 
-Constants follow the authors' SVMlin release (lam_u_init = 1e-5, rates 1.5,
-T0 = 10 lam_u, 30 temperatures, 100 inner rounds, tolerances 1e-6).
+Constants follow the authors' SVMlin release (lam_u = 1, lam_u_init = 1e-5,
+rates 1.5, T0 = 10 lam_u, 30 temperatures, 100 inner rounds, tolerances
+1e-6), except ``lam``: its default ``"auto"`` is ``0.01 mean ||x_i||^2``
+(:func:`default_lam`: SVM-light's scale-invariant C rule at 50 labels) where
+SVMlin's 0.001 assumes unit-norm rows.
 """
 from __future__ import annotations
 
