@@ -215,7 +215,10 @@ def default_lam(X, lam="auto"):
     unlabeled, as SVM-light), without the bias feature; an all-zero X counts
     as unit norm.
     """
-    if not (isinstance(lam, str) and lam == "auto"):
+    if isinstance(lam, str):
+        if lam != "auto":
+            raise ValueError(f'lam must be a number > 0 or "auto", got {lam!r}')
+    else:
         return lam
     X = check_X(X)
     n = X.shape[0]

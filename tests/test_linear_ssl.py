@@ -331,6 +331,24 @@ def test_no_unlabeled_rows_is_supervised():
     assert DASVM().fit(X, _ssl_y(y_true)).result_.converged
 
 
+@pytest.mark.parametrize("Est", [TSVM, DASVM])
+def test_lam_auto_is_scale_invariant(Est, container):
+    """lam="auto" = 0.01 mean ||x||^2: scaling X by a scales coef_ by 1/a and
+    keeps the labels (no bias: its constant feature does not scale)."""
+    X, y, _ = make_problem(5)
+    a = Est(fit_intercept=False).fit(container(X), _ssl_y(y))
+    b = Est(fit_intercept=False).fit(container(10 * X), _ssl_y(y))
+    assert a.lam_ == pytest.approx(0.01 * np.mean(np.sum(X * X, axis=1)), rel=1e-12)
+    assert b.lam_ == pytest.approx(100 * a.lam_, rel=1e-12)
+    np.testing.assert_array_equal(a.transduction_, b.transduction_)
+    np.testing.assert_allclose(b.coef_, a.coef_ / 10, rtol=1e-4, atol=1e-8)
+    # a fixed lam does not have that property
+    c = Est(fit_intercept=False, lam=a.lam_).fit(10 * X, _ssl_y(y))
+    assert not np.allclose(c.coef_, a.coef_ / 10, rtol=1e-2)
+    with pytest.raises(ValueError, match='lam must be a number > 0 or "auto"'):
+        Est(lam="big").fit(X, _ssl_y(y))
+
+
 # --------------------------------------------------------------- real data
 
 @pytest.mark.slow
