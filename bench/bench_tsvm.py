@@ -58,6 +58,16 @@ error: the cluster assumption fails there for every linear S3VM, SVM-light
 most. The defaults were not tuned on these splits (see
 ``semisvm._semisupervised.default_lam``).
 
+Scale (same session, load average 4-6; wall / CPU seconds; peak traced MB)::
+
+    rows   nnz     CSR MB  LinearSVM   TSVM (S=1e4)  MB     DASVM          MB
+    10k    474k      5.5   0.03/0.01    0.65/0.33     4.4    1.19/0.60     5.0
+    100k   4.74M    54.6   0.61/0.16   11.72/4.30    19.6   13.17/5.86    22.1
+    1M     47.4M   545.8   3.21/1.63   96.9/57.5    171.6  123.9/65.7    193.8
+
+(at 100k the former default lam = 0.001 took 7.2 / 8.5 CPU s for TSVM /
+DASVM; the earlier 1M measurement was 180 / 307 s wall.)
+
 Usage (from the repository root, on a build without cython-checks)::
 
     python bench/bench_tsvm.py                  # both tables, up to 1M rows
