@@ -288,9 +288,8 @@ def test_predict_bad_test_file(trained, tmp_path, capsys):
 
 @pytest.mark.slow
 def test_demo_prints_table(capsys):
-    start = time.perf_counter()
+    # (no wall-clock bound: speed lives in bench/, this machine is shared)
     assert main(["demo"]) == 0
-    assert time.perf_counter() - start < 50
     lines = capsys.readouterr().out.splitlines()
     assert lines[1].split()[:2] == ["algorithm", "estimator"]
     rows = {line.split()[0]: line for line in lines[3:]}
