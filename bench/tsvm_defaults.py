@@ -1,0 +1,229 @@
+#!/usr/bin/env python
+"""How the default ``lam`` of TSVM / DA-S3VM was chosen (held-out data only).
+
+The paper-table splits (pcmac, g50c, uspst) are deliberately NOT used here:
+they are the benchmark of ``bench/bench_tsvm.py``, and a default fitted to
+them would make that table meaningless.
+
+Binary held-out sets (50 random labels with both classes, the rest
+unlabeled, ``--draws`` draws; error on the unlabeled rows; rows subsampled
+to ``--max-rows`` with a fixed seed to keep the run short):
+
+* usps      USPS training digits 0-4 vs 5-9     (7291 x 256 dense)
+* mnist38   MNIST test 3 vs 8                   (1984 x 784 dense, 0..255)
+* digits    scikit-learn digits 0-4 vs 5-9 /16  (1797 x 64 dense)
+* a9a       Adult a9a train                     (32561 x 123 sparse binary)
+* isolet    USMO isolet (2 classes)             (600 x 51 dense, +-7.9)
+* krvskp    kr-vs-kp                            (3196 x 36 dense binary)
+
+Multi-class held-out sets, one-vs-rest as ``TSVM``/``DASVM`` do it
+(5 random labels per class, all other rows unlabeled, each unlabeled row
+given the class of the largest one-vs-rest output):
+
+* digits10  scikit-learn digits / 16, 10 classes (the setup of
+            tests/test_linear_ssl.py::test_digits_ten_classes, seeds 0..)
+* usps10    USPS test digits (2007 x 256), 10 classes
+* mnist10   MNIST test digits, 10 classes (2000-row subsample, /255)
+
+Rules compared (``avg`` = mean_i ||x_i||^2 over all rows, l = labeled rows
+of the binary problem, l_min = its smaller labeled class):
+
+* ``s=<c>``        lam = c avg, the same for every binary problem;
+* ``bal``          suffix: class-balanced labeled costs in one-vs-rest
+                   (each side's costs sum to l/2), identical to unit costs
+                   when the two labeled classes are equally frequent.
+
+Usage (repository root)::
+
+    python bench/tsvm_defaults.py                    # everything
+    python bench/tsvm_defaults.py --only ovr         # one-vs-rest sets
+    python bench/tsvm_defaults.py --rules s=0.003 s=0.01 --draws 3
+"""
+import argparse
+import os
+import sys
+import time
+
+import numpy as np
+import scipy.sparse as sp
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DATA = os.path.join(HERE, "..", "..", "shared", "data")
+sys.path.insert(0, DATA)
+
+from semisvm import solvers  # noqa: E402
+
+
+def _mean_sq_norm(X):
+    """mean_i ||x_i||^2, as default_lam computes it."""
+    v = X.data if sp.issparse(X) else np.asarray(X).reshape(-1)
+    return float(np.dot(v, v)) / X.shape[0]
+
+
+def _load(name):
+    from load import load
+    return load(name)
+
+
+def binary_sets(max_rows):
+    """name -> (X, y in {-1, +1})."""
+    from sklearn.datasets import load_digits
+    out = {}
+    d = _load("usps")
+    out["usps"] = (d["X"], np.where(d["y"] <= 4, 1, -1))
+    d = _load("mnist3vs8_t10k")
+    out["mnist38"] = (np.asarray(d["X"], dtype=np.float64),
+                      np.where(d["y"] == 3, 1, -1))
+    X, y = load_digits(return_X_y=True)
+    out["digits"] = (X / 16.0, np.where(y <= 4, 1, -1))
+    d = _load("adult_a9a")
+    out["a9a"] = (d["X"].tocsr(), np.where(d["y"] > 0, 1, -1))
+    d = _load("isolet")
+    out["isolet"] = (d["X"], np.where(d["y"] == 1, 1, -1))
+    d = _load("krvskp")
+    out["krvskp"] = (d["X"], np.where(d["y"] == 1, 1, -1))
+    rng = np.random.default_rng(12345)
+    for k, (X, y) in list(out.items()):
+        if X.shape[0] > max_rows:
+            keep = np.sort(rng.choice(X.shape[0], max_rows, replace=False))
+            out[k] = (X[keep], y[keep])
+    return out
+
+
+def multiclass_sets():
+    """name -> (X, y in 0..K-1)."""
+    from sklearn.datasets import load_digits
+    X, y = load_digits(return_X_y=True)
+    out = {"digits10": (X / 16.0, y)}
+    d = _load("usps")
+    out["usps10"] = (d["X_test"], d["y_test"])
+    d = _load("mnist_t10k")
+    keep = np.sort(np.random.default_rng(12345).choice(d["y"].size, 2000,
+                                                       replace=False))
+    out["mnist10"] = (np.asarray(d["X"][keep], dtype=np.float64) / 255.0,
+                      d["y"][keep])
+    return out
+
+
+def parse_rule(rule):
+    name, _, bal = rule.partition("+")
+    kind, _, val = name.partition("=")
+    assert kind == "s", rule
+    return float(val), bal == "bal"
+
+
+def fit(solver, X, y_ssl, scale, balanced, avg):
+    """One binary problem (y_ssl: +1/-1 labeled, 0 unlabeled) -> outputs."""
+    lam = scale * avg
+    costs = None
+    if balanced:
+        lab = y_ssl != 0
+        l = lab.sum()
+        npos, nneg = (y_ssl > 0).sum(), (y_ssl < 0).sum()
+        costs = np.ones(y_ssl.size)
+        costs[y_ssl > 0] = l / (2.0 * npos)
+        costs[y_ssl < 0] = l / (2.0 * nneg)
+    fn = solvers.tsvm if solver == "TSVM" else solvers.da_s3vm
+    res = fn(X, y_ssl, lam=lam, costs=costs)
+    return res
+
+
+def draw_labels(y, n_lab, rng):
+    while True:
+        lab = rng.choice(y.size, n_lab, replace=False)
+        if np.unique(y[lab]).size > 1:
+            return lab
+
+
+def run_binary(sets, rules, draws, n_lab):
+    table = {}
+    for name, (X, y) in sets.items():
+        avg = _mean_sq_norm(X)
+        for d in range(draws):
+            rng = np.random.default_rng(d)
+            lab = draw_labels(y, n_lab, rng)
+            y_ssl = np.zeros(y.size)
+            y_ssl[lab] = y[lab]
+            U = y_ssl == 0
+            for rule in rules:
+                scale, bal = parse_rule(rule)
+                for solver in ("TSVM", "DA"):
+                    res = fit(solver, X, y_ssl, scale, bal, avg)
+                    err = np.mean(res.labels[U] != y[U])
+                    table.setdefault((rule, solver), {}).setdefault(
+                        name, []).append(err)
+        print(f"  done {name} (avg ||x||^2 = {avg:.4g})", flush=True)
+    return table
+
+
+def run_ovr(sets, rules, draws, per_class):
+    table = {}
+    for name, (X, y) in sets.items():
+        avg = _mean_sq_norm(X)
+        K = np.unique(y).size
+        for d in range(draws):
+            rng = np.random.default_rng(d)
+            lab = np.concatenate([rng.choice(np.flatnonzero(y == k), per_class,
+                                             replace=False) for k in range(K)])
+            U = np.ones(y.size, bool)
+            U[lab] = False
+            for rule in rules:
+                scale, bal = parse_rule(rule)
+                for solver in ("TSVM", "DA"):
+                    scores = []
+                    for k in range(K):
+                        y_ssl = np.zeros(y.size)
+                        y_ssl[lab] = np.where(y[lab] == k, 1.0, -1.0)
+                        res = fit(solver, X, y_ssl, scale, bal, avg)
+                        scores.append(res.outputs)
+                    pred = np.argmax(np.stack(scores, 1), 1)
+                    err = np.mean(pred[U] != y[U])
+                    table.setdefault((rule, solver), {}).setdefault(
+                        name, []).append(err)
+        print(f"  done {name} (avg ||x||^2 = {avg:.4g})", flush=True)
+    return table
+
+
+def show(title, table, names):
+    print(f"\n{title}: error % on the unlabeled rows, mean over draws")
+    print(f"{'rule':<14}{'solver':<6}" + "".join(f"{n:>9}" for n in names)
+          + f"{'mean':>8}")
+    for (rule, solver), row in table.items():
+        means = [100 * np.mean(row[n]) for n in names]
+        print(f"{rule:<14}{solver:<6}" + "".join(f"{m:9.2f}" for m in means)
+              + f"{np.mean(means):8.2f}")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rules", nargs="*",
+                    default=["s=0.001", "s=0.003", "s=0.01"])
+    ap.add_argument("--only", choices=["binary", "ovr"], default=None)
+    ap.add_argument("--draws", type=int, default=3)
+    ap.add_argument("--labels", type=int, default=50)
+    ap.add_argument("--per-class", type=int, default=5)
+    ap.add_argument("--max-rows", type=int, default=4000)
+    ap.add_argument("--sets", nargs="*", default=None)
+    a = ap.parse_args()
+    t0, c0 = time.perf_counter(), time.process_time()
+    if a.only != "ovr":
+        sets = binary_sets(a.max_rows)
+        if a.sets:
+            sets = {k: v for k, v in sets.items() if k in a.sets}
+        if sets:
+            show("binary, %d labels, %d draws" % (a.labels, a.draws),
+                 run_binary(sets, a.rules, a.draws, a.labels), list(sets))
+    if a.only != "binary":
+        sets = multiclass_sets()
+        if a.sets:
+            sets = {k: v for k, v in sets.items() if k in a.sets}
+        if sets:
+            show("one-vs-rest, %d labels per class, %d draws"
+                 % (a.per_class, a.draws),
+                 run_ovr(sets, a.rules, a.draws, a.per_class), list(sets))
+    print(f"\n{time.perf_counter() - t0:.0f} s wall, "
+          f"{time.process_time() - c0:.0f} s CPU; load {os.getloadavg()}")
+
+
+if __name__ == "__main__":
+    main()
