@@ -324,8 +324,8 @@ def test_verbose_logs_annealing_and_switches(caplog):
 def test_no_unlabeled_rows_is_supervised():
     X, y, y_true = make_problem(13)
     est = TSVM().fit(X, _ssl_y(y_true))
-    # lam="auto": 0.01 * mean ||x||^2 over the rows
-    assert est.lam_ == pytest.approx(0.01 * np.mean(np.sum(X * X, axis=1)))
+    # lam="auto": 0.003 * mean ||x||^2 over the rows
+    assert est.lam_ == pytest.approx(0.003 * np.mean(np.sum(X * X, axis=1)))
     sup = LinearSVM(lam=est.lam_ * len(y)).fit(X, _ssl_y(y_true))
     np.testing.assert_allclose(est.coef_, sup.coef_, rtol=1e-5, atol=1e-7)
     assert DASVM().fit(X, _ssl_y(y_true)).result_.converged
@@ -333,12 +333,12 @@ def test_no_unlabeled_rows_is_supervised():
 
 @pytest.mark.parametrize("Est", [TSVM, DASVM])
 def test_lam_auto_is_scale_invariant(Est, container):
-    """lam="auto" = 0.01 mean ||x||^2: scaling X by a scales coef_ by 1/a and
+    """lam="auto" = 0.003 mean ||x||^2: scaling X by a scales coef_ by 1/a and
     keeps the labels (no bias: its constant feature does not scale)."""
     X, y, _ = make_problem(5)
     a = Est(fit_intercept=False).fit(container(X), _ssl_y(y))
     b = Est(fit_intercept=False).fit(container(10 * X), _ssl_y(y))
-    assert a.lam_ == pytest.approx(0.01 * np.mean(np.sum(X * X, axis=1)), rel=1e-12)
+    assert a.lam_ == pytest.approx(0.003 * np.mean(np.sum(X * X, axis=1)), rel=1e-12)
     assert b.lam_ == pytest.approx(100 * a.lam_, rel=1e-12)
     np.testing.assert_array_equal(a.transduction_, b.transduction_)
     np.testing.assert_allclose(b.coef_, a.coef_ / 10, rtol=1e-4, atol=1e-8)
