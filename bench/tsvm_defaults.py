@@ -29,7 +29,11 @@ Rules compared (``avg`` = mean_i ||x_i||^2 over all rows, l = labeled rows
 of the binary problem, l_min = its smaller labeled class):
 
 * ``s=<c>``        lam = c avg, the same for every binary problem;
-* ``bal``          suffix: class-balanced labeled costs in one-vs-rest
+* ``m=<c>``        lam = c avg 2 l_min / l: c avg on a balanced labeled
+                   split, smaller by the minority fraction otherwise (the
+                   regulariser kept at the same ratio to the minority
+                   class's labeled loss);
+* ``+bal``         suffix: class-balanced labeled costs in one-vs-rest
                    (each side's costs sum to l/2), identical to unit costs
                    when the two labeled classes are equally frequent.
 
@@ -108,13 +112,18 @@ def multiclass_sets():
 def parse_rule(rule):
     name, _, bal = rule.partition("+")
     kind, _, val = name.partition("=")
-    assert kind == "s", rule
-    return float(val), bal == "bal"
+    assert kind in ("s", "m"), rule
+    return (kind, float(val)), bal == "bal"
 
 
 def fit(solver, X, y_ssl, scale, balanced, avg):
     """One binary problem (y_ssl: +1/-1 labeled, 0 unlabeled) -> outputs."""
-    lam = scale * avg
+    kind, c = scale
+    lam = c * avg
+    if kind == "m":
+        # relative to the minority labeled class: c avg at a balanced split
+        l_min = min((y_ssl > 0).sum(), (y_ssl < 0).sum())
+        lam *= 2.0 * l_min / (y_ssl != 0).sum()
     costs = None
     if balanced:
         lab = y_ssl != 0
