@@ -368,7 +368,7 @@ def test_pcmac_transductive_error():
         err["tsvm"].append(np.mean(ts.transduction_[iu] != yall[iu]))
         err["da"].append(np.mean(DASVM().fit(X, y).transduction_[iu] != yall[iu]))
     m = {k: float(np.mean(v)) for k, v in err.items()}
-    # measured (lam="auto" = 0.01): supervised 0.215, TSVM 0.089, DA 0.069
+    # measured (lam="auto" = 0.003): supervised 0.195, TSVM 0.089, DA 0.065
     assert m["sup"] > 0.15
     assert m["tsvm"] < 0.10 and m["tsvm"] < m["sup"] - 0.07
     assert m["da"] < 0.08 and m["da"] < m["sup"] - 0.07
