@@ -69,6 +69,7 @@ from semisvm import solvers
 from semisvm._core._dataset import RowData
 from semisvm._core._ssl import da_pstep, tsvm_switch
 from semisvm._results import DAResult, TSVMResult
+from semisvm._rows import LocalRows
 from semisvm._validation import (
     check_costs,
     check_fraction,
@@ -125,7 +126,7 @@ class _Problem:
         self.cneg = np.zeros(self.n, dtype=self.dtype)
         self.cpos[self.idx_l] = np.where(self.y_l > 0, self.c_l, 0)
         self.cneg[self.idx_l] = np.where(self.y_l < 0, self.c_l, 0)
-        self.data = RowData(X)
+        self.rows = LocalRows(RowData(X), self.s, self.cpos, self.cneg)
         self.w = np.zeros(self.d + 1, dtype=self.dtype)
         self.n_mfn = self.n_iter = self.n_cg = 0
         self.mfn_capped = False
@@ -147,10 +148,10 @@ class _Problem:
             cold_start = True
         elif tol is not None and tol > kw["tol"]:
             kw = dict(kw, tol=tol)
-        out = solvers._run_mfn(self.data, self.s, self.cpos, self.cneg, self.lam,
-                               self.w, cold_start=cold_start, verbose=verbose,
-                               label=label, **kw)
-        o, n_iter, n_cg, status = out[:4]
+        out = solvers._run_mfn(self.rows, self.lam, self.w, cold_start=cold_start,
+                               verbose=verbose, label=label, **kw)
+        n_iter, n_cg, status = out[:3]
+        o = self.rows.outputs()
         self.n_mfn += 1
         self.n_iter += int(n_iter)
         self.n_cg += int(n_cg)

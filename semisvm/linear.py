@@ -34,8 +34,15 @@ class _LinearDecisionMixin:
     """decision_function / predict for a fitted ``coef_``, ``intercept_``."""
 
     def decision_function(self, X):
-        """Signed distance-like score ``X @ coef_ + intercept_`` (positive -> classes_[1])."""
+        """Signed distance-like score ``X @ coef_ + intercept_`` (positive -> classes_[1]).
+
+        A dask array X (row blocks) gives a lazy dask array, computed blockwise.
+        """
         check_is_fitted(self)
+        if solvers._is_dask(X):
+            from semisvm import _distributed
+            _distributed.check_predict_input(self, X)
+            return _distributed.decision_function(X, self.coef_, self.intercept_)
         X = validate_data(self, X, accept_sparse="csr", dtype=list(FLOAT_DTYPES),
                           order="C", reset=False)
         X = as_csr32(X)
@@ -45,6 +52,9 @@ class _LinearDecisionMixin:
     def predict(self, X):
         """Predicted class labels (the user's label values)."""
         scores = self.decision_function(X)
+        if solvers._is_dask(scores):
+            from semisvm import _distributed
+            return _distributed.predict_labels(scores, self.classes_)
         return self.classes_[(scores > 0).astype(np.intp)]
 
 
@@ -143,7 +153,16 @@ class LinearSVM(_LinearDecisionMixin, ClassifierMixin, BaseEstimator):
         return tags
 
     def fit(self, X, y, sample_weight=None):
-        """Fit the model; ``y`` holds exactly two labels."""
+        """Fit the model; ``y`` holds exactly two labels.
+
+        X may be a dask array of row blocks (dense or CSR chunks, all columns
+        in one chunk; ``semisvm[dask]``, a running ``dask.distributed``
+        client): the blocks stay on the workers and the fit is the same as
+        in memory. y (and sample_weight) are then dask arrays with X's row
+        chunks, or NumPy arrays.
+        """
+        if solvers._is_dask(X):
+            return self._fit_dask(X, y, sample_weight)
         X, y = validate_data(self, X, y, accept_sparse="csr",
                              dtype=list(FLOAT_DTYPES), order="C",
                              accept_large_sparse=True)
@@ -159,15 +178,43 @@ class LinearSVM(_LinearDecisionMixin, ClassifierMixin, BaseEstimator):
             max_iter=self.max_iter, cg_max_iter=self.cg_max_iter,
             newton=self.newton, n_jobs=self.n_jobs, verbose=bool(self.verbose),
         )
+        return self._set_result(res)
+
+    def _set_result(self, res):
         if not res.converged:
             warnings.warn(
                 f"L2-SVM-MFN did not converge in max_iter={self.max_iter} "
-                "iterations; increase max_iter", ConvergenceWarning, stacklevel=2)
+                "iterations; increase max_iter", ConvergenceWarning, stacklevel=3)
         self.coef_ = res.coef
         self.intercept_ = res.intercept
         self.n_iter_ = res.n_iter
         self.result_ = res
         return self
+
+    def _fit_dask(self, X, y, sample_weight):
+        from semisvm import _distributed
+        _distributed.check_fit_input(self, X)
+        labels, counts = _distributed.unique_labels(y)
+        self.classes_, _ = encode_binary(labels, estimator=type(self).__name__)
+        pos = self.classes_[1]
+        y_pm = _distributed.map_labels(y, lambda b: np.where(b == pos, 1.0, -1.0))
+        costs = sample_weight
+        if self.class_weight is not None:
+            if self.class_weight == "balanced":
+                cw = counts.sum() / (2.0 * counts)
+            else:
+                cw = compute_class_weight(self.class_weight, classes=self.classes_,
+                                          y=self.classes_)
+            cw_costs = _distributed.map_labels(
+                y, lambda b: np.where(b == pos, cw[1], cw[0]))
+            costs = cw_costs if costs is None else costs * cw_costs
+        res = solvers.l2svm_mfn(
+            X, y_pm, lam=self.lam, costs=costs, fit_intercept=self.fit_intercept,
+            intercept_scaling=self.intercept_scaling, tol=self.tol,
+            max_iter=self.max_iter, cg_max_iter=self.cg_max_iter,
+            newton=self.newton, n_jobs=self.n_jobs, verbose=bool(self.verbose),
+        )
+        return self._set_result(res)
 
 
 class _SemiSupervisedLinear(_LinearDecisionMixin, ClassifierMixin, BaseEstimator):
