@@ -239,6 +239,10 @@ def _t_get(st, key):
     return st[key]
 
 
+def _t_n_unlabeled(st):
+    return int(st["idx_u"].shape[0])
+
+
 # ---------------------------------------------------------------------------
 # the distributed rows backend
 
@@ -311,6 +315,26 @@ class DaskRows:
         parts = [da.from_delayed(self.client.submit(_t_get, st, key, pure=False),
                                  shape=(nb,), dtype=dt)
                  for st, nb in zip(self.states, self.sizes, strict=True)]
+        return da.concatenate(parts)
+
+    def unlabeled_index(self):
+        """Row numbers of the unlabeled rows (lazy dask array)."""
+        return self.array_from(_t_unlabeled_rows, np.intp, key="u")
+
+    def array_from(self, fn, dtype, states=None, key="n", args=()):
+        """``fn(state)`` per block (length n_b, or u_b with ``key="u"``) as a
+        lazy dask array."""
+        import dask.array as da
+
+        states = self.states if states is None else states
+        if key == "n":
+            sizes = self.sizes
+        else:
+            sizes = self.client.gather([self.client.submit(
+                _t_n_unlabeled, st, pure=False) for st in states])
+        parts = [da.from_delayed(self.client.submit(fn, st, *args, pure=False),
+                                 shape=(nb,), dtype=np.dtype(dtype))
+                 for st, nb in zip(states, sizes, strict=True)]
         return da.concatenate(parts)
 
     # -- the MFN steps (see semisvm._rows) ----------------------------------
@@ -498,3 +522,363 @@ def predict_labels(scores, classes):
                                  dtype=classes.dtype, meta=np.zeros(0, classes.dtype))
     return scores.map_blocks(lambda s: classes[np.argmax(s, axis=1)], drop_axis=1,
                              dtype=classes.dtype, meta=np.zeros(0, classes.dtype))
+
+
+# ---------------------------------------------------------------------------
+# TSVM / DA on row blocks: the unlabeled rows' steps as reductions
+#
+# Block fields: idx_l / idx_u (local labeled / unlabeled rows), y_l, c_l
+# (labeled costs c_i / l), u0 (global index of the block's first unlabeled
+# row: ties are broken by it as the in-memory code breaks them by position),
+# yu (TSVM's temporary labels, int8) or z / p (DA's logits / probabilities).
+
+def _t_ssl_setup(st, l, u0):
+    y = st["y"]
+    lab = y != 0
+    dt = st["X"].dtype
+    c_l = st["c"][lab] / l
+    y_l = y[lab]
+    cpos = np.zeros(st["n"], dtype=dt)
+    cneg = np.zeros(st["n"], dtype=dt)
+    idx_l = np.flatnonzero(lab)
+    cpos[idx_l] = np.where(y_l > 0, c_l, 0)
+    cneg[idx_l] = np.where(y_l < 0, c_l, 0)
+    return dict(st, idx_l=idx_l, idx_u=np.flatnonzero(~lab).astype(np.int32),
+                y_l=y_l, c_l=c_l, u0=u0, cpos=cpos, cneg=cneg)
+
+
+def _l2(z):
+    m = np.maximum(0.0, 1.0 - z)
+    return m * m
+
+
+def _t_base_loss(st):
+    """1/2 sum_L c_i l2(y_i o_i) (float64)."""
+    m = np.maximum(0.0, 1.0 - st["y_l"] * st["o"][st["idx_l"]].astype(np.float64))
+    return float(np.sum(st["c_l"] * m * m))
+
+
+def _t_unlabeled_loss(st):
+    """(sum_U l2(|o_j|), sum_U l2(yu_j o_j) if TSVM labels are set)."""
+    ou = st["o"][st["idx_u"]].astype(np.float64)
+    a = float(np.sum(_l2(np.abs(ou))))
+    b = float(np.sum(_l2(st["yu"] * ou))) if "yu" in st else 0.0
+    return _t_base_loss(st), a, b
+
+
+def _t_da_loss(st, lam_u, T):
+    """sum_U [p l2(o) + (1-p) l2(-o)], sum_U [p log p + (1-p) log(1-p)]."""
+    from scipy.special import xlogy
+
+    ou = st["o"][st["idx_u"]].astype(np.float64)
+    p = st["p"]
+    return (_t_base_loss(st), float(np.sum(_l2(np.abs(ou)))),
+            float(np.sum(p * _l2(ou) + (1 - p) * _l2(-ou))),
+            float(np.sum(xlogy(p, p) + xlogy(1 - p, 1 - p))))
+
+
+def _t_count_ge(st, edges):
+    """#{unlabeled o_j >= e} for each edge e."""
+    ou = np.sort(st["o"][st["idx_u"]].astype(np.float64))
+    return ou.shape[0] - np.searchsorted(ou, edges, side="left")
+
+
+def _t_minmax_u(st):
+    ou = st["o"][st["idx_u"]]
+    if ou.shape[0] == 0:
+        return np.inf, -np.inf
+    return float(ou.min()), float(ou.max())
+
+
+def _t_values_in(st, a, b):
+    """Unlabeled outputs in [a, b) with their global unlabeled index."""
+    ou = st["o"][st["idx_u"]].astype(np.float64)
+    j = np.flatnonzero((ou >= a) & (ou < b))
+    return ou[j], j + st["u0"]
+
+
+def _with_label_costs(st, yu, cu):
+    cpos, cneg = st["cpos"].copy(), st["cneg"].copy()
+    iu = st["idx_u"]
+    cpos[iu] = np.where(yu > 0, cu, 0)
+    cneg[iu] = np.where(yu < 0, cu, 0)
+    return dict(st, yu=yu, cpos=cpos, cneg=cneg)
+
+
+def _t_init_labels(st, b, chosen, cu):
+    """yu = +1 where o_j >= b or j (global) is in ``chosen``, else -1."""
+    ou = st["o"][st["idx_u"]].astype(np.float64)
+    yu = np.where(ou >= b, 1, -1).astype(np.int8)
+    loc = np.asarray(chosen, dtype=np.int64) - st["u0"]
+    loc = loc[(loc >= 0) & (loc < yu.shape[0])]
+    yu[loc] = 1
+    return _with_label_costs(st, yu, cu)
+
+
+def _t_label_costs(st, cu):
+    return _with_label_costs(st, st["yu"], cu)
+
+
+def _t_switch_bounds(st):
+    ou = st["o"][st["idx_u"]].astype(np.float64)
+    yu = st["yu"]
+    pos, neg = ou[yu > 0], ou[yu < 0]
+    return (float(pos.min()) if pos.size else np.inf,
+            float(neg.max()) if neg.size else -np.inf)
+
+
+def _t_switch_candidates(st, min_pos, max_neg, S):
+    """Up to S positives below max_neg (ascending) and S negatives above
+    min_pos (descending), with global unlabeled indices."""
+    ou = st["o"][st["idx_u"]].astype(np.float64)
+    yu = st["yu"]
+    jp = np.flatnonzero((yu > 0) & (ou < max_neg))
+    jn = np.flatnonzero((yu < 0) & (ou > min_pos))
+    jp = jp[np.lexsort((jp, ou[jp]))][:S]
+    jn = jn[np.lexsort((jn, -ou[jn]))][:S]
+    return ou[jp], jp + st["u0"], ou[jn], jn + st["u0"]
+
+
+def _t_flip(st, flips, cu):
+    loc = np.asarray(flips, dtype=np.int64) - st["u0"]
+    loc = loc[(loc >= 0) & (loc < st["yu"].shape[0])]
+    if loc.size == 0:
+        return st
+    yu = st["yu"].copy()
+    yu[loc] = -yu[loc]
+    return _with_label_costs(st, yu, cu)
+
+
+def _t_tsvm_labels(st):
+    lab = st["y"].copy()
+    lab[st["idx_u"]] = st["yu"]
+    return lab
+
+
+def _t_da_init(st, r, cu):
+    u = st["idx_u"].shape[0]
+    p = np.full(u, r)
+    z = np.full(u, -np.log(r / (1 - r)))
+    return _with_prob_costs(dict(st, z=z), p, cu)
+
+
+def _with_prob_costs(st, p, cu):
+    cpos, cneg = st["cpos"].copy(), st["cneg"].copy()
+    iu = st["idx_u"]
+    cpos[iu] = cu * p
+    cneg[iu] = cu * (1 - p)
+    return dict(st, p=p, cpos=cpos, cneg=cneg)
+
+
+def _g(st, lam_u):
+    ou = st["o"][st["idx_u"]].astype(np.float64)
+    return lam_u * (_l2(ou) - _l2(-ou))
+
+
+def _sigmoid_neg(z):
+    """1 / (1 + exp(z)) without overflow."""
+    e = np.exp(-np.abs(z))
+    return np.where(z > 0, e / (1.0 + e), 1.0 / (1.0 + e))
+
+
+def _softplus(x):
+    return np.logaddexp(0.0, x)
+
+
+def _t_g_range(st, lam_u):
+    g = _g(st, lam_u)
+    if g.size == 0:
+        return np.inf, -np.inf
+    return float(g.min()), float(g.max())
+
+
+def _t_balance_eval(st, lam_u, T, nu):
+    p = _sigmoid_neg((_g(st, lam_u) - nu) / T)
+    return float(np.sum(p)), float(np.sum(p * (1.0 - p)))
+
+
+def _t_pstep(st, lam_u, T, nu, cu):
+    zq = st["z"]
+    z = (_g(st, lam_u) - nu) / T
+    p = _sigmoid_neg(z)
+    kl = float(np.sum(p * (_softplus(zq) - _softplus(z))
+                      + (1.0 - p) * (_softplus(-zq) - _softplus(-z))))
+    h = float(np.sum(p * _softplus(z) + (1.0 - p) * _softplus(-z)))
+    new = _with_prob_costs(dict(st, z=z), p, cu)
+    return new, (kl, h, float(np.sum(p)))
+
+
+def _t_da_labels(st, r):
+    lab = st["y"].copy()
+    p = st.get("p", np.full(st["idx_u"].shape[0], r))
+    lab[st["idx_u"]] = np.where(p > 0.5, 1.0, -1.0)
+    return lab
+
+
+class DaskSSL:
+    """TSVM/DA's unlabeled-row steps over the row blocks of a :class:`DaskRows`.
+
+    Same answers as the in-memory steps of :mod:`semisvm._semisupervised`:
+    the initial labelling and the switch pairs are selected exactly (ties by
+    position), DA's balance multiplier by the same safeguarded Newton /
+    bisection, its sums reduced over blocks (one round trip per step).
+    """
+
+    def __init__(self, rows, stats):
+        self.rows = rows
+        infos = stats["blocks"]
+        l_b = np.array([i[3] + i[4] for i in infos], dtype=np.int64)
+        u_b = np.array([i[0] for i in infos], dtype=np.int64) - l_b
+        self.l = int(l_b.sum())
+        self.u = int(u_b.sum())
+        self.n_pos = int(stats["n_pos"])
+        u0 = np.r_[0, np.cumsum(u_b)[:-1]]
+        if self.l:
+            rows.replace(_t_ssl_setup, self.l, per_block=[(int(v),) for v in u0])
+
+    # -- objectives ---------------------------------------------------------
+    def losses(self):
+        """(labeled loss sum, sum l2(|o_u|), sum l2(yu o_u))."""
+        out = self.rows.map(_t_unlabeled_loss)
+        return tuple(float(sum(o[k] for o in out)) for k in range(3))
+
+    def da_losses(self, lam_u, T, states=None):
+        rows = self.rows
+        if states is not None:
+            saved, rows.states = rows.states, states
+        try:
+            out = rows.map(_t_da_loss, lam_u, T)
+        finally:
+            if states is not None:
+                rows.states = saved
+        return tuple(float(sum(o[k] for o in out)) for k in range(4))
+
+    # -- TSVM ---------------------------------------------------------------
+    def init_labels(self, n_pos, cu):
+        """The n_pos largest unlabeled outputs labelled +1 (ties: lowest
+        position first), the others -1; sets the costs."""
+        rows = self.rows
+        u = self.u
+        if n_pos <= 0:
+            b, chosen = np.inf, []
+        elif n_pos >= u:
+            b, chosen = -np.inf, []
+        else:
+            mm = rows.map(_t_minmax_u)
+            lo = min(m[0] for m in mm)
+            hi = max(m[1] for m in mm)
+            a, b = lo, np.inf        # count(o >= a) = u >= n_pos > count(o >= b) = 0
+            ca, cb = u, 0
+            for _ in range(64):
+                if ca - cb <= MAX_GATHERED_EVENTS:
+                    break
+                top = hi if np.isinf(b) else b
+                edges = np.unique(np.linspace(a, top, 1025))
+                cnt = sum(rows.map(_t_count_ge, edges))
+                k = int(np.flatnonzero(cnt >= n_pos)[-1])
+                new_a = float(edges[k])
+                new_b = float(edges[k + 1]) if k + 1 < edges.shape[0] else b
+                new_cb = int(cnt[k + 1]) if k + 1 < edges.shape[0] else cb
+                if new_a == a and new_b == b:
+                    break
+                a, b, ca, cb = new_a, new_b, int(cnt[k]), new_cb
+            vals = rows.map(_t_values_in, a, b)
+            v = np.concatenate([x[0] for x in vals])
+            j = np.concatenate([x[1] for x in vals])
+            order = np.lexsort((j, -v))
+            chosen = j[order[: n_pos - cb]].tolist()
+        rows.replace(_t_init_labels, b, chosen, cu)
+
+    def set_label_costs(self, cu):
+        self.rows.replace(_t_label_costs, cu)
+
+    def switch(self, S, cu):
+        """Switch up to S label pairs (those lowering the objective most)."""
+        rows = self.rows
+        bounds = rows.map(_t_switch_bounds)
+        min_pos = min(b[0] for b in bounds)
+        max_neg = max(b[1] for b in bounds)
+        if not min_pos < max_neg:
+            return 0
+        cand = rows.map(_t_switch_candidates, min_pos, max_neg, S)
+        op = np.concatenate([c[0] for c in cand])
+        jp = np.concatenate([c[1] for c in cand])
+        on = np.concatenate([c[2] for c in cand])
+        jn = np.concatenate([c[3] for c in cand])
+        ip = np.lexsort((jp, op))[:S]
+        in_ = np.lexsort((jn, -on))[:S]
+        m = min(ip.shape[0], in_.shape[0])
+        k = 0
+        while k < m and op[ip[k]] < on[in_[k]]:
+            k += 1
+        if k:
+            flips = np.r_[jp[ip[:k]], jn[in_[:k]]].tolist()
+            rows.replace(_t_flip, flips, cu)
+        return k
+
+    def tsvm_labels(self):
+        return self.rows.array_from(_t_tsvm_labels, np.float64)
+
+    # -- DA -----------------------------------------------------------------
+    def da_init(self, r, cu):
+        self.rows.replace(_t_da_init, r, cu)
+
+    def pstep(self, lam_u, T, r, cu, nu0, tol, max_iter=500):
+        """DA's p-step: the balance root by reductions (the twin of
+        ``semisvm._core._ssl._balance``), then the new p and costs."""
+        rows = self.rows
+        u = self.u
+        rng = rows.map(_t_g_range, lam_u)
+        gmin = min(x[0] for x in rng)
+        gmax = max(x[1] for x in rng)
+        logit_r = np.log(r / (1.0 - r))
+        lo = gmin + T * logit_r
+        hi = gmax + T * logit_r
+        nu = nu0 if lo < nu0 < hi else 0.5 * (lo + hi)
+        status, n_iter = 2, 0
+        for it in range(1, max_iter + 1):
+            n_iter = it
+            ev = rows.map(_t_balance_eval, lam_u, T, nu)
+            f = sum(e[0] for e in ev) / u - r
+            fp = sum(e[1] for e in ev) / (u * T)
+            if abs(f) <= tol:
+                status = 0
+                break
+            if it == max_iter:
+                break
+            if f < 0:
+                lo = nu
+            else:
+                hi = nu
+            nu_new = nu - f / fp if fp > 0 else lo
+            if not (lo < nu_new < hi):
+                nu_new = 0.5 * (lo + hi)
+            if not (lo < nu_new < hi):
+                status = 1
+                break
+            nu = nu_new
+        out = rows.update(_t_pstep, lam_u, T, nu, cu)
+        kl = sum(o[0] for o in out) / u
+        h = sum(o[1] for o in out) / u
+        resid = sum(o[2] for o in out) / u - r
+        return nu, kl, h, resid, n_iter, status
+
+    def da_labels(self, states, r):
+        return self.rows.array_from(_t_da_labels, np.float64, states=states,
+                                    args=(r,))
+
+    def p_array(self, states, r):
+        return self.rows.array_from(_t_get_p, np.float64, states=states, key="u",
+                                    args=(r,))
+
+
+def _t_get_p(st, r):
+    return st.get("p", np.full(st["idx_u"].shape[0], r))
+
+
+def _t_get_o(st):
+    return st["o"]
+
+
+def _t_unlabeled_rows(st):
+    return (st["idx_u"] + st["row0"]).astype(np.intp)
