@@ -205,6 +205,17 @@ def _t_cg_product(st, s, p):
     return K.cg_product(st["X"], s, st["active"], st["n_act"], st["a"], p)
 
 
+def _t_cg_product_group(states, s, p):
+    """Sum of :func:`_t_cg_product` over the blocks of one worker."""
+    u, qaq = _t_cg_product(states[0], s, p)
+    u = u.copy()
+    for st in states[1:]:
+        ub, qb = _t_cg_product(st, s, p)
+        u += ub
+        qaq += qb
+    return u, qaq
+
+
 def _t_newton_end(st, s, wbar):
     """obar = X wbar on every row; same active terms?; loss at obar; the
     line-search bins on the ladder (the next step needs one of them)."""
@@ -283,7 +294,8 @@ class DaskRows:
         return futs
 
     def _gather(self, futs):
-        out = self.client.gather(futs)
+        # direct: results come from the workers, not through the scheduler
+        out = self.client.gather(futs, direct=True)
         self.round_trips += 1
         self.bytes_moved += _nbytes(out)
         return out
@@ -345,10 +357,34 @@ class DaskRows:
         self.direct = bool(direct)
         out = self.update(_t_activate, self.s, self.direct)
         self._pieces = [p for _, p in out]
+        if not self.direct:
+            self._group()
+            self.round_trips += 1
         return int(sum(n for n, _ in out))
 
+    def _group(self):
+        """Blocks by the worker holding their state (one task per worker for
+        the CG products: half the tasks and bytes of one task per block)."""
+        who = self.client.who_has(self.states)
+        groups = {}
+        for b, st in enumerate(self.states):
+            holders = sorted(who.get(st.key, ()))
+            groups.setdefault(holders[0] if holders else None, []).append(b)
+        # a fixed order of the partial sums: by each group's first block
+        self._groups = sorted(groups.items(), key=lambda kv: kv[1][0])
+
     def _cg_prod(self, p):
-        out = self.map(_t_cg_product, self.s, p)
+        futs = []
+        for addr, blocks in self._groups:
+            # a preferred worker only: a block lost with a worker is
+            # recomputed elsewhere
+            where = ({} if addr is None else
+                     {"workers": [addr], "allow_other_workers": True})
+            futs.append(self.client.submit(
+                _t_cg_product_group, [self.states[b] for b in blocks], self.s, p,
+                pure=False, **where))
+        self.bytes_moved += len(futs) * _nbytes(p)
+        out = self._gather(futs)
         u = out[0][0].copy()
         qaq = out[0][1]
         for ub, qb in out[1:]:
