@@ -360,7 +360,10 @@ def tsvm(X, y, *, lam=1e-3, lam_u=1.0, r=None, S=10000, lam_u_init=1e-5,
     Parameters
     ----------
     X : {ndarray, sparse matrix} of shape (n_samples, n_features)
-        float32 or float64, dense or CSR (never copied or densified).
+        float32 or float64, dense or CSR (never copied or densified); or a
+        dask array of row blocks, as in :func:`semisvm.solvers.l2svm_mfn`
+        (``labels``, ``outputs`` and ``unlabeled_index`` are then lazy dask
+        arrays).
     y : array-like of shape (n_samples,)
         +1 / -1 on the labeled rows, **0 on the unlabeled rows** (the SVMlin
         and svmlight-file convention; the estimators map their -1 to 0).

@@ -168,6 +168,12 @@ def l2svm_mfn(X, y, *, lam=1.0, costs=None, w0=None, fit_intercept=True,
     X : {ndarray, sparse matrix} of shape (n_samples, n_features)
         float32 or float64; CSR is used as is (int64 indices are downcast when
         they fit), never densified. The computation runs in X's dtype.
+        Or a ``dask.array.Array`` of row blocks (dense or CSR chunks, all
+        columns in one chunk; needs ``semisvm[dask]`` and a running
+        ``dask.distributed`` client): the blocks stay on the workers and the
+        result is the in-memory one to rounding (``outputs`` is then a lazy
+        dask array); ``y``/``costs`` are dask arrays with X's row chunks, or
+        NumPy. See :mod:`semisvm._distributed`.
     y : array-like of shape (n_samples,)
         Labels in {-1, +1}.
     lam : float > 0
