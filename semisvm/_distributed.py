@@ -48,7 +48,7 @@ from semisvm._rows import (
     cgls_twin,
     scan_events,
 )
-from semisvm._validation import check_costs, check_pm1, check_ssl_targets, check_X
+from semisvm._validation import check_costs, check_pm1, check_X
 
 logger = logging.getLogger("semisvm")
 
@@ -504,7 +504,8 @@ def decision_function(X, coef, intercept):
     if coef.ndim == 1:
         def f(b):
             b = check_X(b)
-            return np.asarray(b @ coef.astype(b.dtype)).ravel() + b.dtype.type(intercept)
+            out = np.asarray(b @ coef.astype(b.dtype)).ravel()
+            return out + b.dtype.type(intercept)
         return X.map_blocks(f, drop_axis=1, dtype=X.dtype, meta=np.zeros(0, X.dtype))
     k = coef.shape[0]
 
