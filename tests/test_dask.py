@@ -314,3 +314,21 @@ def test_killed_worker_gives_the_same_result_or_a_clear_error(client):
     else:
         assert str(out["exc"]), out["exc"]
     client.wait_for_workers(2, timeout=60)
+
+
+@pytest.mark.slow
+def test_tsvm_one_vs_rest_on_dask(client):
+    X, y = _text(n=240, d=40, seed=9)
+    rng = np.random.default_rng(9)
+    score = np.asarray(X @ rng.standard_normal(40)).ravel()
+    cls = np.digitize(score, np.quantile(score, [1 / 3, 2 / 3]))
+    labels = np.full(240, -1)
+    lab = rng.choice(np.r_[0:90, 150:240], 45, replace=False)
+    labels[lab] = cls[lab]
+    kw = dict(TSVM_KW, max_iter=20)
+    ref = TSVM(**kw).fit(X, labels)
+    if len(ref.classes_) < 3:
+        pytest.skip("the draw gave fewer than 3 labeled classes")
+    dist = TSVM(**kw).fit(_dask(X, (90, 60, 90)), labels)
+    np.testing.assert_allclose(dist.coef_, ref.coef_, rtol=1e-5, atol=1e-8)
+    np.testing.assert_array_equal(dist.transduction_.compute(), ref.transduction_)
