@@ -496,6 +496,24 @@ def load(X, y, costs=None, *, kind="pm1"):
     return rows, stats
 
 
+def _sq_sum(b):
+    v = b.data if sp.issparse(b) else np.asarray(b).reshape(-1)
+    v = v.astype(np.float64, copy=False)
+    return np.array([[float(np.dot(v, v))]])
+
+
+def mean_sq_norm(X):
+    """``mean_i ||x_i||^2`` of a row-blocked dask X by one blockwise
+    reduction (only one scalar per block travels); 0 for no rows."""
+    check_row_blocks(X)
+    n = int(X.shape[0])
+    if n == 0:
+        return 0.0
+    sums = X.map_blocks(_sq_sum, chunks=((1,) * X.numblocks[0], (1,)),
+                        dtype=np.float64, meta=np.zeros((0, 0)))
+    return float(sums.sum().compute()) / n
+
+
 def decision_function(X, coef, intercept):
     """Blockwise ``X @ coef.T + intercept`` of a dask X: a lazy dask array."""
     sizes, _, _ = check_row_blocks(X)

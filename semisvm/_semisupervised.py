@@ -366,6 +366,14 @@ def default_lam(X, lam="auto"):
             raise ValueError(f'lam must be a number > 0 or "auto", got {lam!r}')
     else:
         return lam
+    if solvers._is_dask(X):
+        from semisvm import _distributed
+
+        # one blockwise reduction; a non-finite block is reported by the load
+        sq = _distributed.mean_sq_norm(X)
+        if not np.isfinite(sq):
+            sq = 1.0
+        return LAM_SCALE * (sq if sq > 0 else 1.0)
     X = check_X(X)
     n = X.shape[0]
     if sp.issparse(X):

@@ -305,6 +305,7 @@ class _SemiSupervisedLinear(_LinearDecisionMixin, ClassifierMixin, BaseEstimator
         from semisvm import _distributed
         _distributed.check_fit_input(self, X)
         labels, _ = _distributed.unique_labels(y)
+        self.lam_ = default_lam(X, self.lam)
         self.classes_, _ = encode_semisupervised_multiclass(
             labels, estimator=type(self).__name__)
         cls = self.classes_
