@@ -13,6 +13,9 @@ Everything is a ``scipy.sparse.csr_matrix`` with int32 indices, in X's dtype.
   raised to the integer power ``p`` (iterated Laplacian, Belkin et al. 2006).
 - :func:`kernel_distances`: the distances a kernel induces, for graphs
   over a precomputed Gram matrix.
+- :func:`neighbors_affinity`: the same affinity from kNN lists computed
+  elsewhere (e.g. by :func:`semisvm.kernels.kernel_matrix` while it builds
+  the Gram matrix, which saves a second pass over all pairs).
 - :func:`intrinsic_dimension`: the Levina-Bickel maximum-likelihood estimate
   of the data's intrinsic dimension from the kNN distances (used to pick the
   Laplacian's power ``p`` automatically).
@@ -29,7 +32,7 @@ from sklearn.neighbors import NearestNeighbors
 from semisvm._validation import as_csr32, check_int, check_positive, check_X
 
 __all__ = ["knn_affinity", "laplacian", "graph_laplacian", "check_affinity",
-           "kernel_distances", "intrinsic_dimension"]
+           "kernel_distances", "intrinsic_dimension", "neighbors_affinity"]
 
 
 def kernel_distances(K):
@@ -211,3 +214,42 @@ def intrinsic_dimension(dist):
     inv = np.mean(np.log(d[:, -1:] / d[:, :-1]), axis=1)
     m = float(np.mean(inv))
     return 1.0 / m if m > 0 else 0.0
+
+
+def neighbors_affinity(dist, ind, *, weight="heat", t=None, dtype=np.float64):
+    """:func:`knn_affinity` from precomputed kNN lists.
+
+    ``dist`` and ``ind`` are (n, k) arrays: row i holds the distances to and
+    the indices of the k nearest neighbours of point i (itself excluded), as
+    returned by ``kernel_matrix(..., n_neighbors=k)``. Weights, the width
+    ``t`` and the symmetrisation are those of :func:`knn_affinity`.
+    """
+    dist = np.asarray(dist, dtype=np.float64)
+    ind = np.asarray(ind)
+    if dist.ndim != 2 or ind.shape != dist.shape:
+        raise ValueError(
+            f"dist and ind must be (n, k) arrays of the same shape, got "
+            f"{dist.shape} and {ind.shape}")
+    n, k = dist.shape
+    if ind.size and (ind.min() < 0 or ind.max() >= n):
+        raise ValueError("ind has indices out of range")
+    if not np.all(np.isfinite(dist)) or np.any(dist < 0):
+        raise ValueError("dist must be finite and non-negative")
+    if weight not in ("heat", "binary"):
+        raise ValueError(f"weight must be 'heat' or 'binary', got {weight!r}")
+    d = dist.ravel()
+    if weight == "heat":
+        if t is None:
+            t = float(d.mean()) if d.size else 1.0
+            if not t > 0:
+                t = 1.0
+        else:
+            t = check_positive(t, "t")
+        w = np.maximum(np.exp(-(d * d) / (2.0 * t * t)), np.finfo(dtype).tiny)
+    else:
+        w = np.ones_like(d)
+    W = sp.csr_matrix((w, (np.repeat(np.arange(n), k), ind.ravel())), shape=(n, n))
+    W = W.maximum(W.T)
+    W.setdiag(0)
+    W.eliminate_zeros()
+    return _csr(W, dtype)

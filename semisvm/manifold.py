@@ -68,7 +68,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from semisvm import solvers
 from semisvm._validation import FLOAT_DTYPES, UNLABELED, as_csr32, check_int
 from semisvm.graph import (check_affinity, intrinsic_dimension, kernel_distances,
-                           knn_affinity, laplacian)
+                           knn_affinity, laplacian, neighbors_affinity)
 from semisvm.kernels import kernel_matrix, scale_gamma
 
 __all__ = ["LapSVM", "LapRLS"]
@@ -119,19 +119,7 @@ class _LaplacianBase(ClassifierMixin, BaseEstimator):
         return kernel_matrix(X, Y, kernel=self.kernel, gamma=self._gamma,
                              degree=self.degree, coef0=self.coef0)
 
-    def _laplacian(self, X, K, affinity):
-        n = K.shape[0]
-        p = None if self.p is None else check_int(self.p, "p")
-        self.intrinsic_dim_ = None
-        if affinity is not None:
-            W = check_affinity(affinity)
-            if W.shape != (n, n):
-                raise ValueError(
-                    f"affinity must have shape ({n}, {n}) (one row per training "
-                    f"sample), got {W.shape}")
-            # no distances to estimate the dimension from: the plain Laplacian
-            self.p_ = 1 if p is None else p
-            return laplacian(W, normalized=self.normalized_laplacian, p=self.p_)
+    def _n_neighbors(self, n):
         if self.n_neighbors is None:
             k = max(1, min(10, n - 1))
         else:
@@ -140,21 +128,51 @@ class _LaplacianBase(ClassifierMixin, BaseEstimator):
             raise ValueError(
                 f"n_neighbors={k} must be smaller than the number of training "
                 f"samples n={n}")
-        if self.kernel == "precomputed":
-            # the graph over the distances the kernel induces
-            W, dist = knn_affinity(kernel_distances(K), k, weight=self.graph_weight,
-                                   t=self.graph_t, metric="precomputed",
-                                   return_distances=True)
+        return k
+
+    def _kernel_and_laplacian(self, X, affinity):
+        """K over the training rows and the base Laplacian L (``p_`` set).
+
+        The objective uses ``L^p_``; the solvers apply it as p_ products.
+        """
+        n = X.shape[0]
+        p = None if self.p is None else check_int(self.p, "p")
+        self.intrinsic_dim_ = None
+        if affinity is not None:
+            W = check_affinity(affinity)
+            if W.shape != (n, n):
+                raise ValueError(
+                    f"affinity must have shape ({n}, {n}) (one row per training "
+                    f"sample), got {W.shape}")
+            K = self._kernel(X)
+            # no distances to estimate the dimension from: the plain Laplacian
+            self.p_ = 1 if p is None else p
+            return K, laplacian(W, normalized=self.normalized_laplacian, p=1)
+        k = self._n_neighbors(n)
+        if self.kernel == "precomputed" or callable(self.kernel):
+            K = self._kernel(X)
+            if self.kernel == "precomputed":
+                # the graph over the distances the kernel induces
+                W, dist = knn_affinity(kernel_distances(K), k,
+                                       weight=self.graph_weight, t=self.graph_t,
+                                       metric="precomputed", return_distances=True)
+            else:
+                W, dist = knn_affinity(X, k, weight=self.graph_weight,
+                                       t=self.graph_t, return_distances=True)
         else:
-            W, dist = knn_affinity(X, k, weight=self.graph_weight, t=self.graph_t,
-                                   return_distances=True)
+            # the kNN lists come out of the Gram matrix's own inner products
+            K, dist, ind = kernel_matrix(
+                X, kernel=self.kernel, gamma=self._gamma, degree=self.degree,
+                coef0=self.coef0, n_neighbors=k)
+            W = neighbors_affinity(dist, ind, weight=self.graph_weight,
+                                   t=self.graph_t, dtype=X.dtype)
         if p is None:
             # p = 1 on low-dimensional manifolds, the iterated Laplacian
             # p = 2 above (see the module docstring)
             self.intrinsic_dim_ = intrinsic_dimension(dist) if k >= 2 else 0.0
             p = 1 if self.intrinsic_dim_ < _P_AUTO_DIM else 2
         self.p_ = p
-        return laplacian(W, normalized=self.normalized_laplacian, p=p)
+        return K, laplacian(W, normalized=self.normalized_laplacian, p=1)
 
     def _check_X(self, X, reset):
         sparse = self.kernel != "precomputed"
@@ -205,8 +223,7 @@ class _LaplacianBase(ClassifierMixin, BaseEstimator):
         self._gamma = self.gamma
         if self.gamma is None and self.kernel in ("rbf", "poly"):
             self._gamma = scale_gamma(X)
-        K = self._kernel(X)
-        L = self._laplacian(X, K, affinity)
+        K, L = self._kernel_and_laplacian(X, affinity)
         K_val = yv = None
         if self.stop in ("validation", "mixed") and self.solver == "pcg" and (
                 X_val is None or y_val is None):
@@ -239,7 +256,7 @@ class _LaplacianBase(ClassifierMixin, BaseEstimator):
             loss=self._loss, solver=solver, fit_intercept=self.fit_intercept,
             stop=self.stop, tol=self.tol, max_iter=self.max_iter,
             check_every=self.check_every, eta=self.eta,
-            verbose=bool(self.verbose), **kw)
+            power=self.p_, verbose=bool(self.verbose), **kw)
         for res in results:
             if not res.converged:
                 warnings.warn(

@@ -118,3 +118,20 @@ def test_intrinsic_dimension_of_flat_manifolds(dim):
     assert abs(intrinsic_dimension(dist) - dim) < 0.2 * dim + 0.2
     with pytest.raises(ValueError, match="k >= 2"):
         intrinsic_dimension(dist[:, :1])
+
+
+def test_neighbors_affinity_equals_knn_affinity():
+    from sklearn.neighbors import NearestNeighbors
+
+    from semisvm.graph import neighbors_affinity
+
+    X = _points(50)
+    dist, ind = NearestNeighbors(n_neighbors=5).fit(X).kneighbors()
+    for weight in ("heat", "binary"):
+        np.testing.assert_allclose(
+            neighbors_affinity(dist, ind, weight=weight).toarray(),
+            knn_affinity(X, 5, weight=weight).toarray(), atol=1e-14)
+    with pytest.raises(ValueError, match="same shape"):
+        neighbors_affinity(dist, ind[:, :3])
+    with pytest.raises(ValueError, match="out of range"):
+        neighbors_affinity(dist, ind + 50)

@@ -432,6 +432,21 @@ def test_newton_tiny_gamma_A_emits_no_linalg_warning():
     assert np.isfinite(res.objective)
 
 
+@pytest.mark.parametrize("solver", ["pcg", "newton"])
+def test_power_applies_the_iterated_laplacian(solver):
+    # power=2 with L gives the solution of the explicit L @ L
+    X, K, L, y = _problem(n=50, n_lab=12)
+    L2 = sp.csr_matrix(L @ L)
+    a = lapsvm_primal(K, L, y, gamma_A=1e-2, gamma_I=0.5, power=2, stop="none",
+                      solver=solver)
+    b = lapsvm_primal(K, L2, y, gamma_A=1e-2, gamma_I=0.5, stop="none", solver=solver)
+    ref, _ = _reference(K, L2, y, 1e-2, 0.5, True)
+    assert abs(a.objective - ref) <= 1e-6 * abs(ref)
+    np.testing.assert_allclose(a.outputs, b.outputs, atol=1e-6)
+    with pytest.raises(ValueError, match="power"):
+        lapsvm_primal(K, L, y, power=0)
+
+
 def test_dense_laplacian_path_equals_sparse():
     # p = 4 on a small graph fills L^p: the solver switches to the dense path
     X, K, _, y = _problem(n=40)
