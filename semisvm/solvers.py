@@ -449,8 +449,10 @@ def lapsvm_primal(K, L, y, *, gamma_A=1e-6, gamma_I=1.0, loss="squared_hinge",
         Newton steps (default 50) or PCG iterations (default max(1000, n)).
     check_every : int, optional
         Period of the early-stopping checks; default round(sqrt(n) / 2).
-    eta : float in (0, 1)
-        Stability threshold (paper: 0.015).
+    eta : float in (0, 1) or None
+        Stability threshold (paper: 0.015). None: ``min(0.015, 3e-4 *
+        check_every)``, i.e. a rate of 0.03 % sign changes per iteration
+        (0.004 at n = 700, 0.015 from n = 10,000 on).
     alpha0, intercept0 : optional
         PCG starting point (default 0).
     K_val : ndarray of shape (n_val, n), optional
@@ -543,6 +545,11 @@ def _lapsvm_multi(K, L, ys, *, gamma_A, gamma_I, loss, solver, fit_intercept,
     if check_every is None:
         check_every = max(1, int(round(np.sqrt(n) / 2)))
     check_every = check_int(check_every, "check_every")
+    if eta is None:
+        # a sign-change *rate* of 0.03 % of the unlabeled points per
+        # iteration, capped at the paper's 1.5 % per check: the flips counted
+        # over one check period grow with its length (round(sqrt(n) / 2))
+        eta = min(0.015, 3e-4 * check_every)
     eta = check_positive(eta, "eta")
     if stop in ("validation", "mixed"):
         if K_val is None or y_val is None:
