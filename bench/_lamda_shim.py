@@ -14,8 +14,14 @@ imported at module level before importing it. Compatibility with current
 scikit-learn: ``LapSVM.__init__`` assigns ``self._estimator_type``, which
 scikit-learn >= 1.6 no longer defines on ``ClassifierMixin`` (the estimator
 type moved to ``__sklearn_tags__``); the shim gives ``ClassifierMixin`` the
-class attribute again for the import, so the assignment works. Nothing of
-LAMDA-SSL is vendored here.
+class attribute again for the import, so the assignment works. One numerical fix: LAMDA-SSL
+solves the dual with ``scipy.optimize.minimize`` (SLSQP) at its default
+``ftol=1e-6``, but with the box 0 <= beta_i <= 1/l the dual objective is of
+order 1/l, so SLSQP stops after one iteration near beta = 0 (every point
+then gets the sign of the bias: 50 % error on G50C); the shim hands
+LAMDA-SSL's module a ``minimize`` with ``ftol=1e-12, maxiter=1000``
+(``fix_slsqp=False`` keeps the original). Nothing of LAMDA-SSL is vendored
+here.
 """
 from __future__ import annotations
 
@@ -48,7 +54,7 @@ def _install_torch_stubs():
     mods["torch"].Tensor = _Stub
 
 
-def load_lapsvm():
+def load_lapsvm(fix_slsqp=True):
     """Return LAMDA-SSL's LapSVM class, or raise ImportError."""
     import warnings
 
@@ -59,5 +65,17 @@ def load_lapsvm():
         ClassifierMixin._estimator_type = "classifier"
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # distutils deprecation in utils.py
-        from LAMDA_SSL.Algorithm.Classification.LapSVM import LapSVM
-    return LapSVM
+        import LAMDA_SSL.Algorithm.Classification.LapSVM as mod
+    if fix_slsqp:
+        from scipy.optimize import minimize
+
+        def _minimize(*args, **kwargs):
+            kwargs.setdefault("options", {"ftol": 1e-12, "maxiter": 1000})
+            return minimize(*args, **kwargs)
+
+        mod.minimize = _minimize
+    else:
+        import scipy.optimize
+
+        mod.minimize = scipy.optimize.minimize
+    return mod.LapSVM

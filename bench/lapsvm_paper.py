@@ -25,6 +25,13 @@ Protocol (the paper's, adapted to the data available in ../shared/data):
   solve with M = 2 gamma_A I + 2 gamma_I L K included in its time), at the
   primal's gamma_A / gamma_I mapped to Belkin's normalisation.
 
+- "LAMDA-SSL LapSVM": LAMDA-SSL 1.0.2's LapSVM (binary sets only), installed
+  with ``pip install --no-deps LAMDA-SSL==1.0.2`` and imported through
+  bench/_lamda_shim.py (torch stand-ins, scikit-learn >= 1.6 and SLSQP
+  tolerance fixes, documented there); same kernel and kNN graph, but its
+  own unnormalised D - W Laplacian with p = 1; gamma_A, gamma_I chosen on
+  V like the others. Skipped when it is not installed.
+
 Errors are % on U / T, mean over splits; the paper's Table 4 U / T figures
 and Table 3 times are printed beside them.
 """
@@ -38,7 +45,7 @@ from pathlib import Path
 import numpy as np
 import scipy.linalg as sla
 
-from semisvm.graph import graph_laplacian
+from semisvm.graph import knn_affinity, laplacian
 from semisvm.kernels import kernel_matrix
 from semisvm.solvers import _lapsvm_multi
 
@@ -184,6 +191,64 @@ def _dual_lapsvm(K, L, y, lab, classes, gA, gI, power=1):
     return np.vstack(A), np.array(b), time.perf_counter() - t
 
 
+def _lamda_available():
+    try:
+        from _lamda_shim import load_lapsvm
+
+        load_lapsvm()
+        return True
+    except ImportError:
+        return False
+
+
+def _lamda_fit(ctx, y, lab, classes, gA, gI):
+    """LAMDA-SSL's LapSVM (dual, binary only; bench/_lamda_shim.py).
+
+    Same kernel and kNN graph; its Laplacian is the unnormalised D - W with
+    p = 1 (it has no other), and it is Belkin et al.'s objective, so the
+    primal's (gamma_A, gamma_I) map to gamma_A / l and gamma_I (l+u)^2 /
+    (l * mean degree) (the mean degree converts the normalised Laplacian's
+    scale to the unnormalised one's).
+    """
+    from _lamda_shim import load_lapsvm
+    from sklearn.metrics.pairwise import linear_kernel, rbf_kernel
+
+    LapSVM = load_lapsvm()
+    Xtr = ctx["Xtr"]
+    if hasattr(Xtr, "toarray"):
+        Xtr = Xtr.toarray()
+    W = ctx["W"].toarray()
+    n, n_l = Xtr.shape[0], lab.size
+    kw = ctx["kw"]
+    if kw["kernel"] == "rbf":
+        def kern(A, B):
+            return rbf_kernel(A, B, gamma=kw["gamma"])
+    else:
+        def kern(A, B):
+            return (kw.get("gamma", 1.0) * linear_kernel(A, B)
+                    + kw.get("coef0", 0.0)) ** kw["degree"]
+    deg = float(W.sum(1).mean())
+    t = time.perf_counter()
+    m = LapSVM(distance_function=lambda A, B: W, kernel_function=kern,
+               gamma_A=gA / n_l, gamma_I=gI * n**2 / (n_l * deg), evaluation=None)
+    yl = np.asarray(y[lab]).copy()
+    m.fit(Xtr[lab], yl, Xtr[n_l:])
+    dt = time.perf_counter() - t
+    return (m, Xtr), None, dt
+
+
+def _lamda_err(A, Xrows, ytrue, classes):
+    m, _ = A
+    if hasattr(Xrows, "toarray"):
+        Xrows = Xrows.toarray()
+    pred = m.predict(Xrows)
+    return 100.0 * np.mean(pred != ytrue)
+
+
+def scores_add(scores, key, err, sel):
+    scores[key] = scores.get(key, 0.0) + err / len(sel)
+
+
 def _err(A, b, Krows, ytrue, classes):
     F = Krows @ A.T + b
     return 100.0 * np.mean(_predict(F, classes) != ytrue)
@@ -211,11 +276,16 @@ def run(name, n_splits, plot=None):
             from semisvm.kernels import scale_gamma
             kw["gamma"] = scale_gamma(Xtr)
         # the base Laplacian: the solvers apply L^p as p sparse products
-        L = graph_laplacian(Xtr, n_neighbors=k, p=1, normalized=True)
+        W = knn_affinity(Xtr, n_neighbors=k)
+        L = laplacian(W, normalized=True, p=1)
         Kv = kernel_matrix(X[val], Xtr, **kw)
         Kt = kernel_matrix(X[test], Xtr, **kw)
         ytr = y[tr]
-        return K, L, Kv, Kt, ytr, np.arange(lab.size), np.arange(lab.size, tr.size)
+        ctx = dict(Xtr=Xtr, W=W, kw=kw, Xv=X[val], Xt=X[test])
+        return (K, L, Kv, Kt, ytr, np.arange(lab.size), np.arange(lab.size, tr.size),
+                ctx)
+
+    use_lamda = _lamda_available() and classes.size == 2
 
     # --- model selection on V (split 0) ---
     if graph is None:
@@ -232,15 +302,23 @@ def run(name, n_splits, plot=None):
     scores = {}
     for sigma, k, p in cands:
         for split in sel:
-            K, L, Kv, Kt, ytr, li, ui = prep(split, sigma, k, p)
+            K, L, Kv, Kt, ytr, li, ui, ctx = prep(split, sigma, k, p)
             yv = y[split[2]]
             for fam, loss, solver, gIs in (
                     ("svm", "squared_hinge", "pcg", (0.0,)),
                     ("laprls", "squared", "closed", GAMMA_I),
                     ("lapsvm", "squared_hinge", "pcg", GAMMA_I),
-                    ("dual", "dual", None, GAMMA_I)):
+                    ("dual", "dual", None, GAMMA_I),
+                    ("lamda", "lamda", None, GAMMA_I)):
                 for gA in GAMMA_A:
                     for gI in gIs:
+                        if fam == "lamda":
+                            if not use_lamda:
+                                continue
+                            A, b, _ = _lamda_fit(ctx, ytr, li, classes, gA, gI)
+                            scores_add(scores, (fam, sigma, k, p, gA, gI),
+                                       _lamda_err(A, ctx["Xv"], yv, classes), sel)
+                            continue
                         if fam == "dual":
                             try:
                                 A, b, _ = _dual_lapsvm(K, L, ytr, li, classes, gA, gI,
@@ -267,6 +345,7 @@ def run(name, n_splits, plot=None):
               f"gamma_A={v[4]:g} gamma_I={v[5]:g}")
 
     methods = [("SVM", "svm", "squared_hinge", "newton", None),
+               ("LAMDA-SSL LapSVM", "lamda", "lamda", None, None),
                ("LapRLS", "laprls", "squared", "closed", None),
                ("dual(LIBSVM)", "dual", "dual", None, None),
                ("Newton", "lapsvm", "squared_hinge", "newton", None),
@@ -286,7 +365,13 @@ def run(name, n_splits, plot=None):
             if key not in cache:
                 cache.clear()
                 cache[key] = prep(split, sigma, k, p)
-            K, L, Kv, Kt, ytr, li, ui = cache[key]
+            K, L, Kv, Kt, ytr, li, ui, ctx = cache[key]
+            if loss == "lamda":
+                A, b, dt = _lamda_fit(ctx, ytr, li, classes, gA, gI)
+                eu = _lamda_err(A, ctx["Xtr"][ui], ytr[ui], classes)
+                et = _lamda_err(A, ctx["Xt"], y[split[3]], classes)
+                rows[label].append((eu, et, dt, 0))
+                continue
             if loss == "dual":
                 try:
                     A, b, dt = _dual_lapsvm(K, L, ytr, li, classes, gA, gI,
@@ -336,7 +421,7 @@ def _plot_iters(name, prepared, split, classes, best, path):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    K, L, Kv, Kt, ytr, li, ui = prepared
+    K, L, Kv, Kt, ytr, li, ui, _ = prepared
     _, _, _, p, gA, gI = best["lapsvm"]
     its = np.unique(np.geomspace(1, 400, 14).astype(int))
     eu, et, tm = [], [], []
