@@ -4,7 +4,7 @@ Both estimators build, over all training rows (labeled and unlabeled), a
 kernel matrix K (:mod:`semisvm.kernels`) and a kNN-graph Laplacian L
 (:mod:`semisvm.graph`), then minimise over f = K alpha + b
 
-    1/2 [ sum_{labeled i} V(y_i, f_i) + gamma_A alpha'K alpha + gamma_I f'Lf ]
+    1/2 [ sum_{labeled i} V(y_i, f_i) + gamma_A alpha'K alpha + gamma_I f'L^p f ]
 
 with :func:`semisvm.solvers.lapsvm_primal` (V = squared hinge for LapSVM,
 squared loss for LapRLS). Multi-class problems are solved one-vs-rest, sharing
@@ -386,8 +386,11 @@ class LapSVM(_LaplacianBase):
     .. math::
 
         \frac12 \Big[ \sum_{i \le l} \max(0, 1 - y_i f_i)^2
-        + \gamma_A \alpha^\top K \alpha + \gamma_I f^\top L f \Big].
+        + \gamma_A \alpha^\top K \alpha + \gamma_I f^\top L^p f \Big].
 
+    L is the (by default normalised) kNN-graph Laplacian and p its power
+    (``p_``, by default chosen from the data, see the module docstring);
+    PCG applies L^p as p sparse products and never forms it.
     Relative to Belkin et al. (2006): ``gamma_A = l * gamma_A_Belkin`` and
     ``gamma_I = l * gamma_I_Belkin / (l + u)^2``. With ``gamma_I = 0`` this
     is the supervised squared-hinge kernel SVM (LIBSVM-style L2-loss SVM)
@@ -408,7 +411,7 @@ class LapRLS(_LaplacianBase):
     .. math::
 
         \frac12 \Big[ \sum_{i \le l} (y_i - f_i)^2
-        + \gamma_A \alpha^\top K \alpha + \gamma_I f^\top L f \Big]
+        + \gamma_A \alpha^\top K \alpha + \gamma_I f^\top L^p f \Big]
 
     by its closed form (``solver="closed"``, one LU solve, default) or by
     PCG (``solver="pcg"``, with the early-stopping rules). With
