@@ -14,7 +14,8 @@ imported at module level before importing it. Compatibility with current
 scikit-learn: ``LapSVM.__init__`` assigns ``self._estimator_type``, which
 scikit-learn >= 1.6 no longer defines on ``ClassifierMixin`` (the estimator
 type moved to ``__sklearn_tags__``); the shim gives ``ClassifierMixin`` the
-class attribute again for the import, so the assignment works. One numerical fix: LAMDA-SSL
+class attribute again for the import, so the assignment works. One
+numerical fix: LAMDA-SSL
 solves the dual with ``scipy.optimize.minimize`` (SLSQP) at its default
 ``ftol=1e-6``, but with the box 0 <= beta_i <= 1/l the dual objective is of
 order 1/l, so SLSQP stops after one iteration near beta = 0 (every point

@@ -439,7 +439,8 @@ def pcg(const floating[:, ::1] K, const int[::1] L_indptr,
     K : (n, n) kernel matrix; L_* : CSR Laplacian (n x n, int32 indices);
     L_dense : the same Laplacian as a dense (n, n) array, used instead of the
     CSR arrays when it is not (0, 0); power : the objective's graph term is
-    f' L^power f, applied as ``power`` products with L; Y : (c, n) targets (+-1 at ``lab``,
+    f' L^power f, applied as ``power`` products with L; Y : (c, n) targets
+    (+-1 at ``lab``,
     ignored elsewhere); lab, unl : indices of the labeled / unlabeled points;
     K_val, Y_val : validation kernel rows (n_val, n) and +-1 labels
     (c, n_val), n_val may be 0; rule,
