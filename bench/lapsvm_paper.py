@@ -144,7 +144,7 @@ def _predict(F, classes):
 
 
 def _fit(K, L, y, lab, classes, gA, gI, loss, solver, stop="stability",
-         K_val=None, y_val=None, max_iter=None, power=1):
+         K_val=None, y_val=None, max_iter=None, power=1, eta=0.015):
     probs = [classes[1]] if classes.size == 2 else list(classes)
     ys = []
     for c in probs:
@@ -157,7 +157,7 @@ def _fit(K, L, y, lab, classes, gA, gI, loss, solver, stop="stability",
     t = time.perf_counter()
     res = _lapsvm_multi(K, L, ys, gamma_A=gA, gamma_I=gI, loss=loss, solver=solver,
                         fit_intercept=True, stop=stop, tol=None, max_iter=max_iter,
-                        check_every=None, eta=0.015, power=power, **kw)
+                        check_every=None, eta=eta, power=power, **kw)
     dt = time.perf_counter() - t
     A = np.vstack([r.alpha for r in res])
     b = np.array([r.intercept for r in res])
@@ -376,6 +376,7 @@ def run(name, n_splits, plot=None):
                ("dual(LIBSVM)", "dual", "dual", None, None),
                ("Newton", "lapsvm", "squared_hinge", "newton", None),
                ("PCG stability", "lapsvm", "squared_hinge", "pcg", "stability"),
+               ("PCG stab. eta=auto", "lapsvm", "squared_hinge", "pcg", "stab_auto"),
                ("PCG validation", "lapsvm", "squared_hinge", "pcg", "validation"),
                ("PCG mixed", "lapsvm", "squared_hinge", "pcg", "mixed"),
                ("PCG pnorm 1e-8", "lapsvm", "squared_hinge", "pcg", "pnorm"),
@@ -409,6 +410,9 @@ def run(name, n_splits, plot=None):
                 kw = {}
                 if stop in ("validation", "mixed"):
                     kw = dict(K_val=Kv, y_val=y[split[2]])
+                if stop == "stab_auto":
+                    # the estimators' default: eta = min(0.015, 3e-4 * period)
+                    kw["eta"], stop = None, "stability"
                 A, b, dt, it = _fit(K, L, ytr, li, classes, gA, gI, loss, solver,
                                     stop=stop or "stability", power=p, **kw)
             eu = _err(A, b, K[ui], ytr[ui], classes)
