@@ -251,6 +251,16 @@ def test_auto_power_follows_intrinsic_dimension():
     assert LapSVM().fit(Xd, yld, affinity=knn_affinity(Xd, 5)).p_ == 1
 
 
+def test_default_eta_is_a_rate_per_iteration():
+    # eta=None: min(0.015, 3e-4 * check period); n = 400 -> period 10, 0.003
+    X, y, yl = _moons(0)
+    a = LapSVM().fit(X, yl)
+    b = LapSVM(eta=0.003).fit(X, yl)
+    c = LapSVM(eta=0.015).fit(X, yl)
+    assert a.n_iter_ == b.n_iter_ and a.n_iter_ > c.n_iter_
+    np.testing.assert_array_equal(a.dual_coef_, b.dual_coef_)
+
+
 def _demo_task(seed):
     # the `semisvm demo` task: digits 2,3,5 vs 6,8,9, 20 labels, 1/3 test
     from semisvm.cli import _demo_splits
