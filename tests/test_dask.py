@@ -248,6 +248,8 @@ def test_tsvm_estimator_transduction_on_dask(client):
     ref = TSVM(**kw).fit(X, labels)
     Xd = _dask(X, SSL_CHUNKS)
     dist = TSVM(**kw).fit(Xd, labels)
+    # lam="auto" from one blockwise reduction equals the in-memory value
+    assert dist.lam_ == pytest.approx(ref.lam_, rel=1e-12)
     assert dist.result_.objective == pytest.approx(ref.result_.objective, rel=1e-8)
     assert isinstance(dist.transduction_, da.Array)
     np.testing.assert_array_equal(dist.transduction_.compute(), ref.transduction_)
