@@ -375,6 +375,9 @@ class GraphTVResult:
         Seconds spent in the graph-ROF solver.
     total_time : float
         Seconds of the whole solve.
+    rof_cpu_time, total_cpu_time : float
+        The same in CPU seconds of the process (``time.process_time``; the
+        ROF solver runs on one thread, the factorisations on BLAS threads).
     """
 
     model: str
@@ -392,3 +395,5 @@ class GraphTVResult:
     n_rof_iter: int
     rof_time: float
     total_time: float
+    rof_cpu_time: float = 0.0
+    total_cpu_time: float = 0.0
