@@ -362,8 +362,10 @@ class GraphTVResult:
     converged : bool
     status : str
         ``"converged"`` (residual / ratio test and label stability),
-        ``"labels_stable"`` (unlabeled labels unchanged for 5 n_stable
-        iterations, residual still above tol) or ``"max_iter"``.
+        ``"labels_stable"`` (unlabeled labels unchanged for 2 n_stable
+        iterations, residual still above tol), ``"no_improvement"`` (Cheeger:
+        the ratio has not decreased for 2 n_stable iterations) or
+        ``"max_iter"``.
     history : ndarray
         Objective (TV models: loss + RKHS + gamma TV at the splitting variable)
         or Cheeger ratio per outer iteration.
