@@ -310,27 +310,6 @@ def check_kernel_matrix(K):
     return K
 
 
-def check_affinity(W, n):
-    """Return W as CSR float64 (n, n), non-negative and finite."""
-    if W is None:
-        raise ValueError("W (the affinity matrix) must be given")
-    if not sp.issparse(W):
-        W = np.asarray(W)
-        if W.dtype.kind not in "biuf":
-            raise TypeError(f"W must be numeric, got dtype {W.dtype}")
-        if W.ndim != 2:
-            raise ValueError(f"W must be a 2-D (n, n) affinity, got shape {W.shape}")
-    if W.shape != (n, n):
-        raise ValueError(f"W must have shape ({n}, {n}) (one row per sample), "
-                         f"got {W.shape}")
-    W = sp.csr_matrix(W, dtype=np.float64)
-    if not np.all(np.isfinite(W.data)):
-        raise ValueError("W must be finite (no NaN or inf)")
-    if np.any(W.data < 0):
-        raise ValueError("W must be non-negative")
-    return W
-
-
 def check_class_indices(y, n):
     """Check class indices 0..c-1 with -1 (UNLABELED) for unlabeled; return (y, c)."""
     y = np.asarray(y)

@@ -47,7 +47,8 @@ def _csr(A, dtype):
     return as_csr32(A)
 
 
-def knn_affinity(X, n_neighbors=6, *, weight="heat", t=None, metric="euclidean"):
+def knn_affinity(X, n_neighbors=6, *, weight="heat", t=None, metric="euclidean",
+                 n_scale=7):
     """Symmetrised kNN affinity matrix over the rows of ``X``.
 
     Parameters
@@ -56,14 +57,21 @@ def knn_affinity(X, n_neighbors=6, *, weight="heat", t=None, metric="euclidean")
         All points, labeled and unlabeled.
     n_neighbors : int, 1 <= n_neighbors < n
         k, neighbours per point (the point itself excluded).
-    weight : {"heat", "binary"}
-        ``"heat"``: ``exp(-d_ij^2 / (2 t^2))``; ``"binary"``: 1.
+    weight : {"heat", "binary", "self-tuning"}
+        ``"heat"``: ``exp(-d_ij^2 / (2 t^2))``; ``"binary"``: 1;
+        ``"self-tuning"``: ``exp(-d_ij^2 / (s_i s_j))`` with s_i the distance
+        from i to its ``n_scale``-th nearest neighbour (Zelnik-Manor & Perona
+        2004, local scaling: dense and sparse regions get their own width).
     t : float > 0, optional
         Heat width; default the mean distance over all kNN edges (a constant
         data set gives t = 1).
     metric : {"euclidean", "precomputed"}
         ``"precomputed"``: ``X`` is a dense (n, n) matrix of distances (e.g.
         the kernel-induced ``sqrt(K_ii + K_jj - 2 K_ij)``).
+    n_scale : int, default=7
+        Neighbour whose distance is the local scale of ``"self-tuning"``
+        weights (capped at ``n_neighbors``; ignored by the other weights).
+        Zero scales (duplicates) are replaced by the mean scale.
 
     Returns
     -------
@@ -84,8 +92,11 @@ def knn_affinity(X, n_neighbors=6, *, weight="heat", t=None, metric="euclidean")
     if k >= n:
         raise ValueError(
             f"n_neighbors={k} must be smaller than the number of points n={n}")
-    if weight not in ("heat", "binary"):
-        raise ValueError(f"weight must be 'heat' or 'binary', got {weight!r}")
+    if weight not in ("heat", "binary", "self-tuning"):
+        raise ValueError(
+            f"weight must be 'heat', 'binary' or 'self-tuning', got {weight!r}")
+    if weight == "self-tuning":
+        n_scale = check_int(n_scale, "n_scale")
     nn = NearestNeighbors(n_neighbors=k, metric=metric).fit(X)
     dist, ind = nn.kneighbors(None, return_distance=True)
     rows = np.repeat(np.arange(n), k)
@@ -99,6 +110,14 @@ def knn_affinity(X, n_neighbors=6, *, weight="heat", t=None, metric="euclidean")
             t = check_positive(t, "t")
         w = np.exp(-(d * d) / (2.0 * t * t))
         # keep edges whose weight underflows: the graph's structure stays kNN
+        w = np.maximum(w, np.finfo(X.dtype).tiny)
+    elif weight == "self-tuning":
+        # kneighbors returns the distances sorted: column j-1 is the j-th neighbour
+        s_loc = dist[:, min(n_scale, k) - 1].astype(np.float64)
+        pos = s_loc > 0
+        fill = float(s_loc[pos].mean()) if np.any(pos) else 1.0
+        s_loc = np.where(pos, s_loc, fill)
+        w = np.exp(-(d * d) / (s_loc[rows] * s_loc[ind.ravel()]))
         w = np.maximum(w, np.finfo(X.dtype).tiny)
     else:
         w = np.ones_like(d)

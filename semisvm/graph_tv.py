@@ -57,7 +57,6 @@ from scipy.optimize import linear_sum_assignment
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics.pairwise import pairwise_kernels
-from sklearn.neighbors import NearestNeighbors
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -69,11 +68,11 @@ from semisvm._core._graph_tv import (
     smo_qp,
 )
 from semisvm._results import GraphTVResult
+from semisvm.graph import check_affinity, knn_affinity
 from semisvm._validation import (
     FLOAT_DTYPES,
     UNLABELED,
     as_csr32,
-    check_affinity,
     check_class_indices,
     check_int,
     check_kernel_matrix,
@@ -317,7 +316,10 @@ def _common_checks(K, W, y, lam, r_values, tol, max_iter, n_stable, rof_tol,
                    rof_max_iter):
     K = check_kernel_matrix(K)
     n = K.shape[0]
-    W = check_affinity(W, n)
+    W = check_affinity(W, "W")     # square, symmetric, finite, >= 0 (CSR)
+    if W.shape != (n, n):
+        raise ValueError(f"W must have shape ({n}, {n}) (one row per sample), "
+                         f"got {W.shape}")
     y, n_classes = check_class_indices(y, n)
     check_positive(lam, "lam")
     for name, v in r_values.items():
@@ -773,48 +775,24 @@ def graph_cheeger(K, W, y, *, loss="squared", lam=1.0, mu=1.0, r=1.0, c=1.0,
 # ------------------------------------------------------------ graph helper
 
 
-def _build_graph(X, *, n_neighbors=10, weights="self-tuning", n_scale=7,
-                 sigma=None):
-    """Symmetric kNN affinity (CSR) with heat or self-tuning weights.
+_WEIGHTS = {"self-tuning": "self-tuning", "heat": "heat", "connectivity": "binary"}
 
-    ``weights="self-tuning"``: ``w_ij = exp(-d_ij^2 / (s_i s_j))`` with s_i
-    the distance to the ``n_scale``-th neighbour (Zelnik-Manor & Perona);
-    ``"heat"``: ``exp(-d_ij^2 / (2 sigma^2))``, sigma the mean kNN distance by
-    default; ``"connectivity"``: 1. An edge is kept when either end has the
-    other among its ``n_neighbors`` nearest neighbours.
 
-    The one place where graph_tv builds a graph (to be replaced by
-    :mod:`semisvm.graph` once it lands).
+def _knn_graph(X, *, n_neighbors=10, weights="self-tuning"):
+    """The estimators' default graph: :func:`semisvm.graph.knn_affinity`.
+
+    Symmetric kNN (an edge when either end is among the other's
+    ``n_neighbors`` nearest neighbours, capped at n - 1), weights
+    ``"self-tuning"`` (local scale: the 7th neighbour), ``"heat"`` or
+    ``"connectivity"`` (1).
     """
-    n = X.shape[0]
-    k = min(n_neighbors, n - 1)
-    if k < 1:
-        raise ValueError(f"at least 2 samples are needed to build a graph, got {n}")
-    nn = NearestNeighbors(n_neighbors=k + 1).fit(X)
-    dist, ind = nn.kneighbors(X)
-    # drop self (not necessarily first when duplicates exist)
-    rows = np.repeat(np.arange(n), k + 1)
-    d = dist.ravel()
-    cols = ind.ravel()
-    keep = cols != rows
-    rows, cols, d = rows[keep], cols[keep], d[keep]
-    if weights == "self-tuning":
-        j = min(n_scale, k)
-        s = np.sort(dist, axis=1)[:, j]
-        s = np.where(s > 0, s, max(float(np.mean(s)), 1e-12))
-        w = np.exp(-d ** 2 / (s[rows] * s[cols]))
-    elif weights == "heat":
-        if sigma is None:
-            sigma = max(float(np.mean(d)), 1e-12)
-        w = np.exp(-d ** 2 / (2.0 * sigma ** 2))
-    elif weights == "connectivity":
-        w = np.ones_like(d)
-    else:
+    if weights not in _WEIGHTS:
         raise ValueError("weights must be 'self-tuning', 'heat' or 'connectivity', "
                          f"got {weights!r}")
-    w = np.maximum(w, 1e-300)
-    Wd = sp.csr_matrix((w, (rows, cols)), shape=(n, n))
-    return Wd.maximum(Wd.T).tocsr()
+    n = X.shape[0]
+    if n < 2:
+        raise ValueError(f"at least 2 samples are needed to build a graph, got {n}")
+    return knn_affinity(X, min(n_neighbors, n - 1), weight=_WEIGHTS[weights])
 
 
 def _median_rbf_gamma(X, random_state, n_max=1000):
@@ -888,7 +866,7 @@ class _GraphTVBase(ClassifierMixin, BaseEstimator):
         y_enc = np.full(y.shape[0], UNLABELED, dtype=np.intp)
         y_enc[lab] = y_idx
         if W is None:
-            W = _build_graph(X, n_neighbors=self.n_neighbors, weights=self.weights)
+            W = _knn_graph(X, n_neighbors=self.n_neighbors, weights=self.weights)
         self._kernel_gamma = (self.kernel_gamma if self.kernel_gamma is not None
                               else _median_rbf_gamma(X, self.random_state))
         K = self._kernel(X)

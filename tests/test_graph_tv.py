@@ -11,7 +11,8 @@ from sklearn.svm import SVC
 
 from semisvm import TVRLS, TVSVM, CheegerRLS, CheegerSVM
 from semisvm._results import GraphTVResult
-from semisvm.graph_tv import _build_graph, _hinge_prox
+from semisvm.graph import knn_affinity
+from semisvm.graph_tv import _hinge_prox, _knn_graph
 from semisvm.solvers import graph_cheeger, graph_tv
 
 cp = pytest.importorskip("cvxpy")
@@ -30,7 +31,7 @@ def _problem(n=60, n_lab=12, seed=0):
 def test_tvrls_gamma0_is_kernel_rls():
     X, y, _, lab = _problem()
     K = rbf_kernel(X, gamma=1.0)
-    res = graph_tv(K, _build_graph(X), y, gamma=0.0, lam=0.5, eta=2.0,
+    res = graph_tv(K, _knn_graph(X), y, gamma=0.0, lam=0.5, eta=2.0,
                    normalize=None, tol=1e-10, n_stable=0, max_iter=5000)
     J = (y != -1).astype(float)
     ypm = np.where(y == 1, 1.0, np.where(y == 0, -1.0, 0.0))
@@ -42,7 +43,7 @@ def test_tvrls_gamma0_is_kernel_rls():
 def test_tvsvm_gamma0_is_svm():
     X, y, _, lab = _problem()
     K = rbf_kernel(X, gamma=1.0)
-    res = graph_tv(K, _build_graph(X), y, loss="hinge", gamma=0.0, lam=0.5,
+    res = graph_tv(K, _knn_graph(X), y, loss="hinge", gamma=0.0, lam=0.5,
                    mu=1.0, normalize=None, tol=1e-10, n_stable=0, max_iter=10000)
     svc = SVC(C=1.0 / 0.5, kernel="precomputed", tol=1e-10)
     svc.fit(K[np.ix_(lab, lab)], y[lab])
@@ -173,9 +174,15 @@ def test_sparse_input_matches_dense():
                                b.decision_function(sp.csr_matrix(X[:5])), atol=1e-8)
 
 
-def test_build_graph_symmetric_knn():
+def test_self_tuning_knn_affinity():
     X, _, _, _ = _problem()
-    W = _build_graph(X, n_neighbors=5)
+    W = knn_affinity(X, 5, weight="self-tuning")
+    # local scale: distance to the 5th neighbour (n_scale=7 capped at k=5)
+    D = np.sqrt(((X[:, None] - X[None]) ** 2).sum(-1))
+    s = np.sort(D, axis=1)[:, 5]
+    i, j = W.nonzero()
+    np.testing.assert_allclose(W.data, np.exp(-D[i, j] ** 2 / (s[i] * s[j])),
+                               rtol=1e-10)
     assert (W != W.T).nnz == 0
     assert W.diagonal().max() == 0
     assert np.all(np.diff(W.indptr) >= 5)
