@@ -926,7 +926,7 @@ _COMMON_DOC = """
         The labels of the unlabeled points must also be unchanged for this many
         iterations before stopping (unchanged for 2 n_stable iterations stops
         with status "labels_stable").
-    label_tol : float, default=0.002 (TV), 0.01 (Cheeger)
+    label_tol : float, default=0.01
         "Unchanged" allows this fraction of the unlabeled labels to flip.
     max_iter : int, default=300
         Outer iterations; a ConvergenceWarning is raised when reached.
@@ -958,7 +958,7 @@ class _TVBase(_GraphTVBase):
     def __init__(self, *, gamma=None, lam=0.1, eta=1.0, mu=1.0, r1=1.0, r2=1.0,
                  r=1.0, normalize="sqrt", kernel="rbf", kernel_gamma=None,
                  degree=3, coef0=0.0, n_neighbors=10, weights="self-tuning",
-                 tol=1e-4, n_stable=10, label_tol=0.002, max_iter=300,
+                 tol=1e-4, n_stable=10, label_tol=0.01, max_iter=300,
                  rof_tol=1e-3, rof_max_iter=200, random_state=None, verbose=0):
         self.gamma = gamma
         self.lam = lam
