@@ -297,14 +297,15 @@ def check_kernel_params(kernel, gamma, degree, coef0, X):
 
 
 def check_kernel_matrix(K):
-    """Return a square, finite kernel matrix as C-contiguous float64."""
+    """Return a square, finite kernel matrix, C-contiguous, float32 kept, else float64."""
     K = np.asarray(K)
     if K.dtype.kind not in "biuf":
         raise TypeError(f"K must be a numeric matrix, got dtype {K.dtype}")
     if K.ndim != 2 or K.shape[0] != K.shape[1] or K.shape[0] == 0:
         raise ValueError(
             f"K must be a square (n, n) kernel matrix, got shape {K.shape}")
-    K = np.ascontiguousarray(K, dtype=np.float64)
+    K = np.ascontiguousarray(
+        K, dtype=np.float32 if K.dtype == np.float32 else np.float64)
     if not np.all(np.isfinite(K)):
         raise ValueError("K must be finite (no NaN or inf)")
     return K

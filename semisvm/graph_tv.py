@@ -116,7 +116,22 @@ def _norm(v, radius):
     """The paper's N.: R v / ||v|| (columns of a 2-D v separately)."""
     nrm = np.linalg.norm(v, axis=0)
     nrm = np.where(nrm > 0, nrm, 1.0)
-    return v * (radius / nrm)
+    return (v * (float(radius) / nrm)).astype(v.dtype, copy=False)
+
+
+def _label_spreading(W, Y, alpha=0.99):
+    """Closed-form label spreading ``(I - alpha S)^-1 Y``, ``S = D^-1/2 W D^-1/2``.
+
+    The Cheeger loop's default start [NP]: it follows the graph, where the
+    kernel-RLS start follows the RKHS (with a wide RBF kernel close to a
+    linear split, which put two moons in the wrong basin).
+    """
+    W = sp.csr_matrix(W, dtype=np.float64)
+    deg = np.asarray(W.sum(axis=1)).ravel()
+    s = np.where(deg > 0, 1.0 / np.sqrt(np.maximum(deg, 1e-300)), 0.0)
+    S = sp.diags(s) @ W @ sp.diags(s)
+    A = (sp.identity(W.shape[0], format="csc") - alpha * S).tocsc()
+    return spla.splu(A).solve(np.asarray(Y, dtype=np.float64))
 
 
 def _lambda_median(F, lam_b):
@@ -297,10 +312,12 @@ class _KernelSVMProx:
 
     def dual(self, e, y, beta0=None):
         """y: +-1 on the labeled points. Returns (beta, b)."""
+        y = np.asarray(y, dtype=np.float64)
         Q = np.ascontiguousarray(y[:, None] * self.GLL * y[None, :])
         q = -1.0 + self.r * y * (self.GL.T @ np.asarray(e, dtype=np.float64))
         beta = np.zeros(self.lab.shape[0]) if beta0 is None else beta0.copy()
-        b, it, _ = smo_qp(Q, np.ascontiguousarray(q), np.ascontiguousarray(y),
+        b, it, _ = smo_qp(Q, np.ascontiguousarray(q),
+                          np.ascontiguousarray(y, dtype=np.float64),
                           np.full(self.lab.shape[0], self.mu), beta, tol=self.tol)
         self.n_smo += it
         return beta, b
@@ -597,7 +614,7 @@ def _tv_multi(K, W, y, c, loss, gamma, lam, eta, mu, r, normalize, tol,
 
 
 def graph_cheeger(K, W, y, *, loss="squared", lam=1.0, mu=1.0, r=1.0, c=1.0,
-                  balance="median", normalize="n", tol=1e-6, n_stable=10,
+                  balance="median", start="spread", normalize="n", tol=1e-6, n_stable=10,
                   label_tol=0.01, max_iter=300, rof_tol=1e-4, rof_max_iter=500,
                   smo_tol=1e-6, verbose=False):
     r"""Cheeger-RLS (``loss="squared"``) or Cheeger-SVM (``loss="hinge"``).
@@ -635,9 +652,14 @@ def graph_cheeger(K, W, y, *, loss="squared", lam=1.0, mu=1.0, r=1.0, c=1.0,
     sign choice), then ``S_L = Y_L``, ``S = Delta(S)`` (row-wise simplex)
     before ``Norm``. With ``normalize=None`` f is not rescaled. Stops when
     ``|E^n - E^{n+1}| < tol E^n`` and the unlabeled labels have not changed
-    for ``n_stable`` iterations. Starts from the kernel-RLS fit of y (minus
-    its median, labeled values restored, normalised) [NP: the note suggests
-    Norm(y) - med].
+    for ``n_stable`` iterations. Starts (``start="spread"``, default) from
+    closed-form label spreading of y on W, ``(I - 0.99 D^-1/2 W D^-1/2)^-1
+    Y``, or (``start="kernel"``) from the kernel-RLS fit of y; minus its
+    median, labeled values restored, normalised [NP: the note suggests
+    Norm(y) - med; the kernel start put two moons with one label per class
+    in the wrong basin (39% error at n = 300, 0% with "spread") and gave
+    20% error on USPS {0,1,4,9} with one label per class (seed 0; 3.9% with
+    "spread")].
 
     Returns
     -------
@@ -646,6 +668,8 @@ def graph_cheeger(K, W, y, *, loss="squared", lam=1.0, mu=1.0, r=1.0, c=1.0,
     """
     if loss not in ("squared", "hinge"):
         raise ValueError(f"loss must be 'squared' or 'hinge', got {loss!r}")
+    if start not in ("spread", "kernel"):
+        raise ValueError(f"start must be 'spread' or 'kernel', got {start!r}")
     if balance not in ("median", "lambda"):
         raise ValueError(f"balance must be 'median' or 'lambda', got {balance!r}")
     K, W, y, n_classes = _common_checks(
@@ -676,7 +700,10 @@ def graph_cheeger(K, W, y, *, loss="squared", lam=1.0, mu=1.0, r=1.0, c=1.0,
     # [NP] start from the kernel-RLS fit of the labels (the paper's
     # Norm(y) - med start has no orientation away from the labeled points, and
     # with one label per class the loop then often settles on the flipped cut)
-    _, F = fac.solve(r * Ylab)
+    if start == "spread":
+        F = _label_spreading(W, Ylab).astype(dt)
+    else:
+        _, F = fac.solve(r * Ylab)
     F -= _lambda_median(F, lam_b)
     F[lab] = Ylab[lab]
     if radius is not None:
@@ -999,6 +1026,7 @@ class _TVBase(_GraphTVBase):
 
 class _CheegerBase(_GraphTVBase):
     def __init__(self, *, lam=1.0, mu=1.0, r=1.0, c=1.0, balance="median",
+                 start="spread",
                  normalize="sqrt", kernel="rbf", kernel_gamma=None, degree=3, coef0=0.0,
                  n_neighbors=10, weights="self-tuning", tol=1e-6, n_stable=10,
                  label_tol=0.01, max_iter=300, rof_tol=1e-3, rof_max_iter=200,
@@ -1008,6 +1036,7 @@ class _CheegerBase(_GraphTVBase):
         self.r = r
         self.c = c
         self.balance = balance
+        self.start = start
         self.normalize = normalize
         self.kernel = kernel
         self.kernel_gamma = kernel_gamma
@@ -1027,6 +1056,7 @@ class _CheegerBase(_GraphTVBase):
     def _solve(self, K, W, y):
         return graph_cheeger(K, W, y, loss=self._loss, lam=self.lam, mu=self.mu,
                              r=self.r, c=self.c, balance=self.balance,
+                             start=self.start,
                              normalize=self.normalize,
                              tol=self.tol, n_stable=self.n_stable,
                              label_tol=self.label_tol,
@@ -1143,6 +1173,12 @@ class CheegerRLS(_CheegerBase):
         Proximal weight of the smoothing step.
     c : float, default=1.0
         Step of the ratio-minimisation (ROF fidelity E/c).
+    balance : {"median", "lambda"}, default="median"
+        Balance term of the ratio: the paper's median, or the asymmetric
+        lambda-median (lambda = n_classes - 1; multi-class only, see
+        :func:`graph_cheeger`).
+    start : {"spread", "kernel"}, default="spread"
+        Starting point: label spreading on the graph, or the kernel-RLS fit.
     """ + _COMMON_DOC
 
     _loss = "squared"
@@ -1163,6 +1199,12 @@ class CheegerSVM(_CheegerBase):
         Hinge weight.
     r : float, default=1.0
     c : float, default=1.0
+    balance : {"median", "lambda"}, default="median"
+        Balance term of the ratio: the paper's median, or the asymmetric
+        lambda-median (lambda = n_classes - 1; multi-class only, see
+        :func:`graph_cheeger`).
+    start : {"spread", "kernel"}, default="spread"
+        Starting point: label spreading on the graph, or the kernel-RLS fit.
     """ + _COMMON_DOC
 
     _loss = "hinge"
