@@ -927,7 +927,10 @@ class _GraphTVBase(ClassifierMixin, BaseEstimator):
             W = _knn_graph(X, n_neighbors=self.n_neighbors, weights=self.weights)
         self._kernel_gamma = (self.kernel_gamma if self.kernel_gamma is not None
                               else _median_rbf_gamma(X, self.random_state))
-        K = self._kernel(X)
+        with threadpool_limits(limits=1, user_api="blas"):
+            # one thread, as in the solvers: the same K (to the last bit)
+            # whatever the BLAS thread count
+            K = self._kernel(X)
         res = self._solve(K, W, y_enc)
         if not res.converged:
             warnings.warn(
