@@ -54,7 +54,7 @@ def _csr(A, dtype):
 
 
 def knn_affinity(X, n_neighbors=6, *, weight="heat", t=None, metric="euclidean",
-                 return_distances=False):
+                 n_scale=7, return_distances=False):
     """Symmetrised kNN affinity matrix over the rows of ``X``.
 
     Parameters
@@ -63,14 +63,21 @@ def knn_affinity(X, n_neighbors=6, *, weight="heat", t=None, metric="euclidean",
         All points, labeled and unlabeled.
     n_neighbors : int, 1 <= n_neighbors < n
         k, neighbours per point (the point itself excluded).
-    weight : {"heat", "binary"}
-        ``"heat"``: ``exp(-d_ij^2 / (2 t^2))``; ``"binary"``: 1.
+    weight : {"heat", "binary", "self-tuning"}
+        ``"heat"``: ``exp(-d_ij^2 / (2 t^2))``; ``"binary"``: 1;
+        ``"self-tuning"``: ``exp(-d_ij^2 / (s_i s_j))`` with s_i the distance
+        from i to its ``n_scale``-th nearest neighbour (Zelnik-Manor & Perona
+        2004, local scaling: dense and sparse regions get their own width).
     t : float > 0, optional
         Heat width; default the mean distance over all kNN edges (a constant
         data set gives t = 1).
     metric : {"euclidean", "precomputed"}
         ``"precomputed"``: ``X`` is a dense (n, n) matrix of distances (e.g.
         the kernel-induced ``sqrt(K_ii + K_jj - 2 K_ij)``).
+    n_scale : int, default=7
+        Neighbour whose distance is the local scale of ``"self-tuning"``
+        weights (capped at ``n_neighbors``; ignored by the other weights).
+        Zero scales (duplicates) are replaced by the mean scale.
     return_distances : bool, default=False
         Also return the (n, k) sorted distances of every point to its k
         nearest neighbours (e.g. for :func:`intrinsic_dimension`).
@@ -95,29 +102,13 @@ def knn_affinity(X, n_neighbors=6, *, weight="heat", t=None, metric="euclidean",
     if k >= n:
         raise ValueError(
             f"n_neighbors={k} must be smaller than the number of points n={n}")
-    if weight not in ("heat", "binary"):
-        raise ValueError(f"weight must be 'heat' or 'binary', got {weight!r}")
+    if weight not in ("heat", "binary", "self-tuning"):
+        raise ValueError(
+            f"weight must be 'heat', 'binary' or 'self-tuning', got {weight!r}")
     nn = NearestNeighbors(n_neighbors=k, metric=metric).fit(X)
     dist, ind = nn.kneighbors(None, return_distance=True)
-    rows = np.repeat(np.arange(n), k)
-    d = dist.ravel().astype(np.float64)
-    if weight == "heat":
-        if t is None:
-            t = float(d.mean())
-            if not t > 0:
-                t = 1.0
-        else:
-            t = check_positive(t, "t")
-        w = np.exp(-(d * d) / (2.0 * t * t))
-        # keep edges whose weight underflows: the graph's structure stays kNN
-        w = np.maximum(w, np.finfo(X.dtype).tiny)
-    else:
-        w = np.ones_like(d)
-    W = sp.csr_matrix((w, (rows, ind.ravel())), shape=(n, n))
-    W = W.maximum(W.T)
-    W.setdiag(0)
-    W.eliminate_zeros()
-    W = _csr(W, X.dtype)
+    W = neighbors_affinity(dist, ind, weight=weight, t=t, n_scale=n_scale,
+                           dtype=X.dtype)
     if return_distances:
         return W, dist
     return W
@@ -216,13 +207,16 @@ def intrinsic_dimension(dist):
     return 1.0 / m if m > 0 else 0.0
 
 
-def neighbors_affinity(dist, ind, *, weight="heat", t=None, dtype=np.float64):
+def neighbors_affinity(dist, ind, *, weight="heat", t=None, n_scale=7,
+                       dtype=np.float64):
     """:func:`knn_affinity` from precomputed kNN lists.
 
     ``dist`` and ``ind`` are (n, k) arrays: row i holds the distances to and
     the indices of the k nearest neighbours of point i (itself excluded), as
-    returned by ``kernel_matrix(..., n_neighbors=k)``. Weights, the width
-    ``t`` and the symmetrisation are those of :func:`knn_affinity`.
+    returned by ``kernel_matrix(..., n_neighbors=k)`` (or sorted, as
+    scikit-learn's ``kneighbors`` returns them: ``"self-tuning"`` reads the
+    local scale from column ``n_scale - 1``). Weights, the width ``t`` and the
+    symmetrisation are those of :func:`knn_affinity`.
     """
     dist = np.asarray(dist, dtype=np.float64)
     ind = np.asarray(ind)
@@ -235,9 +229,11 @@ def neighbors_affinity(dist, ind, *, weight="heat", t=None, dtype=np.float64):
         raise ValueError("ind has indices out of range")
     if not np.all(np.isfinite(dist)) or np.any(dist < 0):
         raise ValueError("dist must be finite and non-negative")
-    if weight not in ("heat", "binary"):
-        raise ValueError(f"weight must be 'heat' or 'binary', got {weight!r}")
+    if weight not in ("heat", "binary", "self-tuning"):
+        raise ValueError(
+            f"weight must be 'heat', 'binary' or 'self-tuning', got {weight!r}")
     d = dist.ravel()
+    rows = np.repeat(np.arange(n), k)
     if weight == "heat":
         if t is None:
             t = float(d.mean()) if d.size else 1.0
@@ -245,10 +241,19 @@ def neighbors_affinity(dist, ind, *, weight="heat", t=None, dtype=np.float64):
                 t = 1.0
         else:
             t = check_positive(t, "t")
-        w = np.maximum(np.exp(-(d * d) / (2.0 * t * t)), np.finfo(dtype).tiny)
+        w = np.exp(-(d * d) / (2.0 * t * t))
+    elif weight == "self-tuning":
+        n_scale = check_int(n_scale, "n_scale")
+        s_loc = dist[:, min(n_scale, k) - 1] if k else np.ones(n)
+        pos = s_loc > 0
+        s_loc = np.where(pos, s_loc, float(s_loc[pos].mean()) if np.any(pos) else 1.0)
+        w = np.exp(-(d * d) / (s_loc[rows] * s_loc[ind.ravel()]))
     else:
         w = np.ones_like(d)
-    W = sp.csr_matrix((w, (np.repeat(np.arange(n), k), ind.ravel())), shape=(n, n))
+    if weight != "binary":
+        # keep edges whose weight underflows: the graph's structure stays kNN
+        w = np.maximum(w, np.finfo(dtype).tiny)
+    W = sp.csr_matrix((w, (rows, ind.ravel())), shape=(n, n))
     W = W.maximum(W.T)
     W.setdiag(0)
     W.eliminate_zeros()

@@ -71,8 +71,14 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from semisvm import solvers
 from semisvm._validation import FLOAT_DTYPES, UNLABELED, as_csr32, check_int
-from semisvm.graph import (check_affinity, intrinsic_dimension, kernel_distances,
-                           knn_affinity, laplacian, neighbors_affinity)
+from semisvm.graph import (
+    check_affinity,
+    intrinsic_dimension,
+    kernel_distances,
+    knn_affinity,
+    laplacian,
+    neighbors_affinity,
+)
 from semisvm.kernels import kernel_matrix, scale_gamma
 
 __all__ = ["LapSVM", "LapRLS"]
