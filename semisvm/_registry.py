@@ -66,14 +66,16 @@ ALGORITHMS = (
               "Laplacian regularized least squares", {}),
     Algorithm("pu", "semisvm.pu", "PUSVM", PU,
               "positive-unlabeled SVM (USMO, double hinge loss)", {}),
+    # r of the graph TV / Cheeger estimators is an augmented-Lagrangian
+    # penalty, not the positive-class fraction the demo fills in for "r"
     Algorithm("tvsvm", "semisvm.graph_tv", "TVSVM", SEMI,
-              "graph total-variation SVM", {}),
+              "graph total-variation SVM", {"r": 1.0}),
     Algorithm("tvrls", "semisvm.graph_tv", "TVRLS", SEMI,
-              "graph total-variation regularized least squares", {}),
+              "graph total-variation regularized least squares", {"r": 1.0}),
     Algorithm("cheegersvm", "semisvm.graph_tv", "CheegerSVM", SEMI,
-              "graph Cheeger-cut SVM", {}),
+              "graph Cheeger-cut SVM", {"r": 1.0}),
     Algorithm("cheegerrls", "semisvm.graph_tv", "CheegerRLS", SEMI,
-              "graph Cheeger-cut regularized least squares", {}),
+              "graph Cheeger-cut regularized least squares", {"r": 1.0}),
 )
 
 

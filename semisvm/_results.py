@@ -362,8 +362,10 @@ class GraphTVResult:
     converged : bool
     status : str
         ``"converged"`` (residual / ratio test and label stability),
-        ``"labels_stable"`` (unlabeled labels unchanged for 5 n_stable
-        iterations, residual still above tol) or ``"max_iter"``.
+        ``"labels_stable"`` (unlabeled labels unchanged for 2 n_stable
+        iterations, residual still above tol), ``"no_improvement"`` (Cheeger:
+        the ratio has not decreased for 2 n_stable iterations) or
+        ``"max_iter"``.
     history : ndarray
         Objective (TV models: loss + RKHS + gamma TV at the splitting variable)
         or Cheeger ratio per outer iteration.
@@ -375,6 +377,9 @@ class GraphTVResult:
         Seconds spent in the graph-ROF solver.
     total_time : float
         Seconds of the whole solve.
+    rof_cpu_time, total_cpu_time : float
+        The same in CPU seconds of the process (``time.process_time``; the
+        ROF solver runs on one thread, the factorisations on BLAS threads).
     """
 
     model: str
@@ -392,3 +397,5 @@ class GraphTVResult:
     n_rof_iter: int
     rof_time: float
     total_time: float
+    rof_cpu_time: float = 0.0
+    total_cpu_time: float = 0.0

@@ -74,6 +74,7 @@ from semisvm import solvers
 from semisvm._core._dataset import RowData
 from semisvm._core._ssl import da_pstep, tsvm_switch
 from semisvm._results import DAResult, TSVMResult
+from semisvm._rows import LocalRows
 from semisvm._validation import (
     check_costs,
     check_fraction,
@@ -91,31 +92,33 @@ _MFN_MAX_ITER = 2
 
 
 class _Problem:
-    """Validated data, the labeled/unlabeled split and the MFN cost vectors."""
+    """Validated data, the labeled/unlabeled split and the MFN cost vectors.
+
+    The loops of :func:`tsvm` and :func:`da_s3vm` reach the rows only through
+    this object: in memory (arrays o, yu, p, z held here; ``self.dist`` is
+    None) or on a Dask cluster (``self.dist``, a
+    :class:`semisvm._distributed.DaskSSL`: the same steps as reductions over
+    row blocks held by the workers; o, yu, p and z stay there and the loops
+    see None in their place).
+    """
 
     def __init__(self, X, y, costs, lam, lam_u, r, fit_intercept,
                  intercept_scaling, tol, rel_tol, max_iter, cg_max_iter):
+        self.dist = None
+        if solvers._is_dask(X):
+            self._init_dask(X, y, costs, lam, lam_u, r, fit_intercept,
+                            intercept_scaling, tol, rel_tol, max_iter,
+                            cg_max_iter)
+            return
         X = check_X(X)
         self.n, self.d = X.shape
         self.dtype = X.dtype
         y = check_ssl_targets(y, self.n)
         c = check_costs(costs, self.n, np.float64, name="costs")
-        self.lam = check_positive(lam, "lam")
-        self.lam_u = check_positive(lam_u, "lam_u", allow_zero=True)
-        self.s = (check_positive(intercept_scaling, "intercept_scaling")
-                  if fit_intercept else 0.0)
-        tol = check_positive(tol, "tol")
-        if self.dtype == np.float32:
-            # as l2svm_mfn: float32 cannot resolve CGLS residuals much lower
-            tol = max(tol, solvers._FLOAT32_TOL)
-        self.mfn_kw = {
-            "tol": tol,
-            "rel_tol": check_positive(rel_tol, "rel_tol", allow_zero=True),
-            "max_iter": check_int(max_iter, "max_iter"),
-            "cg_max_iter": check_int(cg_max_iter, "cg_max_iter"),
-            # few features: exact Newton steps by Cholesky (see l2svm_mfn)
-            "direct": solvers._use_direct(X, "auto"),
-        }
+        self._params(lam, lam_u, fit_intercept, intercept_scaling, tol, rel_tol,
+                     max_iter, cg_max_iter)
+        # few features: exact Newton steps by Cholesky (see l2svm_mfn)
+        self.mfn_kw["direct"] = solvers._use_direct(X, "auto")
         lab = y != 0
         self.idx_l = np.flatnonzero(lab)
         self.idx_u = np.flatnonzero(~lab).astype(np.int32)
@@ -130,13 +133,54 @@ class _Problem:
         self.cneg = np.zeros(self.n, dtype=self.dtype)
         self.cpos[self.idx_l] = np.where(self.y_l > 0, self.c_l, 0)
         self.cneg[self.idx_l] = np.where(self.y_l < 0, self.c_l, 0)
-        self.data = RowData(X)
+        self.rows = LocalRows(RowData(X), self.s, self.cpos, self.cneg)
         self.w = np.zeros(self.d + 1, dtype=self.dtype)
+
+    def _params(self, lam, lam_u, fit_intercept, intercept_scaling, tol,
+                rel_tol, max_iter, cg_max_iter):
+        self.lam = check_positive(lam, "lam")
+        self.lam_u = check_positive(lam_u, "lam_u", allow_zero=True)
+        self.s = (check_positive(intercept_scaling, "intercept_scaling")
+                  if fit_intercept else 0.0)
+        tol = check_positive(tol, "tol")
+        if self.dtype == np.float32:
+            # as l2svm_mfn: float32 cannot resolve CGLS residuals much lower
+            tol = max(tol, solvers._FLOAT32_TOL)
+        self.mfn_kw = {
+            "tol": tol,
+            "rel_tol": check_positive(rel_tol, "rel_tol", allow_zero=True),
+            "max_iter": check_int(max_iter, "max_iter"),
+            "cg_max_iter": check_int(cg_max_iter, "cg_max_iter"),
+        }
         self.n_mfn = self.n_iter = self.n_cg = 0
         self.mfn_capped = False
 
+    def _init_dask(self, X, y, costs, lam, lam_u, r, fit_intercept,
+                   intercept_scaling, tol, rel_tol, max_iter, cg_max_iter):
+        from semisvm import _distributed
+
+        rows, stats = _distributed.load(X, y, costs, kind="ssl")
+        self.n, self.d, self.dtype = rows.n, rows.d, rows.dtype
+        self._params(lam, lam_u, fit_intercept, intercept_scaling, tol, rel_tol,
+                     max_iter, cg_max_iter)
+        self.mfn_kw["direct"] = solvers._use_direct_stats(stats, self.d, "auto")
+        n_pos, n_neg = stats["n_pos"], stats["n_neg"]
+        if n_pos + n_neg == 0:
+            raise ValueError("y has no labeled rows (all entries are 0 = unlabeled)")
+        if not (n_pos and n_neg):
+            raise ValueError("y needs labeled rows of both classes (+1 and -1); "
+                             f"got only {1 if n_pos else -1}")
+        rows.s = self.s
+        self.rows = rows
+        self.dist = _distributed.DaskSSL(rows, stats)
+        self.l, self.u = self.dist.l, self.dist.u
+        self.r = n_pos / self.l if r is None else check_fraction(r, "r")
+        self.idx_u = None
+        self.w = np.zeros(self.d + 1, dtype=self.dtype)
+
     def mfn(self, cold_start, verbose, label, tol=None):
-        """One MFN call from the current w (updated in place); return outputs.
+        """One MFN call from the current w (updated in place); return outputs
+        (None on a cluster: they stay on the workers).
 
         ``tol`` overrides the CGLS tolerance for this call (a looser one for
         the intermediate solves of the switching/alternating loops);
@@ -152,26 +196,34 @@ class _Problem:
             cold_start = True
         elif tol is not None and tol > kw["tol"]:
             kw = dict(kw, tol=tol)
-        out = solvers._run_mfn(self.data, self.s, self.cpos, self.cneg, self.lam,
-                               self.w, cold_start=cold_start, verbose=verbose,
-                               label=label, **kw)
-        o, n_iter, n_cg, status = out[:4]
+        out = solvers._run_mfn(self.rows, self.lam, self.w, cold_start=cold_start,
+                               verbose=verbose, label=label, **kw)
+        n_iter, n_cg, status = out[:3]
         self.n_mfn += 1
         self.n_iter += int(n_iter)
         self.n_cg += int(n_cg)
         if not newton:
             self.mfn_capped |= status == _MFN_MAX_ITER
-        return o
+        return None if self.dist else self.rows.outputs()
 
     def base_objective(self, w, o):
         """lam/2 ||w||^2 + 1/(2l) sum_L c_i l2(y_i o_i), in float64."""
         w = w.astype(np.float64)
+        if self.dist:
+            return 0.5 * self.lam * np.sum(w * w) + 0.5 * self.dist.losses()[0]
         m = np.maximum(0.0, 1.0 - self.y_l * o[self.idx_l].astype(np.float64))
         # sums without BLAS: cheap, and the same bits whatever the BLAS threads
         return 0.5 * self.lam * np.sum(w * w) + 0.5 * np.sum(self.c_l * m * m)
 
     def objective(self, w, o, lam_u):
         """TSVM objective with the label-free unlabeled loss l2(|o_j|)."""
+        if self.dist:
+            base, unl, _ = self.dist.losses()
+            w = w.astype(np.float64)
+            F = 0.5 * self.lam * np.sum(w * w) + 0.5 * base
+            if self.u:
+                F += 0.5 * lam_u / self.u * unl
+            return float(F)
         F = self.base_objective(w, o)
         if self.u:
             m = np.maximum(0.0, 1.0 - np.abs(o[self.idx_u].astype(np.float64)))
@@ -180,6 +232,100 @@ class _Problem:
 
     def coef_intercept(self, w):
         return w[: self.d].copy(), float(self.s * w[self.d])
+
+    def outputs(self, o):
+        """The outputs of the training rows (a lazy dask array on a cluster)."""
+        return self.rows.outputs() if self.dist else np.asarray(o).copy()
+
+    # -- TSVM's temporary labels -------------------------------------------
+    def init_labels(self, o, n_pos):
+        """The n_pos largest unlabeled outputs labelled +1, the rest -1."""
+        if self.dist:
+            self.dist.init_labels(n_pos, 0.0)
+            return None
+        yu = np.full(self.u, -1, dtype=np.int8)
+        if self.u:
+            order = np.argsort(-o[self.idx_u], kind="stable")
+            yu[order[:n_pos]] = 1
+        return yu
+
+    def set_label_costs(self, yu, cu):
+        """Unlabeled MFN costs: cu on the side of the temporary label."""
+        if self.dist:
+            self.dist.set_label_costs(cu)
+            return
+        self.cpos[self.idx_u] = np.where(yu > 0, cu, 0)
+        self.cneg[self.idx_u] = np.where(yu < 0, cu, 0)
+
+    def switch(self, o, yu, S, cu):
+        """Switch up to S lowering label pairs; returns their number."""
+        if self.dist:
+            return self.dist.switch(S, cu)
+        return tsvm_switch(o, self.idx_u, yu, S, cu, self.cpos, self.cneg)
+
+    def label_objective(self, o, yu, cu):
+        """TSVM objective with the temporary labels, unlabeled weight cu u."""
+        if self.dist:
+            base, _, lab = self.dist.losses()
+            w = self.w.astype(np.float64)
+            return 0.5 * self.lam * np.sum(w * w) + 0.5 * base + 0.5 * cu * lab
+        return self.base_objective(self.w, o) + 0.5 * cu * np.sum(
+            _l2(yu * o[self.idx_u].astype(np.float64)))
+
+    def tsvm_labels(self, yu):
+        if self.dist:
+            return self.dist.tsvm_labels()
+        labels = self.y.copy()
+        labels[self.idx_u] = yu
+        return labels
+
+    # -- DA's label probabilities -------------------------------------------
+    def da_init(self, cu):
+        """p = r everywhere (logits z = (g - nu) / T, p = 1 / (1 + e^z)) and
+        the unlabeled costs cu p, cu (1 - p); returns (p, z)."""
+        if self.dist:
+            self.dist.da_init(self.r, cu)
+            return None, None
+        p = np.full(self.u, self.r)
+        z = np.full(self.u, -np.log(self.r / (1 - self.r)))
+        self.cpos[self.idx_u] = cu * p
+        self.cneg[self.idx_u] = cu * (1 - p)
+        return p, z
+
+    def pstep(self, o, lam_u, T, z, p, cu, nu0, tol):
+        """DA's p-step in place: (nu, kl, entropy, resid, n_root, status)."""
+        if self.dist:
+            return self.dist.pstep(lam_u, T, self.r, cu, nu0, tol)
+        return da_pstep(o, self.idx_u, lam_u, T, self.r, z, p, cu, self.cpos,
+                        self.cneg, nu0=nu0, tol=tol)
+
+    def da_labels(self, o, p):
+        """(labels of the training rows, p) at a kept point (lazy on a cluster)."""
+        if self.dist:
+            return self.dist.da_labels(o, self.r), self.dist.p_array(o, self.r)
+        labels = self.y.copy()
+        labels[self.idx_u] = np.where(p > 0.5, 1.0, -1.0)
+        return labels, p
+
+    def unlabeled_index(self):
+        if self.dist:
+            return self.rows.unlabeled_index()
+        return self.idx_u.astype(np.intp)
+
+    def outputs_of(self, o):
+        """Outputs at a kept point (``snapshot``'s o)."""
+        if self.dist:
+            return self.rows.array_from(_distributed_get_o(), self.dtype, states=o)
+        return np.asarray(o).copy()
+
+    def snapshot(self, o, p):
+        """(o, p) kept for the best point (the block states on a cluster)."""
+        if self.dist:
+            return list(self.rows.states), None
+        return o, p.copy()
+def _distributed_get_o():
+    from semisvm._distributed import _t_get_o
+    return _t_get_o
 
 
 #: default ``lam`` per unit of the mean squared row norm (``lam="auto"``)
@@ -248,6 +394,14 @@ def default_lam(X, lam="auto"):
             raise ValueError(f'lam must be a number > 0 or "auto", got {lam!r}')
     else:
         return lam
+    if solvers._is_dask(X):
+        from semisvm import _distributed
+
+        # one blockwise reduction; a non-finite block is reported by the load
+        sq = _distributed.mean_sq_norm(X)
+        if not np.isfinite(sq):
+            sq = 1.0
+        return LAM_SCALE * (sq if sq > 0 else 1.0)
     X = check_X(X)
     n = X.shape[0]
     if sp.issparse(X):
@@ -296,7 +450,10 @@ def tsvm(X, y, *, lam="auto", lam_u=1.0, r=None, S=10000, lam_u_init=1e-5,
     Parameters
     ----------
     X : {ndarray, sparse matrix} of shape (n_samples, n_features)
-        float32 or float64, dense or CSR (never copied or densified).
+        float32 or float64, dense or CSR (never copied or densified); or a
+        dask array of row blocks, as in :func:`semisvm.solvers.l2svm_mfn`
+        (``labels``, ``outputs`` and ``unlabeled_index`` are then lazy dask
+        arrays).
     y : array-like of shape (n_samples,)
         +1 / -1 on the labeled rows, **0 on the unlabeled rows** (the SVMlin
         and svmlight-file convention; the estimators map their -1 to 0).
@@ -354,18 +511,14 @@ def tsvm(X, y, *, lam="auto", lam_u=1.0, r=None, S=10000, lam_u_init=1e-5,
     # supervised start on the labeled rows (unlabeled costs are 0)
     o = P.mfn(True, verbose > 1, "TSVM supervised MFN")
     n_pos = int(np.floor(P.r * u + 0.5))
-    yu = np.full(u, -1, dtype=np.int8)
-    if u:
-        order = np.argsort(-o[P.idx_u], kind="stable")
-        yu[order[:n_pos]] = 1
+    yu = P.init_labels(o, n_pos)
     hist_lam, hist_obj, hist_sw, hist_mfn = [], [], [], []
     n_switches = 0
     capped = False
     cur = min(lam_u_init, P.lam_u)
     while u:
         cu = cur / u
-        P.cpos[P.idx_u] = np.where(yu > 0, cu, 0)
-        P.cneg[P.idx_u] = np.where(yu < 0, cu, 0)
+        P.set_label_costs(yu, cu)
         sw = rounds = 0
         n_mfn0 = P.n_mfn
         # solve tiers of the rounds: loose CGLS tolerance, one inexact Newton
@@ -380,7 +533,7 @@ def tsvm(X, y, *, lam="auto", lam_u=1.0, r=None, S=10000, lam_u_init=1e-5,
             if rounds == max_inner_iter:
                 capped = True
                 break
-            k = tsvm_switch(o, P.idx_u, yu, S, cu, P.cpos, P.cneg)
+            k = P.switch(o, yu, S, cu)
             rounds += 1
             if verbose > 1:
                 logger.info("TSVM lam_u=%.4g round %d: %d pairs switched%s",
@@ -395,8 +548,7 @@ def tsvm(X, y, *, lam="auto", lam_u=1.0, r=None, S=10000, lam_u_init=1e-5,
                 continue
             sw += k
         n_switches += sw
-        F = P.base_objective(P.w, o) + 0.5 * cu * np.sum(
-            _l2(yu * o[P.idx_u].astype(np.float64)))
+        F = P.label_objective(o, yu, cu)
         hist_lam.append(cur)
         hist_obj.append(F)
         hist_sw.append(sw)
@@ -409,8 +561,7 @@ def tsvm(X, y, *, lam="auto", lam_u=1.0, r=None, S=10000, lam_u_init=1e-5,
         cur = min(cur * lam_u_rate, P.lam_u)
     final_lam_u = cur if u else P.lam_u
 
-    labels = P.y.copy()
-    labels[P.idx_u] = yu
+    labels = P.tsvm_labels(yu)
     objective = P.objective(P.w, o, final_lam_u)
     label_objective = float(hist_obj[-1]) if u else objective
     status = ("max_inner_iter" if capped else
@@ -422,19 +573,27 @@ def tsvm(X, y, *, lam="auto", lam_u=1.0, r=None, S=10000, lam_u_init=1e-5,
     return TSVMResult(
         coef=coef, intercept=intercept, objective=objective,
         label_objective=label_objective, labels=labels,
-        unlabeled_index=P.idx_u.astype(np.intp), r=P.r, n_positive=n_pos,
+        unlabeled_index=P.unlabeled_index(), r=P.r, n_positive=n_pos,
         lam_u=final_lam_u, n_mfn=P.n_mfn, n_iter=P.n_iter, n_cg_iter=P.n_cg,
         n_switches=n_switches, converged=status == "optimal", status=status,
         history_lam_u=np.asarray(hist_lam, dtype=np.float64),
         history_objective=np.asarray(hist_obj, dtype=np.float64),
         history_switches=np.asarray(hist_sw, dtype=np.int64),
         history_mfn=np.asarray(hist_mfn, dtype=np.int64),
-        outputs=np.asarray(o).copy(),
+        outputs=P.outputs(o),
     )
 
 
 def _da_objective(P, w, o, lam_u, p, T):
     """DA objective of (w, p) at temperature T, in float64."""
+    if P.dist:
+        # o: the block states of the point (p is in them)
+        base, _, loss_u, ent = P.dist.da_losses(lam_u, T, states=o)
+        w = w.astype(np.float64)
+        F = 0.5 * P.lam * np.sum(w * w) + 0.5 * base
+        if P.u:
+            F += 0.5 * lam_u / P.u * loss_u + 0.5 * T / P.u * ent
+        return float(F)
     F = P.base_objective(w, o)
     if P.u:
         ou = o[P.idx_u].astype(np.float64)
@@ -517,10 +676,8 @@ def da_s3vm(X, y, *, lam="auto", lam_u=1.0, r=None, T0=None, T_rate=1.5,
     u, lam_u = P.u, P.lam_u
 
     o = P.mfn(True, verbose > 1, "DA supervised MFN")
-    # p starts at r everywhere (logit z = (g - nu)/T with p = 1/(1 + e^z))
-    p = np.full(u, P.r)
-    z = np.full(u, -np.log(P.r / (1 - P.r)))
     nu = 0.0
+    p = z = None
     best = None
     hist_T, hist_F, hist_kl, hist_H, hist_in = [], [], [], [], []
     n_inner_total = 0
@@ -528,27 +685,27 @@ def da_s3vm(X, y, *, lam="auto", lam_u=1.0, r=None, T0=None, T_rate=1.5,
     status = "entropy"
     if u == 0 or lam_u == 0:
         # the unlabeled rows carry no weight: the supervised solution
-        best = (P.w.copy(), o, p.copy(), T, nu, P.objective(P.w, o, lam_u))
+        best = (P.w.copy(), *P.snapshot(o, np.full(u, P.r)), T, nu,
+                P.objective(P.w, o, lam_u))
     else:
         cu = lam_u / u
         # mean(p) = r forces a fractional p on at least one row when r u is
         # not an integer: the least mean entropy the balance allows
         frac = P.r * u - np.floor(P.r * u)
         H_min = float(-(xlogy(frac, frac) + xlogy(1 - frac, 1 - frac))) / u
-        P.cpos[P.idx_u] = cu * p
-        P.cneg[P.idx_u] = cu * (1 - p)
+        # p starts at r everywhere (logit z = (g - nu)/T with p = 1/(1 + e^z))
+        p, z = P.da_init(cu)
         for outer in range(1, max_outer_iter + 1):
             kl = H = np.inf
             for inner in range(1, max_inner_iter + 1):
                 o = P.mfn(False, verbose > 1, f"DA MFN (T={T:.3g})",
                           tol=inner_tol)
-                nu, kl, H, _resid, n_root, rs = da_pstep(
-                    o, P.idx_u, lam_u, T, P.r, z, p, cu, P.cpos, P.cneg,
-                    nu0=nu, tol=root_tol)
+                nu, kl, H, _resid, n_root, rs = P.pstep(
+                    o, lam_u, T, z, p, cu, nu, root_tol)
                 root_capped |= rs == 2
                 F = P.objective(P.w, o, lam_u)
                 if best is None or F < best[5]:
-                    best = (P.w.copy(), o, p.copy(), T, nu, F)
+                    best = (P.w.copy(), *P.snapshot(o, p), T, nu, F)
                 if verbose > 1:
                     logger.info("DA T=%.4g round %d: KL %.3g, entropy %.3g, "
                                 "nu %.6g (%d root steps)", T, inner, kl, H, nu,
@@ -576,8 +733,7 @@ def da_s3vm(X, y, *, lam="auto", lam_u=1.0, r=None, T0=None, T_rate=1.5,
                   "mfn_max_iter" if P.mfn_capped else
                   "root_max_iter" if root_capped else "entropy")
     w, o, p, T_best, nu_best, F = best
-    labels = P.y.copy()
-    labels[P.idx_u] = np.where(p > 0.5, 1.0, -1.0)
+    labels, p = P.da_labels(o, p)
     if verbose:
         logger.info("DA done (%s): %d temperatures, %d MFN calls, best objective "
                     "%.10g at T=%.4g", status, len(hist_T), P.n_mfn, F, T_best)
@@ -585,7 +741,7 @@ def da_s3vm(X, y, *, lam="auto", lam_u=1.0, r=None, T0=None, T_rate=1.5,
     return DAResult(
         coef=coef, intercept=intercept, objective=F,
         da_objective=_da_objective(P, w, o, lam_u, p, T_best), p=p,
-        labels=labels, unlabeled_index=P.idx_u.astype(np.intp), r=P.r,
+        labels=labels, unlabeled_index=P.unlabeled_index(), r=P.r,
         T=T_best, nu=nu_best, n_outer=len(hist_T), n_inner=n_inner_total,
         n_mfn=P.n_mfn, n_iter=P.n_iter, n_cg_iter=P.n_cg,
         converged=status == "entropy", status=status,
@@ -594,5 +750,5 @@ def da_s3vm(X, y, *, lam="auto", lam_u=1.0, r=None, T0=None, T_rate=1.5,
         history_kl=np.asarray(hist_kl, dtype=np.float64),
         history_entropy=np.asarray(hist_H, dtype=np.float64),
         history_inner=np.asarray(hist_in, dtype=np.int64),
-        outputs=np.asarray(o).copy(),
+        outputs=P.outputs_of(o),
     )

@@ -297,38 +297,18 @@ def check_kernel_params(kernel, gamma, degree, coef0, X):
 
 
 def check_kernel_matrix(K):
-    """Return a square, finite kernel matrix as C-contiguous float64."""
+    """Return a square, finite kernel matrix, C-contiguous, float32 kept, else float64."""
     K = np.asarray(K)
     if K.dtype.kind not in "biuf":
         raise TypeError(f"K must be a numeric matrix, got dtype {K.dtype}")
     if K.ndim != 2 or K.shape[0] != K.shape[1] or K.shape[0] == 0:
         raise ValueError(
             f"K must be a square (n, n) kernel matrix, got shape {K.shape}")
-    K = np.ascontiguousarray(K, dtype=np.float64)
+    K = np.ascontiguousarray(
+        K, dtype=np.float32 if K.dtype == np.float32 else np.float64)
     if not np.all(np.isfinite(K)):
         raise ValueError("K must be finite (no NaN or inf)")
     return K
-
-
-def check_affinity(W, n):
-    """Return W as CSR float64 (n, n), non-negative and finite."""
-    if W is None:
-        raise ValueError("W (the affinity matrix) must be given")
-    if not sp.issparse(W):
-        W = np.asarray(W)
-        if W.dtype.kind not in "biuf":
-            raise TypeError(f"W must be numeric, got dtype {W.dtype}")
-        if W.ndim != 2:
-            raise ValueError(f"W must be a 2-D (n, n) affinity, got shape {W.shape}")
-    if W.shape != (n, n):
-        raise ValueError(f"W must have shape ({n}, {n}) (one row per sample), "
-                         f"got {W.shape}")
-    W = sp.csr_matrix(W, dtype=np.float64)
-    if not np.all(np.isfinite(W.data)):
-        raise ValueError("W must be finite (no NaN or inf)")
-    if np.any(W.data < 0):
-        raise ValueError("W must be non-negative")
-    return W
 
 
 def check_class_indices(y, n):

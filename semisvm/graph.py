@@ -13,6 +13,12 @@ Everything is a ``scipy.sparse.csr_matrix`` with int32 indices, in X's dtype.
   raised to the integer power ``p`` (iterated Laplacian, Belkin et al. 2006).
 - :func:`kernel_distances`: the distances a kernel induces, for graphs
   over a precomputed Gram matrix.
+- :func:`neighbors_affinity`: the same affinity from kNN lists computed
+  elsewhere (e.g. by :func:`semisvm.kernels.kernel_matrix` while it builds
+  the Gram matrix, which saves a second pass over all pairs).
+- :func:`intrinsic_dimension`: the Levina-Bickel maximum-likelihood estimate
+  of the data's intrinsic dimension from the kNN distances (used to pick the
+  Laplacian's power ``p`` automatically).
 - :func:`graph_laplacian`: both in one call, from points or from a
   user-given affinity matrix (validated: square, symmetric, non-negative,
   finite).
@@ -26,7 +32,7 @@ from sklearn.neighbors import NearestNeighbors
 from semisvm._validation import as_csr32, check_int, check_positive, check_X
 
 __all__ = ["knn_affinity", "laplacian", "graph_laplacian", "check_affinity",
-           "kernel_distances"]
+           "kernel_distances", "intrinsic_dimension", "neighbors_affinity"]
 
 
 def kernel_distances(K):
@@ -47,7 +53,8 @@ def _csr(A, dtype):
     return as_csr32(A)
 
 
-def knn_affinity(X, n_neighbors=6, *, weight="heat", t=None, metric="euclidean"):
+def knn_affinity(X, n_neighbors=6, *, weight="heat", t=None, metric="euclidean",
+                 n_scale=7, return_distances=False):
     """Symmetrised kNN affinity matrix over the rows of ``X``.
 
     Parameters
@@ -56,18 +63,29 @@ def knn_affinity(X, n_neighbors=6, *, weight="heat", t=None, metric="euclidean")
         All points, labeled and unlabeled.
     n_neighbors : int, 1 <= n_neighbors < n
         k, neighbours per point (the point itself excluded).
-    weight : {"heat", "binary"}
-        ``"heat"``: ``exp(-d_ij^2 / (2 t^2))``; ``"binary"``: 1.
+    weight : {"heat", "binary", "self-tuning"}
+        ``"heat"``: ``exp(-d_ij^2 / (2 t^2))``; ``"binary"``: 1;
+        ``"self-tuning"``: ``exp(-d_ij^2 / (s_i s_j))`` with s_i the distance
+        from i to its ``n_scale``-th nearest neighbour (Zelnik-Manor & Perona
+        2004, local scaling: dense and sparse regions get their own width).
     t : float > 0, optional
         Heat width; default the mean distance over all kNN edges (a constant
         data set gives t = 1).
     metric : {"euclidean", "precomputed"}
         ``"precomputed"``: ``X`` is a dense (n, n) matrix of distances (e.g.
         the kernel-induced ``sqrt(K_ii + K_jj - 2 K_ij)``).
+    n_scale : int, default=7
+        Neighbour whose distance is the local scale of ``"self-tuning"``
+        weights (capped at ``n_neighbors``; ignored by the other weights).
+        Zero scales (duplicates) are replaced by the mean scale.
+    return_distances : bool, default=False
+        Also return the (n, k) sorted distances of every point to its k
+        nearest neighbours (e.g. for :func:`intrinsic_dimension`).
 
     Returns
     -------
     W : csr_matrix of shape (n, n), symmetric, zero diagonal, X's dtype.
+    dist : ndarray of shape (n, k), only if ``return_distances``.
     """
     if metric not in ("euclidean", "precomputed"):
         raise ValueError(f"metric must be 'euclidean' or 'precomputed', got {metric!r}")
@@ -84,29 +102,16 @@ def knn_affinity(X, n_neighbors=6, *, weight="heat", t=None, metric="euclidean")
     if k >= n:
         raise ValueError(
             f"n_neighbors={k} must be smaller than the number of points n={n}")
-    if weight not in ("heat", "binary"):
-        raise ValueError(f"weight must be 'heat' or 'binary', got {weight!r}")
+    if weight not in ("heat", "binary", "self-tuning"):
+        raise ValueError(
+            f"weight must be 'heat', 'binary' or 'self-tuning', got {weight!r}")
     nn = NearestNeighbors(n_neighbors=k, metric=metric).fit(X)
     dist, ind = nn.kneighbors(None, return_distance=True)
-    rows = np.repeat(np.arange(n), k)
-    d = dist.ravel().astype(np.float64)
-    if weight == "heat":
-        if t is None:
-            t = float(d.mean())
-            if not t > 0:
-                t = 1.0
-        else:
-            t = check_positive(t, "t")
-        w = np.exp(-(d * d) / (2.0 * t * t))
-        # keep edges whose weight underflows: the graph's structure stays kNN
-        w = np.maximum(w, np.finfo(X.dtype).tiny)
-    else:
-        w = np.ones_like(d)
-    W = sp.csr_matrix((w, (rows, ind.ravel())), shape=(n, n))
-    W = W.maximum(W.T)
-    W.setdiag(0)
-    W.eliminate_zeros()
-    return _csr(W, X.dtype)
+    W = neighbors_affinity(dist, ind, weight=weight, t=t, n_scale=n_scale,
+                           dtype=X.dtype)
+    if return_distances:
+        return W, dist
+    return W
 
 
 def check_affinity(W, name="affinity"):
@@ -177,3 +182,79 @@ def graph_laplacian(X=None, *, affinity=None, n_neighbors=6, weight="heat",
     else:
         W = check_affinity(affinity)
     return laplacian(W, normalized=normalized, p=p)
+
+
+def intrinsic_dimension(dist):
+    """Levina-Bickel maximum-likelihood estimate of the intrinsic dimension.
+
+    ``dist`` holds, row by row, the sorted distances of each point to its k
+    nearest neighbours (k >= 2, the point itself excluded), as returned by
+    ``knn_affinity(..., return_distances=True)``. Each point's estimate is
+    ``[1/(k-1) sum_{j<k} log(T_k / T_j)]^-1``; the points are combined as
+    MacKay & Ghahramani suggest (the inverse of the mean inverse). Duplicate
+    points (zero distances) are ignored; the result is in ``[0, inf)``.
+    """
+    dist = np.asarray(dist, dtype=np.float64)
+    if dist.ndim != 2 or dist.shape[1] < 2:
+        raise ValueError(
+            f"dist must be an (n, k) array with k >= 2, got shape {dist.shape}")
+    ok = dist[:, 0] > 0
+    if not np.any(ok):
+        return 0.0
+    d = dist[ok]
+    inv = np.mean(np.log(d[:, -1:] / d[:, :-1]), axis=1)
+    m = float(np.mean(inv))
+    return 1.0 / m if m > 0 else 0.0
+
+
+def neighbors_affinity(dist, ind, *, weight="heat", t=None, n_scale=7,
+                       dtype=np.float64):
+    """:func:`knn_affinity` from precomputed kNN lists.
+
+    ``dist`` and ``ind`` are (n, k) arrays: row i holds the distances to and
+    the indices of the k nearest neighbours of point i (itself excluded), as
+    returned by ``kernel_matrix(..., n_neighbors=k)`` (or sorted, as
+    scikit-learn's ``kneighbors`` returns them: ``"self-tuning"`` reads the
+    local scale from column ``n_scale - 1``). Weights, the width ``t`` and the
+    symmetrisation are those of :func:`knn_affinity`.
+    """
+    dist = np.asarray(dist, dtype=np.float64)
+    ind = np.asarray(ind)
+    if dist.ndim != 2 or ind.shape != dist.shape:
+        raise ValueError(
+            f"dist and ind must be (n, k) arrays of the same shape, got "
+            f"{dist.shape} and {ind.shape}")
+    n, k = dist.shape
+    if ind.size and (ind.min() < 0 or ind.max() >= n):
+        raise ValueError("ind has indices out of range")
+    if not np.all(np.isfinite(dist)) or np.any(dist < 0):
+        raise ValueError("dist must be finite and non-negative")
+    if weight not in ("heat", "binary", "self-tuning"):
+        raise ValueError(
+            f"weight must be 'heat', 'binary' or 'self-tuning', got {weight!r}")
+    d = dist.ravel()
+    rows = np.repeat(np.arange(n), k)
+    if weight == "heat":
+        if t is None:
+            t = float(d.mean()) if d.size else 1.0
+            if not t > 0:
+                t = 1.0
+        else:
+            t = check_positive(t, "t")
+        w = np.exp(-(d * d) / (2.0 * t * t))
+    elif weight == "self-tuning":
+        n_scale = check_int(n_scale, "n_scale")
+        s_loc = dist[:, min(n_scale, k) - 1] if k else np.ones(n)
+        pos = s_loc > 0
+        s_loc = np.where(pos, s_loc, float(s_loc[pos].mean()) if np.any(pos) else 1.0)
+        w = np.exp(-(d * d) / (s_loc[rows] * s_loc[ind.ravel()]))
+    else:
+        w = np.ones_like(d)
+    if weight != "binary":
+        # keep edges whose weight underflows: the graph's structure stays kNN
+        w = np.maximum(w, np.finfo(dtype).tiny)
+    W = sp.csr_matrix((w, (rows, ind.ravel())), shape=(n, n))
+    W = W.maximum(W.T)
+    W.setdiag(0)
+    W.eliminate_zeros()
+    return _csr(W, dtype)

@@ -70,7 +70,7 @@ def _dot_block(A, B):
 
 
 def kernel_matrix(X, Y=None, kernel="rbf", gamma=None, degree=3, coef0=0.0,
-                  *, block_size=None):
+                  *, block_size=None, n_neighbors=None):
     """Gram matrix ``K[i, j] = k(X[i], Y[j])`` as a dense array in X's dtype.
 
     Parameters
@@ -93,10 +93,17 @@ def kernel_matrix(X, Y=None, kernel="rbf", gamma=None, degree=3, coef0=0.0,
         Polynomial offset.
     block_size : int, optional
         Rows of X per block (default: about 32 MB of temporaries).
+    n_neighbors : int, optional
+        Also find, block by block from the same inner products, the k
+        nearest neighbours of every row of X among the rows of Y in Euclidean
+        distance (itself excluded when Y is X): the kNN graph then costs no
+        second pass over all pairs. Not for callable or precomputed kernels.
 
     Returns
     -------
     K : ndarray of shape (n_X, n_Y), C-contiguous, X's dtype.
+    dist, ind : ndarrays of shape (n_X, k), only with ``n_neighbors``:
+        sorted distances (float64) and indices (intp) of the neighbours.
     """
     if isinstance(kernel, str) and kernel == "precomputed":
         K = check_X(X, name="X (precomputed kernel)")
@@ -121,8 +128,22 @@ def kernel_matrix(X, Y=None, kernel="rbf", gamma=None, degree=3, coef0=0.0,
         if not isinstance(coef0, numbers.Real) or not np.isfinite(coef0):
             raise ValueError(f"coef0 must be a finite real, got {coef0!r}")
     n_x, n_y = X.shape[0], Y.shape[0]
+    knn = n_neighbors is not None
+    if knn:
+        if callable(kernel):
+            raise ValueError("n_neighbors needs a named kernel, not a callable")
+        k = int(n_neighbors)
+        if k < 1 or k > n_y - (Y is X):
+            raise ValueError(
+                f"n_neighbors={n_neighbors} must be in [1, {n_y - (Y is X)}]")
+        dist = np.empty((n_x, k), dtype=np.float64)
+        ind = np.empty((n_x, k), dtype=np.intp)
+        yy = _row_sqnorms(Y)
+        xx = yy if Y is X else _row_sqnorms(X)
     if block_size is None:
-        block_size = max(1, _BLOCK_BYTES // (max(n_y, 1) * dtype.itemsize * 2))
+        # the kNN search adds a float64 distance block and its argpartition
+        per = dtype.itemsize * 2 + (24 if knn else 0)
+        block_size = max(1, _BLOCK_BYTES // (max(n_y, 1) * per))
     K = np.empty((n_x, n_y), dtype=dtype)
     if kernel == "rbf":
         yy = _row_sqnorms(Y)
@@ -143,6 +164,9 @@ def kernel_matrix(X, Y=None, kernel="rbf", gamma=None, degree=3, coef0=0.0,
             continue
         blk = K[start:stop]
         blk[...] = _dot_block(Xb, Y)
+        if knn:
+            _block_knn(blk, xx[start:stop], yy, start if Y is X else None, k,
+                       dist[start:stop], ind[start:stop])
         if kernel == "rbf":
             # ||x - z||^2 = ||x||^2 + ||z||^2 - 2 x.z, clipped at 0 (rounding)
             blk *= -2
@@ -157,4 +181,21 @@ def kernel_matrix(X, Y=None, kernel="rbf", gamma=None, degree=3, coef0=0.0,
             blk **= int(degree)
     if Y is X and kernel == "rbf":
         np.fill_diagonal(K, 1)
+    if knn:
+        return K, dist, ind
     return K
+
+
+def _block_knn(dot, xx, yy, self_offset, k, dist, ind):
+    """k nearest rows of Y for a block of rows of X, from their inner products."""
+    d2 = xx[:, None].astype(np.float64) + yy[None, :].astype(np.float64)
+    d2 -= 2 * dot
+    np.maximum(d2, 0, out=d2)
+    rows = np.arange(dot.shape[0])
+    if self_offset is not None:
+        d2[rows, self_offset + rows] = np.inf    # the point itself
+    part = np.argpartition(d2, k - 1, axis=1)[:, :k]
+    dp = np.take_along_axis(d2, part, axis=1)
+    order = np.argsort(dp, axis=1, kind="stable")
+    ind[...] = np.take_along_axis(part, order, axis=1)
+    dist[...] = np.sqrt(np.take_along_axis(dp, order, axis=1))

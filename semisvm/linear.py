@@ -35,8 +35,15 @@ class _LinearDecisionMixin:
     """decision_function / predict for a fitted ``coef_``, ``intercept_``."""
 
     def decision_function(self, X):
-        """Signed distance-like score ``X @ coef_ + intercept_`` (positive -> classes_[1])."""
+        """Signed distance-like score ``X @ coef_ + intercept_`` (positive -> classes_[1]).
+
+        A dask array X (row blocks) gives a lazy dask array, computed blockwise.
+        """
         check_is_fitted(self)
+        if solvers._is_dask(X):
+            from semisvm import _distributed
+            _distributed.check_predict_input(self, X)
+            return _distributed.decision_function(X, self.coef_, self.intercept_)
         X = validate_data(self, X, accept_sparse="csr", dtype=list(FLOAT_DTYPES),
                           order="C", reset=False)
         X = as_csr32(X)
@@ -46,6 +53,9 @@ class _LinearDecisionMixin:
     def predict(self, X):
         """Predicted class labels (the user's label values)."""
         scores = self.decision_function(X)
+        if solvers._is_dask(scores):
+            from semisvm import _distributed
+            return _distributed.predict_labels(scores, self.classes_)
         return self.classes_[(scores > 0).astype(np.intp)]
 
 
@@ -144,7 +154,16 @@ class LinearSVM(_LinearDecisionMixin, ClassifierMixin, BaseEstimator):
         return tags
 
     def fit(self, X, y, sample_weight=None):
-        """Fit the model; ``y`` holds exactly two labels."""
+        """Fit the model; ``y`` holds exactly two labels.
+
+        X may be a dask array of row blocks (dense or CSR chunks, all columns
+        in one chunk; ``semisvm[dask]``, a running ``dask.distributed``
+        client): the blocks stay on the workers and the fit is the same as
+        in memory. y (and sample_weight) are then dask arrays with X's row
+        chunks, or NumPy arrays.
+        """
+        if solvers._is_dask(X):
+            return self._fit_dask(X, y, sample_weight)
         X, y = validate_data(self, X, y, accept_sparse="csr",
                              dtype=list(FLOAT_DTYPES), order="C",
                              accept_large_sparse=True)
@@ -160,15 +179,43 @@ class LinearSVM(_LinearDecisionMixin, ClassifierMixin, BaseEstimator):
             max_iter=self.max_iter, cg_max_iter=self.cg_max_iter,
             newton=self.newton, n_jobs=self.n_jobs, verbose=bool(self.verbose),
         )
+        return self._set_result(res)
+
+    def _set_result(self, res):
         if not res.converged:
             warnings.warn(
                 f"L2-SVM-MFN did not converge in max_iter={self.max_iter} "
-                "iterations; increase max_iter", ConvergenceWarning, stacklevel=2)
+                "iterations; increase max_iter", ConvergenceWarning, stacklevel=3)
         self.coef_ = res.coef
         self.intercept_ = res.intercept
         self.n_iter_ = res.n_iter
         self.result_ = res
         return self
+
+    def _fit_dask(self, X, y, sample_weight):
+        from semisvm import _distributed
+        _distributed.check_fit_input(self, X)
+        labels, counts = _distributed.unique_labels(y)
+        self.classes_, _ = encode_binary(labels, estimator=type(self).__name__)
+        pos = self.classes_[1]
+        y_pm = _distributed.map_labels(y, lambda b: np.where(b == pos, 1.0, -1.0))
+        costs = sample_weight
+        if self.class_weight is not None:
+            if self.class_weight == "balanced":
+                cw = counts.sum() / (2.0 * counts)
+            else:
+                cw = compute_class_weight(self.class_weight, classes=self.classes_,
+                                          y=self.classes_)
+            cw_costs = _distributed.map_labels(
+                y, lambda b: np.where(b == pos, cw[1], cw[0]))
+            costs = cw_costs if costs is None else costs * cw_costs
+        res = solvers.l2svm_mfn(
+            X, y_pm, lam=self.lam, costs=costs, fit_intercept=self.fit_intercept,
+            intercept_scaling=self.intercept_scaling, tol=self.tol,
+            max_iter=self.max_iter, cg_max_iter=self.cg_max_iter,
+            newton=self.newton, n_jobs=self.n_jobs, verbose=bool(self.verbose),
+        )
+        return self._set_result(res)
 
 
 class _SemiSupervisedLinear(_LinearDecisionMixin, ClassifierMixin, BaseEstimator):
@@ -208,7 +255,14 @@ class _SemiSupervisedLinear(_LinearDecisionMixin, ClassifierMixin, BaseEstimator
         return res
 
     def fit(self, X, y):
-        """Fit on labeled and unlabeled rows (``y == -1`` marks unlabeled)."""
+        """Fit on labeled and unlabeled rows (``y == -1`` marks unlabeled).
+
+        X may be a dask array of row blocks (see :meth:`LinearSVM.fit`);
+        ``transduction_`` and ``result_``'s per-row arrays are then lazy dask
+        arrays over the blocks.
+        """
+        if solvers._is_dask(X):
+            return self._fit_dask(X, y)
         X, y = validate_data(self, X, y, accept_sparse="csr",
                              dtype=list(FLOAT_DTYPES), order="C",
                              accept_large_sparse=True)
@@ -245,12 +299,69 @@ class _SemiSupervisedLinear(_LinearDecisionMixin, ClassifierMixin, BaseEstimator
         self.result_ = tuple(results)
         return self
 
+    def _fit_dask(self, X, y):
+        import dask.array as da
+
+        from semisvm import _distributed
+        _distributed.check_fit_input(self, X)
+        labels, _ = _distributed.unique_labels(y)
+        self.lam_ = default_lam(X, self.lam)
+        self.classes_, _ = encode_semisupervised_multiclass(
+            labels, estimator=type(self).__name__)
+        cls = self.classes_
+        numeric = labels.dtype.kind in "biuf"
+
+        def ssl(k):
+            def f(b):
+                unl = b == -1 if numeric else np.zeros(b.shape, bool)
+                return np.where(unl, 0.0, np.where(b == cls[k], 1.0, -1.0))
+            return _distributed.map_labels(y, f)
+
+        K = cls.shape[0]
+        if K == 2:
+            res = self._fit_binary(X, ssl(1), self.r)
+            self.coef_ = res.coef
+            self.intercept_ = res.intercept
+            self.transduction_ = res.labels.map_blocks(
+                lambda v: cls[(v > 0).astype(np.intp)], dtype=cls.dtype,
+                meta=np.zeros(0, cls.dtype))
+            self.n_iter_ = res.n_mfn
+            self.result_ = res
+            return self
+        rs = check_class_fractions(self.r, K)
+        results = []
+        for k in range(K):
+            if self.verbose:
+                logger.info("%s one-vs-rest: class %r (%d of %d)",
+                            type(self).__name__, cls[k], k + 1, K)
+            results.append(self._fit_binary(X, ssl(k), rs[k]))
+        self.coef_ = np.stack([res.coef for res in results])
+        self.intercept_ = np.array([res.intercept for res in results])
+        scores = da.stack([res.outputs for res in results], axis=1)
+        y_idx = _distributed.map_labels(
+            y, lambda b: np.where(np.isin(b, cls), np.searchsorted(cls, b), -1)
+            if numeric else np.searchsorted(cls, b), dtype=np.intp)
+        if not _distributed.is_dask_collection(y_idx):
+            y_idx = da.from_array(y_idx, chunks=(X.chunks[0],))
+        pick = da.where(y_idx < 0, scores.argmax(axis=1), y_idx)
+        self.transduction_ = pick.map_blocks(lambda i: cls[i], dtype=cls.dtype,
+                                             meta=np.zeros(0, cls.dtype))
+        self.n_iter_ = max(res.n_mfn for res in results)
+        self.result_ = tuple(results)
+        return self
+
     def decision_function(self, X):
         """Scores ``X @ coef_.T + intercept_``: shape (n,) for two classes
-        (positive -> ``classes_[1]``), (n, n_classes) for one-vs-rest."""
+        (positive -> ``classes_[1]``), (n, n_classes) for one-vs-rest.
+
+        A dask array X gives a lazy dask array (blockwise)."""
         check_is_fitted(self)
         if self.coef_.ndim == 1:
             return super().decision_function(X)
+        if solvers._is_dask(X):
+            from semisvm import _distributed
+            _distributed.check_predict_input(self, X)
+            return _distributed.decision_function(X, self.coef_, self.intercept_)
         X = validate_data(self, X, accept_sparse="csr", dtype=list(FLOAT_DTYPES),
                           order="C", reset=False)
         X = as_csr32(X)
@@ -260,6 +371,9 @@ class _SemiSupervisedLinear(_LinearDecisionMixin, ClassifierMixin, BaseEstimator
     def predict(self, X):
         """Predicted class labels (the user's label values)."""
         scores = self.decision_function(X)
+        if solvers._is_dask(scores):
+            from semisvm import _distributed
+            return _distributed.predict_labels(scores, self.classes_)
         if scores.ndim == 1:
             return self.classes_[(scores > 0).astype(np.intp)]
         return self.classes_[np.argmax(scores, axis=1)]

@@ -14,8 +14,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from semisvm._core._dataset import RowData
-from semisvm._core._mfn import mfn as _mfn
 from semisvm._results import LapSVMResult, MFNResult
+from semisvm._rows import LocalRows, mfn_loop
 from semisvm._validation import (
     as_csr32,
     check_costs,
@@ -35,6 +35,12 @@ logger = logging.getLogger("semisvm")
 # single precision cannot resolve CGLS residuals much below this (relative)
 _FLOAT32_TOL = 1e-5
 _MFN_STATUS = {0: "optimal", 1: "relative", 2: "max_iter"}
+
+
+def _is_dask(X):
+    """A dask collection (checked without importing dask)."""
+    mod = type(X).__module__ or ""
+    return mod.split(".")[0] == "dask" and hasattr(X, "__dask_graph__")
 
 
 def _check_w0(w0, n_weights, dtype):
@@ -88,29 +94,48 @@ def _use_direct(X, newton):
         row_nnz = np.diff(X.indptr).astype(np.float64)
     else:
         row_nnz = np.full(X.shape[0], float(X.shape[1]))
-    direct = 0.5 * float(row_nnz @ row_nnz) + D ** 3 / 6.0
-    return direct <= _CG_ITER_GUESS * 2.0 * float(row_nnz.sum() + X.shape[0])
+    return _direct_cheaper(D, X.shape[0], float(row_nnz.sum()),
+                           float(row_nnz @ row_nnz))
 
 
-def _run_mfn(data, bias_scale, cpos, cneg, lam, w, *, tol, max_iter,
-             cg_max_iter, cold_start, rel_tol, verbose=False, label="MFN",
-             n_threads=1, direct=False):
-    """Run the compiled MFN on validated arrays; ``w`` (d+1) is updated in place.
+def _direct_cheaper(D, n, nnz, nnz_sq):
+    """Cholesky (build + factor) cheaper than about _CG_ITER_GUESS CG iterations?"""
+    direct = 0.5 * nnz_sq + D ** 3 / 6.0
+    return direct <= _CG_ITER_GUESS * 2.0 * (nnz + n)
 
-    Shared by :func:`l2svm_mfn`, TSVM and DA (two-sided costs ``cpos``/``cneg``).
-    Returns the raw tuple of :func:`semisvm._core._mfn.mfn`.
+
+def _use_direct_stats(stats, d, newton):
+    """:func:`_use_direct` from the row-nnz totals of distributed row blocks."""
+    if newton not in _NEWTON:
+        raise ValueError(f"newton must be one of {_NEWTON}, got {newton!r}")
+    D = d + 1
+    if newton != "auto" or D > _DIRECT_MAX_D:
+        return _use_direct(np.empty((0, d)), newton) if newton != "auto" else False
+    return _direct_cheaper(D, stats["n"], stats["nnz"], stats["nnz_sq"])
+
+
+def _run_mfn(rows, lam, w, *, tol, max_iter, cg_max_iter, cold_start, rel_tol,
+             verbose=False, label="MFN", direct=False):
+    """Run L2-SVM-MFN over a rows backend; ``w`` (d+1) is updated in place.
+
+    ``rows`` is a :class:`semisvm._rows.LocalRows` (in memory) or a
+    :class:`semisvm._distributed.DaskRows` (row blocks on Dask workers); its
+    costs ``cpos``/``cneg`` are two-sided, so the same call serves
+    :func:`l2svm_mfn`, TSVM and DA. Returns ``(n_iter, n_cg_iter, status,
+    objective, hist_obj, hist_cg, hist_active)``; the outputs X w stay in
+    ``rows`` (``rows.outputs()``).
     """
-    out = _mfn(data, float(bias_scale), cpos, cneg, float(lam), w, tol=tol,
-               max_iter=max_iter, cg_max_iter=cg_max_iter,
-               cold_start=cold_start, rel_tol=rel_tol, n_threads=n_threads,
-               direct=direct)
+    out = mfn_loop(rows, w, lam, tol=tol, max_iter=max_iter,
+                   cg_max_iter=cg_max_iter, cold_start=cold_start,
+                   rel_tol=rel_tol, direct=direct, verbose=verbose, label=label)
     if verbose:
-        _, n_iter, _, status, _, hobj, hcg, hact = out
-        for k in range(n_iter):
-            logger.info("%s iter %d: objective %.10g, active %d, cg %d",
-                        label, k + 1, hobj[k + 1], hact[k], hcg[k])
-        logger.info("%s stopped (%s) after %d iterations, %d CG iterations",
-                    label, _MFN_STATUS[status], n_iter, int(hcg.sum()))
+        n_iter, n_cg, status = out[:3]
+        extra = ""
+        if rows.distributed:
+            extra = (f"; {rows.round_trips} worker round trips, "
+                     f"{rows.bytes_moved / 2**20:.1f} MiB moved in all")
+        logger.info("%s stopped (%s) after %d iterations, %d CG iterations%s",
+                    label, _MFN_STATUS[status], n_iter, n_cg, extra)
     return out
 
 
@@ -143,6 +168,12 @@ def l2svm_mfn(X, y, *, lam=1.0, costs=None, w0=None, fit_intercept=True,
     X : {ndarray, sparse matrix} of shape (n_samples, n_features)
         float32 or float64; CSR is used as is (int64 indices are downcast when
         they fit), never densified. The computation runs in X's dtype.
+        Or a ``dask.array.Array`` of row blocks (dense or CSR chunks, all
+        columns in one chunk; needs ``semisvm[dask]`` and a running
+        ``dask.distributed`` client): the blocks stay on the workers and the
+        result is the in-memory one to rounding (``outputs`` is then a lazy
+        dask array); ``y``/``costs`` are dask arrays with X's row chunks, or
+        NumPy. See :mod:`semisvm._distributed`.
     y : array-like of shape (n_samples,)
         Labels in {-1, +1}.
     lam : float > 0
@@ -184,11 +215,19 @@ def l2svm_mfn(X, y, *, lam=1.0, costs=None, w0=None, fit_intercept=True,
     -------
     MFNResult
     """
-    X = check_X(X)
-    n, d = X.shape
-    dtype = X.dtype
-    y = check_pm1(y, n)
-    c = check_costs(costs, n, dtype, name="costs")
+    rows = None
+    if _is_dask(X):
+        # row blocks on Dask workers (semisvm[dask]): validated and loaded
+        # once, before any iteration (see semisvm._distributed)
+        from semisvm import _distributed
+        rows, stats = _distributed.load(X, y, costs, kind="pm1")
+        n, d, dtype = rows.n, rows.d, rows.dtype
+    else:
+        X = check_X(X)
+        n, d = X.shape
+        dtype = X.dtype
+        y = check_pm1(y, n)
+        c = check_costs(costs, n, dtype, name="costs")
     lam = check_positive(lam, "lam")
     s = check_positive(intercept_scaling, "intercept_scaling") if fit_intercept else 0.0
     tol = check_positive(tol, "tol")
@@ -205,13 +244,20 @@ def l2svm_mfn(X, y, *, lam=1.0, costs=None, w0=None, fit_intercept=True,
         w = np.zeros(d + 1, dtype=dtype)
         w[:n_w] = _check_w0(w0, n_w, dtype)
         cold = False if cold_start is None else bool(cold_start)
-    cpos = np.where(y > 0, c, 0).astype(dtype)
-    cneg = np.where(y < 0, c, 0).astype(dtype)
-    out = _run_mfn(RowData(X), s, cpos, cneg, lam, w, tol=tol, max_iter=max_iter,
+    if rows is None:
+        cpos = np.where(y > 0, c, 0).astype(dtype)
+        cneg = np.where(y < 0, c, 0).astype(dtype)
+        rows = LocalRows(RowData(X), s, cpos, cneg, n_threads=_n_threads(n_jobs))
+        direct = _use_direct(X, newton)
+    else:
+        _n_threads(n_jobs)      # validated; the workers' threads run the blocks
+        rows.s = float(s)
+        direct = _use_direct_stats(stats, d, newton)
+    out = _run_mfn(rows, lam, w, tol=tol, max_iter=max_iter,
                    cg_max_iter=cg_max_iter, cold_start=cold, rel_tol=rel_tol,
-                   verbose=verbose, n_threads=_n_threads(n_jobs),
-                   direct=_use_direct(X, newton))
-    o, n_iter, n_cg, status, obj, hobj, hcg, hact = out
+                   verbose=verbose, direct=direct)
+    n_iter, n_cg, status, obj, hobj, hcg, hact = out
+    o = rows.outputs()
     return MFNResult(
         coef=w[:d].copy(),
         intercept=float(s * w[d]),
@@ -223,7 +269,7 @@ def l2svm_mfn(X, y, *, lam=1.0, costs=None, w0=None, fit_intercept=True,
         history=hobj,
         cg_history=hcg,
         active_history=hact,
-        outputs=np.asarray(o).copy(),
+        outputs=o if rows.distributed else np.asarray(o).copy(),
     )
 
 
@@ -374,7 +420,7 @@ def _lap_newton(K, L, y, lab, gamma_A, gamma_I, hinge, fit_b, max_iter):
 def lapsvm_primal(K, L, y, *, gamma_A=1e-6, gamma_I=1.0, loss="squared_hinge",
                   solver="pcg", fit_intercept=True, stop="stability", tol=None,
                   max_iter=None, check_every=None, eta=0.015, alpha0=None,
-                  intercept0=0.0, K_val=None, y_val=None,
+                  intercept0=0.0, K_val=None, y_val=None, power=1,
                   verbose=False) -> LapSVMResult:
     r"""Laplacian SVM (or RLS) trained in the primal, by Newton or PCG.
 
@@ -449,14 +495,21 @@ def lapsvm_primal(K, L, y, *, gamma_A=1e-6, gamma_I=1.0, loss="squared_hinge",
         Newton steps (default 50) or PCG iterations (default max(1000, n)).
     check_every : int, optional
         Period of the early-stopping checks; default round(sqrt(n) / 2).
-    eta : float in (0, 1)
-        Stability threshold (paper: 0.015).
+    eta : float in (0, 1) or None
+        Stability threshold (paper: 0.015). None: ``min(0.015, 3e-4 *
+        check_every)``, i.e. a rate of 0.03 % sign changes per iteration
+        (0.004 at n = 700, 0.015 from n = 10,000 on).
     alpha0, intercept0 : optional
         PCG starting point (default 0).
     K_val : ndarray of shape (n_val, n), optional
         Kernel between the validation points and the n training points.
     y_val : array-like of shape (n_val,), optional
         +1 / -1 labels of the validation points.
+    power : int >= 1, default=1
+        Use ``L^power`` in place of ``L`` in the objective (the iterated
+        Laplacian). PCG applies it as ``power`` sparse products with L and
+        never forms it (L^p fills in fast; the products cost p nnz(L));
+        Newton forms it (its O(n^3) work dominates anyway).
     verbose : bool
         Log the run on the ``"semisvm"`` logger.
 
@@ -470,12 +523,12 @@ def lapsvm_primal(K, L, y, *, gamma_A=1e-6, gamma_I=1.0, loss="squared_hinge",
         check_every=check_every, eta=eta,
         alpha0=None if alpha0 is None else [alpha0],
         intercept0=[intercept0], K_val=K_val,
-        y_val=None if y_val is None else [y_val], verbose=verbose)[0]
+        y_val=None if y_val is None else [y_val], power=power, verbose=verbose)[0]
 
 
 def _lapsvm_multi(K, L, ys, *, gamma_A, gamma_I, loss, solver, fit_intercept,
                   stop, tol, max_iter, check_every, eta, alpha0=None,
-                  intercept0=None, K_val=None, y_val=None, verbose=False):
+                  intercept0=None, K_val=None, y_val=None, power=1, verbose=False):
     """:func:`lapsvm_primal` on several label vectors sharing K and L.
 
     ``ys`` is a list of (n,) label vectors (+1/-1, 0 unlabeled) with the same
@@ -505,8 +558,14 @@ def _lapsvm_multi(K, L, ys, *, gamma_A, gamma_I, loss, solver, fit_intercept,
     fit_b = bool(fit_intercept)
     lab = np.flatnonzero(y != 0).astype(np.int32)
     unl = np.flatnonzero(y == 0).astype(np.int32)
+    power = check_int(power, "power")
 
     if solver in ("newton", "closed"):
+        if power > 1:
+            Lp = L
+            for _ in range(power - 1):
+                Lp = Lp @ L
+            L = as_csr32(sp.csr_matrix((Lp + Lp.T) * 0.5, dtype=dtype))
         max_iter = 50 if max_iter is None else check_int(max_iter, "max_iter")
         out = []
         for yj in ys:
@@ -532,6 +591,11 @@ def _lapsvm_multi(K, L, ys, *, gamma_A, gamma_I, loss, solver, fit_intercept,
     if check_every is None:
         check_every = max(1, int(round(np.sqrt(n) / 2)))
     check_every = check_int(check_every, "check_every")
+    if eta is None:
+        # a sign-change *rate* of 0.03 % of the unlabeled points per
+        # iteration, capped at the paper's 1.5 % per check: the flips counted
+        # over one check period grow with its length (round(sqrt(n) / 2))
+        eta = min(0.015, 3e-4 * check_every)
     eta = check_positive(eta, "eta")
     if stop in ("validation", "mixed"):
         if K_val is None or y_val is None:
@@ -572,7 +636,7 @@ def _lapsvm_multi(K, L, ys, *, gamma_A, gamma_I, loss, solver, fit_intercept,
     b, F, n_iter, codes, obj, hist, hval, n_chk = _lapsvm.pcg(
         K, L.indptr, L.indices, L.data, L_dense, Y, lab, unl, K_val, Y_val, gamma_A,
         gamma_I, hinge, fit_b, A, b0, max_iter, _RULE_CODE[stop], tol,
-        check_every, eta)
+        check_every, eta, power)
     out = []
     for j in range(c):
         status = _PCG_STATUS[int(codes[j])]

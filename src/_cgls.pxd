@@ -16,3 +16,7 @@ cdef int cgls(RowData X, floating bias_scale, const int *active,
               floating eta, int max_iter, floating *z, floating *q,
               floating *r, floating *p, floating *s, floating *minv,
               floating *tbuf, int n_threads, int *n_iter) noexcept nogil
+cdef void rows_rmatvec_diag(RowData X, floating bias_scale, const int *rows,
+                            Py_ssize_t n_rows, const floating *z,
+                            const floating *a, floating *out,
+                            floating *diag) noexcept nogil

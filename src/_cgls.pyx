@@ -22,6 +22,8 @@ from semisvm._core._dataset cimport RowData, row_dot, row_axpy, row_view
 
 # weight of diag(H) in the CG preconditioner (Hsia, Chiang & Lin 2018)
 cdef double PREC_MIX = 0.01
+# the same weight for Python (the driver-side CGLS of semisvm._distributed)
+prec_mix = PREC_MIX
 
 
 cdef void rows_matvec(RowData X, floating bias_scale, const int *rows,

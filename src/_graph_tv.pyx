@@ -38,20 +38,6 @@ cdef enum:
 
 # ---------------------------------------------------------------- graph ROF
 
-cdef void _grad_t(const int[::1] src, const int[::1] dst,
-                  const floating[::1] w, const floating[::1] p,
-                  floating[::1] out) noexcept nogil:
-    """out = grad' p, with (grad g)_e = w_e (g_dst - g_src)."""
-    cdef Py_ssize_t e, n = out.shape[0]
-    cdef floating t
-    for e in range(n):
-        out[e] = 0
-    for e in range(src.shape[0]):
-        t = w[e] * p[e]
-        out[dst[e]] += t
-        out[src[e]] -= t
-
-
 cdef double _tv(const int[::1] src, const int[::1] dst, const floating[::1] w,
                 const floating[::1] g) noexcept nogil:
     """sum_e w_e |g_dst - g_src|."""
@@ -62,80 +48,219 @@ cdef double _tv(const int[::1] src, const int[::1] dst, const floating[::1] w,
     return s
 
 
-cdef double _primal(const int[::1] src, const int[::1] dst, const floating[::1] w,
-                    const floating[::1] z, const floating[::1] g,
-                    double gamma, double rho) noexcept nogil:
-    """gamma TV(g) + rho/2 ||g - z||^2."""
-    cdef Py_ssize_t i
-    cdef double d, s = 0
-    for i in range(g.shape[0]):
-        d = <double> g[i] - z[i]
-        s += d * d
-    return gamma * _tv(src, dst, w, g) + 0.5 * rho * s
+cdef void _tv_cols(const int[::1] src, const int[::1] dst, const floating[::1] w,
+                   const floating[:, ::1] g, double *out) noexcept nogil:
+    """out[k] = sum_e w_e |g[dst_e, k] - g[src_e, k]| for every column k."""
+    cdef Py_ssize_t e, k, c = g.shape[1], s, d
+    for k in range(c):
+        out[k] = 0
+    for e in range(src.shape[0]):
+        s = src[e]
+        d = dst[e]
+        for k in range(c):
+            out[k] += w[e] * fabs(<double> g[d, k] - g[s, k])
+
+
+cdef void _primal_cols(const int[::1] src, const int[::1] dst, const floating[::1] w,
+                       const floating[:, ::1] z, const floating[:, ::1] g,
+                       double gamma, const double *rho, double *out,
+                       double *work) noexcept nogil:
+    """out[k] = gamma TV(g_k) + rho_k/2 ||g_k - z_k||^2 (work: c doubles)."""
+    cdef Py_ssize_t i, k, n = g.shape[0], c = g.shape[1]
+    cdef double d
+    _tv_cols(src, dst, w, g, out)
+    for k in range(c):
+        work[k] = 0
+    for i in range(n):
+        for k in range(c):
+            d = <double> g[i, k] - z[i, k]
+            work[k] += d * d
+    for k in range(c):
+        out[k] = gamma * out[k] + 0.5 * rho[k] * work[k]
 
 
 cdef int _rof(const int[::1] src, const int[::1] dst, const floating[::1] w,
-              const floating[::1] z, double gamma, double rho, double L,
-              floating[::1] g, floating[::1] p, double tol, int max_iter,
-              floating[::1] gbar, floating[::1] div, floating[::1] ghat,
-              double *gap_out, double *primal_out) noexcept nogil:
-    """Accelerated primal-dual on the graph ROF problem; returns iterations."""
-    cdef Py_ssize_t i, e, n = g.shape[0], m = src.shape[0]
-    cdef double tau = 1.0 / L, sigma = 1.0 / L, theta, t, gold, d
-    cdef double P, P2, D, dd, gap = INFINITY
-    cdef int it = 0
-    for i in range(n):
-        gbar[i] = g[i]
+              const floating[:, ::1] z, double gamma, const double *rho,
+              double L, double step_ratio, floating[:, ::1] g,
+              floating[:, ::1] p, double tol,
+              int max_iter, floating[:, ::1] gbar, floating[:, ::1] div,
+              floating[:, ::1] ghat, double *tau, double *sigma, double *theta,
+              double *gap, double *primal, double *work) noexcept nogil:
+    """Accelerated primal-dual on the graph ROF problem, all c columns at once.
+
+    Column k has its own fidelity rho_k (and so its own step schedule); the
+    edge list is read once per iteration for every column, and the dual
+    update and the divergence ``div = grad' p`` share one pass over the edges.
+    Stops when every column's gap is below ``tol`` times its primal value.
+    Returns the iterations.
+    """
+    cdef Py_ssize_t i, e, k, s, d, n = g.shape[0], m = src.shape[0], c = g.shape[1]
+    cdef double t, gold, we, D, dd
+    cdef int it = 0, done
+    for k in range(c):
+        gap[k] = INFINITY
+        primal[k] = 0
+        tau[k] = step_ratio / L
+        sigma[k] = 1.0 / (step_ratio * L)
     if m == 0 or gamma == 0:
         # no edges (or no TV): the minimiser is z itself
         for i in range(n):
-            g[i] = z[i]
-        gap_out[0] = 0
-        primal_out[0] = 0
+            for k in range(c):
+                g[i, k] = z[i, k]
+        for k in range(c):
+            gap[k] = 0
         return 0
+    for i in range(n):
+        for k in range(c):
+            gbar[i, k] = g[i, k]
     while it < max_iter:
         it += 1
-        # p <- clip(p + sigma grad(gbar), -gamma, gamma)
-        for e in range(m):
-            t = p[e] + sigma * w[e] * (<double> gbar[dst[e]] - gbar[src[e]])
-            if t > gamma:
-                t = gamma
-            elif t < -gamma:
-                t = -gamma
-            p[e] = <floating> t
-        # g+ = (g - tau grad'p + tau rho z) / (1 + tau rho)
-        _grad_t(src, dst, w, p, div)
-        theta = 1.0 / sqrt(1.0 + 2.0 * rho * tau)
+        # p <- clip(p + sigma grad(gbar), -gamma, gamma);  div = grad' p
         for i in range(n):
-            gold = g[i]
-            t = (gold - tau * div[i] + tau * rho * z[i]) / (1.0 + tau * rho)
-            g[i] = <floating> t
-            gbar[i] = <floating> (t + theta * (t - gold))
-        tau = theta * tau
-        sigma = sigma / theta
+            for k in range(c):
+                div[i, k] = 0
+        for e in range(m):
+            s = src[e]
+            d = dst[e]
+            we = w[e]
+            for k in range(c):
+                t = p[e, k] + sigma[k] * we * (<double> gbar[d, k] - gbar[s, k])
+                if t > gamma:
+                    t = gamma
+                elif t < -gamma:
+                    t = -gamma
+                p[e, k] = <floating> t
+                t = we * t
+                div[d, k] += <floating> t
+                div[s, k] -= <floating> t
+        # g+ = (g - tau grad'p + tau rho z) / (1 + tau rho)
+        for k in range(c):
+            theta[k] = 1.0 / sqrt(1.0 + 2.0 * rho[k] * tau[k])
+        for i in range(n):
+            for k in range(c):
+                gold = g[i, k]
+                t = (gold - tau[k] * div[i, k] + tau[k] * rho[k] * z[i, k]) \
+                    / (1.0 + tau[k] * rho[k])
+                g[i, k] = <floating> t
+                gbar[i, k] = <floating> (t + theta[k] * (t - gold))
+        for k in range(c):
+            tau[k] = theta[k] * tau[k]
+            sigma[k] = sigma[k] / theta[k]
         if it % GAP_EVERY == 0 or it == max_iter:
-            # dual D(p) = <grad'p, z> - ||grad'p||^2 / (2 rho) at ghat = z - grad'p/rho
-            D = 0
-            dd = 0
+            # dual D(p) = <grad'p, z> - ||grad'p||^2 / (2 rho), its primal
+            # point ghat = z - grad'p / rho
             for i in range(n):
-                D += <double> div[i] * z[i]
-                dd += <double> div[i] * div[i]
-                ghat[i] = <floating> (z[i] - div[i] / rho)
-            D -= 0.5 * dd / rho
-            P = _primal(src, dst, w, z, g, gamma, rho)
-            P2 = _primal(src, dst, w, z, ghat, gamma, rho)
-            if P2 < P:
-                # the dual's primal point is better: keep it
-                P = P2
+                for k in range(c):
+                    ghat[i, k] = <floating> (z[i, k] - div[i, k] / rho[k])
+            _primal_cols(src, dst, w, z, g, gamma, rho, primal, work)
+            _primal_cols(src, dst, w, z, ghat, gamma, rho, gap, work)
+            for k in range(c):
+                if gap[k] < primal[k]:
+                    # the dual's primal point is better: keep it (below)
+                    primal[k] = gap[k]
+                    work[k] = 1
+                else:
+                    work[k] = 0
+            done = 1
+            for k in range(c):
+                D = 0
+                dd = 0
                 for i in range(n):
-                    g[i] = ghat[i]
-                    gbar[i] = ghat[i]
-            gap = P - D
-            if gap <= tol * fabs(P) or gap <= 1e-300:
+                    D += <double> div[i, k] * z[i, k]
+                    dd += <double> div[i, k] * div[i, k]
+                    if work[k] != 0:
+                        g[i, k] = ghat[i, k]
+                        gbar[i, k] = ghat[i, k]
+                D -= 0.5 * dd / rho[k]
+                gap[k] = primal[k] - D
+                if not (gap[k] <= tol * fabs(primal[k]) or gap[k] <= 1e-300):
+                    done = 0
+            if done:
                 break
-    gap_out[0] = gap
-    primal_out[0] = _primal(src, dst, w, z, g, gamma, rho)
     return it
+
+
+def _edge_L(src_np, dst_np, w, Py_ssize_t n):
+    """``sqrt(2 max_i sum_{e ~ i} w_e^2) >= ||grad||``."""
+    deg2 = np.zeros(n)
+    w2 = np.asarray(w, dtype=np.float64) ** 2
+    np.add.at(deg2, src_np, w2)
+    np.add.at(deg2, dst_np, w2)
+    return sqrt(max(2.0 * deg2.max(initial=0.0), 1e-300))
+
+
+def rof_pd_multi(const int[::1] src, const int[::1] dst, const floating[::1] w,
+                 const floating[:, ::1] Z, double gamma, rho,
+                 floating[:, ::1] G, floating[:, ::1] P, *, double tol=1e-4,
+                 int max_iter=1000, double L=-1.0, double step_ratio=1.0):
+    """Solve the graph ROF problem for every column of Z at once.
+
+    ``min_{g_k} gamma sum_e w_e |g_k[dst_e] - g_k[src_e]| + rho_k/2 ||g_k - z_k||^2``
+    for the columns k of ``Z`` (n, c), with one dual column per class in
+    ``P`` (n_edges, c) and the solutions written into ``G`` (n, c) (both
+    warm starts, overwritten). ``rho``: a float or one value per column.
+    Initial steps ``tau = step_ratio / L``, ``sigma = 1 / (step_ratio L)``.
+    Stops when the gap of every column is below ``tol`` times its primal
+    value (checked every 10 iterations).
+
+    Returns
+    -------
+    n_iter : int
+    gap, primal : ndarray of shape (c,)
+        Final absolute primal-dual gaps and primal objectives.
+    status : int
+        0 converged, 1 max_iter reached.
+    """
+    cdef Py_ssize_t n = Z.shape[0], c = Z.shape[1], m = src.shape[0], e, k
+    if dst.shape[0] != m or w.shape[0] != m or P.shape[0] != m:
+        raise ValueError("src, dst, w and p must have the same length")
+    if G.shape[0] != n or G.shape[1] != c:
+        raise ValueError(f"g must have shape ({n}, {c}), got "
+                         f"({G.shape[0]}, {G.shape[1]})")
+    if P.shape[1] != c:
+        raise ValueError(f"p must have {c} columns, got {P.shape[1]}")
+    rho_np = np.array(np.broadcast_to(np.asarray(rho, dtype=np.float64), (c,)),
+                      dtype=np.float64, order="C")
+    if not np.all(rho_np > 0):
+        raise ValueError(f"rho must be > 0, got {rho!r}")
+    if not (gamma >= 0):
+        raise ValueError(f"gamma must be >= 0, got {gamma!r}")
+    if not (step_ratio > 0):
+        raise ValueError(f"step_ratio must be > 0, got {step_ratio!r}")
+    src_np = np.asarray(src)
+    dst_np = np.asarray(dst)
+    if m and (min(src_np.min(), dst_np.min()) < 0
+              or max(src_np.max(), dst_np.max()) >= n):
+        raise ValueError("edge end points out of range")
+    if floating is float:
+        dtype = np.float32
+    else:
+        dtype = np.float64
+    if L <= 0:
+        L = _edge_L(src_np, dst_np, w, n)
+    cdef floating[:, ::1] gbar = np.empty((n, c), dtype=dtype)
+    cdef floating[:, ::1] div = np.empty((n, c), dtype=dtype)
+    cdef floating[:, ::1] ghat = np.empty((n, c), dtype=dtype)
+    cdef double[::1] rho_v = rho_np
+    cdef double[:, ::1] buf = np.zeros((6, c))
+    cdef int it
+    # the dual box may have shrunk since the warm start
+    for e in range(m):
+        for k in range(c):
+            if P[e, k] > gamma:
+                P[e, k] = <floating> gamma
+            elif P[e, k] < -gamma:
+                P[e, k] = <floating> -gamma
+    with nogil:
+        it = _rof(src, dst, w, Z, gamma, &rho_v[0], L, step_ratio, G, P, tol,
+                  max_iter,
+                  gbar, div, ghat, &buf[0, 0], &buf[1, 0], &buf[2, 0],
+                  &buf[3, 0], &buf[4, 0], &buf[5, 0])
+    gap = np.asarray(buf[3]).copy()
+    primal = np.asarray(buf[4]).copy()
+    ok = (gap <= tol * np.abs(primal)) | (gap <= 1e-300)
+    status = STATUS_CONVERGED if (it < max_iter or np.all(ok)) else STATUS_MAX_ITER
+    return it, gap, primal, status
 
 
 def rof_pd(const int[::1] src, const int[::1] dst, const floating[::1] w,
@@ -147,7 +272,7 @@ def rof_pd(const int[::1] src, const int[::1] dst, const floating[::1] w,
     Chambolle & Pock (2011) Algorithm 2 with ``tau0 = sigma0 = 1/L``,
     ``L >= ||grad||`` (default: ``sqrt(2 max_i sum_{e ~ i} w_e^2)``), stopping
     when the primal-dual gap is below ``tol`` times the primal value
-    (checked every 10 iterations).
+    (checked every 10 iterations). One column of :func:`rof_pd_multi`.
 
     Parameters
     ----------
@@ -174,47 +299,16 @@ def rof_pd(const int[::1] src, const int[::1] dst, const floating[::1] w,
     status : int
         0 converged, 1 max_iter reached.
     """
-    cdef Py_ssize_t n = z.shape[0], m = src.shape[0], e
-    if dst.shape[0] != m or w.shape[0] != m or p.shape[0] != m:
-        raise ValueError("src, dst, w and p must have the same length")
-    if g.shape[0] != n:
-        raise ValueError(f"g must have length {n}, got {g.shape[0]}")
+    if g.shape[0] != z.shape[0]:
+        raise ValueError(f"g must have length {z.shape[0]}, got {g.shape[0]}")
     if not (rho > 0):
         raise ValueError(f"rho must be > 0, got {rho!r}")
-    if not (gamma >= 0):
-        raise ValueError(f"gamma must be >= 0, got {gamma!r}")
-    src_np = np.asarray(src)
-    dst_np = np.asarray(dst)
-    if m and (min(src_np.min(), dst_np.min()) < 0
-              or max(src_np.max(), dst_np.max()) >= n):
-        raise ValueError("edge end points out of range")
-    if floating is float:
-        dtype = np.float32
-    else:
-        dtype = np.float64
-    if L <= 0:
-        deg2 = np.zeros(n)
-        w2 = np.asarray(w, dtype=np.float64) ** 2
-        np.add.at(deg2, src_np, w2)
-        np.add.at(deg2, dst_np, w2)
-        L = sqrt(max(2.0 * deg2.max(initial=0.0), 1e-300))
-    cdef floating[::1] gbar = np.empty(n, dtype=dtype)
-    cdef floating[::1] div = np.empty(n, dtype=dtype)
-    cdef floating[::1] ghat = np.empty(n, dtype=dtype)
-    cdef double gap = 0, primal = 0
-    cdef int it
-    # the dual box may have shrunk since the warm start
-    for e in range(m):
-        if p[e] > gamma:
-            p[e] = <floating> gamma
-        elif p[e] < -gamma:
-            p[e] = <floating> -gamma
-    with nogil:
-        it = _rof(src, dst, w, z, gamma, rho, L, g, p, tol, max_iter,
-                  gbar, div, ghat, &gap, &primal)
-    status = STATUS_CONVERGED if (it < max_iter or gap <= tol * fabs(primal)) \
-        else STATUS_MAX_ITER
-    return it, gap, primal, status
+    it, gap, primal, status = rof_pd_multi(
+        np.asarray(src), np.asarray(dst), np.asarray(w),
+        np.asarray(z).reshape(-1, 1), gamma, rho,
+        np.asarray(g).reshape(-1, 1), np.asarray(p).reshape(-1, 1), tol=tol,
+        max_iter=max_iter, L=L)
+    return it, float(gap[0]), float(primal[0]), status
 
 
 def graph_tv_value(const int[::1] src, const int[::1] dst, const floating[::1] w,

@@ -139,6 +139,22 @@ cdef inline void _lmv(Py_ssize_t n, const int *indptr, const int *indices,
         _spmv(n, indptr, indices, data, x, out)
 
 
+cdef inline void _lmv_pow(Py_ssize_t n, const int *indptr, const int *indices,
+                          const floating *data, const floating *Ld, int power,
+                          const floating *x, floating *out,
+                          floating *tmp) noexcept nogil:
+    # out = L^power @ x by ``power`` products with L (L^p is never formed:
+    # its fill grows with p, the products' cost only linearly); the
+    # destinations alternate between out and tmp so that the last is out
+    cdef int r
+    cdef const floating *src = x
+    cdef floating *dst
+    for r in range(power):
+        dst = out if (power - 1 - r) % 2 == 0 else tmp
+        _lmv(n, indptr, indices, data, Ld, src, dst)
+        src = dst
+
+
 cdef double _grad(Py_ssize_t n, Py_ssize_t n_lab, const int *lab,
                   const floating *y, const floating *alpha, const floating *f,
                   const floating *Lf, double gamma_A, double gamma_I, bint hinge,
@@ -214,7 +230,7 @@ cdef void _kg_active(Py_ssize_t n, Py_ssize_t c, const floating *K, Prob *st,
 
 
 cdef void _pcg(Py_ssize_t n, Py_ssize_t c, const floating *K, const int *Lp,
-               const int *Li, const floating *Lx, const floating *Ld,
+               const int *Li, const floating *Lx, const floating *Ld, int power,
                Py_ssize_t n_lab, const int *lab, const floating *Y,
                Py_ssize_t n_unl,
                const int *unl, Py_ssize_t n_val, const floating *Kval,
@@ -223,7 +239,8 @@ cdef void _pcg(Py_ssize_t n, Py_ssize_t c, const floating *K, const int *Lp,
                double tol, int check_every, double eta, floating *F_, floating *LF,
                floating *G, floating *G_old, floating *KG, floating *KG_old,
                floating *D, floating *KD, floating *DF, floating *LDF,
-               floating *buf, floating *kbuf, floating *fval, signed char *SGN,
+               floating *buf, floating *kbuf, floating *ltmp, floating *fval,
+               signed char *SGN,
                Break *brk, double *hist_obj, double *hist_val,
                int n_hist_val) noexcept nogil:
     """PCG on the c binary problems (columns of Y) in lockstep.
@@ -264,7 +281,7 @@ cdef void _pcg(Py_ssize_t n, Py_ssize_t c, const floating *K, const int *Lp,
         _gemv_rm(<int> n, <int> n, 1, K, alpha, 0, f)
         for i in range(n):
             f[i] += st[j].b
-        _lmv(n, Lp, Li, Lx, Ld, f, Lf)
+        _lmv_pow(n, Lp, Li, Lx, Ld, power, f, Lf, ltmp)
         _grad(n, n_lab, lab, y, alpha, f, Lf, gamma_A, gamma_I, hinge, g,
               &st[j].gb, &loss)
         if not fit_b:
@@ -296,7 +313,7 @@ cdef void _pcg(Py_ssize_t n, Py_ssize_t c, const floating *K, const int *Lp,
             # df = K d + db 1;  Ldf = L df
             for i in range(n):
                 df[i] = Kd[i] + st[j].db
-            _lmv(n, Lp, Li, Lx, Ld, df, Ldf)
+            _lmv_pow(n, Lp, Li, Lx, Ld, power, df, Ldf, ltmp)
             # slope of the quadratic part along d: left + s right
             left = gamma_A * _dot(<int> n, Kd, 1, alpha, 1) \
                 + gamma_I * _dot(<int> n, df, 1, Lf, 1)
@@ -408,7 +425,7 @@ def pcg(const floating[:, ::1] K, const int[::1] L_indptr,
         const floating[:, ::1] K_val, const floating[:, ::1] Y_val,
         double gamma_A, double gamma_I, bint hinge, bint fit_intercept,
         floating[:, ::1] alpha, const double[::1] b0, int max_iter, int rule,
-        double tol, int check_every, double eta):
+        double tol, int check_every, double eta, int power=1):
     """Preconditioned CG for LapSVM (``hinge``) / LapRLS in the primal.
 
     Minimises, for each of the c rows of ``Y`` (one-vs-rest problems sharing
@@ -421,7 +438,9 @@ def pcg(const floating[:, ::1] K, const int[::1] L_indptr,
     ----------
     K : (n, n) kernel matrix; L_* : CSR Laplacian (n x n, int32 indices);
     L_dense : the same Laplacian as a dense (n, n) array, used instead of the
-    CSR arrays when it is not (0, 0); Y : (c, n) targets (+-1 at ``lab``,
+    CSR arrays when it is not (0, 0); power : the objective's graph term is
+    f' L^power f, applied as ``power`` products with L; Y : (c, n) targets
+    (+-1 at ``lab``,
     ignored elsewhere); lab, unl : indices of the labeled / unlabeled points;
     K_val, Y_val : validation kernel rows (n_val, n) and +-1 labels
     (c, n_val), n_val may be 0; rule,
@@ -462,6 +481,8 @@ def pcg(const floating[:, ::1] K, const int[::1] L_indptr,
     if n_val and (K_val.shape[1] != n or Y_val.shape[0] != c
                   or Y_val.shape[1] != n_val):
         raise ValueError("K_val must have shape (n_val, n) and Y_val (c, n_val)")
+    if power < 1:
+        raise ValueError(f"power must be >= 1, got {power}")
     if n == 0 or c == 0 or max_iter < 1 or check_every < 1:
         raise ValueError("empty problem, max_iter < 1 or check_every < 1")
     if rule < RULE_NONE or rule > RULE_OBJECTIVE:
@@ -474,6 +495,7 @@ def pcg(const floating[:, ::1] K, const int[::1] L_indptr,
         dt = np.float64
     work = np.zeros((10, c, n), dtype=dt)
     bufs = np.zeros((2, c, n), dtype=dt)
+    ltmp_arr = np.zeros(n, dtype=dt)
     fval_arr = np.zeros(max(n_val, 1), dtype=dt)
     sgn_arr = np.zeros(max(c * n_unl, 1), dtype=np.int8)
     brk_arr = np.empty(max(n_lab, 1) * sizeof(Break), dtype=np.uint8)
@@ -484,6 +506,7 @@ def pcg(const floating[:, ::1] K, const int[::1] L_indptr,
     cdef floating[:, :, ::1] w = work
     cdef floating[:, :, ::1] bb = bufs
     cdef floating[::1] fval = fval_arr
+    cdef floating[::1] ltmp = ltmp_arr
     cdef signed char[::1] sgn = sgn_arr
     cdef unsigned char[::1] brk = brk_arr
     cdef unsigned char[::1] stb = st_arr
@@ -500,12 +523,14 @@ def pcg(const floating[:, ::1] K, const int[::1] L_indptr,
     cdef const floating *lx_ptr = &L_data[0] if L_data.shape[0] else NULL
     cdef const floating *ld_ptr = &L_dense[0, 0] if L_dense.shape[0] else NULL
     with nogil:
-        _pcg(n, c, &K[0, 0], &L_indptr[0], li_ptr, lx_ptr, ld_ptr, n_lab, lab_ptr,
+        _pcg(n, c, &K[0, 0], &L_indptr[0], li_ptr, lx_ptr, ld_ptr, power, n_lab,
+             lab_ptr,
              &Y[0, 0], n_unl, unl_ptr, n_val, kval_ptr, yval_ptr, gamma_A,
              gamma_I, hinge, fit_intercept, &alpha[0, 0], st, max_iter, rule,
              tol, check_every, eta, &w[0, 0, 0], &w[1, 0, 0], &w[2, 0, 0],
              &w[3, 0, 0], &w[4, 0, 0], &w[5, 0, 0], &w[6, 0, 0], &w[7, 0, 0],
-             &w[8, 0, 0], &w[9, 0, 0], &bb[0, 0, 0], &bb[1, 0, 0], &fval[0],
+             &w[8, 0, 0], &w[9, 0, 0], &bb[0, 0, 0], &bb[1, 0, 0], &ltmp[0],
+             &fval[0],
              &sgn[0], <Break *> &brk[0], &h[0, 0], &hv[0, 0], n_hv)
     b_out = np.array([st[i].b for i in range(c)])
     n_iter = np.array([st[i].n_iter for i in range(c)], dtype=np.intp)

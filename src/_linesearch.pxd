@@ -14,3 +14,8 @@ cdef double line_search(Py_ssize_t D, double lam, const floating *w,
                         const floating *o, const floating *obar,
                         const floating *cpos, const floating *cneg,
                         Event *events) noexcept nogil
+
+cdef Py_ssize_t collect_events(Py_ssize_t n, const floating *o,
+                               const floating *obar, const floating *cpos,
+                               const floating *cneg, Event *events,
+                               double *L_out, double *R_out) noexcept nogil

@@ -42,22 +42,16 @@ cdef inline double _slope(double delta, double L, double R, const Event *events,
     return L + delta * R
 
 
-cdef double line_search(Py_ssize_t D, double lam, const floating *w,
-                        const floating *wbar, Py_ssize_t n,
-                        const floating *o, const floating *obar,
-                        const floating *cpos, const floating *cneg,
-                        Event *events) noexcept nogil:
-    """Return argmin_{delta >= 0} phi(delta). ``events`` holds >= 2n slots."""
-    cdef Py_ssize_t i, j, m, n_ev = 0
-    cdef double L = 0, R = 0, di, oi, c, root, hi
-    cdef double wd
-
-    # regulariser part of the slope: lam (w + delta d_w) . d_w
-    for j in range(D):
-        wd = wbar[j] - w[j]
-        L += lam * w[j] * wd
-        R += lam * wd * wd
-
+cdef Py_ssize_t collect_events(Py_ssize_t n, const floating *o,
+                               const floating *obar, const floating *cpos,
+                               const floating *cneg, Event *events,
+                               double *L_out, double *R_out) noexcept nogil:
+    """Loss part of phi'(0) = L + 0 R added to ``L_out``/``R_out`` (term by
+    term, in row order),
+    and every break point of the rows 0..n-1 into ``events`` (>= 2n slots);
+    returns their number. Keys are 2 * row + term (row local to this call)."""
+    cdef Py_ssize_t i, n_ev = 0
+    cdef double L = L_out[0], R = R_out[0], di, oi, c
     for i in range(n):
         oi = o[i]
         di = obar[i] - oi
@@ -97,6 +91,28 @@ cdef double line_search(Py_ssize_t D, double lam, const floating *w,
                 events[n_ev].dR = c * di * di
                 events[n_ev].key = 2 * i + 1
                 n_ev += 1
+    L_out[0] = L
+    R_out[0] = R
+    return n_ev
+
+
+cdef double line_search(Py_ssize_t D, double lam, const floating *w,
+                        const floating *wbar, Py_ssize_t n,
+                        const floating *o, const floating *obar,
+                        const floating *cpos, const floating *cneg,
+                        Event *events) noexcept nogil:
+    """Return argmin_{delta >= 0} phi(delta). ``events`` holds >= 2n slots."""
+    cdef Py_ssize_t j, m, n_ev = 0
+    cdef double L = 0, R = 0, root, hi
+    cdef double wd
+
+    # regulariser part of the slope: lam (w + delta d_w) . d_w
+    for j in range(D):
+        wd = wbar[j] - w[j]
+        L += lam * w[j] * wd
+        R += lam * wd * wd
+    # loss part and the break points
+    n_ev = collect_events(n, o, obar, cpos, cneg, events, &L, &R)
 
     # phi'(0) = L >= 0: no descent along d (already optimal on this ray)
     if L >= 0 or R <= 0:

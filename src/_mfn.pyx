@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""L2-SVM-MFN: the modified finite Newton method (Sindhwani & Keerthi 2006, §2).
+"""Row-block kernels of L2-SVM-MFN (Sindhwani & Keerthi 2006, §2).
 
-Minimises, over w in R^{d+1} (the last entry is the bias weight, whose feature
-is the constant ``bias_scale``; it is regularised, as in the paper),
+L2-SVM-MFN minimises, over w in R^{d+1} (the last entry is the bias weight,
+whose feature is the constant ``bias_scale``; it is regularised, as in the
+paper),
 
     F(w) = lam/2 ||w||^2
            + 1/2 sum_i [cpos_i max(0, 1 - o_i)^2 + cneg_i max(0, 1 + o_i)^2],
@@ -11,42 +12,42 @@ is the constant ``bias_scale``; it is regularised, as in the paper),
 The supervised L2-SVM is cpos_i = c_i [y_i = +1], cneg_i = c_i [y_i = -1];
 TSVM's temporary labels and DA's label probabilities use the same form, so one
 solver serves all three. Each iteration fixes which loss terms are active at w,
-solves the resulting regularised least-squares problem by seeded CGLS and
-takes the exact line search step; it terminates finitely when the active
-terms no longer change (Keerthi & DeCoste 2005).
+solves the resulting regularised least-squares problem by seeded CGLS (or by
+Cholesky for few features) and takes the exact line search step; it
+terminates finitely when the active terms no longer change (Keerthi &
+DeCoste 2005).
 
-Cold start (from w = 0): until the first point whose active set is
-self-consistent, each CGLS solve stops early, once its residual has fallen by
-the factor ``forcing`` (default 0.1) from its seeded start: an inexact
-Newton step, as in LIBLINEAR's truncated Newton (-s 2). The reference
-implementation stops after 10 iterations at tolerance 0.01 instead, which on
-large noisy data needs many more outer iterations (on a 200,000 x 50,000
-text-like problem this rule plus the CG preconditioner took 46 outer / 895 CG
-iterations down to 7 / 147). From then on every solve runs to ``tol``;
-finite termination needs one such solve whose active set is unchanged.
+The outer loop lives in Python, once (``semisvm._distributed.mfn_loop``),
+over a *rows backend*: the whole matrix in memory, or row blocks held by Dask
+workers. This module holds what that loop runs on one row block, every
+function a pure kernel over the block's arrays (no state of its own):
+
+* in-memory steps: ``outputs``, ``loss``, ``activate``, ``newton_point``
+  (the compiled CGLS of :mod:`semisvm._core._cgls` or the Cholesky step, then
+  the outputs of the inactive rows), ``same_state``, ``line_search``, ``step``;
+* the pieces a driver needs to run the same iteration over many blocks:
+  ``cg_start`` (right-hand side, seeded residual and preconditioner diagonal
+  of the CGLS system), ``cg_product`` (the fused ``X_J' A_J X_J p`` of one CG
+  iteration), ``normal_matrix`` (the block's share of the Newton matrix),
+  ``ls_bins`` / ``ls_events`` (the line search's break points, binned or
+  listed in a bracket).
 """
 
 import numpy as np
 
 from cython cimport floating
+from cython.parallel cimport prange
 from semisvm._core._blas cimport _dot, _copy
 from semisvm._core._dataset cimport RowData, row_dot, row_view
-from semisvm._core._cgls cimport cgls, rows_matvec
-from semisvm._core._linesearch cimport Event, line_search
+from semisvm._core._cgls cimport cgls, rows_matvec, rows_rmatvec, rows_rmatvec_diag
+from semisvm._core._linesearch cimport Event, line_search as _line_search
+from semisvm._core._linesearch cimport collect_events
 from scipy.linalg.cython_lapack cimport dpotrf, dpotrs
 
 
-# status codes returned to the Python layer
-cdef enum:
-    STATUS_OPTIMAL = 0       # active set unchanged at the CGLS solution
-    STATUS_RELATIVE = 1      # relative objective decrease below rel_tol
-    STATUS_MAX_ITER = 2      # max_iter outer iterations used
-
-
-cdef inline double _objective(Py_ssize_t D, Py_ssize_t n, double lam,
-                              const floating *w, const floating *o,
-                              const floating *cpos,
-                              const floating *cneg) noexcept nogil:
+cdef inline double _loss(Py_ssize_t n, const floating *o, const floating *cpos,
+                         const floating *cneg) noexcept nogil:
+    """1/2 sum_i [cpos_i max(0, 1 - o_i)^2 + cneg_i max(0, 1 + o_i)^2]."""
     cdef Py_ssize_t i
     cdef double s = 0, m
     for i in range(n):
@@ -56,7 +57,7 @@ cdef inline double _objective(Py_ssize_t D, Py_ssize_t n, double lam,
         m = 1.0 + o[i]
         if m > 0 and cneg[i] > 0:
             s += cneg[i] * m * m
-    return 0.5 * lam * _dot(<int> D, w, 1, w, 1) + 0.5 * s
+    return 0.5 * s
 
 
 cdef inline int _state(floating oi, floating cp, floating cn) noexcept nogil:
@@ -64,26 +65,20 @@ cdef inline int _state(floating oi, floating cp, floating cn) noexcept nogil:
     return (cp > 0 and oi < 1) | ((cn > 0 and oi > -1) << 1)
 
 
-cdef int _newton_direct(RowData X, floating bias_scale, const int *active,
-                        Py_ssize_t n_act, const floating *a, const floating *t,
-                        double lam, double *H, double *b,
-                        floating *wbar) noexcept nogil:
-    """Newton point by Cholesky: wbar = (lam I + X_J' A X_J)^-1 X_J' A t.
+cdef void _normal_matrix(RowData X, floating bias_scale, const int *active,
+                         Py_ssize_t n_act, const floating *a, const floating *t,
+                         double *H, double *b) noexcept nogil:
+    """H = X_J' A X_J (row-major upper triangle), b = X_J' A t, in float64.
 
-    For small n_features the (d+1)^2 matrix costs one pass over the active
-    rows (sum of nnz_i^2 per row) and a Cholesky factorisation, far less than
-    the CG iterations it replaces, and the step is exact. ``H`` ((d+1)^2) and
-    ``b`` (d+1) are float64 work arrays; H is filled in its row-major upper
-    triangle, which LAPACK reads as the column-major lower one. Returns 0 on
-    success, else LAPACK's info (the caller then falls back to CGLS).
+    One pass over the active rows (sum of nnz_i^2 per row); ``H`` is
+    (d+1)^2, ``b`` d+1, both overwritten.
     """
-    cdef int D = <int> (X.n_cols + 1), info = 0, one = 1
+    cdef Py_ssize_t D = X.n_cols + 1
     cdef Py_ssize_t k, i, u, v, nnz, lo, hi, dcol = X.n_cols
     cdef const floating *vals
     cdef const int *ix
     cdef double ai, ati, xv
-    cdef char lower = b'L'
-    for u in range(<Py_ssize_t> D * D):
+    for u in range(D * D):
         H[u] = 0
     for u in range(D):
         b[u] = 0
@@ -107,6 +102,24 @@ cdef int _newton_direct(RowData X, floating bias_scale, const int *active,
                 H[lo * D + hi] += xv * vals[v] * (2 if lo == hi else 1)
         H[dcol * D + dcol] += ai * bias_scale * bias_scale
         b[dcol] += ati * bias_scale
+
+
+cdef int _newton_direct(RowData X, floating bias_scale, const int *active,
+                        Py_ssize_t n_act, const floating *a, const floating *t,
+                        double lam, double *H, double *b,
+                        floating *wbar) noexcept nogil:
+    """Newton point by Cholesky: wbar = (lam I + X_J' A X_J)^-1 X_J' A t.
+
+    For small n_features the (d+1)^2 matrix costs one pass over the active
+    rows and a Cholesky factorisation, far less than the CG iterations it
+    replaces, and the step is exact. H's row-major upper triangle is what
+    LAPACK reads as the column-major lower one. Returns 0 on success, else
+    LAPACK's info (the caller then falls back to CGLS).
+    """
+    cdef int D = <int> (X.n_cols + 1), info = 0, one = 1
+    cdef Py_ssize_t u
+    cdef char lower = b'L'
+    _normal_matrix(X, bias_scale, active, n_act, a, t, H, b)
     for u in range(D):
         H[u * D + u] += lam
     dpotrf(&lower, &D, H, &D, &info)
@@ -120,176 +133,379 @@ cdef int _newton_direct(RowData X, floating bias_scale, const int *active,
     return 0
 
 
-cdef int _mfn(RowData X, floating bias_scale, const floating *cpos,
-              const floating *cneg, floating lam, floating *w, floating *o,
-              floating tol, int max_iter, int cg_max_iter, bint cold_start,
-              double forcing, double rel_tol, floating *wbar, floating *obar,
-              floating *a,
-              floating *t, int *active, floating *z, floating *q,
-              floating *r, floating *p, floating *s, floating *minv,
-              floating *tbuf, int n_threads, Event *events, double *hist_obj,
-              int *hist_cg, int *hist_active, int *n_iter,
-              double *objective, double *H, double *b) noexcept nogil:
-    cdef Py_ssize_t n = X.n_rows, D = X.n_cols + 1, i, n_act
-    cdef int it, cg_iter, cg_status, same, st, status = STATUS_MAX_ITER
-    cdef double F, F_new, delta
-    cdef floating dl
-    cdef bint loose = cold_start
-    cdef floating eta = <floating> (forcing if cold_start else 0.0)
-    # o = X w over all rows
-    for i in range(n):
-        active[i] = <int> i
-    rows_matvec(X, bias_scale, active, n, w, o, n_threads)
-    F = _objective(D, n, lam, w, o, cpos, cneg)
-    hist_obj[0] = F
-    n_iter[0] = 0
+# ---------------------------------------------------------------------------
+# argument checks shared by the entry points (raise before any nogil code)
 
-    for it in range(1, max_iter + 1):
-        n_iter[0] = it
-        # active terms at o give the least-squares weights a_i and targets t_i:
-        # cp (o-1)^2 + cn (o+1)^2 = (cp+cn) (o - (cp-cn)/(cp+cn))^2 + const
-        n_act = 0
+cdef _check_dtype(RowData X, bint is32):
+    if is32 != X.is_float32:
+        raise TypeError("arrays must have X's dtype")
+
+
+cdef _check_rows(Py_ssize_t n, name, Py_ssize_t have):
+    if have != n:
+        raise ValueError(f"{name} needs {n} entries, got {have}")
+
+
+cdef _check_active(const int[::1] active, Py_ssize_t n_act, Py_ssize_t n):
+    cdef Py_ssize_t k
+    if not 0 <= n_act <= active.shape[0]:
+        raise ValueError("n_act out of range")
+    for k in range(n_act):
+        if not 0 <= active[k] < n:
+            raise ValueError("active holds an out-of-range row")
+
+
+# ---------------------------------------------------------------------------
+# in-memory steps (also run per block by the distributed backend)
+
+def outputs(RowData X, double bias_scale, const floating[::1] w,
+            int[::1] rows, floating[::1] o, int n_threads=1):
+    """o = X w[:d] + bias_scale w[d] over all rows (``rows`` is work, n)."""
+    cdef Py_ssize_t n = X.n_rows, i
+    cdef bint is32 = False
+    if floating is float:
+        is32 = True
+    _check_dtype(X, is32)
+    _check_rows(n, "o", o.shape[0])
+    _check_rows(n, "rows", rows.shape[0])
+    _check_rows(X.n_cols + 1, "w", w.shape[0])
+    if n == 0:
+        return
+    with nogil:
+        for i in range(n):
+            rows[i] = <int> i
+        rows_matvec(X, <floating> bias_scale, &rows[0], n, &w[0], &o[0],
+                    n_threads)
+
+
+def loss(const floating[::1] o, const floating[::1] cpos,
+         const floating[::1] cneg):
+    """1/2 sum_i [cpos_i l2(o_i) + cneg_i l2(-o_i)], l2(z) = max(0, 1 - z)^2."""
+    cdef Py_ssize_t n = o.shape[0]
+    cdef double s
+    _check_rows(n, "cpos", cpos.shape[0])
+    _check_rows(n, "cneg", cneg.shape[0])
+    if n == 0:
+        return 0.0
+    with nogil:
+        s = _loss(n, &o[0], &cpos[0], &cneg[0])
+    return s
+
+
+def activate(const floating[::1] o, const floating[::1] cpos,
+             const floating[::1] cneg, floating[::1] a, floating[::1] t,
+             int[::1] active):
+    """Least-squares weights a, targets t and the active rows at outputs o.
+
+    cp (o-1)^2 + cn (o+1)^2 = (cp+cn) (o - (cp-cn)/(cp+cn))^2 + const over
+    the active terms; returns n_act (the active rows fill ``active[:n_act]``).
+    """
+    cdef Py_ssize_t n = o.shape[0], i, n_act = 0
+    cdef int st
+    for arr, name in ((cpos, "cpos"), (cneg, "cneg"), (a, "a"), (t, "t"),
+                      (active, "active")):
+        _check_rows(n, name, arr.shape[0])
+    with nogil:
         for i in range(n):
             st = _state(o[i], cpos[i], cneg[i])
             a[i] = (cpos[i] if st & 1 else 0) + (cneg[i] if st & 2 else 0)
             if a[i] > 0:
-                t[i] = ((cpos[i] if st & 1 else 0) - (cneg[i] if st & 2 else 0)) / a[i]
+                t[i] = ((cpos[i] if st & 1 else 0)
+                        - (cneg[i] if st & 2 else 0)) / a[i]
                 active[n_act] = <int> i
                 n_act += 1
             else:
                 t[i] = 0
-        hist_active[it - 1] = <int> n_act
+    return n_act
 
-        # Newton point: exact by Cholesky when H != NULL (small n_features),
-        # else seeded CGLS on the active rows (which keeps obar = X wbar there)
-        _copy(<int> D, w, 1, wbar, 1)
-        _copy(<int> n, o, 1, obar, 1)
-        if H != NULL and _newton_direct(X, bias_scale, active, n_act, a, t,
-                                        lam, H, b, wbar) == 0:
-            cg_status = 1
-            hist_cg[it - 1] = 0
-            rows_matvec(X, bias_scale, active, n_act, wbar, q, n_threads)
-            for i in range(n_act):
-                obar[active[i]] = q[i]
+
+def newton_point(RowData X, double bias_scale, const int[::1] active,
+                 Py_ssize_t n_act, const floating[::1] a,
+                 const floating[::1] t, double lam, floating[::1] wbar,
+                 const floating[::1] o, floating[::1] obar, double tol,
+                 double eta, int max_iter, bint direct, floating[::1] z,
+                 floating[::1] q, floating[::1] r, floating[::1] p,
+                 floating[::1] s, floating[::1] minv, floating[::1] tbuf,
+                 double[::1] H, double[::1] b, int n_threads=1):
+    """Newton point of the active rows, in place on ``wbar`` (seeded) and
+    ``obar`` (its outputs on all rows).
+
+    By Cholesky when ``direct`` (``H`` (d+1)^2 and ``b`` d+1 float64 work),
+    falling back to CGLS if the factorisation fails; else by the seeded,
+    preconditioned CGLS of :mod:`semisvm._core._cgls` (tolerance ``tol``,
+    forcing term ``eta``, ``max_iter`` iterations), which keeps obar = X wbar
+    on the active rows. ``z``/``q`` (n) and ``r``/``p``/``s``/``minv`` (d+1),
+    ``tbuf`` ((d+1) n_threads) are work arrays. Returns ``(status, n_iter)``
+    with CGLS's status (1 the Cholesky step).
+    """
+    cdef Py_ssize_t n = X.n_rows, D = X.n_cols + 1, i, k
+    cdef int status = 1, n_iter = 0
+    cdef bint is32 = False
+    if floating is float:
+        is32 = True
+    _check_dtype(X, is32)
+    for arr, name in ((a, "a"), (t, "t"), (o, "o"), (obar, "obar"),
+                      (z, "z"), (q, "q"), (active, "active")):
+        _check_rows(n, name, arr.shape[0])
+    for arr, name in ((wbar, "wbar"), (r, "r"), (p, "p"), (s, "s"),
+                      (minv, "minv")):
+        _check_rows(D, name, arr.shape[0])
+    if tbuf.shape[0] < D * n_threads or n_threads < 1:
+        raise ValueError("tbuf needs (n_cols + 1) * n_threads entries")
+    if direct and (H.shape[0] < D * D or b.shape[0] < D):
+        raise ValueError("H and b need (n_cols + 1)^2 and n_cols + 1 entries")
+    _check_active(active, n_act, n)
+    if n == 0:
+        return 1, 0
+    with nogil:
+        # obar starts at o (CGLS keeps it = X wbar on the active rows)
+        _copy(<int> n, &o[0], 1, &obar[0], 1)
+        if direct and _newton_direct(X, <floating> bias_scale, &active[0],
+                                     n_act, &a[0], &t[0], lam, &H[0], &b[0],
+                                     &wbar[0]) == 0:
+            rows_matvec(X, <floating> bias_scale, &active[0], n_act, &wbar[0],
+                        &q[0], n_threads)
+            for k in range(n_act):
+                obar[active[k]] = q[k]
         else:
-            # (a failed factorisation leaves wbar = w: CGLS starts from there)
-            cg_status = cgls(X, bias_scale, active, n_act, a, t, lam, wbar,
-                             obar, tol, eta, cg_max_iter, z, q, r, p, s, minv,
-                             tbuf, n_threads, &cg_iter)
-            hist_cg[it - 1] = cg_iter
+            # (a failed factorisation leaves wbar as it was: CGLS starts there)
+            status = cgls(X, <floating> bias_scale, &active[0], n_act, &a[0],
+                          &t[0], <floating> lam, &wbar[0], &obar[0],
+                          <floating> tol, <floating> eta, max_iter, &z[0],
+                          &q[0], &r[0], &p[0], &s[0], &minv[0], &tbuf[0],
+                          n_threads, &n_iter)
         # outputs of wbar on the inactive rows
         for i in range(n):
             if a[i] == 0:
-                obar[i] = row_dot(X, i, wbar) + bias_scale * wbar[D - 1]
+                obar[i] = row_dot(X, i, &wbar[0]) + <floating> bias_scale * wbar[D - 1]
+    return status, n_iter
 
-        # finite termination: the active terms are unchanged at wbar
-        same = 1
+
+def same_state(const floating[::1] o, const floating[::1] obar,
+               const floating[::1] cpos, const floating[::1] cneg):
+    """True when every loss term is active at obar exactly as at o."""
+    cdef Py_ssize_t n = o.shape[0], i
+    cdef bint same = True
+    _check_rows(n, "obar", obar.shape[0])
+    _check_rows(n, "cpos", cpos.shape[0])
+    _check_rows(n, "cneg", cneg.shape[0])
+    with nogil:
         for i in range(n):
             if _state(obar[i], cpos[i], cneg[i]) != _state(o[i], cpos[i], cneg[i]):
-                same = 0
+                same = False
                 break
-        if same:
-            _copy(<int> D, wbar, 1, w, 1)
-            _copy(<int> n, obar, 1, o, 1)
-            F = _objective(D, n, lam, w, o, cpos, cneg)
-            hist_obj[it] = F
-            if cg_status == 1:
-                status = STATUS_OPTIMAL
-                break
-            # self-consistent point of an inexact solve: solve to tol next
-            loose = False
-            eta = 0
-            continue
+    return same
 
-        delta = line_search(D, lam, w, wbar, n, o, obar, cpos, cneg, events)
-        dl = <floating> delta
-        # w += delta (wbar - w);  o += delta (obar - o)
-        for i in range(D):
-            w[i] += dl * (wbar[i] - w[i])
+
+def line_search(const floating[::1] w, const floating[::1] wbar, double lam,
+                const floating[::1] o, const floating[::1] obar,
+                const floating[::1] cpos, const floating[::1] cneg,
+                unsigned char[::1] events):
+    """Exact step argmin_{delta >= 0} F(w + delta (wbar - w)) (outputs o ->
+    obar); ``events`` is work of at least 2 n sizeof(Event) bytes."""
+    cdef Py_ssize_t n = o.shape[0], D = w.shape[0]
+    cdef double out
+    _check_rows(D, "wbar", wbar.shape[0])
+    for arr, name in ((obar, "obar"), (cpos, "cpos"), (cneg, "cneg")):
+        _check_rows(n, name, arr.shape[0])
+    if events.shape[0] < max(2 * n, 1) * sizeof(Event):
+        raise ValueError("events buffer too small")
+    with nogil:
+        out = _line_search(D, lam, &w[0], &wbar[0], n, &o[0] if n else NULL,
+                           &obar[0] if n else NULL, &cpos[0] if n else NULL,
+                           &cneg[0] if n else NULL, <Event *> &events[0])
+    return out
+
+
+def step(const floating[::1] o, const floating[::1] obar, double delta,
+         const floating[::1] cpos, const floating[::1] cneg,
+         floating[::1] out):
+    """out = o + delta (obar - o) (``out`` may be ``o``); returns its loss."""
+    cdef Py_ssize_t n = o.shape[0], i
+    cdef floating dl = <floating> delta
+    cdef double s
+    for arr, name in ((obar, "obar"), (cpos, "cpos"), (cneg, "cneg"),
+                      (out, "out")):
+        _check_rows(n, name, arr.shape[0])
+    if n == 0:
+        return 0.0
+    with nogil:
         for i in range(n):
-            o[i] += dl * (obar[i] - o[i])
-        F_new = _objective(D, n, lam, w, o, cpos, cneg)
-        hist_obj[it] = F_new
-        if F - F_new <= rel_tol * abs(F_new):
-            F = F_new
-            if not loose:
-                status = STATUS_RELATIVE
-                break
-            loose = False
-            eta = 0
-            continue
-        F = F_new
-    objective[0] = F
-    return status
+            out[i] = o[i] + dl * (obar[i] - o[i])
+        s = _loss(n, &out[0], &cpos[0], &cneg[0])
+    return s
 
 
-def mfn(RowData X, double bias_scale, const floating[::1] cpos,
-        const floating[::1] cneg, double lam, floating[::1] w,
-        double tol=1e-6, int max_iter=50, int cg_max_iter=10000,
-        bint cold_start=True, double rel_tol=1e-9, double forcing=0.1,
-        int n_threads=1, bint direct=False):
-    """Run L2-SVM-MFN in place on ``w`` (length n_features + 1).
+# ---------------------------------------------------------------------------
+# pieces of one iteration for a driver that reduces over row blocks
 
-    Inputs must be validated by the caller (``semisvm.solvers.l2svm_mfn``):
-    matching dtypes and lengths, finite non-negative costs, ``lam > 0``.
+def cg_start(RowData X, double bias_scale, const int[::1] active,
+             Py_ssize_t n_act, const floating[::1] a, const floating[::1] t,
+             const floating[::1] o):
+    """This block's ``(X_J' A t, X_J' A (t - o), diag(X_J' A X_J))`` (d+1 each).
 
-    Returns
-    -------
-    o : ndarray (n_rows,)
-        Outputs X w (bias included) at the returned w.
-    n_iter, n_cg_iter, status, objective, hist_obj, hist_cg, hist_active
+    Summed over blocks they are CGLS's right-hand side (for the stopping
+    scale), its seeded residual before ``- lam beta`` and the diagonal of its
+    preconditioner, as :func:`semisvm._core._cgls.cgls` computes them.
     """
+    cdef Py_ssize_t n = X.n_rows, D = X.n_cols + 1, k, i
+    cdef bint is32 = False
+    if floating is float:
+        is32 = True
+    _check_dtype(X, is32)
+    for arr, name in ((a, "a"), (t, "t"), (o, "o")):
+        _check_rows(n, name, arr.shape[0])
+    _check_active(active, n_act, n)
+    dt = np.float32 if is32 else np.float64
+    cdef floating[::1] rhs = np.zeros(D, dtype=dt)
+    cdef floating[::1] r0 = np.zeros(D, dtype=dt)
+    cdef floating[::1] diag = np.zeros(D, dtype=dt)
+    cdef floating[::1] zq = np.zeros(max(n_act, 1), dtype=dt)
+    cdef floating[::1] tb = np.zeros(D, dtype=dt)
+    with nogil:
+        for k in range(n_act):
+            i = active[k]
+            zq[k] = a[i] * t[i]
+        rows_rmatvec_diag(X, <floating> bias_scale, &active[0] if n_act else NULL,
+                          n_act, &zq[0], &a[0] if n else NULL, &rhs[0], &diag[0])
+        for k in range(n_act):
+            i = active[k]
+            zq[k] = a[i] * (t[i] - o[i])
+        rows_rmatvec(X, <floating> bias_scale, &active[0] if n_act else NULL,
+                     n_act, &zq[0], &r0[0], &tb[0], 1)
+    return np.asarray(rhs), np.asarray(r0), np.asarray(diag)
+
+
+def cg_product(RowData X, double bias_scale, const int[::1] active,
+               Py_ssize_t n_act, const floating[::1] a,
+               const floating[::1] p):
+    """This block's ``X_J' A X_J p`` (d+1) and ``q' A q`` with q = X_J p:
+    the two data passes of one CG iteration, fused (one round trip)."""
+    cdef Py_ssize_t n = X.n_rows, D = X.n_cols + 1, k
+    cdef bint is32 = False
+    if floating is float:
+        is32 = True
+    cdef double qaq = 0
+    _check_dtype(X, is32)
+    _check_rows(n, "a", a.shape[0])
+    _check_rows(D, "p", p.shape[0])
+    _check_active(active, n_act, n)
+    dt = np.float32 if is32 else np.float64
+    cdef floating[::1] u = np.zeros(D, dtype=dt)
+    cdef floating[::1] q = np.zeros(max(n_act, 1), dtype=dt)
+    cdef floating[::1] tb = np.zeros(D, dtype=dt)
+    if n_act == 0:
+        return np.asarray(u), 0.0
+    with nogil:
+        # q = X_J p ; q'Aq ; q <- A q ; u = X_J' q
+        rows_matvec(X, <floating> bias_scale, &active[0], n_act, &p[0], &q[0], 1)
+        for k in range(n_act):
+            qaq += a[active[k]] * q[k] * q[k]
+            q[k] = a[active[k]] * q[k]
+        rows_rmatvec(X, <floating> bias_scale, &active[0], n_act, &q[0], &u[0],
+                     &tb[0], 1)
+    return np.asarray(u), qaq
+
+
+def normal_matrix(RowData X, double bias_scale, const int[::1] active,
+                  Py_ssize_t n_act, const floating[::1] a,
+                  const floating[::1] t):
+    """This block's ``(X_J' A X_J, X_J' A t)`` in float64 ((d+1)^2 with only
+    the upper triangle filled, and d+1)."""
     cdef Py_ssize_t n = X.n_rows, D = X.n_cols + 1
     cdef bint is32 = False
     if floating is float:
         is32 = True
-    if is32 != X.is_float32:
-        raise TypeError("cpos, cneg and w must have X's dtype")
-    if cpos.shape[0] != n or cneg.shape[0] != n or w.shape[0] != D:
-        raise ValueError("cpos/cneg need n_rows entries and w n_cols + 1")
-    if not lam > 0:
-        raise ValueError(f"lam must be > 0, got {lam!r}")
-    if max_iter < 1 or cg_max_iter < 1 or n_threads < 1:
-        raise ValueError("max_iter, cg_max_iter and n_threads must be >= 1")
-    dt = np.float32 if is32 else np.float64
-    nn = max(n, 1)
-    cdef floating[::1] o = np.zeros(nn, dtype=dt)
-    cdef floating[::1] obar = np.zeros(nn, dtype=dt)
-    cdef floating[::1] a = np.zeros(nn, dtype=dt)
-    cdef floating[::1] t = np.zeros(nn, dtype=dt)
-    cdef floating[::1] z = np.zeros(nn, dtype=dt)
-    cdef floating[::1] q = np.zeros(nn, dtype=dt)
-    cdef int[::1] active = np.zeros(nn, dtype=np.int32)
-    cdef floating[::1] wbar = np.zeros(D, dtype=dt)
-    cdef floating[::1] r = np.zeros(D, dtype=dt)
-    cdef floating[::1] p = np.zeros(D, dtype=dt)
-    cdef floating[::1] s = np.zeros(D, dtype=dt)
-    cdef floating[::1] minv = np.zeros(D, dtype=dt)
-    cdef floating[::1] tbuf = np.zeros(D * n_threads, dtype=dt)
-    # Newton systems by Cholesky: (d+1)^2 float64 work matrix
-    Hbuf = np.zeros(D * D if direct else 1)
-    bbuf = np.zeros(D if direct else 1)
-    cdef double[::1] H_v = Hbuf, b_v = bbuf
-    cdef double *H_ptr = &H_v[0] if direct else NULL
-    ev = np.empty(2 * nn * sizeof(Event), dtype=np.uint8)
-    cdef unsigned char[::1] ev_raw = ev
-    hobj = np.full(max_iter + 1, np.nan)
-    hcg = np.zeros(max_iter, dtype=np.int32)
-    hact = np.zeros(max_iter, dtype=np.int32)
-    cdef double[::1] hobj_v = hobj
-    cdef int[::1] hcg_v = hcg, hact_v = hact
-    cdef int n_iter = 0, status
-    cdef double objective = 0
+    _check_dtype(X, is32)
+    _check_rows(n, "a", a.shape[0])
+    _check_rows(n, "t", t.shape[0])
+    _check_active(active, n_act, n)
+    Hm = np.zeros((D, D))
+    bv = np.zeros(D)
+    cdef double[:, ::1] H = Hm
+    cdef double[::1] b = bv
+    if n == 0:
+        return Hm, bv
     with nogil:
-        status = _mfn(X, <floating> bias_scale, &cpos[0], &cneg[0],
-                      <floating> lam, &w[0], &o[0],
-                      <floating> tol, max_iter, cg_max_iter, cold_start,
-                      forcing, rel_tol,
-                      &wbar[0], &obar[0], &a[0], &t[0], &active[0], &z[0],
-                      &q[0], &r[0], &p[0], &s[0], &minv[0], &tbuf[0], n_threads,
-                      <Event *> &ev_raw[0], &hobj_v[0],
-                      &hcg_v[0], &hact_v[0], &n_iter, &objective, H_ptr,
-                      &b_v[0])
-    return (np.asarray(o)[:n], n_iter, int(hcg[:n_iter].sum()), status,
-            objective, hobj[:n_iter + 1].copy(), hcg[:n_iter].copy(),
-            hact[:n_iter].copy())
+        _normal_matrix(X, <floating> bias_scale, &active[0], n_act, &a[0],
+                       &t[0], &H[0, 0], &b[0])
+    return Hm, bv
+
+
+cdef Py_ssize_t _bin(const double *edges, Py_ssize_t K, double x) noexcept nogil:
+    """Number of edges <= x (events with edges[k-1] <= delta < edges[k] go to
+    bin k)."""
+    cdef Py_ssize_t lo = 0, hi = K, mid
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if edges[mid] <= x:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+def ls_bins(const floating[::1] o, const floating[::1] obar,
+            const floating[::1] cpos, const floating[::1] cneg,
+            const double[::1] edges):
+    """Line-search summary of this block along o -> obar.
+
+    Returns ``(L, R, bin_L, bin_R, count)``: the loss part of the slope at 0
+    (L + delta R), and per bin k (``edges`` ascending, K of them; bin k holds
+    the break points with edges[k-1] <= delta < edges[k], bin K those above
+    the last edge) the summed slope changes and the number of break points.
+    """
+    cdef Py_ssize_t n = o.shape[0], K = edges.shape[0], j, k, n_ev
+    cdef double L = 0, R = 0
+    for arr, name in ((obar, "obar"), (cpos, "cpos"), (cneg, "cneg")):
+        _check_rows(n, name, arr.shape[0])
+    if K < 1:
+        raise ValueError("edges must not be empty")
+    bl = np.zeros(K + 1)
+    br = np.zeros(K + 1)
+    cnt = np.zeros(K + 1, dtype=np.int64)
+    cdef double[::1] bL = bl, bR = br
+    cdef long long[::1] c = cnt
+    ev = np.empty(max(2 * n, 1) * sizeof(Event), dtype=np.uint8)
+    cdef unsigned char[::1] raw = ev
+    cdef Event *events = <Event *> &raw[0]
+    if n == 0:
+        return 0.0, 0.0, bl, br, cnt
+    with nogil:
+        n_ev = collect_events(n, &o[0], &obar[0], &cpos[0], &cneg[0], events,
+                              &L, &R)
+        for j in range(n_ev):
+            k = _bin(&edges[0], K, events[j].delta)
+            bL[k] += events[j].dL
+            bR[k] += events[j].dR
+            c[k] += 1
+    return L, R, bl, br, cnt
+
+
+def ls_events(const floating[::1] o, const floating[::1] obar,
+              const floating[::1] cpos, const floating[::1] cneg, double lo,
+              double hi, Py_ssize_t key_offset):
+    """The break points with lo <= delta < hi of this block, as arrays
+    ``(delta, dL, dR, key)``; keys are ``key_offset + 2 row + term``."""
+    cdef Py_ssize_t n = o.shape[0], j, m = 0, n_ev
+    cdef double L = 0, R = 0
+    for arr, name in ((obar, "obar"), (cpos, "cpos"), (cneg, "cneg")):
+        _check_rows(n, name, arr.shape[0])
+    ev = np.empty(max(2 * n, 1) * sizeof(Event), dtype=np.uint8)
+    cdef unsigned char[::1] raw = ev
+    cdef Event *events = <Event *> &raw[0]
+    if n == 0:
+        return (np.zeros(0), np.zeros(0), np.zeros(0), np.zeros(0, np.int64))
+    with nogil:
+        n_ev = collect_events(n, &o[0], &obar[0], &cpos[0], &cneg[0], events,
+                              &L, &R)
+        for j in range(n_ev):
+            if lo <= events[j].delta < hi:
+                events[m] = events[j]
+                m += 1
+    out = np.frombuffer(ev, dtype=np.dtype([("delta", np.float64),
+                                            ("dL", np.float64),
+                                            ("dR", np.float64),
+                                            ("key", np.intp)]), count=m)
+    return (out["delta"].copy(), out["dL"].copy(), out["dR"].copy(),
+            out["key"].astype(np.int64) + key_offset)

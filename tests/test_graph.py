@@ -95,3 +95,43 @@ def test_knn_affinity_from_kernel_distances_equals_euclidean():
     W1 = knn_affinity(X, 5)
     W2 = knn_affinity(kernel_distances(X @ X.T), 5, metric="precomputed")
     np.testing.assert_allclose(W1.toarray(), W2.toarray(), atol=1e-10)
+
+
+def test_knn_affinity_returns_sorted_distances():
+    X = _points(40)
+    W, dist = knn_affinity(X, 4, return_distances=True)
+    np.testing.assert_array_equal(W.toarray(), knn_affinity(X, 4).toarray())
+    D = np.sqrt(((X[:, None] - X[None]) ** 2).sum(-1))
+    np.fill_diagonal(D, np.inf)
+    np.testing.assert_allclose(dist, np.sort(D, axis=1)[:, :4], rtol=1e-12)
+
+
+@pytest.mark.parametrize("dim", [1, 3, 6])
+def test_intrinsic_dimension_of_flat_manifolds(dim):
+    from semisvm.graph import intrinsic_dimension
+
+    rng = np.random.RandomState(0)
+    # a dim-dimensional cube embedded (rotated) in 10 dimensions
+    Z = rng.rand(1500, dim)
+    Q = np.linalg.qr(rng.randn(10, 10))[0][:dim]
+    _, dist = knn_affinity(Z @ Q, 10, return_distances=True)
+    assert abs(intrinsic_dimension(dist) - dim) < 0.2 * dim + 0.2
+    with pytest.raises(ValueError, match="k >= 2"):
+        intrinsic_dimension(dist[:, :1])
+
+
+def test_neighbors_affinity_equals_knn_affinity():
+    from sklearn.neighbors import NearestNeighbors
+
+    from semisvm.graph import neighbors_affinity
+
+    X = _points(50)
+    dist, ind = NearestNeighbors(n_neighbors=5).fit(X).kneighbors()
+    for weight in ("heat", "binary"):
+        np.testing.assert_allclose(
+            neighbors_affinity(dist, ind, weight=weight).toarray(),
+            knn_affinity(X, 5, weight=weight).toarray(), atol=1e-14)
+    with pytest.raises(ValueError, match="same shape"):
+        neighbors_affinity(dist, ind[:, :3])
+    with pytest.raises(ValueError, match="out of range"):
+        neighbors_affinity(dist, ind + 50)

@@ -11,7 +11,8 @@ from sklearn.svm import SVC
 
 from semisvm import TVRLS, TVSVM, CheegerRLS, CheegerSVM
 from semisvm._results import GraphTVResult
-from semisvm.graph_tv import _build_graph, _hinge_prox
+from semisvm.graph import knn_affinity
+from semisvm.graph_tv import _hinge_prox, _knn_graph
 from semisvm.solvers import graph_cheeger, graph_tv
 
 cp = pytest.importorskip("cvxpy")
@@ -30,7 +31,7 @@ def _problem(n=60, n_lab=12, seed=0):
 def test_tvrls_gamma0_is_kernel_rls():
     X, y, _, lab = _problem()
     K = rbf_kernel(X, gamma=1.0)
-    res = graph_tv(K, _build_graph(X), y, gamma=0.0, lam=0.5, eta=2.0,
+    res = graph_tv(K, _knn_graph(X), y, gamma=0.0, lam=0.5, eta=2.0,
                    normalize=None, tol=1e-10, n_stable=0, max_iter=5000)
     J = (y != -1).astype(float)
     ypm = np.where(y == 1, 1.0, np.where(y == 0, -1.0, 0.0))
@@ -42,7 +43,7 @@ def test_tvrls_gamma0_is_kernel_rls():
 def test_tvsvm_gamma0_is_svm():
     X, y, _, lab = _problem()
     K = rbf_kernel(X, gamma=1.0)
-    res = graph_tv(K, _build_graph(X), y, loss="hinge", gamma=0.0, lam=0.5,
+    res = graph_tv(K, _knn_graph(X), y, loss="hinge", gamma=0.0, lam=0.5,
                    mu=1.0, normalize=None, tol=1e-10, n_stable=0, max_iter=10000)
     svc = SVC(C=1.0 / 0.5, kernel="precomputed", tol=1e-10)
     svc.fit(K[np.ix_(lab, lab)], y[lab])
@@ -173,9 +174,15 @@ def test_sparse_input_matches_dense():
                                b.decision_function(sp.csr_matrix(X[:5])), atol=1e-8)
 
 
-def test_build_graph_symmetric_knn():
+def test_self_tuning_knn_affinity():
     X, _, _, _ = _problem()
-    W = _build_graph(X, n_neighbors=5)
+    W = knn_affinity(X, 5, weight="self-tuning")
+    # local scale: distance to the 5th neighbour (n_scale=7 capped at k=5)
+    D = np.sqrt(((X[:, None] - X[None]) ** 2).sum(-1))
+    s = np.sort(D, axis=1)[:, 5]
+    i, j = W.nonzero()
+    np.testing.assert_allclose(W.data, np.exp(-D[i, j] ** 2 / (s[i] * s[j])),
+                               rtol=1e-10)
     assert (W != W.T).nnz == 0
     assert W.diagonal().max() == 0
     assert np.all(np.diff(W.indptr) >= 5)
@@ -197,3 +204,48 @@ def test_uspst_accuracy():
     est = _fit_quiet(CheegerRLS(), X, y)
     # measured 9.3% (CheegerRLS defaults, seed 0, 5 labels per class, 366 points)
     assert np.mean(est.transduction_[unl] != yt[unl]) < 0.12
+
+
+def test_lambda_median_balance():
+    from semisvm.graph_tv import _balance_subgradient, _lambda_median
+    rng = np.random.default_rng(0)
+    f = rng.standard_normal(40)
+    # lam_b = 1: the plain median and sum |f - med|
+    v, B = _balance_subgradient(f, 1.0)
+    assert B == pytest.approx(np.abs(f - np.median(f)).sum())
+    assert v.sum() == pytest.approx(0.0, abs=1e-12)
+    # lam_b = 3: the (floor(40/4) + 1) = 11th largest entry
+    m = _lambda_median(f, 3.0)
+    assert m == np.sort(f)[::-1][10]
+    v, B = _balance_subgradient(f, 3.0)
+    d = f - m
+    assert B == pytest.approx(3 * d[d > 0].sum() - d[d < 0].sum())
+    assert v.sum() == pytest.approx(0.0, abs=1e-12)
+    # an indicator of a set A: B = min(3|A|, |A^c|), largest at |A| = n/4
+    vals = [_balance_subgradient((np.arange(40) < a).astype(float), 3.0)[1]
+            for a in (5, 10, 20)]
+    assert vals == [15.0, 30.0, 20.0]
+
+
+def test_float32_input():
+    X, y, yt, _ = _problem()
+    a = _fit_quiet(CheegerSVM(random_state=0), X, y)
+    b = _fit_quiet(CheegerSVM(random_state=0), X.astype(np.float32), y)
+    assert b.result_.decision.dtype == np.float32
+    assert np.mean(a.transduction_ != b.transduction_) <= 0.02
+    assert b.predict(X.astype(np.float32)).shape == (60,)
+
+
+@pytest.mark.parametrize("Est", [CheegerRLS, CheegerSVM])
+def test_two_moons_defaults_converge(Est):
+    # the label-spreading start: 300 points, one label per class (the kernel
+    # start ended in the wrong basin here, 39% error)
+    X, yt = make_moons(300, noise=0.05, random_state=0)
+    y = np.full(300, -1)
+    for c in (0, 1):
+        y[np.flatnonzero(yt == c)[0]] = c
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        est = Est().fit(X, y)
+    assert est.result_.converged
+    assert np.mean(est.transduction_ != yt) <= 0.01

@@ -66,3 +66,23 @@ def test_kernel_matrix_errors():
     X[0, 0] = np.nan
     with pytest.raises(ValueError, match="NaN"):
         kernel_matrix(X)
+
+
+@pytest.mark.parametrize("kernel", ["rbf", "linear", "poly"])
+def test_kernel_matrix_knn_matches_sklearn(kernel, container):
+    from sklearn.neighbors import NearestNeighbors
+
+    X = np.random.RandomState(3).randn(70, 4)
+    K, dist, ind = kernel_matrix(container(X), kernel=kernel, gamma=0.5,
+                                 n_neighbors=6, block_size=16)
+    np.testing.assert_allclose(K, kernel_matrix(X, kernel=kernel, gamma=0.5),
+                               rtol=1e-12)
+    d_ref, i_ref = NearestNeighbors(n_neighbors=6).fit(X).kneighbors()
+    np.testing.assert_array_equal(ind, i_ref)
+    np.testing.assert_allclose(dist, d_ref, rtol=1e-7)
+    # against another set of points: the point itself is not excluded
+    _, d2, i2 = kernel_matrix(X[:5], X, n_neighbors=1)
+    np.testing.assert_array_equal(i2[:, 0], np.arange(5))
+    assert np.all(d2 < 1e-6)  # |x|^2 + |x|^2 - 2 x.x: rounding only
+    with pytest.raises(ValueError, match="n_neighbors=70"):
+        kernel_matrix(X, n_neighbors=70)

@@ -1,0 +1,308 @@
+"""The L2-SVM-MFN outer loop, once, over a rows backend (in memory or Dask).
+
+L2-SVM-MFN (Sindhwani & Keerthi 2006, §2; see :mod:`semisvm._core._mfn`)
+touches the data only through products with X on the active rows. Its outer
+loop -- active set, Newton point, finite-termination test, exact line search,
+relative-decrease stop -- is :func:`mfn_loop`, written once; it reaches the
+rows through a *backend* with these methods:
+
+``reset(w)``
+    o = X w on every row; returns the loss part of F(w).
+``activate(direct)``
+    the active loss terms at o (weights a, targets t); returns their count.
+``newton_point(wbar, lam, tol, eta, max_iter)``
+    the Newton point of the active rows, seeded with ``wbar`` (in place), and
+    its outputs obar on every row; returns ``(cg_status, cg_iter)``.
+``same_state()``
+    are the active terms at obar those at o (finite termination)?
+``accept()``
+    o = obar; returns the loss part at the new point.
+``line_search(w, wbar, lam)``
+    exact step along w -> wbar.
+``step(delta)``
+    o += delta (obar - o); returns the loss part there.
+
+:class:`LocalRows` is the in-memory backend: one row block, the compiled
+kernels of :mod:`semisvm._core._mfn` (the compiled CGLS and line search
+included), so a fit costs what the former all-compiled loop cost (a handful
+of Python calls per outer iteration, of which there are 5-50).
+:class:`semisvm._distributed.DaskRows` runs the same kernels on row blocks
+held by Dask workers, reducing on the driver; its CGLS is the driver-side
+twin :func:`cgls_twin` (one worker round trip per CG iteration), tested to
+give the compiled CGLS's iterates.
+"""
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+
+from semisvm._core import _mfn as K
+from semisvm._core._cgls import prec_mix as _PREC_MIX
+
+logger = logging.getLogger("semisvm")
+
+STATUS_OPTIMAL, STATUS_RELATIVE, STATUS_MAX_ITER = 0, 1, 2
+_EVENT_BYTES = 32     # sizeof(Event): three doubles and a Py_ssize_t
+
+
+def _fmt_bytes(b):
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if b < 1024 or unit == "GiB":
+            return f"{b:.0f} {unit}" if unit == "B" else f"{b:.1f} {unit}"
+        b /= 1024.0
+    return f"{b:.1f} GiB"
+
+
+def mfn_loop(B, w, lam, *, tol, max_iter, cg_max_iter, cold_start, rel_tol,
+             forcing=0.1, direct=False, verbose=False, label="MFN"):
+    """Run L2-SVM-MFN from ``w`` (d+1, updated in place) over backend ``B``.
+
+    Cold start: until the first self-consistent point each CGLS solve stops
+    once its residual fell by the factor ``forcing`` from its seeded start (an
+    inexact Newton step, as LIBLINEAR's truncated Newton); from then on every
+    solve runs to ``tol``, and finite termination needs one such solve whose
+    active set is unchanged.
+
+    Returns ``(n_iter, n_cg_iter, status, objective, hist_obj, hist_cg,
+    hist_active)``; status 0 optimal, 1 relative decrease below ``rel_tol``,
+    2 ``max_iter`` used. The outputs X w stay in the backend.
+    """
+    dt = w.dtype.type
+    # the compiled kernels see lam, tol and eta in the data's precision
+    lam = float(dt(lam))
+    tol = float(dt(tol))
+    hobj = np.full(max_iter + 1, np.nan)
+    hcg = np.zeros(max_iter, dtype=np.int32)
+    hact = np.zeros(max_iter, dtype=np.int32)
+    loose = bool(cold_start)
+    eta = float(dt(forcing)) if cold_start else 0.0
+    F = 0.5 * lam * float(np.dot(w, w)) + B.reset(w)
+    hobj[0] = F
+    status, n_iter = STATUS_MAX_ITER, 0
+    wbar = np.empty_like(w)
+    for it in range(1, max_iter + 1):
+        n_iter = it
+        rt0, by0 = B.round_trips, B.bytes_moved
+        hact[it - 1] = B.activate(direct)
+        # Newton point, seeded with w
+        wbar[:] = w
+        cg_status, cg_iter = B.newton_point(wbar, lam, tol, eta, cg_max_iter)
+        hcg[it - 1] = cg_iter
+        if B.same_state():
+            # finite termination: the active terms are unchanged at wbar
+            w[:] = wbar
+            F = 0.5 * lam * float(np.dot(w, w)) + B.accept()
+            hobj[it] = F
+            _log(verbose, B, label, it, F, hact, hcg, rt0, by0)
+            if cg_status == 1:
+                status = STATUS_OPTIMAL
+                break
+            # self-consistent point of an inexact solve: solve to tol next
+            loose = False
+            eta = 0.0
+            continue
+        delta = B.line_search(w, wbar, lam)
+        # w += delta (wbar - w);  o += delta (obar - o)
+        w += dt(delta) * (wbar - w)
+        F_new = 0.5 * lam * float(np.dot(w, w)) + B.step(delta)
+        hobj[it] = F_new
+        _log(verbose, B, label, it, F_new, hact, hcg, rt0, by0)
+        if F - F_new <= rel_tol * abs(F_new):
+            F = F_new
+            if not loose:
+                status = STATUS_RELATIVE
+                break
+            loose = False
+            eta = 0.0
+            continue
+        F = F_new
+    return (n_iter, int(hcg[:n_iter].sum()), status, F, hobj[:n_iter + 1].copy(),
+            hcg[:n_iter].copy(), hact[:n_iter].copy())
+
+
+def _log(verbose, B, label, it, F, hact, hcg, rt0, by0):
+    if not verbose:
+        return
+    if B.distributed:
+        logger.info("%s iter %d: objective %.10g, active %d, cg %d, "
+                    "%d worker round trips, %s moved", label, it, F,
+                    hact[it - 1], hcg[it - 1], B.round_trips - rt0,
+                    _fmt_bytes(B.bytes_moved - by0))
+    else:
+        logger.info("%s iter %d: objective %.10g, active %d, cg %d",
+                    label, it, F, hact[it - 1], hcg[it - 1])
+
+
+class LocalRows:
+    """In-memory rows backend: the whole matrix as one block.
+
+    ``cpos``/``cneg`` are held by reference: the semi-supervised loops change
+    them between MFN calls (label switches, DA's p-step).
+    """
+
+    distributed = False
+    round_trips = 0
+    bytes_moved = 0
+
+    def __init__(self, X, bias_scale, cpos, cneg, n_threads=1):
+        self.X = X
+        self.s = float(bias_scale)
+        self.cpos, self.cneg = cpos, cneg
+        self.n_threads = int(n_threads)
+        n, D = X.n_rows, X.n_cols + 1
+        self.n, self.D = n, D
+        self.dtype = X.dtype
+        nn = max(n, 1)
+        dt = self.dtype
+        self.a = np.zeros(nn, dtype=dt)[:n]
+        self.t = np.zeros(nn, dtype=dt)[:n]
+        self.z = np.zeros(nn, dtype=dt)[:n]
+        self.q = np.zeros(nn, dtype=dt)[:n]
+        self.active = np.zeros(nn, dtype=np.int32)[:n]
+        self.r = np.zeros(D, dtype=dt)
+        self.p = np.zeros(D, dtype=dt)
+        self.sv = np.zeros(D, dtype=dt)
+        self.minv = np.zeros(D, dtype=dt)
+        self.tbuf = np.zeros(D * self.n_threads, dtype=dt)
+        self.H = self.b = self.events = None
+        self.o = self.obar = None
+        self.n_act = 0
+        self.direct = False
+
+    # -- the MFN steps ------------------------------------------------------
+    def reset(self, w):
+        # fresh output arrays per MFN call: callers keep the returned ones
+        self.o = np.zeros(self.n, dtype=self.dtype)
+        self.obar = np.zeros(self.n, dtype=self.dtype)
+        K.outputs(self.X, self.s, w, self.active, self.o, self.n_threads)
+        return K.loss(self.o, self.cpos, self.cneg)
+
+    def activate(self, direct):
+        self.direct = bool(direct)
+        if self.direct and self.H is None:
+            self.H = np.zeros(self.D * self.D)
+            self.b = np.zeros(self.D)
+        self.n_act = K.activate(self.o, self.cpos, self.cneg, self.a, self.t,
+                                self.active)
+        return self.n_act
+
+    def newton_point(self, wbar, lam, tol, eta, max_iter):
+        H = self.H if self.direct else np.zeros(1)
+        b = self.b if self.direct else np.zeros(1)
+        return K.newton_point(
+            self.X, self.s, self.active, self.n_act, self.a, self.t, lam, wbar,
+            self.o, self.obar, tol, eta, max_iter, self.direct, self.z, self.q,
+            self.r, self.p, self.sv, self.minv, self.tbuf, H, b, self.n_threads)
+
+    def same_state(self):
+        return K.same_state(self.o, self.obar, self.cpos, self.cneg)
+
+    def accept(self):
+        self.o, self.obar = self.obar, self.o
+        return K.loss(self.o, self.cpos, self.cneg)
+
+    def line_search(self, w, wbar, lam):
+        if self.events is None:
+            self.events = np.empty(max(2 * self.n, 1) * _EVENT_BYTES, dtype=np.uint8)
+        return K.line_search(w, wbar, lam, self.o, self.obar, self.cpos,
+                             self.cneg, self.events)
+
+    def step(self, delta):
+        return K.step(self.o, self.obar, delta, self.cpos, self.cneg, self.o)
+
+    def outputs(self):
+        """The outputs X w of the last MFN call (an array of its own)."""
+        return self.o
+
+
+def cgls_twin(prod, rhs, r0, diag, beta, lam, tol, eta, max_iter):
+    """The compiled CGLS (:func:`semisvm._core._cgls.cgls`) driven from Python.
+
+    Solves ``(lam I + X_J' A X_J) beta = X_J' A t`` seeded with ``beta``
+    (updated in place) from the reductions of :func:`semisvm._core._mfn.cg_start`
+    (``rhs = X_J' A t``, ``r0 = X_J' A (t - o)``, ``diag = diag(X_J' A X_J)``)
+    and one call ``prod(p) -> (X_J' A X_J p, p' X_J' A X_J p)`` per
+    iteration: one worker round trip on a cluster. The same preconditioner,
+    stopping tests and arithmetic precision as the compiled loop; the residual
+    follows the recurrence r -= gamma (X_J' A X_J p + lam p), equal in exact
+    arithmetic to the compiled loop's r = X_J' z - lam beta, so the iterates
+    agree to rounding. Returns ``(status, n_iter)`` (1 tol, 2 forcing, 0 cap).
+    """
+    dt = beta.dtype.type
+    lam_f = dt(lam)
+    lam = float(lam_f)
+    tol = float(dt(tol))
+    eta = float(dt(eta))
+    bnorm2 = float(np.dot(rhs, rhs))
+    tol2 = tol * tol * (bnorm2 if bnorm2 > 0 else 1.0)
+    minv = (1.0 / (lam + _PREC_MIX * diag.astype(np.float64))).astype(beta.dtype)
+    # r = X_J' A (t - o) - lam beta ; s = M^-1 r ; p = s
+    r = r0 - lam_f * beta
+    s = minv * r
+    p = s.copy()
+    omega_z = float(np.dot(r, r))
+    rho = float(np.dot(r, s))
+    force2 = eta * eta * omega_z
+    if omega_z <= tol2:
+        return 1, 0
+    for it in range(1, max_iter + 1):
+        u, qaq = prod(p)
+        pp = float(np.dot(p, p))
+        g = dt(rho / (lam * pp + qaq))
+        # beta += gamma p ; r -= gamma (X_J' A X_J p + lam p)
+        beta += g * p
+        r -= g * (u + lam_f * p)
+        omega_z = float(np.dot(r, r))
+        if omega_z <= tol2:
+            return 1, it
+        if omega_z <= force2:
+            return 2, it
+        s = minv * r
+        rho_new = float(np.dot(r, s))
+        p = s + dt(rho_new / rho) * p
+        rho = rho_new
+    return 0, max_iter
+
+
+# line search over row blocks: break points binned on a geometric ladder
+# (quarter octaves from 2^-20 to 2^100; the compiled search doubles from 1),
+# then the bracket holding the root is refined until it holds few enough
+# break points to gather and scan exactly
+LADDER = 2.0 ** (np.arange(-80, 401) / 4.0)
+MAX_GATHERED_EVENTS = 50_000
+_REFINE_BINS = 256
+
+
+def bracket_from_bins(L0, R0, edges, bl, br, cnt):
+    """From the summed bins, the bracket [lo, hi) whose break points must be
+    scanned: returns ``(lo, hi, L_lo, R_lo, count)`` (slope at lo is
+    ``L_lo + lo R_lo`` < 0 <= slope at hi)."""
+    cL = L0 + np.cumsum(bl)
+    cR = R0 + np.cumsum(br)
+    # slope at edges[k]: every break point below edges[k] (bins 0..k) passed
+    slope = cL[:-1] + edges * cR[:-1]
+    pos = np.flatnonzero(slope >= 0)
+    k = int(pos[0]) if pos.size else edges.shape[0]
+    lo = 0.0 if k == 0 else float(edges[k - 1])
+    hi = float(edges[k]) if k < edges.shape[0] else np.inf
+    L_lo = L0 if k == 0 else float(cL[k - 1])
+    R_lo = R0 if k == 0 else float(cR[k - 1])
+    return lo, hi, L_lo, R_lo, int(cnt[k])
+
+
+def scan_events(L, R, delta, dL, dR, key):
+    """The root of the slope from its value L + delta R before the sorted
+    break points (ties by key), as the compiled line search scans them."""
+    order = np.lexsort((key, delta))
+    root = -L / R
+    for j in order:
+        dj = delta[j]
+        if dj >= root:
+            break
+        L += dL[j]
+        R += dR[j]
+        if R <= 0:
+            return float(dj)
+        root = -L / R
+    return float(root)

@@ -1,0 +1,336 @@
+"""The linear family on a Dask cluster (row blocks on 2 worker processes).
+
+Every distributed fit is compared with the in-memory fit of the same data:
+objective to 1e-8 relative, same labels. One module-scoped LocalCluster.
+"""
+import logging
+import threading
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+pytest.importorskip("dask.distributed")
+import dask.array as da  # noqa: E402
+from semisvm._core._cgls import _cgls_py  # noqa: E402
+from semisvm._core._dataset import RowData  # noqa: E402
+
+from semisvm import TSVM, LinearSVM  # noqa: E402
+from semisvm._core import _mfn as K  # noqa: E402
+from semisvm._rows import (  # noqa: E402
+    LADDER,
+    bracket_from_bins,
+    cgls_twin,
+    scan_events,
+)
+from semisvm.solvers import da_s3vm, l2svm_mfn, tsvm  # noqa: E402
+
+# the cluster's own shutdown chatter is not what these tests check
+pytestmark = [
+    pytest.mark.filterwarnings("ignore::ResourceWarning"),
+    pytest.mark.filterwarnings("ignore:Port .* is already in use:UserWarning"),
+    pytest.mark.filterwarnings("ignore::DeprecationWarning:distributed"),
+]
+
+CHUNKS = (90, 240, 150, 120)        # uneven row blocks
+
+
+@pytest.fixture(scope="module")
+def client():
+    from distributed import Client, LocalCluster
+
+    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                           dashboard_address=None, silence_logs=logging.ERROR)
+    cl = Client(cluster)
+    yield cl
+    cl.close()
+    cluster.close()
+
+
+def _text(n=600, d=120, seed=0, dtype=np.float64):
+    rng = np.random.default_rng(seed)
+    X = sp.random(n, d, density=0.04, format="csr", random_state=seed,
+                  dtype=np.float64)
+    X.data = rng.random(X.nnz) + 0.1
+    w = rng.standard_normal(d)
+    score = X @ w + 0.1 * rng.standard_normal(n)
+    y = np.where(score > np.median(score), 1.0, -1.0)
+    return X.astype(dtype), y
+
+
+def _dask(X, chunks=CHUNKS):
+    return da.from_array(X, chunks=(chunks, X.shape[1]), asarray=False)
+
+
+# ---------------------------------------------------------------------------
+# driver-side twins against the compiled kernels (no cluster)
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_cgls_twin_gives_the_compiled_iterates(dtype):
+    rng = np.random.RandomState(0)
+    n, d, lam, s = 60, 15, 0.3, 0.7
+    X = (rng.randn(n, d) * (rng.rand(n, d) < 0.5)).astype(dtype)
+    a = (rng.rand(n) + 0.1).astype(dtype)
+    t = np.sign(rng.randn(n)).astype(dtype)
+    active = np.sort(rng.choice(n, 40, replace=False)).astype(np.int32)
+    beta0 = (0.1 * rng.randn(d + 1)).astype(dtype)
+    R = RowData(sp.csr_matrix(X))
+    o0 = np.zeros(n, dtype=dtype)
+    K.outputs(R, s, beta0, np.zeros(n, np.int32), o0)
+    tol = 1e-10 if dtype == np.float64 else 1e-5
+    for k in (1, 2, 3, 5, 8):
+        b_c, o_c = beta0.copy(), o0.copy()
+        st_c, it_c = _cgls_py(R, s, active, a, t, lam, b_c, o_c, tol, k)
+        b_t = beta0.copy()
+        pieces = K.cg_start(R, s, active, active.size, a, t, o0)
+        st_t, it_t = cgls_twin(lambda p: K.cg_product(R, s, active, active.size, a, p),
+                               *pieces, b_t, lam, tol, 0.0, k)
+        assert (st_t, it_t) == (st_c, it_c)
+        rtol = 1e-10 if dtype == np.float64 else 2e-5
+        np.testing.assert_allclose(b_t, b_c, rtol=rtol, atol=rtol * np.abs(b_c).max())
+    # and both end at the solution of the normal equations
+    assert st_c == 0 or st_c == 1
+
+
+def test_blockwise_line_search_equals_the_compiled_one():
+    rng = np.random.default_rng(1)
+    n = 3000
+    y = np.where(rng.random(n) < 0.5, 1.0, -1.0)
+    o = rng.normal(0, 1.5, n)
+    # a descent direction: obar moves toward the margins, with noise
+    obar = 0.2 * o + 1.5 * y + rng.normal(0, 1.0, n)
+    c = rng.random(n) + 0.5
+    cpos, cneg = np.where(y > 0, c, 0), np.where(y < 0, c, 0)
+    w = rng.normal(size=20)
+    wbar = 0.9 * w
+    lam = 0.1
+    ref = K.line_search(w, wbar, lam, o, obar, cpos, cneg,
+                        np.empty(2 * n * 32, np.uint8))
+    cuts = [0, 500, 1700, 1701, 3000]
+    blocks = [slice(cuts[i], cuts[i + 1]) for i in range(len(cuts) - 1)]
+    wd = wbar - w
+    L, R = lam * w @ wd, lam * wd @ wd
+    bins = [K.ls_bins(o[b], obar[b], cpos[b], cneg[b], LADDER) for b in blocks]
+    L += sum(x[0] for x in bins)
+    R += sum(x[1] for x in bins)
+    assert L < 0 and 0 < ref < 2
+    # the bracket from the ladder, then a refined one (as with many events)
+    lo, hi, Llo, Rlo, cnt = bracket_from_bins(
+        L, R, LADDER, *(sum(x[k] for x in bins) for k in (2, 3, 4)))
+    edges = np.linspace(lo, hi, 17)
+    fine = [K.ls_bins(o[b], obar[b], cpos[b], cneg[b], edges) for b in blocks]
+    lo2, hi2, Llo2, Rlo2, cnt2 = bracket_from_bins(
+        L, R, edges, *(sum(x[k] for x in fine) for k in (2, 3, 4)))
+    assert lo <= lo2 < hi2 <= hi and cnt2 <= cnt
+    for lo_, hi_, L_, R_ in ((lo, hi, Llo, Rlo), (lo2, hi2, Llo2, Rlo2)):
+        ev = [K.ls_events(o[b], obar[b], cpos[b], cneg[b], lo_, hi_, 2 * b.start)
+              for b in blocks]
+        got = scan_events(L_, R_, *(np.concatenate([e[k] for e in ev])
+                                    for k in range(4)))
+        assert got == pytest.approx(ref, rel=1e-12)
+
+
+# ---------------------------------------------------------------------------
+# LinearSVM / l2svm_mfn on the cluster
+
+@pytest.mark.parametrize("kind", ["csr", "dense"])
+def test_linearsvm_distributed_equals_in_memory(client, kind):
+    X, y = _text()
+    Xc = X if kind == "csr" else X.toarray()
+    # tol: CGLS to 1e-9, so that the weights (not only the objective) agree
+    ref = LinearSVM(lam=0.2, newton="cgls", tol=1e-9).fit(Xc, y)
+    Xd = _dask(Xc)
+    dist = LinearSVM(lam=0.2, newton="cgls", tol=1e-9).fit(
+        Xd, da.from_array(y, chunks=CHUNKS))
+    assert dist.result_.objective == pytest.approx(ref.result_.objective, rel=1e-8)
+    np.testing.assert_allclose(dist.coef_, ref.coef_, rtol=1e-5, atol=1e-8)
+    assert dist.result_.n_iter == ref.result_.n_iter
+    pred = dist.predict(Xd)
+    assert isinstance(pred, da.Array)
+    np.testing.assert_array_equal(pred.compute(), ref.predict(Xc))
+    np.testing.assert_allclose(dist.result_.outputs.compute(), ref.result_.outputs,
+                               rtol=1e-7, atol=1e-9)
+
+
+def test_l2svm_mfn_distributed_cholesky_and_float32(client):
+    X, y = _text(n=800, d=20, seed=3)
+    for dtype, rel in ((np.float64, 1e-8), (np.float32, 1e-5)):
+        Xc = X.astype(dtype).toarray()
+        ref = l2svm_mfn(Xc, y, lam=0.1)                 # few features: Cholesky
+        assert ref.n_cg_iter == 0
+        dist = l2svm_mfn(_dask(Xc, (100, 300, 400)), y, lam=0.1)
+        assert dist.n_cg_iter == 0
+        assert dist.objective == pytest.approx(ref.objective, rel=rel)
+
+
+def test_linearsvm_distributed_class_weight_and_labels(client):
+    X, y = _text(seed=4)
+    labels = np.where(y > 0, "spam", "ham")
+    ref = LinearSVM(lam=0.05, class_weight="balanced").fit(X, labels)
+    dist = LinearSVM(lam=0.05, class_weight="balanced").fit(_dask(X), labels)
+    assert dist.result_.objective == pytest.approx(ref.result_.objective, rel=1e-8)
+    np.testing.assert_array_equal(dist.classes_, ref.classes_)
+    np.testing.assert_array_equal(dist.predict(_dask(X)).compute(), ref.predict(X))
+
+
+def test_verbose_logs_round_trips_and_bytes(client, caplog):
+    X, y = _text(n=400, d=50, seed=5)
+    with caplog.at_level(logging.INFO, logger="semisvm"):
+        l2svm_mfn(_dask(X, (200, 200)), y, lam=0.1, newton="cgls", verbose=True)
+    lines = [r.getMessage() for r in caplog.records if "iter" in r.getMessage()]
+    assert lines and all("worker round trips" in m and "moved" in m for m in lines)
+
+
+# ---------------------------------------------------------------------------
+# bad input: clear errors before any iteration
+
+def test_column_chunks_are_rejected(client):
+    X, y = _text(n=200, d=40)
+    Xd = da.from_array(X.toarray(), chunks=(100, 20))
+    with pytest.raises(ValueError, match="row blocks only"):
+        LinearSVM().fit(Xd, y)
+
+
+def test_mismatched_y_chunks_are_rejected(client):
+    X, y = _text(n=200, d=40)
+    with pytest.raises(ValueError, match="do not match the row chunks"):
+        l2svm_mfn(_dask(X, (100, 100)), da.from_array(y, chunks=(50, 150)))
+
+
+def test_non_finite_block_is_named(client, caplog):
+    X, y = _text(n=300, d=40)
+    Xd = X.toarray()
+    Xd[250, 3] = np.nan
+    with caplog.at_level(logging.INFO, logger="semisvm"):
+        with pytest.raises(ValueError, match=r"row block 2 \(rows 200 to 299\).*NaN"):
+            l2svm_mfn(_dask(Xd, (100, 100, 100)), y, verbose=True)
+    assert not any("iter" in r.getMessage() for r in caplog.records)
+
+
+# ---------------------------------------------------------------------------
+# TSVM / DA: the unlabeled-row steps as reductions over the blocks
+
+def _ssl(seed=0, n=480, d=80, n_lab=40):
+    """Text-like rows; labeled rows only outside the second block (90..329)
+    of CHUNKS, so that one block has no labeled row."""
+    X, y = _text(n=n, d=d, seed=seed)
+    rng = np.random.default_rng(seed)
+    pool = np.r_[0:90, 330:n]
+    lab = rng.choice(pool, n_lab, replace=False)
+    y_ssl = np.zeros(n)
+    y_ssl[lab] = y[lab]
+    return X, y_ssl
+
+
+SSL_CHUNKS = (90, 240, 150)
+# few annealing steps / temperatures: every round costs worker round trips
+TSVM_KW = {"lam_u_init": 0.05, "lam_u_rate": 20.0}
+DA_KW = {"max_outer_iter": 2, "max_inner_iter": 3}
+
+
+@pytest.mark.parametrize("kind", ["csr", "dense"])
+def test_tsvm_distributed_equals_in_memory(client, kind):
+    X, y = _ssl()
+    Xc = X if kind == "csr" else X.toarray()
+    ref = tsvm(Xc, y, **TSVM_KW)
+    dist = tsvm(_dask(Xc, SSL_CHUNKS), da.from_array(y, chunks=SSL_CHUNKS), **TSVM_KW)
+    assert dist.objective == pytest.approx(ref.objective, rel=1e-8)
+    np.testing.assert_array_equal(np.asarray(dist.labels), ref.labels)
+    assert (dist.n_mfn, dist.n_switches) == (ref.n_mfn, ref.n_switches)
+    np.testing.assert_array_equal(np.asarray(dist.unlabeled_index),
+                                  ref.unlabeled_index)
+
+
+def test_tsvm_estimator_transduction_on_dask(client):
+    X, y = _ssl(seed=2)
+    labels = np.where(y == 0, -1, np.where(y > 0, 7, 3))
+    kw = dict(TSVM_KW, S=3)
+    ref = TSVM(**kw).fit(X, labels)
+    Xd = _dask(X, SSL_CHUNKS)
+    dist = TSVM(**kw).fit(Xd, labels)
+    # lam="auto" from one blockwise reduction equals the in-memory value
+    assert dist.lam_ == pytest.approx(ref.lam_, rel=1e-12)
+    assert dist.result_.objective == pytest.approx(ref.result_.objective, rel=1e-8)
+    assert isinstance(dist.transduction_, da.Array)
+    np.testing.assert_array_equal(dist.transduction_.compute(), ref.transduction_)
+    np.testing.assert_array_equal(dist.predict(Xd).compute(), ref.predict(X))
+
+
+def test_da_s3vm_distributed_equals_in_memory(client):
+    X, y = _ssl(seed=1)
+    ref = da_s3vm(X, y, **DA_KW)
+    dist = da_s3vm(_dask(X, SSL_CHUNKS), y, **DA_KW)
+    assert dist.objective == pytest.approx(ref.objective, rel=1e-8)
+    assert dist.da_objective == pytest.approx(ref.da_objective, rel=1e-8)
+    assert dist.nu == pytest.approx(ref.nu, rel=1e-8, abs=1e-12)
+    np.testing.assert_array_equal(np.asarray(dist.labels), ref.labels)
+    np.testing.assert_allclose(np.asarray(dist.p), ref.p, rtol=1e-7, atol=1e-10)
+    assert dist.n_mfn == ref.n_mfn
+
+
+# ---------------------------------------------------------------------------
+# a worker killed in the middle of a fit
+
+def test_killed_worker_gives_the_same_result_or_a_clear_error(client):
+    import os
+    import signal
+
+    X, y = _text(n=600, d=120, seed=7)
+    kw = {"lam": 0.05, "newton": "cgls", "tol": 1e-9}
+    ref = l2svm_mfn(X, y, **kw)
+    out = {}
+    started = threading.Event()
+
+    class Started(logging.Handler):
+        def emit(self, record):
+            if "iter 2" in record.getMessage():
+                started.set()
+
+    handler = Started()
+    log = logging.getLogger("semisvm")
+    log.addHandler(handler)
+    old_level = log.level
+    log.setLevel(logging.INFO)
+
+    def run():
+        try:
+            out["res"] = l2svm_mfn(_dask(X), y, verbose=True, **kw)
+        except Exception as exc:  # noqa: BLE001 - inspected below
+            out["exc"] = exc
+
+    th = threading.Thread(target=run, daemon=True)
+    try:
+        th.start()
+        assert started.wait(60), "the fit never reached its second iteration"
+        pids = client.run(os.getpid)
+        os.kill(next(iter(pids.values())), signal.SIGKILL)
+        th.join(120)
+    finally:
+        log.removeHandler(handler)
+        log.setLevel(old_level)
+    assert not th.is_alive(), "the fit hangs after a worker was killed"
+    print("killed-worker fit:", "completed" if "res" in out else repr(out["exc"]))
+    if "res" in out:
+        assert out["res"].objective == pytest.approx(ref.objective, rel=1e-8)
+        assert out["res"].n_iter == ref.n_iter
+    else:
+        assert str(out["exc"]), out["exc"]
+    client.wait_for_workers(2, timeout=60)
+
+
+@pytest.mark.slow
+def test_tsvm_one_vs_rest_on_dask(client):
+    X, y = _text(n=240, d=40, seed=9)
+    rng = np.random.default_rng(9)
+    score = np.asarray(X @ rng.standard_normal(40)).ravel()
+    cls = np.digitize(score, np.quantile(score, [1 / 3, 2 / 3]))
+    labels = np.full(240, -1)
+    lab = rng.choice(np.r_[0:90, 150:240], 45, replace=False)
+    labels[lab] = cls[lab]
+    kw = dict(TSVM_KW, max_iter=20)
+    ref = TSVM(**kw).fit(X, labels)
+    if len(ref.classes_) < 3:
+        pytest.skip("the draw gave fewer than 3 labeled classes")
+    dist = TSVM(**kw).fit(_dask(X, (90, 60, 90)), labels)
+    np.testing.assert_allclose(dist.coef_, ref.coef_, rtol=1e-5, atol=1e-8)
+    np.testing.assert_array_equal(dist.transduction_.compute(), ref.transduction_)
