@@ -365,15 +365,15 @@ def default_lam(X, lam="auto"):
         1e-2        17.95 / 17.75      22.17 / 25.46
         minority    17.68 / 17.49      20.92 / 20.78
 
-    ("minority": ``0.02 avg(x.x) l_min / l``, l_min the smaller labeled
+    On the binary sets with 6 other draws, 2e-3: 17.31 / 17.35,
+    3e-3: 17.30 / 17.25, 5e-3: 17.60 / 17.31: flat around 0.003 (the
+    spread between draws is about 1 point), then worse at 0.01.
+    "minority" is ``0.02 avg(x.x) l_min / l``, l_min the smaller labeled
     class: 0.01 on a balanced split, keeping the regulariser at the same
     ratio to the minority class's labeled loss; it fixes one-vs-rest as
     well, but costs 0.7 points on the binary sets, so over all nine sets
-    0.003 is better: DA 18.2 against 18.6 %)
+    0.003 is better: DA 18.2 against 18.6 %.
 
-    and, on the binary sets with 6 other draws, 2e-3: 17.31 / 17.35,
-    3e-3: 17.30 / 17.25, 5e-3: 17.60 / 17.31: flat around 0.003 (the
-    spread between draws is about 1 point), then worse at 0.01.
     The one-vs-rest column is why 0.01 (SVM-light's rule at 50 labels,
     the previous default) was dropped: each one-vs-rest problem has about
     l/K positive labels, so the positive class carries 1/K of the labeled
