@@ -365,7 +365,7 @@ def default_lam(X, lam="auto"):
         1e-2        17.95 / 17.75      22.17 / 25.46
         minority    17.68 / 17.49      20.92 / 20.78
 
-    On the binary sets with 6 other draws, 2e-3: 17.31 / 17.35,
+    On the binary sets with 6 draws (seeds 0-5), 2e-3: 17.31 / 17.35,
     3e-3: 17.30 / 17.25, 5e-3: 17.60 / 17.31: flat around 0.003 (the
     spread between draws is about 1 point), then worse at 0.01.
     "minority" is ``0.02 avg(x.x) l_min / l``, l_min the smaller labeled
