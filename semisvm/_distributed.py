@@ -39,6 +39,7 @@ import scipy.linalg as sla
 import scipy.sparse as sp
 
 from semisvm._core import _mfn as K
+from semisvm._core import _ssl
 from semisvm._core._dataset import RowData
 from semisvm._rows import (
     _REFINE_BINS,
@@ -886,10 +887,9 @@ class DaskSSL:
         rng = rows.map(_t_g_range, lam_u)
         gmin = min(x[0] for x in rng)
         gmax = max(x[1] for x in rng)
-        logit_r = np.log(r / (1.0 - r))
-        lo = gmin + T * logit_r
-        hi = gmax + T * logit_r
-        nu = nu0 if lo < nu0 < hi else 0.5 * (lo + hi)
+        # the compiled root finder's bracket and steps; only its mean(p)
+        # and slope come from reductions over the blocks
+        lo, hi, nu = _ssl.root_bracket(gmin, gmax, T, r, nu0)
         status, n_iter = 2, 0
         for it in range(1, max_iter + 1):
             n_iter = it
@@ -901,17 +901,10 @@ class DaskSSL:
                 break
             if it == max_iter:
                 break
-            if f < 0:
-                lo = nu
-            else:
-                hi = nu
-            nu_new = nu - f / fp if fp > 0 else lo
-            if not (lo < nu_new < hi):
-                nu_new = 0.5 * (lo + hi)
-            if not (lo < nu_new < hi):
+            stalled, lo, hi, nu = _ssl.root_step(f, fp, lo, hi, nu)
+            if stalled:
                 status = 1
                 break
-            nu = nu_new
         out = rows.update(_t_pstep, lam_u, T, nu, cu)
         kl = sum(o[0] for o in out) / u
         h = sum(o[1] for o in out) / u

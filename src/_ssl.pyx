@@ -131,23 +131,52 @@ cdef inline double _balance_eval(const double *g, Py_ssize_t u, double T,
     return s / u
 
 
+cdef inline void _root_bracket(double gmin, double gmax, double T, double r,
+                               double nu0, double *lo, double *hi,
+                               double *nu) noexcept nogil:
+    """Bracket of the balance root from the range [gmin, gmax] of the g_j:
+    every p_j <= r at lo and >= r at hi, so f(lo) <= 0 <= f(hi); the start
+    is nu0 when strictly inside, else the midpoint."""
+    cdef double logit_r = log(r / (1.0 - r))
+    lo[0] = gmin + T * logit_r
+    hi[0] = gmax + T * logit_r
+    nu[0] = nu0 if lo[0] < nu0 < hi[0] else 0.5 * (lo[0] + hi[0])
+
+
+cdef inline int _root_step(double f, double fp, double *lo, double *hi,
+                           double *nu) noexcept nogil:
+    """One safeguarded Newton/bisection step for the increasing f(nu) =
+    mean(p) - r with value f and slope fp at nu: shrink the bracket by the
+    sign of f, take the Newton step if it stays strictly inside, else bisect.
+    Returns ROOT_STALLED when the bracket holds no float strictly inside (nu
+    is the root to machine precision), else ROOT_OK."""
+    cdef double nu_new
+    if f < 0:
+        lo[0] = nu[0]
+    else:
+        hi[0] = nu[0]
+    nu_new = nu[0] - f / fp if fp > 0 else lo[0]
+    if not (lo[0] < nu_new < hi[0]):
+        nu_new = 0.5 * (lo[0] + hi[0])
+    if not (lo[0] < nu_new < hi[0]):
+        return ROOT_STALLED
+    nu[0] = nu_new
+    return ROOT_OK
+
+
 cdef int _balance(const double *g, Py_ssize_t u, double T, double r,
                   double nu0, double tol, int max_iter, double *nu_out,
                   double *resid, int *n_iter) noexcept nogil:
     """Safeguarded Newton/bisection for mean_j sigmoid((nu - g_j)/T) = r."""
     cdef Py_ssize_t j
-    cdef double gmin = g[0], gmax = g[0], lo, hi, nu, f, fp, nu_new
-    cdef double logit_r = log(r / (1.0 - r))
+    cdef double gmin = g[0], gmax = g[0], lo, hi, nu, f, fp
     cdef int it, status = ROOT_MAX_ITER
     for j in range(1, u):
         if g[j] < gmin:
             gmin = g[j]
         if g[j] > gmax:
             gmax = g[j]
-    # every p_j <= r at lo and >= r at hi, so f(lo) <= 0 <= f(hi)
-    lo = gmin + T * logit_r
-    hi = gmax + T * logit_r
-    nu = nu0 if lo < nu0 < hi else 0.5 * (lo + hi)
+    _root_bracket(gmin, gmax, T, r, nu0, &lo, &hi, &nu)
     n_iter[0] = 0
     for it in range(1, max_iter + 1):
         n_iter[0] = it
@@ -158,22 +187,26 @@ cdef int _balance(const double *g, Py_ssize_t u, double T, double r,
             break
         if it == max_iter:
             break
-        if f < 0:
-            lo = nu
-        else:
-            hi = nu
-        # Newton step if it stays strictly inside the bracket, else bisect
-        nu_new = nu - f / fp if fp > 0 else lo
-        if not (lo < nu_new < hi):
-            nu_new = 0.5 * (lo + hi)
-        if not (lo < nu_new < hi):
-            # the bracket holds no float strictly inside: nu is the root
-            # to machine precision
+        if _root_step(f, fp, &lo, &hi, &nu) == ROOT_STALLED:
             status = ROOT_STALLED
             break
-        nu = nu_new
     nu_out[0] = nu
     return status
+
+
+def root_bracket(double gmin, double gmax, double T, double r, double nu0):
+    """The balance root finder's start ``(lo, hi, nu)`` (as the compiled
+    p-step): for the Dask p-step, whose reductions give gmin and gmax."""
+    cdef double lo, hi, nu
+    _root_bracket(gmin, gmax, T, r, nu0, &lo, &hi, &nu)
+    return lo, hi, nu
+
+
+def root_step(double f, double fp, double lo, double hi, double nu):
+    """One step of the compiled balance root finder, for the Dask p-step's
+    driver loop: returns ``(stalled, lo, hi, nu)``."""
+    cdef int st = _root_step(f, fp, &lo, &hi, &nu)
+    return st == ROOT_STALLED, lo, hi, nu
 
 
 cdef int _pstep(const floating *o, const int *idx_u, Py_ssize_t u,
