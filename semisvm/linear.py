@@ -173,6 +173,10 @@ class LinearSVM(_LinearDecisionMixin, ClassifierMixin, BaseEstimator):
         if self.class_weight is not None:
             cw = compute_class_weight(self.class_weight, classes=self.classes_, y=y)
             costs = costs * cw[(y_pm > 0).astype(np.intp)].astype(X.dtype)
+        return self._solve(X, y_pm, costs)
+
+    def _solve(self, X, y_pm, costs):
+        """L2-SVM-MFN on validated labels (X in memory or a dask array)."""
         res = solvers.l2svm_mfn(
             X, y_pm, lam=self.lam, costs=costs, fit_intercept=self.fit_intercept,
             intercept_scaling=self.intercept_scaling, tol=self.tol,
@@ -209,13 +213,7 @@ class LinearSVM(_LinearDecisionMixin, ClassifierMixin, BaseEstimator):
             cw_costs = _distributed.map_labels(
                 y, lambda b: np.where(b == pos, cw[1], cw[0]))
             costs = cw_costs if costs is None else costs * cw_costs
-        res = solvers.l2svm_mfn(
-            X, y_pm, lam=self.lam, costs=costs, fit_intercept=self.fit_intercept,
-            intercept_scaling=self.intercept_scaling, tol=self.tol,
-            max_iter=self.max_iter, cg_max_iter=self.cg_max_iter,
-            newton=self.newton, n_jobs=self.n_jobs, verbose=bool(self.verbose),
-        )
-        return self._set_result(res)
+        return self._solve(X, y_pm, costs)
 
 
 class _SemiSupervisedLinear(_LinearDecisionMixin, ClassifierMixin, BaseEstimator):
