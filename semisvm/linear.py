@@ -270,32 +270,40 @@ class _SemiSupervisedLinear(_LinearDecisionMixin, ClassifierMixin, BaseEstimator
         # "auto": scale-invariant default (see default_lam)
         self.lam_ = default_lam(X, self.lam)
         K = self.classes_.shape[0]
+        results = self._fit_classes(
+            X, K, lambda k: np.where(y_idx < 0, 0.0, np.where(y_idx == k, 1.0, -1.0)))
         if K == 2:
-            y_ssl = np.where(y_idx < 0, 0.0, np.where(y_idx == 1, 1.0, -1.0))
-            res = self._fit_binary(X, y_ssl, self.r)
-            self.coef_ = res.coef
-            self.intercept_ = res.intercept
-            self.transduction_ = self.classes_[(res.labels > 0).astype(np.intp)]
-            self.n_iter_ = res.n_mfn
-            self.result_ = res
+            self.transduction_ = self.classes_[(results[0].labels > 0).astype(np.intp)]
             return self
-        rs = check_class_fractions(self.r, K)
-        results = []
-        for k in range(K):
-            y_ssl = np.where(y_idx < 0, 0.0, np.where(y_idx == k, 1.0, -1.0))
-            if self.verbose:
-                logger.info("%s one-vs-rest: class %r (%d of %d)",
-                            type(self).__name__, self.classes_[k], k + 1, K)
-            results.append(self._fit_binary(X, y_ssl, rs[k]))
-        self.coef_ = np.stack([res.coef for res in results])
-        self.intercept_ = np.array([res.intercept for res in results])
         # unlabeled rows: the class of the largest one-vs-rest output
         scores = np.stack([res.outputs for res in results], axis=1)
         pick = np.where(y_idx < 0, np.argmax(scores, axis=1), y_idx)
         self.transduction_ = self.classes_[pick]
+        return self
+
+    def _fit_classes(self, X, K, targets):
+        """The binary fit (K == 2) or K one-vs-rest fits, ``targets(k)`` giving
+        class k's +1 / -1 / 0 (unlabeled) targets (NumPy or dask); sets
+        coef_, intercept_, n_iter_, result_ and returns the results."""
+        if K == 2:
+            res = self._fit_binary(X, targets(1), self.r)
+            self.coef_ = res.coef
+            self.intercept_ = res.intercept
+            self.n_iter_ = res.n_mfn
+            self.result_ = res
+            return [res]
+        rs = check_class_fractions(self.r, K)
+        results = []
+        for k in range(K):
+            if self.verbose:
+                logger.info("%s one-vs-rest: class %r (%d of %d)",
+                            type(self).__name__, self.classes_[k], k + 1, K)
+            results.append(self._fit_binary(X, targets(k), rs[k]))
+        self.coef_ = np.stack([res.coef for res in results])
+        self.intercept_ = np.array([res.intercept for res in results])
         self.n_iter_ = max(res.n_mfn for res in results)
         self.result_ = tuple(results)
-        return self
+        return results
 
     def _fit_dask(self, X, y):
         import dask.array as da
@@ -316,25 +324,12 @@ class _SemiSupervisedLinear(_LinearDecisionMixin, ClassifierMixin, BaseEstimator
             return _distributed.map_labels(y, f)
 
         K = cls.shape[0]
+        results = self._fit_classes(X, K, ssl)
         if K == 2:
-            res = self._fit_binary(X, ssl(1), self.r)
-            self.coef_ = res.coef
-            self.intercept_ = res.intercept
-            self.transduction_ = res.labels.map_blocks(
+            self.transduction_ = results[0].labels.map_blocks(
                 lambda v: cls[(v > 0).astype(np.intp)], dtype=cls.dtype,
                 meta=np.zeros(0, cls.dtype))
-            self.n_iter_ = res.n_mfn
-            self.result_ = res
             return self
-        rs = check_class_fractions(self.r, K)
-        results = []
-        for k in range(K):
-            if self.verbose:
-                logger.info("%s one-vs-rest: class %r (%d of %d)",
-                            type(self).__name__, cls[k], k + 1, K)
-            results.append(self._fit_binary(X, ssl(k), rs[k]))
-        self.coef_ = np.stack([res.coef for res in results])
-        self.intercept_ = np.array([res.intercept for res in results])
         scores = da.stack([res.outputs for res in results], axis=1)
         y_idx = _distributed.map_labels(
             y, lambda b: np.where(np.isin(b, cls), np.searchsorted(cls, b), -1)
@@ -344,8 +339,6 @@ class _SemiSupervisedLinear(_LinearDecisionMixin, ClassifierMixin, BaseEstimator
         pick = da.where(y_idx < 0, scores.argmax(axis=1), y_idx)
         self.transduction_ = pick.map_blocks(lambda i: cls[i], dtype=cls.dtype,
                                              meta=np.zeros(0, cls.dtype))
-        self.n_iter_ = max(res.n_mfn for res in results)
-        self.result_ = tuple(results)
         return self
 
     def decision_function(self, X):
