@@ -35,7 +35,8 @@ class _LinearDecisionMixin:
     """decision_function / predict for a fitted ``coef_``, ``intercept_``."""
 
     def decision_function(self, X):
-        """Signed distance-like score ``X @ coef_ + intercept_`` (positive -> classes_[1]).
+        """Scores ``X @ coef_.T + intercept_``: shape (n,) for two classes
+        (positive -> ``classes_[1]``), (n, n_classes) for one-vs-rest.
 
         A dask array X (row blocks) gives a lazy dask array, computed blockwise.
         """
@@ -48,7 +49,10 @@ class _LinearDecisionMixin:
                           order="C", reset=False)
         X = as_csr32(X)
         coef = self.coef_.astype(X.dtype, copy=False)
-        return np.asarray(X @ coef).ravel() + X.dtype.type(self.intercept_)
+        intercept = np.asarray(self.intercept_).astype(X.dtype)
+        if coef.ndim == 1:
+            return np.asarray(X @ coef).ravel() + intercept
+        return np.asarray(X @ coef.T) + intercept
 
     def predict(self, X):
         """Predicted class labels (the user's label values)."""
@@ -56,7 +60,9 @@ class _LinearDecisionMixin:
         if solvers._is_dask(scores):
             from semisvm import _distributed
             return _distributed.predict_labels(scores, self.classes_)
-        return self.classes_[(scores > 0).astype(np.intp)]
+        if scores.ndim == 1:
+            return self.classes_[(scores > 0).astype(np.intp)]
+        return self.classes_[np.argmax(scores, axis=1)]
 
 
 class LinearSVM(_LinearDecisionMixin, ClassifierMixin, BaseEstimator):
@@ -340,34 +346,6 @@ class _SemiSupervisedLinear(_LinearDecisionMixin, ClassifierMixin, BaseEstimator
         self.transduction_ = pick.map_blocks(lambda i: cls[i], dtype=cls.dtype,
                                              meta=np.zeros(0, cls.dtype))
         return self
-
-    def decision_function(self, X):
-        """Scores ``X @ coef_.T + intercept_``: shape (n,) for two classes
-        (positive -> ``classes_[1]``), (n, n_classes) for one-vs-rest.
-
-        A dask array X gives a lazy dask array (blockwise)."""
-        check_is_fitted(self)
-        if self.coef_.ndim == 1:
-            return super().decision_function(X)
-        if solvers._is_dask(X):
-            from semisvm import _distributed
-            _distributed.check_predict_input(self, X)
-            return _distributed.decision_function(X, self.coef_, self.intercept_)
-        X = validate_data(self, X, accept_sparse="csr", dtype=list(FLOAT_DTYPES),
-                          order="C", reset=False)
-        X = as_csr32(X)
-        coef = self.coef_.astype(X.dtype, copy=False)
-        return np.asarray(X @ coef.T) + self.intercept_.astype(X.dtype)
-
-    def predict(self, X):
-        """Predicted class labels (the user's label values)."""
-        scores = self.decision_function(X)
-        if solvers._is_dask(scores):
-            from semisvm import _distributed
-            return _distributed.predict_labels(scores, self.classes_)
-        if scores.ndim == 1:
-            return self.classes_[(scores > 0).astype(np.intp)]
-        return self.classes_[np.argmax(scores, axis=1)]
 
 
 _OBJECTIVE_DOC = r"""
