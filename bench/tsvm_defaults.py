@@ -36,6 +36,9 @@ of the binary problem, l_min = its smaller labeled class):
 * ``+bal``         suffix: class-balanced labeled costs in one-vs-rest
                    (each side's costs sum to l/2), identical to unit costs
                    when the two labeled classes are equally frequent.
+* ``@<f>``         suffix: continuation in lam (``lam_factor=f`` of
+                   ``solvers.tsvm`` / ``solvers.da_s3vm``): the annealing
+                   starts at f lam and lam comes down to its value.
 
 Usage (repository root)::
 
@@ -110,15 +113,16 @@ def multiclass_sets():
 
 
 def parse_rule(rule):
+    rule, _, fac = rule.partition("@")
     name, _, bal = rule.partition("+")
     kind, _, val = name.partition("=")
     assert kind in ("s", "m"), rule
-    return (kind, float(val)), bal == "bal"
+    return (kind, float(val), float(fac) if fac else 1.0), bal == "bal"
 
 
 def fit(solver, X, y_ssl, scale, balanced, avg):
     """One binary problem (y_ssl: +1/-1 labeled, 0 unlabeled) -> outputs."""
-    kind, c = scale
+    kind, c, factor = scale
     lam = c * avg
     if kind == "m":
         # relative to the minority labeled class: c avg at a balanced split
@@ -133,7 +137,7 @@ def fit(solver, X, y_ssl, scale, balanced, avg):
         costs[y_ssl > 0] = l / (2.0 * npos)
         costs[y_ssl < 0] = l / (2.0 * nneg)
     fn = solvers.tsvm if solver == "TSVM" else solvers.da_s3vm
-    res = fn(X, y_ssl, lam=lam, costs=costs)
+    res = fn(X, y_ssl, lam=lam, costs=costs, lam_factor=factor)
     return res
 
 

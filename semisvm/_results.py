@@ -160,6 +160,9 @@ class TSVMResult:
         Per annealing step: pairs switched and MFN calls.
     outputs : ndarray of shape (n_samples,)
         Training outputs ``X @ coef + intercept``.
+    history_lam : ndarray
+        Per annealing step: the regularisation weight of its MFN calls
+        (``lam_factor * lam`` while lam_u is annealed, then down to lam).
     """
 
     coef: np.ndarray
@@ -182,6 +185,7 @@ class TSVMResult:
     history_switches: np.ndarray = field(repr=False)
     history_mfn: np.ndarray = field(repr=False)
     outputs: np.ndarray = field(repr=False)
+    history_lam: np.ndarray = field(default=None, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -234,6 +238,9 @@ class DAResult:
     history_inner : ndarray of int
         Per temperature: alternating rounds.
     outputs : ndarray of shape (n_samples,)
+    history_lam : ndarray
+        Per temperature: the regularisation weight of its w-steps
+        (``lam_factor * lam`` at the first, divided by ``T_rate`` down to lam).
     """
 
     coef: np.ndarray
@@ -259,6 +266,7 @@ class DAResult:
     history_entropy: np.ndarray = field(repr=False)
     history_inner: np.ndarray = field(repr=False)
     outputs: np.ndarray = field(repr=False)
+    history_lam: np.ndarray = field(default=None, repr=False)
 
 
 @dataclass(frozen=True, slots=True)

@@ -427,7 +427,7 @@ def _l2(z):
 
 
 def tsvm(X, y, *, lam="auto", lam_u=1.0, r=None, S=10000, lam_u_init=1e-5,
-         lam_u_rate=1.5, costs=None, fit_intercept=True, intercept_scaling=1.0,
+         lam_u_rate=1.5, lam_factor=1.0, costs=None, fit_intercept=True, intercept_scaling=1.0,
          tol=1e-6, max_iter=50, cg_max_iter=10000, rel_tol=1e-9,
          max_inner_iter=10000, inner_tol=1e-2, verbose=0) -> TSVMResult:
     r"""Linear transductive SVM with multiple label switching (TSVM, §3.1).
@@ -472,6 +472,10 @@ def tsvm(X, y, *, lam="auto", lam_u=1.0, r=None, S=10000, lam_u_init=1e-5,
         First unlabeled weight of the annealing (clipped to lam_u).
     lam_u_rate : float > 1, default=1.5
         Factor on the unlabeled weight between annealing steps.
+    lam_factor : float >= 1, default=1.0
+        Continuation in lam: the lam_u annealing runs at ``lam_factor * lam``;
+        once lam_u is reached, lam is divided by ``lam_u_rate`` per step
+        (switching rounds at each value) down to ``lam``. 1: no continuation.
     costs : array-like of shape (n_samples,), optional
         Per-example costs c_i of the labeled rows (ignored on unlabeled rows).
     fit_intercept, intercept_scaling, tol, max_iter, cg_max_iter, rel_tol
@@ -502,17 +506,23 @@ def tsvm(X, y, *, lam="auto", lam_u=1.0, r=None, S=10000, lam_u_init=1e-5,
     lam_u_rate = check_positive(lam_u_rate, "lam_u_rate")
     if not lam_u_rate > 1:
         raise ValueError(f"lam_u_rate must be > 1, got {lam_u_rate!r}")
+    lam_factor = check_positive(lam_factor, "lam_factor")
+    if not lam_factor >= 1:
+        raise ValueError(f"lam_factor must be >= 1, got {lam_factor!r}")
     max_inner_iter = check_int(max_inner_iter, "max_inner_iter")
     if inner_tol is not None:
         inner_tol = check_positive(inner_tol, "inner_tol")
     verbose = int(verbose)
     u = P.u
+    # continuation in lam: the annealing runs at lam * lam_factor (P.lam is
+    # the lam of the MFN calls), then lam comes down to its value
+    P.lam = lam * lam_factor
 
     # supervised start on the labeled rows (unlabeled costs are 0)
     o = P.mfn(True, verbose > 1, "TSVM supervised MFN")
     n_pos = int(np.floor(P.r * u + 0.5))
     yu = P.init_labels(o, n_pos)
-    hist_lam, hist_obj, hist_sw, hist_mfn = [], [], [], []
+    hist_lam, hist_obj, hist_sw, hist_mfn, hist_reg = [], [], [], [], []
     n_switches = 0
     capped = False
     cur = min(lam_u_init, P.lam_u)
@@ -525,7 +535,7 @@ def tsvm(X, y, *, lam="auto", lam_u=1.0, r=None, S=10000, lam_u_init=1e-5,
         # step per round, then tol; a round that switches nothing moves to
         # the next tier
         tiers = _tiers(inner_tol, cur, P.lam_u)
-        final = cur >= P.lam_u
+        final = cur >= P.lam_u and P.lam <= lam
         tier = 0
         while True:
             o = P.mfn(False, verbose > 1, f"TSVM MFN (lam_u={cur:.3g})",
@@ -550,15 +560,21 @@ def tsvm(X, y, *, lam="auto", lam_u=1.0, r=None, S=10000, lam_u_init=1e-5,
         n_switches += sw
         F = P.label_objective(o, yu, cu)
         hist_lam.append(cur)
+        hist_reg.append(P.lam)
         hist_obj.append(F)
         hist_sw.append(sw)
         hist_mfn.append(P.n_mfn - n_mfn0)
         if verbose:
-            logger.info("TSVM lam_u=%.4g: %d pairs switched, %d MFN calls, "
-                        "objective %.10g", cur, sw, P.n_mfn - n_mfn0, F)
+            logger.info("TSVM lam_u=%.4g lam=%.4g: %d pairs switched, %d MFN "
+                        "calls, objective %.10g", cur, P.lam, sw,
+                        P.n_mfn - n_mfn0, F)
         if cur >= P.lam_u:
-            break
-        cur = min(cur * lam_u_rate, P.lam_u)
+            if P.lam <= lam:
+                break
+            P.lam = max(P.lam / lam_u_rate, lam)
+        else:
+            cur = min(cur * lam_u_rate, P.lam_u)
+    P.lam = lam
     final_lam_u = cur if u else P.lam_u
 
     labels = P.tsvm_labels(yu)
@@ -581,6 +597,7 @@ def tsvm(X, y, *, lam="auto", lam_u=1.0, r=None, S=10000, lam_u_init=1e-5,
         history_switches=np.asarray(hist_sw, dtype=np.int64),
         history_mfn=np.asarray(hist_mfn, dtype=np.int64),
         outputs=P.outputs(o),
+        history_lam=np.asarray(hist_reg, dtype=np.float64),
     )
 
 
@@ -603,7 +620,7 @@ def _da_objective(P, w, o, lam_u, p, T):
 
 
 def da_s3vm(X, y, *, lam="auto", lam_u=1.0, r=None, T0=None, T_rate=1.5,
-            max_outer_iter=30, max_inner_iter=100, kl_tol=1e-6,
+            lam_factor=1.0, max_outer_iter=30, max_inner_iter=100, kl_tol=1e-6,
             entropy_tol=1e-6, costs=None, fit_intercept=True,
             intercept_scaling=1.0, tol=1e-6, max_iter=50, cg_max_iter=10000,
             rel_tol=1e-9, root_tol=1e-12, inner_tol=1e-3, verbose=0) -> DAResult:
@@ -632,6 +649,11 @@ def da_s3vm(X, y, *, lam="auto", lam_u=1.0, r=None, T0=None, T_rate=1.5,
         Starting temperature; default ``10 * lam_u`` (reference value).
     T_rate : float > 1, default=1.5
         T is divided by it after each temperature.
+    lam_factor : float >= 1, default=1.0
+        Continuation in lam: the first temperature runs at ``lam_factor *
+        lam``, lam is divided by ``T_rate`` after each temperature down to
+        ``lam`` (with T fixed once the entropy is small), and the returned
+        point is the best seen at ``lam`` itself. 1: no continuation.
     max_outer_iter, max_inner_iter : int, default=30, 100
         Caps on temperatures and on alternating rounds per temperature.
     kl_tol : float > 0, default=1e-6
@@ -661,6 +683,9 @@ def da_s3vm(X, y, *, lam="auto", lam_u=1.0, r=None, T0=None, T_rate=1.5,
     T_rate = check_positive(T_rate, "T_rate")
     if not T_rate > 1:
         raise ValueError(f"T_rate must be > 1, got {T_rate!r}")
+    lam_factor = check_positive(lam_factor, "lam_factor")
+    if not lam_factor >= 1:
+        raise ValueError(f"lam_factor must be >= 1, got {lam_factor!r}")
     max_outer_iter = check_int(max_outer_iter, "max_outer_iter")
     max_inner_iter = check_int(max_inner_iter, "max_inner_iter")
     kl_tol = check_positive(kl_tol, "kl_tol")
@@ -674,12 +699,15 @@ def da_s3vm(X, y, *, lam="auto", lam_u=1.0, r=None, T0=None, T_rate=1.5,
     else:
         T = check_positive(T0, "T0")
     u, lam_u = P.u, P.lam_u
+    if u and lam_u:
+        # continuation in lam (P.lam: the lam of the MFN calls)
+        P.lam = lam * lam_factor
 
     o = P.mfn(True, verbose > 1, "DA supervised MFN")
     nu = 0.0
     p = z = None
     best = None
-    hist_T, hist_F, hist_kl, hist_H, hist_in = [], [], [], [], []
+    hist_T, hist_F, hist_kl, hist_H, hist_in, hist_reg = [], [], [], [], [], []
     n_inner_total = 0
     inner_capped = root_capped = False
     status = "entropy"
@@ -704,7 +732,7 @@ def da_s3vm(X, y, *, lam="auto", lam_u=1.0, r=None, T0=None, T_rate=1.5,
                     o, lam_u, T, z, p, cu, nu, root_tol)
                 root_capped |= rs == 2
                 F = P.objective(P.w, o, lam_u)
-                if best is None or F < best[5]:
+                if P.lam <= lam and (best is None or F < best[5]):
                     best = (P.w.copy(), *P.snapshot(o, p), T, nu, F)
                 if verbose > 1:
                     logger.info("DA T=%.4g round %d: KL %.3g, entropy %.3g, "
@@ -720,18 +748,27 @@ def da_s3vm(X, y, *, lam="auto", lam_u=1.0, r=None, T0=None, T_rate=1.5,
             hist_kl.append(kl)
             hist_H.append(H)
             hist_in.append(inner)
+            hist_reg.append(P.lam)
             if verbose:
-                logger.info("DA T=%.4g: %d rounds, KL %.3g, entropy %.3g, "
-                            "objective %.10g", T, inner, kl, H, F)
-            if H - H_min < entropy_tol:
+                logger.info("DA T=%.4g lam=%.4g: %d rounds, KL %.3g, entropy "
+                            "%.3g, objective %.10g", T, P.lam, inner, kl, H, F)
+            cold = H - H_min < entropy_tol
+            if cold and P.lam <= lam:
                 break
-            T /= T_rate
+            if P.lam > lam:
+                P.lam = max(P.lam / T_rate, lam)
+            if not cold:
+                T /= T_rate
         else:
             status = "max_outer_iter"
     if status == "entropy":
         status = ("max_inner_iter" if inner_capped else
                   "mfn_max_iter" if P.mfn_capped else
                   "root_max_iter" if root_capped else "entropy")
+    P.lam = lam
+    if best is None:
+        # max_outer_iter ran out before lam came down: the last point
+        best = (P.w.copy(), *P.snapshot(o, p), T, nu, P.objective(P.w, o, lam_u))
     w, o, p, T_best, nu_best, F = best
     labels, p = P.da_labels(o, p)
     if verbose:
@@ -751,4 +788,5 @@ def da_s3vm(X, y, *, lam="auto", lam_u=1.0, r=None, T0=None, T_rate=1.5,
         history_entropy=np.asarray(hist_H, dtype=np.float64),
         history_inner=np.asarray(hist_in, dtype=np.int64),
         outputs=P.outputs_of(o),
+        history_lam=np.asarray(hist_reg, dtype=np.float64),
     )
