@@ -39,6 +39,9 @@ of the binary problem, l_min = its smaller labeled class):
 * ``@<f>``         suffix: continuation in lam (``lam_factor=f`` of
                    ``solvers.tsvm`` / ``solvers.da_s3vm``): the annealing
                    starts at f lam and lam comes down to its value.
+* ``#<x>``         suffix: final unlabeled weight ``lam_u = x`` (default
+                   1); ``#ul``: lam_u = u / l, each unlabeled row weighted
+                   like a labeled one (SVM-light's final C* = C).
 
 Usage (repository root)::
 
@@ -113,17 +116,22 @@ def multiclass_sets():
 
 
 def parse_rule(rule):
+    rule, _, lu = rule.partition("#")
     rule, _, fac = rule.partition("@")
     name, _, bal = rule.partition("+")
     kind, _, val = name.partition("=")
     assert kind in ("s", "m"), rule
-    return (kind, float(val), float(fac) if fac else 1.0), bal == "bal"
+    return (kind, float(val), float(fac) if fac else 1.0, lu or "1"), bal == "bal"
 
 
 def fit(solver, X, y_ssl, scale, balanced, avg):
     """One binary problem (y_ssl: +1/-1 labeled, 0 unlabeled) -> outputs."""
-    kind, c, factor = scale
+    kind, c, factor, lu = scale
     lam = c * avg
+    # final unlabeled weight: a number, or "ul" = u / l (every unlabeled
+    # row weighted like a labeled one, SVM-light's final C* = C)
+    n_l = int((y_ssl != 0).sum())
+    lam_u = (y_ssl.size - n_l) / n_l if lu == "ul" else float(lu)
     if kind == "m":
         # relative to the minority labeled class: c avg at a balanced split
         l_min = min((y_ssl > 0).sum(), (y_ssl < 0).sum())
@@ -137,7 +145,7 @@ def fit(solver, X, y_ssl, scale, balanced, avg):
         costs[y_ssl > 0] = l / (2.0 * npos)
         costs[y_ssl < 0] = l / (2.0 * nneg)
     fn = solvers.tsvm if solver == "TSVM" else solvers.da_s3vm
-    res = fn(X, y_ssl, lam=lam, costs=costs, lam_factor=factor)
+    res = fn(X, y_ssl, lam=lam, lam_u=lam_u, costs=costs, lam_factor=factor)
     return res
 
 
@@ -149,7 +157,7 @@ def draw_labels(y, n_lab, rng):
 
 
 def run_binary(sets, rules, draws, n_lab):
-    table = {}
+    table, objs = {}, {}
     for name, (X, y) in sets.items():
         avg = _mean_sq_norm(X)
         for d in range(draws):
@@ -165,12 +173,14 @@ def run_binary(sets, rules, draws, n_lab):
                     err = np.mean(res.labels[U] != y[U])
                     table.setdefault((rule, solver), {}).setdefault(
                         name, []).append(err)
+                    objs.setdefault((rule, solver), {}).setdefault(
+                        name, []).append(res.objective)
         print(f"  done {name} (avg ||x||^2 = {avg:.4g})", flush=True)
-    return table
+    return table, objs
 
 
 def run_ovr(sets, rules, draws, per_class):
-    table = {}
+    table, objs = {}, {}
     for name, (X, y) in sets.items():
         avg = _mean_sq_norm(X)
         K = np.unique(y).size
@@ -183,18 +193,37 @@ def run_ovr(sets, rules, draws, per_class):
             for rule in rules:
                 scale, bal = parse_rule(rule)
                 for solver in ("TSVM", "DA"):
-                    scores = []
+                    scores, F = [], 0.0
                     for k in range(K):
                         y_ssl = np.zeros(y.size)
                         y_ssl[lab] = np.where(y[lab] == k, 1.0, -1.0)
                         res = fit(solver, X, y_ssl, scale, bal, avg)
                         scores.append(res.outputs)
+                        F += res.objective
                     pred = np.argmax(np.stack(scores, 1), 1)
                     err = np.mean(pred[U] != y[U])
                     table.setdefault((rule, solver), {}).setdefault(
                         name, []).append(err)
+                    objs.setdefault((rule, solver), {}).setdefault(
+                        name, []).append(F)
         print(f"  done {name} (avg ||x||^2 = {avg:.4g})", flush=True)
-    return table
+    return table, objs
+
+
+def show_objectives(title, objs, names):
+    """Objective reached, relative to the first rule (same solver, same
+    draws): mean over draws of F / F_first - 1, in %. Only comparable
+    between rules with the same lam and lam_u (the same objective)."""
+    print(f"\n{title}: objective vs the first rule of the solver, % (mean over"
+          " draws; negative = lower objective)")
+    first = {}
+    for (rule, solver), row in objs.items():
+        first.setdefault(solver, row)
+        ref = first[solver]
+        rel = [100 * np.mean(np.array(row[n]) / np.array(ref[n]) - 1)
+               for n in names]
+        print(f"{rule:<14}{solver:<6}" + "".join(f"{m:9.3f}" for m in rel)
+              + f"{np.mean(rel):8.3f}")
 
 
 def show(title, table, names):
@@ -224,16 +253,20 @@ def main():
         if a.sets:
             sets = {k: v for k, v in sets.items() if k in a.sets}
         if sets:
-            show("binary, %d labels, %d draws" % (a.labels, a.draws),
-                 run_binary(sets, a.rules, a.draws, a.labels), list(sets))
+            title = "binary, %d labels, %d draws" % (a.labels, a.draws)
+            table, objs = run_binary(sets, a.rules, a.draws, a.labels)
+            show(title, table, list(sets))
+            show_objectives(title, objs, list(sets))
     if a.only != "binary":
         sets = multiclass_sets()
         if a.sets:
             sets = {k: v for k, v in sets.items() if k in a.sets}
         if sets:
-            show("one-vs-rest, %d labels per class, %d draws"
-                 % (a.per_class, a.draws),
-                 run_ovr(sets, a.rules, a.draws, a.per_class), list(sets))
+            title = ("one-vs-rest, %d labels per class, %d draws"
+                     % (a.per_class, a.draws))
+            table, objs = run_ovr(sets, a.rules, a.draws, a.per_class)
+            show(title, table, list(sets))
+            show_objectives(title + " (sum over classes)", objs, list(sets))
     print(f"\n{time.perf_counter() - t0:.0f} s wall, "
           f"{time.process_time() - c0:.0f} s CPU; load {os.getloadavg()}")
 
