@@ -430,6 +430,11 @@ class TSVM(_SemiSupervisedLinear):
         First unlabeled weight of the annealing.
     lam_u_rate : float, default=1.5
         Annealing factor on the unlabeled weight.
+    lam_factor : float, default=1.0
+        Continuation in lam (>= 1): the annealing runs at ``lam_factor *
+        lam``, then lam comes down by ``lam_u_rate`` per step to ``lam``. 1
+        (the default): none; larger values helped Gaussian clusters (g50c)
+        but not the held-out sets (see ``bench/tsvm_defaults.py``).
     fit_intercept : bool, default=True
     intercept_scaling : float, default=1.0
     tol : float, default=1e-6
@@ -480,7 +485,7 @@ class TSVM(_SemiSupervisedLinear):
     _solver = staticmethod(solvers.tsvm)
 
     def __init__(self, *, lam="auto", lam_u=1.0, r=None, S=10000, lam_u_init=1e-5,
-                 lam_u_rate=1.5, fit_intercept=True, intercept_scaling=1.0,
+                 lam_u_rate=1.5, lam_factor=1.0, fit_intercept=True, intercept_scaling=1.0,
                  tol=1e-6, max_iter=50, cg_max_iter=10000, max_inner_iter=10000,
                  inner_tol=1e-2, verbose=0):
         self.lam = lam
@@ -489,6 +494,7 @@ class TSVM(_SemiSupervisedLinear):
         self.S = S
         self.lam_u_init = lam_u_init
         self.lam_u_rate = lam_u_rate
+        self.lam_factor = lam_factor
         self.fit_intercept = fit_intercept
         self.intercept_scaling = intercept_scaling
         self.tol = tol
@@ -500,8 +506,8 @@ class TSVM(_SemiSupervisedLinear):
 
     def _solver_params(self):
         return {"S": self.S, "lam_u_init": self.lam_u_init,
-                "lam_u_rate": self.lam_u_rate, "max_inner_iter": self.max_inner_iter,
-                "inner_tol": self.inner_tol}
+                "lam_u_rate": self.lam_u_rate, "lam_factor": self.lam_factor,
+                "max_inner_iter": self.max_inner_iter, "inner_tol": self.inner_tol}
 
 
 class DASVM(_SemiSupervisedLinear):
@@ -535,6 +541,11 @@ class DASVM(_SemiSupervisedLinear):
     T0 : float, default=None
         Starting temperature; None: ``10 * lam_u``.
     T_rate : float, default=1.5
+    lam_factor : float, default=1.0
+        Continuation in lam (>= 1): the first temperature runs at
+        ``lam_factor * lam``, lam is divided by ``T_rate`` per temperature
+        down to ``lam``; the kept point is the best at ``lam``. 1: none
+        (see :class:`TSVM`).
     max_outer_iter : int, default=30
         Temperatures at most.
     max_inner_iter : int, default=100
@@ -560,7 +571,7 @@ class DASVM(_SemiSupervisedLinear):
     _solver = staticmethod(solvers.da_s3vm)
 
     def __init__(self, *, lam="auto", lam_u=1.0, r=None, T0=None, T_rate=1.5,
-                 max_outer_iter=30, max_inner_iter=100, kl_tol=1e-6,
+                 lam_factor=1.0, max_outer_iter=30, max_inner_iter=100, kl_tol=1e-6,
                  entropy_tol=1e-6, fit_intercept=True, intercept_scaling=1.0,
                  tol=1e-6, max_iter=50, cg_max_iter=10000, inner_tol=1e-3,
                  verbose=0):
@@ -569,6 +580,7 @@ class DASVM(_SemiSupervisedLinear):
         self.r = r
         self.T0 = T0
         self.T_rate = T_rate
+        self.lam_factor = lam_factor
         self.max_outer_iter = max_outer_iter
         self.max_inner_iter = max_inner_iter
         self.kl_tol = kl_tol
@@ -583,6 +595,7 @@ class DASVM(_SemiSupervisedLinear):
 
     def _solver_params(self):
         return {"T0": self.T0, "T_rate": self.T_rate,
+                "lam_factor": self.lam_factor,
                 "max_outer_iter": self.max_outer_iter,
                 "max_inner_iter": self.max_inner_iter, "kl_tol": self.kl_tol,
                 "entropy_tol": self.entropy_tol, "inner_tol": self.inner_tol}

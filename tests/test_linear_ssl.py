@@ -197,6 +197,50 @@ def test_da_annealing_history():
     assert res.T in res.history_T
 
 
+def test_tsvm_lam_continuation():
+    """lam_factor: the annealing runs at lam_factor * lam, then lam comes down
+    by lam_u_rate; the result is a local optimum of the objective at lam."""
+    X, y, _ = make_problem(6)
+    lam, lam_u = 1e-2, 1.0
+    res = solvers.tsvm(X, y, lam=lam, lam_u=lam_u, lam_factor=8.0,
+                       lam_u_init=1e-2, lam_u_rate=2.0, tol=1e-12)
+    h, hu = res.history_lam, res.history_lam_u
+    assert h.size == hu.size and h[0] == 8 * lam and h[-1] == lam
+    # lam stays at 8 lam until lam_u is reached, then halves per step
+    up = np.flatnonzero(hu < lam_u)
+    np.testing.assert_array_equal(h[up], 8 * lam)
+    np.testing.assert_allclose(h[up.size:], lam * np.array([8, 4, 2, 1.0]))
+    o, base, f_abs, f_lab = reference_objectives(X, y, res, lam, lam_u)
+    assert res.objective == pytest.approx(f_abs, rel=1e-10)
+    assert res.label_objective == pytest.approx(f_lab, rel=1e-10)
+    U = y == 0
+    u, l = U.sum(), (y != 0).sum()
+    cpos = np.where(y > 0, 1 / l, 0.0)
+    cneg = np.where(y < 0, 1 / l, 0.0)
+    cpos[U] = np.where(res.labels[U] > 0, lam_u / u, 0)
+    cneg[U] = np.where(res.labels[U] < 0, lam_u / u, 0)
+    g = gradient(X, y, cpos, cneg, res.coef, res.intercept, lam)
+    assert np.linalg.norm(g) < 1e-7
+
+
+def test_da_lam_continuation():
+    """lam_factor: lam divided by T_rate per temperature down to lam; the
+    returned point is one at lam (objective and p-step optimum at lam)."""
+    X, y, _ = make_problem(7)
+    lam, lam_u = 1e-2, 1.0
+    res = solvers.da_s3vm(X, y, lam=lam, lam_u=lam_u, lam_factor=8.0,
+                          T_rate=2.0, tol=1e-12)
+    h = res.history_lam
+    assert h.size == res.n_outer and h[-1] == lam
+    np.testing.assert_allclose(h[:4], lam * np.array([8, 4, 2, 1.0]))
+    o, _, f_abs, _ = reference_objectives(X, y, res, lam, lam_u)
+    assert res.objective == pytest.approx(f_abs, rel=1e-10)
+    g = lam_u * (l2(o[y == 0]) - l2(-o[y == 0]))
+    np.testing.assert_allclose(res.p, expit((res.nu - g) / res.T),
+                               rtol=1e-8, atol=1e-12)
+    assert abs(res.p.mean() - res.r) < 1e-8
+
+
 # ------------------------------------------------------------ both / estimators
 
 def _ssl_y(y):
@@ -291,6 +335,10 @@ def test_functional_bad_input():
         solvers.tsvm(X, y, lam_u_rate=1.0)
     with pytest.raises(ValueError, match="T_rate must be > 1"):
         solvers.da_s3vm(X, y, T_rate=0.5)
+    with pytest.raises(ValueError, match="lam_factor must be >= 1"):
+        solvers.tsvm(X, y, lam_factor=0.5)
+    with pytest.raises(ValueError, match="lam_factor must be >= 1"):
+        solvers.da_s3vm(X, y, lam_factor=0.5)
     with pytest.raises(ValueError, match="T0 must be"):
         solvers.da_s3vm(X, y, T0=-1.0)
     with pytest.raises(ValueError, match="shape"):
