@@ -55,6 +55,17 @@ and every switch is tested on the outputs of the w it applies to. On that
 30,000-row problem: TSVM 129 MFN calls / 1027 CGLS iterations -> 86 / 254,
 DA 254 / 2156 -> 131 / 285, final objectives within 0.03 %.
 
+**Continuation in lam** (``lam_factor``, off by default): the annealing
+runs at ``lam_factor * lam`` and lam then comes down to its value (TSVM:
+after lam_u is reached, by ``lam_u_rate`` per step with switching rounds
+at each value, the intermediate ones on the loose tier; DA: divided by
+``T_rate`` per temperature, T held once the entropy is small, the kept
+point the best one at lam itself). Every step still lowers the objective
+of its own lam, and the result is a local minimum (TSVM) or kept point
+(DA) of the objective at ``lam``. It reaches other local minima, better
+on Gaussian clusters (g50c) but on average slightly worse on held-out data
+(``bench/tsvm_defaults.py``), hence off.
+
 Constants follow the authors' SVMlin release (lam_u = 1, lam_u_init = 1e-5,
 rates 1.5, T0 = 10 lam_u, 30 temperatures, 100 inner rounds, tolerances
 1e-6), except ``lam``: its default ``"auto"`` is ``0.003 mean ||x_i||^2``
@@ -462,7 +473,12 @@ def tsvm(X, y, *, lam="auto", lam_u=1.0, r=None, S=10000, lam_u_init=1e-5,
         (0.003 on unit-norm rows), scale-invariant like SVM-light's default
         C; see :func:`default_lam` for the reasoning.
     lam_u : float >= 0, default=1.0
-        Final weight lambda_u of the unlabeled loss.
+        Final weight lambda_u of the unlabeled loss. 1 (SVMlin's usual value)
+        weighs the unlabeled loss like the labeled one whatever l and u; an
+        unlabeled row is then l/u times weaker than a labeled one, where
+        SVM-light ends with them equal (``lam_u = u / l``): on held-out sets
+        that left TSVM unchanged and made DA worse (one-vs-rest DA 30 %
+        error against 21 %; ``bench/tsvm_defaults.py``).
     r : float in (0, 1), optional
         Fraction of the unlabeled rows labelled +1; default: the fraction of
         +1 among the labeled rows.
@@ -646,7 +662,12 @@ def da_s3vm(X, y, *, lam="auto", lam_u=1.0, r=None, T0=None, T_rate=1.5,
     max_iter, cg_max_iter, rel_tol
         As in :func:`tsvm` (y: +1/-1 labeled, 0 unlabeled).
     T0 : float > 0, optional
-        Starting temperature; default ``10 * lam_u`` (reference value).
+        Starting temperature; default ``10 * lam_u`` (reference value). Hot
+        enough: with outputs in margin units the first p-step gives
+        ``p_j = 1 / (1 + exp((g_j - nu) / T))`` with ``|g_j| <= 4 lam_u
+        |o_j|``, so p stays near r; T0 = 1, 10 or 100 lam_u reached the
+        same solutions on pcmac and g50c, whatever lam (only T0 <= 0.1
+        lam_u, which commits p at the first step, did worse).
     T_rate : float > 1, default=1.5
         T is divided by it after each temperature.
     lam_factor : float >= 1, default=1.0

@@ -385,8 +385,9 @@ class TSVM(_SemiSupervisedLinear):
     Defaults: ``lam_u = 1`` is the reference implementation's usual value
     (SVMlin: ``-W 0.001 -U 1``): with the 1/l and 1/u normalisations the
     labeled and unlabeled losses weigh alike whatever l and u (SVM-light's
-    ``C* = C`` per example would be ``lam_u = u / l``, which did no better
-    on validation data and worse for DA). ``lam="auto"`` is
+    ``C* = C`` per example would be ``lam_u = u / l``: on held-out data
+    TSVM no better, DA 2 points worse on binary sets and 30 % against 21 %
+    error in one-vs-rest). ``lam="auto"`` is
     ``0.003 * mean_i ||x_i||^2``: scale-invariant, as SVM-light's default
     ``C = 1 / avg(x.x)`` (the objective's ``lam = avg(x.x) / (2 l)``; 0.003
     is that rule at l ~ 170, i.e. 3.3 times weaker than it at l = 50), kept
