@@ -43,6 +43,8 @@ of the binary problem, l_min = its smaller labeled class):
 * ``#<x>``         suffix: final unlabeled weight ``lam_u = x`` (default
                    1); ``#ul``: lam_u = u / l, each unlabeled row weighted
                    like a labeled one (SVM-light's final C* = C).
+* ``~<x>``         suffix: TSVM's first unlabeled weight ``lam_u_init =
+                   x`` (default 1e-5).
 
 Record of session 3 (issue 4, accuracy; 2026-11-23; the defaults were
 kept). Mean error % on the unlabeled rows, TSVM / DA, binary sets seeds
@@ -168,17 +170,23 @@ def multiclass_sets():
 
 
 def parse_rule(rule):
+    rule, _, lui = rule.partition("~")
     rule, _, lu = rule.partition("#")
     rule, _, fac = rule.partition("@")
     name, _, bal = rule.partition("+")
     kind, _, val = name.partition("=")
     assert kind in ("s", "m"), rule
-    return (kind, float(val), fac or "1", lu or "1"), bal == "bal"
+    return (kind, float(val), fac or "1", lu or "1", lui), bal == "bal"
+
+
+SOLVERS = ["TSVM", "DA"]
+MFN = {}  # (rule, solver) -> MFN calls per fit
 
 
 def fit(solver, X, y_ssl, scale, balanced, avg):
     """One binary problem (y_ssl: +1/-1 labeled, 0 unlabeled) -> outputs."""
-    kind, c, factor, lu = scale
+    kind, c, factor, lu, lui = scale
+    extra = {"lam_u_init": float(lui)} if lui and solver == "TSVM" else {}
     lam = c * avg
     # final unlabeled weight: a number, or "ul" = u / l (every unlabeled
     # row weighted like a labeled one, SVM-light's final C* = C)
@@ -200,11 +208,11 @@ def fit(solver, X, y_ssl, scale, balanced, avg):
     if factor.startswith("best"):
         # two runs, without and with the continuation: the lower objective
         res = min((fn(X, y_ssl, lam=lam, lam_u=lam_u, costs=costs,
-                      lam_factor=f) for f in (1.0, float(factor[4:]))),
+                      lam_factor=f, **extra) for f in (1.0, float(factor[4:]))),
                   key=lambda r: r.objective)
     else:
         res = fn(X, y_ssl, lam=lam, lam_u=lam_u, costs=costs,
-                 lam_factor=float(factor))
+                 lam_factor=float(factor), **extra)
     return res
 
 
@@ -227,8 +235,9 @@ def run_binary(sets, rules, draws, n_lab):
             U = y_ssl == 0
             for rule in rules:
                 scale, bal = parse_rule(rule)
-                for solver in ("TSVM", "DA"):
+                for solver in SOLVERS:
                     res = fit(solver, X, y_ssl, scale, bal, avg)
+                    MFN.setdefault((rule, solver), []).append(res.n_mfn)
                     err = np.mean(res.labels[U] != y[U])
                     table.setdefault((rule, solver), {}).setdefault(
                         name, []).append(err)
@@ -251,13 +260,14 @@ def run_ovr(sets, rules, draws, per_class):
             U[lab] = False
             for rule in rules:
                 scale, bal = parse_rule(rule)
-                for solver in ("TSVM", "DA"):
+                for solver in SOLVERS:
                     scores, F = [], 0.0
                     for k in range(K):
                         y_ssl = np.zeros(y.size)
                         y_ssl[lab] = np.where(y[lab] == k, 1.0, -1.0)
                         res = fit(solver, X, y_ssl, scale, bal, avg)
                         scores.append(res.outputs)
+                        MFN.setdefault((rule, solver), []).append(res.n_mfn)
                         F += res.objective
                     pred = np.argmax(np.stack(scores, 1), 1)
                     err = np.mean(pred[U] != y[U])
@@ -281,18 +291,19 @@ def show_objectives(title, objs, names):
         ref = first[solver]
         rel = [100 * np.mean(np.array(row[n]) / np.array(ref[n]) - 1)
                for n in names]
-        print(f"{rule:<14}{solver:<6}" + "".join(f"{m:9.3f}" for m in rel)
+        print(f"{rule:<16}{solver:<6}" + "".join(f"{m:9.3f}" for m in rel)
               + f"{np.mean(rel):8.3f}")
 
 
 def show(title, table, names):
     print(f"\n{title}: error % on the unlabeled rows, mean over draws")
-    print(f"{'rule':<14}{'solver':<6}" + "".join(f"{n:>9}" for n in names)
-          + f"{'mean':>8}")
+    print(f"{'rule':<16}{'solver':<6}" + "".join(f"{n:>9}" for n in names)
+          + f"{'mean':>8}{'MFN/fit':>9}")
     for (rule, solver), row in table.items():
         means = [100 * np.mean(row[n]) for n in names]
-        print(f"{rule:<14}{solver:<6}" + "".join(f"{m:9.2f}" for m in means)
-              + f"{np.mean(means):8.2f}")
+        print(f"{rule:<16}{solver:<6}" + "".join(f"{m:9.2f}" for m in means)
+              + f"{np.mean(means):8.2f}{np.mean(MFN[rule, solver]):9.1f}")
+    MFN.clear()
 
 
 def main():
@@ -305,7 +316,9 @@ def main():
     ap.add_argument("--per-class", type=int, default=5)
     ap.add_argument("--max-rows", type=int, default=4000)
     ap.add_argument("--sets", nargs="*", default=None)
+    ap.add_argument("--solvers", nargs="*", default=["TSVM", "DA"])
     a = ap.parse_args()
+    SOLVERS[:] = a.solvers
     t0, c0 = time.perf_counter(), time.process_time()
     if a.only != "ovr":
         sets = binary_sets(a.max_rows)
