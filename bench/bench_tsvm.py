@@ -102,6 +102,12 @@ CPU time below (weaker regularisation, more CGLS iterations)::
 (at 100k the former default lam = 0.001 took 7.2 / 8.5 CPU s for TSVM /
 DASVM; the earlier 1M measurement was 180 / 307 s wall.)
 
+At 100k with TSVM's lam_u_init = 1e-2 (2026-11-23, ``--data --sizes
+100000``, load 3.5, build with cython-checks): TSVM 3.35 / 3.18 s, 60 MFN
+calls / 134 CGLS iterations (lam_u_init = 1e-5 on the same build and
+problem: 4.48 s CPU, 78 / 157), DASVM 5.97 / 5.73 s (108 / 151); the same
+transductive errors (45.0 %).
+
 Usage (from the repository root, on a build without cython-checks)::
 
     python bench/bench_tsvm.py                  # both tables, up to 1M rows
