@@ -117,6 +117,10 @@ def main():
         rec[key + "/objective"] = np.array([res.objective])
         rec[key + "/transduction"] = np.asarray(est.transduction_)
         rec[key + "/counts"] = np.array([res.n_mfn, res.n_iter, res.n_cg_iter])
+        for h in ("history_objective", "history_kl", "history_entropy",
+                  "history_switches", "p"):
+            if hasattr(res, h):
+                rec[f"{key}/{h}"] = np.asarray(getattr(res, h), dtype=np.float64)
         a = agg.setdefault((name, m), [])
         a.append((best, res.n_mfn, res.n_iter, res.n_cg_iter))
     print(f"{'data':<7}{'model':<7}{'fits':>5}{'CPU s/fit':>11}{'MFN':>7}"
@@ -141,7 +145,10 @@ def main():
                 n_lab += int(np.sum(a != b))
             elif key.endswith("/counts"):
                 n_cnt += int(np.any(a != b))
-            elif key.endswith("/objective"):
+            elif a.shape != b.shape:
+                n_cnt += 1
+            elif key.endswith(("/objective", "/history_objective", "/history_kl",
+                               "/history_entropy", "/history_switches", "/p")):
                 worst_f = max(worst_f, float(abs(a - b).max() / max(abs(b).max(), 1e-300)))
             else:
                 worst_w = max(worst_w, float(abs(a - b).max() / max(abs(b).max(), 1e-300)))

@@ -67,6 +67,42 @@ cdef inline double _sigmoid_neg(double z) noexcept nogil:
     return 1.0 / (1.0 + exp(z))
 
 
+cdef inline double _sigmoid_softplus(double z, double *sp_pos,
+                                     double *sp_neg) noexcept nogil:
+    """``_sigmoid_neg(z)``, with ``_softplus(z)`` and ``_softplus(-z)`` in
+    sp_pos/sp_neg, bitwise as those functions give them, from one exp and
+    one log1p: all three use exp(-|z|) (exp(-z) for z > 0, else exp(z))."""
+    cdef double e, l
+    if z > 0:
+        e = exp(-z)
+        l = log1p(e)
+        sp_pos[0] = z + l
+        sp_neg[0] = l
+        return e / (1.0 + e)
+    e = exp(z)
+    l = log1p(e)
+    sp_pos[0] = l
+    # _softplus(-z): -z + log1p(exp(z)) when -z > 0, else log1p(exp(-z))
+    # (z = -0.0 or 0.0: exp(-z) = exp(z) = 1)
+    sp_neg[0] = -z + l if -z > 0 else l
+    return 1.0 / (1.0 + e)
+
+
+cdef inline void _softplus_pair(double z, double *sp_pos,
+                                double *sp_neg) noexcept nogil:
+    """``_softplus(z)`` and ``_softplus(-z)`` (bitwise) from one exp and one
+    log1p."""
+    cdef double l
+    if z > 0:
+        l = log1p(exp(-z))
+        sp_pos[0] = z + l
+        sp_neg[0] = l
+        return
+    l = log1p(exp(z))
+    sp_pos[0] = l
+    sp_neg[0] = -z + l if -z > 0 else l
+
+
 cdef inline double _l2(double z) noexcept nogil:
     """max(0, 1 - z)^2."""
     return (1.0 - z) * (1.0 - z) if z < 1.0 else 0.0
@@ -217,6 +253,7 @@ cdef int _pstep(const floating *o, const int *idx_u, Py_ssize_t u,
                 int *n_iter) noexcept nogil:
     cdef Py_ssize_t j
     cdef double oj, zj, pj, zq, s_kl = 0, s_h = 0, s_p = 0
+    cdef double spq, spq_neg, spz, spz_neg
     cdef int status
     # g_j = lam_u [l2(o_j) - l2(-o_j)]
     for j in range(u):
@@ -226,12 +263,14 @@ cdef int _pstep(const floating *o, const int *idx_u, Py_ssize_t u,
     for j in range(u):
         zq = z[j]
         zj = (g[j] - nu[0]) / T
-        pj = _sigmoid_neg(zj)
+        # p = _sigmoid_neg(z), and the softplus of +-z, +-zq it needs
+        pj = _sigmoid_softplus(zj, &spz, &spz_neg)
+        _softplus_pair(zq, &spq, &spq_neg)
         # KL(p || q) with log p = -softplus(z), log(1 - p) = -softplus(-z)
-        s_kl += (pj * (_softplus(zq) - _softplus(zj))
-                 + (1.0 - pj) * (_softplus(-zq) - _softplus(-zj)))
+        s_kl += (pj * (spq - spz)
+                 + (1.0 - pj) * (spq_neg - spz_neg))
         # entropy -p log p - (1 - p) log(1 - p)
-        s_h += pj * _softplus(zj) + (1.0 - pj) * _softplus(-zj)
+        s_h += pj * spz + (1.0 - pj) * spz_neg
         s_p += pj
         z[j] = zj
         p[j] = pj
