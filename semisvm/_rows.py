@@ -77,6 +77,13 @@ def mfn_loop(B, w, lam, *, tol, max_iter, cg_max_iter, cold_start, rel_tol,
     hact = np.zeros(max_iter, dtype=np.int32)
     loose = bool(cold_start)
     eta = float(dt(forcing)) if cold_start else 0.0
+    if not verbose and getattr(B, "compiled", False):
+        # the same loop in one compiled call (in memory, nothing to log)
+        n_iter, status, F = B.run(w, lam, tol, eta, max_iter, cg_max_iter,
+                                  loose, rel_tol, direct, hobj, hcg, hact)
+        return (n_iter, int(hcg[:n_iter].sum()), status, F,
+                hobj[:n_iter + 1].copy(), hcg[:n_iter].copy(),
+                hact[:n_iter].copy())
     F = 0.5 * lam * float(np.dot(w, w)) + B.reset(w)
     hobj[0] = F
     status, n_iter = STATUS_MAX_ITER, 0
@@ -165,7 +172,8 @@ class LocalRows:
         self.sv = np.zeros(D, dtype=dt)
         self.minv = np.zeros(D, dtype=dt)
         self.tbuf = np.zeros(D * self.n_threads, dtype=dt)
-        self.H = self.b = self.events = None
+        self.H = self.b = self.events = self.wbar = None
+        self._none = np.zeros(1)
         self.o = self.obar = None
         self.n_act = 0
         self.direct = False
@@ -214,6 +222,38 @@ class LocalRows:
     def outputs(self):
         """The outputs X w of the last MFN call (an array of its own)."""
         return self.o
+
+    @property
+    def compiled(self):
+        """Can :meth:`run` take the whole loop (at least one row)?"""
+        return self.n > 0
+
+    def run(self, w, lam, tol, eta, max_iter, cg_max_iter, loose, rel_tol,
+            direct, hobj, hcg, hact):
+        """:func:`mfn_loop` from ``reset(w)`` on, in one compiled call
+        (:func:`semisvm._core._mfn.mfn_run`: the same kernels in the same
+        order); returns ``(n_iter, status, F)``."""
+        self.o = np.zeros(self.n, dtype=self.dtype)
+        self.obar = np.zeros(self.n, dtype=self.dtype)
+        K.outputs(self.X, self.s, w, self.active, self.o, self.n_threads)
+        if direct and self.H is None:
+            self.H = np.zeros(self.D * self.D)
+            self.b = np.zeros(self.D)
+        if self.events is None:
+            self.events = np.empty(max(2 * self.n, 1) * _EVENT_BYTES, dtype=np.uint8)
+        if self.wbar is None:
+            self.wbar = np.empty(self.D, dtype=self.dtype)
+        H = self.H if direct else self._none
+        b = self.b if direct else self._none
+        n_iter, status, F, swapped = K.mfn_run(
+            self.X, self.s, w, lam, self.cpos, self.cneg, self.o, self.obar,
+            self.wbar, self.a, self.t, self.active, self.z, self.q, self.r,
+            self.p, self.sv, self.minv, self.tbuf, H, b, self.events, tol,
+            max_iter, cg_max_iter, loose, rel_tol, eta, direct, hobj, hcg,
+            hact, self.n_threads)
+        if swapped:
+            self.o, self.obar = self.obar, self.o
+        return n_iter, status, F
 
 
 def cgls_twin(prod, rhs, r0, diag, beta, lam, tol, eta, max_iter):

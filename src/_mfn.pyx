@@ -44,6 +44,7 @@ from semisvm._core._linesearch cimport Event, line_search as _line_search
 from semisvm._core._linesearch cimport collect_events
 from scipy.linalg.cython_lapack cimport dpotrf, dpotrs
 from libc.stdlib cimport malloc, free
+from libc.math cimport fabs
 
 
 cdef inline double _loss(Py_ssize_t n, const floating *o, const floating *cpos,
@@ -232,6 +233,76 @@ cdef int _newton_direct(RowData X, floating bias_scale, const int *active,
     return 0
 
 
+cdef Py_ssize_t _activate(Py_ssize_t n, const floating *o,
+                          const floating *cpos, const floating *cneg,
+                          floating *a, floating *t, int *active) noexcept nogil:
+    """The body of :func:`activate`; returns n_act."""
+    cdef Py_ssize_t i, n_act = 0
+    cdef int st
+    for i in range(n):
+        st = _state(o[i], cpos[i], cneg[i])
+        a[i] = (cpos[i] if st & 1 else 0) + (cneg[i] if st & 2 else 0)
+        if a[i] > 0:
+            t[i] = ((cpos[i] if st & 1 else 0)
+                    - (cneg[i] if st & 2 else 0)) / a[i]
+            active[n_act] = <int> i
+            n_act += 1
+        else:
+            t[i] = 0
+    return n_act
+
+
+cdef int _newton_point(RowData X, floating bias_scale, const int *active,
+                       Py_ssize_t n_act, const floating *a, const floating *t,
+                       double lam, floating *wbar, const floating *o,
+                       floating *obar, double tol, double eta, int max_iter,
+                       bint direct, floating *z, floating *q, floating *r,
+                       floating *p, floating *s, floating *minv,
+                       floating *tbuf, double *H, double *b, int n_threads,
+                       int *n_iter) noexcept nogil:
+    """The body of :func:`newton_point` (n >= 1); returns the status."""
+    cdef Py_ssize_t n = X.n_rows, D = X.n_cols + 1, i, k
+    cdef int status = 1
+    n_iter[0] = 0
+    # obar starts at o (CGLS keeps it = X wbar on the active rows)
+    _copy(<int> n, o, 1, obar, 1)
+    if direct and _newton_direct(X, bias_scale, active, n_act, a, t, lam, H,
+                                 b, wbar) == 0:
+        rows_matvec(X, bias_scale, active, n_act, wbar, q, n_threads)
+        for k in range(n_act):
+            obar[active[k]] = q[k]
+    else:
+        # (a failed factorisation leaves wbar as it was: CGLS starts there)
+        status = cgls(X, bias_scale, active, n_act, a, t, <floating> lam,
+                      wbar, obar, <floating> tol, <floating> eta, max_iter,
+                      z, q, r, p, s, minv, tbuf, n_threads, n_iter)
+    # outputs of wbar on the inactive rows
+    for i in range(n):
+        if a[i] == 0:
+            obar[i] = row_dot(X, i, wbar) + bias_scale * wbar[D - 1]
+    return status
+
+
+cdef bint _same_state(Py_ssize_t n, const floating *o, const floating *obar,
+                      const floating *cpos, const floating *cneg) noexcept nogil:
+    """The body of :func:`same_state`."""
+    cdef Py_ssize_t i
+    for i in range(n):
+        if _state(obar[i], cpos[i], cneg[i]) != _state(o[i], cpos[i], cneg[i]):
+            return False
+    return True
+
+
+cdef double _step(Py_ssize_t n, const floating *o, const floating *obar,
+                  floating dl, const floating *cpos, const floating *cneg,
+                  floating *out) noexcept nogil:
+    """The body of :func:`step` (n >= 1)."""
+    cdef Py_ssize_t i
+    for i in range(n):
+        out[i] = o[i] + dl * (obar[i] - o[i])
+    return _loss(n, out, cpos, cneg)
+
+
 # ---------------------------------------------------------------------------
 # argument checks shared by the entry points (raise before any nogil code)
 
@@ -299,22 +370,14 @@ def activate(const floating[::1] o, const floating[::1] cpos,
     cp (o-1)^2 + cn (o+1)^2 = (cp+cn) (o - (cp-cn)/(cp+cn))^2 + const over
     the active terms; returns n_act (the active rows fill ``active[:n_act]``).
     """
-    cdef Py_ssize_t n = o.shape[0], i, n_act = 0
-    cdef int st
+    cdef Py_ssize_t n = o.shape[0], n_act = 0
     for arr, name in ((cpos, "cpos"), (cneg, "cneg"), (a, "a"), (t, "t"),
                       (active, "active")):
         _check_rows(n, name, arr.shape[0])
+    if n == 0:
+        return 0
     with nogil:
-        for i in range(n):
-            st = _state(o[i], cpos[i], cneg[i])
-            a[i] = (cpos[i] if st & 1 else 0) + (cneg[i] if st & 2 else 0)
-            if a[i] > 0:
-                t[i] = ((cpos[i] if st & 1 else 0)
-                        - (cneg[i] if st & 2 else 0)) / a[i]
-                active[n_act] = <int> i
-                n_act += 1
-            else:
-                t[i] = 0
+        n_act = _activate(n, &o[0], &cpos[0], &cneg[0], &a[0], &t[0], &active[0])
     return n_act
 
 
@@ -337,7 +400,7 @@ def newton_point(RowData X, double bias_scale, const int[::1] active,
     ``tbuf`` ((d+1) n_threads) are work arrays. Returns ``(status, n_iter)``
     with CGLS's status (1 the Cholesky step).
     """
-    cdef Py_ssize_t n = X.n_rows, D = X.n_cols + 1, i, k
+    cdef Py_ssize_t n = X.n_rows, D = X.n_cols + 1
     cdef int status = 1, n_iter = 0
     cdef bint is32 = False
     if floating is float:
@@ -357,42 +420,27 @@ def newton_point(RowData X, double bias_scale, const int[::1] active,
     if n == 0:
         return 1, 0
     with nogil:
-        # obar starts at o (CGLS keeps it = X wbar on the active rows)
-        _copy(<int> n, &o[0], 1, &obar[0], 1)
-        if direct and _newton_direct(X, <floating> bias_scale, &active[0],
-                                     n_act, &a[0], &t[0], lam, &H[0], &b[0],
-                                     &wbar[0]) == 0:
-            rows_matvec(X, <floating> bias_scale, &active[0], n_act, &wbar[0],
-                        &q[0], n_threads)
-            for k in range(n_act):
-                obar[active[k]] = q[k]
-        else:
-            # (a failed factorisation leaves wbar as it was: CGLS starts there)
-            status = cgls(X, <floating> bias_scale, &active[0], n_act, &a[0],
-                          &t[0], <floating> lam, &wbar[0], &obar[0],
-                          <floating> tol, <floating> eta, max_iter, &z[0],
-                          &q[0], &r[0], &p[0], &s[0], &minv[0], &tbuf[0],
-                          n_threads, &n_iter)
-        # outputs of wbar on the inactive rows
-        for i in range(n):
-            if a[i] == 0:
-                obar[i] = row_dot(X, i, &wbar[0]) + <floating> bias_scale * wbar[D - 1]
+        status = _newton_point(X, <floating> bias_scale, &active[0], n_act,
+                               &a[0], &t[0], lam, &wbar[0], &o[0], &obar[0],
+                               tol, eta, max_iter, direct, &z[0], &q[0], &r[0],
+                               &p[0], &s[0], &minv[0], &tbuf[0],
+                               &H[0] if direct else NULL,
+                               &b[0] if direct else NULL, n_threads, &n_iter)
     return status, n_iter
 
 
 def same_state(const floating[::1] o, const floating[::1] obar,
                const floating[::1] cpos, const floating[::1] cneg):
     """True when every loss term is active at obar exactly as at o."""
-    cdef Py_ssize_t n = o.shape[0], i
+    cdef Py_ssize_t n = o.shape[0]
     cdef bint same = True
     _check_rows(n, "obar", obar.shape[0])
     _check_rows(n, "cpos", cpos.shape[0])
     _check_rows(n, "cneg", cneg.shape[0])
+    if n == 0:
+        return True
     with nogil:
-        for i in range(n):
-            if _state(obar[i], cpos[i], cneg[i]) != _state(o[i], cpos[i], cneg[i]):
-                same = False
-                break
+        same = _same_state(n, &o[0], &obar[0], &cpos[0], &cneg[0])
     return same
 
 
@@ -420,7 +468,7 @@ def step(const floating[::1] o, const floating[::1] obar, double delta,
          const floating[::1] cpos, const floating[::1] cneg,
          floating[::1] out):
     """out = o + delta (obar - o) (``out`` may be ``o``); returns its loss."""
-    cdef Py_ssize_t n = o.shape[0], i
+    cdef Py_ssize_t n = o.shape[0]
     cdef floating dl = <floating> delta
     cdef double s
     for arr, name in ((obar, "obar"), (cpos, "cpos"), (cneg, "cneg"),
@@ -429,10 +477,120 @@ def step(const floating[::1] o, const floating[::1] obar, double delta,
     if n == 0:
         return 0.0
     with nogil:
-        for i in range(n):
-            out[i] = o[i] + dl * (obar[i] - o[i])
-        s = _loss(n, &out[0], &cpos[0], &cneg[0])
+        s = _step(n, &o[0], &obar[0], dl, &cpos[0], &cneg[0], &out[0])
     return s
+
+
+def mfn_run(RowData X, double bias_scale, floating[::1] w, double lam,
+            const floating[::1] cpos, const floating[::1] cneg,
+            floating[::1] o, floating[::1] obar, floating[::1] wbar,
+            floating[::1] a, floating[::1] t, int[::1] active,
+            floating[::1] z, floating[::1] q, floating[::1] r,
+            floating[::1] p, floating[::1] s, floating[::1] minv,
+            floating[::1] tbuf, double[::1] H, double[::1] b,
+            unsigned char[::1] events, double tol, int max_iter,
+            int cg_max_iter, bint cold_start, double rel_tol, double eta,
+            bint direct, double[::1] hobj, int[::1] hcg, int[::1] hact,
+            int n_threads=1):
+    """The whole L2-SVM-MFN outer loop of ``semisvm._rows.mfn_loop`` in one
+    call, for the in-memory backend: the same steps (the kernels above) in
+    the same order, without the GIL.
+
+    ``o`` holds X w on entry (``outputs``); ``obar`` and the rest are work
+    as for the step functions (``H``/``b`` used when ``direct``, ``events``
+    of at least 2 n sizeof(Event) bytes). ``lam``, ``tol`` and ``eta`` come
+    rounded to the data's precision, ``eta`` the cold-start forcing term (0
+    for a warm start). ``hobj`` (max_iter + 1, ``hobj[0]`` the objective at
+    w), ``hcg`` and ``hact`` (max_iter) receive the histories. Returns
+    ``(n_iter, status, F, swapped)``: ``swapped`` when the final outputs
+    are in ``obar`` (the caller swaps its references).
+    """
+    cdef Py_ssize_t n = X.n_rows, D = X.n_cols + 1, j
+    cdef bint is32 = False
+    if floating is float:
+        is32 = True
+    _check_dtype(X, is32)
+    for arr, name in ((cpos, "cpos"), (cneg, "cneg"), (o, "o"), (obar, "obar"),
+                      (a, "a"), (t, "t"), (z, "z"), (q, "q"),
+                      (active, "active")):
+        _check_rows(n, name, arr.shape[0])
+    for arr, name in ((w, "w"), (wbar, "wbar"), (r, "r"), (p, "p"), (s, "s"),
+                      (minv, "minv")):
+        _check_rows(D, name, arr.shape[0])
+    if n < 1:
+        raise ValueError("mfn_run needs at least one row")
+    if tbuf.shape[0] < D * n_threads or n_threads < 1:
+        raise ValueError("tbuf needs (n_cols + 1) * n_threads entries")
+    if direct and (H.shape[0] < D * D or b.shape[0] < D):
+        raise ValueError("H and b need (n_cols + 1)^2 and n_cols + 1 entries")
+    if events.shape[0] < 2 * n * sizeof(Event):
+        raise ValueError("events buffer too small")
+    if max_iter < 1 or hobj.shape[0] < max_iter + 1 or hcg.shape[0] < max_iter \
+            or hact.shape[0] < max_iter:
+        raise ValueError("the histories need max_iter (+ 1) entries")
+    cdef floating *po = &o[0]
+    cdef floating *pb = &obar[0]
+    cdef floating *tmp
+    cdef floating dl
+    cdef bint loose = cold_start, swapped = False
+    cdef int it, n_iter = 0, status = 2, cg_status, cg_iter
+    cdef Py_ssize_t n_act
+    cdef double F, F_new, delta
+    with nogil:
+        # F = lam/2 ||w||^2 + loss(o)
+        F = 0.5 * lam * <double> _dot(<int> D, &w[0], 1, &w[0], 1) \
+            + _loss(n, po, &cpos[0], &cneg[0])
+        hobj[0] = F
+        for it in range(1, max_iter + 1):
+            n_iter = it
+            n_act = _activate(n, po, &cpos[0], &cneg[0], &a[0], &t[0],
+                              &active[0])
+            hact[it - 1] = <int> n_act
+            # Newton point, seeded with w
+            _copy(<int> D, &w[0], 1, &wbar[0], 1)
+            cg_status = _newton_point(
+                X, <floating> bias_scale, &active[0], n_act, &a[0], &t[0], lam,
+                &wbar[0], po, pb, tol, eta, cg_max_iter, direct, &z[0], &q[0],
+                &r[0], &p[0], &s[0], &minv[0], &tbuf[0],
+                &H[0] if direct else NULL, &b[0] if direct else NULL,
+                n_threads, &cg_iter)
+            hcg[it - 1] = cg_iter
+            if _same_state(n, po, pb, &cpos[0], &cneg[0]):
+                # finite termination: the active terms are unchanged at wbar
+                _copy(<int> D, &wbar[0], 1, &w[0], 1)
+                tmp = po
+                po = pb
+                pb = tmp
+                swapped = not swapped
+                F = 0.5 * lam * <double> _dot(<int> D, &w[0], 1, &w[0], 1) \
+                    + _loss(n, po, &cpos[0], &cneg[0])
+                hobj[it] = F
+                if cg_status == 1:
+                    status = 0
+                    break
+                # self-consistent point of an inexact solve: solve to tol next
+                loose = False
+                eta = 0.0
+                continue
+            delta = _line_search(D, lam, &w[0], &wbar[0], n, po, pb,
+                                 &cpos[0], &cneg[0], <Event *> &events[0])
+            # w += delta (wbar - w);  o += delta (obar - o)
+            dl = <floating> delta
+            for j in range(D):
+                w[j] = w[j] + dl * (wbar[j] - w[j])
+            F_new = 0.5 * lam * <double> _dot(<int> D, &w[0], 1, &w[0], 1) \
+                + _step(n, po, pb, dl, &cpos[0], &cneg[0], po)
+            hobj[it] = F_new
+            if F - F_new <= rel_tol * fabs(F_new):
+                F = F_new
+                if not loose:
+                    status = 1
+                    break
+                loose = False
+                eta = 0.0
+                continue
+            F = F_new
+    return n_iter, status, F, swapped
 
 
 # ---------------------------------------------------------------------------
