@@ -71,10 +71,58 @@ cdef enum:
     NM_BLOCK = 4      # rows per pass of the dense normal-matrix update
 
 
+cdef extern from *:
+    """
+    /* H[u, u:] += sum_{m < 4} f_m[u] e_m[u:], row m = 0..3 added in turn
+       (H is D x D row-major, f and e hold 4 rows of D doubles each). The
+       same C is also compiled for AVX2 and picked at run time on x86 CPUs
+       that have it: no FMA (AVX2 does not enable it), so every product and
+       sum is rounded as in the baseline build, and the bits are the same. */
+    #define SEMISVM_NM_RANK4_BODY                                          \
+        const double *e0 = e, *e1 = e + D, *e2 = e + 2 * D, *e3 = e + 3 * D; \
+        for (Py_ssize_t u = 0; u < D; u++) {                               \
+            const double s0 = f[u], s1 = f[D + u], s2 = f[2 * D + u],      \
+                         s3 = f[3 * D + u];                                 \
+            double *Hr = H + u * D;                                         \
+            for (Py_ssize_t v = u; v < D; v++) {                            \
+                double h = Hr[v];                                           \
+                h = h + s0 * e0[v];                                         \
+                h = h + s1 * e1[v];                                         \
+                h = h + s2 * e2[v];                                         \
+                h = h + s3 * e3[v];                                         \
+                Hr[v] = h;                                                  \
+            }                                                               \
+        }
+    static void semisvm_nm_rank4_base(Py_ssize_t D, const double *f,
+                                      const double *e, double *H)
+    { SEMISVM_NM_RANK4_BODY }
+    #if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
+    __attribute__((target("avx2")))
+    static void semisvm_nm_rank4_avx2(Py_ssize_t D, const double *f,
+                                      const double *e, double *H)
+    { SEMISVM_NM_RANK4_BODY }
+    static void semisvm_nm_rank4(Py_ssize_t D, const double *f,
+                                 const double *e, double *H)
+    {
+        if (__builtin_cpu_supports("avx2"))
+            semisvm_nm_rank4_avx2(D, f, e, H);
+        else
+            semisvm_nm_rank4_base(D, f, e, H);
+    }
+    #else
+    #define semisvm_nm_rank4 semisvm_nm_rank4_base
+    #endif
+    """
+    void semisvm_nm_rank4(Py_ssize_t D, const double *f, const double *e,
+                          double *H) noexcept nogil
+    void semisvm_nm_rank4_base(Py_ssize_t D, const double *f, const double *e,
+                               double *H) noexcept nogil
+
+
 cdef void _normal_matrix_dense(RowData X, floating bias_scale, const int *active,
                                Py_ssize_t n_act, const floating *a,
                                const floating *t, double *H, double *b,
-                               double *work) noexcept nogil:
+                               double *work, bint simd=True) noexcept nogil:
     """:func:`_normal_matrix` for dense X, the same sums in the same order.
 
     Each row x_i is extended by the bias feature to e_i (D entries, float64:
@@ -85,7 +133,8 @@ cdef void _normal_matrix_dense(RowData X, floating bias_scale, const int *active
     entry in the same row order, so H and b are bitwise the generic loop's.
     The update runs NM_BLOCK rows per pass over H (the entry stays in a
     register between the rows: one load and store of H per block) with a
-    contiguous inner loop the compiler vectorises. ``work`` holds
+    contiguous inner loop the compiler vectorises (``semisvm_nm_rank4``,
+    with an AVX2 build picked at run time when ``simd``). ``work`` holds
     2 NM_BLOCK D doubles.
     """
     cdef Py_ssize_t D = X.n_cols + 1, d = X.n_cols
@@ -96,10 +145,7 @@ cdef void _normal_matrix_dense(RowData X, floating bias_scale, const int *active
     cdef double *f = work + NM_BLOCK * D
     cdef double *Hrow
     cdef double *e0
-    cdef double *e1
-    cdef double *e2
-    cdef double *e3
-    cdef double ai, ati, h, s0, s1, s2, s3
+    cdef double ai, ati, s0
     for u in range(D * D):
         H[u] = 0
     for u in range(D):
@@ -121,23 +167,10 @@ cdef void _normal_matrix_dense(RowData X, floating bias_scale, const int *active
                 b[u] += ati * e[m * D + u]
         if nb == NM_BLOCK:
             # H[u, u:] += sum_m f_m[u] e_m[u:], the rows added one by one
-            e0 = e
-            e1 = e + D
-            e2 = e + 2 * D
-            e3 = e + 3 * D
-            for u in range(D):
-                s0 = f[u]
-                s1 = f[D + u]
-                s2 = f[2 * D + u]
-                s3 = f[3 * D + u]
-                Hrow = H + u * D
-                for v in range(u, D):
-                    h = Hrow[v]
-                    h = h + s0 * e0[v]
-                    h = h + s1 * e1[v]
-                    h = h + s2 * e2[v]
-                    h = h + s3 * e3[v]
-                    Hrow[v] = h
+            if simd:
+                semisvm_nm_rank4(D, f, e, H)
+            else:
+                semisvm_nm_rank4_base(D, f, e, H)
         else:
             for m in range(nb):
                 e0 = e + m * D
@@ -666,10 +699,12 @@ def cg_product(RowData X, double bias_scale, const int[::1] active,
 
 def normal_matrix(RowData X, double bias_scale, const int[::1] active,
                   Py_ssize_t n_act, const floating[::1] a,
-                  const floating[::1] t, bint generic=False):
+                  const floating[::1] t, bint generic=False, bint simd=True):
     """This block's ``(X_J' A X_J, X_J' A t)`` in float64 ((d+1)^2 with only
-    the upper triangle filled, and d+1). ``generic``: the one-row-at-a-time
-    loop even on dense rows (a test hook: the blocked loop gives its bits)."""
+    the upper triangle filled, and d+1). Test hooks (all give the same
+    bits): ``generic``, the one-row-at-a-time loop even on dense rows;
+    ``simd=False``, the blocked dense loop without the AVX2 build of its
+    kernel."""
     cdef Py_ssize_t n = X.n_rows, D = X.n_cols + 1
     cdef bint is32 = False
     if floating is float:
@@ -682,12 +717,18 @@ def normal_matrix(RowData X, double bias_scale, const int[::1] active,
     bv = np.zeros(D)
     cdef double[:, ::1] H = Hm
     cdef double[::1] b = bv
+    cdef double[::1] work = np.zeros(2 * NM_BLOCK * D)
     if n == 0:
         return Hm, bv
     with nogil:
-        if generic:
-            _normal_matrix_generic(X, <floating> bias_scale, &active[0], n_act,
-                                   &a[0], &t[0], &H[0, 0], &b[0])
+        if generic or (not simd and X.indptr == NULL):
+            if generic:
+                _normal_matrix_generic(X, <floating> bias_scale, &active[0],
+                                       n_act, &a[0], &t[0], &H[0, 0], &b[0])
+            else:
+                _normal_matrix_dense(X, <floating> bias_scale, &active[0],
+                                     n_act, &a[0], &t[0], &H[0, 0], &b[0],
+                                     &work[0], False)
         else:
             _normal_matrix(X, <floating> bias_scale, &active[0], n_act, &a[0],
                            &t[0], &H[0, 0], &b[0])
