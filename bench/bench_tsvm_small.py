@@ -97,7 +97,7 @@ def main():
             for _ in range(args.repeat):
                 MODELS[m]().fit(X, y)
             pr.disable()
-        pstats.Stats(pr).sort_stats("tottime").print_stats(25)
+        pstats.Stats(pr).sort_stats(os.environ.get("SORT", "tottime")).print_stats(25)
         return
 
     rec = {}
