@@ -366,3 +366,131 @@ def _balance_py(const double[::1] g, double T, double r, double nu0=0.0,
         status = _balance(&g[0], u, T, r, nu0, tol, max_iter, &nu, &resid,
                           &n_iter)
     return nu, resid, n_iter, status
+
+
+# ---------------------------------------------------------------------------
+# objective sums of the semi-supervised loops, as NumPy computes them
+
+cdef double _pairwise_sum(const double *a, Py_ssize_t n) noexcept nogil:
+    """NumPy's pairwise summation of a contiguous float64 array (``np.sum``
+    is ``0.0 + `` this): below 8 entries a plain loop, up to 128 eight
+    accumulators, above that the two halves (the first a multiple of 8)."""
+    cdef Py_ssize_t i, n2
+    cdef double res, r0, r1, r2, r3, r4, r5, r6, r7
+    if n < 8:
+        res = 0.0
+        for i in range(n):
+            res += a[i]
+        return res
+    if n <= 128:
+        r0 = a[0]
+        r1 = a[1]
+        r2 = a[2]
+        r3 = a[3]
+        r4 = a[4]
+        r5 = a[5]
+        r6 = a[6]
+        r7 = a[7]
+        i = 8
+        while i < n - (n % 8):
+            r0 += a[i]
+            r1 += a[i + 1]
+            r2 += a[i + 2]
+            r3 += a[i + 3]
+            r4 += a[i + 4]
+            r5 += a[i + 5]
+            r6 += a[i + 6]
+            r7 += a[i + 7]
+            i += 8
+        res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+        while i < n:
+            res += a[i]
+            i += 1
+        return res
+    n2 = n // 2
+    n2 -= n2 % 8
+    return _pairwise_sum(a, n2) + _pairwise_sum(a + n2, n - n2)
+
+
+cdef inline double _np_max0(double v) noexcept nogil:
+    """np.maximum(0.0, v) (NaN passes through)."""
+    return v if not v <= 0.0 else 0.0
+
+
+def _np_sum(const double[::1] a):
+    """Test hook: :c:func:`_pairwise_sum` as ``np.sum`` gives it."""
+    cdef double s
+    with nogil:
+        s = 0.0 + _pairwise_sum(&a[0] if a.shape[0] else NULL, a.shape[0])
+    return s
+
+
+def objective_sums(const floating[::1] w, const floating[::1] o,
+                   const Py_ssize_t[::1] idx_l, const double[::1] y_l,
+                   const double[::1] c_l, const int[::1] idx_u,
+                   const signed char[::1] yu, int unlabeled):
+    """The sums of the TSVM/DA objectives with NumPy's bits (``np.sum`` of
+    the same float64 terms, in its pairwise order):
+
+    * ``sum(w^2)``;
+    * ``sum(c_l m^2)``, m = max(0, 1 - y_l o_l) on the labeled rows;
+    * on the unlabeled rows, ``unlabeled`` 0: nothing (0.0); 1: ``sum(m^2)``,
+      m = max(0, 1 - |o_u|) (label-free loss); 2: ``sum(m^2)``,
+      m = max(0, 1 - yu o_u) (the temporary labels ``yu``).
+
+    Each term is the NumPy expression's: float64 conversions, then
+    ``(c m) m`` and ``m m``. Returns ``(s_w, s_l, s_u)``.
+    """
+    cdef Py_ssize_t D = w.shape[0], n = o.shape[0], l = idx_l.shape[0]
+    cdef Py_ssize_t u = idx_u.shape[0], j, i
+    cdef double s_w = 0, s_l = 0, s_u = 0, m, wj
+    if y_l.shape[0] != l or c_l.shape[0] != l:
+        raise ValueError("y_l and c_l need one entry per labeled row")
+    if unlabeled == 2 and yu.shape[0] != u:
+        raise ValueError("yu needs one entry per unlabeled row")
+    if not 0 <= unlabeled <= 2:
+        raise ValueError("unlabeled must be 0, 1 or 2")
+    for j in range(l):
+        if not 0 <= idx_l[j] < n:
+            raise ValueError("idx_l holds a row index out of range")
+    for j in range(u):
+        if not 0 <= idx_u[j] < n:
+            raise ValueError("idx_u holds a row index out of range")
+    buf = np.empty(max(D, l, u, 1))
+    cdef double[::1] t = buf
+    with nogil:
+        for j in range(D):
+            wj = w[j]
+            t[j] = wj * wj
+        s_w = 0.0 + _pairwise_sum(&t[0], D)
+        for j in range(l):
+            m = _np_max0(1.0 - y_l[j] * <double> o[idx_l[j]])
+            t[j] = c_l[j] * m * m
+        s_l = 0.0 + _pairwise_sum(&t[0], l)
+        if unlabeled:
+            for j in range(u):
+                i = idx_u[j]
+                if unlabeled == 1:
+                    m = _np_max0(1.0 - fabs(<double> o[i]))
+                else:
+                    m = _np_max0(1.0 - <double> yu[j] * <double> o[i])
+                t[j] = m * m
+            s_u = 0.0 + _pairwise_sum(&t[0], u)
+    return s_w, s_l, s_u
+
+
+def set_label_costs(const int[::1] idx_u, const signed char[::1] yu, double cu,
+                    floating[::1] cpos, floating[::1] cneg):
+    """TSVM's unlabeled MFN costs from the temporary labels, in place:
+    ``cpos[idx_u] = where(yu > 0, cu, 0)``, ``cneg[idx_u] = where(yu < 0,
+    cu, 0)`` (cu rounded once to the costs' precision, as NumPy casts)."""
+    cdef Py_ssize_t u = idx_u.shape[0], j, i
+    cdef floating c = <floating> cu
+    if yu.shape[0] != u:
+        raise ValueError("yu needs one entry per unlabeled row")
+    _check_common(cpos.shape[0], idx_u, cpos, cneg)
+    with nogil:
+        for j in range(u):
+            i = idx_u[j]
+            cpos[i] = c if yu[j] > 0 else 0
+            cneg[i] = c if yu[j] < 0 else 0

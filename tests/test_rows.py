@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from semisvm._core._dataset import RowData
-from semisvm._core._ssl import da_pstep
+from semisvm._core._ssl import _np_sum, da_pstep, objective_sums, set_label_costs
 
 from semisvm._core import _mfn as K
 from semisvm._rows import LocalRows, mfn_loop
@@ -162,3 +162,51 @@ def test_pstep_kl_and_entropy_are_the_reference_formulas():
         s_h += pj * _softplus(zj) + (1.0 - pj) * _softplus(-zj)
     assert kl == s_kl / u
     assert ent == s_h / u
+
+
+@pytest.mark.parametrize("n", [0, 1, 7, 8, 9, 127, 128, 129, 1000, 8193])
+def test_np_sum_replica_is_numpy_sum(n):
+    rng = np.random.default_rng(n)
+    a = rng.standard_normal(n) * np.exp(3 * rng.standard_normal(n))
+    assert _np_sum(a) == np.sum(a)
+
+
+def test_objective_sums_are_the_numpy_sums(dtype):
+    rng = np.random.default_rng(5)
+    n, D = 300, 13
+    o = (rng.standard_normal(n) * 1.5).astype(dtype)
+    o[:4] = [1.0, -1.0, 0.0, np.nan]
+    w = rng.standard_normal(D).astype(dtype)
+    idx_l = np.arange(0, n, 3)
+    idx_u = np.setdiff1d(np.arange(n), idx_l).astype(np.int32)
+    y_l = np.where(rng.random(idx_l.size) < 0.5, 1.0, -1.0)
+    c_l = rng.uniform(0.1, 2, idx_l.size) / idx_l.size
+    yu = np.where(rng.random(idx_u.size) < 0.4, 1, -1).astype(np.int8)
+    w64 = w.astype(np.float64)
+    m = np.maximum(0.0, 1.0 - y_l * o[idx_l].astype(np.float64))
+    ref_w, ref_l = np.sum(w64 * w64), np.sum(c_l * m * m)
+    mu = np.maximum(0.0, 1.0 - np.abs(o[idx_u].astype(np.float64)))
+    ml = np.maximum(0.0, 1.0 - yu * o[idx_u].astype(np.float64))
+    for mode, ref_u in ((0, 0.0), (1, np.sum(mu * mu)), (2, np.sum(ml * ml))):
+        got = objective_sums(w, o, idx_l, y_l, c_l, idx_u, yu, mode)
+        # NaN in o[3] (labeled) passes through as NumPy's maximum lets it
+        assert got[0] == ref_w
+        assert np.isnan(got[1]) and np.isnan(ref_l)
+        assert got[2] == ref_u or (np.isnan(got[2]) and np.isnan(ref_u))
+    o[3] = 0.5
+    m = np.maximum(0.0, 1.0 - y_l * o[idx_l].astype(np.float64))
+    assert objective_sums(w, o, idx_l, y_l, c_l, idx_u, yu, 0)[1] == np.sum(c_l * m * m)
+
+
+def test_set_label_costs_is_the_numpy_assignment(dtype):
+    rng = np.random.default_rng(2)
+    n = 50
+    idx_u = np.arange(3, n, 2).astype(np.int32)
+    yu = np.where(rng.random(idx_u.size) < 0.5, 1, -1).astype(np.int8)
+    cpos, cneg = rng.random(n).astype(dtype), rng.random(n).astype(dtype)
+    ref_p, ref_n = cpos.copy(), cneg.copy()
+    cu = 1 / 3
+    ref_p[idx_u] = np.where(yu > 0, cu, 0)
+    ref_n[idx_u] = np.where(yu < 0, cu, 0)
+    set_label_costs(idx_u, yu, cu, cpos, cneg)
+    assert np.array_equal(cpos, ref_p) and np.array_equal(cneg, ref_n)
