@@ -93,14 +93,29 @@ cdef extern from *:
                 Hr[v] = h;                                                  \
             }                                                               \
         }
+    /* one row's f = a e and b += (a t) e */
+    #define SEMISVM_NM_SCALE_BODY                                          \
+        for (Py_ssize_t u = 0; u < D; u++) {                               \
+            f[u] = ai * e[u];                                               \
+            b[u] = b[u] + ati * e[u];                                       \
+        }
     static void semisvm_nm_rank4_base(Py_ssize_t D, const double *f,
                                       const double *e, double *H)
     { SEMISVM_NM_RANK4_BODY }
+    static void semisvm_nm_scale_base(Py_ssize_t D, double ai, double ati,
+                                      const double *restrict e,
+                                      double *restrict f, double *restrict b)
+    { SEMISVM_NM_SCALE_BODY }
     #if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
     __attribute__((target("avx2")))
     static void semisvm_nm_rank4_avx2(Py_ssize_t D, const double *f,
                                       const double *e, double *H)
     { SEMISVM_NM_RANK4_BODY }
+    __attribute__((target("avx2")))
+    static void semisvm_nm_scale_avx2(Py_ssize_t D, double ai, double ati,
+                                      const double *restrict e,
+                                      double *restrict f, double *restrict b)
+    { SEMISVM_NM_SCALE_BODY }
     static void semisvm_nm_rank4(Py_ssize_t D, const double *f,
                                  const double *e, double *H)
     {
@@ -109,14 +124,25 @@ cdef extern from *:
         else
             semisvm_nm_rank4_base(D, f, e, H);
     }
+    static void semisvm_nm_scale(Py_ssize_t D, double ai, double ati,
+                                 const double *e, double *f, double *b)
+    {
+        if (__builtin_cpu_supports("avx2"))
+            semisvm_nm_scale_avx2(D, ai, ati, e, f, b);
+        else
+            semisvm_nm_scale_base(D, ai, ati, e, f, b);
+    }
     #else
     #define semisvm_nm_rank4 semisvm_nm_rank4_base
+    #define semisvm_nm_scale semisvm_nm_scale_base
     #endif
     """
     void semisvm_nm_rank4(Py_ssize_t D, const double *f, const double *e,
                           double *H) noexcept nogil
     void semisvm_nm_rank4_base(Py_ssize_t D, const double *f, const double *e,
                                double *H) noexcept nogil
+    void semisvm_nm_scale(Py_ssize_t D, double ai, double ati, const double *e,
+                          double *f, double *b) noexcept nogil
 
 
 cdef void _normal_matrix_dense(RowData X, floating bias_scale, const int *active,
@@ -161,10 +187,8 @@ cdef void _normal_matrix_dense(RowData X, floating bias_scale, const int *active
             for u in range(d):
                 e[m * D + u] = vals[u]
             e[m * D + d] = bias_scale
-            for u in range(D):
-                f[m * D + u] = ai * e[m * D + u]
-                # b += (a_i t_i) e_i
-                b[u] += ati * e[m * D + u]
+            # f_i = a_i e_i ; b += (a_i t_i) e_i
+            semisvm_nm_scale(D, ai, ati, e + m * D, f + m * D, b)
         if nb == NM_BLOCK:
             # H[u, u:] += sum_m f_m[u] e_m[u:], the rows added one by one
             if simd:
