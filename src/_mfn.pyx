@@ -567,13 +567,15 @@ def mfn_run(RowData X, double bias_scale, floating[::1] w, double lam,
     if floating is float:
         is32 = True
     _check_dtype(X, is32)
-    for arr, name in ((cpos, "cpos"), (cneg, "cneg"), (o, "o"), (obar, "obar"),
-                      (a, "a"), (t, "t"), (z, "z"), (q, "q"),
-                      (active, "active")):
-        _check_rows(n, name, arr.shape[0])
-    for arr, name in ((w, "w"), (wbar, "wbar"), (r, "r"), (p, "p"), (s, "s"),
-                      (minv, "minv")):
-        _check_rows(D, name, arr.shape[0])
+    # (shape checks without building Python objects: this runs per call)
+    if (cpos.shape[0] != n or cneg.shape[0] != n or o.shape[0] != n
+            or obar.shape[0] != n or a.shape[0] != n or t.shape[0] != n
+            or z.shape[0] != n or q.shape[0] != n or active.shape[0] != n):
+        raise ValueError(f"cpos, cneg, o, obar, a, t, z, q and active need "
+                         f"{n} entries (one per row)")
+    if (w.shape[0] != D or wbar.shape[0] != D or r.shape[0] != D
+            or p.shape[0] != D or s.shape[0] != D or minv.shape[0] != D):
+        raise ValueError(f"w, wbar, r, p, s and minv need {D} entries")
     if n < 1:
         raise ValueError("mfn_run needs at least one row")
     if tbuf.shape[0] < D * n_threads or n_threads < 1:
