@@ -172,7 +172,7 @@ class LocalRows:
         self.sv = np.zeros(D, dtype=dt)
         self.minv = np.zeros(D, dtype=dt)
         self.tbuf = np.zeros(D * self.n_threads, dtype=dt)
-        self.H = self.b = self.events = self.wbar = None
+        self.H = self.b = self.events = None
         self._none = np.zeros(1)
         self.o = self.obar = None
         self.n_act = 0
@@ -239,15 +239,14 @@ class LocalRows:
         if direct and self.H is None:
             self.H = np.zeros(self.D * self.D)
             self.b = np.zeros(self.D)
-        if self.events is None:
-            self.events = np.empty(max(2 * self.n, 1) * _EVENT_BYTES, dtype=np.uint8)
-        if self.wbar is None:
-            self.wbar = np.empty(self.D, dtype=self.dtype)
+        wbar = np.empty_like(w)     # per call, as in the Python loop
         H = self.H if direct else self._none
         b = self.b if direct else self._none
-        n_iter, status, F, swapped = K.mfn_run(
+        # (the line search's buffer is allocated at its first use, as in
+        # the Python loop: many warm-started calls never need it)
+        n_iter, status, F, swapped, self.events = K.mfn_run(
             self.X, self.s, w, lam, self.cpos, self.cneg, self.o, self.obar,
-            self.wbar, self.a, self.t, self.active, self.z, self.q, self.r,
+            wbar, self.a, self.t, self.active, self.z, self.q, self.r,
             self.p, self.sv, self.minv, self.tbuf, H, b, self.events, tol,
             max_iter, cg_max_iter, loose, rel_tol, eta, direct, hobj, hcg,
             hact, self.n_threads)

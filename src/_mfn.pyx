@@ -545,7 +545,7 @@ def mfn_run(RowData X, double bias_scale, floating[::1] w, double lam,
             floating[::1] z, floating[::1] q, floating[::1] r,
             floating[::1] p, floating[::1] s, floating[::1] minv,
             floating[::1] tbuf, double[::1] H, double[::1] b,
-            unsigned char[::1] events, double tol, int max_iter,
+            object events, double tol, int max_iter,
             int cg_max_iter, bint cold_start, double rel_tol, double eta,
             bint direct, double[::1] hobj, int[::1] hcg, int[::1] hact,
             int n_threads=1):
@@ -554,13 +554,16 @@ def mfn_run(RowData X, double bias_scale, floating[::1] w, double lam,
     the same order, without the GIL.
 
     ``o`` holds X w on entry (``outputs``); ``obar`` and the rest are work
-    as for the step functions (``H``/``b`` used when ``direct``, ``events``
-    of at least 2 n sizeof(Event) bytes). ``lam``, ``tol`` and ``eta`` come
+    as for the step functions (``H``/``b`` used when ``direct``; ``events``
+    of at least 2 n sizeof(Event) bytes, or None: allocated at the first
+    line search, as the Python loop's backend does). ``lam``, ``tol`` and
+    ``eta`` come
     rounded to the data's precision, ``eta`` the cold-start forcing term (0
     for a warm start). ``hobj`` (max_iter + 1, ``hobj[0]`` the objective at
     w), ``hcg`` and ``hact`` (max_iter) receive the histories. Returns
-    ``(n_iter, status, F, swapped)``: ``swapped`` when the final outputs
-    are in ``obar`` (the caller swaps its references).
+    ``(n_iter, status, F, swapped, events)``: ``swapped`` when the final
+    outputs are in ``obar`` (the caller swaps its references), ``events``
+    the line search's buffer (None if none was needed or given).
     """
     cdef Py_ssize_t n = X.n_rows, D = X.n_cols + 1, j
     cdef bint is32 = False
@@ -582,8 +585,13 @@ def mfn_run(RowData X, double bias_scale, floating[::1] w, double lam,
         raise ValueError("tbuf needs (n_cols + 1) * n_threads entries")
     if direct and (H.shape[0] < D * D or b.shape[0] < D):
         raise ValueError("H and b need (n_cols + 1)^2 and n_cols + 1 entries")
-    if events.shape[0] < 2 * n * sizeof(Event):
-        raise ValueError("events buffer too small")
+    cdef unsigned char[::1] ev
+    cdef Event *evp = NULL
+    if events is not None:
+        ev = events
+        if ev.shape[0] < 2 * n * sizeof(Event):
+            raise ValueError("events buffer too small")
+        evp = <Event *> &ev[0]
     if max_iter < 1 or hobj.shape[0] < max_iter + 1 or hcg.shape[0] < max_iter \
             or hact.shape[0] < max_iter:
         raise ValueError("the histories need max_iter (+ 1) entries")
@@ -631,8 +639,14 @@ def mfn_run(RowData X, double bias_scale, floating[::1] w, double lam,
                 loose = False
                 eta = 0.0
                 continue
+            if evp == NULL:
+                # the break points' buffer, at the first line search only
+                with gil:
+                    events = np.empty(2 * n * sizeof(Event), dtype=np.uint8)
+                    ev = events
+                    evp = <Event *> &ev[0]
             delta = _line_search(D, lam, &w[0], &wbar[0], n, po, pb,
-                                 &cpos[0], &cneg[0], <Event *> &events[0])
+                                 &cpos[0], &cneg[0], evp)
             # w += delta (wbar - w);  o += delta (obar - o)
             dl = <floating> delta
             for j in range(D):
@@ -649,7 +663,7 @@ def mfn_run(RowData X, double bias_scale, floating[::1] w, double lam,
                 eta = 0.0
                 continue
             F = F_new
-    return n_iter, status, F, swapped
+    return n_iter, status, F, swapped, events
 
 
 # ---------------------------------------------------------------------------
