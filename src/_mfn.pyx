@@ -93,6 +93,11 @@ cdef extern from *:
                 Hr[v] = h;                                                  \
             }                                                               \
         }
+    #if defined(_MSC_VER)
+    #define SEMISVM_RESTRICT __restrict
+    #else
+    #define SEMISVM_RESTRICT restrict
+    #endif
     /* one row's f = a e and b += (a t) e */
     #define SEMISVM_NM_SCALE_BODY                                          \
         for (Py_ssize_t u = 0; u < D; u++) {                               \
@@ -103,8 +108,9 @@ cdef extern from *:
                                       const double *e, double *H)
     { SEMISVM_NM_RANK4_BODY }
     static void semisvm_nm_scale_base(Py_ssize_t D, double ai, double ati,
-                                      const double *restrict e,
-                                      double *restrict f, double *restrict b)
+                                      const double *SEMISVM_RESTRICT e,
+                                      double *SEMISVM_RESTRICT f,
+                                      double *SEMISVM_RESTRICT b)
     { SEMISVM_NM_SCALE_BODY }
     #if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
     __attribute__((target("avx2")))
@@ -113,8 +119,9 @@ cdef extern from *:
     { SEMISVM_NM_RANK4_BODY }
     __attribute__((target("avx2")))
     static void semisvm_nm_scale_avx2(Py_ssize_t D, double ai, double ati,
-                                      const double *restrict e,
-                                      double *restrict f, double *restrict b)
+                                      const double *SEMISVM_RESTRICT e,
+                                      double *SEMISVM_RESTRICT f,
+                                      double *SEMISVM_RESTRICT b)
     { SEMISVM_NM_SCALE_BODY }
     static void semisvm_nm_rank4(Py_ssize_t D, const double *f,
                                  const double *e, double *H)
