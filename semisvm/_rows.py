@@ -24,8 +24,12 @@ rows through a *backend* with these methods:
 
 :class:`LocalRows` is the in-memory backend: one row block, the compiled
 kernels of :mod:`semisvm._core._mfn` (the compiled CGLS and line search
-included), so a fit costs what the former all-compiled loop cost (a handful
-of Python calls per outer iteration, of which there are 5-50).
+included). Unless ``verbose`` asks for a log line per iteration,
+:func:`mfn_loop` hands it the whole loop (``compiled``/``run``:
+:func:`semisvm._core._mfn.mfn_run`, the same steps in the same order in one
+call without the GIL), so a warm-started call on a small problem costs a
+few microseconds of Python, not one Python round per step
+(``tests/test_rows.py`` checks that both give the same bits).
 :class:`semisvm._distributed.DaskRows` runs the same kernels on row blocks
 held by Dask workers, reducing on the driver; its CGLS is the driver-side
 twin :func:`cgls_twin` (one worker round trip per CG iteration), tested to
@@ -77,6 +81,13 @@ def mfn_loop(B, w, lam, *, tol, max_iter, cg_max_iter, cold_start, rel_tol,
     hact = np.zeros(max_iter, dtype=np.int32)
     loose = bool(cold_start)
     eta = float(dt(forcing)) if cold_start else 0.0
+    if not verbose and getattr(B, "compiled", False):
+        # the same loop in one compiled call (in memory, nothing to log)
+        n_iter, status, F = B.run(w, lam, tol, eta, max_iter, cg_max_iter,
+                                  loose, rel_tol, direct, hobj, hcg, hact)
+        return (n_iter, int(hcg[:n_iter].sum()), status, F,
+                hobj[:n_iter + 1].copy(), hcg[:n_iter].copy(),
+                hact[:n_iter].copy())
     F = 0.5 * lam * float(np.dot(w, w)) + B.reset(w)
     hobj[0] = F
     status, n_iter = STATUS_MAX_ITER, 0
@@ -166,6 +177,7 @@ class LocalRows:
         self.minv = np.zeros(D, dtype=dt)
         self.tbuf = np.zeros(D * self.n_threads, dtype=dt)
         self.H = self.b = self.events = None
+        self._none = np.zeros(1)
         self.o = self.obar = None
         self.n_act = 0
         self.direct = False
@@ -214,6 +226,37 @@ class LocalRows:
     def outputs(self):
         """The outputs X w of the last MFN call (an array of its own)."""
         return self.o
+
+    @property
+    def compiled(self):
+        """Can :meth:`run` take the whole loop (at least one row)?"""
+        return self.n > 0
+
+    def run(self, w, lam, tol, eta, max_iter, cg_max_iter, loose, rel_tol,
+            direct, hobj, hcg, hact):
+        """:func:`mfn_loop` from ``reset(w)`` on, in one compiled call
+        (:func:`semisvm._core._mfn.mfn_run`: the same kernels in the same
+        order); returns ``(n_iter, status, F)``."""
+        self.o = np.zeros(self.n, dtype=self.dtype)
+        self.obar = np.zeros(self.n, dtype=self.dtype)
+        K.outputs(self.X, self.s, w, self.active, self.o, self.n_threads)
+        if direct and self.H is None:
+            self.H = np.zeros(self.D * self.D)
+            self.b = np.zeros(self.D)
+        wbar = np.empty_like(w)     # per call, as in the Python loop
+        H = self.H if direct else self._none
+        b = self.b if direct else self._none
+        # (the line search's buffer is allocated at its first use, as in
+        # the Python loop: many warm-started calls never need it)
+        n_iter, status, F, swapped, self.events = K.mfn_run(
+            self.X, self.s, w, lam, self.cpos, self.cneg, self.o, self.obar,
+            wbar, self.a, self.t, self.active, self.z, self.q, self.r,
+            self.p, self.sv, self.minv, self.tbuf, H, b, self.events, tol,
+            max_iter, cg_max_iter, loose, rel_tol, eta, direct, hobj, hcg,
+            hact, self.n_threads)
+        if swapped:
+            self.o, self.obar = self.obar, self.o
+        return n_iter, status, F
 
 
 def cgls_twin(prod, rhs, r0, diag, beta, lam, tol, eta, max_iter):

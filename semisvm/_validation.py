@@ -69,6 +69,14 @@ def check_X(X, name="X", *, dtype=FLOAT_DTYPES, reset_dtype=None):
     """
     if X is None:
         raise ValueError(f"{name} must be an array or sparse matrix, got None")
+    if (reset_dtype is None and type(X) is np.ndarray and X.ndim == 2
+            and X.dtype in dtype and X.flags.c_contiguous and X.size):
+        # already valid (e.g. validated by the estimator): skip check_array's
+        # fixed cost; a finite sum means no NaN/inf (else the full check)
+        with np.errstate(over="ignore", invalid="ignore"):
+            finite = np.isfinite(np.sum(X))
+        if finite:
+            return X
     if sp.issparse(X):
         X = as_csr32(X, name)
     X = check_array(

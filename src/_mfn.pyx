@@ -43,6 +43,8 @@ from semisvm._core._cgls cimport cgls, rows_matvec, rows_rmatvec, rows_rmatvec_d
 from semisvm._core._linesearch cimport Event, line_search as _line_search
 from semisvm._core._linesearch cimport collect_events
 from scipy.linalg.cython_lapack cimport dpotrf, dpotrs
+from libc.stdlib cimport malloc, free
+from libc.math cimport fabs
 
 
 cdef inline double _loss(Py_ssize_t n, const floating *o, const floating *cpos,
@@ -65,9 +67,156 @@ cdef inline int _state(floating oi, floating cp, floating cn) noexcept nogil:
     return (cp > 0 and oi < 1) | ((cn > 0 and oi > -1) << 1)
 
 
-cdef void _normal_matrix(RowData X, floating bias_scale, const int *active,
-                         Py_ssize_t n_act, const floating *a, const floating *t,
-                         double *H, double *b) noexcept nogil:
+cdef enum:
+    NM_BLOCK = 4      # rows per pass of the dense normal-matrix update
+
+
+cdef extern from *:
+    """
+    /* H[u, u:] += sum_{m < 4} f_m[u] e_m[u:], row m = 0..3 added in turn
+       (H is D x D row-major, f and e hold 4 rows of D doubles each). The
+       same C is also compiled for AVX2 and picked at run time on x86 CPUs
+       that have it: no FMA (AVX2 does not enable it), so every product and
+       sum is rounded as in the baseline build, and the bits are the same. */
+    #define SEMISVM_NM_RANK4_BODY                                          \
+        const double *e0 = e, *e1 = e + D, *e2 = e + 2 * D, *e3 = e + 3 * D; \
+        for (Py_ssize_t u = 0; u < D; u++) {                               \
+            const double s0 = f[u], s1 = f[D + u], s2 = f[2 * D + u],      \
+                         s3 = f[3 * D + u];                                 \
+            double *Hr = H + u * D;                                         \
+            for (Py_ssize_t v = u; v < D; v++) {                            \
+                double h = Hr[v];                                           \
+                h = h + s0 * e0[v];                                         \
+                h = h + s1 * e1[v];                                         \
+                h = h + s2 * e2[v];                                         \
+                h = h + s3 * e3[v];                                         \
+                Hr[v] = h;                                                  \
+            }                                                               \
+        }
+    #if defined(_MSC_VER)
+    #define SEMISVM_RESTRICT __restrict
+    #else
+    #define SEMISVM_RESTRICT restrict
+    #endif
+    /* one row's f = a e and b += (a t) e */
+    #define SEMISVM_NM_SCALE_BODY                                          \
+        for (Py_ssize_t u = 0; u < D; u++) {                               \
+            f[u] = ai * e[u];                                               \
+            b[u] = b[u] + ati * e[u];                                       \
+        }
+    static void semisvm_nm_rank4_base(Py_ssize_t D, const double *f,
+                                      const double *e, double *H)
+    { SEMISVM_NM_RANK4_BODY }
+    static void semisvm_nm_scale_base(Py_ssize_t D, double ai, double ati,
+                                      const double *SEMISVM_RESTRICT e,
+                                      double *SEMISVM_RESTRICT f,
+                                      double *SEMISVM_RESTRICT b)
+    { SEMISVM_NM_SCALE_BODY }
+    #if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
+    __attribute__((target("avx2")))
+    static void semisvm_nm_rank4_avx2(Py_ssize_t D, const double *f,
+                                      const double *e, double *H)
+    { SEMISVM_NM_RANK4_BODY }
+    __attribute__((target("avx2")))
+    static void semisvm_nm_scale_avx2(Py_ssize_t D, double ai, double ati,
+                                      const double *SEMISVM_RESTRICT e,
+                                      double *SEMISVM_RESTRICT f,
+                                      double *SEMISVM_RESTRICT b)
+    { SEMISVM_NM_SCALE_BODY }
+    static void semisvm_nm_rank4(Py_ssize_t D, const double *f,
+                                 const double *e, double *H)
+    {
+        if (__builtin_cpu_supports("avx2"))
+            semisvm_nm_rank4_avx2(D, f, e, H);
+        else
+            semisvm_nm_rank4_base(D, f, e, H);
+    }
+    static void semisvm_nm_scale(Py_ssize_t D, double ai, double ati,
+                                 const double *e, double *f, double *b)
+    {
+        if (__builtin_cpu_supports("avx2"))
+            semisvm_nm_scale_avx2(D, ai, ati, e, f, b);
+        else
+            semisvm_nm_scale_base(D, ai, ati, e, f, b);
+    }
+    #else
+    #define semisvm_nm_rank4 semisvm_nm_rank4_base
+    #define semisvm_nm_scale semisvm_nm_scale_base
+    #endif
+    """
+    void semisvm_nm_rank4(Py_ssize_t D, const double *f, const double *e,
+                          double *H) noexcept nogil
+    void semisvm_nm_rank4_base(Py_ssize_t D, const double *f, const double *e,
+                               double *H) noexcept nogil
+    void semisvm_nm_scale(Py_ssize_t D, double ai, double ati, const double *e,
+                          double *f, double *b) noexcept nogil
+
+
+cdef void _normal_matrix_dense(RowData X, floating bias_scale, const int *active,
+                               Py_ssize_t n_act, const floating *a,
+                               const floating *t, double *H, double *b,
+                               double *work, bint simd=True) noexcept nogil:
+    """:func:`_normal_matrix` for dense X, the same sums in the same order.
+
+    Each row x_i is extended by the bias feature to e_i (D entries, float64:
+    the conversion is exact) and scaled to f_i = a_i e_i; then
+    ``H[u, v] += f_i[u] e_i[v]`` (v >= u) and ``b[u] += (a_i t_i) e_i[u]``
+    are the very products the generic loop adds (``xv * vals[v]``,
+    ``xv * bias_scale``, ``a_i bias_scale bias_scale``), added to each
+    entry in the same row order, so H and b are bitwise the generic loop's.
+    The update runs NM_BLOCK rows per pass over H (the entry stays in a
+    register between the rows: one load and store of H per block) with a
+    contiguous inner loop the compiler vectorises (``semisvm_nm_rank4``,
+    with an AVX2 build picked at run time when ``simd``). ``work`` holds
+    2 NM_BLOCK D doubles.
+    """
+    cdef Py_ssize_t D = X.n_cols + 1, d = X.n_cols
+    cdef Py_ssize_t kb, m, nb, i, u, v
+    cdef const floating *vals
+    cdef const int *ix
+    cdef double *e = work
+    cdef double *f = work + NM_BLOCK * D
+    cdef double *Hrow
+    cdef double *e0
+    cdef double ai, ati, s0
+    for u in range(D * D):
+        H[u] = 0
+    for u in range(D):
+        b[u] = 0
+    kb = 0
+    while kb < n_act:
+        nb = min(<Py_ssize_t> NM_BLOCK, n_act - kb)
+        for m in range(nb):
+            i = active[kb + m]
+            ai = a[i]
+            ati = ai * t[i]
+            row_view(X, i, &vals, &ix)
+            for u in range(d):
+                e[m * D + u] = vals[u]
+            e[m * D + d] = bias_scale
+            # f_i = a_i e_i ; b += (a_i t_i) e_i
+            semisvm_nm_scale(D, ai, ati, e + m * D, f + m * D, b)
+        if nb == NM_BLOCK:
+            # H[u, u:] += sum_m f_m[u] e_m[u:], the rows added one by one
+            if simd:
+                semisvm_nm_rank4(D, f, e, H)
+            else:
+                semisvm_nm_rank4_base(D, f, e, H)
+        else:
+            for m in range(nb):
+                e0 = e + m * D
+                for u in range(D):
+                    s0 = f[m * D + u]
+                    Hrow = H + u * D
+                    for v in range(u, D):
+                        Hrow[v] = Hrow[v] + s0 * e0[v]
+        kb += nb
+
+
+cdef void _normal_matrix_generic(RowData X, floating bias_scale,
+                                 const int *active, Py_ssize_t n_act,
+                                 const floating *a, const floating *t,
+                                 double *H, double *b) noexcept nogil:
     """H = X_J' A X_J (row-major upper triangle), b = X_J' A t, in float64.
 
     One pass over the active rows (sum of nnz_i^2 per row); ``H`` is
@@ -104,6 +253,21 @@ cdef void _normal_matrix(RowData X, floating bias_scale, const int *active,
         b[dcol] += ati * bias_scale
 
 
+cdef void _normal_matrix(RowData X, floating bias_scale, const int *active,
+                         Py_ssize_t n_act, const floating *a, const floating *t,
+                         double *H, double *b) noexcept nogil:
+    """H = X_J' A X_J (row-major upper triangle), b = X_J' A t, in float64:
+    the blocked loop on dense rows, else the generic one (the same bits)."""
+    cdef double *work
+    if X.indptr == NULL:
+        work = <double *> malloc(2 * NM_BLOCK * (X.n_cols + 1) * sizeof(double))
+        if work != NULL:
+            _normal_matrix_dense(X, bias_scale, active, n_act, a, t, H, b, work)
+            free(work)
+            return
+    _normal_matrix_generic(X, bias_scale, active, n_act, a, t, H, b)
+
+
 cdef int _newton_direct(RowData X, floating bias_scale, const int *active,
                         Py_ssize_t n_act, const floating *a, const floating *t,
                         double lam, double *H, double *b,
@@ -131,6 +295,76 @@ cdef int _newton_direct(RowData X, floating bias_scale, const int *active,
     for u in range(D):
         wbar[u] = <floating> b[u]
     return 0
+
+
+cdef Py_ssize_t _activate(Py_ssize_t n, const floating *o,
+                          const floating *cpos, const floating *cneg,
+                          floating *a, floating *t, int *active) noexcept nogil:
+    """The body of :func:`activate`; returns n_act."""
+    cdef Py_ssize_t i, n_act = 0
+    cdef int st
+    for i in range(n):
+        st = _state(o[i], cpos[i], cneg[i])
+        a[i] = (cpos[i] if st & 1 else 0) + (cneg[i] if st & 2 else 0)
+        if a[i] > 0:
+            t[i] = ((cpos[i] if st & 1 else 0)
+                    - (cneg[i] if st & 2 else 0)) / a[i]
+            active[n_act] = <int> i
+            n_act += 1
+        else:
+            t[i] = 0
+    return n_act
+
+
+cdef int _newton_point(RowData X, floating bias_scale, const int *active,
+                       Py_ssize_t n_act, const floating *a, const floating *t,
+                       double lam, floating *wbar, const floating *o,
+                       floating *obar, double tol, double eta, int max_iter,
+                       bint direct, floating *z, floating *q, floating *r,
+                       floating *p, floating *s, floating *minv,
+                       floating *tbuf, double *H, double *b, int n_threads,
+                       int *n_iter) noexcept nogil:
+    """The body of :func:`newton_point` (n >= 1); returns the status."""
+    cdef Py_ssize_t n = X.n_rows, D = X.n_cols + 1, i, k
+    cdef int status = 1
+    n_iter[0] = 0
+    # obar starts at o (CGLS keeps it = X wbar on the active rows)
+    _copy(<int> n, o, 1, obar, 1)
+    if direct and _newton_direct(X, bias_scale, active, n_act, a, t, lam, H,
+                                 b, wbar) == 0:
+        rows_matvec(X, bias_scale, active, n_act, wbar, q, n_threads)
+        for k in range(n_act):
+            obar[active[k]] = q[k]
+    else:
+        # (a failed factorisation leaves wbar as it was: CGLS starts there)
+        status = cgls(X, bias_scale, active, n_act, a, t, <floating> lam,
+                      wbar, obar, <floating> tol, <floating> eta, max_iter,
+                      z, q, r, p, s, minv, tbuf, n_threads, n_iter)
+    # outputs of wbar on the inactive rows
+    for i in range(n):
+        if a[i] == 0:
+            obar[i] = row_dot(X, i, wbar) + bias_scale * wbar[D - 1]
+    return status
+
+
+cdef bint _same_state(Py_ssize_t n, const floating *o, const floating *obar,
+                      const floating *cpos, const floating *cneg) noexcept nogil:
+    """The body of :func:`same_state`."""
+    cdef Py_ssize_t i
+    for i in range(n):
+        if _state(obar[i], cpos[i], cneg[i]) != _state(o[i], cpos[i], cneg[i]):
+            return False
+    return True
+
+
+cdef double _step(Py_ssize_t n, const floating *o, const floating *obar,
+                  floating dl, const floating *cpos, const floating *cneg,
+                  floating *out) noexcept nogil:
+    """The body of :func:`step` (n >= 1)."""
+    cdef Py_ssize_t i
+    for i in range(n):
+        out[i] = o[i] + dl * (obar[i] - o[i])
+    return _loss(n, out, cpos, cneg)
 
 
 # ---------------------------------------------------------------------------
@@ -200,22 +434,14 @@ def activate(const floating[::1] o, const floating[::1] cpos,
     cp (o-1)^2 + cn (o+1)^2 = (cp+cn) (o - (cp-cn)/(cp+cn))^2 + const over
     the active terms; returns n_act (the active rows fill ``active[:n_act]``).
     """
-    cdef Py_ssize_t n = o.shape[0], i, n_act = 0
-    cdef int st
+    cdef Py_ssize_t n = o.shape[0], n_act = 0
     for arr, name in ((cpos, "cpos"), (cneg, "cneg"), (a, "a"), (t, "t"),
                       (active, "active")):
         _check_rows(n, name, arr.shape[0])
+    if n == 0:
+        return 0
     with nogil:
-        for i in range(n):
-            st = _state(o[i], cpos[i], cneg[i])
-            a[i] = (cpos[i] if st & 1 else 0) + (cneg[i] if st & 2 else 0)
-            if a[i] > 0:
-                t[i] = ((cpos[i] if st & 1 else 0)
-                        - (cneg[i] if st & 2 else 0)) / a[i]
-                active[n_act] = <int> i
-                n_act += 1
-            else:
-                t[i] = 0
+        n_act = _activate(n, &o[0], &cpos[0], &cneg[0], &a[0], &t[0], &active[0])
     return n_act
 
 
@@ -238,7 +464,7 @@ def newton_point(RowData X, double bias_scale, const int[::1] active,
     ``tbuf`` ((d+1) n_threads) are work arrays. Returns ``(status, n_iter)``
     with CGLS's status (1 the Cholesky step).
     """
-    cdef Py_ssize_t n = X.n_rows, D = X.n_cols + 1, i, k
+    cdef Py_ssize_t n = X.n_rows, D = X.n_cols + 1
     cdef int status = 1, n_iter = 0
     cdef bint is32 = False
     if floating is float:
@@ -258,42 +484,27 @@ def newton_point(RowData X, double bias_scale, const int[::1] active,
     if n == 0:
         return 1, 0
     with nogil:
-        # obar starts at o (CGLS keeps it = X wbar on the active rows)
-        _copy(<int> n, &o[0], 1, &obar[0], 1)
-        if direct and _newton_direct(X, <floating> bias_scale, &active[0],
-                                     n_act, &a[0], &t[0], lam, &H[0], &b[0],
-                                     &wbar[0]) == 0:
-            rows_matvec(X, <floating> bias_scale, &active[0], n_act, &wbar[0],
-                        &q[0], n_threads)
-            for k in range(n_act):
-                obar[active[k]] = q[k]
-        else:
-            # (a failed factorisation leaves wbar as it was: CGLS starts there)
-            status = cgls(X, <floating> bias_scale, &active[0], n_act, &a[0],
-                          &t[0], <floating> lam, &wbar[0], &obar[0],
-                          <floating> tol, <floating> eta, max_iter, &z[0],
-                          &q[0], &r[0], &p[0], &s[0], &minv[0], &tbuf[0],
-                          n_threads, &n_iter)
-        # outputs of wbar on the inactive rows
-        for i in range(n):
-            if a[i] == 0:
-                obar[i] = row_dot(X, i, &wbar[0]) + <floating> bias_scale * wbar[D - 1]
+        status = _newton_point(X, <floating> bias_scale, &active[0], n_act,
+                               &a[0], &t[0], lam, &wbar[0], &o[0], &obar[0],
+                               tol, eta, max_iter, direct, &z[0], &q[0], &r[0],
+                               &p[0], &s[0], &minv[0], &tbuf[0],
+                               &H[0] if direct else NULL,
+                               &b[0] if direct else NULL, n_threads, &n_iter)
     return status, n_iter
 
 
 def same_state(const floating[::1] o, const floating[::1] obar,
                const floating[::1] cpos, const floating[::1] cneg):
     """True when every loss term is active at obar exactly as at o."""
-    cdef Py_ssize_t n = o.shape[0], i
+    cdef Py_ssize_t n = o.shape[0]
     cdef bint same = True
     _check_rows(n, "obar", obar.shape[0])
     _check_rows(n, "cpos", cpos.shape[0])
     _check_rows(n, "cneg", cneg.shape[0])
+    if n == 0:
+        return True
     with nogil:
-        for i in range(n):
-            if _state(obar[i], cpos[i], cneg[i]) != _state(o[i], cpos[i], cneg[i]):
-                same = False
-                break
+        same = _same_state(n, &o[0], &obar[0], &cpos[0], &cneg[0])
     return same
 
 
@@ -321,7 +532,7 @@ def step(const floating[::1] o, const floating[::1] obar, double delta,
          const floating[::1] cpos, const floating[::1] cneg,
          floating[::1] out):
     """out = o + delta (obar - o) (``out`` may be ``o``); returns its loss."""
-    cdef Py_ssize_t n = o.shape[0], i
+    cdef Py_ssize_t n = o.shape[0]
     cdef floating dl = <floating> delta
     cdef double s
     for arr, name in ((obar, "obar"), (cpos, "cpos"), (cneg, "cneg"),
@@ -330,10 +541,136 @@ def step(const floating[::1] o, const floating[::1] obar, double delta,
     if n == 0:
         return 0.0
     with nogil:
-        for i in range(n):
-            out[i] = o[i] + dl * (obar[i] - o[i])
-        s = _loss(n, &out[0], &cpos[0], &cneg[0])
+        s = _step(n, &o[0], &obar[0], dl, &cpos[0], &cneg[0], &out[0])
     return s
+
+
+def mfn_run(RowData X, double bias_scale, floating[::1] w, double lam,
+            const floating[::1] cpos, const floating[::1] cneg,
+            floating[::1] o, floating[::1] obar, floating[::1] wbar,
+            floating[::1] a, floating[::1] t, int[::1] active,
+            floating[::1] z, floating[::1] q, floating[::1] r,
+            floating[::1] p, floating[::1] s, floating[::1] minv,
+            floating[::1] tbuf, double[::1] H, double[::1] b,
+            object events, double tol, int max_iter,
+            int cg_max_iter, bint cold_start, double rel_tol, double eta,
+            bint direct, double[::1] hobj, int[::1] hcg, int[::1] hact,
+            int n_threads=1):
+    """The whole L2-SVM-MFN outer loop of ``semisvm._rows.mfn_loop`` in one
+    call, for the in-memory backend: the same steps (the kernels above) in
+    the same order, without the GIL.
+
+    ``o`` holds X w on entry (``outputs``); ``obar`` and the rest are work
+    as for the step functions (``H``/``b`` used when ``direct``; ``events``
+    of at least 2 n sizeof(Event) bytes, or None: allocated at the first
+    line search, as the Python loop's backend does). ``lam``, ``tol`` and
+    ``eta`` come
+    rounded to the data's precision, ``eta`` the cold-start forcing term (0
+    for a warm start). ``hobj`` (max_iter + 1, ``hobj[0]`` the objective at
+    w), ``hcg`` and ``hact`` (max_iter) receive the histories. Returns
+    ``(n_iter, status, F, swapped, events)``: ``swapped`` when the final
+    outputs are in ``obar`` (the caller swaps its references), ``events``
+    the line search's buffer (None if none was needed or given).
+    """
+    cdef Py_ssize_t n = X.n_rows, D = X.n_cols + 1, j
+    cdef bint is32 = False
+    if floating is float:
+        is32 = True
+    _check_dtype(X, is32)
+    # (shape checks without building Python objects: this runs per call)
+    if (cpos.shape[0] != n or cneg.shape[0] != n or o.shape[0] != n
+            or obar.shape[0] != n or a.shape[0] != n or t.shape[0] != n
+            or z.shape[0] != n or q.shape[0] != n or active.shape[0] != n):
+        raise ValueError(f"cpos, cneg, o, obar, a, t, z, q and active need "
+                         f"{n} entries (one per row)")
+    if (w.shape[0] != D or wbar.shape[0] != D or r.shape[0] != D
+            or p.shape[0] != D or s.shape[0] != D or minv.shape[0] != D):
+        raise ValueError(f"w, wbar, r, p, s and minv need {D} entries")
+    if n < 1:
+        raise ValueError("mfn_run needs at least one row")
+    if tbuf.shape[0] < D * n_threads or n_threads < 1:
+        raise ValueError("tbuf needs (n_cols + 1) * n_threads entries")
+    if direct and (H.shape[0] < D * D or b.shape[0] < D):
+        raise ValueError("H and b need (n_cols + 1)^2 and n_cols + 1 entries")
+    cdef unsigned char[::1] ev
+    cdef Event *evp = NULL
+    if events is not None:
+        ev = events
+        if ev.shape[0] < 2 * n * sizeof(Event):
+            raise ValueError("events buffer too small")
+        evp = <Event *> &ev[0]
+    if max_iter < 1 or hobj.shape[0] < max_iter + 1 or hcg.shape[0] < max_iter \
+            or hact.shape[0] < max_iter:
+        raise ValueError("the histories need max_iter (+ 1) entries")
+    cdef floating *po = &o[0]
+    cdef floating *pb = &obar[0]
+    cdef floating *tmp
+    cdef floating dl
+    cdef bint loose = cold_start, swapped = False
+    cdef int it, n_iter = 0, status = 2, cg_status, cg_iter
+    cdef Py_ssize_t n_act
+    cdef double F, F_new, delta
+    with nogil:
+        # F = lam/2 ||w||^2 + loss(o)
+        F = 0.5 * lam * <double> _dot(<int> D, &w[0], 1, &w[0], 1) \
+            + _loss(n, po, &cpos[0], &cneg[0])
+        hobj[0] = F
+        for it in range(1, max_iter + 1):
+            n_iter = it
+            n_act = _activate(n, po, &cpos[0], &cneg[0], &a[0], &t[0],
+                              &active[0])
+            hact[it - 1] = <int> n_act
+            # Newton point, seeded with w
+            _copy(<int> D, &w[0], 1, &wbar[0], 1)
+            cg_status = _newton_point(
+                X, <floating> bias_scale, &active[0], n_act, &a[0], &t[0], lam,
+                &wbar[0], po, pb, tol, eta, cg_max_iter, direct, &z[0], &q[0],
+                &r[0], &p[0], &s[0], &minv[0], &tbuf[0],
+                &H[0] if direct else NULL, &b[0] if direct else NULL,
+                n_threads, &cg_iter)
+            hcg[it - 1] = cg_iter
+            if _same_state(n, po, pb, &cpos[0], &cneg[0]):
+                # finite termination: the active terms are unchanged at wbar
+                _copy(<int> D, &wbar[0], 1, &w[0], 1)
+                tmp = po
+                po = pb
+                pb = tmp
+                swapped = not swapped
+                F = 0.5 * lam * <double> _dot(<int> D, &w[0], 1, &w[0], 1) \
+                    + _loss(n, po, &cpos[0], &cneg[0])
+                hobj[it] = F
+                if cg_status == 1:
+                    status = 0
+                    break
+                # self-consistent point of an inexact solve: solve to tol next
+                loose = False
+                eta = 0.0
+                continue
+            if evp == NULL:
+                # the break points' buffer, at the first line search only
+                with gil:
+                    events = np.empty(2 * n * sizeof(Event), dtype=np.uint8)
+                    ev = events
+                    evp = <Event *> &ev[0]
+            delta = _line_search(D, lam, &w[0], &wbar[0], n, po, pb,
+                                 &cpos[0], &cneg[0], evp)
+            # w += delta (wbar - w);  o += delta (obar - o)
+            dl = <floating> delta
+            for j in range(D):
+                w[j] = w[j] + dl * (wbar[j] - w[j])
+            F_new = 0.5 * lam * <double> _dot(<int> D, &w[0], 1, &w[0], 1) \
+                + _step(n, po, pb, dl, &cpos[0], &cneg[0], po)
+            hobj[it] = F_new
+            if F - F_new <= rel_tol * fabs(F_new):
+                F = F_new
+                if not loose:
+                    status = 1
+                    break
+                loose = False
+                eta = 0.0
+                continue
+            F = F_new
+    return n_iter, status, F, swapped, events
 
 
 # ---------------------------------------------------------------------------
@@ -409,9 +746,12 @@ def cg_product(RowData X, double bias_scale, const int[::1] active,
 
 def normal_matrix(RowData X, double bias_scale, const int[::1] active,
                   Py_ssize_t n_act, const floating[::1] a,
-                  const floating[::1] t):
+                  const floating[::1] t, bint generic=False, bint simd=True):
     """This block's ``(X_J' A X_J, X_J' A t)`` in float64 ((d+1)^2 with only
-    the upper triangle filled, and d+1)."""
+    the upper triangle filled, and d+1). Test hooks (all give the same
+    bits): ``generic``, the one-row-at-a-time loop even on dense rows;
+    ``simd=False``, the blocked dense loop without the AVX2 build of its
+    kernel."""
     cdef Py_ssize_t n = X.n_rows, D = X.n_cols + 1
     cdef bint is32 = False
     if floating is float:
@@ -424,11 +764,21 @@ def normal_matrix(RowData X, double bias_scale, const int[::1] active,
     bv = np.zeros(D)
     cdef double[:, ::1] H = Hm
     cdef double[::1] b = bv
+    cdef double[::1] work = np.zeros(2 * NM_BLOCK * D)
     if n == 0:
         return Hm, bv
     with nogil:
-        _normal_matrix(X, <floating> bias_scale, &active[0], n_act, &a[0],
-                       &t[0], &H[0, 0], &b[0])
+        if generic or (not simd and X.indptr == NULL):
+            if generic:
+                _normal_matrix_generic(X, <floating> bias_scale, &active[0],
+                                       n_act, &a[0], &t[0], &H[0, 0], &b[0])
+            else:
+                _normal_matrix_dense(X, <floating> bias_scale, &active[0],
+                                     n_act, &a[0], &t[0], &H[0, 0], &b[0],
+                                     &work[0], False)
+        else:
+            _normal_matrix(X, <floating> bias_scale, &active[0], n_act, &a[0],
+                           &t[0], &H[0, 0], &b[0])
     return Hm, bv
 
 

@@ -3,3 +3,6 @@
 
 cdef double _pair_t(double si, double sj, double g, double eta,
                     double c2) noexcept nogil
+
+cdef void _pair_update(double si, double sj, double g, double eta, double c2,
+                       double* new_si, double* new_sj) noexcept nogil

@@ -159,8 +159,8 @@ cdef int _usmo(KernelCache cache, const int *urows, const int *prows,
     cdef Py_ssize_t u, v, i, j, n_sv, nh = 0, n_free
     cdef long long it = 0
     cdef int status = STATUS_MAX_ITER
-    cdef double amin, bmax, si, sj, t, eta, dsi, dsj, acc, half = 0.5 * c2
-    cdef double hi, new_si, new_sj
+    cdef double amin, bmax, si, sj, eta, dsi, dsj, acc, half = 0.5 * c2
+    cdef double new_si, new_sj
     cdef const double *Ki
     cdef const double *Kj
 
@@ -195,20 +195,7 @@ cdef int _usmo(KernelCache cache, const int *urows, const int *prows,
         si = s[i]
         sj = s[j]
         eta = diag[i] + diag[j] - 2.0 * Ki[j]
-        t = _pair_t(si, sj, F[j] - F[i], eta, c2)
-        hi = c2 - si if c2 - si < sj else sj
-        new_si = si + t
-        new_sj = sj - t
-        # land exactly on the kink or the bound the search stopped at
-        if t == half - si:
-            new_si = half
-        if t == sj - half:
-            new_sj = half
-        if t == hi:
-            if hi == c2 - si:
-                new_si = c2
-            if hi == sj:
-                new_sj = 0.0
+        _pair_update(si, sj, F[j] - F[i], eta, c2, &new_si, &new_sj)
         dsi = new_si - si
         dsj = new_sj - sj
         it += 1
@@ -348,6 +335,29 @@ def usmo(KernelCache cache, const int[::1] urows, const int[::1] prows,
                        &n_iter, &bias, &violation, &n_hist)
     return (np.asarray(F), np.asarray(G)[:n_p], int(n_iter), int(status),
             float(bias), float(violation), np.asarray(hist)[:n_hist].copy())
+
+
+cdef void _pair_update(double si, double sj, double g, double eta, double c2,
+                       double* new_si, double* new_sj) noexcept nogil:
+    """The pair's new values s_i + t, s_j - t with t = _pair_t(...).
+
+    A step that stops at a kink (c2/2) or at the box bound lands exactly on
+    that number, so later comparisons with c2/2, 0 and c2 are exact.
+    """
+    cdef double half = 0.5 * c2
+    cdef double t = _pair_t(si, sj, g, eta, c2)
+    cdef double hi = c2 - si if c2 - si < sj else sj
+    new_si[0] = si + t
+    new_sj[0] = sj - t
+    if t == half - si:
+        new_si[0] = half
+    if t == sj - half:
+        new_sj[0] = half
+    if t == hi:
+        if hi == c2 - si:
+            new_si[0] = c2
+        if hi == sj:
+            new_sj[0] = 0.0
 
 
 def _pair_t_py(double si, double sj, double g, double eta, double c2):

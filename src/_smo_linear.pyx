@@ -23,7 +23,7 @@ import numpy as np
 from cython cimport floating
 from libc.math cimport INFINITY
 from semisvm._core._dataset cimport RowData, row_view
-from semisvm._core._smo cimport _pair_t
+from semisvm._core._smo cimport _pair_update
 
 cdef enum:
     STATUS_OPTIMAL = 0
@@ -135,7 +135,7 @@ cdef int _usmo_linear(RowData X, const floating *dummy, const int *urows,
     cdef Py_ssize_t u, i, j, na, nb, pa, pb, nh = 0, n_free
     cdef long long it = 0, pss = 0
     cdef int status = STATUS_MAX_ITER
-    cdef double half = 0.5 * c2, amin, bmax, g, v, si, sj, t, hi, eta
+    cdef double half = 0.5 * c2, amin, bmax, g, v, si, sj, eta
     cdef double new_si, new_sj, dsi, dsj, ai, bj, acc
     cdef bint moved
 
@@ -221,19 +221,7 @@ cdef int _usmo_linear(RowData X, const floating *dummy, const int *urows,
             if ai - bj >= 0:
                 continue
             eta = sq[i] + sq[j] - 2.0 * _xdot(X, dummy, urows[i], urows[j], work)
-            t = _pair_t(si, sj, g, eta, c2)
-            hi = c2 - si if c2 - si < sj else sj
-            new_si = si + t
-            new_sj = sj - t
-            if t == half - si:
-                new_si = half
-            if t == sj - half:
-                new_sj = half
-            if t == hi:
-                if hi == c2 - si:
-                    new_si = c2
-                if hi == sj:
-                    new_sj = 0.0
+            _pair_update(si, sj, g, eta, c2, &new_si, &new_sj)
             dsi = new_si - si
             dsj = new_sj - sj
             it += 1

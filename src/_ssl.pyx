@@ -67,6 +67,42 @@ cdef inline double _sigmoid_neg(double z) noexcept nogil:
     return 1.0 / (1.0 + exp(z))
 
 
+cdef inline double _sigmoid_softplus(double z, double *sp_pos,
+                                     double *sp_neg) noexcept nogil:
+    """``_sigmoid_neg(z)``, with ``_softplus(z)`` and ``_softplus(-z)`` in
+    sp_pos/sp_neg, bitwise as those functions give them, from one exp and
+    one log1p: all three use exp(-|z|) (exp(-z) for z > 0, else exp(z))."""
+    cdef double e, l
+    if z > 0:
+        e = exp(-z)
+        l = log1p(e)
+        sp_pos[0] = z + l
+        sp_neg[0] = l
+        return e / (1.0 + e)
+    e = exp(z)
+    l = log1p(e)
+    sp_pos[0] = l
+    # _softplus(-z): -z + log1p(exp(z)) when -z > 0, else log1p(exp(-z))
+    # (z = -0.0 or 0.0: exp(-z) = exp(z) = 1)
+    sp_neg[0] = -z + l if -z > 0 else l
+    return 1.0 / (1.0 + e)
+
+
+cdef inline void _softplus_pair(double z, double *sp_pos,
+                                double *sp_neg) noexcept nogil:
+    """``_softplus(z)`` and ``_softplus(-z)`` (bitwise) from one exp and one
+    log1p."""
+    cdef double l
+    if z > 0:
+        l = log1p(exp(-z))
+        sp_pos[0] = z + l
+        sp_neg[0] = l
+        return
+    l = log1p(exp(z))
+    sp_pos[0] = l
+    sp_neg[0] = -z + l if -z > 0 else l
+
+
 cdef inline double _l2(double z) noexcept nogil:
     """max(0, 1 - z)^2."""
     return (1.0 - z) * (1.0 - z) if z < 1.0 else 0.0
@@ -217,6 +253,7 @@ cdef int _pstep(const floating *o, const int *idx_u, Py_ssize_t u,
                 int *n_iter) noexcept nogil:
     cdef Py_ssize_t j
     cdef double oj, zj, pj, zq, s_kl = 0, s_h = 0, s_p = 0
+    cdef double spq, spq_neg, spz, spz_neg
     cdef int status
     # g_j = lam_u [l2(o_j) - l2(-o_j)]
     for j in range(u):
@@ -226,12 +263,14 @@ cdef int _pstep(const floating *o, const int *idx_u, Py_ssize_t u,
     for j in range(u):
         zq = z[j]
         zj = (g[j] - nu[0]) / T
-        pj = _sigmoid_neg(zj)
+        # p = _sigmoid_neg(z), and the softplus of +-z, +-zq it needs
+        pj = _sigmoid_softplus(zj, &spz, &spz_neg)
+        _softplus_pair(zq, &spq, &spq_neg)
         # KL(p || q) with log p = -softplus(z), log(1 - p) = -softplus(-z)
-        s_kl += (pj * (_softplus(zq) - _softplus(zj))
-                 + (1.0 - pj) * (_softplus(-zq) - _softplus(-zj)))
+        s_kl += (pj * (spq - spz)
+                 + (1.0 - pj) * (spq_neg - spz_neg))
         # entropy -p log p - (1 - p) log(1 - p)
-        s_h += pj * _softplus(zj) + (1.0 - pj) * _softplus(-zj)
+        s_h += pj * spz + (1.0 - pj) * spz_neg
         s_p += pj
         z[j] = zj
         p[j] = pj
@@ -327,3 +366,131 @@ def _balance_py(const double[::1] g, double T, double r, double nu0=0.0,
         status = _balance(&g[0], u, T, r, nu0, tol, max_iter, &nu, &resid,
                           &n_iter)
     return nu, resid, n_iter, status
+
+
+# ---------------------------------------------------------------------------
+# objective sums of the semi-supervised loops, as NumPy computes them
+
+cdef double _pairwise_sum(const double *a, Py_ssize_t n) noexcept nogil:
+    """NumPy's pairwise summation of a contiguous float64 array (``np.sum``
+    is ``0.0 + `` this): below 8 entries a plain loop, up to 128 eight
+    accumulators, above that the two halves (the first a multiple of 8)."""
+    cdef Py_ssize_t i, n2
+    cdef double res, r0, r1, r2, r3, r4, r5, r6, r7
+    if n < 8:
+        res = 0.0
+        for i in range(n):
+            res += a[i]
+        return res
+    if n <= 128:
+        r0 = a[0]
+        r1 = a[1]
+        r2 = a[2]
+        r3 = a[3]
+        r4 = a[4]
+        r5 = a[5]
+        r6 = a[6]
+        r7 = a[7]
+        i = 8
+        while i < n - (n % 8):
+            r0 += a[i]
+            r1 += a[i + 1]
+            r2 += a[i + 2]
+            r3 += a[i + 3]
+            r4 += a[i + 4]
+            r5 += a[i + 5]
+            r6 += a[i + 6]
+            r7 += a[i + 7]
+            i += 8
+        res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+        while i < n:
+            res += a[i]
+            i += 1
+        return res
+    n2 = n // 2
+    n2 -= n2 % 8
+    return _pairwise_sum(a, n2) + _pairwise_sum(a + n2, n - n2)
+
+
+cdef inline double _np_max0(double v) noexcept nogil:
+    """np.maximum(0.0, v) (NaN passes through)."""
+    return v if not v <= 0.0 else 0.0
+
+
+def _np_sum(const double[::1] a):
+    """Test hook: :c:func:`_pairwise_sum` as ``np.sum`` gives it."""
+    cdef double s
+    with nogil:
+        s = 0.0 + _pairwise_sum(&a[0] if a.shape[0] else NULL, a.shape[0])
+    return s
+
+
+def objective_sums(const floating[::1] w, const floating[::1] o,
+                   const Py_ssize_t[::1] idx_l, const double[::1] y_l,
+                   const double[::1] c_l, const int[::1] idx_u,
+                   const signed char[::1] yu, int unlabeled):
+    """The sums of the TSVM/DA objectives with NumPy's bits (``np.sum`` of
+    the same float64 terms, in its pairwise order):
+
+    * ``sum(w^2)``;
+    * ``sum(c_l m^2)``, m = max(0, 1 - y_l o_l) on the labeled rows;
+    * on the unlabeled rows, ``unlabeled`` 0: nothing (0.0); 1: ``sum(m^2)``,
+      m = max(0, 1 - |o_u|) (label-free loss); 2: ``sum(m^2)``,
+      m = max(0, 1 - yu o_u) (the temporary labels ``yu``).
+
+    Each term is the NumPy expression's: float64 conversions, then
+    ``(c m) m`` and ``m m``. Returns ``(s_w, s_l, s_u)``.
+    """
+    cdef Py_ssize_t D = w.shape[0], n = o.shape[0], l = idx_l.shape[0]
+    cdef Py_ssize_t u = idx_u.shape[0], j, i
+    cdef double s_w = 0, s_l = 0, s_u = 0, m, wj
+    if y_l.shape[0] != l or c_l.shape[0] != l:
+        raise ValueError("y_l and c_l need one entry per labeled row")
+    if unlabeled == 2 and yu.shape[0] != u:
+        raise ValueError("yu needs one entry per unlabeled row")
+    if not 0 <= unlabeled <= 2:
+        raise ValueError("unlabeled must be 0, 1 or 2")
+    for j in range(l):
+        if not 0 <= idx_l[j] < n:
+            raise ValueError("idx_l holds a row index out of range")
+    for j in range(u):
+        if not 0 <= idx_u[j] < n:
+            raise ValueError("idx_u holds a row index out of range")
+    buf = np.empty(max(D, l, u, 1))
+    cdef double[::1] t = buf
+    with nogil:
+        for j in range(D):
+            wj = w[j]
+            t[j] = wj * wj
+        s_w = 0.0 + _pairwise_sum(&t[0], D)
+        for j in range(l):
+            m = _np_max0(1.0 - y_l[j] * <double> o[idx_l[j]])
+            t[j] = c_l[j] * m * m
+        s_l = 0.0 + _pairwise_sum(&t[0], l)
+        if unlabeled:
+            for j in range(u):
+                i = idx_u[j]
+                if unlabeled == 1:
+                    m = _np_max0(1.0 - fabs(<double> o[i]))
+                else:
+                    m = _np_max0(1.0 - <double> yu[j] * <double> o[i])
+                t[j] = m * m
+            s_u = 0.0 + _pairwise_sum(&t[0], u)
+    return s_w, s_l, s_u
+
+
+def set_label_costs(const int[::1] idx_u, const signed char[::1] yu, double cu,
+                    floating[::1] cpos, floating[::1] cneg):
+    """TSVM's unlabeled MFN costs from the temporary labels, in place:
+    ``cpos[idx_u] = where(yu > 0, cu, 0)``, ``cneg[idx_u] = where(yu < 0,
+    cu, 0)`` (cu rounded once to the costs' precision, as NumPy casts)."""
+    cdef Py_ssize_t u = idx_u.shape[0], j, i
+    cdef floating c = <floating> cu
+    if yu.shape[0] != u:
+        raise ValueError("yu needs one entry per unlabeled row")
+    _check_common(cpos.shape[0], idx_u, cpos, cneg)
+    with nogil:
+        for j in range(u):
+            i = idx_u[j]
+            cpos[i] = c if yu[j] > 0 else 0
+            cneg[i] = c if yu[j] < 0 else 0

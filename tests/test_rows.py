@@ -1,0 +1,212 @@
+"""The in-memory fast paths give the generic paths' iterates, bit for bit.
+
+``mfn_loop`` runs the whole L2-SVM-MFN loop in one compiled call for
+:class:`semisvm._rows.LocalRows` (``_mfn.mfn_run``); the dense normal matrix
+and the CGLS setup pass run blocked, vectorised loops; the DA p-step shares
+one exp/log1p between its sigmoid and softplus terms. None of that may move
+an iterate.
+"""
+import math
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from semisvm._core._dataset import RowData
+from semisvm._core._ssl import _np_sum, da_pstep, objective_sums, set_label_costs
+
+from semisvm._core import _mfn as K
+from semisvm._rows import LocalRows, mfn_loop
+
+
+class _PythonRows(LocalRows):
+    """LocalRows without the compiled loop: mfn_loop's Python iteration."""
+
+    compiled = False
+
+
+def _problem(seed, n, d, dtype, sparse):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, d))
+    if sparse:
+        X[rng.random((n, d)) < 0.6] = 0.0
+        X = sp.csr_matrix(X)
+    X = X.astype(dtype)
+    y = np.where(rng.standard_normal(n) + X[:, 0].toarray().ravel()
+                 if sparse else rng.standard_normal(n) + X[:, 0] > 0, 1, -1)
+    c = rng.uniform(0.5, 2.0, n)
+    # two-sided costs, as TSVM/DA set them: some rows carry both sides
+    cpos = np.where(y > 0, c, 0.0).astype(dtype)
+    cneg = np.where(y < 0, c, 0.0).astype(dtype)
+    both = rng.random(n) < 0.3
+    cpos[both] = 0.3
+    cneg[both] = 0.2
+    return X, cpos, cneg
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("direct", [False, True])
+@pytest.mark.parametrize("cold_start", [False, True])
+def test_compiled_mfn_loop_equals_the_python_loop(dtype, sparse, direct,
+                                                  cold_start):
+    X, cpos0, cneg0 = _problem(3, 120, 9, dtype, sparse)
+    kw = dict(tol=1e-6, max_iter=50, cg_max_iter=1000, cold_start=cold_start,
+              rel_tol=1e-9, direct=direct)
+    runs = []
+    for cls in (LocalRows, _PythonRows):
+        cpos, cneg = cpos0.copy(), cneg0.copy()
+        B = cls(RowData(X), 1.0, cpos, cneg)
+        w = np.full(X.shape[1] + 1, 0.01, dtype=dtype)
+        out = mfn_loop(B, w, 0.05, **kw)
+        # a second, warm-started call reuses the backend's buffers
+        cpos[:7] *= 1.5
+        out2 = mfn_loop(B, w, 0.05, **kw)
+        cpos[:7] /= 1.5
+        runs.append((w, B.outputs().copy(), out, out2))
+    (w1, o1, a1, b1), (w2, o2, a2, b2) = runs
+    assert np.array_equal(w1, w2)
+    assert np.array_equal(o1, o2)
+    for x, y in ((a1, a2), (b1, b2)):
+        assert x[0] == y[0] and x[1] == y[1] and x[2] == y[2]
+        assert x[0] >= 1
+        for h in (5, 6):
+            assert np.array_equal(x[h], y[h])
+        # objectives: ||w||^2 by the BLAS of SciPy vs NumPy (same sums here)
+        np.testing.assert_allclose(x[4], y[4], rtol=1e-14)
+        np.testing.assert_allclose(x[3], y[3], rtol=1e-14)
+
+
+def test_mfn_loop_verbose_takes_the_python_loop(caplog):
+    X, cpos, cneg = _problem(4, 60, 5, np.float64, False)
+    B = LocalRows(RowData(X), 1.0, cpos, cneg)
+    w = np.zeros(6)
+    with caplog.at_level("INFO", logger="semisvm"):
+        mfn_loop(B, w, 0.1, tol=1e-6, max_iter=50, cg_max_iter=100,
+                 cold_start=True, rel_tol=1e-9, verbose=True)
+    assert "MFN iter 1" in caplog.text
+
+
+@pytest.mark.parametrize("n, d", [(1, 3), (5, 1), (37, 7), (131, 50)])
+def test_dense_normal_matrix_is_the_generic_sum(dtype, n, d):
+    rng = np.random.default_rng(n)
+    X = rng.standard_normal((n, d)).astype(dtype)
+    a = rng.random(n).astype(dtype)
+    a[::3] = 0
+    t = rng.standard_normal(n).astype(dtype)
+    active = np.zeros(n, dtype=np.int32)
+    act = np.flatnonzero(a > 0)
+    active[: act.size] = act
+    R = RowData(X)
+    H, b = K.normal_matrix(R, 0.7, active, act.size, a, t)
+    for kw in ({"generic": True}, {"simd": False}):
+        H2, b2 = K.normal_matrix(R, 0.7, active, act.size, a, t, **kw)
+        assert np.array_equal(H, H2) and np.array_equal(b, b2)
+    # the CSR loop (every entry stored) adds the same terms in the same order
+    H3, b3 = K.normal_matrix(RowData(sp.csr_matrix(X)), 0.7, active, act.size,
+                             a, t)
+    assert np.array_equal(H, H3) and np.array_equal(b, b3)
+    np.testing.assert_allclose(
+        np.triu(H), np.triu(np.c_[X, np.full(n, 0.7)][act].T.astype(np.float64)
+                            @ (a[act, None] * np.c_[X, np.full(n, 0.7)][act])),
+        rtol=1e-4 if dtype == np.float32 else 1e-10, atol=1e-5)
+
+
+@pytest.mark.parametrize("n", [1, 6, 41])
+def test_dense_cg_setup_pass_is_the_generic_sum(dtype, n):
+    rng = np.random.default_rng(n)
+    X = rng.standard_normal((n, 11)).astype(dtype)
+    a = rng.random(n).astype(dtype)
+    t = rng.standard_normal(n).astype(dtype)
+    o = rng.standard_normal(n).astype(dtype)
+    active = np.arange(n, dtype=np.int32)[::-1].copy()
+    dense = K.cg_start(RowData(X), 0.5, active, n, a, t, o)
+    csr = K.cg_start(RowData(sp.csr_matrix(X)), 0.5, active, n, a, t, o)
+    # rhs X_J' A t and the diagonal come from the blocked dense loop
+    assert np.array_equal(dense[0], csr[0])
+    assert np.array_equal(dense[2], csr[2])
+
+
+def _softplus(x):
+    return x + math.log1p(math.exp(-x)) if x > 0 else math.log1p(math.exp(x))
+
+
+def _sigmoid_neg(z):
+    if z > 0:
+        e = math.exp(-z)
+        return e / (1.0 + e)
+    return 1.0 / (1.0 + math.exp(z))
+
+
+def test_pstep_kl_and_entropy_are_the_reference_formulas():
+    rng = np.random.default_rng(0)
+    n, u = 40, 30
+    o = rng.standard_normal(n) * 2
+    o[:3] = [0.0, 1.0, -1.0]
+    idx_u = np.arange(5, 5 + u, dtype=np.int32)
+    z = rng.standard_normal(u) * 3
+    z[:2] = [0.0, -0.0]
+    zq = z.copy()
+    p = np.empty(u)
+    cpos, cneg = np.zeros(n), np.zeros(n)
+    T, lam_u, r, cu = 0.7, 1.0, 0.4, 1.0 / u
+    nu, kl, ent, _, _, _ = da_pstep(o, idx_u, lam_u, T, r, z, p, cu, cpos, cneg)
+    s_kl = s_h = 0.0
+    for j in range(u):
+        oj = o[idx_u[j]]
+        g = lam_u * ((1 - oj) ** 2 * (oj < 1) - (1 + oj) ** 2 * (-oj < 1))
+        zj = (g - nu) / T
+        assert zj == z[j]
+        pj = _sigmoid_neg(zj)
+        assert pj == p[j]
+        s_kl += (pj * (_softplus(zq[j]) - _softplus(zj))
+                 + (1.0 - pj) * (_softplus(-zq[j]) - _softplus(-zj)))
+        s_h += pj * _softplus(zj) + (1.0 - pj) * _softplus(-zj)
+    assert kl == s_kl / u
+    assert ent == s_h / u
+
+
+@pytest.mark.parametrize("n", [0, 1, 7, 8, 9, 127, 128, 129, 1000, 8193])
+def test_np_sum_replica_is_numpy_sum(n):
+    rng = np.random.default_rng(n)
+    a = rng.standard_normal(n) * np.exp(3 * rng.standard_normal(n))
+    assert _np_sum(a) == np.sum(a)
+
+
+def test_objective_sums_are_the_numpy_sums(dtype):
+    rng = np.random.default_rng(5)
+    n, D = 300, 13
+    o = (rng.standard_normal(n) * 1.5).astype(dtype)
+    o[:4] = [1.0, -1.0, 0.0, np.nan]
+    w = rng.standard_normal(D).astype(dtype)
+    idx_l = np.arange(0, n, 3)
+    idx_u = np.setdiff1d(np.arange(n), idx_l).astype(np.int32)
+    y_l = np.where(rng.random(idx_l.size) < 0.5, 1.0, -1.0)
+    c_l = rng.uniform(0.1, 2, idx_l.size) / idx_l.size
+    yu = np.where(rng.random(idx_u.size) < 0.4, 1, -1).astype(np.int8)
+    w64 = w.astype(np.float64)
+    m = np.maximum(0.0, 1.0 - y_l * o[idx_l].astype(np.float64))
+    ref_w, ref_l = np.sum(w64 * w64), np.sum(c_l * m * m)
+    mu = np.maximum(0.0, 1.0 - np.abs(o[idx_u].astype(np.float64)))
+    ml = np.maximum(0.0, 1.0 - yu * o[idx_u].astype(np.float64))
+    for mode, ref_u in ((0, 0.0), (1, np.sum(mu * mu)), (2, np.sum(ml * ml))):
+        got = objective_sums(w, o, idx_l, y_l, c_l, idx_u, yu, mode)
+        # NaN in o[3] (labeled) passes through as NumPy's maximum lets it
+        assert got[0] == ref_w
+        assert np.isnan(got[1]) and np.isnan(ref_l)
+        assert got[2] == ref_u or (np.isnan(got[2]) and np.isnan(ref_u))
+    o[3] = 0.5
+    m = np.maximum(0.0, 1.0 - y_l * o[idx_l].astype(np.float64))
+    assert objective_sums(w, o, idx_l, y_l, c_l, idx_u, yu, 0)[1] == np.sum(c_l * m * m)
+
+
+def test_set_label_costs_is_the_numpy_assignment(dtype):
+    rng = np.random.default_rng(2)
+    n = 50
+    idx_u = np.arange(3, n, 2).astype(np.int32)
+    yu = np.where(rng.random(idx_u.size) < 0.5, 1, -1).astype(np.int8)
+    cpos, cneg = rng.random(n).astype(dtype), rng.random(n).astype(dtype)
+    ref_p, ref_n = cpos.copy(), cneg.copy()
+    cu = 1 / 3
+    ref_p[idx_u] = np.where(yu > 0, cu, 0)
+    ref_n[idx_u] = np.where(yu < 0, cu, 0)
+    set_label_costs(idx_u, yu, cu, cpos, cneg)
+    assert np.array_equal(cpos, ref_p) and np.array_equal(cneg, ref_n)
