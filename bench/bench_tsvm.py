@@ -43,9 +43,13 @@ CPU times from the run of the same command before the lam_u_init change,
 whose other columns were the 2026-11-22 figures to the digit)::
 
     data   lam   LinearSVM  TSVM S=1  TSVM S=1e4  DASVM  SVM-light  CPU ratio light/TSVM, /DA
-    pcmac  0.003   19.48      9.08      8.92      6.52     7.45     ~970 (48.5 s vs 0.05 s), 373
-    g50c   0.159   11.32     10.50     10.42      9.46     7.34      ~51 (1.54 s vs 0.03 s),   7
-    uspst  0.422   24.54     24.76     24.72     24.72    32.76     ~307 (24.5 s vs 0.08 s),  91
+    pcmac  0.003   19.48      9.08      8.92      6.52     7.45     1230 (48.5 s vs 39 ms), 565
+    g50c   0.159   11.32     10.50     10.42      9.46     7.34      197 (1.54 s vs 7.8 ms), 29
+    uspst  0.422   24.54     24.76     24.72     24.72    32.76      642 (24.5 s vs 38 ms), 221
+
+(our CPU times after merging main's compiled MFN loop, which gave the same
+errors, mean of 10 fits per data set at load 2.5; before it: pcmac 0.05 /
+0.13 s, g50c 0.03 / 0.22 s, uspst 0.08 / 0.27 s for TSVM / DASVM)
 
 (2026-11-22, lam_u_init = 1e-5: TSVM S=1 / S=1e4 pcmac 9.09 / 8.91, g50c
 10.46 / 10.38, uspst 24.75 / 24.72 with about 1.5 times the MFN calls.)
