@@ -110,7 +110,9 @@ At 100k with TSVM's lam_u_init = 1e-2 (2026-11-23, ``--data --sizes
 100000``, load 3.5, build with cython-checks): TSVM 3.35 / 3.18 s, 60 MFN
 calls / 134 CGLS iterations (lam_u_init = 1e-5 on the same build and
 problem: 4.48 s CPU, 78 / 157), DASVM 5.97 / 5.73 s (108 / 151); the same
-transductive errors (45.0 %).
+transductive errors (45.0 %). After merging main (load 2.4): TSVM 4.28 /
+4.07 s against 4.72 s CPU at lam_u_init = 1e-5, DASVM 6.53 / 6.37 s (the
+load moves these by +-30 %; the MFN/CGLS counts are exact).
 
 Usage (from the repository root, on a build without cython-checks)::
 
