@@ -182,6 +182,35 @@ def test_lockstep_multi_problem_pcg_equals_separate_runs(stop):
         np.testing.assert_allclose(rm.alpha, r1.alpha, rtol=1e-8, atol=1e-10)
 
 
+@pytest.mark.parametrize("fit_intercept", [True, False])
+@pytest.mark.parametrize("gamma_I", [0.0, 0.5])
+@pytest.mark.parametrize("loss", ["squared_hinge", "squared"])
+def test_multi_problem_newton_equals_separate_runs(loss, gamma_I, fit_intercept):
+    # the one-vs-rest problems share one factorisation for the first Newton
+    # step (LapRLS: the solution); each must still equal its own run
+    from semisvm.solvers import _lapsvm_multi
+
+    X, K, L, y = _problem(n=60, n_lab=24)
+    lab = y != 0
+    ys = [y, np.where(lab, np.where(X[:, 1] > 0, 1.0, -1.0), 0.0),
+          np.where(lab, np.where(X[:, 2] > 0.3, 1.0, -1.0), 0.0)]
+    solver = "closed" if loss == "squared" else "newton"
+    kw = dict(gamma_A=1e-3, gamma_I=gamma_I, loss=loss, solver=solver,
+              fit_intercept=fit_intercept, stop="stability", tol=None,
+              max_iter=None, check_every=None, eta=0.015)
+    multi = _lapsvm_multi(K, L, ys, **kw)
+    for yj, rm in zip(ys, multi, strict=True):
+        r1 = lapsvm_primal(K, L, yj, **{k: v for k, v in kw.items()
+                                        if k != "fit_intercept"},
+                           fit_intercept=fit_intercept)
+        assert rm.n_iter == r1.n_iter and rm.status == r1.status == "optimal"
+        np.testing.assert_allclose(rm.alpha, r1.alpha, rtol=1e-8, atol=1e-10)
+        assert abs(rm.intercept - r1.intercept) < 1e-10
+        ref, _ = _reference(K, L, yj, 1e-3, gamma_I, fit_intercept,
+                            hinge=loss == "squared_hinge")
+        assert abs(rm.objective - ref) <= 1e-6 * abs(ref)
+
+
 def test_max_iter_is_reported():
     _, K, L, y = _problem(n=80, n_lab=20)
     res = lapsvm_primal(K, L, y, gamma_A=1e-4, gamma_I=0.5, stop="none", max_iter=2)
