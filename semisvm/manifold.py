@@ -266,7 +266,7 @@ class _LaplacianBase(ClassifierMixin, BaseEstimator):
             loss=self._loss, solver=solver, fit_intercept=self.fit_intercept,
             stop=self.stop, tol=self.tol, max_iter=self.max_iter,
             check_every=self.check_every, eta=self.eta,
-            power=self.p_, verbose=bool(self.verbose), **kw)
+            power=self.p_, verbose=bool(self.verbose), joint_stop=True, **kw)
         for res in results:
             if not res.converged:
                 warnings.warn(

@@ -555,12 +555,20 @@ def lapsvm_primal(K, L, y, *, gamma_A=1e-6, gamma_I=1.0, loss="squared_hinge",
 
 def _lapsvm_multi(K, L, ys, *, gamma_A, gamma_I, loss, solver, fit_intercept,
                   stop, tol, max_iter, check_every, eta, alpha0=None,
-                  intercept0=None, K_val=None, y_val=None, power=1, verbose=False):
+                  intercept0=None, K_val=None, y_val=None, power=1, verbose=False,
+                  joint_stop=False):
     """:func:`lapsvm_primal` on several label vectors sharing K and L.
 
     ``ys`` is a list of (n,) label vectors (+1/-1, 0 unlabeled) with the same
     labeled points (the one-vs-rest problems of a multi-class fit); PCG runs
     them in lockstep so that K is read once per iteration (one gemm).
+    ``joint_stop``: the label vectors are the one-vs-rest problems of one
+    multi-class problem; PCG's early-stopping rules (stability, validation,
+    mixed) then test the multi-class decision (argmax over the problems: the
+    fraction of the unlabeled points whose class changed, the multi-class
+    error on the validation points) and stop all the problems together.
+    Each one-vs-rest sign is -1 on most points, so per-problem sign
+    stability stops long before the classes settle.
     Returns a list of :class:`LapSVMResult`.
     """
     K = check_gram(K)
@@ -671,7 +679,7 @@ def _lapsvm_multi(K, L, ys, *, gamma_A, gamma_I, loss, solver, fit_intercept,
     b, F, n_iter, codes, obj, hist, hval, n_chk = _lapsvm.pcg(
         K, L.indptr, L.indices, L.data, L_dense, Y, lab, unl, K_val, Y_val, gamma_A,
         gamma_I, hinge, fit_b, A, b0, max_iter, _RULE_CODE[stop], tol,
-        check_every, eta, power)
+        check_every, eta, power, bool(joint_stop) and c > 1)
     out = []
     for j in range(c):
         status = _PCG_STATUS[int(codes[j])]
