@@ -349,6 +349,10 @@ _PARAMS_DOC = """
         PCG stopping rule (see :func:`semisvm.solvers.lapsvm_primal`):
         "stability", "validation", "mixed" (early stopping, the paper's
         proposal), "gradient", "pgradient", "pnorm", "objective", "none".
+        With more than two classes the early-stopping rules test the
+        multi-class decision (argmax over the one-vs-rest problems: the
+        fraction of unlabeled points whose class changed, the multi-class
+        validation error) and stop all the problems together.
     tol : float or None
         Tolerance of the classical rules (paper's defaults when None).
     max_iter : int or None
