@@ -359,20 +359,32 @@ def _newton_solve(K, LK, L1, y, E, gamma_A, gamma_I, fit_b):
     return sol.astype(dtype), np.zeros(c)
 
 
-def _lap_newton_setup(K, L, gamma_I):
+class _LaplacianPower:
+    """``L^p`` applied as p products with the base Laplacian (never formed:
+    the iterated Laplacian of a kNN graph fills in, and sparse-sparse products
+    of a filling matrix are far slower than p sparse-dense ones)."""
+
+    def __init__(self, L, p):
+        self.L, self.p = L, p
+
+    def __matmul__(self, v):
+        for _ in range(self.p):
+            v = np.asarray(self.L @ v)
+        return v
+
+
+def _lap_newton_setup(K, L, gamma_I, power=1):
     # The Newton systems are solved in float64 whatever the input dtype: with
     # a small gamma_A they are far too ill-conditioned for float32 LAPACK
     # (the result is cast back to K's dtype by the caller).
     K = np.asarray(K, dtype=np.float64)
     L = L.astype(np.float64)
     n = K.shape[0]
-    LK = None
-    if gamma_I > 0:
-        # a dense-ish L (large k, iterated p) is faster through BLAS
-        Ld = L.toarray() if L.nnz > 0.05 * n * n else L
-        LK = np.asarray(Ld @ K)
-    L1 = np.asarray(L @ np.ones(n, dtype=K.dtype)).ravel()
-    return K, L, LK, L1
+    # a dense-ish L (large k) is faster through BLAS
+    Lop = _LaplacianPower(L.toarray() if L.nnz > 0.05 * n * n else L, power)
+    LK = np.asarray(Lop @ K) if gamma_I > 0 else None
+    L1 = np.asarray(Lop @ np.ones(n, dtype=K.dtype)).ravel()
+    return K, Lop, LK, L1
 
 
 def _lap_newton(K, L, y, lab, gamma_A, gamma_I, hinge, fit_b, max_iter,
@@ -596,13 +608,8 @@ def _lapsvm_multi(K, L, ys, *, gamma_A, gamma_I, loss, solver, fit_intercept,
     power = check_int(power, "power")
 
     if solver in ("newton", "closed"):
-        if power > 1:
-            Lp = L
-            for _ in range(power - 1):
-                Lp = Lp @ L
-            L = as_csr32(sp.csr_matrix((Lp + Lp.T) * 0.5, dtype=dtype))
         max_iter = 50 if max_iter is None else check_int(max_iter, "max_iter")
-        setup = _lap_newton_setup(K, L, gamma_I)
+        setup = _lap_newton_setup(K, L, gamma_I, power)
         # from alpha = 0 every labeled point is an error vector: the first
         # Newton step (LapRLS: the solution) has the same matrix for all the
         # one-vs-rest problems, so one factorisation serves them all
