@@ -266,7 +266,7 @@ class _LaplacianBase(ClassifierMixin, BaseEstimator):
             loss=self._loss, solver=solver, fit_intercept=self.fit_intercept,
             stop=self.stop, tol=self.tol, max_iter=self.max_iter,
             check_every=self.check_every, eta=self.eta,
-            power=self.p_, verbose=bool(self.verbose), **kw)
+            power=self.p_, verbose=bool(self.verbose), joint_stop=True, **kw)
         for res in results:
             if not res.converged:
                 warnings.warn(
@@ -349,6 +349,10 @@ _PARAMS_DOC = """
         PCG stopping rule (see :func:`semisvm.solvers.lapsvm_primal`):
         "stability", "validation", "mixed" (early stopping, the paper's
         proposal), "gradient", "pgradient", "pnorm", "objective", "none".
+        With more than two classes the early-stopping rules test the
+        multi-class decision (argmax over the one-vs-rest problems: the
+        fraction of unlabeled points whose class changed, the multi-class
+        validation error) and stop all the problems together.
     tol : float or None
         Tolerance of the classical rules (paper's defaults when None).
     max_iter : int or None

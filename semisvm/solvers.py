@@ -306,30 +306,40 @@ def _newton_solve(K, LK, L1, y, E, gamma_A, gamma_I, fit_b):
     is symmetric positive definite (Cholesky; the bias by a Schur complement).
     gamma_I > 0: (gamma_A I + I_E K + gamma_I L K) alpha + (1_E + gamma_I L1) b
     = I_E y, bordered by 1'alpha = 0 for the bias (LU).
+
+    ``y`` may be (n, c): c label vectors sharing E (the one-vs-rest problems
+    of a multi-class fit at their first step, or LapRLS, where E is all the
+    labeled points) are solved with one factorisation; alpha is then (n, c)
+    and b a (c,) array.
     """
     import scipy.linalg as sla
 
     n = K.shape[0]
     dtype = K.dtype
-    alpha = np.zeros(n, dtype=dtype)
+    multi = y.ndim == 2
+    if not multi:
+        alpha, b = _newton_solve(K, LK, L1, y[:, None], E, gamma_A, gamma_I, fit_b)
+        return alpha[:, 0], float(b[0])
+    c = y.shape[1]
+    alpha = np.zeros((n, c), dtype=dtype)
     if E.size == 0:
-        return alpha, 0.0
+        return alpha, np.zeros(c)
     if gamma_I == 0:
         C = K[np.ix_(E, E)].astype(dtype, copy=True)
         C.flat[:: E.size + 1] += gamma_A
         cf = sla.cho_factor(C, check_finite=False)
         u = sla.cho_solve(cf, y[E].astype(dtype), check_finite=False)
-        b = 0.0
+        b = np.zeros(c)
         if fit_b:
             v = sla.cho_solve(cf, np.ones(E.size, dtype=dtype), check_finite=False)
-            b = float(u.sum() / v.sum())
-            u = u - b * v
+            b = u.sum(axis=0) / v.sum()
+            u = u - v[:, None] * b[None, :].astype(dtype)
         alpha[E] = u
         return alpha, b
     M = gamma_I * LK
     M.flat[:: n + 1] += gamma_A
     M[E] += K[E]
-    rhs = np.zeros(n + fit_b, dtype=dtype)
+    rhs = np.zeros((n + fit_b, c), dtype=dtype)
     rhs[E] = y[E]
     if fit_b:
         A1 = gamma_I * L1
@@ -345,24 +355,50 @@ def _newton_solve(K, LK, L1, y, E, gamma_A, gamma_I, fit_b):
     except (sla.LinAlgError, ValueError):
         sol = sla.lstsq(M, rhs, check_finite=False)[0]
     if fit_b:
-        return sol[:n].astype(dtype), float(sol[n])
-    return sol.astype(dtype), 0.0
+        return sol[:n].astype(dtype), np.asarray(sol[n], dtype=float)
+    return sol.astype(dtype), np.zeros(c)
 
 
-def _lap_newton(K, L, y, lab, gamma_A, gamma_I, hinge, fit_b, max_iter):
+class _LaplacianPower:
+    """``L^p`` applied as p products with the base Laplacian (never formed:
+    the iterated Laplacian of a kNN graph fills in, and sparse-sparse products
+    of a filling matrix are far slower than p sparse-dense ones)."""
+
+    def __init__(self, L, p):
+        self.L, self.p = L, p
+
+    def __matmul__(self, v):
+        for _ in range(self.p):
+            v = np.asarray(self.L @ v)
+        return v
+
+
+def _lap_newton_setup(K, L, gamma_I, power=1):
     # The Newton systems are solved in float64 whatever the input dtype: with
     # a small gamma_A they are far too ill-conditioned for float32 LAPACK
     # (the result is cast back to K's dtype by the caller).
     K = np.asarray(K, dtype=np.float64)
     L = L.astype(np.float64)
     n = K.shape[0]
+    # a dense-ish L (large k) is faster through BLAS
+    Lop = _LaplacianPower(L.toarray() if L.nnz > 0.05 * n * n else L, power)
+    LK = np.asarray(Lop @ K) if gamma_I > 0 else None
+    L1 = np.asarray(Lop @ np.ones(n, dtype=K.dtype)).ravel()
+    return K, Lop, LK, L1
+
+
+def _lap_newton(K, L, y, lab, gamma_A, gamma_I, hinge, fit_b, max_iter,
+                setup=None, step0=None):
+    """Newton over the error-vector set for one label vector.
+
+    ``setup``: :func:`_lap_newton_setup`'s (K, L, LK, L1), shared by the
+    one-vs-rest problems of a multi-class fit; ``step0``: the first step's
+    (alpha, b), E = all labeled points (alpha = 0 puts every labeled point in
+    E), solved for all classes at once by the caller.
+    """
+    K, L, LK, L1 = _lap_newton_setup(K, L, gamma_I) if setup is None else setup
+    n = K.shape[0]
     dtype = K.dtype
-    LK = None
-    if gamma_I > 0:
-        # a dense-ish L (large k, iterated p) is faster through BLAS
-        Ld = L.toarray() if L.nnz > 0.05 * n * n else L
-        LK = np.asarray(Ld @ K)
-    L1 = np.asarray(L @ np.ones(n, dtype=dtype)).ravel()
     alpha = np.zeros(n, dtype=dtype)
     b = 0.0
     obj, f = _lap_objective(K, L, y, lab, alpha, b, gamma_A, gamma_I, hinge)
@@ -377,7 +413,10 @@ def _lap_newton(K, L, y, lab, gamma_A, gamma_I, hinge, fit_b, max_iter):
     for it in range(max_iter):
         n_iter = it + 1
         e_hist.append(E.size)
-        abar, bbar = _newton_solve(K, LK, L1, y, E, gamma_A, gamma_I, fit_b)
+        if it == 0 and step0 is not None and np.array_equal(E, lab):
+            abar, bbar = step0
+        else:
+            abar, bbar = _newton_solve(K, LK, L1, y, E, gamma_A, gamma_I, fit_b)
         fbar = K @ abar + bbar
         Ebar = err_set(fbar)
         if not hinge or np.array_equal(Ebar, E):
@@ -528,12 +567,20 @@ def lapsvm_primal(K, L, y, *, gamma_A=1e-6, gamma_I=1.0, loss="squared_hinge",
 
 def _lapsvm_multi(K, L, ys, *, gamma_A, gamma_I, loss, solver, fit_intercept,
                   stop, tol, max_iter, check_every, eta, alpha0=None,
-                  intercept0=None, K_val=None, y_val=None, power=1, verbose=False):
+                  intercept0=None, K_val=None, y_val=None, power=1, verbose=False,
+                  joint_stop=False):
     """:func:`lapsvm_primal` on several label vectors sharing K and L.
 
     ``ys`` is a list of (n,) label vectors (+1/-1, 0 unlabeled) with the same
     labeled points (the one-vs-rest problems of a multi-class fit); PCG runs
     them in lockstep so that K is read once per iteration (one gemm).
+    ``joint_stop``: the label vectors are the one-vs-rest problems of one
+    multi-class problem; PCG's early-stopping rules (stability, validation,
+    mixed) then test the multi-class decision (argmax over the problems: the
+    fraction of the unlabeled points whose class changed, the multi-class
+    error on the validation points) and stop all the problems together.
+    Each one-vs-rest sign is -1 on most points, so per-problem sign
+    stability stops long before the classes settle.
     Returns a list of :class:`LapSVMResult`.
     """
     K = check_gram(K)
@@ -561,16 +608,19 @@ def _lapsvm_multi(K, L, ys, *, gamma_A, gamma_I, loss, solver, fit_intercept,
     power = check_int(power, "power")
 
     if solver in ("newton", "closed"):
-        if power > 1:
-            Lp = L
-            for _ in range(power - 1):
-                Lp = Lp @ L
-            L = as_csr32(sp.csr_matrix((Lp + Lp.T) * 0.5, dtype=dtype))
         max_iter = 50 if max_iter is None else check_int(max_iter, "max_iter")
+        setup = _lap_newton_setup(K, L, gamma_I, power)
+        # from alpha = 0 every labeled point is an error vector: the first
+        # Newton step (LapRLS: the solution) has the same matrix for all the
+        # one-vs-rest problems, so one factorisation serves them all
+        A0, b0 = _newton_solve(setup[0], setup[2], setup[3],
+                               np.column_stack(ys).astype(np.float64), lab,
+                               gamma_A, gamma_I, fit_b)
         out = []
-        for yj in ys:
+        for j, yj in enumerate(ys):
             alpha, b, f, obj, n_iter, status, hist, e_hist = _lap_newton(
-                K, L, yj, lab, gamma_A, gamma_I, hinge, fit_b, max_iter)
+                K, L, yj, lab, gamma_A, gamma_I, hinge, fit_b, max_iter,
+                setup=setup, step0=(A0[:, j], float(b0[j])))
             n_err = int(np.sum(yj[lab] * f[lab] < 1)) if hinge else lab.size
             if verbose:
                 logger.info("LapSVM %s: %d steps, objective %.10g, |E| %s, %s",
@@ -636,7 +686,7 @@ def _lapsvm_multi(K, L, ys, *, gamma_A, gamma_I, loss, solver, fit_intercept,
     b, F, n_iter, codes, obj, hist, hval, n_chk = _lapsvm.pcg(
         K, L.indptr, L.indices, L.data, L_dense, Y, lab, unl, K_val, Y_val, gamma_A,
         gamma_I, hinge, fit_b, A, b0, max_iter, _RULE_CODE[stop], tol,
-        check_every, eta, power)
+        check_every, eta, power, bool(joint_stop) and c > 1)
     out = []
     for j in range(c):
         status = _PCG_STATUS[int(codes[j])]

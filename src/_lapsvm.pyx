@@ -242,19 +242,31 @@ cdef void _pcg(Py_ssize_t n, Py_ssize_t c, const floating *K, const int *Lp,
                floating *buf, floating *kbuf, floating *ltmp, floating *fval,
                signed char *SGN,
                Break *brk, double *hist_obj, double *hist_val,
-               int n_hist_val) noexcept nogil:
+               int n_hist_val, bint joint, int *CLS) noexcept nogil:
     """PCG on the c binary problems (columns of Y) in lockstep.
 
     Each problem has its own line search, Polak-Ribiere coefficient and
     stopping test; the iterations share the product K G, done as one gemm
     over the problems still running (K is read once per iteration).
     Row j of every (c, n) work array belongs to problem j.
+
+    ``joint``: the c problems are the one-vs-rest parts of one multi-class
+    problem; the early-stopping rules then test the multi-class decision
+    (argmax over the problems) instead of each problem's sign: the fraction
+    of U whose predicted class changed, the multi-class error on V, and stop
+    all the running problems at once (a one-vs-rest sign is almost always
+    -1, so its flips stay under eta long before the classes settle).
+    ``CLS`` (n_unl) holds the previous check's classes, ``fval`` is (c, n_val).
     """
     cdef Py_ssize_t i, j, o
     cdef int it, n_changed, n_active = c
     cdef double loss, s, left, right, beta, num, den, crit, frac, err_v
     cdef double inv_nv = 1.0 / n_val if n_val > 0 else 0
-    cdef bint stable, val_stop
+    cdef bint stable, val_stop, j_stable = False, j_val = False
+    cdef bint early = rule == RULE_STABILITY or rule == RULE_VALIDATION \
+        or rule == RULE_MIXED
+    cdef int j_chk = 0, best
+    cdef double j_prev = 2.0, j_err = 0, v, bv
     cdef signed char sg
     cdef floating *alpha
     cdef floating *f
@@ -348,6 +360,44 @@ cdef void _pcg(Py_ssize_t n, Py_ssize_t c, const floating *K, const int *Lp,
         # KG = K G for the running problems: the O(n^2) work of the iteration
         _kg_active(n, c, K, st, G, KG, buf, kbuf)
 
+        if joint and early and (it + 1) % check_every == 0:
+            # the multi-class decision, shared by all the problems
+            j_stable = False
+            j_val = False
+            if rule != RULE_VALIDATION:
+                n_changed = 0
+                for i in range(n_unl):
+                    best = 0
+                    bv = F_[unl[i]]
+                    for j in range(1, c):
+                        v = F_[j * n + unl[i]]
+                        if v > bv:
+                            bv = v
+                            best = j
+                    if best != CLS[i]:
+                        n_changed += 1
+                    CLS[i] = best
+                frac = n_changed / <double> n_unl if n_unl > 0 else 0.0
+                j_stable = frac < eta and j_chk > 0
+            if rule != RULE_STABILITY:
+                for j in range(c):
+                    _gemv_rm(<int> n_val, <int> n, 1, Kval, A + j * n, 0,
+                             fval + j * n_val)
+                j_err = 0
+                for i in range(n_val):
+                    best = 0
+                    bv = fval[i] + st[0].b
+                    for j in range(1, c):
+                        v = fval[j * n_val + i] + st[j].b
+                        if v > bv:
+                            bv = v
+                            best = j
+                    if Yval[best * n_val + i] <= 0:
+                        j_err += inv_nv
+                j_val = j_err > j_prev - inv_nv + 1e-12
+                j_prev = j_err
+            j_chk += 1
+
         for j in range(c):
             if not st[j].active:
                 continue
@@ -364,6 +414,18 @@ cdef void _pcg(Py_ssize_t n, Py_ssize_t c, const floating *K, const int *Lp,
                 if crit <= tol * st[j].crit0:
                     st[j].status = STATUS_TOL
             # early-stopping rules, every check_every iterations
+            elif (it + 1) % check_every == 0 and joint:
+                stable = j_stable
+                val_stop = j_val
+                if rule != RULE_STABILITY and st[j].n_chk < n_hist_val:
+                    hist_val[j * n_hist_val + st[j].n_chk] = j_err
+                st[j].n_chk += 1
+                if rule == RULE_STABILITY and stable:
+                    st[j].status = STATUS_STABILITY
+                elif rule == RULE_VALIDATION and val_stop:
+                    st[j].status = STATUS_VALIDATION
+                elif rule == RULE_MIXED and stable and val_stop:
+                    st[j].status = STATUS_MIXED
             elif (it + 1) % check_every == 0:
                 stable = False
                 val_stop = False
@@ -425,7 +487,8 @@ def pcg(const floating[:, ::1] K, const int[::1] L_indptr,
         const floating[:, ::1] K_val, const floating[:, ::1] Y_val,
         double gamma_A, double gamma_I, bint hinge, bint fit_intercept,
         floating[:, ::1] alpha, const double[::1] b0, int max_iter, int rule,
-        double tol, int check_every, double eta, int power=1):
+        double tol, int check_every, double eta, int power=1,
+        bint joint=False):
     """Preconditioned CG for LapSVM (``hinge``) / LapRLS in the primal.
 
     Minimises, for each of the c rows of ``Y`` (one-vs-rest problems sharing
@@ -445,7 +508,9 @@ def pcg(const floating[:, ::1] K, const int[::1] L_indptr,
     K_val, Y_val : validation kernel rows (n_val, n) and +-1 labels
     (c, n_val), n_val may be 0; rule,
     tol, check_every, eta : stopping rule code, its tolerance, the check
-    period and the stability threshold.
+    period and the stability threshold; joint : the rows of Y are the
+    one-vs-rest problems of one multi-class problem: the early-stopping rules
+    test the multi-class (argmax) decisions on U / V and stop all at once.
 
     Returns
     -------
@@ -496,7 +561,8 @@ def pcg(const floating[:, ::1] K, const int[::1] L_indptr,
     work = np.zeros((10, c, n), dtype=dt)
     bufs = np.zeros((2, c, n), dtype=dt)
     ltmp_arr = np.zeros(n, dtype=dt)
-    fval_arr = np.zeros(max(n_val, 1), dtype=dt)
+    fval_arr = np.zeros(max(c * n_val, 1), dtype=dt)
+    cls_arr = np.full(max(n_unl, 1), -1, dtype=np.intc)
     sgn_arr = np.zeros(max(c * n_unl, 1), dtype=np.int8)
     brk_arr = np.empty(max(n_lab, 1) * sizeof(Break), dtype=np.uint8)
     st_arr = np.zeros(c * sizeof(Prob), dtype=np.uint8)
@@ -508,6 +574,7 @@ def pcg(const floating[:, ::1] K, const int[::1] L_indptr,
     cdef floating[::1] fval = fval_arr
     cdef floating[::1] ltmp = ltmp_arr
     cdef signed char[::1] sgn = sgn_arr
+    cdef int[::1] cls = cls_arr
     cdef unsigned char[::1] brk = brk_arr
     cdef unsigned char[::1] stb = st_arr
     cdef Prob *st = <Prob *> &stb[0]
@@ -531,7 +598,8 @@ def pcg(const floating[:, ::1] K, const int[::1] L_indptr,
              &w[3, 0, 0], &w[4, 0, 0], &w[5, 0, 0], &w[6, 0, 0], &w[7, 0, 0],
              &w[8, 0, 0], &w[9, 0, 0], &bb[0, 0, 0], &bb[1, 0, 0], &ltmp[0],
              &fval[0],
-             &sgn[0], <Break *> &brk[0], &h[0, 0], &hv[0, 0], n_hv)
+             &sgn[0], <Break *> &brk[0], &h[0, 0], &hv[0, 0], n_hv, joint,
+             &cls[0])
     b_out = np.array([st[i].b for i in range(c)])
     n_iter = np.array([st[i].n_iter for i in range(c)], dtype=np.intp)
     status = np.array([st[i].status for i in range(c)], dtype=np.intp)
