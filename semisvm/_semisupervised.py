@@ -195,13 +195,15 @@ class _Problem:
         self.idx_u = None
         self.w = np.zeros(self.d + 1, dtype=self.dtype)
 
-    def mfn(self, cold_start, verbose, label, tol=None):
+    def mfn(self, cold_start, verbose, label, tol=None, max_iter=None):
         """One MFN call from the current w (updated in place); return outputs
         (None on a cluster: they stay on the workers).
 
         ``tol`` overrides the CGLS tolerance for this call (a looser one for
         the intermediate solves of the switching/alternating loops);
         ``"newton"``: one inexact Newton step (forcing 0.1, max_iter 1).
+        ``max_iter``: a cap on the MFN iterations of this call (a partial
+        w-step; hitting it is not reported as ``mfn_max_iter``).
         """
         kw = self.mfn_kw
         newton = tol == "newton"
@@ -213,13 +215,16 @@ class _Problem:
             cold_start = True
         elif tol is not None and tol > kw["tol"]:
             kw = dict(kw, tol=tol)
+        capped = max_iter is not None and max_iter < kw["max_iter"]
+        if capped:
+            kw = dict(kw, max_iter=max_iter)
         out = solvers._run_mfn(self.rows, self.lam, self.w, cold_start=cold_start,
                                verbose=verbose, label=label, **kw)
         n_iter, n_cg, status = out[:3]
         self.n_mfn += 1
         self.n_iter += int(n_iter)
         self.n_cg += int(n_cg)
-        if not newton:
+        if not (newton or capped):
             self.mfn_capped |= status == _MFN_MAX_ITER
         return None if self.dist else self.rows.outputs()
 
@@ -314,12 +319,13 @@ class _Problem:
         self.cneg[self.idx_u] = cu * (1 - p)
         return p, z
 
-    def pstep(self, o, lam_u, T, z, p, cu, nu0, tol):
-        """DA's p-step in place: (nu, kl, entropy, resid, n_root, status)."""
+    def pstep(self, o, lam_u, T, z, p, cu, nu0, tol, omega=1.0):
+        """DA's p-step in place (over-relaxed by ``omega``): (nu, kl,
+        entropy, resid, n_root, status)."""
         if self.dist:
-            return self.dist.pstep(lam_u, T, self.r, cu, nu0, tol)
+            return self.dist.pstep(lam_u, T, self.r, cu, nu0, tol, omega=omega)
         return da_pstep(o, self.idx_u, lam_u, T, self.r, z, p, cu, self.cpos,
-                        self.cneg, nu0=nu0, tol=tol)
+                        self.cneg, nu0=nu0, tol=tol, omega=omega)
 
     def da_labels(self, o, p):
         """(labels of the training rows, p) at a kept point (lazy on a cluster)."""
@@ -661,7 +667,8 @@ def da_s3vm(X, y, *, lam="auto", lam_u=1.0, r=None, T0=None, T_rate=1.5,
             lam_factor=1.0, max_outer_iter=30, max_inner_iter=100, kl_tol=1e-6,
             entropy_tol=1e-6, costs=None, fit_intercept=True,
             intercept_scaling=1.0, tol=1e-6, max_iter=50, cg_max_iter=10000,
-            rel_tol=1e-9, root_tol=1e-12, inner_tol=1e-3, verbose=0) -> DAResult:
+            rel_tol=1e-9, root_tol=1e-12, inner_tol=1e-3, relax=1.0,
+            newton_steps=None, verbose=0) -> DAResult:
     r"""Deterministic-annealing semi-supervised linear SVM (DA-S3VM, §3.2).
 
     At each temperature T minimises, over w and p in [0, 1]^u with
@@ -734,6 +741,11 @@ def da_s3vm(X, y, *, lam="auto", lam_u=1.0, r=None, T0=None, T_rate=1.5,
     kl_tol = check_positive(kl_tol, "kl_tol")
     entropy_tol = check_positive(entropy_tol, "entropy_tol")
     root_tol = check_positive(root_tol, "root_tol")
+    relax = check_positive(relax, "relax")
+    if not relax < 2:
+        raise ValueError(f"relax must be in (0, 2), got {relax!r}")
+    if newton_steps is not None:
+        newton_steps = check_int(newton_steps, "newton_steps")
     if inner_tol is not None:
         inner_tol = check_positive(inner_tol, "inner_tol")
     verbose = int(verbose)
@@ -770,9 +782,12 @@ def da_s3vm(X, y, *, lam="auto", lam_u=1.0, r=None, T0=None, T_rate=1.5,
             kl = H = np.inf
             for inner in range(1, max_inner_iter + 1):
                 o = P.mfn(False, verbose > 1, f"DA MFN (T={T:.3g})",
-                          tol=inner_tol)
+                          tol=inner_tol, max_iter=newton_steps)
+                # over-relaxed p-steps within a temperature (the first step
+                # at each T is the plain one)
                 nu, kl, H, _resid, n_root, rs = P.pstep(
-                    o, lam_u, T, z, p, cu, nu, root_tol)
+                    o, lam_u, T, z, p, cu, nu, root_tol,
+                    relax if inner > 1 else 1.0)
                 root_capped |= rs == 2
                 F = P.objective(P.w, o, lam_u)
                 if P.lam <= lam and (best is None or F < best[5]):

@@ -577,7 +577,7 @@ class DASVM(_SemiSupervisedLinear):
                  lam_factor=1.0, max_outer_iter=30, max_inner_iter=100, kl_tol=1e-6,
                  entropy_tol=1e-6, fit_intercept=True, intercept_scaling=1.0,
                  tol=1e-6, max_iter=50, cg_max_iter=10000, inner_tol=1e-3,
-                 verbose=0):
+                 relax=1.0, newton_steps=None, verbose=0):
         self.lam = lam
         self.lam_u = lam_u
         self.r = r
@@ -594,10 +594,13 @@ class DASVM(_SemiSupervisedLinear):
         self.max_iter = max_iter
         self.cg_max_iter = cg_max_iter
         self.inner_tol = inner_tol
+        self.relax = relax
+        self.newton_steps = newton_steps
         self.verbose = verbose
 
     def _solver_params(self):
         return {"T0": self.T0, "T_rate": self.T_rate,
+                "relax": self.relax, "newton_steps": self.newton_steps,
                 "lam_factor": self.lam_factor,
                 "max_outer_iter": self.max_outer_iter,
                 "max_inner_iter": self.max_inner_iter, "kl_tol": self.kl_tol,
