@@ -186,29 +186,50 @@ def multiclass_sets():
     return out
 
 
+# ``%<name>`` suffix: DA-S3VM iteration options (issue 4, DA speed; the
+# defaults are "fast" since 2026-11-23, "ref" the former ones)
+DA_PRESETS = {
+    "ref": dict(relax=1.0, newton_steps=None, kl_tol=1e-6, T0=None),
+    "fast": dict(relax=1.5, newton_steps=1, kl_tol=1e-5, T0="lam_u"),
+    "r15": dict(relax=1.5, newton_steps=None, kl_tol=1e-6, T0=None),
+    "n1": dict(relax=1.0, newton_steps=1, kl_tol=1e-6, T0=None),
+    "kl5": dict(relax=1.0, newton_steps=None, kl_tol=1e-5, T0=None),
+    "T1": dict(relax=1.0, newton_steps=None, kl_tol=1e-6, T0="lam_u"),
+    "fastT10": dict(relax=1.5, newton_steps=1, kl_tol=1e-5, T0=None),
+    "fastkl6": dict(relax=1.5, newton_steps=1, kl_tol=1e-6, T0="lam_u"),
+}
+
+
 def parse_rule(rule):
+    rule, _, da = rule.partition("%")
     rule, _, lui = rule.partition("~")
     rule, _, lu = rule.partition("#")
     rule, _, fac = rule.partition("@")
     name, _, bal = rule.partition("+")
     kind, _, val = name.partition("=")
     assert kind in ("s", "m"), rule
-    return (kind, float(val), fac or "1", lu or "1", lui), bal == "bal"
+    return (kind, float(val), fac or "1", lu or "1", lui, da), bal == "bal"
 
 
 SOLVERS = ["TSVM", "DA"]
 MFN = {}  # (rule, solver) -> MFN calls per fit
+ITER = {}  # (rule, solver) -> MFN iterations per fit
+CPU = {}  # (rule, solver) -> CPU seconds per fit
 
 
 def fit(solver, X, y_ssl, scale, balanced, avg):
     """One binary problem (y_ssl: +1/-1 labeled, 0 unlabeled) -> outputs."""
-    kind, c, factor, lu, lui = scale
+    kind, c, factor, lu, lui, da = scale
     extra = {"lam_u_init": float(lui)} if lui and solver == "TSVM" else {}
+    if da and solver == "DA":
+        extra = dict(DA_PRESETS[da])
     lam = c * avg
     # final unlabeled weight: a number, or "ul" = u / l (every unlabeled
     # row weighted like a labeled one, SVM-light's final C* = C)
     n_l = int((y_ssl != 0).sum())
     lam_u = (y_ssl.size - n_l) / n_l if lu == "ul" else float(lu)
+    if extra.get("T0") == "lam_u":
+        extra["T0"] = lam_u
     if kind == "m":
         # relative to the minority labeled class: c avg at a balanced split
         l_min = min((y_ssl > 0).sum(), (y_ssl < 0).sum())
@@ -222,6 +243,7 @@ def fit(solver, X, y_ssl, scale, balanced, avg):
         costs[y_ssl > 0] = l / (2.0 * npos)
         costs[y_ssl < 0] = l / (2.0 * nneg)
     fn = solvers.tsvm if solver == "TSVM" else solvers.da_s3vm
+    t0 = time.process_time()
     if factor.startswith("best"):
         # two runs, without and with the continuation: the lower objective
         res = min((fn(X, y_ssl, lam=lam, lam_u=lam_u, costs=costs,
@@ -230,7 +252,8 @@ def fit(solver, X, y_ssl, scale, balanced, avg):
     else:
         res = fn(X, y_ssl, lam=lam, lam_u=lam_u, costs=costs,
                  lam_factor=float(factor), **extra)
-    return res
+    res_cpu = time.process_time() - t0
+    return res, res_cpu
 
 
 def draw_labels(y, n_lab, rng):
@@ -253,8 +276,10 @@ def run_binary(sets, rules, draws, n_lab):
             for rule in rules:
                 scale, bal = parse_rule(rule)
                 for solver in SOLVERS:
-                    res = fit(solver, X, y_ssl, scale, bal, avg)
+                    res, cpu = fit(solver, X, y_ssl, scale, bal, avg)
                     MFN.setdefault((rule, solver), []).append(res.n_mfn)
+                    ITER.setdefault((rule, solver), []).append(res.n_iter)
+                    CPU.setdefault((rule, solver), []).append(cpu)
                     err = np.mean(res.labels[U] != y[U])
                     table.setdefault((rule, solver), {}).setdefault(
                         name, []).append(err)
@@ -282,9 +307,11 @@ def run_ovr(sets, rules, draws, per_class):
                     for k in range(K):
                         y_ssl = np.zeros(y.size)
                         y_ssl[lab] = np.where(y[lab] == k, 1.0, -1.0)
-                        res = fit(solver, X, y_ssl, scale, bal, avg)
+                        res, cpu = fit(solver, X, y_ssl, scale, bal, avg)
                         scores.append(res.outputs)
                         MFN.setdefault((rule, solver), []).append(res.n_mfn)
+                        ITER.setdefault((rule, solver), []).append(res.n_iter)
+                        CPU.setdefault((rule, solver), []).append(cpu)
                         F += res.objective
                     pred = np.argmax(np.stack(scores, 1), 1)
                     err = np.mean(pred[U] != y[U])
@@ -315,12 +342,16 @@ def show_objectives(title, objs, names):
 def show(title, table, names):
     print(f"\n{title}: error % on the unlabeled rows, mean over draws")
     print(f"{'rule':<16}{'solver':<6}" + "".join(f"{n:>9}" for n in names)
-          + f"{'mean':>8}{'MFN/fit':>9}")
+          + f"{'mean':>8}{'MFN/fit':>9}{'it/fit':>8}{'ms/fit':>8}")
     for (rule, solver), row in table.items():
         means = [100 * np.mean(row[n]) for n in names]
         print(f"{rule:<16}{solver:<6}" + "".join(f"{m:9.2f}" for m in means)
-              + f"{np.mean(means):8.2f}{np.mean(MFN[rule, solver]):9.1f}")
+              + f"{np.mean(means):8.2f}{np.mean(MFN[rule, solver]):9.1f}"
+              + f"{np.mean(ITER[rule, solver]):8.1f}"
+              + f"{1e3 * np.mean(CPU[rule, solver]):8.1f}")
     MFN.clear()
+    ITER.clear()
+    CPU.clear()
 
 
 def main():
