@@ -189,14 +189,19 @@ def multiclass_sets():
 # ``%<name>`` suffix: DA-S3VM iteration options (issue 4, DA speed; the
 # defaults are "fast" since 2026-11-23, "ref" the former ones)
 DA_PRESETS = {
-    "ref": dict(relax=1.0, newton_steps=None, kl_tol=1e-6, T0=None),
+    "ref": dict(relax=1.0, newton_steps=None, kl_tol=1e-6, T0="10lam_u"),
     "fast": dict(relax=1.5, newton_steps=1, kl_tol=1e-5, T0="lam_u"),
-    "r15": dict(relax=1.5, newton_steps=None, kl_tol=1e-6, T0=None),
-    "n1": dict(relax=1.0, newton_steps=1, kl_tol=1e-6, T0=None),
-    "kl5": dict(relax=1.0, newton_steps=None, kl_tol=1e-5, T0=None),
+    "r15": dict(relax=1.5, newton_steps=None, kl_tol=1e-6, T0="10lam_u"),
+    "n1": dict(relax=1.0, newton_steps=1, kl_tol=1e-6, T0="10lam_u"),
+    "kl5": dict(relax=1.0, newton_steps=None, kl_tol=1e-5, T0="10lam_u"),
     "T1": dict(relax=1.0, newton_steps=None, kl_tol=1e-6, T0="lam_u"),
-    "fastT10": dict(relax=1.5, newton_steps=1, kl_tol=1e-5, T0=None),
+    "fastT10": dict(relax=1.5, newton_steps=1, kl_tol=1e-5, T0="10lam_u"),
     "fastkl6": dict(relax=1.5, newton_steps=1, kl_tol=1e-6, T0="lam_u"),
+    "n1kl5T1": dict(relax=1.0, newton_steps=1, kl_tol=1e-5, T0="lam_u"),
+    "n1r15": dict(relax=1.5, newton_steps=1, kl_tol=1e-6, T0="10lam_u"),
+    "n1r12": dict(relax=1.2, newton_steps=1, kl_tol=1e-5, T0="lam_u"),
+    "fastn2": dict(relax=1.5, newton_steps=2, kl_tol=1e-5, T0="lam_u"),
+    "fastnN": dict(relax=1.5, newton_steps=None, kl_tol=1e-5, T0="lam_u"),
 }
 
 
@@ -228,8 +233,8 @@ def fit(solver, X, y_ssl, scale, balanced, avg):
     # row weighted like a labeled one, SVM-light's final C* = C)
     n_l = int((y_ssl != 0).sum())
     lam_u = (y_ssl.size - n_l) / n_l if lu == "ul" else float(lu)
-    if extra.get("T0") == "lam_u":
-        extra["T0"] = lam_u
+    if extra.get("T0") in ("lam_u", "10lam_u"):
+        extra["T0"] = lam_u * (10.0 if extra["T0"] == "10lam_u" else 1.0)
     if kind == "m":
         # relative to the minority labeled class: c avg at a balanced split
         l_min = min((y_ssl > 0).sum(), (y_ssl < 0).sum())

@@ -195,7 +195,7 @@ class _Problem:
             "cg_max_iter": check_int(cg_max_iter, "cg_max_iter"),
         }
         self.n_mfn = self.n_iter = self.n_cg = 0
-        self.mfn_capped = False
+        self.mfn_capped = self.last_capped = False
 
     def _init_dask(self, X, y, costs, lam, lam_u, r, fit_intercept,
                    intercept_scaling, tol, rel_tol, max_iter, cg_max_iter):
@@ -249,6 +249,8 @@ class _Problem:
         self.n_mfn += 1
         self.n_iter += int(n_iter)
         self.n_cg += int(n_cg)
+        # a partial w-step that stopped short of the MFN optimum
+        self.last_capped = capped and status == _MFN_MAX_ITER
         if not (newton or capped):
             self.mfn_capped |= status == _MFN_MAX_ITER
         return None if self.dist else self.rows.outputs()
@@ -814,9 +816,10 @@ def da_s3vm(X, y, *, lam="auto", lam_u=1.0, r=None, T0=None, T_rate=1.5,
         p, z = P.da_init(cu)
         for outer in range(1, max_outer_iter + 1):
             kl = H = np.inf
+            steps = newton_steps
             for inner in range(1, max_inner_iter + 1):
                 o = P.mfn(False, verbose > 1, f"DA MFN (T={T:.3g})",
-                          tol=inner_tol, max_iter=newton_steps)
+                          tol=inner_tol, max_iter=steps)
                 # over-relaxed p-steps within a temperature (the first step
                 # at each T is the plain one)
                 nu, kl, H, _resid, n_root, rs = P.pstep(
@@ -831,7 +834,12 @@ def da_s3vm(X, y, *, lam="auto", lam_u=1.0, r=None, T0=None, T_rate=1.5,
                                 "nu %.6g (%d root steps)", T, inner, kl, H, nu,
                                 n_root)
                 if kl < kl_tol:
-                    break
+                    if not P.last_capped:
+                        break
+                    # p has settled after a partial w-step: one more round
+                    # with the whole w-step, so that each temperature ends
+                    # on an MFN optimum as with exact w-steps
+                    steps = None
             else:
                 inner_capped = True
             n_inner_total += inner
