@@ -58,7 +58,11 @@ from semisvm import DASVM, TSVM  # noqa: E402
 DATA = Path(os.environ.get("SEMISVM_SHARED_DATA",
                            Path(__file__).resolve().parents[2] / "shared" / "data"))
 MODELS = {"TSVM": lambda: TSVM(), "TSVM1": lambda: TSVM(S=1),
-          "DASVM": lambda: DASVM()}
+          "DASVM": lambda: DASVM(),
+          # the reference settings (DASVM's defaults before 2026-11-23:
+          # the same iterates as that code, bit for bit)
+          "DAref": lambda: DASVM(relax=1.0, newton_steps=None, kl_tol=1e-6,
+                                 T0=10.0)}
 
 
 def load(name):
@@ -66,6 +70,11 @@ def load(name):
     if not path.exists():
         return None
     z = dict(np.load(path, allow_pickle=False))
+    if "X" not in z:
+        # CSR stored by parts (pcmac)
+        import scipy.sparse as sp
+        z["X"] = sp.csr_matrix((z["X_data"], z["X_indices"], z["X_indptr"]),
+                               shape=tuple(z["X_shape"]))
     y = z["y"]
     y = (y >= 5).astype(int) if name == "uspst" else (y == np.max(y)).astype(int)
     return z["X"], y, z["idx_lab"], z["idx_unl"]
