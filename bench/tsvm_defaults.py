@@ -200,6 +200,7 @@ DA_PRESETS = {
     "n1kl5T1": dict(relax=1.0, newton_steps=1, kl_tol=1e-5, T0="lam_u"),
     "n1r15": dict(relax=1.5, newton_steps=1, kl_tol=1e-6, T0="10lam_u"),
     "n1r12": dict(relax=1.2, newton_steps=1, kl_tol=1e-5, T0="lam_u"),
+    "fast17": dict(relax=1.7, newton_steps=1, kl_tol=1e-5, T0="lam_u"),
     "fastn2": dict(relax=1.5, newton_steps=2, kl_tol=1e-5, T0="lam_u"),
     "fastnN": dict(relax=1.5, newton_steps=None, kl_tol=1e-5, T0="lam_u"),
 }

@@ -834,11 +834,14 @@ def da_s3vm(X, y, *, lam="auto", lam_u=1.0, r=None, T0=None, T_rate=1.5,
                                 "nu %.6g (%d root steps)", T, inner, kl, H, nu,
                                 n_root)
                 if kl < kl_tol:
-                    if not P.last_capped:
+                    if not (P.last_capped and H - H_min < entropy_tol
+                            and P.lam <= lam):
                         break
-                    # p has settled after a partial w-step: one more round
-                    # with the whole w-step, so that each temperature ends
-                    # on an MFN optimum as with exact w-steps
+                    # p has settled at the last temperature after a partial
+                    # w-step: one more round with the whole w-step, so that
+                    # the annealing ends on an MFN optimum as with exact
+                    # w-steps (earlier temperatures go on from where they
+                    # stopped)
                     steps = None
             else:
                 inner_capped = True
