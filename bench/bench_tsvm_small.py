@@ -25,6 +25,18 @@ coef, objective, label, p and history bitwise equal between the two)::
     uspst  TSVM     88-100   51-64   1.6x         60.8      96.1     332.6
     uspst  DASVM   220-255  112-147  1.8x        124.3     208.4     579.8
 
+DA's iterations (2026-11-23, issue 4: over-relaxed p-steps, one Newton
+step per w-step, kl_tol 1e-5, T0 = lam_u; ``--models DAref DASVM --data
+g50c uspst pcmac --repeat 3``, load 1.6-1.8; DAref = the former settings)::
+
+    data   model   CPU ms/fit   MFN calls  MFN iter  CG iter
+    g50c   DAref    38-46        154.9      255.0       0
+    g50c   DASVM    13.5-15.7     69.0       72.2       0
+    uspst  DAref   110-120       124.3      208.4     579.8
+    uspst  DASVM    62-69         74.7       78.1     357.2
+    pcmac  DAref    89-109        86.3      105.9     229.2
+    pcmac  DASVM    56-70         55.6       57.4     161.1
+
 Where the time went, before: the direct Newton step's normal matrix
 X_J' A X_J (g50c: 81 % of a DA fit, one row at a time through an index
 array), the CGLS setup pass (uspst), Python and the argument checks per
