@@ -361,6 +361,21 @@ class _Problem:
         return da_pstep(o, self.idx_u, lam_u, T, self.r, z, p, cu, self.cpos,
                         self.cneg, nu0=nu0, tol=tol, omega=omega)
 
+    def plain_pstep(self, o, p, lam_u, T, nu0, tol):
+        """The plain p-step at a kept point ``(o, p)`` (``snapshot``'s):
+        returns the kept point with the new p, and nu."""
+        cu = lam_u / self.u
+        if self.dist:
+            self.rows.states = list(o)
+            nu = self.dist.pstep(lam_u, T, self.r, cu, nu0, tol)[0]
+            return list(self.rows.states), None, nu
+        z = np.zeros(self.u)
+        p = np.empty(self.u)
+        cpos, cneg = self.cpos.copy(), self.cneg.copy()
+        nu = da_pstep(o, self.idx_u, lam_u, T, self.r, z, p, cu, cpos, cneg,
+                      nu0=nu0, tol=tol)[0]
+        return o, p, nu
+
     def da_labels(self, o, p):
         """(labels of the training rows, p) at a kept point (lazy on a cluster)."""
         if self.dist:
@@ -805,6 +820,7 @@ def da_s3vm(X, y, *, lam="auto", lam_u=1.0, r=None, T0=None, T_rate=1.5,
     nu = 0.0
     p = z = None
     best = None
+    best_relaxed = False
     hist_T, hist_F, hist_kl, hist_H, hist_in, hist_reg = [], [], [], [], [], []
     n_inner_total = 0
     inner_capped = root_capped = False
@@ -836,6 +852,7 @@ def da_s3vm(X, y, *, lam="auto", lam_u=1.0, r=None, T0=None, T_rate=1.5,
                 F = P.objective(P.w, o, lam_u)
                 if P.lam <= lam and (best is None or F < best[5]):
                     best = (P.w.copy(), *P.snapshot(o, p), T, nu, F)
+                    best_relaxed = relax != 1.0 and inner > 1
                 if verbose > 1:
                     logger.info("DA T=%.4g round %d: KL %.3g, entropy %.3g, "
                                 "nu %.6g (%d root steps)", T, inner, kl, H, nu,
@@ -880,6 +897,10 @@ def da_s3vm(X, y, *, lam="auto", lam_u=1.0, r=None, T0=None, T_rate=1.5,
         # max_outer_iter ran out before lam came down: the last point
         best = (P.w.copy(), *P.snapshot(o, p), T, nu, P.objective(P.w, o, lam_u))
     w, o, p, T_best, nu_best, F = best
+    if best_relaxed:
+        # the kept p came from an over-relaxed step: replace it by the
+        # p-step's own answer to the kept w (p = 1 / (1 + exp((g - nu)/T)))
+        o, p, nu_best = P.plain_pstep(o, p, lam_u, T_best, nu_best, root_tol)
     labels, p = P.da_labels(o, p)
     if verbose:
         logger.info("DA done (%s): %d temperatures, %d MFN calls, best objective "

@@ -219,6 +219,22 @@ def test_da_fast_iterations_keep_the_result(seed):
         np.testing.assert_array_equal(res.labels, ref.labels)
 
 
+def test_da_kept_p_is_the_plain_p_step_after_relaxed_rounds():
+    """The kept point mid-temperature (after over-relaxed p-steps): p, nu
+    are the plain p-step's answer to the returned w."""
+    X, y, _ = make_problem(5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        res = solvers.da_s3vm(X, y, max_outer_iter=1, max_inner_iter=3)
+    assert res.n_inner == 3 and res.objective == res.history_objective[-1]
+    U = y == 0
+    o = X[U] @ res.coef + res.intercept
+    g = l2(o) - l2(-o)
+    np.testing.assert_allclose(res.p, expit((res.nu - g) / res.T),
+                               rtol=1e-8, atol=1e-12)
+    assert abs(res.p.mean() - res.r) < 1e-8
+
+
 def test_da_rejects_bad_relax_and_newton_steps():
     X, y, _ = make_problem(0)
     with pytest.raises(ValueError, match="relax"):
