@@ -50,13 +50,13 @@ whose other columns were the 2026-11-22 figures to the digit)::
 DASVM with its 2026-11-23 iteration defaults (over-relaxed p-steps, one
 Newton step per w-step, kl_tol 1e-5, T0 = lam_u; evidence on held-out data
 in ``bench/tsvm_defaults.py``), same command, load 1.5-1.9: DASVM error
-pcmac 6.55, g50c 9.54, uspst 24.74 (was 6.52 / 9.46 / 24.72: 1-4 rows of
+pcmac 6.55, g50c 9.50, uspst 24.74 (was 6.52 / 9.46 / 24.72: 1-2 rows of
 5000 over the 10 splits); CPU per fit (``bench/bench_tsvm_small.py
 --models DAref DASVM --data g50c uspst pcmac --repeat 3``, DAref = the
 former settings, same build and minutes) g50c 38-46 -> 13.5-15.7 ms (255
 -> 72 Newton iterations, 155 -> 69 MFN calls), uspst 110-120 -> 62-69 ms
 (208 -> 78), pcmac 89-109 -> 56-70 ms (106 -> 57). SVM-light / DASVM CPU
-ratio: g50c 90 (``--svmlight --data g50c``: 1.43 s against this script's
+ratio: g50c 90-91 (``--svmlight --data g50c``: 1.43-1.68 s against this script's
 own per-fit time, one fit per split) to 106 (against the best-of-3 13.5
 ms), was 29; pcmac ~700-870, uspst ~355-395 (SVM-light's times above).
 At 100k (``--data --sizes 100000``, load 1.7): DASVM 4.49 / 4.47 s, 82

@@ -126,7 +126,7 @@ iterations per binary fit; objective: mean F / F(ref) - 1)::
 
     preset    binary  MFN/fit  it/fit  objective   one-vs-rest  it/fit  objective
     ref       17.25    134.5   233.6    0          21.12         160.5    0
-    fast      17.13     64.8    67.8   +0.007 %    20.94          56.9   +0.162 %
+    fast      17.14     64.8    67.8   +0.007 %    20.94          56.9   +0.162 %
     fast17    17.15     66.0    69.0   -0.015 %    20.93          61.4   +0.168 %
       (relax 1.7)
     fastn2    17.28     65.1   114.8   -0.010 %    21.30          90.0   -0.008 %

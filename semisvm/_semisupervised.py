@@ -59,7 +59,7 @@ the last temperature, once p has settled after a partial w-step, one more
 round with the whole w-step ends the annealing on an MFN optimum. g50c: 69
 MFN calls, 72 Newton iterations (3.5x fewer, 2.9x less CPU); held-out data
 (``bench/tsvm_defaults.py``, 6 sets x 6 draws): 134.5 -> 64.8 MFN calls,
-234 -> 68 Newton iterations, error 17.25 -> 17.13 %, objective +0.007 %;
+234 -> 68 Newton iterations, error 17.25 -> 17.14 %, objective +0.007 %;
 one-vs-rest (3 sets x 6 draws): 161 -> 57 iterations, error 21.12 ->
 20.94 %, objective +0.16 % (one Newton step per w-step lands a few class
 problems in another local minimum; ``newton_steps=2`` keeps the objective,

@@ -539,7 +539,7 @@ class DASVM(_SemiSupervisedLinear):
     ``kl_tol = 1e-5``, one Newton step per w-step and ``relax = 1.5``
     replace the reference's T0 = 10 lam_u, 1e-6, exact w-steps and plain
     p-steps: 3.4x fewer Newton iterations (g50c 255 -> 72 per fit) at the
-    same or lower held-out error (binary 17.25 -> 17.13 %, one-vs-rest
+    same or lower held-out error (binary 17.25 -> 17.14 %, one-vs-rest
     21.12 -> 20.94 %), objective +0.007 % (binary) / +0.16 % (one-vs-rest;
     ``newton_steps=2`` keeps it); ``bench/tsvm_defaults.py``, reasoning in
     :mod:`semisvm._semisupervised`.
