@@ -47,6 +47,21 @@ whose other columns were the 2026-11-22 figures to the digit)::
     g50c   0.159   11.32     10.50     10.42      9.46     7.34      197 (1.54 s vs 7.8 ms), 29
     uspst  0.422   24.54     24.76     24.72     24.72    32.76      642 (24.5 s vs 38 ms), 221
 
+DASVM with its 2026-11-23 iteration defaults (over-relaxed p-steps, one
+Newton step per w-step, kl_tol 1e-5, T0 = lam_u; evidence on held-out data
+in ``bench/tsvm_defaults.py``), same command, load 1.5-1.9: DASVM error
+pcmac 6.55, g50c 9.50, uspst 24.74 (was 6.52 / 9.46 / 24.72: 1-2 rows of
+5000 over the 10 splits); CPU per fit (``bench/bench_tsvm_small.py
+--models DAref DASVM --data g50c uspst pcmac --repeat 3``, DAref = the
+former settings, same build and minutes) g50c 38-46 -> 13.5-15.7 ms (255
+-> 72 Newton iterations, 155 -> 69 MFN calls), uspst 110-120 -> 62-69 ms
+(208 -> 78), pcmac 89-109 -> 56-70 ms (106 -> 57). SVM-light / DASVM CPU
+ratio: g50c 90-91 (``--svmlight --data g50c``: 1.43-1.68 s against this script's
+own per-fit time, one fit per split) to 106 (against the best-of-3 13.5
+ms), was 29; pcmac ~700-870, uspst ~355-395 (SVM-light's times above).
+At 100k (``--data --sizes 100000``, load 1.7): DASVM 4.49 / 4.47 s, 82
+MFN calls / 122 CGLS iterations (was 5.73 s CPU, 108 / 151).
+
 (our CPU times after merging main's compiled MFN loop, which gave the same
 errors, mean of 10 fits per data set at load 2.5; before it: pcmac 0.05 /
 0.13 s, g50c 0.03 / 0.22 s, uspst 0.08 / 0.27 s for TSVM / DASVM)

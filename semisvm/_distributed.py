@@ -744,21 +744,30 @@ def _softplus(x):
     return np.logaddexp(0.0, x)
 
 
-def _t_g_range(st, lam_u):
+def _g_relaxed(st, lam_u, T, omega):
+    """g, or for DA's over-relaxed p-step G = g + (1/omega - 1) T z (the
+    twin of ``semisvm._core._ssl._pstep``)."""
     g = _g(st, lam_u)
+    if omega != 1.0:
+        g = g + (1.0 / omega - 1.0) * T * st["z"]
+    return g
+
+
+def _t_g_range(st, lam_u, T=1.0, omega=1.0):
+    g = _g_relaxed(st, lam_u, T, omega)
     if g.size == 0:
         return np.inf, -np.inf
     return float(g.min()), float(g.max())
 
 
-def _t_balance_eval(st, lam_u, T, nu):
-    p = _sigmoid_neg((_g(st, lam_u) - nu) / T)
+def _t_balance_eval(st, lam_u, T, nu, omega=1.0):
+    p = _sigmoid_neg((_g_relaxed(st, lam_u, T, omega) - nu) / (T / omega))
     return float(np.sum(p)), float(np.sum(p * (1.0 - p)))
 
 
-def _t_pstep(st, lam_u, T, nu, cu):
+def _t_pstep(st, lam_u, T, nu, cu, omega=1.0):
     zq = st["z"]
-    z = (_g(st, lam_u) - nu) / T
+    z = (_g_relaxed(st, lam_u, T, omega) - nu) / (T / omega)
     p = _sigmoid_neg(z)
     kl = float(np.sum(p * (_softplus(zq) - _softplus(z))
                       + (1.0 - p) * (_softplus(-zq) - _softplus(-z))))
@@ -882,23 +891,25 @@ class DaskSSL:
     def da_init(self, r, cu):
         self.rows.replace(_t_da_init, r, cu)
 
-    def pstep(self, lam_u, T, r, cu, nu0, tol, max_iter=500):
+    def pstep(self, lam_u, T, r, cu, nu0, tol, max_iter=500, omega=1.0):
         """DA's p-step: the balance root by reductions (the twin of
-        ``semisvm._core._ssl._balance``), then the new p and costs."""
+        ``semisvm._core._ssl._balance``), then the new p and costs
+        (``omega``: over-relaxed, as ``semisvm._core._ssl.da_pstep``)."""
         rows = self.rows
         u = self.u
-        rng = rows.map(_t_g_range, lam_u)
+        rng = rows.map(_t_g_range, lam_u, T, omega)
         gmin = min(x[0] for x in rng)
         gmax = max(x[1] for x in rng)
         # the compiled root finder's bracket and steps; only its mean(p)
         # and slope come from reductions over the blocks
-        lo, hi, nu = _ssl.root_bracket(gmin, gmax, T, r, nu0)
+        Te = T / omega
+        lo, hi, nu = _ssl.root_bracket(gmin, gmax, Te, r, nu0)
         status, n_iter = 2, 0
         for it in range(1, max_iter + 1):
             n_iter = it
-            ev = rows.map(_t_balance_eval, lam_u, T, nu)
+            ev = rows.map(_t_balance_eval, lam_u, T, nu, omega)
             f = sum(e[0] for e in ev) / u - r
-            fp = sum(e[1] for e in ev) / (u * T)
+            fp = sum(e[1] for e in ev) / (u * Te)
             if abs(f) <= tol:
                 status = 0
                 break
@@ -908,7 +919,7 @@ class DaskSSL:
             if stalled:
                 status = 1
                 break
-        out = rows.update(_t_pstep, lam_u, T, nu, cu)
+        out = rows.update(_t_pstep, lam_u, T, nu, cu, omega)
         kl = sum(o[0] for o in out) / u
         h = sum(o[1] for o in out) / u
         resid = sum(o[2] for o in out) / u - r

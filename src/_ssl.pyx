@@ -248,21 +248,27 @@ def root_step(double f, double fp, double lo, double hi, double nu):
 cdef int _pstep(const floating *o, const int *idx_u, Py_ssize_t u,
                 double lam_u, double T, double r, double *z, double *p,
                 double *g, floating cu, floating *cpos, floating *cneg,
-                double nu0, double tol, int max_iter, double *nu,
-                double *kl, double *entropy, double *resid,
+                double nu0, double tol, int max_iter, double omega,
+                double *nu, double *kl, double *entropy, double *resid,
                 int *n_iter) noexcept nogil:
     cdef Py_ssize_t j
     cdef double oj, zj, pj, zq, s_kl = 0, s_h = 0, s_p = 0
     cdef double spq, spq_neg, spz, spz_neg
+    # over-relaxed logits z = (1 - omega) zq + omega (g - nu) / T
+    #                       = (G - nu) / (T / omega), G = g + (1/omega - 1) T zq:
+    # the same balance root on G at temperature T / omega
+    cdef double Te = T / omega, c = (1.0 / omega - 1.0) * T
     cdef int status
     # g_j = lam_u [l2(o_j) - l2(-o_j)]
     for j in range(u):
         oj = o[idx_u[j]]
         g[j] = lam_u * (_l2(oj) - _l2(-oj))
-    status = _balance(g, u, T, r, nu0, tol, max_iter, nu, resid, n_iter)
+        if omega != 1.0:
+            g[j] += c * z[j]
+    status = _balance(g, u, Te, r, nu0, tol, max_iter, nu, resid, n_iter)
     for j in range(u):
         zq = z[j]
-        zj = (g[j] - nu[0]) / T
+        zj = (g[j] - nu[0]) / Te
         # p = _sigmoid_neg(z), and the softplus of +-z, +-zq it needs
         pj = _sigmoid_softplus(zj, &spz, &spz_neg)
         _softplus_pair(zq, &spq, &spq_neg)
@@ -322,12 +328,16 @@ def tsvm_switch(const floating[::1] o, const int[::1] idx_u,
 def da_pstep(const floating[::1] o, const int[::1] idx_u, double lam_u,
              double T, double r, double[::1] z, double[::1] p, double cu,
              floating[::1] cpos, floating[::1] cneg, double nu0=0.0,
-             double tol=1e-12, int max_iter=500):
+             double tol=1e-12, int max_iter=500, double omega=1.0):
     """DA-S3VM p-step in place: new logits ``z``, probabilities ``p`` and costs.
 
-    ``z`` enters holding the previous logits (for the KL divergence) and
+    ``z`` enters holding the previous logits zq (for the KL divergence) and
     leaves with z_j = (g_j - nu) / T; ``p = 1 / (1 + exp(z))`` with
     mean(p) = r; ``cpos[idx_u] = cu p``, ``cneg[idx_u] = cu (1 - p)``.
+    ``omega`` != 1: the over-relaxed step z_j = (1 - omega) zq_j + omega
+    (g_j - nu) / T, nu again such that mean(p) = r (a fixed point of either
+    step is one of the other, with the same nu); the KL divergence is that
+    of the step taken.
 
     Returns
     -------
@@ -341,6 +351,8 @@ def da_pstep(const floating[::1] o, const int[::1] idx_u, double lam_u,
         raise ValueError("z and p need one entry per unlabeled row")
     if not (T > 0 and 0 < r < 1 and lam_u >= 0 and tol > 0 and max_iter >= 1):
         raise ValueError("need T > 0, 0 < r < 1, lam_u >= 0, tol > 0, max_iter >= 1")
+    if not 0 < omega < 2:
+        raise ValueError(f"omega must be in (0, 2), got {omega!r}")
     _check_common(o.shape[0], idx_u, cpos, cneg)
     if u == 0:
         return nu0, 0.0, 0.0, 0.0, 0, ROOT_OK
@@ -350,7 +362,7 @@ def da_pstep(const floating[::1] o, const int[::1] idx_u, double lam_u,
     with nogil:
         status = _pstep(&o[0], &idx_u[0], u, lam_u, T, r, &z[0], &p[0], &g[0],
                         <floating> cu, &cpos[0], &cneg[0], nu0, tol, max_iter,
-                        &nu, &kl, &ent, &resid, &n_iter)
+                        omega, &nu, &kl, &ent, &resid, &n_iter)
     return nu, kl, ent, resid, n_iter, status
 
 

@@ -143,3 +143,38 @@ def test_tsvm_switch_rejects_bad_arguments():
     with pytest.raises(ValueError, match="out of range"):
         _ssl.tsvm_switch(o, np.array([0, 5], dtype=np.int32), np.ones(2, np.int8),
                          1, 1.0, c, c.copy())
+
+
+@pytest.mark.parametrize("omega", [0.5, 1.5])
+def test_da_pstep_over_relaxed(omega):
+    """omega: z = (1 - omega) z_old + omega (g - nu) / T with mean(p) = r,
+    and a fixed point of the plain step is one of the relaxed step."""
+    rng = np.random.default_rng(4)
+    n, u, lam_u, T, r = 50, 30, 1.0, 0.3, 0.35
+    o = rng.normal(size=n)
+    idx_u = np.sort(rng.choice(n, u, replace=False)).astype(np.int32)
+    z_old = rng.normal(size=u)
+    z, p = z_old.copy(), np.zeros(u)
+    cpos, cneg = np.zeros(n), np.zeros(n)
+    nu, kl, _, resid, _, status = _ssl.da_pstep(
+        o, idx_u, lam_u, T, r, z, p, 1.0 / u, cpos, cneg, omega=omega)
+    assert status in (0, 1) and abs(p.mean() - r) < 1e-10
+    ou = o[idx_u]
+    g = lam_u * (np.maximum(0, 1 - ou) ** 2 - np.maximum(0, 1 + ou) ** 2)
+    np.testing.assert_allclose(z, (1 - omega) * z_old + omega * (g - nu) / T,
+                               rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(p, expit(-z), rtol=1e-12)
+    q = expit(-z_old)
+    kl_ref = np.mean(xlogy(p, p / q) + xlogy(1 - p, (1 - p) / (1 - q)))
+    assert kl == pytest.approx(kl_ref, rel=1e-9)
+    # from the plain step's answer the relaxed step stays there (same nu)
+    z1, p1 = z_old.copy(), np.zeros(u)
+    nu1, *_ = _ssl.da_pstep(o, idx_u, lam_u, T, r, z1, p1, 1.0 / u, cpos, cneg)
+    z2, p2 = z1.copy(), np.zeros(u)
+    nu2, kl2, *_ = _ssl.da_pstep(o, idx_u, lam_u, T, r, z2, p2, 1.0 / u, cpos,
+                                 cneg, nu0=nu1, omega=omega)
+    np.testing.assert_allclose(z2, z1, atol=1e-9)
+    assert nu2 == pytest.approx(nu1, abs=1e-9) and kl2 < 1e-15
+    with pytest.raises(ValueError, match="omega"):
+        _ssl.da_pstep(o, idx_u, lam_u, T, r, z, p, 1.0 / u, cpos, cneg,
+                      omega=2.0)
