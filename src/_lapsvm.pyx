@@ -262,7 +262,7 @@ cdef void _pcg(Py_ssize_t n, Py_ssize_t c, const floating *K, const int *Lp,
     cdef int it, n_changed, n_active = c
     cdef double loss, s, left, right, beta, num, den, crit, frac, err_v
     cdef double inv_nv = 1.0 / n_val if n_val > 0 else 0
-    cdef bint stable, val_stop, j_stable = False, j_val = False
+    cdef bint stable, val_stop, checked, j_stable = False, j_val = False
     cdef bint early = rule == RULE_STABILITY or rule == RULE_VALIDATION \
         or rule == RULE_MIXED
     cdef int j_chk = 0, best
@@ -403,6 +403,7 @@ cdef void _pcg(Py_ssize_t n, Py_ssize_t c, const floating *K, const int *Lp,
                 continue
             o = j * n
             alpha, f, g, Kg, d, Kd = A + o, F_ + o, G + o, KG + o, D + o, KD + o
+            checked = False
             # classical rules, every iteration, relative to the start
             if rule == RULE_OBJECTIVE:
                 if st[j].F0 > 0 and (hist_obj[j * (max_iter + 1) + it]
@@ -415,18 +416,14 @@ cdef void _pcg(Py_ssize_t n, Py_ssize_t c, const floating *K, const int *Lp,
                     st[j].status = STATUS_TOL
             # early-stopping rules, every check_every iterations
             elif (it + 1) % check_every == 0 and joint:
+                # the argmax decision's tests, shared by all problems
+                checked = True
                 stable = j_stable
                 val_stop = j_val
                 if rule != RULE_STABILITY and st[j].n_chk < n_hist_val:
                     hist_val[j * n_hist_val + st[j].n_chk] = j_err
-                st[j].n_chk += 1
-                if rule == RULE_STABILITY and stable:
-                    st[j].status = STATUS_STABILITY
-                elif rule == RULE_VALIDATION and val_stop:
-                    st[j].status = STATUS_VALIDATION
-                elif rule == RULE_MIXED and stable and val_stop:
-                    st[j].status = STATUS_MIXED
             elif (it + 1) % check_every == 0:
+                checked = True
                 stable = False
                 val_stop = False
                 if rule != RULE_VALIDATION:
@@ -451,6 +448,7 @@ cdef void _pcg(Py_ssize_t n, Py_ssize_t c, const floating *K, const int *Lp,
                         hist_val[j * n_hist_val + st[j].n_chk] = err_v
                     val_stop = err_v > st[j].err_prev - inv_nv + 1e-12
                     st[j].err_prev = err_v
+            if checked:
                 st[j].n_chk += 1
                 if rule == RULE_STABILITY and stable:
                     st[j].status = STATUS_STABILITY
