@@ -47,6 +47,14 @@ whose other columns were the 2026-11-22 figures to the digit)::
     g50c   0.159   11.32     10.50     10.42      9.46     7.34      197 (1.54 s vs 7.8 ms), 29
     uspst  0.422   24.54     24.76     24.72     24.72    32.76      642 (24.5 s vs 38 ms), 221
 
+Final main of session 3 (all of the above merged; release build, nothing
+else running, load 1.2-1.9, 01:14-01:26 UTC), the same command::
+
+    data   lam   LinearSVM  TSVM S=1  TSVM S=1e4  DASVM  SVM-light  CPU ratio light/TSVM, /DA
+    pcmac  0.003   19.48      9.08      8.92      6.55     7.45     1212, 842 (SVM-light 46.4 s)
+    g50c   0.159   11.32     10.50     10.42      9.50     7.34      200,  89 (1.51 s)
+    uspst  0.422   24.54     24.76     24.72     24.74    32.76      590, 335 (22.2 s)
+
 DASVM with its 2026-11-23 iteration defaults (over-relaxed p-steps, one
 Newton step per w-step, kl_tol 1e-5, T0 = lam_u; evidence on held-out data
 in ``bench/tsvm_defaults.py``), same command, load 1.5-1.9: DASVM error
