@@ -1034,6 +1034,17 @@ _COMMON_DOC = """
 """
 
 
+# the Cheeger-specific parameters of CheegerRLS and CheegerSVM
+_CHEEGER_DOC = """balance : {"median", "lambda"}, default="median"
+        Balance term of the ratio: the paper's median, or the asymmetric
+        lambda-median (lambda = n_classes - 1; multi-class only, see
+        :func:`graph_cheeger`).
+    start : {"auto", "spread", "kernel"}, default="auto"
+        Starting point: label spreading on the graph, or the kernel-RLS fit;
+        "auto": "spread" when a class has at most 2 labels, else "kernel".
+"""
+
+
 class _TVBase(_GraphTVBase):
     _knn_width = 2.0
     def __init__(self, *, gamma=None, lam=0.1, eta=None, mu=1.0, r1=1.0, r2=1.0,
@@ -1314,14 +1325,7 @@ class CheegerRLS(_CheegerBase):
         Proximal weight of the smoothing step.
     c : float, default=1.0
         Step of the ratio-minimisation (ROF fidelity E/c).
-    balance : {"median", "lambda"}, default="median"
-        Balance term of the ratio: the paper's median, or the asymmetric
-        lambda-median (lambda = n_classes - 1; multi-class only, see
-        :func:`graph_cheeger`).
-    start : {"auto", "spread", "kernel"}, default="auto"
-        Starting point: label spreading on the graph, or the kernel-RLS fit;
-        "auto": "spread" when a class has at most 2 labels, else "kernel".
-    """ + _COMMON_DOC
+    """ + _CHEEGER_DOC + _COMMON_DOC
 
     _loss = "squared"
 
@@ -1341,13 +1345,6 @@ class CheegerSVM(_CheegerBase):
         Hinge weight.
     r : float, default=1.0
     c : float, default=1.0
-    balance : {"median", "lambda"}, default="median"
-        Balance term of the ratio: the paper's median, or the asymmetric
-        lambda-median (lambda = n_classes - 1; multi-class only, see
-        :func:`graph_cheeger`).
-    start : {"auto", "spread", "kernel"}, default="auto"
-        Starting point: label spreading on the graph, or the kernel-RLS fit;
-        "auto": "spread" when a class has at most 2 labels, else "kernel".
-    """ + _COMMON_DOC
+    """ + _CHEEGER_DOC + _COMMON_DOC
 
     _loss = "hinge"
