@@ -1,4 +1,4 @@
-"""Import LAMDA-SSL's LapSVM (a peer for bench/lapsvm_paper.py) without torch.
+"""Import LAMDA-SSL's LapSVM (a peer for bench/bench_manifold_paper.py) without torch.
 
 LAMDA-SSL 1.0.2 (PyPI ``LAMDA-SSL``) requires torch, torchvision, torchtext
 and torch-geometric, but its LapSVM (``LAMDA_SSL.Algorithm.Classification.

@@ -58,7 +58,7 @@ only move p by KL ~ 1e-3 around r (the docstring's bound |g_j| <= 4 lam_u
 the last temperature, once p has settled after a partial w-step, one more
 round with the whole w-step ends the annealing on an MFN optimum. g50c: 69
 MFN calls, 72 Newton iterations (3.5x fewer, 2.9x less CPU); held-out data
-(``bench/tsvm_defaults.py``, 6 sets x 6 draws): 134.5 -> 64.8 MFN calls,
+(``bench/bench_linear_defaults.py``, 6 sets x 6 draws): 134.5 -> 64.8 MFN calls,
 234 -> 68 Newton iterations, error 17.25 -> 17.14 %, objective +0.007 %;
 one-vs-rest (3 sets x 6 draws): 161 -> 57 iterations, error 21.12 ->
 20.94 %, objective +0.16 % (one Newton step per w-step lands a few class
@@ -95,7 +95,7 @@ point the best one at lam itself). Every step still lowers the objective
 of its own lam, and the result is a local minimum (TSVM) or kept point
 (DA) of the objective at ``lam``. It reaches other local minima, better
 on Gaussian clusters (g50c) but on average slightly worse on held-out data
-(``bench/tsvm_defaults.py``), hence off.
+(``bench/bench_linear_defaults.py``), hence off.
 
 Constants follow the authors' SVMlin release (lam_u = 1, rates 1.5,
 T0 = 10 lam_u, 30 temperatures, 100 inner rounds, tolerances 1e-6), except
@@ -428,8 +428,8 @@ def default_lam(X, lam="auto"):
 
     The constant, 0.003, is SVM-light's rule at l ~ 170 (at l = 50 the
     rule gives 0.01). It was chosen on held-out data only (never the
-    pcmac/g50c/uspst splits of ``bench/bench_tsvm.py``), with
-    ``bench/tsvm_defaults.py``: six binary sets (USPS training digits 0-4
+    pcmac/g50c/uspst splits of ``bench/bench_linear_tsvm.py``), with
+    ``bench/bench_linear_defaults.py``: six binary sets (USPS training digits 0-4
     vs 5-9, MNIST 3 vs 8, scikit-learn digits 0-4 vs 5-9, a9a, isolet,
     kr-vs-kp; 50 random labels, 4000 rows at most) and three 10-class
     one-vs-rest sets (scikit-learn digits, USPS test, 2000 MNIST test
@@ -544,7 +544,7 @@ def tsvm(X, y, *, lam="auto", lam_u=1.0, r=None, S=10000, lam_u_init=1e-2,
         unlabeled row is then l/u times weaker than a labeled one, where
         SVM-light ends with them equal (``lam_u = u / l``): on held-out sets
         that left TSVM unchanged and made DA worse (one-vs-rest DA 30 %
-        error against 21 %; ``bench/tsvm_defaults.py``).
+        error against 21 %; ``bench/bench_linear_defaults.py``).
     r : float in (0, 1), optional
         Fraction of the unlabeled rows labelled +1; default: the fraction of
         +1 among the labeled rows.
@@ -558,7 +558,7 @@ def tsvm(X, y, *, lam="auto", lam_u=1.0, r=None, S=10000, lam_u_init=1e-2,
         almost the supervised outputs (pcmac, g50c, uspst split 0: 8, 1 and
         1 pairs switched in the 18 steps from 1e-5 to 1e-2, which took 24,
         19 and 19 of 62, 38 and 56 MFN calls). On held-out sets
-        (``bench/tsvm_defaults.py``, 6 binary sets x 6 draws and 3
+        (``bench/bench_linear_defaults.py``, 6 binary sets x 6 draws and 3
         one-vs-rest sets x 2 draws) 1e-2 gave the same errors (17.32 against
         17.30 %, one-vs-rest 21.00 against 21.14 %) and objectives (within
         0.03 %) with 30 % (binary) and 38 % (one-vs-rest) fewer MFN calls;

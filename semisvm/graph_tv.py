@@ -1164,7 +1164,7 @@ class _CheegerBase(_GraphTVBase):
 
 _TV_DEFAULTS_DOC = """
     Defaults: why the earlier ones failed off USPS, and the compromise
-    (measured 2026-11-22; ``bench/bench_graph_tv.py``; two moons: n = 200 /
+    (measured 2026-11-22; ``bench/bench_graph_tv_paper.py``; two moons: n = 200 /
     300, noise 0.05 / 0.1, seeds 0-2, one label per class, 12 draws; demo:
     ``semisvm demo``, sklearn digits {2,3,5} vs {6,8,9}, 20 labels, test
     error, supervised linear SVM 14.8%):
@@ -1274,7 +1274,7 @@ class TVSVM(_TVBase):
     the simplex projection. Decision: ``f + b``.
 
 """ + _TV_DEFAULTS_DOC + r"""
-    Known limitation (measured on USPS 4 vs 9, see ``bench/bench_graph_tv.py``):
+    Known limitation (measured on USPS 4 vs 9, see ``bench/bench_graph_tv_paper.py``):
     with the paper's normalisation (``normalize="sqrt"`` or ``"n"``) the
     binary iteration settles on a one-class labelling (about 50% error) for
     small TV weights (gamma=0.1 with lam=1e-3); the defaults avoid that;

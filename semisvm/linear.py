@@ -400,7 +400,7 @@ class TSVM(_SemiSupervisedLinear):
     (10-class digits 17.7 % error against 12.3 % at 0.003); on binary
     held-out sets 0.003 was also as good or better. The reasoning and the
     held-out measurements are in :func:`semisvm._semisupervised.default_lam`
-    and ``bench/tsvm_defaults.py``. The annealing rate 1.5 is SVMlin's and
+    and ``bench/bench_linear_defaults.py``. The annealing rate 1.5 is SVMlin's and
     SVM-light's; ``lam_u_init = 1e-2`` (theirs: 1e-5) skips annealing
     steps whose unlabeled weight is too small to move w: the same errors
     and objectives on held-out data with about a third fewer MFN calls
@@ -437,7 +437,7 @@ class TSVM(_SemiSupervisedLinear):
         Continuation in lam (>= 1): the annealing runs at ``lam_factor *
         lam``, then lam comes down by ``lam_u_rate`` per step to ``lam``. 1
         (the default): none; larger values helped Gaussian clusters (g50c)
-        but not the held-out sets (see ``bench/tsvm_defaults.py``).
+        but not the held-out sets (see ``bench/bench_linear_defaults.py``).
     fit_intercept : bool, default=True
     intercept_scaling : float, default=1.0
     tol : float, default=1e-6
@@ -541,7 +541,7 @@ class DASVM(_SemiSupervisedLinear):
     p-steps: 3.4x fewer Newton iterations (g50c 255 -> 72 per fit) at the
     same or lower held-out error (binary 17.25 -> 17.14 %, one-vs-rest
     21.12 -> 20.94 %), objective +0.007 % (binary) / +0.16 % (one-vs-rest;
-    ``newton_steps=2`` keeps it); ``bench/tsvm_defaults.py``, reasoning in
+    ``newton_steps=2`` keeps it); ``bench/bench_linear_defaults.py``, reasoning in
     :mod:`semisvm._semisupervised`.
     More than two classes: one-vs-rest exactly as :class:`TSVM` (an
     extension of the paper; per-class ``r_k``).

@@ -16,11 +16,11 @@ intercept_scaling = 1 / LIBLINEAR ``-B 1``)::
 
 Usage (from the repository root)::
 
-    python bench/bench_mfn.py                 # 200,000 x 50,000, ~50 nnz/row
-    python bench/bench_mfn.py --small         # 20,000 x 5,000
-    python bench/bench_mfn.py --dataset adult_a9a
-    python bench/bench_mfn.py --dataset pcmac
-    python bench/bench_mfn.py --n 100000 --d 20000 --nnz 30 --skip-sklearn
+    python bench/bench_linear_mfn.py                 # 200,000 x 50,000, ~50 nnz/row
+    python bench/bench_linear_mfn.py --small         # 20,000 x 5,000
+    python bench/bench_linear_mfn.py --dataset adult_a9a
+    python bench/bench_linear_mfn.py --dataset pcmac
+    python bench/bench_linear_mfn.py --n 100000 --d 20000 --nnz 30 --skip-sklearn
 
 Peers: ``pip install liblinear-official`` (the ``bench`` extra); a peer that
 cannot be imported is skipped with a message. Threads are pinned to 1.

@@ -14,9 +14,9 @@ machine is shared), the share of the CPU time spent in the graph-ROF solver
 and the iterations / stop reason of each draw; ``--md`` appends a markdown
 table, ``--png`` plots error against labels per class.
 
-    OMP_NUM_THREADS=1 python bench/bench_graph_tv.py --digits 4 9 --seeds 10
-    python bench/bench_graph_tv.py --digits 0 1 4 9 --labels 10 --seeds 1
-    python bench/bench_graph_tv.py --models LabelSpreading GL-Laplace GL-Poisson
+    OMP_NUM_THREADS=1 python bench/bench_graph_tv_paper.py --digits 4 9 --seeds 10
+    python bench/bench_graph_tv_paper.py --digits 0 1 4 9 --labels 10 --seeds 1
+    python bench/bench_graph_tv_paper.py --models LabelSpreading GL-Laplace GL-Poisson
 
 Peers: scikit-learn's LabelSpreading (alpha=0.99) and graphlearning's
 Laplace and Poisson learning (``pip install graphlearning``; skipped with a

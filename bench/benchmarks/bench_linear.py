@@ -1,8 +1,8 @@
 """asv benchmarks of LinearSVM (L2-SVM-MFN) on small seeded sparse problems.
 
 Run from ``bench/``: ``asv run --python=same --quick``; or as a plain script:
-``python bench/benchmarks/bench_mfn.py`` (one pass over all parameters).
-The full side-by-side comparison with LIBLINEAR is ``bench/bench_mfn.py``.
+``python bench/benchmarks/bench_linear.py`` (one pass over all parameters).
+The full side-by-side comparison with LIBLINEAR is ``bench/bench_linear_mfn.py``.
 """
 import os
 

@@ -5,7 +5,7 @@ The fixed cost per MFN call (Python outer loops, argument checks, array
 allocation) dominates fits of a few hundred rows; this script times the
 estimators' fits on the stored splits of g50c (550 x 50) and uspst (2007 x
 256, digits 0-4 vs 5-9) from ``../shared/data`` (skipped with a message
-when absent), as ``bench/bench_tsvm.py`` does, and reports per fit: CPU
+when absent), as ``bench/bench_linear_tsvm.py`` does, and reports per fit: CPU
 time, MFN calls, MFN iterations, CGLS iterations and CPU time per MFN call.
 
 ``--save F`` stores each fit's coef, intercept, objective, transduction_
@@ -48,10 +48,10 @@ promise pins.
 
 Usage (from the repository root; a build without cython-checks)::
 
-    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python bench/bench_tsvm_small.py
-    python bench/bench_tsvm_small.py --splits 3 --repeat 5 --save /tmp/before.npz
-    python bench/bench_tsvm_small.py --compare /tmp/before.npz
-    python bench/bench_tsvm_small.py --profile DASVM --data g50c
+    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python bench/bench_linear_tsvm_small.py
+    python bench/bench_linear_tsvm_small.py --splits 3 --repeat 5 --save /tmp/before.npz
+    python bench/bench_linear_tsvm_small.py --compare /tmp/before.npz
+    python bench/bench_linear_tsvm_small.py --profile DASVM --data g50c
 """
 import os
 

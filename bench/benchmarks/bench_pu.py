@@ -3,8 +3,8 @@
 Run as a script (nothing is downloaded; the data come from ../shared/data):
 
     export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
-    python bench/benchmarks/bench_usmo.py tables [n_seeds]
-    python bench/benchmarks/bench_usmo.py scale
+    python bench/benchmarks/bench_pu.py tables [n_seeds]
+    python bench/benchmarks/bench_pu.py scale
     (or scale-qp / scale-rbf / scale-text, optionally followed by sizes)
 
 ``tables`` reproduces Tables III (linear) and IV (Gaussian, s = 1, i.e.

@@ -57,9 +57,9 @@ else running, load 1.2-1.9, 01:14-01:26 UTC), the same command::
 
 DASVM with its 2026-11-23 iteration defaults (over-relaxed p-steps, one
 Newton step per w-step, kl_tol 1e-5, T0 = lam_u; evidence on held-out data
-in ``bench/tsvm_defaults.py``), same command, load 1.5-1.9: DASVM error
+in ``bench/bench_linear_defaults.py``), same command, load 1.5-1.9: DASVM error
 pcmac 6.55, g50c 9.50, uspst 24.74 (was 6.52 / 9.46 / 24.72: 1-2 rows of
-5000 over the 10 splits); CPU per fit (``bench/bench_tsvm_small.py
+5000 over the 10 splits); CPU per fit (``bench/bench_linear_tsvm_small.py
 --models DAref DASVM --data g50c uspst pcmac --repeat 3``, DAref = the
 former settings, same build and minutes) g50c 38-46 -> 13.5-15.7 ms (255
 -> 72 Newton iterations, 155 -> 69 MFN calls), uspst 110-120 -> 62-69 ms
@@ -81,7 +81,7 @@ At the former default 0.01 avg(x.x) (SVM-light's own C rule at l = 50,
 which SVM-light's column keeps: it runs with its defaults): pcmac 21.46 /
 9.00 / 8.91 / 6.90, g50c 9.56 / 8.42 / 8.42 / 7.70, uspst 25.50 / 27.12 /
 27.14 / 27.08 (same columns). The default moved to 0.003 on held-out data
-(``bench/tsvm_defaults.py``, not these splits: one-vs-rest DA broke at
+(``bench/bench_linear_defaults.py``, not these splits: one-vs-rest DA broke at
 0.01); here it helps pcmac DA (-0.4) and uspst (-2.4) and costs g50c about
 2 points (isotropic Gaussian clusters in 50 dimensions with 50 labels
 want the stronger regulariser; on the held-out binary sets 0.01 was a
@@ -105,7 +105,7 @@ at 100 lam, then bring lam down) reaches other minima: 10 splits TSVM
 pcmac 8.67, g50c 7.18, uspst 25.23; DA 6.63, 8.22, 24.73 -- g50c's
 isotropic Gaussian clusters want a stronger regulariser, as lam = 0.03
 avg(x.x) shows (TSVM 7.07, DA 6.67 on 3 splits) -- but on the held-out
-sets of ``bench/tsvm_defaults.py`` it was 0.3-0.6 points worse, so it is
+sets of ``bench/bench_linear_defaults.py`` it was 0.3-0.6 points worse, so it is
 an option, off by default. SVM-light minimises a different objective
 (hinge loss, unregularised bias, every unlabeled row weighted like a
 labeled one: lam_u = u/l here) and lands elsewhere. On uspst (0-4 vs 5-9
@@ -113,7 +113,7 @@ is not linearly clustered) TSVM and DA lower the objective below the
 supervised solution's without lowering the error (at 0.01 avg(x.x) they
 raised it by 1.6 points): the cluster assumption fails there for every
 linear S3VM, SVM-light most. The defaults were not tuned on these splits
-(see ``semisvm._semisupervised.default_lam`` and ``bench/tsvm_defaults.py``).
+(see ``semisvm._semisupervised.default_lam`` and ``bench/bench_linear_defaults.py``).
 
 Scale (measured at the former lam = 0.01 on unit-norm rows; load average
 4-6; wall / CPU seconds; peak traced MB). At 0.003 (``--sizes 10000``,
@@ -139,11 +139,11 @@ load moves these by +-30 %; the MFN/CGLS counts are exact).
 
 Usage (from the repository root, on a build without cython-checks)::
 
-    python bench/bench_tsvm.py                  # both tables, up to 1M rows
-    python bench/bench_tsvm.py --sizes 10000 100000
-    python bench/bench_tsvm.py --skip-scale     # paper data only
-    python bench/bench_tsvm.py --skip-scale --svmlight --data pcmac g50c
-    python bench/bench_tsvm.py --skip-scale --svmlight --splits 3   # quicker
+    python bench/bench_linear_tsvm.py                  # both tables, up to 1M rows
+    python bench/bench_linear_tsvm.py --sizes 10000 100000
+    python bench/bench_linear_tsvm.py --skip-scale     # paper data only
+    python bench/bench_linear_tsvm.py --skip-scale --svmlight --data pcmac g50c
+    python bench/bench_linear_tsvm.py --skip-scale --svmlight --splits 3   # quicker
 """
 import os
 

@@ -2,7 +2,7 @@
 """How the default ``lam`` of TSVM / DA-S3VM was chosen (held-out data only).
 
 The paper-table splits (pcmac, g50c, uspst) are deliberately NOT used here:
-they are the benchmark of ``bench/bench_tsvm.py``, and a default fitted to
+they are the benchmark of ``bench/bench_linear_tsvm.py``, and a default fitted to
 them would make that table meaningless.
 
 Binary held-out sets (50 random labels with both classes, the rest
@@ -149,10 +149,10 @@ choice for the lowest objective).
 
 Usage (repository root)::
 
-    python bench/tsvm_defaults.py                    # everything
-    python bench/tsvm_defaults.py --only ovr         # one-vs-rest sets
-    python bench/tsvm_defaults.py --rules s=0.003 s=0.01 --draws 3
-    python bench/tsvm_defaults.py --solvers DA --rules "s=0.003%ref" "s=0.003%fast"
+    python bench/bench_linear_defaults.py                    # everything
+    python bench/bench_linear_defaults.py --only ovr         # one-vs-rest sets
+    python bench/bench_linear_defaults.py --rules s=0.003 s=0.01 --draws 3
+    python bench/bench_linear_defaults.py --solvers DA --rules "s=0.003%ref" "s=0.003%fast"
 """
 import argparse
 import os

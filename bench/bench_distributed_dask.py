@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """LinearSVM (L2-SVM-MFN) in memory against the same fit on a 2-worker Dask LocalCluster.
 
-Builds the seeded synthetic sparse text-like problem of ``bench_mfn.py``
+Builds the seeded synthetic sparse text-like problem of ``bench_linear_mfn.py``
 (default 1,000,000 x 50,000, ~30 non-zeros per row), writes it as row blocks
 (``.npz`` files the workers read, as they would read their shard of a data
 set), and fits ``l2svm_mfn`` twice: on the CSR matrix in this process, and on
@@ -19,9 +19,9 @@ the block states (one no-op task per block, gathered). Threads are pinned to
 
 Usage (from the repository root)::
 
-    python bench/bench_dask.py                     # 1M x 50k, 8 blocks
-    python bench/bench_dask.py --n 200000 --blocks 4
-    python bench/bench_dask.py --json out.json
+    python bench/bench_distributed_dask.py                     # 1M x 50k, 8 blocks
+    python bench/bench_distributed_dask.py --n 200000 --blocks 4
+    python bench/bench_distributed_dask.py --json out.json
 """
 import os
 
@@ -41,7 +41,7 @@ import numpy as np  # noqa: E402
 import scipy.sparse as sp  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_mfn import make_text_like  # noqa: E402
+from bench_linear_mfn import make_text_like  # noqa: E402
 
 
 def _load_block(path):

@@ -2,7 +2,7 @@
 
 Run from the repository root (needs ../shared/data; skips absent sets):
 
-    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python bench/lapsvm_paper.py \
+    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python bench/bench_manifold_paper.py \
         [--sets g50c,uspst,...] [--splits 3] [--plot bench/lapsvm_pcg_iters.png]
 
 Protocol (the paper's, adapted to the data available in ../shared/data):

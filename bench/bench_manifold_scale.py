@@ -1,6 +1,6 @@
 """Scale of LapSVM (PCG, early stopped): time and peak memory.
 
-    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python bench/lapsvm_scale.py \
+    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python bench/bench_manifold_scale.py \
         [--mnist] [--synthetic 20000]
 
 - ``--mnist``: multi-class (10 one-vs-rest problems in lockstep) on all of
