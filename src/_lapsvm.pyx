@@ -25,9 +25,9 @@ defined).
 import numpy as np
 
 from libc.math cimport sqrt
-from libc.stdlib cimport qsort
 from cython cimport floating
 from semisvm._core._blas cimport _dot, _axpy, _copy, _gemv_rm, _gemm_rm
+from semisvm._core._linesearch cimport Event, sorted_root
 
 # early-stopping rules (the Python layer maps names to these codes)
 cdef enum:
@@ -50,26 +50,9 @@ cdef enum:
     STATUS_MAX_ITER = 5
 
 
-ctypedef struct Break:
-    double s          # step at which a labeled point enters or leaves E
-    double dL         # change of the slope's constant part
-    double dR         # change of the slope's linear part
-    Py_ssize_t key    # point index, for a deterministic order of ties
-
-
-cdef int _cmp_break(const void *a, const void *b) noexcept nogil:
-    cdef const Break *ea = <const Break *> a
-    cdef const Break *eb = <const Break *> b
-    if ea.s < eb.s:
-        return -1
-    if ea.s > eb.s:
-        return 1
-    return (ea.key > eb.key) - (ea.key < eb.key)
-
-
 cdef double _line_search(Py_ssize_t n_lab, const int *lab, const floating *y,
                          const floating *f, const floating *df, double left,
-                         double right, bint hinge, Break *brk) noexcept nogil:
+                         double right, bint hinge, Event *brk) noexcept nogil:
     """argmin_{s >= 0} of F along f + s df.
 
     ``left + s right`` is the slope of the quadratic (regulariser) part; each
@@ -78,7 +61,7 @@ cdef double _line_search(Py_ssize_t n_lab, const int *lab, const floating *y,
     ``brk`` holds >= n_lab slots.
     """
     cdef Py_ssize_t j, i, n_brk = 0
-    cdef double L = left, R = right, o, do, yi, root
+    cdef double L = left, R = right, o, do, yi
     for j in range(n_lab):
         i = lab[j]
         o = f[i]
@@ -88,13 +71,13 @@ cdef double _line_search(Py_ssize_t n_lab, const int *lab, const floating *y,
             L += do * (o - yi)
             R += do * do
             if hinge and yi * do > 0:      # leaves E at s_i > 0
-                brk[n_brk].s = (yi - o) / do
+                brk[n_brk].delta = (yi - o) / do
                 brk[n_brk].dL = -do * (o - yi)
                 brk[n_brk].dR = -do * do
                 brk[n_brk].key = i
                 n_brk += 1
         elif yi * do < 0:                  # enters E at s_i >= 0
-            brk[n_brk].s = (yi - o) / do
+            brk[n_brk].delta = (yi - o) / do
             brk[n_brk].dL = do * (o - yi)
             brk[n_brk].dR = do * do
             brk[n_brk].key = i
@@ -102,18 +85,7 @@ cdef double _line_search(Py_ssize_t n_lab, const int *lab, const floating *y,
     # phi'(0) >= 0: no descent along this direction
     if L >= 0 or R <= 0:
         return 0.0
-    qsort(brk, n_brk, sizeof(Break), _cmp_break)
-    # invariant: on [brk[j-1].s, brk[j].s] the slope is L + s R
-    root = -L / R
-    for j in range(n_brk):
-        if brk[j].s >= root:
-            break
-        L += brk[j].dL
-        R += brk[j].dR
-        if R <= 0:
-            return brk[j].s
-        root = -L / R
-    return root
+    return sorted_root(brk, n_brk, L, R)
 
 
 cdef inline void _spmv(Py_ssize_t n, const int *indptr, const int *indices,
@@ -241,7 +213,7 @@ cdef void _pcg(Py_ssize_t n, Py_ssize_t c, const floating *K, const int *Lp,
                floating *D, floating *KD, floating *DF, floating *LDF,
                floating *buf, floating *kbuf, floating *ltmp, floating *fval,
                signed char *SGN,
-               Break *brk, double *hist_obj, double *hist_val,
+               Event *brk, double *hist_obj, double *hist_val,
                int n_hist_val, bint joint, int *CLS) noexcept nogil:
     """PCG on the c binary problems (columns of Y) in lockstep.
 
@@ -562,7 +534,7 @@ def pcg(const floating[:, ::1] K, const int[::1] L_indptr,
     fval_arr = np.zeros(max(c * n_val, 1), dtype=dt)
     cls_arr = np.full(max(n_unl, 1), -1, dtype=np.intc)
     sgn_arr = np.zeros(max(c * n_unl, 1), dtype=np.int8)
-    brk_arr = np.empty(max(n_lab, 1) * sizeof(Break), dtype=np.uint8)
+    brk_arr = np.empty(max(n_lab, 1) * sizeof(Event), dtype=np.uint8)
     st_arr = np.zeros(c * sizeof(Prob), dtype=np.uint8)
     cdef int n_hv = max_iter // check_every + 1
     hist = np.zeros((c, max_iter + 1), dtype=np.float64)
@@ -596,7 +568,7 @@ def pcg(const floating[:, ::1] K, const int[::1] L_indptr,
              &w[3, 0, 0], &w[4, 0, 0], &w[5, 0, 0], &w[6, 0, 0], &w[7, 0, 0],
              &w[8, 0, 0], &w[9, 0, 0], &bb[0, 0, 0], &bb[1, 0, 0], &ltmp[0],
              &fval[0],
-             &sgn[0], <Break *> &brk[0], &h[0, 0], &hv[0, 0], n_hv, joint,
+             &sgn[0], <Event *> &brk[0], &h[0, 0], &hv[0, 0], n_hv, joint,
              &cls[0])
     b_out = np.array([st[i].b for i in range(c)])
     n_iter = np.array([st[i].n_iter for i in range(c)], dtype=np.intp)
@@ -623,10 +595,10 @@ def line_search(const floating[::1] y, const int[::1] lab,
             raise ValueError("lab has indices out of range")
     if n_lab == 0:
         return max(0.0, -left / right) if right > 0 else 0.0
-    brk_arr = np.empty(n_lab * sizeof(Break), dtype=np.uint8)
+    brk_arr = np.empty(n_lab * sizeof(Event), dtype=np.uint8)
     cdef unsigned char[::1] brk = brk_arr
     cdef double s
     with nogil:
         s = _line_search(n_lab, &lab[0], &y[0], &f[0], &df[0], left, right,
-                         hinge, <Break *> &brk[0])
+                         hinge, <Event *> &brk[0])
     return s
