@@ -28,6 +28,7 @@ from libc.math cimport sqrt
 from cython cimport floating
 from semisvm._core._blas cimport _dot, _axpy, _copy, _gemv_rm, _gemm_rm
 from semisvm._core._linesearch cimport Event, sorted_root
+from semisvm._core._dataset cimport RowData
 
 # early-stopping rules (the Python layer maps names to these codes)
 cdef enum:
@@ -101,20 +102,18 @@ cdef inline void _spmv(Py_ssize_t n, const int *indptr, const int *indices,
         out[i] = acc
 
 
-cdef inline void _lmv(Py_ssize_t n, const int *indptr, const int *indices,
-                      const floating *data, const floating *Ld,
-                      const floating *x, floating *out) noexcept nogil:
-    # out = L @ x: BLAS gemv when L is given dense (a nearly full L^p), else CSR
-    if Ld != NULL:
-        _gemv_rm(<int> n, <int> n, 1, Ld, x, 0, out)
+cdef inline void _lmv(RowData L, const floating *x,
+                      floating *out) noexcept nogil:
+    # out = L @ x: BLAS gemv when L is held dense (a nearly full L^p), else CSR
+    cdef Py_ssize_t n = L.n_rows
+    if L.indptr == NULL:
+        _gemv_rm(<int> n, <int> n, 1, <const floating *> L.data, x, 0, out)
     else:
-        _spmv(n, indptr, indices, data, x, out)
+        _spmv(n, L.indptr, L.indices, <const floating *> L.data, x, out)
 
 
-cdef inline void _lmv_pow(Py_ssize_t n, const int *indptr, const int *indices,
-                          const floating *data, const floating *Ld, int power,
-                          const floating *x, floating *out,
-                          floating *tmp) noexcept nogil:
+cdef inline void _lmv_pow(RowData L, int power, const floating *x,
+                          floating *out, floating *tmp) noexcept nogil:
     # out = L^power @ x by ``power`` products with L (L^p is never formed:
     # its fill grows with p, the products' cost only linearly); the
     # destinations alternate between out and tmp so that the last is out
@@ -123,7 +122,7 @@ cdef inline void _lmv_pow(Py_ssize_t n, const int *indptr, const int *indices,
     cdef floating *dst
     for r in range(power):
         dst = out if (power - 1 - r) % 2 == 0 else tmp
-        _lmv(n, indptr, indices, data, Ld, src, dst)
+        _lmv(L, src, dst)
         src = dst
 
 
@@ -201,8 +200,8 @@ cdef void _kg_active(Py_ssize_t n, Py_ssize_t c, const floating *K, Prob *st,
             m += 1
 
 
-cdef void _pcg(Py_ssize_t n, Py_ssize_t c, const floating *K, const int *Lp,
-               const int *Li, const floating *Lx, const floating *Ld, int power,
+cdef void _pcg(Py_ssize_t n, Py_ssize_t c, const floating *K, RowData L,
+               int power,
                Py_ssize_t n_lab, const int *lab, const floating *Y,
                Py_ssize_t n_unl,
                const int *unl, Py_ssize_t n_val, const floating *Kval,
@@ -265,7 +264,7 @@ cdef void _pcg(Py_ssize_t n, Py_ssize_t c, const floating *K, const int *Lp,
         _gemv_rm(<int> n, <int> n, 1, K, alpha, 0, f)
         for i in range(n):
             f[i] += st[j].b
-        _lmv_pow(n, Lp, Li, Lx, Ld, power, f, Lf, ltmp)
+        _lmv_pow(L, power, f, Lf, ltmp)
         _grad(n, n_lab, lab, y, alpha, f, Lf, gamma_A, gamma_I, hinge, g,
               &st[j].gb, &loss)
         if not fit_b:
@@ -297,7 +296,7 @@ cdef void _pcg(Py_ssize_t n, Py_ssize_t c, const floating *K, const int *Lp,
             # df = K d + db 1;  Ldf = L df
             for i in range(n):
                 df[i] = Kd[i] + st[j].db
-            _lmv_pow(n, Lp, Li, Lx, Ld, power, df, Ldf, ltmp)
+            _lmv_pow(L, power, df, Ldf, ltmp)
             # slope of the quadratic part along d: left + s right
             left = gamma_A * _dot(<int> n, Kd, 1, alpha, 1) \
                 + gamma_I * _dot(<int> n, df, 1, Lf, 1)
@@ -450,9 +449,7 @@ cdef void _pcg(Py_ssize_t n, Py_ssize_t c, const floating *K, const int *Lp,
             break
 
 
-def pcg(const floating[:, ::1] K, const int[::1] L_indptr,
-        const int[::1] L_indices, const floating[::1] L_data,
-        const floating[:, ::1] L_dense,
+def pcg(const floating[:, ::1] K, RowData L not None,
         const floating[:, ::1] Y, const int[::1] lab, const int[::1] unl,
         const floating[:, ::1] K_val, const floating[:, ::1] Y_val,
         double gamma_A, double gamma_I, bint hinge, bint fit_intercept,
@@ -469,9 +466,9 @@ def pcg(const floating[:, ::1] K, const int[::1] L_indptr,
 
     Parameters
     ----------
-    K : (n, n) kernel matrix; L_* : CSR Laplacian (n x n, int32 indices);
-    L_dense : the same Laplacian as a dense (n, n) array, used instead of the
-    CSR arrays when it is not (0, 0); power : the objective's graph term is
+    K : (n, n) kernel matrix; L : the graph Laplacian (n x n) as a
+    :class:`~semisvm._core._dataset.RowData` of K's dtype, CSR (sparse
+    products) or dense (BLAS gemv, for a nearly full L^p); power : the objective's graph term is
     f' L^power f, applied as ``power`` products with L; Y : (c, n) targets
     (+-1 at ``lab``,
     ignored elsewhere); lab, unl : indices of the labeled / unlabeled points;
@@ -495,18 +492,22 @@ def pcg(const floating[:, ::1] K, const int[::1] L_indptr,
     if K.shape[1] != n or Y.shape[1] != n or alpha.shape[1] != n \
             or alpha.shape[0] != c or b0.shape[0] != c:
         raise ValueError("K must be square and match Y, alpha and b0")
-    if L_indptr.shape[0] != n + 1 or L_indices.shape[0] != L_data.shape[0]:
-        raise ValueError("L must be a CSR matrix of shape (n, n)")
-    if L_dense.shape[0] != 0 and (L_dense.shape[0] != n or L_dense.shape[1] != n):
-        raise ValueError("L_dense must have shape (n, n) or (0, 0)")
-    if L_indptr[0] != 0 or L_indptr[n] != L_data.shape[0]:
-        raise ValueError("L has an inconsistent indptr")
-    for i in range(n):
-        if L_indptr[i + 1] < L_indptr[i]:
-            raise ValueError("L has a decreasing indptr")
-    for i in range(L_indices.shape[0]):
-        if L_indices[i] < 0 or L_indices[i] >= n:
-            raise ValueError("L has column indices out of range")
+    if L.n_rows != n or L.n_cols != n:
+        raise ValueError(f"L must have shape ({n}, {n}), got ({L.n_rows}, {L.n_cols})")
+    cdef bint is32 = False
+    if floating is float:
+        is32 = True
+    if L.is_float32 != is32:
+        raise TypeError("L must have K's dtype")
+    if L.indptr != NULL:
+        if L.indptr[0] != 0:
+            raise ValueError("L has an inconsistent indptr")
+        for i in range(n):
+            if L.indptr[i + 1] < L.indptr[i]:
+                raise ValueError("L has a decreasing indptr")
+        for i in range(L.indptr[n]):
+            if L.indices[i] < 0 or L.indices[i] >= n:
+                raise ValueError("L has column indices out of range")
     for i in range(n_lab):
         if lab[i] < 0 or lab[i] >= n:
             raise ValueError("lab has indices out of range")
@@ -556,11 +557,8 @@ def pcg(const floating[:, ::1] K, const int[::1] L_indptr,
     cdef const floating *yval_ptr = &Y_val[0, 0] if n_val else NULL
     cdef const int *lab_ptr = &lab[0] if n_lab else NULL
     cdef const int *unl_ptr = &unl[0] if n_unl else NULL
-    cdef const int *li_ptr = &L_indices[0] if L_indices.shape[0] else NULL
-    cdef const floating *lx_ptr = &L_data[0] if L_data.shape[0] else NULL
-    cdef const floating *ld_ptr = &L_dense[0, 0] if L_dense.shape[0] else NULL
     with nogil:
-        _pcg(n, c, &K[0, 0], &L_indptr[0], li_ptr, lx_ptr, ld_ptr, power, n_lab,
+        _pcg(n, c, &K[0, 0], L, power, n_lab,
              lab_ptr,
              &Y[0, 0], n_unl, unl_ptr, n_val, kval_ptr, yval_ptr, gamma_A,
              gamma_I, hinge, fit_intercept, &alpha[0, 0], st, max_iter, rule,
