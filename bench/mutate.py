@@ -154,14 +154,26 @@ MUTANTS = [
      "                if gap[k] < -1e300:",
      ["tests/core/test_graph_tv.py"]),
     ("tv_smo_tol", "src/_graph_tv.pyx",
-     "        if gmax - gmin < tol:",
-     "        if gmax - gmin < 10 * tol:",
+     "        if i < 0 or j < 0 or Gmax - Gmin < eps:",
+     "        if i < 0 or j < 0 or Gmax - Gmin < 10 * eps:",
      ["tests/core/test_graph_tv.py"]),
-    # -- kernel cache and SMO (src/_kernel_cache.pyx, src/_smo.pyx)
-    ("smo_eps", "src/_smo.pyx",
-     "        if gmax + gmax2 < eps:",
-     "        if gmax + gmax2 < 10 * eps:",
-     ["tests/core/test_smo.py"]),
+    # -- kernel cache and USMO (src/_kernel_cache.pyx, src/_smo.pyx)
+    ("cache_evict_head", "src/_kernel_cache.pyx",
+     "            slot = self.tail\n",
+     "            slot = self.head\n",
+     ["tests/core/test_kernel_cache.py"]),
+    ("cache_one_slot_less", "src/_kernel_cache.pyx",
+     "        if self.n_used < self.n_slots:",
+     "        if self.n_used < self.n_slots - 1 or self.n_used == 0:",
+     ["tests/core/test_kernel_cache.py"]),
+    ("smo_tol", "src/_smo.pyx",
+     "        if bmax - amin <= tol or i < 0 or j < 0:",
+     "        if bmax - amin <= 10 * tol or i < 0 or j < 0:",
+     ["tests/core/test_smo.py", "tests/test_pu.py"]),
+    ("smo_max_iter", "src/_smo.pyx",
+     "        if it >= max_iter:",
+     "        if it > max_iter:",
+     ["tests/core/test_smo.py", "tests/test_pu.py"]),
 ]
 
 # mutants no input can tell apart from the original (with the reason)
