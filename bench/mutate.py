@@ -174,6 +174,27 @@ MUTANTS = [
      "        if it >= max_iter:",
      "        if it > max_iter:",
      ["tests/core/test_smo.py", "tests/test_pu.py"]),
+    # -- Python layer (semisvm/): no rebuild needed
+    ("io_member_upper_bound", "semisvm/io.py",
+     "            _expect(nbytes <= info.file_size <= nbytes + _NPY_HEADER_MAX,",
+     "            _expect(nbytes <= info.file_size,",
+     ["tests/test_io_limits.py"]),
+    ("io_metadata_bound", "semisvm/io.py",
+     "        _expect(info.file_size <= _MAX_METADATA_BYTES, \"metadata member too large\")",
+     "        _expect(info.file_size <= 2 * _MAX_METADATA_BYTES, \"metadata member too large\")",
+     ["tests/test_io_limits.py"]),
+    ("rows_scan_last_break", "semisvm/_rows.py",
+     "    for j in order:\n        dj = delta[j]",
+     "    for j in order[:-1]:\n        dj = delta[j]",
+     ["tests/test_rows.py"]),
+    ("rows_python_rel_tol", "semisvm/_rows.py",
+     "        if F - F_new <= rel_tol * abs(F_new):",
+     "        if F - F_new <= 10 * rel_tol * abs(F_new):",
+     ["tests/test_rows.py"]),
+    ("rows_cgls_twin_tol", "semisvm/_rows.py",
+     "    tol2 = tol * tol * (bnorm2 if bnorm2 > 0 else 1.0)",
+     "    tol2 = tol * (bnorm2 if bnorm2 > 0 else 1.0)",
+     ["tests/test_rows.py"]),
 ]
 
 # mutants no input can tell apart from the original (with the reason)

@@ -210,3 +210,41 @@ def test_set_label_costs_is_the_numpy_assignment(dtype):
     ref_n[idx_u] = np.where(yu < 0, cu, 0)
     set_label_costs(idx_u, yu, cu, cpos, cneg)
     assert np.array_equal(cpos, ref_p) and np.array_equal(cneg, ref_n)
+
+
+# --- the driver-side line search (row blocks, Dask) without Dask (issue 21) --
+
+def _ray_events(w, wbar, lam, o, obar, cpos, cneg):
+    """The regulariser's and the rows' slope at 0 and every break point, as a
+    block driver gathers them (``_mfn.ls_bins`` / ``ls_events``)."""
+    L0, R0, *_ = K.ls_bins(o, obar, cpos, cneg, np.array([1.0]))
+    d = wbar - w
+    L0 += lam * float(w @ d)
+    R0 += lam * float(d @ d)
+    ev = K.ls_events(o, obar, cpos, cneg, 0.0, np.inf, 0)
+    return L0, R0, ev
+
+
+@pytest.mark.parametrize("case", ["past_last", "between", "random"])
+def test_scan_events_is_the_compiled_line_search(case):
+    from semisvm._core._linesearch import _line_search_py
+    from semisvm._rows import scan_events
+    if case == "past_last":    # root 1.2 past the last break point (1/4)
+        args = (np.zeros(1), np.ones(1), 1.0, np.array([0.0, -2.0]),
+                np.array([4.0, -1.5]), np.ones(2), np.zeros(2))
+    elif case == "between":    # root between the break points 1/4 and 1/2
+        args = (np.zeros(1), np.ones(1), 1.0, np.array([0.0, 0.0, -1.0]),
+                np.array([4.0, 2.0, -0.9]), np.ones(3), np.zeros(3))
+    else:
+        rng = np.random.default_rng(2)
+        n = 80
+        c, p = rng.random(n), rng.random(n)
+        args = (rng.standard_normal(5), rng.standard_normal(5), 0.03,
+                2 * rng.standard_normal(n), 2 * rng.standard_normal(n), c * p,
+                c * (1 - p))
+    L0, R0, ev = _ray_events(*args)
+    assert L0 < 0 < R0
+    got = scan_events(L0, R0, *ev)
+    assert got == pytest.approx(_line_search_py(*args), rel=1e-12)
+    if case == "past_last":
+        assert got == pytest.approx(1.2, rel=1e-14)
