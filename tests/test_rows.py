@@ -248,3 +248,46 @@ def test_scan_events_is_the_compiled_line_search(case):
     assert got == pytest.approx(_line_search_py(*args), rel=1e-12)
     if case == "past_last":
         assert got == pytest.approx(1.2, rel=1e-14)
+
+
+@pytest.mark.parametrize("k", [1, 4])
+def test_cgls_twin_stops_as_the_compiled_cgls(k):
+    # the driver-side CGLS (used over Dask row blocks) tested without Dask:
+    # the iteration cap, the tolerance and the forcing term stop it at the
+    # compiled loop's iteration, with the same iterate to rounding
+    from semisvm._core._cgls import _cgls_py
+    from semisvm._rows import cgls_twin
+    rng = np.random.RandomState(5)
+    n, d, lam = 120, 30, 0.05
+    X = rng.randn(n, d) * rng.rand(d) * 3
+    a, t = rng.rand(n) + 0.5, np.sign(rng.randn(n))
+    Xa = np.c_[X, np.ones(n)]
+    H = Xa.T @ (a[:, None] * Xa)
+
+    def prod(p):
+        u = H @ p
+        return u, float(p @ u)
+
+    rhs, diag = Xa.T @ (a * t), np.einsum("ij,ij,i->j", Xa, Xa, a)
+    for tol, eta, cap in ((1e-14, 0.0, k), (None, 0.0, 100), (1e-14, None, 100)):
+        # tol / eta: the compiled loop's stop after exactly k iterations
+        if tol is None or eta is None:
+            b = np.zeros(d + 1)
+            _, n_ref = _cgls_py(RowData(X), 1.0, np.arange(n, dtype=np.int32), a, t,
+                                lam, b, np.zeros(n), 1e-14, k)
+            bb = np.zeros(d + 1)
+            r_k = np.linalg.norm(rhs - H @ b - lam * b)
+            if k > 1:
+                _cgls_py(RowData(X), 1.0, np.arange(n, dtype=np.int32), a, t, lam,
+                         bb, np.zeros(n), 1e-14, k - 1)
+            r_km1 = np.linalg.norm(rhs - H @ bb - lam * bb)
+            mid = np.sqrt(r_k * r_km1) / np.linalg.norm(rhs)
+            tol, eta = (mid, 0.0) if tol is None else (1e-14, mid)
+        beta_c = np.zeros(d + 1)
+        st_c, it_c = _cgls_py(RowData(X), 1.0, np.arange(n, dtype=np.int32), a, t,
+                              lam, beta_c, np.zeros(n), tol, cap, eta=eta)
+        beta_t = np.zeros(d + 1)
+        st_t, it_t = cgls_twin(prod, rhs, rhs.copy(), diag, beta_t, lam, tol, eta, cap)
+        assert (st_t, it_t) == (st_c, it_c)
+        assert it_c == k
+        np.testing.assert_allclose(beta_t, beta_c, rtol=1e-8, atol=1e-12)
