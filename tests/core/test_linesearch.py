@@ -142,3 +142,18 @@ def test_mfn_entry_point_is_the_same_scan():
     assert _mfn.line_search(*args, ev) == _line_search_py(*args) == pytest.approx(1.2)
     with pytest.raises(ValueError, match="events buffer too small"):
         _mfn.line_search(*args, np.empty(8, np.uint8))
+
+
+@pytest.mark.parametrize("gap", [1e-3, 1e-6, 1e-10])
+def test_line_search_root_just_before_a_break_point(gap):
+    # row A (o 0 -> 4) leaves at delta = 1/4; lam puts the root 4 / (16 + lam)
+    # `gap` before it: the scan must stop there, not pass the break point
+    lam = 4.0 / (0.25 - gap) - 16.0
+    args = _ray_args(lam=lam, o=np.array([0.0]), obar=np.array([4.0]),
+                     cpos=np.ones(1), cneg=np.zeros(1))
+    assert _line_search_py(*args) == pytest.approx(4.0 / (16.0 + lam), rel=1e-12)
+    from semisvm._core import _lapsvm
+    # the same ray for LapSVM's search: one labeled point, y = 1, f 0 -> 4
+    s = _lapsvm.line_search(np.ones(1), np.zeros(1, np.int32), np.zeros(1),
+                            np.full(1, 4.0), 0.0, lam, True)
+    assert s == pytest.approx(4.0 / (16.0 + lam), rel=1e-12)
