@@ -157,3 +157,13 @@ def test_line_search_root_just_before_a_break_point(gap):
     s = _lapsvm.line_search(np.ones(1), np.zeros(1, np.int32), np.zeros(1),
                             np.full(1, 4.0), 0.0, lam, True)
     assert s == pytest.approx(4.0 / (16.0 + lam), rel=1e-12)
+
+
+@pytest.mark.parametrize("eps", [1e-4, 1e-9])
+def test_line_search_tiny_ascent_returns_exactly_zero(eps):
+    # phi'(0) = eps (1 - eps) > 0, barely: the ray goes uphill from the start,
+    # so the step is 0 -- never the negative root of the first piece
+    args = _ray_args(w=np.zeros(1), wbar=np.zeros(1), o=np.array([1.0 - eps]),
+                     obar=np.array([0.0]), cpos=np.ones(1), cneg=np.zeros(1))
+    delta = _line_search_py(*args)
+    assert delta == 0.0 and not np.signbit(delta)

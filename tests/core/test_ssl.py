@@ -230,3 +230,15 @@ def test_tsvm_switch_takes_at_most_S_pairs():
         c = np.zeros(6)
         assert _ssl.tsvm_switch(o, idx_u, y, S, 1.0, c, c.copy()) == min(S, 3)
         assert (y > 0).sum() == 3
+
+
+def test_tsvm_switch_ties_take_the_lowest_index_first():
+    # three +1 rows with equal outputs below one -1 row: the one pair switched
+    # is the lowest-index +1 row (a fixed order, so the same input always
+    # gives the same labels)
+    o = np.array([0.9, 0.2, 0.2, 0.2, 0.9, -0.1])
+    idx_u = np.arange(6, dtype=np.int32)
+    yu = np.array([-1, 1, 1, 1, -1, -1], np.int8)
+    c = np.zeros(6)
+    assert _ssl.tsvm_switch(o, idx_u, yu, 1, 1.0, c, c.copy()) == 1
+    np.testing.assert_array_equal(yu, [1, -1, 1, 1, -1, -1])
