@@ -313,9 +313,11 @@ def main(argv=None):
     ap.add_argument("--opt", default="1", choices=["0", "1", "2", "3"],
                     help="C optimisation level of the mutation build (default 1)")
     args = ap.parse_args(argv)
-    muts = [m for m in MUTANTS if not args.only or m[0] in args.only]
-    if args.only and len(muts) != len(args.only):
-        raise SystemExit(f"unknown mutant(s): {set(args.only) - {m[0] for m in muts}}")
+    by_name = {m[0]: m for m in MUTANTS}
+    unknown = set(args.only or ()) - set(by_name)
+    if unknown:
+        raise SystemExit(f"unknown mutant(s): {sorted(unknown)}")
+    muts = [by_name[n] for n in args.only] if args.only else MUTANTS   # in the given order
     if args.list:
         for m in muts:
             print(f"{m[0]:28s} {m[1]}")
