@@ -214,14 +214,14 @@ def test_set_label_costs_is_the_numpy_assignment(dtype):
 
 # --- the driver-side line search (row blocks, Dask) without Dask (issue 21) --
 
-def _ray_events(w, wbar, lam, o, obar, cpos, cneg):
+def _ray_events(w, wbar, lam, o, obar, cpos, cneg, hi=np.inf):
     """The regulariser's and the rows' slope at 0 and every break point, as a
     block driver gathers them (``_mfn.ls_bins`` / ``ls_events``)."""
     L0, R0, *_ = K.ls_bins(o, obar, cpos, cneg, np.array([1.0]))
     d = wbar - w
     L0 += lam * float(w @ d)
     R0 += lam * float(d @ d)
-    ev = K.ls_events(o, obar, cpos, cneg, 0.0, np.inf, 0)
+    ev = K.ls_events(o, obar, cpos, cneg, 0.0, hi, 0)
     return L0, R0, ev
 
 
@@ -229,20 +229,24 @@ def _ray_events(w, wbar, lam, o, obar, cpos, cneg):
 def test_scan_events_is_the_compiled_line_search(case):
     from semisvm._core._linesearch import _line_search_py
     from semisvm._rows import scan_events
-    if case == "past_last":    # root 1.2 past the last break point (1/4)
+    # the bracket [0, hi) the driver gathers (the root lies below hi)
+    if case == "past_last":    # root 1.2 past the last break point (1/4) below 2
         args = (np.zeros(1), np.ones(1), 1.0, np.array([0.0, -2.0]),
                 np.array([4.0, -1.5]), np.ones(2), np.zeros(2))
+        hi = 2.0
     elif case == "between":    # root between the break points 1/4 and 1/2
         args = (np.zeros(1), np.ones(1), 1.0, np.array([0.0, 0.0, -1.0]),
                 np.array([4.0, 2.0, -0.9]), np.ones(3), np.zeros(3))
+        hi = 1.0
     else:
+        hi = np.inf
         rng = np.random.default_rng(2)
         n = 80
         c, p = rng.random(n), rng.random(n)
         args = (rng.standard_normal(5), rng.standard_normal(5), 0.03,
                 2 * rng.standard_normal(n), 2 * rng.standard_normal(n), c * p,
                 c * (1 - p))
-    L0, R0, ev = _ray_events(*args)
+    L0, R0, ev = _ray_events(*args, hi=hi)
     assert L0 < 0 < R0
     got = scan_events(L0, R0, *ev)
     assert got == pytest.approx(_line_search_py(*args), rel=1e-12)
@@ -291,3 +295,32 @@ def test_cgls_twin_stops_as_the_compiled_cgls(k):
         assert (st_t, it_t) == (st_c, it_c)
         assert it_c == k
         np.testing.assert_allclose(beta_t, beta_c, rtol=1e-8, atol=1e-12)
+
+
+@pytest.mark.parametrize("cold_start", [False, True])
+def test_python_loop_relative_stop_is_the_compiled_one(cold_start):
+    # a relative tolerance that binds (CG capped at 3 iterations, no finite
+    # termination): the Python loop must stop at the compiled loop's iteration
+    rng = np.random.RandomState(3)
+    X = rng.randn(200, 20)
+    y = np.sign(X @ rng.randn(20) + 0.3 * rng.randn(200))
+    cpos, cneg = np.where(y > 0, 1.0, 0.0), np.where(y < 0, 1.0, 0.0)
+    kw = dict(tol=1e-12, max_iter=60, cg_max_iter=3, cold_start=cold_start)
+    B = LocalRows(RowData(X), 1.0, cpos.copy(), cneg.copy())
+    hobj = mfn_loop(B, np.zeros(21), 1e-3, rel_tol=0.0, **kw)[4]
+    ratios = -np.diff(hobj) / np.abs(hobj[1:])
+    # a step k >= 1 whose decrease is a new low: rel between it and the others
+    k = next(j for j in range(1, len(ratios)) if ratios[j] < 0.5 * ratios[:j].min())
+    assert ratios[k] > 0
+    rel = float(np.sqrt(ratios[k] * ratios[:k].min()))
+    outs = []
+    for cls in (LocalRows, _PythonRows):
+        B = cls(RowData(X), 1.0, cpos.copy(), cneg.copy())
+        w = np.zeros(21)
+        outs.append(mfn_loop(B, w, 1e-3, rel_tol=rel, **kw))
+    (n1, _, st1, *_), (n2, _, st2, *_) = outs
+    assert st1 == st2 == 1 and n1 == n2
+    if not cold_start:
+        assert n1 == k + 1
+    else:       # the loose phase goes on after its first small decrease
+        assert n1 > k + 1
