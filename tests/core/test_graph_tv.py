@@ -247,3 +247,21 @@ def test_rof_gap_decays_like_one_over_k_squared():
         _, gaps[k], _, _ = rof_pd(src, dst, w, z, 1.0, 0.05, g, p, tol=0.0,
                                   max_iter=k)
     assert gaps[400] < gaps[100] / 8 and gaps[1600] < gaps[400] / 8
+
+
+@pytest.mark.parametrize("tol", [1e-3, 1e-6])
+def test_rof_stops_at_the_first_check_with_a_small_enough_gap(tol):
+    # the gap is checked every 10 iterations: at the returned iteration it is
+    # at most tol |primal|, at the check before it was not
+    rng = np.random.default_rng(8)
+    src, dst, w = _random_graph(40, rng, 0.2)
+    z = rng.standard_normal(40)
+    g, p = np.zeros(40), np.zeros(src.shape[0])
+    it, gap, primal, status = rof_pd(src, dst, w, z, 0.5, 1.0, g, p, tol=tol,
+                                     max_iter=100000)
+    assert status == 0 and it % 10 == 0 and it >= 20
+    assert gap <= tol * abs(primal)
+    g, p = np.zeros(40), np.zeros(src.shape[0])
+    _, gap_prev, primal_prev, _ = rof_pd(src, dst, w, z, 0.5, 1.0, g, p, tol=0.0,
+                                         max_iter=it - 10)
+    assert gap_prev > tol * abs(primal_prev)

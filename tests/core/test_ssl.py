@@ -242,3 +242,14 @@ def test_tsvm_switch_ties_take_the_lowest_index_first():
     c = np.zeros(6)
     assert _ssl.tsvm_switch(o, idx_u, yu, 1, 1.0, c, c.copy()) == 1
     np.testing.assert_array_equal(yu, [1, -1, 1, 1, -1, -1])
+
+
+def test_tsvm_switch_stops_at_a_tied_pair():
+    # the first pair (0.1, 0.9) lowers the objective, the second (0.5, 0.5)
+    # would leave it unchanged: one switch, not two
+    o = np.array([0.1, 0.5, 0.9, 0.5])
+    yu = np.array([1, 1, -1, -1], np.int8)
+    c = np.zeros(4)
+    assert _ssl.tsvm_switch(o, np.arange(4, dtype=np.int32), yu, 5, 1.0, c,
+                            c.copy()) == 1
+    np.testing.assert_array_equal(yu, [-1, 1, 1, -1])
