@@ -358,9 +358,9 @@ def main(argv=None):
             os.utime(path)
         if verdict == "survived" and name in EQUIVALENT:
             verdict = "equivalent"
+        changed = [ln for ln in new.splitlines() if ln not in old.splitlines()]
         rows.append(dict(name=name, file=rel, verdict=verdict, seconds=round(dt, 1),
-                         by=msg, old=old.strip().splitlines()[-1].strip(),
-                         new=new.strip().splitlines()[-1].strip()))
+                         by=msg, new=(changed or new.splitlines())[0].strip()))
         print(f"{name:28s} {verdict:10s} {dt:6.1f} s  {msg[:100]}", flush=True)
     build(repo, build_dir, args.opt)            # leave the copy unmutated
     print("\n| mutant | file | edit | verdict | first failing test |")
