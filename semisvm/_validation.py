@@ -38,21 +38,119 @@ def check_int(value, name, *, minimum=1):
     return int(value)
 
 
-def as_csr32(X, name="X"):
-    """Return CSR ``X`` with int32 ``indices``/``indptr`` (no copy of the values).
+def _bad_structure(name, what):
+    return ValueError(
+        f"{name} is a malformed sparse matrix: {what} (build it with "
+        "scipy.sparse constructors, or call its check_format(full_check=True) "
+        "to see the problem)")
 
-    Downcasts int64 index arrays when ``nnz`` and the shape fit in int32 and
-    raises otherwise; the compiled kernels index with int32.
+
+def _check_index_range(idx, bound, name, what):
+    """One pass: every entry of the integer array ``idx`` is in [0, bound)."""
+    if idx.size == 0:
+        return
+    # viewed as unsigned, a negative index becomes huge: max() checks both ends
+    top = idx.view(np.dtype(f"u{idx.dtype.itemsize}")).max()
+    if int(top) >= bound:
+        lo, hi = int(idx.min()), int(idx.max())
+        bad = lo if lo < 0 else hi
+        raise _bad_structure(name, f"{what} {bad} outside [0, {bound})")
+
+
+def _check_compressed(X, name, n_major, n_minor, major, minor):
+    """Structure of a CSR/CSC (``major`` = rows/columns) or BSR matrix."""
+    indptr, indices, data = X.indptr, X.indices, X.data
+    for arr, what in ((indptr, "indptr"), (indices, "indices")):
+        if not isinstance(arr, np.ndarray) or arr.ndim != 1 \
+                or arr.dtype.kind not in "iu":
+            raise _bad_structure(name, f"{what} is not a 1-D integer array")
+    if not isinstance(data, np.ndarray) or data.shape[:1] != indices.shape:
+        raise _bad_structure(
+            name, f"data has shape {getattr(data, 'shape', None)} but indices "
+                  f"{indices.shape}")
+    if indptr.shape[0] != n_major + 1:
+        raise _bad_structure(
+            name, f"indptr has {indptr.shape[0]} entries, expected {n_major + 1} "
+                  f"({major} + 1)")
+    if int(indptr[0]) != 0:
+        raise _bad_structure(name, f"indptr[0] is {int(indptr[0])}, expected 0")
+    nnz = int(indptr[-1])
+    if nnz > indices.shape[0]:
+        raise _bad_structure(
+            name, f"indptr[-1] = {nnz} but there are only {indices.shape[0]} "
+                  "stored indices")
+    if n_major and np.any(indptr[1:] < indptr[:-1]):
+        k = int(np.flatnonzero(indptr[1:] < indptr[:-1])[0])
+        raise _bad_structure(name, f"indptr decreases at {major[:-1]} {k}")
+    _check_index_range(indices[:nnz], n_minor, name, f"{minor[:-1]} index")
+    return nnz
+
+
+def check_sparse_structure(X, name="X"):
+    """Refuse a SciPy sparse matrix whose index arrays are inconsistent.
+
+    SciPy checks little when a matrix is built from arrays (and nothing when
+    its arrays are modified later), while compiled code -- ours and SciPy's own
+    conversions -- trusts them. Checked: CSR/CSC/BSR ``indptr`` (length,
+    starts at 0, non-decreasing, last entry <= number of stored indices) and
+    ``indices`` in range; COO ``row``/``col`` in range. Costs one pass over
+    the indices (NumPy ``max``) and one over ``indptr``. Dense input and other
+    formats are returned unchecked. Returns ``X``.
     """
     if not sp.issparse(X):
         return X
+    shape = X.shape
+    if len(shape) != 2 or min(shape) < 0:
+        raise _bad_structure(name, f"shape {shape} is not 2-D")
+    n_rows, n_cols = (int(s) for s in shape)
+    fmt = X.format
+    if fmt == "csr":
+        _check_compressed(X, name, n_rows, n_cols, "rows", "columns")
+    elif fmt == "csc":
+        _check_compressed(X, name, n_cols, n_rows, "columns", "rows")
+    elif fmt == "bsr":
+        r, c = X.blocksize
+        if r < 1 or c < 1 or n_rows % r or n_cols % c:
+            raise _bad_structure(name, f"blocksize {X.blocksize} does not divide "
+                                       f"shape {shape}")
+        if X.data.ndim != 3 or X.data.shape[1:] != (r, c):
+            raise _bad_structure(name, f"data has shape {X.data.shape}")
+        _check_compressed(X, name, n_rows // r, n_cols // c, "block rows",
+                          "block columns")
+    elif fmt == "coo":
+        coords = getattr(X, "coords", None) or (X.row, X.col)
+        if len(coords) != 2:
+            raise _bad_structure(name, "coords are not 2-D")
+        for arr, bound, what in ((coords[0], n_rows, "row index"),
+                                 (coords[1], n_cols, "column index")):
+            if not isinstance(arr, np.ndarray) or arr.ndim != 1 \
+                    or arr.dtype.kind not in "iu" or arr.shape != X.data.shape:
+                raise _bad_structure(name, f"{what} array does not match data")
+            _check_index_range(arr, bound, name, what)
+    return X
+
+
+def as_csr32(X, name="X"):
+    """Return CSR ``X`` with int32 ``indices``/``indptr`` (no copy of the values).
+
+    Validates the structure first (:func:`check_sparse_structure`), then
+    downcasts int64 index arrays when ``nnz`` and the shape fit in int32 and
+    raises otherwise; the compiled kernels index with int32. Stored entries
+    past ``indptr[-1]`` are dropped (views, no copy).
+    """
+    if not sp.issparse(X):
+        return X
+    check_sparse_structure(X, name)
     if X.format != "csr":
         X = X.tocsr()
+    nnz = int(X.indptr[-1])
+    if X.indices.shape[0] != nnz or X.data.shape[0] != nnz:
+        X = type(X)((X.data[:nnz], X.indices[:nnz], X.indptr), shape=X.shape)
     if X.indices.dtype == np.int32 and X.indptr.dtype == np.int32:
         return X
-    if X.nnz > _INT32_MAX or max(X.shape) > _INT32_MAX:
+    if nnz > _INT32_MAX or max(X.shape) > _INT32_MAX:
         raise ValueError(
-            f"{name} has {X.nnz} stored entries and shape {X.shape}: more than "
+            f"{name} has {nnz} stored entries and shape {X.shape}: more than "
             "int32 indices can address; split it into row blocks"
         )
     return type(X)(
@@ -88,7 +186,9 @@ def check_X(X, name="X", *, dtype=FLOAT_DTYPES, reset_dtype=None):
         ensure_all_finite=True,
         input_name=name,
     )
-    return as_csr32(X, name)
+    if sp.issparse(X) and not (X.indices.dtype == X.indptr.dtype == np.int32):
+        return as_csr32(X, name)
+    return X  # check_array copies, never alters, the validated index arrays
 
 
 def check_costs(costs, n_samples, dtype, name="sample_weight"):
@@ -145,7 +245,7 @@ def check_pm1(y, n_samples, name="y"):
 def check_gram(K, name="K"):
     """Validate a square, finite kernel matrix -> C-contiguous float32/64 ndarray."""
     if sp.issparse(K):
-        K = K.toarray()
+        K = check_sparse_structure(K, name).toarray()
     K = check_array(K, dtype=list(FLOAT_DTYPES), order="C", ensure_all_finite=True,
                     input_name=name)
     if K.shape[0] != K.shape[1]:
@@ -157,6 +257,7 @@ def check_laplacian(L, n, dtype, name="L"):
     """Validate a symmetric, finite (n, n) graph Laplacian -> CSR int32, ``dtype``."""
     if L is None:
         raise ValueError(f"{name} must be an (n, n) matrix, got None")
+    check_sparse_structure(L, name)
     if not sp.issparse(L):
         L = np.asarray(L)
         if L.dtype.kind not in "biuf":

@@ -29,7 +29,13 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.neighbors import NearestNeighbors
 
-from semisvm._validation import as_csr32, check_int, check_positive, check_X
+from semisvm._validation import (
+    as_csr32,
+    check_int,
+    check_positive,
+    check_sparse_structure,
+    check_X,
+)
 
 __all__ = ["knn_affinity", "laplacian", "graph_laplacian", "check_affinity",
            "kernel_distances", "intrinsic_dimension", "neighbors_affinity"]
@@ -118,6 +124,7 @@ def check_affinity(W, name="affinity"):
     """Validate a user-given affinity: square, symmetric, finite, >= 0 (-> CSR)."""
     if W is None:
         raise ValueError(f"{name} must be a square matrix, got None")
+    check_sparse_structure(W, name)
     if not sp.issparse(W):
         W = np.asarray(W)
         if W.dtype.kind not in "biuf":
