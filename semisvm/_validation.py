@@ -130,6 +130,38 @@ def check_sparse_structure(X, name="X"):
     return X
 
 
+def check_scale(X, name="X"):
+    """Refuse entries so large that squared row norms overflow ``X.dtype``.
+
+    Kernels and line searches form ``||x||^2`` and ``||x - z||^2``: with
+    entries near ``sqrt(finfo.max / n_features)`` (about 1e150 in float64,
+    1e18 in float32) these become inf and the solvers NaN. When the largest
+    entry is above that bound, the row norms are computed exactly (float64,
+    scaled) and ``X`` is refused only if one exceeds a quarter of the dtype's
+    range. Two passes (``max``/``min``) over the values otherwise.
+    """
+    data = X.data if sp.issparse(X) else X
+    if not isinstance(data, np.ndarray) or data.dtype.kind != "f" or data.size == 0:
+        return X
+    big = max(float(data.max()), -float(data.min()))
+    limit = float(np.finfo(data.dtype).max) / 4
+    if not big * big > limit / max(X.shape[1], 1):
+        return X
+    scaled = data / big  # exact scaled norms: no overflow in float64
+    if sp.issparse(X):
+        sq = np.asarray(type(X)((scaled.astype(np.float64) ** 2, X.indices, X.indptr),
+                                shape=X.shape).sum(axis=1)).ravel()
+    else:
+        sq = np.einsum("ij,ij->i", scaled, scaled, dtype=np.float64)
+    worst = float(np.sqrt(sq.max())) * big
+    if worst * worst > limit:
+        raise ValueError(
+            f"{name} has entries up to {big:.3g}: the squared norm of a row "
+            f"({worst:.3g}^2) overflows {data.dtype}; rescale the features "
+            "(e.g. sklearn.preprocessing.MaxAbsScaler)")
+    return X
+
+
 def as_csr32(X, name="X"):
     """Return CSR ``X`` with int32 ``indices``/``indptr`` (no copy of the values).
 
@@ -139,13 +171,14 @@ def as_csr32(X, name="X"):
     past ``indptr[-1]`` are dropped (views, no copy).
     """
     if not sp.issparse(X):
-        return X
+        return check_scale(X, name)
     check_sparse_structure(X, name)
     if X.format != "csr":
         X = X.tocsr()
     nnz = int(X.indptr[-1])
     if X.indices.shape[0] != nnz or X.data.shape[0] != nnz:
         X = type(X)((X.data[:nnz], X.indices[:nnz], X.indptr), shape=X.shape)
+    check_scale(X, name)
     if X.indices.dtype == np.int32 and X.indptr.dtype == np.int32:
         return X
     if nnz > _INT32_MAX or max(X.shape) > _INT32_MAX:
@@ -174,7 +207,7 @@ def check_X(X, name="X", *, dtype=FLOAT_DTYPES, reset_dtype=None):
         with np.errstate(over="ignore", invalid="ignore"):
             finite = np.isfinite(np.sum(X))
         if finite:
-            return X
+            return check_scale(X, name)
     if sp.issparse(X):
         X = as_csr32(X, name)
     X = check_array(
@@ -188,7 +221,9 @@ def check_X(X, name="X", *, dtype=FLOAT_DTYPES, reset_dtype=None):
     )
     if sp.issparse(X) and not (X.indices.dtype == X.indptr.dtype == np.int32):
         return as_csr32(X, name)
-    return X  # check_array copies, never alters, the validated index arrays
+    # check_array copies, never alters, the validated index arrays; a cast to
+    # float32 may bring the values near its range
+    return check_scale(X, name)
 
 
 def check_costs(costs, n_samples, dtype, name="sample_weight"):

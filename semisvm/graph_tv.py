@@ -78,6 +78,7 @@ from semisvm._validation import (
     check_int,
     check_kernel_matrix,
     check_positive,
+    check_sparse_structure,
 )
 from semisvm.graph import check_affinity, knn_affinity
 
@@ -923,6 +924,7 @@ class _GraphTVBase(ClassifierMixin, BaseEstimator):
         ``W`` (optional, (n, n)): a user-given affinity used instead of the
         kNN graph built from X.
         """
+        check_sparse_structure(X)  # before SciPy converts it
         X, y = validate_data(self, X, y, accept_sparse="csr",
                              dtype=list(FLOAT_DTYPES), order="C",
                              accept_large_sparse=True)
@@ -968,6 +970,7 @@ class _GraphTVBase(ClassifierMixin, BaseEstimator):
         Binary: shape (n,), positive -> ``classes_[1]``. Multi-class: (n, c).
         """
         check_is_fitted(self)
+        check_sparse_structure(X)  # before SciPy converts it
         X = validate_data(self, X, accept_sparse="csr", dtype=list(FLOAT_DTYPES),
                           order="C", reset=False)
         Kx = self._kernel(as_csr32(X), self.X_fit_)

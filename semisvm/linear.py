@@ -155,6 +155,7 @@ from semisvm._validation import (
     check_int,
     check_pm1,
     check_positive,
+    check_sparse_structure,
     check_X,
     encode_binary,
     encode_semisupervised_multiclass,
@@ -923,6 +924,7 @@ class _LinearDecisionMixin:
             from semisvm import _distributed
             _distributed.check_predict_input(self, X)
             return _distributed.decision_function(X, self.coef_, self.intercept_)
+        check_sparse_structure(X)  # before SciPy converts it
         X = validate_data(self, X, accept_sparse="csr", dtype=list(FLOAT_DTYPES),
                           order="C", reset=False)
         X = as_csr32(X)
@@ -1048,6 +1050,7 @@ class LinearSVM(_LinearDecisionMixin, ClassifierMixin, BaseEstimator):
         """
         if is_dask(X):
             return self._fit_dask(X, y, sample_weight)
+        check_sparse_structure(X)  # before SciPy converts it
         X, y = validate_data(self, X, y, accept_sparse="csr",
                              dtype=list(FLOAT_DTYPES), order="C",
                              accept_large_sparse=True)
@@ -1145,6 +1148,7 @@ class _SemiSupervisedLinear(_LinearDecisionMixin, ClassifierMixin, BaseEstimator
         """
         if is_dask(X):
             return self._fit_dask(X, y)
+        check_sparse_structure(X)  # before SciPy converts it
         X, y = validate_data(self, X, y, accept_sparse="csr",
                              dtype=list(FLOAT_DTYPES), order="C",
                              accept_large_sparse=True)

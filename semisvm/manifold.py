@@ -82,6 +82,7 @@ from semisvm._validation import (
     check_laplacian,
     check_pm1,
     check_positive,
+    check_sparse_structure,
     check_ssl_targets,
     check_X,
     pm1_from_01,
@@ -637,6 +638,7 @@ class _LaplacianBase(ClassifierMixin, BaseEstimator):
 
     def _check_X(self, X, reset):
         sparse = self.kernel != "precomputed"
+        check_sparse_structure(X)  # before SciPy converts it
         X = validate_data(self, X, accept_sparse="csr" if sparse else False,
                           dtype=list(FLOAT_DTYPES), order="C", reset=reset)
         return as_csr32(X)
@@ -657,6 +659,7 @@ class _LaplacianBase(ClassifierMixin, BaseEstimator):
         X_val, y_val : optional
             Validation points and labels for ``stop="validation"``/``"mixed"``.
         """
+        check_sparse_structure(X)  # before SciPy converts it
         X, y = validate_data(
             self, X, y,
             accept_sparse="csr" if self.kernel != "precomputed" else False,

@@ -48,6 +48,7 @@ from semisvm._validation import (
     check_positive,
     check_prior,
     check_pu_labels,
+    check_sparse_structure,
     check_X,
 )
 
@@ -389,6 +390,7 @@ class PUSVM(ClassifierMixin, BaseEstimator):
 
     def fit(self, X, y):
         """Fit on X with PU labels y (1 = positive, -1 or 0 = unlabeled)."""
+        check_sparse_structure(X)  # before SciPy converts it
         X, y = validate_data(self, X, y, accept_sparse="csr",
                              dtype=list(FLOAT_DTYPES), order="C",
                              accept_large_sparse=True)
@@ -441,6 +443,7 @@ class PUSVM(ClassifierMixin, BaseEstimator):
     def decision_function(self, X):
         """f(x) = sum_i dual_coef_i k(x, sv_i) + intercept_ (> 0: positive)."""
         check_is_fitted(self)
+        check_sparse_structure(X)  # before SciPy converts it
         X = validate_data(self, X, accept_sparse="csr", dtype=list(FLOAT_DTYPES),
                           order="C", reset=False)
         X = as_csr32(X)

@@ -1,4 +1,6 @@
 """check_X: the fast return for already valid arrays keeps every error."""
+import re
+
 import numpy as np
 import pytest
 
@@ -8,15 +10,13 @@ from semisvm._validation import check_X
 @pytest.mark.parametrize("bad, match", [
     (np.array([[np.nan, 1.0]]), "NaN"),
     (np.array([[np.inf, 1.0]]), "infinity"),
-    (np.full((2, 2), 1e308), None),       # finite, but the sum overflows
+    # finite, but the sum overflows: the full check runs, and the squared row
+    # norms overflow too (issue 16: refused, the solvers would return NaN)
+    (np.full((2, 2), 1e308), "squared norm of a row"),
     (np.zeros((0, 3)), "0 sample"),
     (np.zeros((3, 0)), "0 feature"),
 ])
 def test_check_X_fast_path_keeps_the_errors(bad, match):
-    if match is None:
-        # the full check runs and accepts it
-        assert check_X(bad) is bad
-        return
     with pytest.raises(ValueError, match=match):
         check_X(bad)
 
@@ -28,3 +28,111 @@ def test_check_X_returns_valid_arrays_as_they_are(dtype):
     F = np.asfortranarray(np.arange(12.0).reshape(3, 4))
     assert check_X(F).flags.c_contiguous
     assert check_X(np.arange(6).reshape(2, 3)).dtype == np.float64
+
+
+# ---- issue 16: sparse structure and value scale ----
+
+def _csr_bad(kind):
+    import scipy.sparse as sp_
+    X = sp_.csr_matrix(np.arange(1.0, 13.0).reshape(4, 3))
+    if kind == "neg":
+        X.indices[2] = -1
+    elif kind == "big":
+        X.indices[2] = 3
+    elif kind == "indptr_dec":
+        X.indptr[2] = X.indptr[3] + 1
+    elif kind == "indptr_past":
+        X.indptr[-1] = X.indices.size + 1
+    elif kind == "indptr_start":
+        X.indptr[0] = 1
+    elif kind == "indptr_len":
+        X.indptr = X.indptr[:-1]
+    elif kind == "data_len":
+        X.data = X.data[:-1]
+    return X
+
+
+@pytest.mark.parametrize("kind,message", [
+    ("neg", "column index -1 outside [0, 3)"),
+    ("big", "column index 3 outside [0, 3)"),
+    ("indptr_dec", "indptr decreases at row"),
+    ("indptr_past", "but there are only 12 stored indices"),
+    ("indptr_start", "indptr[0] is 1"),
+    ("indptr_len", "indptr has 4 entries, expected 5"),
+    ("data_len", "data has shape"),
+])
+def test_malformed_csr_refused_naming_the_problem(kind, message):
+    from semisvm._validation import as_csr32, check_sparse_structure
+    X = _csr_bad(kind)
+    for f in (check_sparse_structure, as_csr32, check_X):
+        with pytest.raises(ValueError, match=re.escape(message)) as info:
+            f(X, "Xtrain")
+        assert str(info.value).startswith("Xtrain is a malformed sparse matrix")
+
+
+def test_malformed_csc_coo_bsr_refused_before_conversion():
+    import scipy.sparse as sp_
+    from semisvm._validation import check_sparse_structure
+    A = np.arange(1.0, 13.0).reshape(4, 3)
+    C = sp_.csc_matrix(A)
+    C.indices[0] = 4  # row index of a CSC matrix
+    with pytest.raises(ValueError, match="row index 4 outside"):
+        check_sparse_structure(C)
+    O = sp_.coo_matrix(A)
+    O.row[0] = -2
+    with pytest.raises(ValueError, match="row index -2 outside"):
+        check_sparse_structure(O)
+    B = sp_.bsr_matrix(A, blocksize=(2, 1))
+    B.indices[0] = 3
+    with pytest.raises(ValueError, match="block column index 3 outside"):
+        check_sparse_structure(B)
+
+
+def test_int64_index_beyond_int32_refused_not_wrapped():
+    import scipy.sparse as sp_
+    from semisvm._validation import as_csr32
+    X = sp_.csr_matrix(np.eye(3))
+    X.indices = X.indices.astype(np.int64)
+    X.indptr = X.indptr.astype(np.int64)
+    X.indices[1] = 2**32 + 1  # astype(int32) would wrap it to 1
+    with pytest.raises(ValueError, match="column index 4294967297 outside"):
+        as_csr32(X)
+
+
+def test_stored_entries_past_indptr_are_dropped():
+    import scipy.sparse as sp_
+    from semisvm._validation import as_csr32
+    X = sp_.csr_matrix(np.eye(3))
+    X2 = sp_.csr_matrix((np.r_[X.data, 7.0], np.r_[X.indices, 99].astype(np.int32),
+                         X.indptr), shape=(3, 3))
+    Y = as_csr32(X2)
+    assert Y.data.shape == (3,) and Y.indices.shape == (3,)
+    np.testing.assert_array_equal(Y.toarray(), np.eye(3))
+
+
+def test_valid_csr_passes_unchanged():
+    import scipy.sparse as sp_
+    from semisvm._validation import as_csr32
+    X = sp_.random(50, 20, density=0.2, format="csr", random_state=0)
+    X.indices = X.indices.astype(np.int32)
+    X.indptr = X.indptr.astype(np.int32)
+    Y = as_csr32(X)
+    assert Y is X
+
+
+@pytest.mark.parametrize("dtype,value", [(np.float64, 1e200), (np.float32, 1e19)])
+def test_entries_whose_squared_norm_overflows_are_refused(dtype, value):
+    import scipy.sparse as sp_
+    X = np.ones((5, 4), dtype=dtype)
+    X[2, 1] = value
+    with pytest.raises(ValueError, match="squared norm of a row .* overflows"):
+        check_X(X)
+    with pytest.raises(ValueError, match="rescale the features"):
+        check_X(sp_.csr_matrix(X))
+
+
+def test_large_but_safe_entries_are_accepted():
+    # above the cheap bound sqrt(max / (4 d)) but with a finite squared norm
+    X = np.zeros((3, 10**4))
+    X[0, 0] = 1e152
+    assert check_X(X) is X
