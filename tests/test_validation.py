@@ -72,6 +72,7 @@ def test_malformed_csr_refused_naming_the_problem(kind, message):
 
 def test_malformed_csc_coo_bsr_refused_before_conversion():
     import scipy.sparse as sp_
+
     from semisvm._validation import check_sparse_structure
     A = np.arange(1.0, 13.0).reshape(4, 3)
     C = sp_.csc_matrix(A)
@@ -90,6 +91,7 @@ def test_malformed_csc_coo_bsr_refused_before_conversion():
 
 def test_int64_index_beyond_int32_refused_not_wrapped():
     import scipy.sparse as sp_
+
     from semisvm._validation import as_csr32
     X = sp_.csr_matrix(np.eye(3))
     X.indices = X.indices.astype(np.int64)
@@ -101,6 +103,7 @@ def test_int64_index_beyond_int32_refused_not_wrapped():
 
 def test_stored_entries_past_indptr_are_dropped():
     import scipy.sparse as sp_
+
     from semisvm._validation import as_csr32
     X = sp_.csr_matrix(np.eye(3))
     X2 = sp_.csr_matrix((np.r_[X.data, 7.0], np.r_[X.indices, 99].astype(np.int32),
@@ -112,6 +115,7 @@ def test_stored_entries_past_indptr_are_dropped():
 
 def test_valid_csr_passes_unchanged():
     import scipy.sparse as sp_
+
     from semisvm._validation import as_csr32
     X = sp_.random(50, 20, density=0.2, format="csr", random_state=0)
     X.indices = X.indices.astype(np.int32)
