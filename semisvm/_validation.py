@@ -135,24 +135,27 @@ def check_scale(X, name="X"):
 
     Kernels and line searches form ``||x||^2`` and ``||x - z||^2``: with
     entries near ``sqrt(finfo.max / n_features)`` (about 1e150 in float64,
-    1e18 in float32) these become inf and the solvers NaN. When the largest
-    entry is above that bound, the row norms are computed exactly (float64,
-    scaled) and ``X`` is refused only if one exceeds a quarter of the dtype's
-    range. Two passes (``max``/``min``) over the values otherwise.
+    1e18 in float32) these become inf and the solvers NaN. One BLAS pass: the
+    sum of all squared entries bounds every row's; only when it exceeds a
+    quarter of the dtype's range are the row norms computed exactly (scaled,
+    in float64), and ``X`` is refused if one of them does.
     """
     data = X.data if sp.issparse(X) else X
     if not isinstance(data, np.ndarray) or data.dtype.kind != "f" or data.size == 0:
         return X
-    big = max(float(data.max()), -float(data.min()))
+    flat = data.reshape(-1)
     limit = float(np.finfo(data.dtype).max) / 4
-    if not big * big > limit / max(X.shape[1], 1):
+    with np.errstate(over="ignore", invalid="ignore"):
+        total = float(np.dot(flat, flat))
+    if total <= limit:
         return X
-    scaled = data / big  # exact scaled norms: no overflow in float64
+    big = max(float(data.max()), -float(data.min()))
+    scaled = data.astype(np.float64) / big  # exact scaled norms: no overflow
     if sp.issparse(X):
-        sq = np.asarray(type(X)((scaled.astype(np.float64) ** 2, X.indices, X.indptr),
+        sq = np.asarray(type(X)((scaled ** 2, X.indices, X.indptr),
                                 shape=X.shape).sum(axis=1)).ravel()
     else:
-        sq = np.einsum("ij,ij->i", scaled, scaled, dtype=np.float64)
+        sq = np.einsum("ij,ij->i", scaled, scaled)
     worst = float(np.sqrt(sq.max())) * big
     if worst * worst > limit:
         raise ValueError(
