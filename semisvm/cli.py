@@ -29,7 +29,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from semisvm import _registry
-from semisvm.io import atomic_open, load, read_metadata, save
+from semisvm.io import atomic_open, load, read_metadata, same_file, save
 
 __all__ = ["main"]
 
@@ -150,7 +150,8 @@ def _build_parser():
     train.add_argument("-q", "--quiet", action="store_true",
                        help="no progress indicator and no information on stderr")
     train.add_argument("train", metavar="TRAIN", help="training data (svmlight)")
-    train.add_argument("model", metavar="MODEL", help="model file to write")
+    train.add_argument("model", metavar="MODEL",
+                       help="model file to write ('-': standard output)")
 
     pred = sub.add_parser(
         "predict", help="apply a saved model to an svmlight file",
@@ -164,7 +165,8 @@ def _build_parser():
                       help="no accuracy line on stderr")
     pred.add_argument("test", metavar="TEST", help="data to predict (svmlight)")
     pred.add_argument("model", metavar="MODEL", help="model file (semisvm train)")
-    pred.add_argument("output", metavar="OUTPUT", help="predictions file to write")
+    pred.add_argument("output", metavar="OUTPUT",
+                      help="predictions file to write ('-': standard output)")
 
     demo = sub.add_parser(
         "demo", help="compare the algorithms on scikit-learn's digits",
@@ -418,7 +420,16 @@ def _for_estimator(X, cls):
     return X if sparse_ok else X.toarray()
 
 
+def _refuse_input_as_output(out_role, out_path, inputs):
+    """Exit 2 if the output path names the same file as one of the inputs."""
+    for role, path in inputs:
+        if same_file(out_path, path):
+            raise CLIError(f"{out_role} file {out_path} is the same file as the "
+                           f"{role} file {path}: refusing to overwrite an input")
+
+
 def cmd_train(args):
+    _refuse_input_as_output("MODEL", args.model, [("TRAIN", args.train)])
     alg = _registry.by_name(args.algorithm)
     try:
         cls = _registry.get_class(alg)
@@ -488,6 +499,8 @@ def _fmt_label(v):
 
 
 def cmd_predict(args):
+    _refuse_input_as_output("OUTPUT", args.output,
+                            [("TEST", args.test), ("MODEL", args.model)])
     try:
         meta = read_metadata(args.model)
         model = load(args.model)

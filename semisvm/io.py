@@ -46,10 +46,14 @@ to predict). A result whose class or fields no longer match is dropped on load.
 Any other attribute or parameter that cannot be stored (a callable, a
 ``RandomState`` ...) makes :func:`save` raise ``TypeError`` naming it.
 
-Writing is atomic: the archive is written to a temporary file in the target's
-directory, flushed and ``fsync``-ed, then renamed over the target with
-``os.replace``; on any failure the temporary file is removed and an existing
-model at ``path`` is left untouched.
+Writing is atomic (:func:`atomic_open`): the archive is written to a temporary
+file ``.NAME.semisvm-tmp-PID-XXXX.tmp`` in the target's directory, flushed and
+``fsync``-ed, then renamed over the target with ``os.replace``; on any failure
+(or an interrupt) the temporary file is removed and an existing model at
+``path`` is left untouched, and a temporary file left by a killed save is
+removed by the next save to the same path. A target that is not a regular
+file (``-``, ``/dev/stdout``, a device, a FIFO) is written directly; a
+read-only target is refused (``PermissionError``) as ``cp`` would.
 
 Loading checks the archive's CRCs, the format name and version, that the
 estimator class is one of semisvm's (:data:`semisvm._registry.ALGORITHMS`), that
@@ -60,10 +64,13 @@ else raises ``ValueError`` naming the file.
 from __future__ import annotations
 
 import dataclasses
+import errno
 import io as _io
 import json
 import math
 import os
+import stat
+import sys
 import tempfile
 import warnings
 import zipfile
@@ -106,22 +113,132 @@ def _default_mode():
     return 0o644
 
 
-@contextmanager
-def atomic_open(path, mode="wb"):
-    """Open a temporary file next to ``path``; on success, rename it over ``path``.
+_TMP_TAG = ".semisvm-tmp-"
+_STREAM_PATHS = ("-", "/dev/stdout", "/dev/stderr")
 
-    The file is flushed and fsync-ed before ``os.replace``. If the block raises
-    (or the rename fails) the temporary file is removed and ``path`` is untouched.
-    A new file gets the umask's permissions; a replaced one keeps its own.
+
+def _tmp_prefix(path):
+    """Temporary files of a save to ``path``: ``.NAME.semisvm-tmp-PID-XXXX.tmp``."""
+    return "." + os.path.basename(path) + _TMP_TAG
+
+
+def _pid_alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError, ValueError):
+        return True  # another user's process (or a nonsense pid): leave it
+    return True
+
+
+def remove_stale_temporaries(path):
+    """Remove temporary files left next to ``path`` by a killed save.
+
+    A save writes ``.NAME.semisvm-tmp-PID-XXXX.tmp`` beside ``NAME``; if its
+    process dies without cleaning up (SIGKILL, power loss) the file stays.
+    Such a file whose PID is no longer running is removed. Returns the list of
+    removed paths. Errors are ignored (best effort).
     """
     path = os.fspath(path)
     directory = os.path.dirname(os.path.abspath(path))
+    prefix = _tmp_prefix(path)
+    removed = []
     try:
-        perm = os.stat(path).st_mode & 0o7777
+        names = os.listdir(directory)
     except OSError:
-        perm = _default_mode()
+        return removed
+    for name in names:
+        if not (name.startswith(prefix) and name.endswith(".tmp")):
+            continue
+        pid_text = name[len(prefix):].split("-", 1)[0]
+        if not pid_text.isdigit():
+            continue
+        pid = int(pid_text)
+        if pid == os.getpid() or _pid_alive(pid):
+            continue
+        full = os.path.join(directory, name)
+        try:
+            if stat.S_ISREG(os.lstat(full).st_mode):
+                os.unlink(full)
+                removed.append(full)
+        except OSError:
+            pass
+    return removed
+
+
+def same_file(a, b):
+    """True if the paths ``a`` and ``b`` name one existing file (device + inode)."""
+    try:
+        sa, sb = os.stat(a), os.stat(b)
+    except (OSError, ValueError):
+        return False
+    return (sa.st_dev, sa.st_ino) == (sb.st_dev, sb.st_ino)
+
+
+def is_stream_target(path):
+    """``-``, ``/dev/stdout``/``/dev/stderr``, ``/dev/fd/N``, or an existing
+    path that is not a regular file (a device such as ``/dev/null``, a FIFO, a
+    socket): written directly, never replaced."""
+    path = os.fspath(path)
+    if path in _STREAM_PATHS or path.startswith(("/dev/fd/", "/proc/self/fd/")):
+        return True
+    try:
+        return not stat.S_ISREG(os.stat(path).st_mode)
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return False
+
+
+@contextmanager
+def atomic_open(path, mode="wb"):
+    """Open ``path`` for writing so that a failure never leaves a partial file.
+
+    Rules (the command line's OUTPUT and MODEL follow them):
+
+    * A regular file, or a new path: the data go to a temporary file
+      ``.NAME.semisvm-tmp-PID-XXXX.tmp`` in the target's directory, flushed and
+      fsync-ed, then renamed over the target with ``os.replace``. If the block
+      raises (including ``KeyboardInterrupt`` and SIGTERM turned into an
+      exception) the temporary file is removed and the target is untouched.
+      A symbolic link is followed: its target is replaced, the link stays.
+    * An existing target keeps its permission bits (and owner, when the
+      process may set it). A target the process may not write
+      (``os.access(W_OK)``) raises ``PermissionError`` as ``cp`` would, and so
+      does one with no write bit at all (``chmod a-w``) even for root, which
+      ``cp`` would let overwrite it: it is not replaced.
+    * Not a regular file -- ``-`` (standard output), ``/dev/stdout``,
+      ``/dev/fd/N``, a device such as ``/dev/null``, a FIFO: written directly
+      (no temporary file, nothing renamed; a FIFO blocks until read).
+    * Temporary files left by a killed earlier save to the same path (their
+      process is gone) are removed first (:func:`remove_stale_temporaries`).
+    """
+    path = os.fspath(path)
+    if is_stream_target(path):
+        if path == "-":  # standard output, left open
+            out = sys.stdout.buffer if "b" in mode else sys.stdout
+            yield out
+            out.flush()
+            return
+        with open(path, mode) as f:
+            yield f
+            f.flush()
+        return
+    real = os.path.realpath(path)  # replace a symlink's target, keep the link
+    directory = os.path.dirname(real)
+    try:
+        st = os.stat(real)
+    except FileNotFoundError:
+        st = None
+    if st is not None and (not os.access(real, os.W_OK)
+                           or not st.st_mode & 0o222):
+        raise PermissionError(errno.EACCES, "read-only file, not replaced",
+                              path)
+    perm = st.st_mode & 0o7777 if st is not None else _default_mode()
+    remove_stale_temporaries(real)
     fd, tmp = tempfile.mkstemp(dir=directory,
-                               prefix="." + os.path.basename(path) + ".",
+                               prefix=_tmp_prefix(real) + f"{os.getpid()}-",
                                suffix=".tmp")
     try:
         with os.fdopen(fd, mode) as f:
@@ -129,7 +246,12 @@ def atomic_open(path, mode="wb"):
             f.flush()
             os.fsync(f.fileno())
         os.chmod(tmp, perm)
-        os.replace(tmp, path)
+        if st is not None and (st.st_uid, st.st_gid) != (os.getuid(), os.getgid()):
+            try:
+                os.chown(tmp, st.st_uid, st.st_gid)
+            except OSError:
+                pass  # not permitted: the new file is the writer's, as with cp -f
+        os.replace(tmp, real)
     except BaseException:
         try:
             os.unlink(tmp)
@@ -288,7 +410,9 @@ def save(model, path, *, info=None):
     model : semisvm estimator
         A fitted estimator whose class is one of semisvm's.
     path : str or os.PathLike
-        Target file; replaced atomically if it exists.
+        Target file; a regular file is replaced atomically (permissions kept,
+        read-only refused), a device/FIFO/``-`` written directly; see
+        :func:`atomic_open`.
     info : dict, optional
         Extra JSON-serialisable metadata stored under ``"info"``
         (see :func:`read_metadata`); the command line keeps its settings there.
