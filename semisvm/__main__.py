@@ -33,9 +33,10 @@ def _handler(signum, frame):
     raise KeyboardInterrupt
 
 
-def _say(word):
+def _say(word, argv):
     try:
-        command = next((a for a in sys.argv[1:] if not a.startswith("-")), "")
+        args = sys.argv[1:] if argv is None else list(argv)
+        command = next((a for a in args if not a.startswith("-")), "")
         print(f"semisvm{' ' + command if command else ''}: {word}", file=sys.stderr,
               flush=True)
     except (OSError, ValueError):
@@ -62,9 +63,9 @@ def main(argv=None):
                              and not isinstance(exc, Terminated)):
             raise
         if _received[0] == signal.SIGTERM:
-            _say("terminated")
+            _say("terminated", argv)
             return 143
-        _say("interrupted")
+        _say("interrupted", argv)
         return 130
     finally:
         for sig, h in old.items():
