@@ -52,11 +52,25 @@ import scipy.sparse as sp
 from semisvm._core import _mfn as K
 from semisvm._core import _ssl
 from semisvm._core._cgls import prec_mix as _PREC_MIX
-from semisvm._validation import check_int
+from semisvm._validation import check_int, check_memory
 
 logger = logging.getLogger("semisvm")
 
 STATUS_OPTIMAL, STATUS_RELATIVE, STATUS_MAX_ITER = 0, 1, 2
+
+
+def check_mfn_memory(n, d, dtype, n_threads=1):
+    """Refuse (before allocating) an MFN solve whose working vectors do not fit.
+
+    w, r, p, sv, minv, wbar, the callers' copies and one buffer per thread of
+    length d + 1; a, t, z, q, o, obar and active of length n.
+    """
+    item = np.dtype(dtype).itemsize
+    k = 8 + int(n_threads)
+    check_memory(k * (d + 1) * item + 7 * max(n, 1) * item,
+                 f"the L2-SVM-MFN solver on {n} rows x {d} features: {k} "
+                 f"{np.dtype(dtype)} vectors of length {d + 1} (a feature index "
+                 "far above the others?)")
 _EVENT_BYTES = 32     # sizeof(Event): three doubles and a Py_ssize_t
 
 
@@ -176,6 +190,7 @@ class LocalRows:
         self.dtype = X.dtype
         nn = max(n, 1)
         dt = self.dtype
+        check_mfn_memory(n, D - 1, dt, self.n_threads)
         self.a = np.zeros(nn, dtype=dt)[:n]
         self.t = np.zeros(nn, dtype=dt)[:n]
         self.z = np.zeros(nn, dtype=dt)[:n]

@@ -6,6 +6,7 @@ has been validated here (dtype, layout, finiteness, index width, lengths).
 from __future__ import annotations
 
 import numbers
+import os
 
 import numpy as np
 import scipy.sparse as sp
@@ -15,6 +16,75 @@ from sklearn.utils.multiclass import check_classification_targets
 UNLABELED = -1
 _INT32_MAX = np.iinfo(np.int32).max
 FLOAT_DTYPES = (np.float64, np.float32)
+
+
+class NotEnoughMemoryError(ValueError, MemoryError):
+    """A computation refused up front: it would need more memory than there is.
+
+    Both a ``ValueError`` (bad input for this machine) and a ``MemoryError``.
+    """
+
+
+def _gib(nbytes):
+    return f"{nbytes / 2**30:.1f} GiB"
+
+
+def memory_budget():
+    """``(bytes, source)``: the memory this process may still allocate.
+
+    The smallest of the memory the system reports available (``MemAvailable``
+    of ``/proc/meminfo``, else the physical memory from ``os.sysconf``) and
+    what ``RLIMIT_AS`` / ``RLIMIT_DATA`` leave above the current address
+    space. ``(inf, "unknown")`` when none can be read.
+    """
+    budget, source = float("inf"), "unknown"
+    try:
+        with open("/proc/meminfo", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    budget, source = int(line.split()[1]) * 1024.0, "available RAM"
+                    break
+    except (OSError, ValueError, IndexError):
+        pass
+    if source == "unknown":
+        try:
+            budget = float(os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
+            source = "physical RAM"
+        except (ValueError, OSError, AttributeError):
+            pass
+    try:
+        import resource
+    except ImportError:  # pragma: no cover - not on POSIX
+        return budget, source
+    used = 0.0
+    try:
+        with open("/proc/self/status", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("VmSize:"):
+                    used = int(line.split()[1]) * 1024.0
+    except (OSError, ValueError, IndexError):
+        pass
+    for name in ("RLIMIT_AS", "RLIMIT_DATA"):
+        lim = getattr(resource, name, None)
+        if lim is None:
+            continue
+        soft = resource.getrlimit(lim)[0]
+        if soft != resource.RLIM_INFINITY and soft - used < budget:
+            budget, source = max(soft - used, 0.0), f"{name} limit"
+    return budget, source
+
+
+def check_memory(nbytes, what):
+    """Raise :class:`NotEnoughMemoryError` before allocating ``nbytes`` for ``what``.
+
+    ``what`` names the estimator/function, the sizes and the array, e.g.
+    ``"LapSVM on n=40000 samples: the 40000 x 40000 float64 kernel matrix"``.
+    """
+    budget, source = memory_budget()
+    if nbytes > budget:
+        raise NotEnoughMemoryError(
+            f"not enough memory: needs {_gib(nbytes)} ({int(nbytes)} bytes) for "
+            f"{what}; {_gib(budget)} left ({source})")
 
 
 def check_positive(value, name, *, allow_zero=False):

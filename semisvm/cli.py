@@ -18,12 +18,15 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import lzma
 import os
 import shutil
+import stat
 import sys
 import threading
 import time
 import warnings
+import zlib
 
 import numpy as np
 import scipy.sparse as sp
@@ -201,11 +204,32 @@ def _one_line(text):
     return " ".join(str(text).split())
 
 
+def _memory_message(exc):
+    """One line for a ``MemoryError``: "not enough memory: needs N GiB for ..."."""
+    text = _one_line(exc)
+    if text.startswith("not enough memory"):
+        return text
+    size = getattr(exc, "_total_size", None)  # NumPy's _ArrayMemoryError
+    shape, dtype = getattr(exc, "shape", None), getattr(exc, "dtype", None)
+    if size is not None and shape is not None:
+        return (f"not enough memory: needs {size / 2**30:.1f} GiB for an array of "
+                f"shape {tuple(shape)} ({dtype})")
+    return "not enough memory" + (f" ({text})" if text else "")
+
+
 def read_svmlight(path, role, *, zero_based=False, dtype=np.float64, n_features=None,
                   model_path=None):
     """Read an svmlight file as (CSR X with int32 indices, y); CLIError if bad."""
     from sklearn.datasets import load_svmlight_file
 
+    def _version(p):
+        try:
+            st = os.stat(p)
+        except (OSError, ValueError):
+            return None
+        return (st.st_size, st.st_mtime_ns) if stat.S_ISREG(st.st_mode) else None
+
+    before = _version(path)
     try:
         X, y = load_svmlight_file(os.fspath(path), dtype=dtype,
                                   zero_based=bool(zero_based))
@@ -215,7 +239,16 @@ def read_svmlight(path, role, *, zero_based=False, dtype=np.float64, n_features=
         raise CLIError(f"{role} file {path}: is a directory") from None
     except OSError as exc:
         raise CLIError(f"{role} file {path}: cannot read it "
-                       f"({exc.strerror or exc})") from None
+                       f"({_one_line(exc.strerror or exc)})") from None
+    except EOFError:
+        raise CLIError(f"{role} file {path}: truncated (the compressed stream "
+                       "ends early)") from None
+    except (zlib.error, lzma.LZMAError) as exc:
+        raise CLIError(f"{role} file {path}: corrupt compressed data "
+                       f"({_one_line(exc)})") from None
+    except MemoryError as exc:
+        raise CLIError(f"{role} file {path}: {_memory_message(exc)} while "
+                       "reading it") from None
     except (ValueError, RuntimeError, UnicodeDecodeError, OverflowError) as exc:
         hint = ""
         if "index 0" in str(exc) and not zero_based:
@@ -224,6 +257,9 @@ def read_svmlight(path, role, *, zero_based=False, dtype=np.float64, n_features=
         detail = detail if len(detail) <= 120 else detail[:117] + "..."
         raise CLIError(f"{role} file {path}: not a valid svmlight/libsvm file "
                        f"({detail}){hint}") from None
+    if before is not None and _version(path) != before:
+        raise CLIError(f"{role} file {path}: changed (truncated or rewritten) while "
+                       "it was being read; run again once it is complete")
     if X.shape[0] == 0:
         raise CLIError(f"{role} file {path}: no data rows")
     if not (np.all(np.isfinite(X.data)) and np.all(np.isfinite(y))):
@@ -457,6 +493,12 @@ def cmd_train(args):
             warnings.simplefilter("always")
             with progress:
                 model.fit(X_fit, y_fit)
+    except MemoryError as exc:
+        if not isinstance(exc, ValueError):
+            raise CLIError(f"TRAIN file {args.train}: {cls.__name__} cannot be "
+                           f"fitted: {_memory_message(exc)}") from None
+        raise CLIError(f"TRAIN file {args.train}: {cls.__name__} cannot be fitted: "
+                       f"{_one_line(exc)}") from None
     except (TypeError, ValueError) as exc:
         msg = _one_line(exc)
         hint = next((f" (option {_PARAM_FLAG[p]})" for p in sorted(
@@ -528,6 +570,9 @@ def cmd_predict(args):
             scores = np.asarray(model.decision_function(X))
             if scores.ndim != 1:
                 scores = None
+    except MemoryError as exc:
+        raise CLIError(f"TEST file {args.test}: cannot predict with the model in "
+                       f"{args.model}: {_memory_message(exc)}") from None
     except (TypeError, ValueError) as exc:
         raise CLIError(f"TEST file {args.test}: cannot predict with the model in "
                        f"{args.model}: {_one_line(exc)}") from None
@@ -676,3 +721,14 @@ def main(argv=None):
         except KeyboardInterrupt:
             print(f"{PROG} {args.command}: interrupted", file=sys.stderr)
             return 130
+        except MemoryError as exc:
+            print(f"{PROG} {args.command}: error: {_memory_message(exc)}",
+                  file=sys.stderr)
+            return 2
+        except Exception as exc:  # a bug: still one line (SEMISVM_DEBUG=1 shows it)
+            if os.environ.get("SEMISVM_DEBUG"):
+                raise
+            print(f"{PROG} {args.command}: error: internal error "
+                  f"({type(exc).__name__}: {_one_line(exc)[:200]}); please report "
+                  "it (SEMISVM_DEBUG=1 prints the traceback)", file=sys.stderr)
+            return 2

@@ -77,6 +77,7 @@ from semisvm._validation import (
     check_class_indices,
     check_int,
     check_kernel_matrix,
+    check_memory,
     check_positive,
     check_sparse_structure,
 )
@@ -931,6 +932,18 @@ class _GraphTVBase(ClassifierMixin, BaseEstimator):
         X = as_csr32(X)
         check_classification_targets(y)
         self._check_params()
+        n = X.shape[0]
+        if W is None:
+            k = check_int(self.n_neighbors, "n_neighbors")
+            if k >= n:
+                raise ValueError(
+                    f"n_neighbors={k} must be smaller than the number of training "
+                    f"samples n={n}")
+        # the dense n x n kernel matrix and the factorised system beside it:
+        # refused before the graph and the kernel are built
+        check_memory(2 * n * n * X.dtype.itemsize,
+                     f"{type(self).__name__} on n={n} samples: the {n} x {n} "
+                     f"{X.dtype} kernel matrix and its factorisation")
         lab = y != UNLABELED
         if not np.any(lab):
             raise ValueError("y has no labeled sample: every entry is -1 "

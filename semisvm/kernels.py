@@ -29,7 +29,7 @@ import numbers
 import numpy as np
 import scipy.sparse as sp
 
-from semisvm._validation import KERNELS, check_positive, check_X
+from semisvm._validation import KERNELS, check_memory, check_positive, check_X
 
 __all__ = ["kernel_matrix", "scale_gamma", "KERNELS"]
 
@@ -143,6 +143,8 @@ def kernel_matrix(X, Y=None, kernel="rbf", gamma=None, degree=3, coef0=0.0,
         # the kNN search adds a float64 distance block and its argpartition
         per = dtype.itemsize * 2 + (24 if knn else 0)
         block_size = max(1, _BLOCK_BYTES // (max(n_y, 1) * per))
+    check_memory(n_x * n_y * np.dtype(dtype).itemsize,
+                 f"kernel_matrix: the {n_x} x {n_y} {np.dtype(dtype)} kernel matrix")
     K = np.empty((n_x, n_y), dtype=dtype)
     if kernel == "rbf":
         yy = _row_sqnorms(Y)

@@ -142,6 +142,7 @@ from semisvm._rows import (
     MFN_STATUS,
     LocalRows,
     LocalSSL,
+    check_mfn_memory,
     check_w0,
     n_threads,
     run_mfn,
@@ -270,6 +271,7 @@ def l2svm_mfn(X, y, *, lam=1.0, costs=None, w0=None, fit_intercept=True,
     max_iter = check_int(max_iter, "max_iter")
     cg_max_iter = check_int(cg_max_iter, "cg_max_iter")
     n_w = d + 1 if fit_intercept else d
+    check_mfn_memory(n, d, dtype)
     if w0 is None:
         w = np.zeros(d + 1, dtype=dtype)
         cold = True if cold_start is None else bool(cold_start)
@@ -355,6 +357,7 @@ class _Problem:
         self.n_mfn = self.n_iter = self.n_cg = 0
         self.mfn_capped = self.last_capped = False
         self.r = ssl.positive_fraction() if r is None else check_fraction(r, "r")
+        check_mfn_memory(0, self.d, self.dtype)
         self.w = np.zeros(self.d + 1, dtype=self.dtype)
 
     def mfn(self, cold_start, verbose, label, tol=None, max_iter=None):

@@ -80,6 +80,7 @@ from semisvm._validation import (
     check_gram,
     check_int,
     check_laplacian,
+    check_memory,
     check_pm1,
     check_positive,
     check_sparse_structure,
@@ -666,6 +667,12 @@ class _LaplacianBase(ClassifierMixin, BaseEstimator):
             dtype=list(FLOAT_DTYPES), order="C", accept_large_sparse=True)
         X = as_csr32(X)
         n = X.shape[0]
+        # the dense n x n Gram matrix (and, for the direct solvers, an
+        # (n + 1) x (n + 1) system beside it): refused before any work
+        check_memory(n * n * X.dtype.itemsize * (1 if self.solver == "pcg" else 2),
+                     f"{type(self).__name__} on n={n} samples: the {n} x {n} "
+                     f"{X.dtype} kernel matrix"
+                     + ("" if self.solver == "pcg" else " and its linear system"))
         if self.kernel == "precomputed" and X.shape != (n, n):
             raise ValueError(
                 f"kernel='precomputed' needs a square (n, n) Gram matrix as X, "

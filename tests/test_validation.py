@@ -140,3 +140,74 @@ def test_large_but_safe_entries_are_accepted():
     X = np.zeros((3, 10**4))
     X[0, 0] = 1e152
     assert check_X(X) is X
+
+
+# ---- issue 16: memory refused up front (under resource.setrlimit) ----
+
+_RLIMIT_SCRIPT = r"""
+import resource, sys, numpy as np, scipy.sparse as sp
+import semisvm
+from semisvm.kernels import kernel_matrix
+from semisvm._validation import memory_budget
+with open("/proc/self/status") as f:
+    vm = next(int(l.split()[1]) * 1024 for l in f if l.startswith("VmSize:"))
+limit = vm + 400 * 2**20
+resource.setrlimit(resource.RLIMIT_AS, (limit, resource.RLIM_INFINITY))
+budget, source = memory_budget()
+assert source == "RLIMIT_AS limit" and budget < 500 * 2**20, (budget, source)
+n = 12000                        # an n x n float64 matrix: 1.07 GiB
+X = np.random.default_rng(0).standard_normal((n, 3))
+y = np.full(n, -1); y[0], y[1] = 0, 1
+for name, call in [
+        ("LapSVM", lambda: semisvm.LapSVM().fit(X, y)),
+        ("LapRLS", lambda: semisvm.LapRLS(solver="closed").fit(X, y)),
+        ("TVRLS", lambda: semisvm.TVRLS().fit(X, y)),
+        ("CheegerSVM", lambda: semisvm.CheegerSVM().fit(X, y)),
+        ("kernel_matrix", lambda: kernel_matrix(X, kernel="rbf")),
+        ("LinearSVM", lambda: semisvm.LinearSVM().fit(
+            sp.csr_matrix(([1.0, 1.0], ([0, 1], [0, 2**26 - 1])),
+                          shape=(2, 2**26)), [0, 1]))]:
+    try:
+        call()
+    except MemoryError as exc:
+        assert isinstance(exc, ValueError), name
+        print(name, "|", exc)
+    else:
+        print(name, "| FITTED")
+"""
+
+
+@pytest.mark.slow
+def test_n_by_n_allocations_refused_under_rlimit_as():
+    import subprocess
+    import sys
+    resource = pytest.importorskip("resource")
+    del resource
+    proc = subprocess.run([sys.executable, "-c", _RLIMIT_SCRIPT], capture_output=True,
+                          text=True, timeout=300,
+                          env={**__import__("os").environ, "OMP_NUM_THREADS": "1",
+                               "OPENBLAS_NUM_THREADS": "1"})
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    out = dict(line.split(" | ", 1) for line in proc.stdout.strip().splitlines())
+    assert set(out) == {"LapSVM", "LapRLS", "TVRLS", "CheegerSVM", "kernel_matrix",
+                        "LinearSVM"}
+    for name, msg in out.items():
+        assert msg.startswith("not enough memory: needs "), (name, msg)
+        assert "RLIMIT_AS limit" in msg, msg
+    assert "LapSVM on n=12000 samples: the 12000 x 12000 float64 kernel matrix" \
+        in out["LapSVM"]
+    assert "1152000000 bytes" in out["LapSVM"]          # 12000^2 x 8
+    assert "2304000000 bytes" in out["LapRLS"]          # and its linear system
+    assert "TVRLS on n=12000" in out["TVRLS"] and "CheegerSVM on n=12000" \
+        in out["CheegerSVM"]
+    assert "kernel_matrix: the 12000 x 12000" in out["kernel_matrix"]
+    assert "L2-SVM-MFN solver on 2 rows x 67108864 features" in out["LinearSVM"]
+
+
+def test_check_memory_message():
+    from semisvm._validation import NotEnoughMemoryError, check_memory
+    with pytest.raises(NotEnoughMemoryError,
+                       match=r"not enough memory: needs 1024\.0 GiB \(1099511627776 "
+                             r"bytes\) for Foo on n=1: the thing;"):
+        check_memory(2**40, "Foo on n=1: the thing")
+    check_memory(1024, "a kilobyte")  # fits
