@@ -492,3 +492,84 @@ def test_sigkill_leftover_removed_by_next_save(files, tmp_path):
         os.kill(pid, 0)
     assert main(["train", "-q", str(files[0]), str(model)]) == 0
     assert os.listdir(tmp_path) == ["m.model"]
+
+
+# -------------------------------------- one-line errors, exit 2 (issue 16)
+
+@pytest.mark.parametrize("ext", ["gz", "bz2"])
+def test_truncated_compressed_train_file(ext, files, tmp_path, capsys):
+    import bz2
+    import gzip
+    data = files[0].read_bytes()
+    packed = gzip.compress(data) if ext == "gz" else bz2.compress(data)
+    path = tmp_path / f"train.svm.{ext}"
+    path.write_bytes(packed[: len(packed) // 2])
+    status = main(["train", str(path), str(tmp_path / "m.model")])
+    _check_error(capsys, status, path, "truncated")
+    assert sorted(os.listdir(tmp_path)) == [path.name]
+
+
+def test_train_file_changed_while_read(files, tmp_path, capsys, monkeypatch):
+    import sklearn.datasets
+    path = tmp_path / "train.svm"
+    path.write_bytes(files[0].read_bytes())
+    real = sklearn.datasets.load_svmlight_file
+
+    def truncating(f, **kw):
+        out = real(f, **kw)
+        with open(path, "r+b") as fh:        # another process truncates it
+            fh.truncate(100)
+        return out
+
+    monkeypatch.setattr(sklearn.datasets, "load_svmlight_file", truncating)
+    status = main(["train", str(path), str(tmp_path / "m.model")])
+    _check_error(capsys, status, path, "changed (truncated or rewritten) while")
+
+
+_RLIMIT_CLI = r"""
+import resource, sys
+import semisvm.cli, sklearn.datasets, scipy.sparse, numpy
+with open("/proc/self/status") as f:
+    vm = next(int(l.split()[1]) * 1024 for l in f if l.startswith("VmSize:"))
+resource.setrlimit(resource.RLIMIT_AS, (vm + int(sys.argv[1]) * 2**20,
+                                        resource.RLIM_INFINITY))
+from semisvm.__main__ import main
+sys.exit(main(sys.argv[2:]))
+"""
+
+
+def _run_limited(megabytes, argv):
+    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
+    return subprocess.run([sys.executable, "-c", _RLIMIT_CLI, str(megabytes), *argv],
+                          capture_output=True, text=True, timeout=600, env=env)
+
+
+@pytest.mark.slow
+def test_feature_index_2_31_refused_with_memory_needed(tmp_path):
+    path = tmp_path / "train.svm"
+    path.write_text("1 1:1 2147483647:1\n-1 2:1\n1 3:1\n-1 1:2\n")
+    proc = _run_limited(300, ["train", str(path), str(tmp_path / "m.model")])
+    assert proc.returncode == 2, proc.stderr
+    err = proc.stderr.strip()
+    assert len(err.splitlines()) == 1 and "Traceback" not in err
+    assert str(path) in err
+    assert "not enough memory: needs 144.0 GiB" in err
+    assert "2147483647 features" in err
+    assert os.listdir(tmp_path) == ["train.svm"]
+
+
+@pytest.mark.slow
+def test_gzip_bomb_refused_in_one_line(tmp_path):
+    import gzip
+    path = tmp_path / "bomb.svm.gz"
+    with gzip.open(path, "wb", compresslevel=9) as f:
+        block = b"1 1:1 2:1 3:1\n" * 100_000
+        for _ in range(40):           # 4M rows, 56 MB of text from ~110 kB
+            f.write(block)
+    assert path.stat().st_size < 300_000
+    proc = _run_limited(120, ["train", str(path), str(tmp_path / "m.model")])
+    assert proc.returncode == 2, proc.stderr
+    err = proc.stderr.strip()
+    assert len(err.splitlines()) == 1 and "Traceback" not in err, err
+    assert str(path) in err and "not enough memory" in err
+    assert os.listdir(tmp_path) == ["bomb.svm.gz"]
