@@ -576,6 +576,11 @@ def cmd_predict(args):
     except (TypeError, ValueError) as exc:
         raise CLIError(f"TEST file {args.test}: cannot predict with the model in "
                        f"{args.model}: {_one_line(exc)}") from None
+    if scores is not None and not np.all(np.isfinite(scores)):
+        bad = int(np.flatnonzero(~np.isfinite(scores))[0])
+        raise CLIError(f"TEST file {args.test}: the model in {args.model} gives a "
+                       f"non-finite decision value on row {bad + 1} (features out "
+                       "of the range it was trained on?); no OUTPUT written")
     if scores is not None:
         lines = [repr(float(v)) for v in scores]
     else:

@@ -65,7 +65,6 @@ from __future__ import annotations
 
 import dataclasses
 import errno
-import io as _io
 import json
 import math
 import os
@@ -81,6 +80,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from semisvm import _registry
+from semisvm._validation import check_memory
 
 __all__ = ["FORMAT_VERSION", "load", "read_metadata", "save"]
 
@@ -89,6 +89,7 @@ FORMAT_VERSION = 1
 METADATA_MEMBER = "semisvm.json"
 _MAX_METADATA_BYTES = 64 * 2**20
 _NPY_HEADER_MAX = 2**16 + 64
+_MAX_RATIO = 100  # save stores members uncompressed (ratio 1)
 _ARRAY_KINDS = "biufcUS"
 _RESULTS_MODULE = "semisvm._results"
 
@@ -496,9 +497,16 @@ class _Decoder:
             _expect(nbytes <= info.file_size <= nbytes + _NPY_HEADER_MAX,
                     f"{where}: member {member} has {info.file_size} bytes, expected "
                     f"{nbytes} bytes of data for shape {tuple(shape)} {dt}")
+            # a member inflating far beyond its stored size was not written
+            # by save (which stores uncompressed): refused before inflating
+            _expect(info.compress_type == zipfile.ZIP_STORED
+                    or info.file_size <= _MAX_RATIO * info.compress_size + 2**20,
+                    f"{where}: member {member} inflates from {info.compress_size} to "
+                    f"{info.file_size} bytes (not written by semisvm.save)")
+            check_memory(info.file_size, f"{where}: member {member} of shape "
+                                         f"{tuple(shape)} {dt}")
             with self.zf.open(member) as f:
-                arr = np.lib.format.read_array(_io.BytesIO(f.read()),
-                                               allow_pickle=False)
+                arr = np.lib.format.read_array(f, allow_pickle=False)
             self.used[member] = arr
         _expect(arr.shape == tuple(shape) and arr.dtype == dt,
                 f"{where}: array is {arr.shape} {arr.dtype}, metadata says "
@@ -613,13 +621,47 @@ class _Decoder:
             _expect(isinstance(attr, str) and attr.isidentifier()
                     and attr not in accepted and not attr.startswith("__"),
                     f"{where}: invalid attribute name {attr!r}")
+            # fitted attributes are named ``name_`` (public) or ``_name``
+            # (private caches), and none may shadow what the class defines
+            # (a method such as predict, a property)
+            _expect((attr.endswith("_") or attr.startswith("_"))
+                    and not hasattr(cls, attr),
+                    f"{where}: {attr!r} is not a fitted attribute of {name}")
             value = self.decode(v, f"{where}.{attr}")
             if value is not _SKIP:
+                _check_state_value(value, f"{where}.{attr}")
                 vars(est)[attr] = value  # the instance dict, as save read it
+        _check_classes(getattr(est, "classes_", None), f"{where}.classes_")
         return est
 
 
 _SKIP = object()
+
+
+def _check_state_value(value, where):
+    """Fitted numbers are finite, as fit leaves them (results may hold NaN)."""
+    if isinstance(value, (list, tuple)):
+        for i, v in enumerate(value):
+            _check_state_value(v, f"{where}[{i}]")
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            _check_state_value(v, f"{where}[{k!r}]")
+    elif sp.issparse(value):
+        _check_state_value(value.data, where)
+    elif isinstance(value, (float, np.floating, np.complexfloating, np.ndarray)):
+        arr = np.asarray(value)
+        if arr.dtype.kind in "fc":
+            _expect(bool(np.all(np.isfinite(arr))),
+                    f"{where}: non-finite values (NaN or inf)")
+
+
+def _check_classes(classes, where):
+    if classes is None:
+        return
+    _expect(isinstance(classes, np.ndarray) and classes.ndim == 1
+            and classes.shape[0] >= 2, f"{where}: not a 1-D array of >= 2 labels")
+    _expect(np.unique(classes).shape[0] == classes.shape[0],
+            f"{where}: repeated labels")
 
 
 def _open_archive(path):
@@ -654,6 +696,8 @@ def _open_archive(path):
 
 
 def _refuse(path, exc):
+    if isinstance(exc, MemoryError) and not str(exc):
+        exc = "not enough memory to read it"
     return ValueError(f"{os.fspath(path)}: {exc}")
 
 

@@ -187,8 +187,16 @@ def usmo(X, y, *, prior, lam, kernel="rbf", gamma=None, degree=3, coef0=0.0,
     p, n = prows.shape[0], urows.shape[0]
     max_iter = (_default_max_iter(n) if max_iter is None
                 else check_int(max_iter, "max_iter", minimum=0))
-    c1 = prior / (2.0 * lam * p)
-    c2 = 1.0 / (2.0 * lam * n)
+    with np.errstate(over="ignore", divide="ignore"):
+        c1 = prior / (2.0 * lam * p)
+        c2 = 1.0 / (2.0 * lam * n)
+    # the dual's scale grows as 1 / lam: keep c1 p (= sum of the positives'
+    # coefficients) and the squared norms built from it well inside float64
+    if not (np.isfinite(c1) and np.isfinite(c2) and c1 * p < 1e150):
+        raise ValueError(
+            f"lam={lam!r} is too small: the dual bounds c1 = prior / (2 lam p) = "
+            f"{c1:.3g} and c2 = 1 / (2 lam n) = {c2:.3g} overflow float64 "
+            "arithmetic; use lam >= 1e-150")
     if init not in _INITS:
         raise ValueError(f"init must be one of {_INITS}, got {init!r}")
     if solver not in ("auto", "kernel", "linear"):
@@ -241,6 +249,11 @@ def usmo(X, y, *, prior, lam, kernel="rbf", gamma=None, degree=3, coef0=0.0,
     decision = np.empty(N)
     decision[urows] = fU
     decision[prows] = fP
+    if not (np.all(np.isfinite(decision)) and np.isfinite(bias)):
+        raise ValueError(
+            f"USMO produced non-finite decision values (lam={lam!r}, "
+            f"prior={prior!r}, {X.shape[0]} rows): the problem is numerically "
+            "out of range; rescale X or increase lam")
     alpha = np.empty(N)
     alpha[prows] = c1
     alpha[urows] = -s
