@@ -322,9 +322,26 @@ def check_costs(costs, n_samples, dtype, name="sample_weight"):
     return np.ascontiguousarray(costs)
 
 
+def check_targets(y, name="y"):
+    """scikit-learn's ``check_classification_targets``, with an error naming
+    ``name`` when an object array mixes label types (``"a"`` and ``-1``)."""
+    arr = np.asarray(y) if not sp.issparse(y) else y
+    if isinstance(arr, np.ndarray) and arr.dtype == object:
+        try:
+            np.unique(arr)
+        except TypeError:
+            types = sorted({type(v).__name__ for v in arr.flat})
+            raise TypeError(
+                f"{name} mixes labels of types {', '.join(types)}: all labels must "
+                "be of one type. -1 marks unlabeled rows, so with string labels "
+                "encode them as integers first (sklearn.preprocessing."
+                "LabelEncoder on the labeled rows)") from None
+    check_classification_targets(y)
+
+
 def encode_binary(y, name="y", estimator="This estimator"):
     """Map two labels to -1/+1 (sorted order: first -> -1). Return (classes, y_pm)."""
-    check_classification_targets(y)
+    check_targets(y, name)
     classes, y_idx = np.unique(y, return_inverse=True)
     if classes.shape[0] > 2:
         raise ValueError(
@@ -587,7 +604,7 @@ def encode_semisupervised_multiclass(y, name="y", estimator="This estimator"):
     Returns ``(classes, y_idx)``: the sorted labels of the labeled rows and,
     per row, the index of its class in ``classes`` or -1 when unlabeled.
     """
-    check_classification_targets(y)
+    check_targets(y, name)
     y = np.asarray(y)
     unl = y == UNLABELED if y.dtype.kind in "biuf" else np.zeros(y.shape, bool)
     if not np.any(~unl):

@@ -59,7 +59,6 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics.pairwise import pairwise_kernels
 from sklearn.neighbors import NearestNeighbors
 from sklearn.utils import check_random_state
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
@@ -80,6 +79,7 @@ from semisvm._validation import (
     check_memory,
     check_positive,
     check_sparse_structure,
+    check_targets,
 )
 from semisvm.graph import check_affinity, knn_affinity
 
@@ -930,7 +930,7 @@ class _GraphTVBase(ClassifierMixin, BaseEstimator):
                              dtype=list(FLOAT_DTYPES), order="C",
                              accept_large_sparse=True)
         X = as_csr32(X)
-        check_classification_targets(y)
+        check_targets(y)
         self._check_params()
         n = X.shape[0]
         if W is None:

@@ -68,7 +68,6 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from semisvm._core import _lapsvm
@@ -85,6 +84,7 @@ from semisvm._validation import (
     check_positive,
     check_sparse_structure,
     check_ssl_targets,
+    check_targets,
     check_X,
     pm1_from_01,
 )
@@ -677,7 +677,7 @@ class _LaplacianBase(ClassifierMixin, BaseEstimator):
             raise ValueError(
                 f"kernel='precomputed' needs a square (n, n) Gram matrix as X, "
                 f"got shape {X.shape}")
-        check_classification_targets(y)
+        check_targets(y)
         labeled = y != UNLABELED
         if not np.any(labeled):
             raise ValueError(

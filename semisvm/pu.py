@@ -31,7 +31,6 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics.pairwise import pairwise_kernels
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from semisvm._core._dataset import RowData
@@ -49,6 +48,7 @@ from semisvm._validation import (
     check_prior,
     check_pu_labels,
     check_sparse_structure,
+    check_targets,
     check_X,
 )
 
@@ -409,7 +409,7 @@ class PUSVM(ClassifierMixin, BaseEstimator):
                              accept_large_sparse=True)
         X = as_csr32(X)
         prior = check_prior(self.prior)
-        check_classification_targets(y)
+        check_targets(y)
         y = np.asarray(y)
         if y.dtype.kind not in "biuf":
             raise ValueError(

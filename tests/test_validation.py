@@ -211,3 +211,42 @@ def test_check_memory_message():
                              r"bytes\) for Foo on n=1: the thing;"):
         check_memory(2**40, "Foo on n=1: the thing")
     check_memory(1024, "a kilobyte")  # fits
+
+
+# ---- issue 16: consistency and no silent NaN ----
+
+_ALL = ["LinearSVM", "TSVM", "DASVM", "LapSVM", "LapRLS", "PUSVM", "TVRLS", "TVSVM",
+        "CheegerRLS", "CheegerSVM"]
+
+
+@pytest.mark.parametrize("name", _ALL)
+def test_y_mixing_strings_and_minus_one_names_y(name):
+    import semisvm
+    X = np.random.default_rng(0).standard_normal((20, 3))
+    y = np.array(["a", "b"] + [-1] * 18, dtype=object)
+    kw = {"prior": 0.5} if name == "PUSVM" else {}
+    with pytest.raises(TypeError, match="^y mixes labels of types int, str"):
+        getattr(semisvm, name)(**kw).fit(X, y)
+
+
+@pytest.mark.parametrize("name", ["LapSVM", "LapRLS", "TVRLS", "TVSVM", "CheegerRLS",
+                                  "CheegerSVM"])
+def test_n_neighbors_not_below_n_samples_refused_by_every_graph_estimator(name):
+    import semisvm
+    X = np.random.default_rng(0).standard_normal((8, 2))
+    y = np.array([0, 1] + [-1] * 6)
+    with pytest.raises(ValueError, match="n_neighbors=8 must be smaller than the "
+                                         "number of training samples n=8"):
+        getattr(semisvm, name)(n_neighbors=8).fit(X, y)
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_pusvm_tiny_lam_refused_not_nan():
+    import semisvm
+    X = np.random.default_rng(0).standard_normal((40, 3))
+    y = np.where(X[:, 0] > 0, 1, -1)
+    y[::2] = -1
+    with pytest.raises(ValueError, match=r"lam=5e-324 is too small"):
+        semisvm.PUSVM(prior=0.5, lam=5e-324).fit(X, y)
+    assert np.all(np.isfinite(semisvm.PUSVM(prior=0.5, lam=1e-100, max_iter=1000).fit(X, y)
+                              .decision_function(X)))
