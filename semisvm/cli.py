@@ -5,10 +5,17 @@ unless ``--zero-based``), read by scikit-learn's ``load_svmlight_file``. Label
 ``0`` marks an unlabeled row, as in SVMlight and SVMlin. Models are written with
 :func:`semisvm.save` (no pickle, atomic) and read with :func:`semisvm.load`.
 
-Exit status: 0 on success; 2 on bad usage or bad input (missing or malformed
-file, corrupt or foreign model, feature-count mismatch, an algorithm this
-installation does not have), with one line on stderr naming the file and the
-problem, and no output file written.
+Exit status: 0 on success; 2 on bad usage or bad input (missing, malformed,
+truncated or compressed-and-truncated file, a file changed while being read,
+not enough memory, corrupt or foreign model, feature-count mismatch, an
+algorithm this installation does not have, an output that is an input or
+read-only), with one line on stderr naming the file and the problem, and no
+output file written; 130 on SIGINT and 143 on SIGTERM (one line, temporary
+files removed; see :mod:`semisvm.__main__`).
+
+Output files follow :func:`semisvm.io.atomic_open`: a regular file (or a new
+path) is replaced atomically, keeping its permissions; ``-``, ``/dev/stdout``,
+devices and FIFOs are written directly; a read-only target is refused.
 
 The algorithms come from :data:`semisvm._registry.ALGORITHMS`; an estimator
 option applies to an algorithm when its estimator has a parameter of that name.
