@@ -889,7 +889,8 @@ class _GraphTVBase(ClassifierMixin, BaseEstimator):
             # sensitive to the width (USPS {0,1,4,9}, one label per class:
             # 1.4% error at the median width, 17.5% at median / 1.1)
             return gamma
-        k = min(self.n_neighbors, X.shape[0] - 1)
+        k = min(10 if self.n_neighbors is None else self.n_neighbors,
+                X.shape[0] - 1)
         dist, _ = NearestNeighbors(n_neighbors=k + 1).fit(X).kneighbors(X)
         s = self._knn_width * float(np.mean(dist[:, k]))
         return max(gamma, 1.0 / (2.0 * s * s)) if s > 0 else gamma
@@ -917,7 +918,19 @@ class _GraphTVBase(ClassifierMixin, BaseEstimator):
                              f"or 'sigmoid', got {self.kernel!r}")
         if self.kernel_gamma is not None:
             check_positive(self.kernel_gamma, "kernel_gamma")
-        check_int(self.n_neighbors, "n_neighbors")
+        if self.n_neighbors is not None:
+            check_int(self.n_neighbors, "n_neighbors")
+
+    def _n_neighbors(self, n):
+        """k of the kNN graph: None -> 10 (n - 1 below 11 rows); k >= n refused."""
+        if self.n_neighbors is None:
+            return max(1, min(10, n - 1))
+        k = check_int(self.n_neighbors, "n_neighbors")
+        if k >= n:
+            raise ValueError(
+                f"n_neighbors={k} must be smaller than the number of training "
+                f"samples n={n}")
+        return k
 
     def fit(self, X, y, W=None):
         """Fit on all rows of X; ``y == -1`` marks unlabeled rows.
@@ -933,12 +946,7 @@ class _GraphTVBase(ClassifierMixin, BaseEstimator):
         check_targets(y)
         self._check_params()
         n = X.shape[0]
-        if W is None:
-            k = check_int(self.n_neighbors, "n_neighbors")
-            if k >= n:
-                raise ValueError(
-                    f"n_neighbors={k} must be smaller than the number of training "
-                    f"samples n={n}")
+        k = self._n_neighbors(n) if W is None else None
         # the dense n x n kernel matrix and the factorised system beside it:
         # refused before the graph and the kernel are built
         check_memory(2 * n * n * X.dtype.itemsize,
@@ -956,7 +964,7 @@ class _GraphTVBase(ClassifierMixin, BaseEstimator):
         y_enc = np.full(y.shape[0], UNLABELED, dtype=np.intp)
         y_enc[lab] = y_idx
         if W is None:
-            W = _knn_graph(X, n_neighbors=self.n_neighbors, weights=self.weights)
+            W = _knn_graph(X, n_neighbors=k, weights=self.weights)
         self._kernel_gamma = (self.kernel_gamma if self.kernel_gamma is not None
                               else self._default_kernel_gamma(X))
         with threadpool_limits(limits=1, user_api="blas"):
@@ -1006,9 +1014,11 @@ _COMMON_DOC = """
         with two classes ``s = min(median, 2 x the mean distance to the
         n_neighbors-th neighbour)`` (see "Defaults" above).
     degree, coef0 : kernel parameters of "poly" / "sigmoid".
-    n_neighbors : int, default=10
+    n_neighbors : int or None, default=None
         Neighbours of the symmetric kNN graph (an edge when either end is among
-        the other's neighbours). Ignored when ``fit`` receives ``W``.
+        the other's neighbours); None: 10 (n - 1 on fewer than 11 training
+        rows), as LapSVM. An explicit k >= n is an error. Ignored when ``fit``
+        receives ``W``.
     weights : {"self-tuning", "heat", "connectivity"}, default="self-tuning"
         Edge weights: ``exp(-d^2/(s_i s_j))`` with s_i the distance to the 7th
         neighbour, ``exp(-d^2/(2 sigma^2))`` with sigma the mean kNN distance,
@@ -1065,7 +1075,7 @@ class _TVBase(_GraphTVBase):
     _knn_width = 2.0
     def __init__(self, *, gamma=None, lam=0.1, eta=None, mu=1.0, r1=1.0, r2=1.0,
                  r=1.0, normalize="sqrt", kernel="rbf", kernel_gamma=None,
-                 degree=3, coef0=0.0, n_neighbors=10, weights="self-tuning",
+                 degree=3, coef0=0.0, n_neighbors=None, weights="self-tuning",
                  tol=1e-4, n_stable=10, label_tol=0.01, max_iter=300,
                  rof_tol=1e-3, rof_max_iter=200, conflict_tol=0.1,
                  random_state=None, verbose=0):
@@ -1141,7 +1151,7 @@ class _CheegerBase(_GraphTVBase):
     def __init__(self, *, lam=1.0, mu=1.0, r=1.0, c=1.0, balance="median",
                  start="auto",
                  normalize="sqrt", kernel="rbf", kernel_gamma=None, degree=3, coef0=0.0,
-                 n_neighbors=10, weights="self-tuning", tol=1e-6, n_stable=10,
+                 n_neighbors=None, weights="self-tuning", tol=1e-6, n_stable=10,
                  label_tol=0.01, max_iter=300, rof_tol=1e-3, rof_max_iter=200,
                  random_state=None, verbose=0):
         self.lam = lam
