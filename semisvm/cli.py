@@ -519,6 +519,12 @@ def cmd_train(args):
     for w in caught:  # shown once the progress line is gone
         warnings.showwarning(w.message, w.category, w.filename, w.lineno)
     elapsed = time.perf_counter() - start
+    for attr, value in vars(model).items():  # never save a NaN model
+        if (attr.endswith("_") and isinstance(value, np.ndarray)
+                and value.dtype.kind in "fc" and not np.all(np.isfinite(value))):
+            raise CLIError(f"TRAIN file {args.train}: {cls.__name__} produced "
+                           f"non-finite values in {attr} (data or options out of "
+                           "numerical range); no MODEL written")
     if labels is not None:
         relabel(model, labels)
     info = {"cli": {"algorithm": alg.name, "zero_based": zero_based,

@@ -573,3 +573,16 @@ def test_gzip_bomb_refused_in_one_line(tmp_path):
     assert len(err.splitlines()) == 1 and "Traceback" not in err, err
     assert str(path) in err and "not enough memory" in err
     assert os.listdir(tmp_path) == ["bomb.svm.gz"]
+
+
+def test_non_finite_fit_is_not_saved(files, tmp_path, capsys, monkeypatch):
+    def nan_fit(self, X, y, **kw):
+        self.coef_ = np.full(X.shape[1], np.nan)
+        self.intercept_ = 0.0
+        self.classes_ = np.array([-1.0, 1.0])
+        self.n_features_in_ = X.shape[1]
+        return self
+    monkeypatch.setattr(LinearSVM, "fit", nan_fit)
+    status = main(["train", str(files[0]), str(tmp_path / "m.model")])
+    _check_error(capsys, status, files[0], "non-finite values in coef_")
+    assert os.listdir(tmp_path) == []
