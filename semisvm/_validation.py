@@ -188,16 +188,22 @@ def check_laplacian(L, n, dtype, name="L"):
     L = sp.csr_matrix(L, dtype=dtype)
     if L.shape != (n, n):
         raise ValueError(f"{name} must have shape ({n}, {n}), got {L.shape}")
-    if not np.all(np.isfinite(L.data)):
-        raise ValueError(f"{name} must be finite (no NaN or inf)")
     L.sum_duplicates()
     L.sort_indices()
-    asym = abs(L - L.T)
-    scale = max(float(abs(L).max()) if L.nnz else 0.0, 1.0)
-    tol = 1e-3 if dtype == np.float32 else 1e-8
-    if asym.nnz and float(asym.max()) > tol * scale:
-        raise ValueError(f"{name} must be symmetric")
+    check_symmetric(L, name, 1e-3 if dtype == np.float32 else 1e-8)
     return as_csr32(L, name)
+
+
+def check_symmetric(M, name, rtol):
+    """A sparse square matrix is finite and symmetric to ``rtol`` times its
+    largest entry (at least 1): the one check of graph Laplacians and
+    user-given affinities."""
+    if not np.all(np.isfinite(M.data)):
+        raise ValueError(f"{name} must be finite (no NaN or inf)")
+    asym = abs(M - M.T)
+    scale = max(float(abs(M).max()) if M.nnz else 0.0, 1.0)
+    if asym.nnz and float(asym.max()) > rtol * scale:
+        raise ValueError(f"{name} must be symmetric")
 
 
 def check_fraction(value, name):
