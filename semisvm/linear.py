@@ -246,6 +246,25 @@ def l2svm_mfn(X, y, *, lam=1.0, costs=None, w0=None, fit_intercept=True,
     Returns
     -------
     MFNResult
+        The solution (``coef``, ``intercept``), ``objective``, ``n_iter``,
+        ``n_cg_iter``, ``converged``, ``history`` and ``decision`` (the
+        outputs on the training rows).
+
+    See Also
+    --------
+    LinearSVM : The estimator (labels of any type, several classes).
+    tsvm : Adds unlabeled rows.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from semisvm.solvers import l2svm_mfn
+    >>> X = np.array([[-2.0], [-1.0], [1.0], [2.0]])
+    >>> res = l2svm_mfn(X, [-1, -1, 1, 1], lam=0.1)
+    >>> res.converged, bool(res.coef[0] > 0)
+    (True, True)
+    >>> np.sign(res.decision).tolist()
+    [-1.0, -1.0, 1.0, 1.0]
     """
     rows = None
     if is_dask(X):
@@ -467,6 +486,30 @@ def default_lam(X, lam="auto"):
     0.003 is the best compromise and the best binary value. The mean is
     over all rows (labeled and unlabeled, as SVM-light), without the bias
     feature; an all-zero X counts as unit norm.
+
+    Parameters
+    ----------
+    X : {ndarray, sparse matrix, dask array} of shape (n_samples, n_features)
+        All rows (labeled and unlabeled).
+    lam : "auto" or float, default="auto"
+        A float is returned unchanged.
+
+    Returns
+    -------
+    float
+        The regularisation weight.
+
+    See Also
+    --------
+    TSVM, DASVM : Use it for ``lam="auto"`` (``lam_`` after ``fit``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from semisvm.linear import LAM_SCALE, default_lam
+    >>> X = np.array([[3.0, 4.0], [0.0, 5.0]])          # squared norms 25, 25
+    >>> default_lam(X) == 25 * LAM_SCALE, default_lam(X, 0.1)
+    (True, 0.1)
     """
     if isinstance(lam, str):
         if lam != "auto":
@@ -590,6 +633,27 @@ def tsvm(X, y, *, lam="auto", lam_u=1.0, r=None, S=10000, lam_u_init=1e-2,
     Returns
     -------
     TSVMResult
+        ``coef``, ``intercept``, ``objective``, ``labels`` (+1/-1 on every
+        row), ``decision``, ``history``, ``lam_u_history``,
+        ``switch_history``, ``n_mfn``, ``converged``, ``status``.
+
+    See Also
+    --------
+    TSVM : The estimator (any labels, one-vs-rest for more classes).
+    da_s3vm : The same objective by deterministic annealing.
+    l2svm_mfn : The supervised solver it calls.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from semisvm.solvers import tsvm
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.r_[rng.normal(-2, 1, (50, 2)), rng.normal(2, 1, (50, 2))]
+    >>> y = np.full(100, -1)
+    >>> y[[0, 50]] = [0, 1]                         # one label per class
+    >>> res = tsvm(X, y, r=0.5)
+    >>> bool(np.mean(res.labels == np.repeat([-1, 1], 50)) > 0.9)
+    True
     """
     lam = default_lam(X, lam)
     P = _Problem(X, y, costs, lam, lam_u, r, fit_intercept, intercept_scaling,
@@ -718,8 +782,7 @@ def da_s3vm(X, y, *, lam="auto", lam_u=1.0, r=None, T0=None, T_rate=1.5,
 
     Parameters
     ----------
-    X, y, lam, lam_u, r, costs, fit_intercept, intercept_scaling, tol,
-    max_iter, cg_max_iter, rel_tol
+    X, y, lam, lam_u, r, costs, fit_intercept, intercept_scaling, tol, max_iter, cg_max_iter, rel_tol
         As in :func:`tsvm` (y: 1 / 0 labeled, -1 unlabeled).
     T0 : float > 0, optional
         Starting temperature; default ``lam_u`` (the reference: ``10
@@ -766,6 +829,26 @@ def da_s3vm(X, y, *, lam="auto", lam_u=1.0, r=None, T0=None, T_rate=1.5,
     Returns
     -------
     DAResult
+        ``coef``, ``intercept``, ``objective``, ``labels``, ``p`` (the final
+        label probabilities), ``decision``, ``history``, ``T_history``,
+        ``kl_history``, ``entropy_history``, ``n_mfn``, ``converged``.
+
+    See Also
+    --------
+    DASVM : The estimator.
+    tsvm : The same objective by label switching.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from semisvm.solvers import da_s3vm
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.r_[rng.normal(-2, 1, (50, 2)), rng.normal(2, 1, (50, 2))]
+    >>> y = np.full(100, -1)
+    >>> y[[0, 50]] = [0, 1]
+    >>> res = da_s3vm(X, y, r=0.5)
+    >>> bool(np.mean(res.labels == np.repeat([-1, 1], 50)) > 0.9)
+    True
     """
     lam = default_lam(X, lam)
     P = _Problem(X, y, costs, lam, lam_u, r, fit_intercept, intercept_scaling,
@@ -1406,6 +1489,12 @@ class TSVM(_SemiSupervisedLinear):
         The regularisation weight used (``lam``, or its "auto" value).
     result_ : TSVMResult
 
+    See Also
+    --------
+    DASVM : The same objective by deterministic annealing (often lower).
+    LinearSVM : The supervised baseline on the labeled rows.
+    semisvm.solvers.tsvm : The functional solver (one binary problem).
+
     Examples
     --------
     >>> import numpy as np
@@ -1517,6 +1606,24 @@ class DASVM(_SemiSupervisedLinear):
         MFN calls.
     result_ : DAResult
         Includes ``p``, the temperature and the annealing history.
+
+    See Also
+    --------
+    TSVM : The same objective by label switching.
+    semisvm.solvers.da_s3vm : The functional solver (one binary problem).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from semisvm import DASVM
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.r_[rng.normal(-2, 1, (100, 2)), rng.normal(2, 1, (100, 2))]
+    >>> y = np.full(200, -1); y[0], y[100] = 0, 1
+    >>> clf = DASVM().fit(X, y)
+    >>> float(np.mean(clf.transduction_ == np.repeat([0, 1], 100))) > 0.9
+    True
+    >>> clf.predict([[-3.0, -3.0], [3.0, 3.0]])
+    array([0, 1])
     """
 
     _solver = staticmethod(da_s3vm)
