@@ -32,7 +32,7 @@ xx, yy = np.meshgrid(np.linspace(-1.6, 2.6, 120), np.linspace(-1.1, 1.6, 80))
 grid = np.c_[xx.ravel(), yy.ravel()]
 
 n_labels = (1, 3, 5)
-fig, axes = plt.subplots(len(n_labels), len(models), figsize=(17, 7),
+fig, axes = plt.subplots(len(models), len(n_labels), figsize=(9, 20),
                          sharex=True, sharey=True)
 for row, m in enumerate(n_labels):
     y_semi = np.full(300, -1)
@@ -41,7 +41,7 @@ for row, m in enumerate(n_labels):
         y_semi[pick] = c
     unl = y_semi == -1
     for col, (name, make) in enumerate(models.items()):
-        ax = axes[row, col]
+        ax = axes[col, row]
         if name.startswith("LinearSVM"):
             clf = make().fit(X[~unl], y[~unl])
         else:
@@ -52,7 +52,7 @@ for row, m in enumerate(n_labels):
         ax.scatter(X[unl, 0], X[unl, 1], c=y[unl], cmap="coolwarm", s=6, alpha=0.6)
         ax.scatter(X[~unl, 0], X[~unl, 1], c=y[~unl], cmap="coolwarm", s=90,
                    edgecolors="k", linewidths=1.5)
-        ax.set_title(f"{name}\n{m} label(s)/class: {100 * err:.1f}% err", fontsize=9)
+        ax.set_title(f"{name}, {m} label(s)/class: {100 * err:.1f}% error", fontsize=10)
         ax.set_xticks([])
         ax.set_yticks([])
 fig.tight_layout()

@@ -808,7 +808,7 @@ def da_s3vm(X, y, *, lam="auto", lam_u=1.0, r=None, T0=None, T_rate=1.5,
         balance allows (``h(frac(r u)) / u``, h the binary entropy: one row
         must keep a fractional p when r u is not an integer) below it.
     root_tol : float > 0, default=1e-12
-        Balance root finder tolerance on |mean(p) - r|.
+        Balance root finder tolerance on ``|mean(p) - r|``.
     inner_tol : float > 0 or None, default=1e-3
         CGLS tolerance of the w-steps (never below ``tol``): an inexact
         w-step still lowers the DA objective, so the alternation stays a

@@ -328,7 +328,7 @@ class PUSVM(ClassifierMixin, BaseEstimator):
         (square in ``fit``, test x train in prediction).
     gamma : float, "scale", "auto" or None, default=None
         RBF/poly width; None means "scale", 1 / (n_features X.var()) as in
-        scikit-learn's SVC. The paper's Gaussian exp(-|x-y|^2 / (2 s^2)) is
+        scikit-learn's SVC. The paper's Gaussian ``exp(-|x-y|^2 / (2 s^2))`` is
         gamma = 1 / (2 s^2).
     degree : int, default=3
     coef0 : float, default=0.0
@@ -474,7 +474,7 @@ class PUSVM(ClassifierMixin, BaseEstimator):
         return self
 
     def decision_function(self, X):
-        """f(x) = sum_i dual_coef_i k(x, sv_i) + intercept_ (> 0: positive)."""
+        """``f(x) = sum_i dual_coef_i k(x, sv_i) + intercept_`` (> 0: positive)."""
         check_is_fitted(self)
         X = validate_data(self, X, accept_sparse="csr", dtype=list(FLOAT_DTYPES),
                           order="C", reset=False)

@@ -43,7 +43,9 @@ def test_every_fence_is_labelled():
         [lang for lang, _ in BLOCKS]
 
 
-@pytest.mark.parametrize("i", range(len(PYTHON)))
+@pytest.mark.parametrize("i", [
+    pytest.param(i, marks=[pytest.mark.slow] if "LocalCluster" in src else [])
+    for i, src in enumerate(PYTHON)])
 def test_python_block_runs(i, tmp_path):
     src = PYTHON[i]
     if "LocalCluster" in src:
