@@ -52,7 +52,7 @@ for row, m in enumerate(n_labels):
         ax.scatter(X[unl, 0], X[unl, 1], c=y[unl], cmap="coolwarm", s=6, alpha=0.6)
         ax.scatter(X[~unl, 0], X[~unl, 1], c=y[~unl], cmap="coolwarm", s=90,
                    edgecolors="k", linewidths=1.5)
-        ax.set_title(f"{name}, {m} label(s)/class: {100 * err:.1f}% error", fontsize=10)
+        ax.set_title(f"{name}\n{m} label(s)/class: {100 * err:.1f}% error", fontsize=9)
         ax.set_xticks([])
         ax.set_yticks([])
 fig.tight_layout()
