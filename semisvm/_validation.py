@@ -355,6 +355,21 @@ def encode_binary(y, name="y", estimator="This estimator"):
     return classes, np.where(y_idx == 1, 1.0, -1.0)
 
 
+def encode_classes(y, name="y", estimator="This estimator"):
+    """Sorted labels (two or more) and each row's index among them.
+
+    Returns ``(classes, y_idx)``; two labels give the binary problem with
+    ``classes[1]`` positive, more a one-vs-rest fit.
+    """
+    check_classification_targets(y)
+    classes, y_idx = np.unique(y, return_inverse=True)
+    if classes.shape[0] < 2:
+        raise ValueError(
+            f"{estimator} needs 2 classes in {name}; got 1 class ({classes.tolist()})"
+        )
+    return classes, y_idx.ravel()
+
+
 def check_pm1(y, n_samples, name="y"):
     """Validate a vector of -1/+1 targets for the functional API."""
     y = np.asarray(y)

@@ -188,6 +188,10 @@ def _build_parser():
     demo.add_argument("--repeats", type=int, default=3, metavar="K",
                       help="random draws of the labels and split (default: 3)")
     demo.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
+    demo.add_argument("--save", metavar="DIR", default=None,
+                      help="instead of the comparison, write the first draw as "
+                           "DIR/train.svm (labels -1/1, 0 = unlabeled) and "
+                           "DIR/test.svm, the files of the README's example")
     return parser
 
 
@@ -673,12 +677,44 @@ def _demo_fit(alg, cls, split, seed):
     return float(np.mean(pred != y_test)), elapsed
 
 
+def _demo_save(directory, split):
+    """Write one demo draw as svmlight files: DIR/train.svm, DIR/test.svm."""
+    from sklearn.datasets import dump_svmlight_file
+
+    X, y, lab, X_test, y_test = split
+    y_file = np.zeros(y.shape[0])
+    y_file[lab] = np.where(y[lab] == 1, 1.0, -1.0)          # 0: unlabeled
+    try:
+        os.makedirs(directory, exist_ok=True)
+    except OSError as exc:
+        raise CLIError(f"--save directory {directory}: cannot create it "
+                       f"({exc.strerror or exc})") from None
+    written = []
+    for name, XX, yy in (("train.svm", X, y_file),
+                         ("test.svm", X_test, np.where(y_test == 1, 1.0, -1.0))):
+        path = os.path.join(directory, name)
+        try:
+            with atomic_open(path, "wb") as f:
+                dump_svmlight_file(XX, yy, f, zero_based=False)
+        except OSError as exc:
+            raise CLIError(f"--save file {path}: cannot write it "
+                           f"({exc.strerror or exc})") from None
+        written.append(path)
+    print(f"wrote {written[0]} ({X.shape[0]} rows, {lab.size} labeled -1/1, "
+          f"{X.shape[0] - lab.size} unlabeled 0) and {written[1]} "
+          f"({X_test.shape[0]} rows): digits {','.join(map(str, DEMO_NEGATIVE))} (-1) "
+          f"vs {','.join(map(str, DEMO_POSITIVE))} (1), {X.shape[1]} features")
+    return 0
+
+
 def cmd_demo(args):
     if args.n_labeled < 2:
         raise CLIError("--n-labeled must be at least 2")
     if args.repeats < 1:
         raise CLIError("--repeats must be at least 1")
     splits = _demo_splits(args.n_labeled, args.seed, args.repeats)
+    if args.save is not None:
+        return _demo_save(args.save, splits[0])
     X, _, lab, X_test, _ = splits[0]
     print(f"semisvm demo: scikit-learn digits {','.join(map(str, DEMO_NEGATIVE))} vs "
           f"{','.join(map(str, DEMO_POSITIVE))}; {X.shape[0]} training rows of which "

@@ -425,6 +425,23 @@ def save(model, path, *, info=None):
         that the format cannot store (the message names it).
     ValueError
         ``model`` is not fitted.
+
+    See Also
+    --------
+    load : Read the file back.
+    read_metadata : Read only its JSON metadata.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from sklearn.datasets import load_iris
+    >>> import semisvm
+    >>> X, y = load_iris(return_X_y=True)
+    >>> clf = semisvm.LinearSVM(lam=0.01).fit(X, y)
+    >>> path = os.path.join(tempfile.mkdtemp(), "iris.model")
+    >>> semisvm.save(clf, path)
+    >>> bool((semisvm.load(path).coef_ == clf.coef_).all())
+    True
     """
     if not _is_estimator(model):
         allowed = ", ".join(a.cls for a in _registry.ALGORITHMS)
@@ -710,8 +727,42 @@ _READ_ERRORS = (_Invalid, zipfile.BadZipFile, zipfile.LargeZipFile, zlib.error,
 def read_metadata(path):
     """Return the JSON metadata of the model file ``path`` (arrays are not read).
 
-    Raises ``ValueError`` naming the file if it is not a semisvm model file of a
-    supported format version; ``OSError`` if it cannot be read.
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A file written by :func:`save`.
+
+    Returns
+    -------
+    dict
+        The metadata: ``"format"``, ``"format_version"``, ``"semisvm_version"``,
+        ``"estimator"`` (its class, parameters and the arrays' names, shapes
+        and dtypes) and ``"info"``.
+
+    Raises
+    ------
+    ValueError
+        If it is not a semisvm model file of a supported format version (the
+        message names the file).
+    OSError
+        If it cannot be read.
+
+    See Also
+    --------
+    load : Read the whole model.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import numpy as np
+    >>> import semisvm
+    >>> from semisvm.io import read_metadata
+    >>> clf = semisvm.LinearSVM().fit(np.array([[0.0], [1.0]]), [0, 1])
+    >>> path = os.path.join(tempfile.mkdtemp(), "m.model")
+    >>> semisvm.save(clf, path, info={"note": "example"})
+    >>> meta = read_metadata(path)
+    >>> meta["estimator"]["class"], meta["info"]
+    ('LinearSVM', {'note': 'example'})
     """
     try:
         zf, meta, _ = _open_archive(path)
@@ -741,6 +792,16 @@ def _smoke_test(model):
 def load(path):
     """Read a model written by :func:`save`; return the fitted estimator.
 
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A file written by :func:`save`.
+
+    Returns
+    -------
+    estimator
+        The fitted semisvm estimator, of the class stored in the file.
+
     Raises
     ------
     ValueError
@@ -750,6 +811,22 @@ def load(path):
         starts with the file name.
     OSError
         The file cannot be opened.
+
+    See Also
+    --------
+    save : Write a model.
+    read_metadata : Read only the metadata.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import numpy as np
+    >>> import semisvm
+    >>> X, y = np.array([[0.0], [1.0], [3.0], [4.0]]), np.array([0, 0, 1, 1])
+    >>> path = os.path.join(tempfile.mkdtemp(), "m.model")
+    >>> semisvm.save(semisvm.LinearSVM(lam=0.1).fit(X, y), path)
+    >>> semisvm.load(path).predict([[0.5], [3.5]])
+    array([0, 1])
     """
     try:
         zf, meta, names = _open_archive(path)

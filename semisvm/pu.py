@@ -172,6 +172,24 @@ def usmo(X, y, *, prior, lam, kernel="rbf", gamma=None, degree=3, coef0=0.0,
     Returns
     -------
     USMOResult
+        The dual coefficients, ``intercept``, ``objective``, ``n_iter``,
+        ``converged``, ``status``, ``decision`` on the training rows.
+
+    See Also
+    --------
+    PUSVM : The estimator.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from semisvm.solvers import usmo
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.r_[rng.normal(2, 1, (100, 2)), rng.normal(-2, 1, (100, 2))]
+    >>> y = np.full(200, -1)
+    >>> y[:30] = 1                                  # 30 labeled positives
+    >>> res = usmo(X, y, prior=70 / 170, lam=1e-3, kernel="linear")
+    >>> bool(np.mean(np.sign(res.decision[30:]) == np.repeat([1, -1], [70, 100])) > 0.9)
+    True
     """
     X = check_X(X)
     N = X.shape[0]
@@ -324,7 +342,7 @@ class PUSVM(ClassifierMixin, BaseEstimator):
         (square in ``fit``, test x train in prediction).
     gamma : float, "scale", "auto" or None, default=None
         RBF/poly width; None means "scale", 1 / (n_features X.var()) as in
-        scikit-learn's SVC. The paper's Gaussian exp(-|x-y|^2 / (2 s^2)) is
+        scikit-learn's SVC. The paper's Gaussian ``exp(-|x-y|^2 / (2 s^2))`` is
         gamma = 1 / (2 s^2).
     degree : int, default=3
     coef0 : float, default=0.0
@@ -374,6 +392,23 @@ class PUSVM(ClassifierMixin, BaseEstimator):
         Dual/primal objective, violation, iterations, cache hits, convergence.
     transduction_ : ndarray of shape (n_samples,)
         Labels predicted for the training rows.
+
+    See Also
+    --------
+    semisvm.solvers.usmo : The functional solver.
+    sklearn.svm.SVC : A biased SVM (unlabeled rows as negatives) for comparison.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from semisvm import PUSVM
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.r_[rng.normal(2, 1, (100, 2)), rng.normal(-2, 1, (100, 2))]
+    >>> y = np.full(200, -1)
+    >>> y[:30] = 1                                  # labeled positives
+    >>> clf = PUSVM(prior=70 / 170, kernel="linear").fit(X, y)
+    >>> clf.predict([[2.0, 2.0], [-2.0, -2.0]])
+    array([ 1, -1])
     """
 
     def __init__(self, *, prior=None, lam=1e-3, kernel="rbf", gamma=None,
@@ -454,7 +489,7 @@ class PUSVM(ClassifierMixin, BaseEstimator):
         return self
 
     def decision_function(self, X):
-        """f(x) = sum_i dual_coef_i k(x, sv_i) + intercept_ (> 0: positive)."""
+        """``f(x) = sum_i dual_coef_i k(x, sv_i) + intercept_`` (> 0: positive)."""
         check_is_fitted(self)
         check_sparse_structure(X)  # before SciPy converts it
         X = validate_data(self, X, accept_sparse="csr", dtype=list(FLOAT_DTYPES),

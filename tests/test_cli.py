@@ -586,3 +586,41 @@ def test_non_finite_fit_is_not_saved(files, tmp_path, capsys, monkeypatch):
     status = main(["train", str(files[0]), str(tmp_path / "m.model")])
     _check_error(capsys, status, files[0], "non-finite values in coef_")
     assert os.listdir(tmp_path) == []
+
+
+def test_demo_save_writes_the_readme_files(tmp_path, capsys):
+    out = tmp_path / "ex"
+    assert main(["demo", "--save", str(out)]) == 0
+    assert "wrote" in capsys.readouterr().out
+    X, y = load_svmlight_file(str(out / "train.svm"), zero_based=False)
+    X_test, y_test = load_svmlight_file(str(out / "test.svm"), zero_based=False,
+                                        n_features=X.shape[1])
+    assert X.shape[1] == 64 and X.shape[0] + X_test.shape[0] == 1077
+    assert set(np.unique(y)) == {-1.0, 0.0, 1.0} and np.sum(y != 0) == 20
+    assert set(np.unique(y_test)) == {-1.0, 1.0}
+    assert main(["train", "-a", "tsvm", "-q", str(out / "train.svm"),
+                 str(out / "m")]) == 0
+    assert main(["predict", str(out / "test.svm"), str(out / "m"),
+                 str(out / "p.txt")]) == 0
+    acc = float(capsys.readouterr().err.split("accuracy ")[1].split("%")[0])
+    assert acc > 85.0
+    assert main(["demo", "--save", str(out / "train.svm" / "x")]) == 2
+    assert "--save directory" in capsys.readouterr().err
+
+
+def test_linear_multiclass_train_predict(tmp_path, capsys):
+    X, digit = load_digits(return_X_y=True)
+    X, y = X[:500] / 16.0, digit[:500] + 1.0        # labels 1..10 (0 = unlabeled)
+    y_file = y.copy()
+    y_file[::4] = 0
+    dump_svmlight_file(X, y_file, str(tmp_path / "tr.svm"), zero_based=False)
+    model, pred = tmp_path / "m", tmp_path / "p.txt"
+    assert main(["train", "-a", "linear", "--lam", "0.01", "-q",
+                 str(tmp_path / "tr.svm"), str(model)]) == 0
+    assert main(["predict", str(tmp_path / "tr.svm"), str(model), str(pred)]) == 0
+    api = LinearSVM(lam=0.01).fit(X[y_file != 0], y[y_file != 0])
+    loaded = semisvm.load(model)
+    assert loaded.coef_.shape == (10, 64)
+    np.testing.assert_array_equal(loaded.coef_, api.coef_)
+    # more than two classes: one label per row (decision values are (n, 10))
+    np.testing.assert_array_equal(np.loadtxt(pred), api.predict(X))

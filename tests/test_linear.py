@@ -109,8 +109,7 @@ def test_linearsvm_warns_when_max_iter_is_hit():
     "X, y, exc, match",
     [
         (np.ones((4, 2)), [1, 1, 1, 1], ValueError, "needs 2 classes"),
-        (np.ones((6, 2)), [0, 1, 2, 0, 1, 2], ValueError,
-         "Only binary classification is supported"),
+        (np.ones((6, 2)), [[0, 1]] * 6, ValueError, "y should be a 1d array"),
         (np.ones((4, 2)), [0.5, 1.5, 0.2, 1], ValueError, "Unknown label type"),
         (np.ones((4, 2)), [0, 1, 0], ValueError, "inconsistent numbers of samples"),
         (np.array([[1.0, np.inf], [0, 1]]), [0, 1], ValueError, "infinity"),
@@ -1031,3 +1030,68 @@ def test_cholesky_newton_steps_match_cgls(monkeypatch):
     np.testing.assert_array_equal(direct_tsvm.labels, cg_tsvm.labels)
     assert direct_tsvm.objective == pytest.approx(cg_tsvm.objective, rel=1e-6)
     assert direct_da.objective == pytest.approx(cg_da.objective, rel=1e-3)
+
+
+# ---------------------------------------------------------------------------
+# LinearSVM with more than two classes: one-vs-rest (issue 18)
+
+def _three_classes(n=240, d=12, seed=0):
+    rng = np.random.default_rng(seed)
+    centers = 2.0 * rng.standard_normal((3, d))
+    y = rng.integers(0, 3, n)
+    X = centers[y] + rng.standard_normal((n, d))
+    return X, np.array(["a", "b", "c"])[y]
+
+
+def test_linearsvm_one_vs_rest_matches_liblinear_objective():
+    # independent reference: LinearSVC (LIBLINEAR -s 1/-s 2 squared hinge)
+    # solves lam * (1/2 ||[w, b]||^2 + C sum l2) per class with C = 1/(2 lam)
+    from sklearn.svm import LinearSVC
+
+    X, y = _three_classes()
+    lam = 0.05
+    clf = LinearSVM(lam=lam).fit(X, y)
+    ref = LinearSVC(C=1 / (2 * lam), tol=1e-10, max_iter=100_000,
+                    intercept_scaling=1.0).fit(X, y)
+    assert clf.coef_.shape == (3, X.shape[1]) and clf.intercept_.shape == (3,)
+    np.testing.assert_array_equal(clf.classes_, ref.classes_)
+    np.testing.assert_allclose(clf.coef_, ref.coef_, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(clf.intercept_, ref.intercept_, rtol=1e-4, atol=1e-5)
+    np.testing.assert_array_equal(clf.predict(X), ref.predict(X))
+    assert len(clf.result_) == 3 and all(r.converged for r in clf.result_)
+    assert clf.n_iter_ == max(r.n_iter for r in clf.result_)
+
+
+def test_linearsvm_one_vs_rest_is_k_binary_fits():
+    X, y = _three_classes(seed=1)
+    w = np.random.default_rng(1).random(X.shape[0]) + 0.5
+    clf = LinearSVM(lam=0.1, class_weight={"a": 2.0, "b": 1.0, "c": 0.5}).fit(
+        X, y, sample_weight=w)
+    cw = np.array([2.0, 1.0, 0.5])[np.searchsorted(clf.classes_, y)]
+    scores = clf.decision_function(X)
+    assert scores.shape == (X.shape[0], 3)
+    for k, c in enumerate(clf.classes_):
+        res = l2svm_mfn(X, np.where(y == c, 1.0, -1.0), lam=0.1, costs=w * cw)
+        np.testing.assert_array_equal(clf.coef_[k], res.coef)
+        assert clf.intercept_[k] == res.intercept
+        np.testing.assert_allclose(scores[:, k], X @ res.coef + res.intercept)
+    np.testing.assert_array_equal(clf.predict(X), clf.classes_[scores.argmax(1)])
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_linearsvm_one_vs_rest_dense_csr_same_bits(dtype):
+    X, y = _three_classes(seed=2)
+    X = X.astype(dtype)
+    dense = LinearSVM(lam=0.1, newton="cgls").fit(X, y)
+    csr = LinearSVM(lam=0.1, newton="cgls").fit(sp.csr_matrix(X), y)
+    assert dense.coef_.dtype == dtype
+    if dtype == np.float64:
+        np.testing.assert_allclose(dense.coef_, csr.coef_, rtol=1e-10, atol=1e-12)
+    for a, b in zip(dense.result_, csr.result_):    # float32: solved to 1e-5
+        assert a.objective == pytest.approx(b.objective, rel=1e-4 if dtype ==
+                                            np.float32 else 1e-12)
+    np.testing.assert_array_equal(dense.predict(X), csr.predict(sp.csr_matrix(X)))
+    again = LinearSVM(lam=0.1, newton="cgls").fit(X, y)
+    np.testing.assert_array_equal(dense.coef_, again.coef_)     # same input, same bits
+    with pytest.warns(ConvergenceWarning, match="max_iter=1"):
+        LinearSVM(lam=1e-4, max_iter=1).fit(X, y)
