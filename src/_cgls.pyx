@@ -37,7 +37,10 @@ cdef void rows_matvec(RowData X, floating bias_scale, const int *rows,
         for k in range(n_rows):
             out[k] = row_dot(X, rows[k], v) + vb
         return
-    for k in prange(n_rows, schedule="static", num_threads=n_threads):
+    # (one value per row: any schedule gives the same bits; dynamic chunks
+    # let a thread that runs take the rows of one the system descheduled)
+    for k in prange(n_rows, schedule="dynamic", chunksize=1024,
+                    num_threads=n_threads):
         out[k] = row_dot(X, rows[k], v) + vb
 
 
@@ -244,7 +247,7 @@ cdef void rows_rmatvec_diag(RowData X, floating bias_scale, const int *rows,
 # accumulates its d-vector(s) in a slice of its own (block 0 straight into the
 # output), and the slices are added in block order: the sums, hence the bits,
 # are the same for any number of threads. Threads take whole blocks
-# (static, one at a time), all in one parallel region per pass, the slices'
+# (dynamically, one at a time), all in one parallel region per pass, the slices'
 # reduction included (its implicit barrier is the only one): the former three
 # regions per CG iteration (X_J p, X_J' z, the reduction) left the other
 # thread spinning in OpenMP's wait loop between them.
@@ -391,10 +394,13 @@ cdef void rows_pass(int kind, RowData X, const int *rows, Py_ssize_t n_rows,
             _reduce_entry(j, d, n_blk, n_out, out0, out1, out2, buf)
     else:
         with parallel(num_threads=n_threads):
-            for b in prange(n_blk, schedule="static", chunksize=1):
+            # blocks are handed out one at a time (dynamic): a block's sums
+            # do not depend on the thread that makes them, and a thread the
+            # system deschedules on a shared machine holds up one block only
+            for b in prange(n_blk, schedule="dynamic", chunksize=1):
                 _block_slices(kind, X, rows, n_rows, n_blk, b, a, t, o, gprev,
                               v, vb, z, q, out0, out1, out2, buf, part)
-            for j in prange(d, schedule="static"):
+            for j in prange(d, schedule="dynamic", chunksize=4096):
                 _reduce_entry(j, d, n_blk, n_out, out0, out1, out2, buf)
     for c in range(3):
         for b in range(1, n_blk):

@@ -353,7 +353,7 @@ cdef int _newton_point(RowData X, floating bias_scale, const int *active,
     # bits on any number of threads)
     nt = n_threads if n_blocks(X, n - n_act) > 1 else 1
     if nt > 1:
-        for i in prange(n, schedule="static", num_threads=nt):
+        for i in prange(n, schedule="dynamic", chunksize=1024, num_threads=nt):
             if a[i] == 0:
                 obar[i] = row_dot(X, i, wbar) + bias_scale * wbar[D - 1]
     else:
