@@ -185,3 +185,18 @@ def test_set_blocking_rejects_bad_values():
         _set_blocking(0, 4)
     with pytest.raises(ValueError, match="max_blocks"):
         _set_blocking(10, 65)
+
+
+@pytest.mark.parametrize("preset, expected", [(None, "PASSIVE"), ("active", "active")])
+def test_openmp_threads_wait_passively_unless_the_user_says(preset, expected):
+    import os
+    import subprocess
+    import sys
+    env = {k: v for k, v in os.environ.items() if k != "OMP_WAIT_POLICY"}
+    if preset is not None:
+        env["OMP_WAIT_POLICY"] = preset
+    out = subprocess.run(
+        [sys.executable, "-c", "import os, semisvm._core._cgls; "
+         "print(os.environ['OMP_WAIT_POLICY'])"],
+        env=env, capture_output=True, text=True, check=True).stdout.strip()
+    assert out == expected
