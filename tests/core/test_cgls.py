@@ -187,6 +187,7 @@ def test_set_blocking_rejects_bad_values():
         _set_blocking(10, 65)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("preset, expected", [(None, "PASSIVE"), ("active", "active")])
 def test_openmp_threads_wait_passively_unless_the_user_says(preset, expected):
     import os
