@@ -185,6 +185,9 @@ class LocalRows:
     distributed = False
     round_trips = 0
     bytes_moved = 0
+    # CG's product in one pass over the active rows (else CGLS's two: the
+    # same solution to rounding, +-1 iterations; tests/core/test_cgls.py)
+    one_pass = True
 
     def __init__(self, X, bias_scale, cpos, cneg, n_threads=1):
         self.X = X
@@ -237,7 +240,7 @@ class LocalRows:
             self.X, self.s, self.active, self.n_act, self.a, self.t, lam, wbar,
             self.o, self.obar, tol, eta, max_iter, self.direct, self.z, self.q,
             self.r, self.p, self.sv, self.minv, self.tbuf, H, b, self.n_threads,
-            True, gstop2)
+            self.one_pass, gstop2)
         return status, n_iter
 
     def same_state(self):
@@ -286,7 +289,7 @@ class LocalRows:
             wbar, self.a, self.t, self.active, self.z, self.q, self.r,
             self.p, self.sv, self.minv, self.tbuf, H, b, self.events, tol,
             max_iter, cg_max_iter, loose, rel_tol, eta, direct, hobj, hcg,
-            hact, self.n_threads, grad_tol)
+            hact, self.n_threads, grad_tol, self.one_pass)
         if swapped:
             self.o, self.obar = self.obar, self.o
         return n_iter, status, F
