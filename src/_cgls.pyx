@@ -457,7 +457,8 @@ cdef int cgls(RowData X, floating bias_scale, const int *active,
               floating eta, int max_iter, floating *z, floating *q,
               floating *r, floating *p, floating *s, floating *minv,
               floating *tbuf, int n_threads, int *n_iter, bint one_pass=True,
-              double gstop2=0.0, double *gnorm2=NULL) noexcept nogil:
+              double gstop2=0.0, double *gnorm2=NULL,
+              bint blocked=True) noexcept nogil:
     """Seeded, preconditioned CG over the rows ``active[:n_active]``.
 
     ``a``, ``t`` and ``o`` are indexed by row number; ``o`` holds X beta on
@@ -486,7 +487,9 @@ cdef int cgls(RowData X, floating bias_scale, const int *active,
       ``eta = 0`` disables it),
     * 0 when ``max_iter`` iterations did not suffice.
 
-    ``gnorm2`` (if not NULL) receives ||r_seed||^2.
+    ``gnorm2`` (if not NULL) receives ||r_seed||^2. ``blocked=False``: one
+    block whatever the size (with ``one_pass=False``, the arithmetic of the
+    former single-threaded CGLS, bit for bit).
     """
     cdef int D = <int> (X.n_cols + 1)
     cdef Py_ssize_t k, i, j, d = X.n_cols
@@ -497,7 +500,7 @@ cdef int cgls(RowData X, floating bias_scale, const int *active,
     cdef double part[64 * PART_STRIDE]
     cdef bint dense_direct
 
-    n_blk = n_blocks(X, n_active)
+    n_blk = n_blocks(X, n_active) if blocked else 1
     nt = n_threads if n_threads < n_blk else n_blk
     if n_blk > 1:
         buf = <floating *> malloc(3 * (n_blk - 1) * d * sizeof(floating) + 1)

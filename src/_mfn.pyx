@@ -325,7 +325,7 @@ cdef int _newton_point(RowData X, floating bias_scale, const int *active,
                        floating *p, floating *s, floating *minv,
                        floating *tbuf, double *H, double *b, int n_threads,
                        int *n_iter, bint one_pass=True, double gstop2=0.0,
-                       double *gnorm2=NULL) noexcept nogil:
+                       double *gnorm2=NULL, bint blocked=True) noexcept nogil:
     """The body of :func:`newton_point` (n >= 1); returns the status (3:
     the CG seed's gradient norm^2, stored in ``gnorm2``, is <= ``gstop2``;
     nothing was changed). ``gnorm2`` gets -1 after a Cholesky step."""
@@ -346,7 +346,7 @@ cdef int _newton_point(RowData X, floating bias_scale, const int *active,
         status = cgls(X, bias_scale, active, n_act, a, t, <floating> lam,
                       wbar, obar, <floating> tol, <floating> eta, max_iter,
                       z, q, r, p, s, minv, tbuf, n_threads, n_iter, one_pass,
-                      gstop2, gnorm2)
+                      gstop2, gnorm2, blocked)
         if status == 3:
             return 3
     # outputs of wbar on the inactive rows (one value per row: the same
@@ -469,7 +469,7 @@ def newton_point(RowData X, double bias_scale, const int[::1] active,
                  floating[::1] q, floating[::1] r, floating[::1] p,
                  floating[::1] s, floating[::1] minv, floating[::1] tbuf,
                  double[::1] H, double[::1] b, int n_threads=1,
-                 bint one_pass=True, double gstop2=0.0):
+                 bint one_pass=True, double gstop2=0.0, bint blocked=True):
     """Newton point of the active rows, in place on ``wbar`` (seeded) and
     ``obar`` (its outputs on all rows).
 
@@ -511,7 +511,7 @@ def newton_point(RowData X, double bias_scale, const int[::1] active,
                                &p[0], &s[0], &minv[0], &tbuf[0],
                                &H[0] if direct else NULL,
                                &b[0] if direct else NULL, n_threads, &n_iter,
-                               one_pass, gstop2, &gn2)
+                               one_pass, gstop2, &gn2, blocked)
     return status, n_iter, gn2
 
 
@@ -577,7 +577,8 @@ def mfn_run(RowData X, double bias_scale, floating[::1] w, double lam,
             object events, double tol, int max_iter,
             int cg_max_iter, bint cold_start, double rel_tol, double eta,
             bint direct, double[::1] hobj, int[::1] hcg, int[::1] hact,
-            int n_threads=1, double grad_tol=0.0, bint one_pass=True):
+            int n_threads=1, double grad_tol=0.0, bint one_pass=True,
+            bint blocked=True):
     """The whole L2-SVM-MFN outer loop of ``semisvm._rows.mfn_loop`` in one
     call, for the in-memory backend: the same steps (the kernels above) in
     the same order, without the GIL.
@@ -595,7 +596,8 @@ def mfn_run(RowData X, double bias_scale, floating[::1] w, double lam,
     the line search's buffer (None if none was needed or given).
     ``grad_tol`` > 0: status 3 (and the iteration not counted) when a CG
     solve's seed has ||grad F(w)|| <= grad_tol ||grad F(w_start)||, the
-    latter the first CG seed's. ``one_pass``: see :func:`newton_point`.
+    latter the first CG seed's. ``one_pass``: see :func:`newton_point`;
+    ``blocked=False``: every pass one row block (see ``_cgls.cgls``).
     """
     cdef Py_ssize_t n = X.n_rows, D = X.n_cols + 1, j
     cdef bint is32 = False
@@ -652,7 +654,7 @@ def mfn_run(RowData X, double bias_scale, floating[::1] w, double lam,
                 &wbar[0], po, pb, tol, eta, cg_max_iter, direct, &z[0], &q[0],
                 &r[0], &p[0], &s[0], &minv[0], &tbuf[0],
                 &H[0] if direct else NULL, &b[0] if direct else NULL,
-                n_threads, &cg_iter, one_pass, gstop2, &gn2)
+                n_threads, &cg_iter, one_pass, gstop2, &gn2, blocked)
             hcg[it - 1] = cg_iter
             if cg_status == 3:
                 # ||grad F(w)|| <= grad_tol ||grad F(w_start)||: w stays

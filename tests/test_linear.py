@@ -1089,3 +1089,25 @@ def test_cholesky_newton_steps_match_cgls(monkeypatch):
     np.testing.assert_array_equal(direct_tsvm.labels, cg_tsvm.labels)
     assert direct_tsvm.objective == pytest.approx(cg_tsvm.objective, rel=1e-6)
     assert direct_da.objective == pytest.approx(cg_da.objective, rel=1e-3)
+
+
+def test_tsvm_and_da_keep_the_former_single_block_arithmetic():
+    # TSVM/DA pin one_pass=False, blocked=False on their rows (the papers'
+    # tables keep their digits): cutting passes into blocks changes nothing
+    from semisvm._core._cgls import _set_blocking
+    rng = np.random.RandomState(0)
+    X = sp.random(1500, 2100, density=0.02, format="csr", random_state=rng)
+    y = np.zeros(1500)
+    lab = rng.choice(1500, 100, replace=False)
+    y[lab] = np.where(X[lab].sum(axis=1).A.ravel() > np.median(X[lab].sum(axis=1)), 1, -1)
+    runs = []
+    for blocking in (None, (1, 8)):
+        old = _set_blocking(*blocking) if blocking else None
+        try:
+            runs.append((linear.tsvm(X, ssl01(y), lam=1e-2, lam_u=1.0),
+                         linear.da_s3vm(X, ssl01(y), lam=1e-2, lam_u=1.0)))
+        finally:
+            if old:
+                _set_blocking(*old)
+    for a, b in zip(*runs):
+        assert a.coef.tobytes() == b.coef.tobytes()
