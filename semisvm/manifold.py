@@ -71,6 +71,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from semisvm._core import _lapsvm
+from semisvm._core._dataset import RowData
 from semisvm._results import LapSVMResult
 from semisvm._validation import (
     FLOAT_DTYPES,
@@ -530,13 +531,11 @@ def _lapsvm_multi(K, L, ys, *, gamma_A, gamma_I, loss, solver, fit_intercept,
     # a nearly full L^p (large k, iterated p) is smaller and faster dense
     # (8 bytes per entry against 12 per CSR entry; BLAS gemv)
     if L.nnz > 0.5 * n * n:
-        L_dense = np.ascontiguousarray(L.toarray(), dtype=dtype)
-        L = sp.csr_matrix((n, n), dtype=dtype)
-        L = as_csr32(L)
+        L_rows = RowData(np.ascontiguousarray(L.toarray(), dtype=dtype))
     else:
-        L_dense = np.zeros((0, 0), dtype=dtype)
+        L_rows = RowData(L)
     b, F, n_iter, codes, obj, hist, hval, n_chk = _lapsvm.pcg(
-        K, L.indptr, L.indices, L.data, L_dense, Y, lab, unl, K_val, Y_val, gamma_A,
+        K, L_rows, Y, lab, unl, K_val, Y_val, gamma_A,
         gamma_I, hinge, fit_b, A, b0, max_iter, _RULE_CODE[stop], tol,
         check_every, eta, power, bool(joint_stop) and c > 1)
     out = []

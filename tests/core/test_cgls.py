@@ -201,3 +201,80 @@ def test_openmp_threads_wait_passively_unless_the_user_says(preset, expected):
          "print(os.environ['OMP_WAIT_POLICY'])"],
         env=env, capture_output=True, text=True, check=True).stdout.strip()
     assert out == expected
+
+
+# --- the stopping rules, pinned against a reference PCG (issue 21) ---------
+
+def _pcg_reference(Xa, a, t, lam, beta0, k):
+    """k iterations of preconditioned CG on (lam I + X'AX) beta = X'At from
+    beta0, with CGLS's preconditioner lam + 0.01 diag(X'AX): the iterates and
+    the residual norms ||r_0||, ..., ||r_k||."""
+    H = lam * np.eye(Xa.shape[1]) + Xa.T @ (a[:, None] * Xa)
+    b = Xa.T @ (a * t)
+    minv = 1.0 / (lam + 0.01 * np.einsum("ij,ij,i->j", Xa, Xa, a))
+    beta = beta0.copy()
+    r = b - H @ beta
+    s = minv * r
+    p = s.copy()
+    rho = r @ s
+    norms = [np.linalg.norm(r)]
+    for _ in range(k):
+        gamma = rho / (p @ H @ p)
+        beta = beta + gamma * p
+        r = r - gamma * (H @ p)
+        norms.append(np.linalg.norm(r))
+        s = minv * r
+        rho_new = r @ s
+        p = s + rho_new / rho * p
+        rho = rho_new
+    return beta, np.array(norms), np.linalg.norm(b)
+
+
+def _cgls_problem(seed=5, n=120, d=30):
+    rng = np.random.RandomState(seed)
+    X = rng.randn(n, d) * rng.rand(d) * 3
+    a = rng.rand(n) + 0.5
+    t = np.sign(rng.randn(n))
+    Xa = np.c_[X, np.ones(n)]
+    return X, Xa, a, t
+
+
+@pytest.mark.parametrize("k", [1, 2, 7])
+def test_cgls_iteration_limit_is_exact(k):
+    # max_iter = k: exactly k iterations, status 0, and the iterate is the k-th
+    # of the reference PCG (not one more, not one fewer)
+    X, Xa, a, t = _cgls_problem()
+    n = X.shape[0]
+    beta0 = 0.01 * np.arange(Xa.shape[1])
+    beta, o = beta0.copy(), Xa @ beta0
+    status, n_iter = _cgls_py(RowData(X), 1.0, np.arange(n, dtype=np.int32), a, t,
+                              0.05, beta, o, 1e-14, k)
+    assert (status, n_iter) == (0, k)
+    ref, _, _ = _pcg_reference(Xa, a, t, 0.05, beta0, k)
+    np.testing.assert_allclose(beta, ref, rtol=1e-9, atol=1e-12)
+    ref_prev, _, _ = _pcg_reference(Xa, a, t, 0.05, beta0, k - 1)
+    assert not np.allclose(beta, ref_prev, rtol=1e-6)
+    np.testing.assert_allclose(o, Xa @ beta, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("k", [3, 6])
+def test_cgls_tolerance_stops_at_the_first_small_residual(k):
+    # tol between the reference residual ratios after k - 1 and k iterations:
+    # CGLS must stop after exactly k (||r|| <= tol ||X'At||, status 1)
+    X, Xa, a, t = _cgls_problem()
+    n = X.shape[0]
+    beta0 = np.zeros(Xa.shape[1])
+    _, norms, bnorm = _pcg_reference(Xa, a, t, 0.05, beta0, k)
+    ratios = norms / bnorm
+    assert np.all(np.diff(ratios[:k + 1]) < 0)   # monotone on this problem
+    tol = np.sqrt(ratios[k - 1] * ratios[k])
+    beta, o = beta0.copy(), np.zeros(n)
+    status, n_iter = _cgls_py(RowData(X), 1.0, np.arange(n, dtype=np.int32), a, t,
+                              0.05, beta, o, tol, 100)
+    assert (status, n_iter) == (1, k)
+    # the forcing term eta (relative to the seed's residual) in the same way
+    beta, o = beta0.copy(), np.zeros(n)
+    eta = np.sqrt(ratios[k - 1] * ratios[k]) / ratios[0]
+    status, n_iter = _cgls_py(RowData(X), 1.0, np.arange(n, dtype=np.int32), a, t,
+                              0.05, beta, o, 1e-14, 100, eta=eta)
+    assert (status, n_iter) == (2, k)
