@@ -1,6 +1,6 @@
 """The linear family on a Dask cluster: row blocks held by the workers.
 
-``LinearSVM``, ``TSVM`` and ``DASVM`` (and :func:`semisvm.solvers.l2svm_mfn`,
+``LinearSVM``, ``TSVM`` and ``DASVM`` (and :func:`semisvm.linear.l2svm_mfn`,
 ``tsvm``, ``da_s3vm``) accept a ``dask.array.Array`` X whose chunks are row
 blocks (all columns in one chunk) of dense or ``scipy.sparse`` CSR rows. This
 module is imported only when such a collection is passed; dask is the
@@ -49,15 +49,15 @@ from semisvm._rows import (
     cgls_twin,
     scan_events,
 )
-from semisvm._validation import check_costs, check_pm1, check_X
+from semisvm._validation import (
+    check_costs,
+    check_pm1,
+    check_X,
+    is_dask,
+    ssl_block_targets,
+)
 
 logger = logging.getLogger("semisvm")
-
-
-def is_dask_collection(x):
-    """True for a dask collection (checked without importing dask)."""
-    mod = type(x).__module__ or ""
-    return mod.split(".")[0] == "dask" and hasattr(x, "__dask_graph__")
 
 
 def _client():
@@ -117,7 +117,7 @@ def check_row_blocks(X, y=None, costs=None, *, name="X"):
     def pieces(v, vname):
         if v is None:
             return [None] * len(sizes)
-        if is_dask_collection(v):
+        if is_dask(v):
             if not isinstance(v, da.Array) or v.ndim != 1:
                 raise ValueError(f"{vname} must be a 1-D dask array or NumPy array")
             if v.chunks[0] != X.chunks[0]:
@@ -154,15 +154,7 @@ def _t_load(Xb, yb, cb, i, row0, d, dtype, kind):
         if kind == "pm1":
             y = check_pm1(yb, n)
         else:
-            y = np.asarray(yb)
-            if y.ndim != 1 or y.shape[0] != n:
-                raise ValueError(f"y must have shape ({n},), got {y.shape}")
-            if y.dtype.kind not in "biuf":
-                raise TypeError("y must be numeric (+1/-1 labeled, 0 unlabeled)")
-            if not np.all((y == 1) | (y == -1) | (y == 0)):
-                raise ValueError("y must contain only +1, -1 (labeled) and 0 "
-                                 "(unlabeled)")
-            y = y.astype(np.float64)
+            y = ssl_block_targets(yb, n)
     except (ValueError, TypeError) as exc:
         raise type(exc)(f"{where}: {exc}") from None
     if sp.issparse(Xb):
@@ -469,7 +461,7 @@ class DaskRows:
 def load(X, y, costs=None, *, kind="pm1"):
     """Validate and load the row blocks of a dask X (with y, costs) onto the
     workers, once. ``kind``: "pm1" (labels -1/+1, the MFN costs are set) or
-    "ssl" (+1/-1 labeled, 0 unlabeled). Returns ``(rows, stats)`` with
+    "ssl" (1 / 0 labeled, -1 unlabeled; held as +1/-1/0). Returns ``(rows, stats)`` with
     ``stats`` a dict of totals (n, nnz, sum of squared row nnz, positives,
     negatives). Every check runs before any solver iteration: a bad block
     raises here, naming the block and its rows."""
@@ -559,7 +551,7 @@ def check_predict_input(est, X):
 
 def unique_labels(y):
     """Sorted distinct values of y (dask or NumPy) and their counts."""
-    if is_dask_collection(y):
+    if is_dask(y):
         import dask.array as da
 
         vals, counts = da.compute(*da.unique(y, return_counts=True))
@@ -569,7 +561,7 @@ def unique_labels(y):
 
 def map_labels(y, fn, dtype=np.float64):
     """``fn`` applied to y blockwise (lazily for a dask y)."""
-    if is_dask_collection(y):
+    if is_dask(y):
         return y.map_blocks(fn, dtype=dtype, meta=np.zeros(0, dtype))
     return fn(np.asarray(y))
 
@@ -786,7 +778,7 @@ def _t_da_labels(st, r):
 class DaskSSL:
     """TSVM/DA's unlabeled-row steps over the row blocks of a :class:`DaskRows`.
 
-    Same answers as the in-memory steps of :mod:`semisvm._semisupervised`:
+    Same answers as the in-memory steps of :mod:`semisvm.linear`:
     the initial labelling and the switch pairs are selected exactly (ties by
     position), DA's balance multiplier by the same safeguarded Newton /
     bisection, its sums reduced over blocks (one round trip per step).

@@ -38,11 +38,14 @@ give the compiled CGLS's iterates.
 from __future__ import annotations
 
 import logging
+import os
 
 import numpy as np
+import scipy.sparse as sp
 
 from semisvm._core import _mfn as K
 from semisvm._core._cgls import prec_mix as _PREC_MIX
+from semisvm._validation import check_int
 
 logger = logging.getLogger("semisvm")
 
@@ -349,3 +352,107 @@ def scan_events(L, R, delta, dL, dR, key):
             return float(dj)
         root = -L / R
     return float(root)
+
+
+# ---------------------------------------------------------------------------
+# What every MFN caller shares (l2svm_mfn, TSVM, DA; in memory or on Dask):
+# tolerances, w0 and n_jobs checks, the direct/CG choice, the logged run
+
+FLOAT32_TOL = 1e-5
+MFN_STATUS = {0: "optimal", 1: "relative", 2: "max_iter"}
+
+
+def check_w0(w0, n_weights, dtype):
+    w0 = np.asarray(w0)
+    if w0.dtype.kind not in "biuf":
+        raise TypeError(f"w0 must be numeric, got dtype {w0.dtype}")
+    if w0.shape != (n_weights,):
+        raise ValueError(
+            f"w0 must have shape ({n_weights},) (n_features, plus 1 for the "
+            f"bias weight when fit_intercept=True), got {w0.shape}"
+        )
+    if not np.all(np.isfinite(w0)):
+        raise ValueError("w0 must be finite")
+    return np.array(w0, dtype=dtype)
+
+
+def n_threads(n_jobs):
+    """scikit-learn's n_jobs convention: None -> 1, -1 -> all cores, k -> k."""
+    if n_jobs is None:
+        return 1
+    n_jobs = check_int(n_jobs, "n_jobs", minimum=-(2**31))
+    if n_jobs == 0:
+        raise ValueError("n_jobs must be a non-zero integer or None, got 0")
+    cpus = os.cpu_count() or 1
+    return max(1, cpus + 1 + n_jobs) if n_jobs < 0 else n_jobs
+
+
+NEWTON = ("auto", "cgls", "cholesky")
+# "auto" factorises when (d+1) <= this and the estimated cost is lower than
+# that of about _CG_ITER_GUESS CG iterations per Newton step
+_DIRECT_MAX_D = 2000
+_CG_ITER_GUESS = 50
+
+
+def use_direct(X, newton):
+    """Decide whether Newton systems are solved by Cholesky (small d) or CGLS."""
+    if newton not in NEWTON:
+        raise ValueError(f"newton must be one of {NEWTON}, got {newton!r}")
+    D = X.shape[1] + 1
+    if newton == "cgls":
+        return False
+    if newton == "cholesky":
+        if D > 5 * _DIRECT_MAX_D:
+            raise ValueError(
+                f"newton='cholesky' needs a (d+1)^2 matrix; d={D - 1} is too large, "
+                "use newton='cgls'")
+        return True
+    if D > _DIRECT_MAX_D:
+        return False
+    if sp.issparse(X):
+        row_nnz = np.diff(X.indptr).astype(np.float64)
+    else:
+        row_nnz = np.full(X.shape[0], float(X.shape[1]))
+    return _direct_cheaper(D, X.shape[0], float(row_nnz.sum()),
+                           float(row_nnz @ row_nnz))
+
+
+def _direct_cheaper(D, n, nnz, nnz_sq):
+    """Cholesky (build + factor) cheaper than about _CG_ITER_GUESS CG iterations?"""
+    direct = 0.5 * nnz_sq + D ** 3 / 6.0
+    return direct <= _CG_ITER_GUESS * 2.0 * (nnz + n)
+
+
+def use_direct_stats(stats, d, newton):
+    """:func:`use_direct` from the row-nnz totals of distributed row blocks."""
+    if newton not in NEWTON:
+        raise ValueError(f"newton must be one of {NEWTON}, got {newton!r}")
+    D = d + 1
+    if newton != "auto" or D > _DIRECT_MAX_D:
+        return use_direct(np.empty((0, d)), newton) if newton != "auto" else False
+    return _direct_cheaper(D, stats["n"], stats["nnz"], stats["nnz_sq"])
+
+
+def run_mfn(rows, lam, w, *, tol, max_iter, cg_max_iter, cold_start, rel_tol,
+             verbose=False, label="MFN", direct=False):
+    """Run L2-SVM-MFN over a rows backend; ``w`` (d+1) is updated in place.
+
+    ``rows`` is a :class:`semisvm._rows.LocalRows` (in memory) or a
+    :class:`semisvm._distributed.DaskRows` (row blocks on Dask workers); its
+    costs ``cpos``/``cneg`` are two-sided, so the same call serves
+    :func:`semisvm.linear.l2svm_mfn`, TSVM and DA. Returns ``(n_iter, n_cg_iter, status,
+    objective, hist_obj, hist_cg, hist_active)``; the outputs X w stay in
+    ``rows`` (``rows.outputs()``).
+    """
+    out = mfn_loop(rows, w, lam, tol=tol, max_iter=max_iter,
+                   cg_max_iter=cg_max_iter, cold_start=cold_start,
+                   rel_tol=rel_tol, direct=direct, verbose=verbose, label=label)
+    if verbose:
+        n_iter, n_cg, status = out[:3]
+        extra = ""
+        if rows.distributed:
+            extra = (f"; {rows.round_trips} worker round trips, "
+                     f"{rows.bytes_moved / 2**20:.1f} MiB moved in all")
+        logger.info("%s stopped (%s) after %d iterations, %d CG iterations%s",
+                    label, MFN_STATUS[status], n_iter, n_cg, extra)
+    return out
