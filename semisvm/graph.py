@@ -110,7 +110,8 @@ def knn_search(X, n_neighbors, *, method="auto", random_state=0):
         # NN-descent needs one neighbour more than asked (the point itself)
         return knn_search(X, k, method="exact")
     index = NNDescent(X, n_neighbors=k + 1, metric="euclidean",
-                      random_state=int(random_state), low_memory=True,
+                      random_state=(None if random_state is None
+                                    else int(random_state)), low_memory=True,
                       compressed=True, n_jobs=1)
     ind, dist = index.neighbor_graph
     del index
