@@ -37,7 +37,7 @@ import scipy.sparse as sp
 from semisvm._core import _lapsvm
 from semisvm._validation import check_int, check_positive
 
-__all__ = ["lap_primal_w", "nystroem_features", "LapWResult"]
+__all__ = ["lap_primal_w", "lap_gram", "nystroem_features", "LapWResult"]
 
 logger = logging.getLogger("semisvm")
 
@@ -127,6 +127,55 @@ class _Problem:
         return (1.0 / d).astype(self.dtype)
 
 
+def lap_gram(Z, L, power=1):
+    """(Z~' L^p Z~) for Z~ = [Z, 1]: the graph term's (D+1) x (D+1) matrix.
+
+    For a dense Z with few columns (Nystroem) the Newton systems are then
+    solved directly: this matrix is formed once (O(p nnz(L) D + n D^2),
+    by blocks of rows: no second n x D array for p <= 2) and shared by every
+    Newton step and every one-vs-rest problem.
+    """
+    n, D = Z.shape
+    L = sp.csr_matrix(L)
+    ones = np.ones((n, 1), dtype=Z.dtype)
+    G = np.zeros((D + 1, D + 1))
+    if power <= 2:
+        for a in range(0, n, _BLOCK):
+            Lb = L[a:a + _BLOCK]
+            LZ = np.hstack([np.asarray(Lb @ Z, dtype=np.float64),
+                            np.asarray(Lb @ ones, dtype=np.float64)])
+            if power == 1:
+                Zb = np.hstack([Z[a:a + _BLOCK], ones[a:a + _BLOCK]])
+                G += Zb.T.astype(np.float64) @ LZ
+            else:
+                G += LZ.T @ LZ
+    else:
+        M = np.hstack([Z, ones]).astype(np.float64)
+        for _ in range(power // 2):
+            M = np.asarray(L @ M)
+        G = M.T @ (np.asarray(L @ M) if power % 2 else M)
+    return (G + G.T) / 2
+
+
+def _direct(Z, gram, y, E, gA, gI, fit_b):
+    """The Newton system with the error set E frozen, solved by Cholesky."""
+    D = Z.shape[1]
+    idx = np.flatnonzero(E)
+    ZE = np.hstack([np.asarray(Z[idx], dtype=np.float64), np.ones((idx.size, 1))])
+    H = gI * gram + ZE.T @ ZE
+    H[np.arange(D), np.arange(D)] += gA
+    rhs = ZE.T @ y[idx].astype(np.float64)
+    if not fit_b:
+        H, rhs = H[:D, :D], rhs[:D]
+    else:
+        H[D, D] = max(H[D, D], 1e-12)
+    try:
+        x = sla.solve(H, rhs, assume_a="pos", check_finite=False)
+    except sla.LinAlgError:
+        x = sla.lstsq(H, rhs, check_finite=False)[0]
+    return x
+
+
 def _cg(prob, E, rhs, x0, M, tol, max_iter):
     """Preconditioned CG on H x = rhs from x0; returns (x, iterations)."""
     x = x0.copy()
@@ -167,7 +216,7 @@ def _objective(prob, y, lab, hinge, w, b, f):
 
 def lap_primal_w(Z, L, y, *, gamma_A=1e-4, gamma_I=1.0, loss="squared_hinge",
                  fit_intercept=True, power=1, max_iter=50, tol=1e-9,
-                 cg_tol=None, cg_max_iter=None, verbose=False):
+                 cg_tol=None, cg_max_iter=None, gram=None, verbose=False):
     r"""LapSVM / LapRLS over the features ``Z``: minimise over w, b
 
     .. math::
@@ -190,6 +239,9 @@ def lap_primal_w(Z, L, y, *, gamma_A=1e-4, gamma_I=1.0, loss="squared_hinge",
         CG's relative residual; default 1e-10 (float64), 1e-5 (float32).
     cg_max_iter : int, optional
         Per Newton system; default max(200, 2 (D + 1)) capped at 5000.
+    gram : ndarray (D+1, D+1), optional
+        :func:`lap_gram` of (Z, L, power): the Newton systems are then solved
+        directly (Cholesky in D + 1 dimensions) instead of by CG.
 
     Returns
     -------
@@ -236,9 +288,12 @@ def lap_primal_w(Z, L, y, *, gamma_A=1e-4, gamma_I=1.0, loss="squared_hinge",
     status, n_it, n_cg = "max_iter", 0, 0
     for it in range(max_iter):
         n_it = it + 1
-        M = prob.jacobi(E, Ldiag)
-        xbar, k = _cg(prob, E, prob.rhs(y, E), x, M, cg_tol, cg_max_iter)
-        n_cg += k
+        if gram is not None:
+            xbar = _direct(Z, gram, y, E, gamma_A, gamma_I, fit_b).astype(dtype)
+        else:
+            M = prob.jacobi(E, Ldiag)
+            xbar, k = _cg(prob, E, prob.rhs(y, E), x, M, cg_tol, cg_max_iter)
+            n_cg += k
         bbar = float(xbar[D]) if fit_b else 0.0
         fbar = prob.out(xbar[:D], bbar)
         Ebar = err_mask(fbar)

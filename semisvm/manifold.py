@@ -105,6 +105,9 @@ logger = logging.getLogger("semisvm")
 # PCG work grows as n^3 / n^2), Nystroem with AUTO_COMPONENTS landmarks above
 LOWRANK_MIN_SAMPLES = 10_000
 AUTO_COMPONENTS = 1000
+# Nystroem up to this many landmarks: direct Newton systems in m dimensions
+# (the m x m graph term formed once, O(n m^2)); above: CG with products
+_DIRECT_MAX_COMPONENTS = 3000
 
 # p="auto": the plain Laplacian (p = 1) below this estimated intrinsic
 # dimension, the iterated one (p = 2) from it on
@@ -812,8 +815,9 @@ class _LaplacianBase(ClassifierMixin, BaseEstimator):
         return laplacian(W, normalized=self.normalized_laplacian, p=1)
 
     def _fit_w(self, X, y, labeled, classes, affinity):
-        from semisvm._lowrank import lap_primal_w, nystroem_features
+        from semisvm._lowrank import lap_gram, lap_primal_w, nystroem_features
         L = self._graph(X, affinity)
+        gram = None
         if self.mode_ == "linear":
             Z = X
         else:
@@ -822,6 +826,10 @@ class _LaplacianBase(ClassifierMixin, BaseEstimator):
                 X, self._kernel, self.n_components_,
                 random_state=None if rs is None else check_int(rs, "random_state",
                                                                minimum=0))
+            if self.n_components_ <= _DIRECT_MAX_COMPONENTS:
+                # Newton in m dimensions: Z'L^p Z formed once, shared by the
+                # steps and the one-vs-rest problems (Cholesky solves)
+                gram = lap_gram(Z, L, self.p_)
         problems = [classes[1]] if classes.shape[0] == 2 else list(classes)
         max_iter = 50 if self.max_iter is None else check_int(self.max_iter,
                                                               "max_iter")
@@ -833,7 +841,7 @@ class _LaplacianBase(ClassifierMixin, BaseEstimator):
             results.append(lap_primal_w(
                 Z, L, yy, gamma_A=self.gamma_A, gamma_I=self.gamma_I,
                 loss=self._loss, fit_intercept=self.fit_intercept, power=self.p_,
-                max_iter=max_iter, verbose=bool(self.verbose)))
+                max_iter=max_iter, gram=gram, verbose=bool(self.verbose)))
         for res in results:
             if not res.converged:
                 warnings.warn(

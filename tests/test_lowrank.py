@@ -214,3 +214,20 @@ def test_bad_n_components():
     with pytest.raises(ValueError, match="precomputed"):
         LapSVM(kernel="precomputed", n_components=10).fit(
             kernel_matrix(X, kernel="rbf", gamma=1.0), y)
+
+
+@pytest.mark.parametrize("power", [1, 2, 3])
+@pytest.mark.parametrize("loss", ["squared_hinge", "squared"])
+def test_direct_newton_matches_cg(power, loss):
+    from semisvm._lowrank import lap_gram
+    X, y, _ = _blobs(n=90, d=6, seed=4)
+    L = laplacian(knn_affinity(X, 6))
+    G = lap_gram(X, L, power)
+    Zt = np.hstack([X, np.ones((90, 1))])
+    Lp = np.linalg.matrix_power(L.toarray(), power)
+    np.testing.assert_allclose(G, Zt.T @ Lp @ Zt, atol=1e-10)
+    a = lap_primal_w(X, L, _pm(y), gamma_A=1e-2, power=power, loss=loss)
+    b = lap_primal_w(X, L, _pm(y), gamma_A=1e-2, power=power, loss=loss, gram=G)
+    np.testing.assert_allclose(b.objective, a.objective, rtol=1e-10)
+    np.testing.assert_allclose(b.decision, a.decision, atol=1e-8)
+    assert b.n_cg_iter == 0
