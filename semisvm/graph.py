@@ -83,6 +83,15 @@ def knn_search(X, n_neighbors, *, method="auto", random_state=0):
     dist, ind : ndarrays of shape (n, k)
         Sorted distances (X's float dtype) and indices (int32) of the k
         nearest neighbours of each row.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from semisvm.graph import knn_search
+    >>> X = np.array([[0.0], [1.0], [3.0], [7.0]])
+    >>> dist, ind = knn_search(X, 1, method="exact")
+    >>> ind.ravel().tolist(), dist.ravel().tolist()
+    ([1, 0, 1, 2], [1.0, 1.0, 2.0, 4.0])
     """
     X = check_X(X)
     n = X.shape[0]

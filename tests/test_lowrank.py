@@ -231,3 +231,52 @@ def test_direct_newton_matches_cg(power, loss):
     np.testing.assert_allclose(b.objective, a.objective, rtol=1e-10)
     np.testing.assert_allclose(b.decision, a.decision, atol=1e-8)
     assert b.n_cg_iter == 0
+
+
+# ------------------------------------------------------------------ PUSVM
+
+def _pu(n=120, seed=0):
+    rng = np.random.RandomState(seed)
+    yt = (np.arange(n) % 2).astype(int)
+    X = rng.randn(n, 2) + 2.0 * yt[:, None]
+    y = np.where((yt == 1) & (rng.rand(n) < 0.4), 1, -1)
+    return X, y, yt
+
+
+def test_pusvm_nystroem_m_equals_n_reproduces_exact():
+    from semisvm.pu import PUSVM
+    X, y, _ = _pu()
+    Xt = np.random.RandomState(5).randn(30, 2) + 1.0
+    kw = dict(prior=0.5, lam=1e-2, gamma=0.5, tol=1e-9)
+    exact = PUSVM(n_components=None, **kw).fit(X, y)
+    low = PUSVM(n_components=X.shape[0], **kw).fit(X, y)
+    assert exact.n_components_ is None and low.n_components_ == X.shape[0]
+    np.testing.assert_allclose(low.result_.objective,
+                               exact.result_.objective, rtol=1e-6)
+    np.testing.assert_allclose(low.decision_function(Xt),
+                               exact.decision_function(Xt), atol=1e-5)
+    np.testing.assert_array_equal(low.transduction_, exact.transduction_)
+
+
+def test_pusvm_nystroem_low_rank_and_auto(monkeypatch, caplog):
+    import logging
+
+    import semisvm.pu as pu
+    X, y, yt = _pu(n=600)
+    kw = dict(prior=0.5, lam=1e-2, gamma=0.5)
+    exact = pu.PUSVM(n_components=None, **kw).fit(X, y)
+    low = pu.PUSVM(n_components=50, **kw).fit(X, y)
+    err_e = np.mean(exact.transduction_ != np.where(yt == 1, 1, -1))
+    err_l = np.mean(low.transduction_ != np.where(yt == 1, 1, -1))
+    assert err_l <= err_e + 0.02, (err_l, err_e)
+    assert low.dual_coef_.shape == (50,) and low.support_vectors_.shape == (50, 2)
+    assert pu.PUSVM(**kw).fit(X, y).n_components_ is None     # auto: exact
+    monkeypatch.setattr(pu, "NYSTROEM_MIN_SAMPLES", 500)
+    monkeypatch.setattr(pu, "AUTO_COMPONENTS", 40)
+    with caplog.at_level(logging.INFO, logger="semisvm"):
+        assert pu.PUSVM(**kw).fit(X, y).n_components_ == 40
+    assert "Nystroem" in caplog.text
+    with pytest.raises(ValueError, match="n_components"):
+        pu.PUSVM(kernel="linear", n_components=10, **kw).fit(X, y)
+    with pytest.raises(ValueError, match="n_components"):
+        pu.PUSVM(n_components=601, **kw).fit(X, y)
