@@ -28,13 +28,12 @@ from __future__ import annotations
 
 import logging
 import time
-from dataclasses import dataclass, field
-
 import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
 
 from semisvm._core import _lapsvm
+from semisvm._results import LapWResult
 from semisvm._validation import check_int, check_positive
 
 __all__ = ["lap_primal_w", "lap_gram", "nystroem_features", "LapWResult"]
@@ -43,31 +42,6 @@ logger = logging.getLogger("semisvm")
 
 # rows per block when a dense n x m product is built or reduced
 _BLOCK = 4096
-
-
-@dataclass
-class LapWResult:
-    """Result of :func:`lap_primal_w` (one label vector).
-
-    ``coef`` (D,) and ``intercept``: f = Z coef + intercept; ``decision``:
-    f on the n training rows; ``objective``: F at the solution; ``n_iter``:
-    Newton steps; ``n_cg_iter``: CG iterations over all steps; ``history``:
-    F at the start and after each step; ``status``: "optimal" (error set
-    unchanged by a step, or the step's relative decrease below ``tol``) or
-    "max_iter".
-    """
-
-    coef: np.ndarray
-    intercept: float
-    decision: np.ndarray
-    objective: float
-    n_iter: int
-    n_cg_iter: int
-    converged: bool
-    status: str
-    n_error_vectors: int
-    history: np.ndarray = field(repr=False)
-    time: float = 0.0
 
 
 def _col_sq(Z, c):
