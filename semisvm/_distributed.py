@@ -814,7 +814,7 @@ class DaskSSL:
         return tuple(float(sum(o[k] for o in out)) for k in range(4))
 
     # -- TSVM ---------------------------------------------------------------
-    def init_labels(self, n_pos, cu):
+    def init_labels(self, o, n_pos, cu=0.0):
         """The n_pos largest unlabeled outputs labelled +1 (ties: lowest
         position first), the others -1; sets the costs."""
         rows = self.rows
@@ -849,10 +849,10 @@ class DaskSSL:
             chosen = j[order[: n_pos - cb]].tolist()
         rows.replace(_t_init_labels, b, chosen, cu)
 
-    def set_label_costs(self, cu):
+    def set_label_costs(self, yu, cu):
         self.rows.replace(_t_label_costs, cu)
 
-    def switch(self, S, cu):
+    def switch(self, o, yu, S, cu):
         """Switch up to S label pairs (those lowering the objective most)."""
         rows = self.rows
         bounds = rows.map(_t_switch_bounds)
@@ -876,14 +876,15 @@ class DaskSSL:
             rows.replace(_t_flip, flips, cu)
         return k
 
-    def tsvm_labels(self):
+    def tsvm_labels(self, yu):
         return self.rows.array_from(_t_tsvm_labels, np.float64)
 
     # -- DA -----------------------------------------------------------------
     def da_init(self, r, cu):
         self.rows.replace(_t_da_init, r, cu)
+        return None, None
 
-    def pstep(self, lam_u, T, r, cu, nu0, tol, max_iter=500, omega=1.0):
+    def pstep(self, o, lam_u, T, r, z, p, cu, nu0, tol, omega=1.0, max_iter=500):
         """DA's p-step: the balance root by reductions (the twin of
         ``semisvm._core._ssl._balance``), then the new p and costs
         (``omega``: over-relaxed, as ``semisvm._core._ssl.da_pstep``)."""
@@ -917,13 +918,92 @@ class DaskSSL:
         resid = sum(o[2] for o in out) / u - r
         return nu, kl, h, resid, n_iter, status
 
-    def da_labels(self, states, r):
-        return self.rows.array_from(_t_da_labels, np.float64, states=states,
-                                    args=(r,))
+    def da_labels(self, states, p, r):
+        """(labels, p) at a kept point, lazy arrays over the blocks."""
+        return (self.rows.array_from(_t_da_labels, np.float64, states=states,
+                                     args=(r,)),
+                self.p_array(states, r))
 
     def p_array(self, states, r):
         return self.rows.array_from(_t_get_p, np.float64, states=states, key="u",
                                     args=(r,))
+
+    # -- the rest of the SSL backend protocol (see semisvm._rows.LocalSSL);
+    #    o, yu, p and z live on the workers: the loops pass None -------------
+    distributed = True
+
+    @classmethod
+    def load(cls, X, y, costs):
+        """Validate and load the row blocks of dask X, y (1 / 0 labeled, -1
+        unlabeled) and costs, once; needs labeled rows of both classes."""
+        rows, stats = load(X, y, costs, kind="ssl")
+        n_pos, n_neg = stats["n_pos"], stats["n_neg"]
+        if n_pos + n_neg == 0:
+            raise ValueError("y has no labeled rows (all entries are -1 = unlabeled)")
+        if not (n_pos and n_neg):
+            raise ValueError("y needs labeled rows of both classes (1 and 0); "
+                             f"got only {1 if n_pos else 0}")
+        self = cls(rows, stats)
+        self.stats = stats
+        self.n, self.d, self.dtype = rows.n, rows.d, rows.dtype
+        return self
+
+    def set_bias(self, s):
+        self.rows.s = float(s)
+
+    def use_direct(self):
+        from semisvm._rows import use_direct_stats
+        return use_direct_stats(self.stats, self.d, "auto")
+
+    def positive_fraction(self):
+        return self.n_pos / self.l
+
+    def base_objective(self, lam, w, o):
+        w = w.astype(np.float64)
+        return 0.5 * lam * np.sum(w * w) + 0.5 * self.losses()[0]
+
+    def objective(self, lam, w, o, lam_u):
+        base, unl, _ = self.losses()
+        w = w.astype(np.float64)
+        F = 0.5 * lam * np.sum(w * w) + 0.5 * base
+        if self.u:
+            F += 0.5 * lam_u / self.u * unl
+        return float(F)
+
+    def label_objective(self, lam, w, o, yu, cu):
+        base, _, lab = self.losses()
+        w = w.astype(np.float64)
+        return 0.5 * lam * np.sum(w * w) + 0.5 * base + 0.5 * cu * lab
+
+    def da_objective(self, lam, w, o, lam_u, p, T):
+        # o: the block states of the point (p is in them)
+        base, _, loss_u, ent = self.da_losses(lam_u, T, states=o)
+        w = w.astype(np.float64)
+        F = 0.5 * lam * np.sum(w * w) + 0.5 * base
+        if self.u:
+            F += 0.5 * lam_u / self.u * loss_u + 0.5 * T / self.u * ent
+        return float(F)
+
+    def plain_pstep(self, o, p, lam_u, T, r, nu0, tol):
+        cu = lam_u / self.u
+        self.rows.states = list(o)
+        nu = self.pstep(None, lam_u, T, r, None, None, cu, nu0, tol)[0]
+        return list(self.rows.states), None, nu
+
+    def snapshot(self, o, p):
+        """The block states of the point (p is in them)."""
+        return list(self.rows.states), None
+
+    def decision(self, o):
+        """The decision values of the training rows (a lazy dask array)."""
+        return self.rows.outputs()
+
+    def decision_of(self, o):
+        """Decision values at a kept point (``snapshot``'s states)."""
+        return self.rows.array_from(_t_get_o, self.dtype, states=o)
+
+    def unlabeled_index(self):
+        return self.rows.unlabeled_index()
 
 
 def _t_get_p(st, r):

@@ -136,17 +136,12 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from semisvm import _rows
 from semisvm._core._dataset import RowData
-from semisvm._core._ssl import (
-    da_pstep,
-    objective_sums,
-    set_label_costs,
-    tsvm_switch,
-)
 from semisvm._results import DAResult, MFNResult, TSVMResult
 from semisvm._rows import (
     FLOAT32_TOL,
     MFN_STATUS,
     LocalRows,
+    LocalSSL,
     check_w0,
     n_threads,
     run_mfn,
@@ -160,7 +155,6 @@ from semisvm._validation import (
     check_int,
     check_pm1,
     check_positive,
-    check_ssl_targets,
     check_X,
     encode_binary,
     encode_semisupervised_multiclass,
@@ -318,57 +312,33 @@ _MFN_MAX_ITER = 2
 
 
 class _Problem:
-    """Validated data, the labeled/unlabeled split and the MFN cost vectors.
+    """The parameters of one TSVM / DA fit and its rows backend.
 
     The loops of :func:`tsvm` and :func:`da_s3vm` reach the rows only through
-    this object: in memory (arrays o, yu, p, z held here; ``self.dist`` is
-    None) or on a Dask cluster (``self.dist``, a
-    :class:`semisvm._distributed.DaskSSL`: the same steps as reductions over
-    row blocks held by the workers; o, yu, p and z stay there and the loops
-    see None in their place).
+    ``self.ssl``: a :class:`semisvm._rows.LocalSSL` (in memory) or a
+    :class:`semisvm._distributed.DaskSSL` (row blocks on a Dask cluster),
+    which take the same steps through the same methods. In memory the loops
+    hold the outputs o, temporary labels yu and DA's p, z and pass them to
+    each step; on a cluster they stay on the workers and the loops hold None.
+    This object adds the MFN calls (counted here) and the current ``lam``.
     """
 
     def __init__(self, X, y, costs, lam, lam_u, r, fit_intercept,
                  intercept_scaling, tol, rel_tol, max_iter, cg_max_iter):
-        self.dist = None
         if is_dask(X):
-            self._init_dask(X, y, costs, lam, lam_u, r, fit_intercept,
-                            intercept_scaling, tol, rel_tol, max_iter,
-                            cg_max_iter)
-            return
-        X = check_X(X)
-        self.n, self.d = X.shape
-        self.dtype = X.dtype
-        y = check_ssl_targets(y, self.n)
-        c = check_costs(costs, self.n, np.float64, name="costs")
-        self._params(lam, lam_u, fit_intercept, intercept_scaling, tol, rel_tol,
-                     max_iter, cg_max_iter)
-        # few features: exact Newton steps by Cholesky (see l2svm_mfn)
-        self.mfn_kw["direct"] = _rows.use_direct(X, "auto")
-        lab = y != 0
-        self.idx_l = np.flatnonzero(lab)
-        self.idx_u = np.flatnonzero(~lab).astype(np.int32)
-        self.l, self.u = self.idx_l.shape[0], self.idx_u.shape[0]
-        self.y = y
-        self.y_l = y[lab]
-        self.r = (float(np.mean(self.y_l > 0)) if r is None
-                  else check_fraction(r, "r"))
-        # labeled costs c_i / l, on the side of the label
-        self.c_l = c[lab] / self.l
-        self.cpos = np.zeros(self.n, dtype=self.dtype)
-        self.cneg = np.zeros(self.n, dtype=self.dtype)
-        self.cpos[self.idx_l] = np.where(self.y_l > 0, self.c_l, 0)
-        self.cneg[self.idx_l] = np.where(self.y_l < 0, self.c_l, 0)
-        self.rows = LocalRows(RowData(X), self.s, self.cpos, self.cneg)
-        self.w = np.zeros(self.d + 1, dtype=self.dtype)
-        self._no_yu = np.zeros(0, dtype=np.int8)
-
-    def _params(self, lam, lam_u, fit_intercept, intercept_scaling, tol,
-                rel_tol, max_iter, cg_max_iter):
+            from semisvm._distributed import DaskSSL
+            self.ssl = DaskSSL.load(X, y, costs)
+        else:
+            self.ssl = LocalSSL(X, y, costs)
+        ssl = self.ssl
+        self.rows = ssl.rows
+        self.n, self.d, self.dtype = ssl.n, ssl.d, ssl.dtype
+        self.l, self.u = ssl.l, ssl.u
         self.lam = check_positive(lam, "lam")
         self.lam_u = check_positive(lam_u, "lam_u", allow_zero=True)
         self.s = (check_positive(intercept_scaling, "intercept_scaling")
                   if fit_intercept else 0.0)
+        ssl.set_bias(self.s)
         tol = check_positive(tol, "tol")
         if self.dtype == np.float32:
             # as l2svm_mfn: float32 cannot resolve CGLS residuals much lower
@@ -378,31 +348,12 @@ class _Problem:
             "rel_tol": check_positive(rel_tol, "rel_tol", allow_zero=True),
             "max_iter": check_int(max_iter, "max_iter"),
             "cg_max_iter": check_int(cg_max_iter, "cg_max_iter"),
+            # few features: exact Newton steps by Cholesky (see l2svm_mfn)
+            "direct": ssl.use_direct(),
         }
         self.n_mfn = self.n_iter = self.n_cg = 0
         self.mfn_capped = self.last_capped = False
-
-    def _init_dask(self, X, y, costs, lam, lam_u, r, fit_intercept,
-                   intercept_scaling, tol, rel_tol, max_iter, cg_max_iter):
-        from semisvm import _distributed
-
-        rows, stats = _distributed.load(X, y, costs, kind="ssl")
-        self.n, self.d, self.dtype = rows.n, rows.d, rows.dtype
-        self._params(lam, lam_u, fit_intercept, intercept_scaling, tol, rel_tol,
-                     max_iter, cg_max_iter)
-        self.mfn_kw["direct"] = _rows.use_direct_stats(stats, self.d, "auto")
-        n_pos, n_neg = stats["n_pos"], stats["n_neg"]
-        if n_pos + n_neg == 0:
-            raise ValueError("y has no labeled rows (all entries are -1 = unlabeled)")
-        if not (n_pos and n_neg):
-            raise ValueError("y needs labeled rows of both classes (1 and 0); "
-                             f"got only {1 if n_pos else 0}")
-        rows.s = self.s
-        self.rows = rows
-        self.dist = _distributed.DaskSSL(rows, stats)
-        self.l, self.u = self.dist.l, self.dist.u
-        self.r = n_pos / self.l if r is None else check_fraction(r, "r")
-        self.idx_u = None
+        self.r = ssl.positive_fraction() if r is None else check_fraction(r, "r")
         self.w = np.zeros(self.d + 1, dtype=self.dtype)
 
     def mfn(self, cold_start, verbose, label, tol=None, max_iter=None):
@@ -429,7 +380,7 @@ class _Problem:
         if capped:
             kw = dict(kw, max_iter=max_iter)
         out = run_mfn(self.rows, self.lam, self.w, cold_start=cold_start,
-                               verbose=verbose, label=label, **kw)
+                      verbose=verbose, label=label, **kw)
         n_iter, n_cg, status = out[:3]
         self.n_mfn += 1
         self.n_iter += int(n_iter)
@@ -438,149 +389,22 @@ class _Problem:
         self.last_capped = capped and status == _MFN_MAX_ITER
         if not (newton or capped):
             self.mfn_capped |= status == _MFN_MAX_ITER
-        return None if self.dist else self.rows.outputs()
-
-    def base_objective(self, w, o):
-        """lam/2 ||w||^2 + 1/(2l) sum_L c_i l2(y_i o_i), in float64."""
-        if self.dist:
-            w = w.astype(np.float64)
-            return 0.5 * self.lam * np.sum(w * w) + 0.5 * self.dist.losses()[0]
-        # the sums of np.sum over the float64 terms, in one compiled call
-        # (no BLAS: the same bits whatever the BLAS threads)
-        s_w, s_l, _ = objective_sums(w, o, self.idx_l, self.y_l, self.c_l,
-                                     self.idx_u, self._no_yu, 0)
-        return 0.5 * self.lam * s_w + 0.5 * s_l
+        return None if self.ssl.distributed else self.rows.outputs()
 
     def objective(self, w, o, lam_u):
-        """TSVM objective with the label-free unlabeled loss l2(|o_j|)."""
-        if self.dist:
-            base, unl, _ = self.dist.losses()
-            w = w.astype(np.float64)
-            F = 0.5 * self.lam * np.sum(w * w) + 0.5 * base
-            if self.u:
-                F += 0.5 * lam_u / self.u * unl
-            return float(F)
-        # sum_U max(0, 1 - |o_j|)^2 with the labeled part in the same call
-        s_w, s_l, s_u = objective_sums(w, o, self.idx_l, self.y_l, self.c_l,
-                                       self.idx_u, self._no_yu, 1)
-        F = 0.5 * self.lam * s_w + 0.5 * s_l
-        if self.u:
-            F += 0.5 * lam_u / self.u * s_u
-        return float(F)
-
-    def coef_intercept(self, w):
-        return w[: self.d].copy(), float(self.s * w[self.d])
-
-    def outputs(self, o):
-        """The outputs of the training rows (a lazy dask array on a cluster)."""
-        return self.rows.outputs() if self.dist else np.asarray(o).copy()
-
-    # -- TSVM's temporary labels -------------------------------------------
-    def init_labels(self, o, n_pos):
-        """The n_pos largest unlabeled outputs labelled +1, the rest -1."""
-        if self.dist:
-            self.dist.init_labels(n_pos, 0.0)
-            return None
-        yu = np.full(self.u, -1, dtype=np.int8)
-        if self.u:
-            order = np.argsort(-o[self.idx_u], kind="stable")
-            yu[order[:n_pos]] = 1
-        return yu
-
-    def set_label_costs(self, yu, cu):
-        """Unlabeled MFN costs: cu on the side of the temporary label."""
-        if self.dist:
-            self.dist.set_label_costs(cu)
-            return
-        set_label_costs(self.idx_u, yu, cu, self.cpos, self.cneg)
-
-    def switch(self, o, yu, S, cu):
-        """Switch up to S lowering label pairs; returns their number."""
-        if self.dist:
-            return self.dist.switch(S, cu)
-        return tsvm_switch(o, self.idx_u, yu, S, cu, self.cpos, self.cneg)
+        """TSVM objective (label-free unlabeled loss l2(|o_j|)) at this lam."""
+        return self.ssl.objective(self.lam, w, o, lam_u)
 
     def label_objective(self, o, yu, cu):
         """TSVM objective with the temporary labels, unlabeled weight cu u."""
-        if self.dist:
-            base, _, lab = self.dist.losses()
-            w = self.w.astype(np.float64)
-            return 0.5 * self.lam * np.sum(w * w) + 0.5 * base + 0.5 * cu * lab
-        # sum_U l2(y_j o_j) with the labeled part in the same call
-        s_w, s_l, s_u = objective_sums(self.w, o, self.idx_l, self.y_l,
-                                       self.c_l, self.idx_u, yu, 2)
-        return 0.5 * self.lam * s_w + 0.5 * s_l + 0.5 * cu * s_u
+        return self.ssl.label_objective(self.lam, self.w, o, yu, cu)
 
-    def tsvm_labels(self, yu):
-        if self.dist:
-            return self.dist.tsvm_labels()
-        labels = self.y.copy()
-        labels[self.idx_u] = yu
-        return labels
+    def da_objective(self, w, o, lam_u, p, T):
+        """DA objective of (w, p) at temperature T, in float64."""
+        return self.ssl.da_objective(self.lam, w, o, lam_u, p, T)
 
-    # -- DA's label probabilities -------------------------------------------
-    def da_init(self, cu):
-        """p = r everywhere (logits z = (g - nu) / T, p = 1 / (1 + e^z)) and
-        the unlabeled costs cu p, cu (1 - p); returns (p, z)."""
-        if self.dist:
-            self.dist.da_init(self.r, cu)
-            return None, None
-        p = np.full(self.u, self.r)
-        z = np.full(self.u, -np.log(self.r / (1 - self.r)))
-        self.cpos[self.idx_u] = cu * p
-        self.cneg[self.idx_u] = cu * (1 - p)
-        return p, z
-
-    def pstep(self, o, lam_u, T, z, p, cu, nu0, tol, omega=1.0):
-        """DA's p-step in place (over-relaxed by ``omega``): (nu, kl,
-        entropy, resid, n_root, status)."""
-        if self.dist:
-            return self.dist.pstep(lam_u, T, self.r, cu, nu0, tol, omega=omega)
-        return da_pstep(o, self.idx_u, lam_u, T, self.r, z, p, cu, self.cpos,
-                        self.cneg, nu0=nu0, tol=tol, omega=omega)
-
-    def plain_pstep(self, o, p, lam_u, T, nu0, tol):
-        """The plain p-step at a kept point ``(o, p)`` (``snapshot``'s):
-        returns the kept point with the new p, and nu."""
-        cu = lam_u / self.u
-        if self.dist:
-            self.rows.states = list(o)
-            nu = self.dist.pstep(lam_u, T, self.r, cu, nu0, tol)[0]
-            return list(self.rows.states), None, nu
-        z = np.zeros(self.u)
-        p = np.empty(self.u)
-        cpos, cneg = self.cpos.copy(), self.cneg.copy()
-        nu = da_pstep(o, self.idx_u, lam_u, T, self.r, z, p, cu, cpos, cneg,
-                      nu0=nu0, tol=tol)[0]
-        return o, p, nu
-
-    def da_labels(self, o, p):
-        """(labels of the training rows, p) at a kept point (lazy on a cluster)."""
-        if self.dist:
-            return self.dist.da_labels(o, self.r), self.dist.p_array(o, self.r)
-        labels = self.y.copy()
-        labels[self.idx_u] = np.where(p > 0.5, 1.0, -1.0)
-        return labels, p
-
-    def unlabeled_index(self):
-        if self.dist:
-            return self.rows.unlabeled_index()
-        return self.idx_u.astype(np.intp)
-
-    def outputs_of(self, o):
-        """Outputs at a kept point (``snapshot``'s o)."""
-        if self.dist:
-            return self.rows.array_from(_distributed_get_o(), self.dtype, states=o)
-        return np.asarray(o).copy()
-
-    def snapshot(self, o, p):
-        """(o, p) kept for the best point (the block states on a cluster)."""
-        if self.dist:
-            return list(self.rows.states), None
-        return o, p.copy()
-def _distributed_get_o():
-    from semisvm._distributed import _t_get_o
-    return _t_get_o
+    def coef_intercept(self, w):
+        return w[: self.d].copy(), float(self.s * w[self.d])
 
 
 #: default ``lam`` per unit of the mean squared row norm (``lam="auto"``)
@@ -674,11 +498,6 @@ def _tiers(inner_tol, cur, lam_u):
     if inner_tol is None or lam_u == 0:
         return [None]
     return [inner_tol * cur / lam_u, "newton", None]
-
-
-def _l2(z):
-    m = np.maximum(0.0, 1.0 - z)
-    return m * m
 
 
 def tsvm(X, y, *, lam="auto", lam_u=1.0, r=None, S=10000, lam_u_init=1e-2,
@@ -795,14 +614,14 @@ def tsvm(X, y, *, lam="auto", lam_u=1.0, r=None, S=10000, lam_u_init=1e-2,
     # supervised start on the labeled rows (unlabeled costs are 0)
     o = P.mfn(True, verbose > 1, "TSVM supervised MFN")
     n_pos = int(np.floor(P.r * u + 0.5))
-    yu = P.init_labels(o, n_pos)
+    yu = P.ssl.init_labels(o, n_pos)
     hist_lam, hist_obj, hist_sw, hist_mfn, hist_reg = [], [], [], [], []
     n_switches = 0
     capped = False
     cur = min(lam_u_init, P.lam_u)
     while u:
         cu = cur / u
-        P.set_label_costs(yu, cu)
+        P.ssl.set_label_costs(yu, cu)
         sw = rounds = 0
         n_mfn0 = P.n_mfn
         # solve tiers of the rounds: loose CGLS tolerance, one inexact Newton
@@ -817,7 +636,7 @@ def tsvm(X, y, *, lam="auto", lam_u=1.0, r=None, S=10000, lam_u_init=1e-2,
             if rounds == max_inner_iter:
                 capped = True
                 break
-            k = P.switch(o, yu, S, cu)
+            k = P.ssl.switch(o, yu, S, cu)
             rounds += 1
             if verbose > 1:
                 logger.info("TSVM lam_u=%.4g round %d: %d pairs switched%s",
@@ -851,7 +670,7 @@ def tsvm(X, y, *, lam="auto", lam_u=1.0, r=None, S=10000, lam_u_init=1e-2,
     P.lam = lam
     final_lam_u = cur if u else P.lam_u
 
-    labels = P.tsvm_labels(yu)
+    labels = P.ssl.tsvm_labels(yu)
     objective = P.objective(P.w, o, final_lam_u)
     label_objective = float(hist_obj[-1]) if u else objective
     status = ("max_inner_iter" if capped else
@@ -863,34 +682,16 @@ def tsvm(X, y, *, lam="auto", lam_u=1.0, r=None, S=10000, lam_u_init=1e-2,
     return TSVMResult(
         coef=coef, intercept=intercept, objective=objective,
         label_objective=label_objective, labels=labels,
-        unlabeled_index=P.unlabeled_index(), r=P.r, n_positive=n_pos,
+        unlabeled_index=P.ssl.unlabeled_index(), r=P.r, n_positive=n_pos,
         lam_u=final_lam_u, n_mfn=P.n_mfn, n_iter=P.n_iter, n_cg_iter=P.n_cg,
         n_switches=n_switches, converged=status == "optimal", status=status,
         lam_u_history=np.asarray(hist_lam, dtype=np.float64),
         history=np.asarray(hist_obj, dtype=np.float64),
         switch_history=np.asarray(hist_sw, dtype=np.int64),
         mfn_history=np.asarray(hist_mfn, dtype=np.int64),
-        decision=P.outputs(o),
+        decision=P.ssl.decision(o),
         lam_history=np.asarray(hist_reg, dtype=np.float64),
     )
-
-
-def _da_objective(P, w, o, lam_u, p, T):
-    """DA objective of (w, p) at temperature T, in float64."""
-    if P.dist:
-        # o: the block states of the point (p is in them)
-        base, _, loss_u, ent = P.dist.da_losses(lam_u, T, states=o)
-        w = w.astype(np.float64)
-        F = 0.5 * P.lam * np.sum(w * w) + 0.5 * base
-        if P.u:
-            F += 0.5 * lam_u / P.u * loss_u + 0.5 * T / P.u * ent
-        return float(F)
-    F = P.base_objective(w, o)
-    if P.u:
-        ou = o[P.idx_u].astype(np.float64)
-        F += 0.5 * lam_u / P.u * np.sum(p * _l2(ou) + (1 - p) * _l2(-ou))
-        F += 0.5 * T / P.u * np.sum(xlogy(p, p) + xlogy(1 - p, 1 - p))
-    return float(F)
 
 
 def da_s3vm(X, y, *, lam="auto", lam_u=1.0, r=None, T0=None, T_rate=1.5,
@@ -1008,7 +809,7 @@ def da_s3vm(X, y, *, lam="auto", lam_u=1.0, r=None, T0=None, T_rate=1.5,
     status = "entropy"
     if u == 0 or lam_u == 0:
         # the unlabeled rows carry no weight: the supervised solution
-        best = (P.w.copy(), *P.snapshot(o, np.full(u, P.r)), T, nu,
+        best = (P.w.copy(), *P.ssl.snapshot(o, np.full(u, P.r)), T, nu,
                 P.objective(P.w, o, lam_u))
     else:
         cu = lam_u / u
@@ -1017,7 +818,7 @@ def da_s3vm(X, y, *, lam="auto", lam_u=1.0, r=None, T0=None, T_rate=1.5,
         frac = P.r * u - np.floor(P.r * u)
         H_min = float(-(xlogy(frac, frac) + xlogy(1 - frac, 1 - frac))) / u
         # p starts at r everywhere (logit z = (g - nu)/T with p = 1/(1 + e^z))
-        p, z = P.da_init(cu)
+        p, z = P.ssl.da_init(P.r, cu)
         for outer in range(1, max_outer_iter + 1):
             kl = H = np.inf
             steps = newton_steps
@@ -1026,13 +827,13 @@ def da_s3vm(X, y, *, lam="auto", lam_u=1.0, r=None, T0=None, T_rate=1.5,
                           tol=inner_tol, max_iter=steps)
                 # over-relaxed p-steps within a temperature (the first step
                 # at each T is the plain one)
-                nu, kl, H, _resid, n_root, rs = P.pstep(
-                    o, lam_u, T, z, p, cu, nu, root_tol,
+                nu, kl, H, _resid, n_root, rs = P.ssl.pstep(
+                    o, lam_u, T, P.r, z, p, cu, nu, root_tol,
                     relax if inner > 1 else 1.0)
                 root_capped |= rs == 2
                 F = P.objective(P.w, o, lam_u)
                 if P.lam <= lam and (best is None or F < best[5]):
-                    best = (P.w.copy(), *P.snapshot(o, p), T, nu, F)
+                    best = (P.w.copy(), *P.ssl.snapshot(o, p), T, nu, F)
                     best_relaxed = relax != 1.0 and inner > 1
                 if verbose > 1:
                     logger.info("DA T=%.4g round %d: KL %.3g, entropy %.3g, "
@@ -1076,21 +877,22 @@ def da_s3vm(X, y, *, lam="auto", lam_u=1.0, r=None, T0=None, T_rate=1.5,
     P.lam = lam
     if best is None:
         # max_outer_iter ran out before lam came down: the last point
-        best = (P.w.copy(), *P.snapshot(o, p), T, nu, P.objective(P.w, o, lam_u))
+        best = (P.w.copy(), *P.ssl.snapshot(o, p), T, nu, P.objective(P.w, o, lam_u))
     w, o, p, T_best, nu_best, F = best
     if best_relaxed:
         # the kept p came from an over-relaxed step: replace it by the
         # p-step's own answer to the kept w (p = 1 / (1 + exp((g - nu)/T)))
-        o, p, nu_best = P.plain_pstep(o, p, lam_u, T_best, nu_best, root_tol)
-    labels, p = P.da_labels(o, p)
+        o, p, nu_best = P.ssl.plain_pstep(o, p, lam_u, T_best, P.r, nu_best,
+                                          root_tol)
+    labels, p = P.ssl.da_labels(o, p, P.r)
     if verbose:
         logger.info("DA done (%s): %d temperatures, %d MFN calls, best objective "
                     "%.10g at T=%.4g", status, len(hist_T), P.n_mfn, F, T_best)
     coef, intercept = P.coef_intercept(w)
     return DAResult(
         coef=coef, intercept=intercept, objective=F,
-        da_objective=_da_objective(P, w, o, lam_u, p, T_best), p=p,
-        labels=labels, unlabeled_index=P.unlabeled_index(), r=P.r,
+        da_objective=P.da_objective(w, o, lam_u, p, T_best), p=p,
+        labels=labels, unlabeled_index=P.ssl.unlabeled_index(), r=P.r,
         T=T_best, nu=nu_best, n_outer=len(hist_T), n_inner=n_inner_total,
         n_mfn=P.n_mfn, n_iter=P.n_iter, n_cg_iter=P.n_cg,
         converged=status == "entropy", status=status,
@@ -1099,7 +901,7 @@ def da_s3vm(X, y, *, lam="auto", lam_u=1.0, r=None, T0=None, T_rate=1.5,
         kl_history=np.asarray(hist_kl, dtype=np.float64),
         entropy_history=np.asarray(hist_H, dtype=np.float64),
         inner_history=np.asarray(hist_in, dtype=np.int64),
-        decision=P.outputs_of(o),
+        decision=P.ssl.decision_of(o),
         lam_history=np.asarray(hist_reg, dtype=np.float64),
     )
 

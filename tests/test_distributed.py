@@ -337,3 +337,18 @@ def test_tsvm_one_vs_rest_on_dask(client):
     dist = TSVM(**kw).fit(_dask(X, (90, 60, 90)), labels)
     np.testing.assert_allclose(dist.coef_, ref.coef_, rtol=1e-5, atol=1e-8)
     np.testing.assert_array_equal(dist.transduction_.compute(), ref.transduction_)
+
+
+def test_ssl_backends_share_one_protocol():
+    """TSVM/DA reach the rows only through the SSL backend: every step the
+    in-memory backend offers, the Dask backend offers too."""
+    from semisvm._distributed import DaskSSL
+    from semisvm._rows import LocalSSL
+
+    def steps(cls):
+        return {n for n in vars(cls) if not n.startswith("_")
+                and callable(getattr(cls, n))}
+
+    missing = steps(LocalSSL) - steps(DaskSSL)
+    assert not missing, missing
+    assert LocalSSL.distributed is False and DaskSSL.distributed is True
