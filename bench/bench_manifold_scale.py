@@ -14,7 +14,9 @@ cluster per class, ``class_sep=2``, float32) with 10 labels per class; one symme
 ``ANN_MIN_SAMPLES`` = 50,000 points, pynndescent above) is built once per n
 (its time is reported on its own, after a warm-up that compiles
 pynndescent's numba kernels) and given to every method through
-``fit(..., affinity=W)``:
+``fit(..., affinity=W)``, with the power p of the Laplacian set by the
+estimators' own ``p=None`` rule (1 below intrinsic dimension 4, else 2) from
+the graph's kNN distances:
 
 - ``LapSVM-exact``: the n x n kernel path (``n_components=None``, PCG with
   early stopping), only up to 20,000 points;
@@ -112,6 +114,10 @@ def load_problem(kind, n):
 def worker(kind, n, method, graph_path):
     X, y, yl = load_problem(kind, n)
     W = sp.load_npz(graph_path).tocsr()
+    # the estimators' p=None rule (1 below intrinsic dimension 4, else 2),
+    # from the graph's own kNN distances (a given affinity has none)
+    with open(graph_path + ".json") as f:
+        p = json.load(f)["p"]
     unl = yl == -1
     rss0 = _rss_mb()
     t, c = time.perf_counter(), time.process_time()
@@ -126,11 +132,11 @@ def worker(kind, n, method, graph_path):
         from semisvm.manifold import LapRLS, LapSVM
         est = LapRLS if method.startswith("LapRLS") else LapSVM
         if method.endswith("-exact"):
-            clf = est(n_components=None)
+            clf = est(n_components=None, p=p)
         elif method.endswith("-nys"):
-            clf = est(n_components=1000)
+            clf = est(n_components=1000, p=p)
         else:
-            clf = est(kernel="linear")
+            clf = est(kernel="linear", p=p)
         clf.fit(X, yl, affinity=W)
         pred = clf.transduction_
         res = clf.result_ if isinstance(clf.result_, list) else [clf.result_]
@@ -146,7 +152,7 @@ def worker(kind, n, method, graph_path):
 
 
 def build_graph(kind, n, path):
-    from semisvm.graph import ANN_MIN_SAMPLES, knn_affinity
+    from semisvm.graph import ANN_MIN_SAMPLES, intrinsic_dimension, knn_affinity
     X, _, _ = load_problem(kind, n)
     approximate = n >= ANN_MIN_SAMPLES or kind == "text"
     if approximate:
@@ -154,14 +160,17 @@ def build_graph(kind, n, path):
         Xw = X[:2000]
         knn_affinity(Xw, K_GRAPH, method="approximate")
     t, c = time.perf_counter(), time.process_time()
-    W = knn_affinity(X, K_GRAPH, weight="heat",
-                     method="approximate" if approximate else "exact")
+    W, dist = knn_affinity(X, K_GRAPH, weight="heat", return_distances=True,
+                           method="approximate" if approximate else "exact")
     wall, cpu = time.perf_counter() - t, time.process_time() - c
     sp.save_npz(path, W, compressed=False)
+    dim = intrinsic_dimension(dist)
+    with open(path + ".json", "w") as f:
+        json.dump({"p": 1 if dim < 4 else 2, "dim": dim}, f)
     print(json.dumps(dict(kind=kind, n=n, method="graph", wall=wall, cpu=cpu,
                           err=float("nan"), peak_mb=_peak_mb(), rss0_mb=0.0,
                           load=os.getloadavg()[0], nnz=int(W.nnz),
-                          approximate=bool(approximate))))
+                          approximate=bool(approximate), dim=dim)))
 
 
 def _child(args):
