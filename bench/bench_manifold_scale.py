@@ -35,6 +35,7 @@ Every fit runs in a fresh process (``--worker``) that loads the data and the
 graph, so that its peak RSS (``ru_maxrss``) is its own; ``rss0`` is the RSS
 before the fit (data + graph). Times are wall and CPU seconds of the fit
 alone; the load average is printed beside. Error: on the unlabeled rows.
+``--no-dense`` skips the dense problem; the plot then holds what ran.
 Writes bench/figures/manifold_scale.png (log-log time and peak RSS against
 n) and prints a Markdown table.
 """
@@ -181,9 +182,9 @@ def _child(args):
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def scale(sizes, text):
+def scale(sizes, text, dense=True):
     rows = []
-    kinds = ["dense"] + (["text"] if text else [])
+    kinds = (["dense"] if dense else []) + (["text"] if text else [])
     with tempfile.TemporaryDirectory() as tmp:
         for kind in kinds:
             for n in sizes:
@@ -309,9 +310,11 @@ def main():
     ap.add_argument("--synthetic", type=int, default=0)
     ap.add_argument("--scale", type=int, nargs="*", default=[])
     ap.add_argument("--text", action="store_true")
+    ap.add_argument("--no-dense", action="store_true",
+                    help="with --text: the CSR problem only")
     args = ap.parse_args()
     if args.scale:
-        scale(args.scale, args.text)
+        scale(args.scale, args.text, dense=not args.no_dense)
     if args.mnist:
         if not (DATA_DIR / "mnist_t10k.npz").exists():
             print("skipped mnist_t10k: ../shared/data is absent")

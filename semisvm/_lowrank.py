@@ -322,12 +322,15 @@ def lap_primal_w(Z, L, y, *, gamma_A=1e-4, gamma_I=1.0, loss="squared_hinge",
                       time=time.perf_counter() - t0)
 
 
-def nystroem_features(X, kernel, n_components, *, random_state=0, dtype=None):
+def nystroem_features(X, kernel, n_components, *, random_state=0, dtype=None,
+                      include=None):
     """Nystroem feature map Z = K(X, X_m) K_mm^{-1/2} over m landmark rows.
 
-    Landmarks: ``n_components`` rows drawn uniformly without replacement
-    (``numpy.random.RandomState(random_state).permutation(n)[:m]``, as
-    scikit-learn's ``Nystroem``); ``K_mm^{-1/2}`` is the pseudo-inverse square
+    Landmarks: the rows ``include`` first (e.g. the labeled rows; the first
+    m of them if there are more), then rows drawn uniformly without
+    replacement from the others (in the order of
+    ``numpy.random.RandomState(random_state).permutation(n)``, as
+    scikit-learn's ``Nystroem``), m in all; ``K_mm^{-1/2}`` is the pseudo-inverse square
     root from ``eigh`` (eigenvalues below ``m * eps * max`` dropped), so Z Z'
     is the Nystroem approximation K_nm K_mm^+ K_mn of the kernel (= K when
     m = n). ``kernel(A, B)`` returns the dense kernel block between rows of
@@ -346,7 +349,11 @@ def nystroem_features(X, kernel, n_components, *, random_state=0, dtype=None):
         raise ValueError(
             f"n_components={m} must be at most the number of training rows n={n}")
     dtype = X.dtype if dtype is None else np.dtype(dtype)
-    landmarks = np.sort(np.random.RandomState(random_state).permutation(n)[:m])
+    perm = np.random.RandomState(random_state).permutation(n)
+    if include is not None and len(include):
+        first = np.unique(np.asarray(include, dtype=np.intp))[:m]
+        perm = np.concatenate([first, perm[~np.isin(perm, first)]])
+    landmarks = np.sort(perm[:m])
     XL = X[landmarks]
     Kmm = np.asarray(kernel(XL, XL), dtype=np.float64)
     Kmm = (Kmm + Kmm.T) / 2

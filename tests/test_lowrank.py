@@ -280,3 +280,16 @@ def test_pusvm_nystroem_low_rank_and_auto(monkeypatch, caplog):
         pu.PUSVM(kernel="linear", n_components=10, **kw).fit(X, y)
     with pytest.raises(ValueError, match="n_components"):
         pu.PUSVM(n_components=601, **kw).fit(X, y)
+
+
+def test_nystroem_landmarks_include_the_labeled_rows():
+    X, yt = make_moons(300, noise=0.1, random_state=0)
+    y = np.full(300, -1)
+    lab = np.r_[np.flatnonzero(yt == 0)[:4], np.flatnonzero(yt == 1)[:4]]
+    y[lab] = yt[lab]
+    est = LapSVM(n_components=20, gamma=2.0, p=1).fit(X, y)
+    assert set(lab) <= set(est.landmarks_.tolist())
+    assert est.landmarks_.size == 20
+    perm = np.random.RandomState(0).permutation(300)
+    rest = perm[~np.isin(perm, lab)][:12]
+    np.testing.assert_array_equal(est.landmarks_, np.sort(np.r_[lab, rest]))
