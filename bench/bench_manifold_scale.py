@@ -236,8 +236,9 @@ def plot(rows):
             continue
         n, cpu, mem = map(np.array, zip(*pts))
         lab = f"{m} ({kind})"
-        axes[0].loglog(n, cpu, "o-", label=lab)
-        axes[1].loglog(n, mem, "o-", label=lab)
+        style = "o-" if kind == "dense" else "s--"
+        axes[0].loglog(n, cpu, style, label=lab)
+        axes[1].loglog(n, mem, style, label=lab)
     axes[0].set(xlabel="n", ylabel="CPU seconds (fit)", title="time")
     axes[1].set(xlabel="n", ylabel="peak RSS (MB, data + graph + fit)",
                 title="memory")
