@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import logging
 import time
+
 import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp

@@ -214,6 +214,7 @@ def test_graph_tv_precomputed_affinity_same_fit(name):
     est = getattr(gt, name)(max_iter=30)
     W = knn_affinity(X, est.n_neighbors, weight=gt._WEIGHTS[est.weights])
     import warnings
+
     from sklearn.base import clone
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")     # max_iter: same in both fits
