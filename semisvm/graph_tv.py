@@ -930,8 +930,9 @@ class _GraphTVBase(ClassifierMixin, BaseEstimator):
         """
         if W is not None and affinity is not None:
             raise ValueError("give the graph as affinity= or W=, not both")
+        name = "W"
         if affinity is not None:
-            W = affinity
+            W, name = affinity, "affinity"
         X, y = validate_data(self, X, y, accept_sparse="csr",
                              dtype=list(FLOAT_DTYPES), order="C",
                              accept_large_sparse=True)
@@ -952,10 +953,10 @@ class _GraphTVBase(ClassifierMixin, BaseEstimator):
         if W is None:
             W = _knn_graph(X, n_neighbors=self.n_neighbors, weights=self.weights)
         else:
-            W = check_affinity(W, "affinity")
+            W = check_affinity(W, name)
             if W.shape != (X.shape[0], X.shape[0]):
                 raise ValueError(
-                    f"affinity must have shape ({X.shape[0]}, {X.shape[0]}) (one "
+                    f"{name} must have shape ({X.shape[0]}, {X.shape[0]}) (one "
                     f"row per training sample), got {W.shape}")
         self._kernel_gamma = (self.kernel_gamma if self.kernel_gamma is not None
                               else self._default_kernel_gamma(X))
