@@ -4,7 +4,10 @@ Shared by the manifold (LapSVM / LapRLS) and graph (TV / Cheeger) families.
 Everything is a ``scipy.sparse.csr_matrix`` with int32 indices, in X's dtype.
 
 - :func:`knn_affinity`: symmetrised k-nearest-neighbour affinity ``W``
-  (scikit-learn's ``NearestNeighbors``, Euclidean distance). An edge i-j is
+  (Euclidean distance; exact by scikit-learn's ``NearestNeighbors`` up to
+  ``ANN_MIN_SAMPLES`` = 50,000 points, approximate by pynndescent's
+  NN-descent above when the optional extra ``semisvm[ann]`` is installed,
+  see :func:`knn_search`). An edge i-j is
   kept when j is among the k nearest neighbours of i *or* i among those of j
   (``W = max(W, W.T)``). Weights are heat ``exp(-d^2 / (2 t^2))`` with ``t``
   the mean distance of the kNN edges by default, or binary (1 on every edge).
@@ -38,8 +41,110 @@ from semisvm._validation import (
     check_X,
 )
 
-__all__ = ["knn_affinity", "laplacian", "graph_laplacian", "check_affinity",
-           "kernel_distances", "intrinsic_dimension", "neighbors_affinity"]
+__all__ = ["knn_affinity", "knn_search", "laplacian", "graph_laplacian",
+           "check_affinity", "kernel_distances", "intrinsic_dimension",
+           "neighbors_affinity", "ANN_MIN_SAMPLES"]
+
+#: ``method="auto"`` searches the k nearest neighbours approximately (NN-descent,
+#: pynndescent) from this many points on, exactly below. At 50,000 points x 50
+#: dense features the exact brute-force search costs 2.5e9 distance
+#: evaluations (about 10-20 s on one core) and grows as n^2; NN-descent's
+#: recall at k = 10 is above 0.95 on such data (tests/test_graph.py checks
+#: it on a small set) for a cost that grows about as n^1.14.
+ANN_MIN_SAMPLES = 50_000
+
+
+def _have_pynndescent():
+    try:
+        import pynndescent  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def knn_search(X, n_neighbors, *, method="auto", random_state=0):
+    """The k nearest neighbours of every row of ``X`` (itself excluded).
+
+    Parameters
+    ----------
+    X : {ndarray, sparse matrix} of shape (n, n_features)
+    n_neighbors : int, 1 <= n_neighbors < n
+    method : {"auto", "exact", "approximate"}, default="auto"
+        ``"exact"``: scikit-learn's ``NearestNeighbors`` (Euclidean).
+        ``"approximate"``: pynndescent's ``NNDescent`` (NN-descent over random
+        projection trees; the optional extra ``pip install semisvm[ann]``),
+        float32 data stays float32. ``"auto"``: approximate from
+        :data:`ANN_MIN_SAMPLES` points on when pynndescent is installed,
+        else exact.
+    random_state : int, default=0
+        Seed of NN-descent (same input and seed -> same graph).
+
+    Returns
+    -------
+    dist, ind : ndarrays of shape (n, k)
+        Sorted distances (X's float dtype) and indices (int32) of the k
+        nearest neighbours of each row.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from semisvm.graph import knn_search
+    >>> X = np.array([[0.0], [1.0], [3.0], [7.0]])
+    >>> dist, ind = knn_search(X, 1, method="exact")
+    >>> ind.ravel().tolist(), dist.ravel().tolist()
+    ([1, 0, 1, 2], [1.0, 1.0, 2.0, 4.0])
+    """
+    X = check_X(X)
+    n = X.shape[0]
+    k = check_int(n_neighbors, "n_neighbors")
+    if k >= n:
+        raise ValueError(
+            f"n_neighbors={k} must be smaller than the number of points n={n}")
+    if method not in ("auto", "exact", "approximate"):
+        raise ValueError(
+            f"method must be 'auto', 'exact' or 'approximate', got {method!r}")
+    if method == "auto":
+        method = ("approximate" if n >= ANN_MIN_SAMPLES and _have_pynndescent()
+                  else "exact")
+    if method == "exact":
+        nn = NearestNeighbors(n_neighbors=k).fit(X)
+        dist, ind = nn.kneighbors(None, return_distance=True)
+        return dist.astype(X.dtype, copy=False), ind.astype(np.int32)
+    try:
+        from pynndescent import NNDescent
+    except ImportError as exc:  # pragma: no cover - the test extra has it
+        raise ImportError(
+            "method='approximate' needs pynndescent: pip install semisvm[ann]"
+        ) from exc
+    if k + 1 >= n:
+        # NN-descent needs one neighbour more than asked (the point itself)
+        return knn_search(X, k, method="exact")
+    index = NNDescent(X, n_neighbors=k + 1, metric="euclidean",
+                      random_state=(None if random_state is None
+                                    else int(random_state)), low_memory=True,
+                      compressed=True, n_jobs=1)
+    ind, dist = index.neighbor_graph
+    del index
+    return _drop_self(np.asarray(ind), np.asarray(dist), k, X.dtype)
+
+
+def _drop_self(ind, dist, k, dtype):
+    """Remove each row's own index from kNN lists of k (+1) columns."""
+    n = ind.shape[0]
+    rows = np.arange(n)[:, None]
+    is_self = ind == rows
+    # rows without themselves (duplicates ahead, or a missed self) drop the last
+    no_self = ~is_self.any(axis=1)
+    is_self[no_self, -1] = True
+    # rows holding themselves more than once cannot happen (distinct indices);
+    # missing neighbours (-1, NN-descent on tiny sets) are kept as they come
+    keep = ~is_self
+    ind = ind[keep].reshape(n, -1)[:, :k]
+    dist = dist[keep].reshape(n, -1)[:, :k]
+    if np.any(ind < 0):
+        raise RuntimeError("NN-descent returned incomplete neighbour lists; "
+                           "use method='exact'")
+    return dist.astype(dtype, copy=False), ind.astype(np.int32)
 
 
 def kernel_distances(K):
@@ -85,7 +190,7 @@ def _csr(A, dtype):
 
 
 def knn_affinity(X, n_neighbors=6, *, weight="heat", t=None, metric="euclidean",
-                 n_scale=7, return_distances=False):
+                 n_scale=7, return_distances=False, method="auto", random_state=0):
     """Symmetrised kNN affinity matrix over the rows of ``X``.
 
     Parameters
@@ -112,6 +217,12 @@ def knn_affinity(X, n_neighbors=6, *, weight="heat", t=None, metric="euclidean",
     return_distances : bool, default=False
         Also return the (n, k) sorted distances of every point to its k
         nearest neighbours (e.g. for :func:`intrinsic_dimension`).
+    method : {"auto", "exact", "approximate"}, default="auto"
+        Neighbour search (``metric="euclidean"`` only), see
+        :func:`knn_search`: approximate (pynndescent) from
+        :data:`ANN_MIN_SAMPLES` points on when it is installed.
+    random_state : int, default=0
+        Seed of the approximate search.
 
     Returns
     -------
@@ -153,8 +264,11 @@ def knn_affinity(X, n_neighbors=6, *, weight="heat", t=None, metric="euclidean",
     if weight not in ("heat", "binary", "self-tuning"):
         raise ValueError(
             f"weight must be 'heat', 'binary' or 'self-tuning', got {weight!r}")
-    nn = NearestNeighbors(n_neighbors=k, metric=metric).fit(X)
-    dist, ind = nn.kneighbors(None, return_distance=True)
+    if metric == "precomputed":
+        nn = NearestNeighbors(n_neighbors=k, metric=metric).fit(X)
+        dist, ind = nn.kneighbors(None, return_distance=True)
+    else:
+        dist, ind = knn_search(X, k, method=method, random_state=random_state)
     W = neighbors_affinity(dist, ind, weight=weight, t=t, n_scale=n_scale,
                            dtype=X.dtype)
     if return_distances:
@@ -207,9 +321,21 @@ def check_affinity(W, name="affinity"):
     check_symmetric(W, name, 1e-6)
     if np.any(W.data < 0):
         raise ValueError(f"{name} must be non-negative")
-    W = W.tolil()
-    W.setdiag(0)
-    return _csr(W, dtype)
+    return _drop_diagonal(W)
+
+
+def _drop_diagonal(W):
+    """CSR W without its diagonal entries (O(nnz), no LIL round trip)."""
+    n = W.shape[0]
+    rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(W.indptr))
+    off = W.indices != rows
+    if np.all(off):
+        return W
+    counts = np.bincount(rows[off], minlength=n)
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(counts, out=indptr[1:])
+    W = sp.csr_matrix((W.data[off], W.indices[off], indptr), shape=W.shape)
+    return as_csr32(W)
 
 
 def laplacian(W, *, normalized=True, p=1):
@@ -409,7 +535,6 @@ def neighbors_affinity(dist, ind, *, weight="heat", t=None, n_scale=7,
         raise ValueError(
             f"weight must be 'heat', 'binary' or 'self-tuning', got {weight!r}")
     d = dist.ravel()
-    rows = np.repeat(np.arange(n), k)
     if weight == "heat":
         if t is None:
             t = float(d.mean()) if d.size else 1.0
@@ -423,14 +548,18 @@ def neighbors_affinity(dist, ind, *, weight="heat", t=None, n_scale=7,
         s_loc = dist[:, min(n_scale, k) - 1] if k else np.ones(n)
         pos = s_loc > 0
         s_loc = np.where(pos, s_loc, float(s_loc[pos].mean()) if np.any(pos) else 1.0)
-        w = np.exp(-(d * d) / (s_loc[rows] * s_loc[ind.ravel()]))
+        w = np.exp(-(d * d) / (np.repeat(s_loc, k) * s_loc[ind.ravel()]))
     else:
         w = np.ones_like(d)
     if weight != "binary":
         # keep edges whose weight underflows: the graph's structure stays kNN
         w = np.maximum(w, np.finfo(dtype).tiny)
-    W = sp.csr_matrix((w, (rows, ind.ravel())), shape=(n, n))
+    # row i's k neighbours are row i of the CSR (no COO triplets)
+    W = sp.csr_matrix((w.astype(dtype, copy=False),
+                       ind.ravel().astype(np.int32),
+                       np.arange(n + 1, dtype=np.int64) * k), shape=(n, n))
+    W.sum_duplicates()
     W = W.maximum(W.T)
-    W.setdiag(0)
+    W = _drop_diagonal(as_csr32(sp.csr_matrix(W)))
     W.eliminate_zeros()
     return _csr(W, dtype)

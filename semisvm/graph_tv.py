@@ -1031,13 +1031,23 @@ class _GraphTVBase(ClassifierMixin, BaseEstimator):
                 f"samples n={n}")
         return k
 
-    def fit(self, X, y, W=None):
+    def fit(self, X, y, W=None, *, affinity=None):
         """Fit on all rows of X; ``y == -1`` marks unlabeled rows.
 
-        ``W`` (optional, (n, n)): a user-given affinity used instead of the
-        kNN graph built from X.
+        ``affinity`` (optional, (n, n) symmetric non-negative, sparse or
+        dense): a user-given graph (e.g. from the user's own nearest-neighbour
+        tool) used instead of the kNN graph built from X. It is a fit-time
+        argument, like ``sample_weight``, because it is data: one row and
+        column per training row. ``W`` is its older name (give one of them).
+        The graph is built (or validated) once per fit and shared by all
+        the classes.
         """
         check_sparse_structure(X)  # before SciPy converts it
+        if W is not None and affinity is not None:
+            raise ValueError("give the graph as affinity= or W=, not both")
+        name = "W"
+        if affinity is not None:
+            W, name = affinity, "affinity"
         X, y = validate_data(self, X, y, accept_sparse="csr",
                              dtype=list(FLOAT_DTYPES), order="C",
                              accept_large_sparse=True)
@@ -1064,6 +1074,12 @@ class _GraphTVBase(ClassifierMixin, BaseEstimator):
         y_enc[lab] = y_idx
         if W is None:
             W = _knn_graph(X, n_neighbors=k, weights=self.weights)
+        else:
+            W = check_affinity(W, name)
+            if W.shape != (X.shape[0], X.shape[0]):
+                raise ValueError(
+                    f"{name} must have shape ({X.shape[0]}, {X.shape[0]}) (one "
+                    f"row per training sample), got {W.shape}")
         self._kernel_gamma = (self.kernel_gamma if self.kernel_gamma is not None
                               else self._default_kernel_gamma(X))
         with threadpool_limits(limits=1, user_api="blas"):
@@ -1117,7 +1133,7 @@ _COMMON_DOC = """
         Neighbours of the symmetric kNN graph (an edge when either end is among
         the other's neighbours); None: 10 (n - 1 on fewer than 11 training
         rows), as LapSVM. An explicit k >= n is an error. Ignored when ``fit``
-        receives ``W``.
+        receives ``affinity``.
     weights : {"self-tuning", "heat", "connectivity"}, default="self-tuning"
         Edge weights: ``exp(-d^2/(s_i s_j))`` with s_i the distance to the 7th
         neighbour, ``exp(-d^2/(2 sigma^2))`` with sigma the mean kNN distance,

@@ -57,6 +57,10 @@ __all__ = ["PUSVM", "usmo"]
 _STATUS = {0: "optimal", 1: "max_iter", 2: "stalled"}
 logger = logging.getLogger("semisvm")
 _BLOCK_BYTES = 64 * 2**20   # memory budget of one block of test kernel values
+# n_components="auto": exact kernel path up to this many rows (the RBF fit at
+# 100,000 rows took 658 s), Nystroem with AUTO_COMPONENTS landmarks above
+NYSTROEM_MIN_SAMPLES = 20_000
+AUTO_COMPONENTS = 1000
 
 
 def _default_max_iter(n_unlabeled):
@@ -367,8 +371,18 @@ class PUSVM(ClassifierMixin, BaseEstimator):
         If > 0, log the violation history and a summary (logger
         ``"semisvm"``, INFO).
     random_state : int, RandomState or None, default=None
-        Unused by the default (uniform, deterministic) start; kept so that
-        future randomised starts are reproducible.
+        Seed of the Nystroem landmarks (None: 0); unused by the exact path.
+    n_components : {"auto"} or int or None, default="auto"
+        Nystroem low-rank mode for the rbf and poly kernels: Z = K(X, X_m)
+        K_mm^{-1/2} over m landmark rows drawn uniformly without replacement
+        (``RandomState(random_state).permutation(n)[:m]``), then USMO's
+        linear path on Z (memory O(n m); the same problem with K replaced by
+        Z Z', exact when m = n). None: the exact kernel path; an int: m;
+        ``"auto"``: exact up to ``NYSTROEM_MIN_SAMPLES`` = 20,000 rows,
+        ``AUTO_COMPONENTS`` = 1,000 landmarks above (logged on the
+        ``"semisvm"`` logger; ``n_components_`` records it). In this mode
+        ``support_`` / ``support_vectors_`` / ``dual_coef_`` are the landmarks
+        and their coefficients.
 
     Attributes
     ----------
@@ -392,6 +406,8 @@ class PUSVM(ClassifierMixin, BaseEstimator):
         Dual/primal objective, violation, iterations, cache hits, convergence.
     transduction_ : ndarray of shape (n_samples,)
         Labels predicted for the training rows.
+    n_components_ : int or None
+        Landmarks of the Nystroem mode, None for the exact path.
 
     See Also
     --------
@@ -414,7 +430,7 @@ class PUSVM(ClassifierMixin, BaseEstimator):
     def __init__(self, *, prior=None, lam=1e-3, kernel="rbf", gamma=None,
                  degree=3, coef0=0.0, cache_size=200.0, tol=1e-3,
                  max_iter=None, init="uniform", solver="auto", verbose=0,
-                 random_state=None):
+                 random_state=None, n_components="auto"):
         self.prior = prior
         self.lam = lam
         self.kernel = kernel
@@ -428,6 +444,7 @@ class PUSVM(ClassifierMixin, BaseEstimator):
         self.solver = solver
         self.verbose = verbose
         self.random_state = random_state
+        self.n_components = n_components
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -456,6 +473,9 @@ class PUSVM(ClassifierMixin, BaseEstimator):
                 "Only binary classification is supported. PUSVM reads y as 1 = "
                 "labeled positive, -1 or 0 = unlabeled; got labels "
                 f"{labels[:5].tolist()}")
+        self.n_components_ = self._n_components(X)
+        if self.n_components_ is not None:
+            return self._fit_nystroem(X, y, prior)
         res = usmo(X, y, prior=prior, lam=self.lam, kernel=self.kernel, gamma=self.gamma,
                    degree=self.degree, coef0=self.coef0,
                    cache_size=self.cache_size, tol=self.tol,
@@ -483,6 +503,68 @@ class PUSVM(ClassifierMixin, BaseEstimator):
         self.n_support_ = np.array([np.count_nonzero(~pos[support]),
                                     np.count_nonzero(pos[support])])
         self.gamma_ = res.gamma
+        self.n_iter_ = res.n_iter
+        self.result_ = res
+        self.transduction_ = self.classes_[(res.decision > 0).astype(np.intp)]
+        return self
+
+    def _n_components(self, X):
+        """Landmarks of the Nystroem mode, or None for the exact kernel path."""
+        m, n = self.n_components, X.shape[0]
+        if m is None or self.kernel in ("linear", "precomputed"):
+            if m is not None and not (isinstance(m, str) and m == "auto"):
+                raise ValueError(
+                    f"n_components applies to the rbf and poly kernels, not "
+                    f"kernel={self.kernel!r}; use n_components=None or 'auto'")
+            return None
+        if isinstance(m, str):
+            if m != "auto":
+                raise ValueError(
+                    f"n_components must be None, 'auto' or an int, got {m!r}")
+            if n <= NYSTROEM_MIN_SAMPLES:
+                return None
+            m = min(AUTO_COMPONENTS, n)
+            logger.info("PUSVM: Nystroem low-rank mode (n=%d, %d landmarks)", n, m)
+            return m
+        m = check_int(m, "n_components")
+        if m > n:
+            raise ValueError(f"n_components={m} must be at most the number of "
+                             f"training samples n={n}")
+        return m
+
+    def _fit_nystroem(self, X, y, prior):
+        """USMO's linear path on Nystroem features Z (Z Z' ~ K)."""
+        from semisvm._lowrank import nystroem_features
+        kernel, gamma, degree, coef0 = check_kernel_params(
+            self.kernel, self.gamma, self.degree, self.coef0, X)
+
+        def kern(A, B):
+            return pairwise_kernels(A, B, metric=kernel, gamma=gamma, degree=degree,
+                                    coef0=coef0, filter_params=True)
+
+        rs = 0 if self.random_state is None else self.random_state
+        Z, landmarks, N = nystroem_features(X, kern, self.n_components_,
+                                            random_state=rs)
+        res = usmo(Z, y, prior=prior, lam=self.lam, kernel="linear",
+                   cache_size=self.cache_size, tol=self.tol,
+                   max_iter=self.max_iter, init=self.init, solver="linear",
+                   verbose=bool(self.verbose))
+        if res.status != "optimal":
+            warnings.warn(
+                f"USMO stopped ({res.status}) after {res.n_iter} steps with "
+                f"violation {res.violation:.3g} > tol={self.tol}; increase "
+                "max_iter or tol", ConvergenceWarning, stacklevel=3)
+        unl = -1 if np.any(y == -1) else 0
+        self.classes_ = np.array([unl, 1], dtype=y.dtype)
+        # f(x) = k(x, X_m) N w + b: the landmarks act as the support vectors
+        self.support_ = landmarks
+        self.support_vectors_ = X[landmarks]
+        self.dual_coef_ = (N @ np.asarray(res.coef, dtype=np.float64))
+        self.intercept_ = res.intercept
+        pos = y == 1
+        self.n_support_ = np.array([np.count_nonzero(~pos[landmarks]),
+                                    np.count_nonzero(pos[landmarks])])
+        self.gamma_ = gamma
         self.n_iter_ = res.n_iter
         self.result_ = res
         self.transduction_ = self.classes_[(res.decision > 0).astype(np.intp)]
