@@ -85,6 +85,11 @@ def knn_search(X, n_neighbors, *, method="auto", random_state=0):
         Sorted distances (X's float dtype) and indices (int32) of the k
         nearest neighbours of each row.
 
+    See Also
+    --------
+    knn_affinity : The symmetric kNN affinity built from these neighbours.
+    sklearn.neighbors.NearestNeighbors : The exact search.
+
     Examples
     --------
     >>> import numpy as np

@@ -212,7 +212,7 @@ def test_graph_tv_precomputed_affinity_same_fit(name):
     import semisvm.graph_tv as gt
     X, y = _ssl_problem()
     est = getattr(gt, name)(max_iter=30)
-    W = knn_affinity(X, est.n_neighbors, weight=gt._WEIGHTS[est.weights])
+    W = knn_affinity(X, est._n_neighbors(X.shape[0]), weight=gt._WEIGHTS[est.weights])
     import warnings
 
     from sklearn.base import clone
