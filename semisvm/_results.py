@@ -5,8 +5,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["DAResult", "GraphTVResult", "LapSVMResult", "MFNResult", "TSVMResult",
-           "USMOResult"]
+__all__ = ["DAResult", "GraphTVResult", "LapSVMResult", "LapWResult", "MFNResult",
+           "TSVMResult", "USMOResult"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -409,3 +409,49 @@ class GraphTVResult:
     total_time: float
     rof_cpu_time: float = 0.0
     total_cpu_time: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class LapWResult:
+    """Result of the manifold family's scalable modes (LapSVM / LapRLS over
+    explicit features, f = Z w + b: ``semisvm._lowrank.lap_primal_w``).
+
+    Attributes
+    ----------
+    coef : ndarray of shape (D,)
+        w over the D features (n_features in the linear mode, the landmarks
+        in the Nystroem mode).
+    intercept : float
+        Bias b (0 when ``fit_intercept=False``).
+    decision : ndarray of shape (n,)
+        f = Z w + b on the n training rows.
+    objective : float
+        ``1/2 [sum_{labeled} V(y_i, f_i) + gamma_A ||w||^2 + gamma_I f'L^p f]``.
+    n_iter : int
+        Newton steps.
+    n_cg_iter : int
+        CG iterations over all the steps (0 with the direct solves).
+    converged : bool
+        False only when ``max_iter`` was reached.
+    status : str
+        ``"optimal"`` (error set unchanged, or the relative decrease of a
+        step below ``tol``) or ``"max_iter"``.
+    n_error_vectors : int
+        Labeled rows with y_i f_i < 1 at the solution (all for LapRLS).
+    history : ndarray
+        Objective at the start and after each step.
+    time : float
+        Seconds of the solve.
+    """
+
+    coef: np.ndarray = field(repr=False)
+    intercept: float
+    decision: np.ndarray = field(repr=False)
+    objective: float
+    n_iter: int
+    n_cg_iter: int
+    converged: bool
+    status: str
+    n_error_vectors: int
+    history: np.ndarray = field(repr=False)
+    time: float = 0.0

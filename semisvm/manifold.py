@@ -68,7 +68,6 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from semisvm._core import _lapsvm
@@ -81,9 +80,12 @@ from semisvm._validation import (
     check_gram,
     check_int,
     check_laplacian,
+    check_memory,
     check_pm1,
     check_positive,
+    check_sparse_structure,
     check_ssl_targets,
+    check_targets,
     check_X,
     pm1_from_01,
 )
@@ -100,6 +102,15 @@ from semisvm.kernels import kernel_matrix, scale_gamma
 __all__ = ["LapRLS", "LapSVM", "lapsvm_primal"]
 
 logger = logging.getLogger("semisvm")
+
+# n_components="auto": the exact kernel-matrix path up to this many training
+# rows (K is n^2 floats: 800 MB at 10,000 rows in float64, and the Newton /
+# PCG work grows as n^3 / n^2), Nystroem with AUTO_COMPONENTS landmarks above
+LOWRANK_MIN_SAMPLES = 10_000
+AUTO_COMPONENTS = 1000
+# Nystroem up to this many landmarks: direct Newton systems in m dimensions
+# (the m x m graph term formed once, O(n m^2)); above: CG with products
+_DIRECT_MAX_COMPONENTS = 3000
 
 # p="auto": the plain Laplacian (p = 1) below this estimated intrinsic
 # dimension, the iterated one (p = 2) from it on
@@ -312,9 +323,7 @@ def lapsvm_primal(K, L, y, *, gamma_A=1e-6, gamma_I=1.0, loss="squared_hinge",
     (``gamma_I = 0``) is LIBSVM's squared-hinge problem with
     ``C = 1 / gamma_A``.
 
-    Solvers
-    -------
-    ``"newton"`` (eq. 11): from alpha = 0, solve the linear system of the
+    The solvers. ``"newton"`` (eq. 11): from alpha = 0, solve the linear system of the
     quadratic with the error-vector set E = {i <= l : y_i f_i < 1} frozen
     (Cholesky on the reduced system when gamma_I = 0, LU otherwise; O(n^3)
     per step); stop when E no longer changes (finite termination), else take
@@ -346,9 +355,9 @@ def lapsvm_primal(K, L, y, *, gamma_A=1e-6, gamma_I=1.0, loss="squared_hinge",
         ``"closed"`` requires ``loss="squared"``.
     fit_intercept : bool
         Learn the bias b.
-    stop : {"stability", "validation", "mixed", "gradient", "pgradient", \
-"pnorm", "objective", "none"}
-        PCG stopping rule. ``"stability"`` (default): stop when fewer than
+    stop : str, default="stability"
+        PCG stopping rule: "stability", "validation", "mixed", "gradient",
+        "pgradient", "pnorm", "objective" or "none". ``"stability"`` (default): stop when fewer than
         ``eta`` of the unlabeled points changed sign since the previous check,
         checks every ``check_every`` iterations; ``"validation"``: stop when
         the error on (``K_val``, ``y_val``) did not fall by at least one point
@@ -387,6 +396,27 @@ def lapsvm_primal(K, L, y, *, gamma_A=1e-6, gamma_I=1.0, loss="squared_hinge",
     Returns
     -------
     LapSVMResult
+        ``alpha``, ``intercept``, ``decision`` (f on the n points),
+        ``objective``, ``n_iter``, ``converged``, ``status``, ``history``.
+
+    See Also
+    --------
+    LapSVM, LapRLS : The estimators (kernel, graph and labels in one call).
+    semisvm.kernels.kernel_matrix, semisvm.graph.graph_laplacian
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from semisvm.graph import graph_laplacian
+    >>> from semisvm.kernels import kernel_matrix
+    >>> from semisvm.manifold import lapsvm_primal
+    >>> X = np.r_[np.linspace(0, 1, 20), np.linspace(3, 4, 20)][:, None]
+    >>> y = np.full(40, -1)
+    >>> y[0], y[39] = 0, 1                       # one label per class
+    >>> res = lapsvm_primal(kernel_matrix(X, gamma=1.0),
+    ...                     graph_laplacian(X, n_neighbors=5), y, solver="newton")
+    >>> np.sign(res.decision).tolist() == [-1.0] * 20 + [1.0] * 20
+    True
     """
     return _lapsvm_multi(
         K, L, [y], gamma_A=gamma_A, gamma_I=gamma_I, loss=loss, solver=solver,
@@ -547,7 +577,8 @@ class _LaplacianBase(ClassifierMixin, BaseEstimator):
                  degree=3, coef0=0.0, n_neighbors=None, graph_weight="heat",
                  graph_t=None, normalized_laplacian=True, p=None, solver="pcg",
                  fit_intercept=True, stop="stability", tol=None, max_iter=None,
-                 check_every=None, eta=None, verbose=0):
+                 check_every=None, eta=None, verbose=0, n_components="auto",
+                 random_state=0):
         self.gamma_A = gamma_A
         self.gamma_I = gamma_I
         self.kernel = kernel
@@ -567,6 +598,8 @@ class _LaplacianBase(ClassifierMixin, BaseEstimator):
         self.check_every = check_every
         self.eta = eta
         self.verbose = verbose
+        self.n_components = n_components
+        self.random_state = random_state
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -636,6 +669,7 @@ class _LaplacianBase(ClassifierMixin, BaseEstimator):
 
     def _check_X(self, X, reset):
         sparse = self.kernel != "precomputed"
+        check_sparse_structure(X)  # before SciPy converts it
         X = validate_data(self, X, accept_sparse="csr" if sparse else False,
                           dtype=list(FLOAT_DTYPES), order="C", reset=reset)
         return as_csr32(X)
@@ -656,17 +690,24 @@ class _LaplacianBase(ClassifierMixin, BaseEstimator):
         X_val, y_val : optional
             Validation points and labels for ``stop="validation"``/``"mixed"``.
         """
+        check_sparse_structure(X)  # before SciPy converts it
         X, y = validate_data(
             self, X, y,
             accept_sparse="csr" if self.kernel != "precomputed" else False,
             dtype=list(FLOAT_DTYPES), order="C", accept_large_sparse=True)
         X = as_csr32(X)
         n = X.shape[0]
+        # the dense n x n Gram matrix (and, for the direct solvers, an
+        # (n + 1) x (n + 1) system beside it): refused before any work
+        check_memory(n * n * X.dtype.itemsize * (1 if self.solver == "pcg" else 2),
+                     f"{type(self).__name__} on n={n} samples: the {n} x {n} "
+                     f"{X.dtype} kernel matrix"
+                     + ("" if self.solver == "pcg" else " and its linear system"))
         if self.kernel == "precomputed" and X.shape != (n, n):
             raise ValueError(
                 f"kernel='precomputed' needs a square (n, n) Gram matrix as X, "
                 f"got shape {X.shape}")
-        check_classification_targets(y)
+        check_targets(y)
         labeled = y != UNLABELED
         if not np.any(labeled):
             raise ValueError(
@@ -683,6 +724,9 @@ class _LaplacianBase(ClassifierMixin, BaseEstimator):
         self._gamma = self.gamma
         if self.gamma is None and self.kernel in ("rbf", "poly"):
             self._gamma = scale_gamma(X)
+        self.mode_, self.n_components_ = self._mode(X)
+        if self.mode_ != "exact":
+            return self._fit_w(X, y, labeled, classes, affinity)
         K, L = self._kernel_and_laplacian(X, affinity)
         K_val = yv = None
         if self.stop in ("validation", "mixed") and self.solver == "pcg" and (
@@ -735,6 +779,125 @@ class _LaplacianBase(ClassifierMixin, BaseEstimator):
         self.transduction_ = self._labels(F)
         return self
 
+    # -- scalable modes (issue 17): f = Z w + b, Z = X or Nystroem features --
+    def _mode(self, X):
+        """("exact" | "linear" | "nystroem", n_components_) for this fit."""
+        n = X.shape[0]
+        m = self.n_components
+        if m is None:
+            return "exact", None
+        if isinstance(m, str):
+            if m != "auto":
+                raise ValueError(
+                    f"n_components must be None, 'auto' or an int, got {m!r}")
+            if self.kernel == "linear":
+                mode, m = "linear", None
+            elif (self.kernel == "precomputed" or callable(self.kernel)
+                  or n <= LOWRANK_MIN_SAMPLES):
+                mode, m = "exact", None
+            else:
+                mode, m = "nystroem", min(AUTO_COMPONENTS, n)
+        else:
+            m = check_int(m, "n_components")
+            if self.kernel == "precomputed":
+                raise ValueError("n_components applies to kernels computed from "
+                                 "X; kernel='precomputed' needs n_components=None")
+            if self.kernel == "linear":
+                raise ValueError(
+                    "kernel='linear' is solved exactly in w on X (no landmarks): "
+                    "use n_components='auto' (in w) or None (kernel matrix)")
+            if m > n:
+                raise ValueError(f"n_components={m} must be at most the number "
+                                 f"of training samples n={n}")
+            mode = "nystroem"
+        if mode != "exact" or self.verbose:
+            logger.info(
+                "%s: %s mode (n=%d%s)", type(self).__name__,
+                {"exact": "exact kernel-matrix", "linear": "linear primal-in-w",
+                 "nystroem": "Nystroem low-rank"}[mode], n,
+                f", {m} landmarks" if mode == "nystroem" else "")
+        return mode, m
+
+    def _graph(self, X, affinity):
+        """Base Laplacian from the kNN graph of X (approximate above
+        ``semisvm.graph.ANN_MIN_SAMPLES``) or the user's affinity; sets p_."""
+        n = X.shape[0]
+        p = None if self.p is None else check_int(self.p, "p")
+        self.intrinsic_dim_ = None
+        if affinity is not None:
+            W = check_affinity(affinity)
+            if W.shape != (n, n):
+                raise ValueError(
+                    f"affinity must have shape ({n}, {n}) (one row per training "
+                    f"sample), got {W.shape}")
+            self.p_ = 1 if p is None else p
+        else:
+            k = self._n_neighbors(n)
+            W, dist = knn_affinity(X, k, weight=self.graph_weight, t=self.graph_t,
+                                   return_distances=True,
+                                   random_state=self.random_state)
+            if p is None:
+                self.intrinsic_dim_ = intrinsic_dimension(dist) if k >= 2 else 0.0
+                p = 1 if self.intrinsic_dim_ < _P_AUTO_DIM else 2
+            self.p_ = p
+        return laplacian(W, normalized=self.normalized_laplacian, p=1)
+
+    def _fit_w(self, X, y, labeled, classes, affinity):
+        from semisvm._lowrank import lap_gram, lap_primal_w, nystroem_features
+        L = self._graph(X, affinity)
+        gram = None
+        if self.mode_ == "linear":
+            Z = X
+        else:
+            rs = self.random_state
+            # the labeled rows are landmarks (the exact solution's expansion
+            # is anchored there: with few labels, uniform landmarks alone
+            # missed most of them and lost 3-7 points of accuracy)
+            Z, landmarks, N = nystroem_features(
+                X, self._kernel, self.n_components_,
+                random_state=None if rs is None else check_int(rs, "random_state",
+                                                               minimum=0),
+                include=np.flatnonzero(labeled))
+            if self.n_components_ <= _DIRECT_MAX_COMPONENTS:
+                # Newton in m dimensions: Z'L^p Z formed once, shared by the
+                # steps and the one-vs-rest problems (Cholesky solves)
+                gram = lap_gram(Z, L, self.p_)
+        problems = [classes[1]] if classes.shape[0] == 2 else list(classes)
+        max_iter = 50 if self.max_iter is None else check_int(self.max_iter,
+                                                              "max_iter")
+        results = []
+        for c in problems:
+            # +1 / -1 on the labeled rows, 0 unlabeled; the problems share Z, L
+            yy = np.where(y == c, 1.0, -1.0)
+            yy[~labeled] = 0.0
+            results.append(lap_primal_w(
+                Z, L, yy, gamma_A=self.gamma_A, gamma_I=self.gamma_I,
+                loss=self._loss, fit_intercept=self.fit_intercept, power=self.p_,
+                max_iter=max_iter, gram=gram, verbose=bool(self.verbose)))
+        for res in results:
+            if not res.converged:
+                warnings.warn(
+                    f"{type(self).__name__} ({self.mode_}) did not converge in "
+                    f"{res.n_iter} Newton steps (max_iter); increase max_iter",
+                    ConvergenceWarning, stacklevel=3)
+                break
+        Wc = np.vstack([r.coef for r in results])
+        if self.mode_ == "linear":
+            self.coef_ = Wc.astype(X.dtype)
+            self.X_fit_ = None
+            self.dual_coef_ = None
+        else:
+            # f(x) = k(x, X_m) N w + b: the landmarks are the expansion points
+            self.X_fit_ = X[landmarks]
+            self.landmarks_ = landmarks
+            self.dual_coef_ = (Wc.astype(np.float64) @ N).astype(X.dtype)
+        self.intercept_ = np.asarray([r.intercept for r in results], dtype=X.dtype)
+        self.result_ = results[0] if len(results) == 1 else results
+        self.n_iter_ = max(r.n_iter for r in results)
+        F = np.column_stack([r.decision for r in results])
+        self.transduction_ = self._labels(F)
+        return self
+
     def _labels(self, F):
         if F.shape[1] == 1:
             return self.classes_[(F[:, 0] > 0).astype(np.intp)]
@@ -746,6 +909,10 @@ class _LaplacianBase(ClassifierMixin, BaseEstimator):
         ``classes_[1]``), else (n, n_classes) one-vs-rest scores."""
         check_is_fitted(self)
         X = self._check_X(X, reset=False)
+        if getattr(self, "mode_", "exact") == "linear":
+            F = X @ self.coef_.T.astype(X.dtype) + self.intercept_.astype(X.dtype)
+            F = np.asarray(F)
+            return F[:, 0] if F.shape[1] == 1 else F
         if self.kernel == "precomputed":
             n_fit = self.dual_coef_.shape[1]
             if X.shape[1] != n_fit:
@@ -793,6 +960,9 @@ _PARAMS_DOC = """
         intrinsic dimension of the training rows is below 4, else 2 (1 with
         a user-given ``affinity``); see the module docstring. The value used
         is ``p_``.
+    solver : {"pcg", "newton", "closed"}
+        LapSVM: "pcg" (default, early stopped) or "newton" (exact); LapRLS:
+        "closed" (default, one LU solve) or "pcg".
     fit_intercept : bool, default=True
         Learn the bias b.
     stop : str, default="stability"
@@ -816,14 +986,53 @@ _PARAMS_DOC = """
         paper's value stops early and less accurately; see the module
         docstring).
     verbose : int, default=0
+    n_components : {"auto"} or int or None, default="auto"
+        Scalable modes, which minimise the same objective over f = Z w + b
+        with ``||w||^2`` in place of ``alpha'K alpha`` (Z Z' = K), by Newton
+        over the error-vector set with each system solved by CG from products
+        by Z, Z' and the sparse L (no n x n matrix; ``solver``, ``stop``,
+        ``eta``, ``check_every`` and validation points apply to the exact mode
+        only; ``max_iter`` counts Newton steps there):
+
+        * ``None``: the exact kernel-matrix path (K is n x n).
+        * an int m: Nystroem, Z = K(X, X_m) K_mm^{-1/2} over m landmark rows:
+          every labeled row (the first m if there are more), then rows drawn
+          uniformly without replacement with ``random_state`` (in the order
+          of ``RandomState(random_state).permutation(n)``); memory O(n m);
+          m = n reproduces the exact solution.
+        * ``"auto"``: ``kernel="linear"``: Z = X, the linear LapSVM in w
+          (exact; CSR input is never densified, O(nnz(X) + p nnz(L)) per CG
+          iteration); other kernels: exact up to ``LOWRANK_MIN_SAMPLES`` =
+          10,000 training rows, Nystroem with ``AUTO_COMPONENTS`` = 1,000
+          landmarks above (logged on the ``"semisvm"`` logger; ``mode_`` and
+          ``n_components_`` record the choice). Precomputed and callable
+          kernels are always exact.
+
+        In the scalable modes the kNN graph is built over X by
+        :func:`semisvm.graph.knn_affinity` (approximate nearest neighbours
+        above ``semisvm.graph.ANN_MIN_SAMPLES`` rows when pynndescent is
+        installed).
+    random_state : int or None, default=0
+        Seed of the Nystroem landmarks and of the approximate kNN search.
 
     Attributes
     ----------
     classes_ : ndarray
-    dual_coef_ : ndarray of shape (n_problems, n)
-        alpha of each binary problem (1 if binary, n_classes if one-vs-rest).
+    mode_ : {"exact", "linear", "nystroem"}
+        The path used (see ``n_components``).
+    n_components_ : int or None
+        Landmarks used (Nystroem mode), else None.
+    coef_ : ndarray of shape (n_problems, n_features)
+        w of each binary problem (``mode_ == "linear"`` only).
+    landmarks_ : ndarray of shape (m,)
+        Training-row indices of the landmarks (``mode_ == "nystroem"`` only).
+    dual_coef_ : ndarray of shape (n_problems, n) or (n_problems, m)
+        alpha of each binary problem (1 if binary, n_classes if one-vs-rest);
+        Nystroem: the coefficients over the m landmarks (``X_fit_``); None
+        in the linear mode.
     intercept_ : ndarray of shape (n_problems,)
-    X_fit_ : training points (kept for out-of-sample prediction).
+    X_fit_ : training points (kept for out-of-sample prediction); Nystroem:
+        the landmark rows; None in the linear mode.
     transduction_ : ndarray of shape (n,)
         Labels the model gives to the training rows (labeled and unlabeled).
     result_ : LapSVMResult or list of them (one per one-vs-rest problem)
@@ -860,7 +1069,25 @@ class LapSVM(_LaplacianBase):
     early by the stability of the unlabeled decisions (Melacci & Belkin's
     proposal, O(n^2) per iteration); ``solver="newton"``: Newton's method
     over the error-vector set, exact and finite (O(n^3) per step).
-    """ + _PARAMS_DOC
+    """ + _PARAMS_DOC + r"""
+    See Also
+    --------
+    LapRLS : The squared loss (closed form).
+    semisvm.solvers.lapsvm_primal : The functional solver.
+    TVRLS : Graph total variation instead of the Laplacian.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.datasets import make_moons
+    >>> from semisvm import LapSVM
+    >>> X, y = make_moons(200, noise=0.05, random_state=0)
+    >>> y_semi = np.full(200, -1)
+    >>> y_semi[[np.flatnonzero(y == 0)[0], np.flatnonzero(y == 1)[0]]] = [0, 1]
+    >>> clf = LapSVM().fit(X, y_semi)               # one label per moon
+    >>> bool(np.mean(clf.transduction_ == y) > 0.95)
+    True
+    """
 
 
 class LapRLS(_LaplacianBase):
@@ -877,7 +1104,24 @@ class LapRLS(_LaplacianBase):
     PCG (``solver="pcg"``, with the early-stopping rules). With
     ``gamma_I = 0`` it is kernel ridge classification with ridge
     ``gamma_A`` (LIBSVM-style ``C = 1 / gamma_A``).
-    """ + _PARAMS_DOC
+    """ + _PARAMS_DOC + r"""
+    See Also
+    --------
+    LapSVM : The squared hinge loss.
+    semisvm.solvers.lapsvm_primal : The functional solver.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.datasets import make_moons
+    >>> from semisvm import LapRLS
+    >>> X, y = make_moons(200, noise=0.05, random_state=0)
+    >>> y_semi = np.full(200, -1)
+    >>> y_semi[[np.flatnonzero(y == 0)[0], np.flatnonzero(y == 1)[0]]] = [0, 1]
+    >>> clf = LapRLS().fit(X, y_semi)
+    >>> bool(np.mean(clf.predict(X) == y) > 0.95)
+    True
+    """
 
     _loss = "squared"
 
@@ -885,7 +1129,8 @@ class LapRLS(_LaplacianBase):
                  degree=3, coef0=0.0, n_neighbors=None, graph_weight="heat",
                  graph_t=None, normalized_laplacian=True, p=None, solver="closed",
                  fit_intercept=True, stop="stability", tol=None, max_iter=None,
-                 check_every=None, eta=None, verbose=0):
+                 check_every=None, eta=None, verbose=0, n_components="auto",
+                 random_state=0):
         # the same parameters as LapSVM; only the default solver differs
         super().__init__(**{k: v for k, v in locals().items()
                             if k not in ("self", "__class__")})

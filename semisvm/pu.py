@@ -31,7 +31,6 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics.pairwise import pairwise_kernels
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from semisvm._core._dataset import RowData
@@ -48,6 +47,8 @@ from semisvm._validation import (
     check_positive,
     check_prior,
     check_pu_labels,
+    check_sparse_structure,
+    check_targets,
     check_X,
 )
 
@@ -56,6 +57,10 @@ __all__ = ["PUSVM", "usmo"]
 _STATUS = {0: "optimal", 1: "max_iter", 2: "stalled"}
 logger = logging.getLogger("semisvm")
 _BLOCK_BYTES = 64 * 2**20   # memory budget of one block of test kernel values
+# n_components="auto": exact kernel path up to this many rows (the RBF fit at
+# 100,000 rows took 658 s), Nystroem with AUTO_COMPONENTS landmarks above
+NYSTROEM_MIN_SAMPLES = 20_000
+AUTO_COMPONENTS = 1000
 
 
 def _default_max_iter(n_unlabeled):
@@ -171,6 +176,24 @@ def usmo(X, y, *, prior, lam, kernel="rbf", gamma=None, degree=3, coef0=0.0,
     Returns
     -------
     USMOResult
+        The dual coefficients, ``intercept``, ``objective``, ``n_iter``,
+        ``converged``, ``status``, ``decision`` on the training rows.
+
+    See Also
+    --------
+    PUSVM : The estimator.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from semisvm.solvers import usmo
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.r_[rng.normal(2, 1, (100, 2)), rng.normal(-2, 1, (100, 2))]
+    >>> y = np.full(200, -1)
+    >>> y[:30] = 1                                  # 30 labeled positives
+    >>> res = usmo(X, y, prior=70 / 170, lam=1e-3, kernel="linear")
+    >>> bool(np.mean(np.sign(res.decision[30:]) == np.repeat([1, -1], [70, 100])) > 0.9)
+    True
     """
     X = check_X(X)
     N = X.shape[0]
@@ -186,8 +209,16 @@ def usmo(X, y, *, prior, lam, kernel="rbf", gamma=None, degree=3, coef0=0.0,
     p, n = prows.shape[0], urows.shape[0]
     max_iter = (_default_max_iter(n) if max_iter is None
                 else check_int(max_iter, "max_iter", minimum=0))
-    c1 = prior / (2.0 * lam * p)
-    c2 = 1.0 / (2.0 * lam * n)
+    with np.errstate(over="ignore", divide="ignore"):
+        c1 = prior / (2.0 * lam * p)
+        c2 = 1.0 / (2.0 * lam * n)
+    # the dual's scale grows as 1 / lam: keep c1 p (= sum of the positives'
+    # coefficients) and the squared norms built from it well inside float64
+    if not (np.isfinite(c1) and np.isfinite(c2) and c1 * p < 1e150):
+        raise ValueError(
+            f"lam={lam!r} is too small: the dual bounds c1 = prior / (2 lam p) = "
+            f"{c1:.3g} and c2 = 1 / (2 lam n) = {c2:.3g} overflow float64 "
+            "arithmetic; use lam >= 1e-150")
     if init not in _INITS:
         raise ValueError(f"init must be one of {_INITS}, got {init!r}")
     if solver not in ("auto", "kernel", "linear"):
@@ -240,6 +271,11 @@ def usmo(X, y, *, prior, lam, kernel="rbf", gamma=None, degree=3, coef0=0.0,
     decision = np.empty(N)
     decision[urows] = fU
     decision[prows] = fP
+    if not (np.all(np.isfinite(decision)) and np.isfinite(bias)):
+        raise ValueError(
+            f"USMO produced non-finite decision values (lam={lam!r}, "
+            f"prior={prior!r}, {X.shape[0]} rows): the problem is numerically "
+            "out of range; rescale X or increase lam")
     alpha = np.empty(N)
     alpha[prows] = c1
     alpha[urows] = -s
@@ -310,7 +346,7 @@ class PUSVM(ClassifierMixin, BaseEstimator):
         (square in ``fit``, test x train in prediction).
     gamma : float, "scale", "auto" or None, default=None
         RBF/poly width; None means "scale", 1 / (n_features X.var()) as in
-        scikit-learn's SVC. The paper's Gaussian exp(-|x-y|^2 / (2 s^2)) is
+        scikit-learn's SVC. The paper's Gaussian ``exp(-|x-y|^2 / (2 s^2))`` is
         gamma = 1 / (2 s^2).
     degree : int, default=3
     coef0 : float, default=0.0
@@ -335,8 +371,18 @@ class PUSVM(ClassifierMixin, BaseEstimator):
         If > 0, log the violation history and a summary (logger
         ``"semisvm"``, INFO).
     random_state : int, RandomState or None, default=None
-        Unused by the default (uniform, deterministic) start; kept so that
-        future randomised starts are reproducible.
+        Seed of the Nystroem landmarks (None: 0); unused by the exact path.
+    n_components : {"auto"} or int or None, default="auto"
+        Nystroem low-rank mode for the rbf and poly kernels: Z = K(X, X_m)
+        K_mm^{-1/2} over m landmark rows drawn uniformly without replacement
+        (``RandomState(random_state).permutation(n)[:m]``), then USMO's
+        linear path on Z (memory O(n m); the same problem with K replaced by
+        Z Z', exact when m = n). None: the exact kernel path; an int: m;
+        ``"auto"``: exact up to ``NYSTROEM_MIN_SAMPLES`` = 20,000 rows,
+        ``AUTO_COMPONENTS`` = 1,000 landmarks above (logged on the
+        ``"semisvm"`` logger; ``n_components_`` records it). In this mode
+        ``support_`` / ``support_vectors_`` / ``dual_coef_`` are the landmarks
+        and their coefficients.
 
     Attributes
     ----------
@@ -360,12 +406,31 @@ class PUSVM(ClassifierMixin, BaseEstimator):
         Dual/primal objective, violation, iterations, cache hits, convergence.
     transduction_ : ndarray of shape (n_samples,)
         Labels predicted for the training rows.
+    n_components_ : int or None
+        Landmarks of the Nystroem mode, None for the exact path.
+
+    See Also
+    --------
+    semisvm.solvers.usmo : The functional solver.
+    sklearn.svm.SVC : A biased SVM (unlabeled rows as negatives) for comparison.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from semisvm import PUSVM
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.r_[rng.normal(2, 1, (100, 2)), rng.normal(-2, 1, (100, 2))]
+    >>> y = np.full(200, -1)
+    >>> y[:30] = 1                                  # labeled positives
+    >>> clf = PUSVM(prior=70 / 170, kernel="linear").fit(X, y)
+    >>> clf.predict([[2.0, 2.0], [-2.0, -2.0]])
+    array([ 1, -1])
     """
 
     def __init__(self, *, prior=None, lam=1e-3, kernel="rbf", gamma=None,
                  degree=3, coef0=0.0, cache_size=200.0, tol=1e-3,
                  max_iter=None, init="uniform", solver="auto", verbose=0,
-                 random_state=None):
+                 random_state=None, n_components="auto"):
         self.prior = prior
         self.lam = lam
         self.kernel = kernel
@@ -379,6 +444,7 @@ class PUSVM(ClassifierMixin, BaseEstimator):
         self.solver = solver
         self.verbose = verbose
         self.random_state = random_state
+        self.n_components = n_components
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -389,12 +455,13 @@ class PUSVM(ClassifierMixin, BaseEstimator):
 
     def fit(self, X, y):
         """Fit on X with PU labels y (1 = positive, -1 or 0 = unlabeled)."""
+        check_sparse_structure(X)  # before SciPy converts it
         X, y = validate_data(self, X, y, accept_sparse="csr",
                              dtype=list(FLOAT_DTYPES), order="C",
                              accept_large_sparse=True)
         X = as_csr32(X)
         prior = check_prior(self.prior)
-        check_classification_targets(y)
+        check_targets(y)
         y = np.asarray(y)
         if y.dtype.kind not in "biuf":
             raise ValueError(
@@ -406,6 +473,9 @@ class PUSVM(ClassifierMixin, BaseEstimator):
                 "Only binary classification is supported. PUSVM reads y as 1 = "
                 "labeled positive, -1 or 0 = unlabeled; got labels "
                 f"{labels[:5].tolist()}")
+        self.n_components_ = self._n_components(X)
+        if self.n_components_ is not None:
+            return self._fit_nystroem(X, y, prior)
         res = usmo(X, y, prior=prior, lam=self.lam, kernel=self.kernel, gamma=self.gamma,
                    degree=self.degree, coef0=self.coef0,
                    cache_size=self.cache_size, tol=self.tol,
@@ -438,9 +508,72 @@ class PUSVM(ClassifierMixin, BaseEstimator):
         self.transduction_ = self.classes_[(res.decision > 0).astype(np.intp)]
         return self
 
+    def _n_components(self, X):
+        """Landmarks of the Nystroem mode, or None for the exact kernel path."""
+        m, n = self.n_components, X.shape[0]
+        if m is None or self.kernel in ("linear", "precomputed"):
+            if m is not None and not (isinstance(m, str) and m == "auto"):
+                raise ValueError(
+                    f"n_components applies to the rbf and poly kernels, not "
+                    f"kernel={self.kernel!r}; use n_components=None or 'auto'")
+            return None
+        if isinstance(m, str):
+            if m != "auto":
+                raise ValueError(
+                    f"n_components must be None, 'auto' or an int, got {m!r}")
+            if n <= NYSTROEM_MIN_SAMPLES:
+                return None
+            m = min(AUTO_COMPONENTS, n)
+            logger.info("PUSVM: Nystroem low-rank mode (n=%d, %d landmarks)", n, m)
+            return m
+        m = check_int(m, "n_components")
+        if m > n:
+            raise ValueError(f"n_components={m} must be at most the number of "
+                             f"training samples n={n}")
+        return m
+
+    def _fit_nystroem(self, X, y, prior):
+        """USMO's linear path on Nystroem features Z (Z Z' ~ K)."""
+        from semisvm._lowrank import nystroem_features
+        kernel, gamma, degree, coef0 = check_kernel_params(
+            self.kernel, self.gamma, self.degree, self.coef0, X)
+
+        def kern(A, B):
+            return pairwise_kernels(A, B, metric=kernel, gamma=gamma, degree=degree,
+                                    coef0=coef0, filter_params=True)
+
+        rs = 0 if self.random_state is None else self.random_state
+        Z, landmarks, N = nystroem_features(X, kern, self.n_components_,
+                                            random_state=rs)
+        res = usmo(Z, y, prior=prior, lam=self.lam, kernel="linear",
+                   cache_size=self.cache_size, tol=self.tol,
+                   max_iter=self.max_iter, init=self.init, solver="linear",
+                   verbose=bool(self.verbose))
+        if res.status != "optimal":
+            warnings.warn(
+                f"USMO stopped ({res.status}) after {res.n_iter} steps with "
+                f"violation {res.violation:.3g} > tol={self.tol}; increase "
+                "max_iter or tol", ConvergenceWarning, stacklevel=3)
+        unl = -1 if np.any(y == -1) else 0
+        self.classes_ = np.array([unl, 1], dtype=y.dtype)
+        # f(x) = k(x, X_m) N w + b: the landmarks act as the support vectors
+        self.support_ = landmarks
+        self.support_vectors_ = X[landmarks]
+        self.dual_coef_ = (N @ np.asarray(res.coef, dtype=np.float64))
+        self.intercept_ = res.intercept
+        pos = y == 1
+        self.n_support_ = np.array([np.count_nonzero(~pos[landmarks]),
+                                    np.count_nonzero(pos[landmarks])])
+        self.gamma_ = gamma
+        self.n_iter_ = res.n_iter
+        self.result_ = res
+        self.transduction_ = self.classes_[(res.decision > 0).astype(np.intp)]
+        return self
+
     def decision_function(self, X):
-        """f(x) = sum_i dual_coef_i k(x, sv_i) + intercept_ (> 0: positive)."""
+        """``f(x) = sum_i dual_coef_i k(x, sv_i) + intercept_`` (> 0: positive)."""
         check_is_fitted(self)
+        check_sparse_structure(X)  # before SciPy converts it
         X = validate_data(self, X, accept_sparse="csr", dtype=list(FLOAT_DTYPES),
                           order="C", reset=False)
         X = as_csr32(X)

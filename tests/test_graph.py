@@ -135,3 +135,117 @@ def test_neighbors_affinity_equals_knn_affinity():
         neighbors_affinity(dist, ind[:, :3])
     with pytest.raises(ValueError, match="out of range"):
         neighbors_affinity(dist, ind + 50)
+
+
+# ------------------------------------------------------------ graphs at scale
+
+def _clusters(n=600, d=8, seed=0, dtype=np.float64):
+    rng = np.random.RandomState(seed)
+    centers = rng.randn(5, d) * 3
+    return (centers[rng.randint(5, size=n)] + rng.randn(n, d)).astype(dtype)
+
+
+@pytest.mark.slow   # pynndescent compiles its numba kernels on first use
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_approximate_knn_recall(dtype):
+    from semisvm.graph import knn_search
+    X = _clusters(dtype=dtype)
+    k = 10
+    d_ex, i_ex = knn_search(X, k, method="exact")
+    d_ap, i_ap = knn_search(X, k, method="approximate", random_state=0)
+    assert i_ap.shape == (X.shape[0], k) and i_ap.dtype == np.int32
+    assert d_ap.dtype == dtype                      # float32 stays float32
+    assert not np.any(i_ap == np.arange(X.shape[0])[:, None])   # self excluded
+    assert np.all(np.diff(d_ap, axis=1) >= 0)       # sorted
+    recall = np.mean([len(set(a) & set(b)) / k for a, b in zip(i_ex, i_ap)])
+    assert recall > 0.95, recall
+    # the distances are the Euclidean distances to the listed points
+    true = np.linalg.norm(X[:, None, :] - X[i_ap], axis=2)
+    np.testing.assert_allclose(d_ap, true, rtol=1e-4, atol=1e-5)
+    # seeded: same input -> same graph
+    d2, i2 = knn_search(X, k, method="approximate", random_state=0)
+    np.testing.assert_array_equal(i_ap, i2)
+    W = knn_affinity(X, k, method="approximate")
+    assert W.dtype == dtype and (W != W.T).nnz == 0
+
+
+def test_knn_search_auto_threshold(monkeypatch):
+    import semisvm.graph as g
+    X = _clusters(n=80)
+    # below ANN_MIN_SAMPLES: exact (bit-identical to NearestNeighbors)
+    W_auto = knn_affinity(X, 5)
+    W_ex = knn_affinity(X, 5, method="exact")
+    assert (W_auto != W_ex).nnz == 0
+    monkeypatch.setattr(g, "ANN_MIN_SAMPLES", 50)
+    monkeypatch.setattr(g, "_have_pynndescent", lambda: False)
+    # no pynndescent: auto stays exact above the threshold too
+    assert (knn_affinity(X, 5) != W_ex).nnz == 0
+    with pytest.raises(ValueError, match="method"):
+        knn_affinity(X, 5, method="annoy")
+
+
+def test_check_affinity_drops_diagonal_without_lil():
+    A = sp.random(50, 50, density=0.2, format="csr", random_state=1)
+    A = A + A.T + sp.eye(50)
+    from semisvm.graph import check_affinity
+    W = check_affinity(A)
+    assert W.diagonal().max() == 0
+    ref = A.toarray()
+    np.fill_diagonal(ref, 0)
+    np.testing.assert_array_equal(W.toarray(), ref)
+    assert W.indices.dtype == np.int32 and W.has_sorted_indices
+
+
+def _ssl_problem(n=90, seed=0, n_classes=2):
+    rng = np.random.RandomState(seed)
+    centers = rng.randn(n_classes, 4) * 4
+    yt = np.arange(n) % n_classes
+    X = centers[yt] + rng.randn(n, 4)
+    y = np.full(n, -1)
+    for c in range(n_classes):
+        y[np.flatnonzero(yt == c)[:3]] = c
+    return X, y
+
+
+@pytest.mark.parametrize("name", ["TVRLS", "TVSVM", "CheegerRLS", "CheegerSVM"])
+def test_graph_tv_precomputed_affinity_same_fit(name):
+    import semisvm.graph_tv as gt
+    X, y = _ssl_problem()
+    est = getattr(gt, name)(max_iter=30)
+    W = knn_affinity(X, est._n_neighbors(X.shape[0]), weight=gt._WEIGHTS[est.weights])
+    import warnings
+
+    from sklearn.base import clone
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")     # max_iter: same in both fits
+        a = clone(est).fit(X, y)
+        b = clone(est).fit(X, y, affinity=W)
+        c = clone(est).fit(X, y, affinity=W.toarray())
+    np.testing.assert_array_equal(a.transduction_, b.transduction_)
+    np.testing.assert_allclose(b.alpha_, a.alpha_, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(c.alpha_, a.alpha_, rtol=1e-10, atol=1e-12)
+    with pytest.raises(ValueError, match="affinity"):
+        clone(est).fit(X, y, affinity=W[:10, :10])
+    with pytest.raises(ValueError, match="not both"):
+        clone(est).fit(X, y, W, affinity=W)
+
+
+@pytest.mark.parametrize("name", ["LapSVM", "LapRLS"])
+def test_manifold_precomputed_affinity_same_fit(name):
+    import semisvm.manifold as m
+    from semisvm.kernels import kernel_matrix, scale_gamma
+    X, y = _ssl_problem(n_classes=3)
+    est = getattr(m, name)(p=1, solver="newton")
+    a = est.fit(X, y)
+    # the internal graph: the kNN lists of the Gram matrix, heat weights
+    _, dist, ind = kernel_matrix(X, kernel="rbf", gamma=scale_gamma(X),
+                                 n_neighbors=10)
+    from semisvm.graph import neighbors_affinity
+    W = neighbors_affinity(dist, ind)
+    b = getattr(m, name)(p=1, solver="newton").fit(X, y, affinity=W)
+    np.testing.assert_array_equal(a.transduction_, b.transduction_)
+    np.testing.assert_allclose(b.dual_coef_, a.dual_coef_, rtol=1e-8, atol=1e-10)
+    # and with the public kNN graph (distances computed directly)
+    W2 = knn_affinity(X, 10)
+    c = getattr(m, name)(p=1, solver="newton").fit(X, y, affinity=W2)
+    np.testing.assert_allclose(c.dual_coef_, a.dual_coef_, rtol=1e-6, atol=1e-8)

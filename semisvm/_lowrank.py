@@ -1,0 +1,368 @@
+"""LapSVM / LapRLS in the primal over explicit features: f = Z w + b.
+
+The manifold family's scalable paths (issue 17). With a feature matrix Z
+(n x D) whose Gram matrix Z Z' is the kernel, the LapSVM objective over
+f = K alpha + b equals, with w = Z' alpha,
+
+    F(w, b) = 1/2 [ sum_{labeled i} V(y_i, f_i) + gamma_A ||w||^2
+                    + gamma_I f' L^p f ],        f = Z w + b 1,
+
+(V the squared hinge max(0, 1 - y f)^2 or the squared loss (y - f)^2) and
+has the same minimum (the part of w outside the row space of Z only adds to
+||w||^2). Two feature maps:
+
+* ``kernel="linear"``: Z = X itself (dense or CSR, never densified), the
+  linear LapSVM in w (D = n_features);
+* Nystroem: Z = K(X, X_m) K_mm^{-1/2} (n x m, m landmarks), see
+  :func:`nystroem_features`; m = n reproduces the exact kernel problem.
+
+:func:`lap_primal_w` minimises F by Newton's method over the error-vector set
+(as L2-SVM-MFN and the exact LapSVM Newton: the quadratic with the set
+frozen, then the exact line search of :func:`semisvm._core._lapsvm.line_search`
+when the set changed), each Newton system solved by Jacobi-preconditioned CG
+whose matrix is applied as products by Z, Z' and L only (O(nnz(Z) + p nnz(L))
+per CG iteration; no n x n or dense n x D array is formed). LapRLS (squared
+loss) is one CG solve.
+"""
+from __future__ import annotations
+
+import logging
+import time
+
+import numpy as np
+import scipy.linalg as sla
+import scipy.sparse as sp
+
+from semisvm._core import _lapsvm
+from semisvm._results import LapWResult
+from semisvm._validation import check_int, check_positive
+
+__all__ = ["lap_primal_w", "lap_gram", "nystroem_features", "LapWResult"]
+
+logger = logging.getLogger("semisvm")
+
+# rows per block when a dense n x m product is built or reduced
+_BLOCK = 4096
+
+
+def _col_sq(Z, c):
+    """sum_i c_i Z_ij^2 for every column j, without an n x D temporary."""
+    if sp.issparse(Z):
+        Zs = sp.csr_matrix((Z.data * Z.data, Z.indices, Z.indptr), shape=Z.shape)
+        return np.asarray(Zs.T @ c.astype(Z.dtype)).ravel().astype(np.float64)
+    out = np.zeros(Z.shape[1])
+    for s in range(0, Z.shape[0], _BLOCK):
+        B = Z[s:s + _BLOCK]
+        out += (B * B).T @ c[s:s + _BLOCK].astype(Z.dtype)
+    return out
+
+
+class _Problem:
+    """Products of one Newton system: H x = rhs over x = (w, b)."""
+
+    def __init__(self, Z, L, power, gamma_A, gamma_I, fit_b):
+        self.Z, self.L, self.p = Z, L, power
+        self.gA, self.gI, self.fit_b = gamma_A, gamma_I, fit_b
+        self.n, self.D = Z.shape
+        self.dtype = Z.dtype
+
+    def lap(self, f):
+        for _ in range(self.p):
+            f = np.asarray(self.L @ f).ravel()
+        return f
+
+    def out(self, w, b):
+        return np.asarray(self.Z @ w).ravel() + self.dtype.type(b)
+
+    def hess(self, x, E):
+        """H x for the error set E (as a 0/1 mask over the n rows)."""
+        w = x[:self.D]
+        b = x[self.D] if self.fit_b else 0.0
+        f = self.out(w, b)
+        g = f * E
+        if self.gI > 0:
+            g = g + self.dtype.type(self.gI) * self.lap(f)
+        hw = np.asarray(self.Z.T @ g).ravel() + self.dtype.type(self.gA) * w
+        if not self.fit_b:
+            return hw
+        return np.concatenate([hw, [g.sum(dtype=np.float64)]]).astype(self.dtype)
+
+    def rhs(self, y, E):
+        t = (y * E).astype(self.dtype)
+        r = np.asarray(self.Z.T @ t).ravel()
+        if not self.fit_b:
+            return r
+        return np.concatenate([r, [t.sum(dtype=np.float64)]]).astype(self.dtype)
+
+    def jacobi(self, E, Ldiag):
+        c = E.astype(np.float64) + self.gI * Ldiag
+        d = _col_sq(self.Z, c) + self.gA
+        if self.fit_b:
+            d = np.concatenate([d, [max(float(c.sum()), 1e-12)]])
+        return (1.0 / d).astype(self.dtype)
+
+
+def lap_gram(Z, L, power=1):
+    """(Z~' L^p Z~) for Z~ = [Z, 1]: the graph term's (D+1) x (D+1) matrix.
+
+    For a dense Z with few columns (Nystroem) the Newton systems are then
+    solved directly: this matrix is formed once (O(p nnz(L) D + n D^2),
+    by blocks of rows: no second n x D array for p <= 2) and shared by every
+    Newton step and every one-vs-rest problem.
+    """
+    n, D = Z.shape
+    L = sp.csr_matrix(L)
+    ones = np.ones((n, 1), dtype=Z.dtype)
+    G = np.zeros((D + 1, D + 1))
+    if power <= 2:
+        for a in range(0, n, _BLOCK):
+            Lb = L[a:a + _BLOCK]
+            LZ = np.hstack([np.asarray(Lb @ Z, dtype=np.float64),
+                            np.asarray(Lb @ ones, dtype=np.float64)])
+            if power == 1:
+                Zb = np.hstack([Z[a:a + _BLOCK], ones[a:a + _BLOCK]])
+                G += Zb.T.astype(np.float64) @ LZ
+            else:
+                G += LZ.T @ LZ
+    else:
+        M = np.hstack([Z, ones]).astype(np.float64)
+        for _ in range(power // 2):
+            M = np.asarray(L @ M)
+        G = M.T @ (np.asarray(L @ M) if power % 2 else M)
+    return (G + G.T) / 2
+
+
+def _direct(Z, gram, y, E, gA, gI, fit_b):
+    """The Newton system with the error set E frozen, solved by Cholesky."""
+    D = Z.shape[1]
+    idx = np.flatnonzero(E)
+    ZE = np.hstack([np.asarray(Z[idx], dtype=np.float64), np.ones((idx.size, 1))])
+    H = gI * gram + ZE.T @ ZE
+    H[np.arange(D), np.arange(D)] += gA
+    rhs = ZE.T @ y[idx].astype(np.float64)
+    if not fit_b:
+        H, rhs = H[:D, :D], rhs[:D]
+    else:
+        H[D, D] = max(H[D, D], 1e-12)
+    try:
+        x = sla.solve(H, rhs, assume_a="pos", check_finite=False)
+    except sla.LinAlgError:
+        x = sla.lstsq(H, rhs, check_finite=False)[0]
+    return x
+
+
+def _cg(prob, E, rhs, x0, M, tol, max_iter):
+    """Preconditioned CG on H x = rhs from x0; returns (x, iterations)."""
+    x = x0.copy()
+    r = rhs - prob.hess(x, E)
+    bn = float(np.linalg.norm(rhs))
+    if bn == 0:
+        return np.zeros_like(x), 0
+    z = M * r
+    d = z.copy()
+    rz = float(r @ z)
+    it = 0
+    while it < max_iter and float(np.linalg.norm(r)) > tol * bn:
+        it += 1
+        Hd = prob.hess(d, E)
+        dHd = float(d @ Hd)
+        if dHd <= 0:
+            break
+        a = rz / dHd
+        x += prob.dtype.type(a) * d
+        r -= prob.dtype.type(a) * Hd
+        z = M * r
+        rz_new = float(r @ z)
+        d = z + prob.dtype.type(rz_new / rz) * d
+        rz = rz_new
+    return x, it
+
+
+def _objective(prob, y, lab, hinge, w, b, f):
+    r = f[lab] - y[lab]
+    if hinge:
+        r = r[y[lab] * f[lab] < 1]
+    r = r.astype(np.float64)
+    reg = prob.gA * float(w.astype(np.float64) @ w)
+    if prob.gI > 0:
+        reg += prob.gI * float(f.astype(np.float64) @ prob.lap(f))
+    return 0.5 * (float(r @ r) + reg)
+
+
+def lap_primal_w(Z, L, y, *, gamma_A=1e-4, gamma_I=1.0, loss="squared_hinge",
+                 fit_intercept=True, power=1, max_iter=50, tol=1e-9,
+                 cg_tol=None, cg_max_iter=None, gram=None, verbose=False):
+    r"""LapSVM / LapRLS over the features ``Z``: minimise over w, b
+
+    .. math::
+
+        F(w, b) = \frac12 \Big[ \sum_{i \le l} V(y_i, f_i)
+        + \gamma_A \|w\|^2 + \gamma_I f^\top L^p f \Big],
+        \qquad f = Z w + b\,\mathbf 1,
+
+    V the squared hinge (``loss="squared_hinge"``) or squared loss.
+
+    Parameters
+    ----------
+    Z : ndarray or CSR matrix of shape (n, D)
+        Features of all n rows (labeled and unlabeled); never densified.
+    L : sparse matrix (n, n)
+        Symmetric graph Laplacian (applied ``power`` times as products).
+    y : ndarray of shape (n,)
+        +1 / -1 on the labeled rows, 0 on the unlabeled ones.
+    cg_tol : float, optional
+        CG's relative residual; default 1e-10 (float64), 1e-5 (float32).
+    cg_max_iter : int, optional
+        Per Newton system; default max(200, 2 (D + 1)) capped at 5000.
+    gram : ndarray (D+1, D+1), optional
+        :func:`lap_gram` of (Z, L, power): the Newton systems are then solved
+        directly (Cholesky in D + 1 dimensions) instead of by CG.
+
+    Returns
+    -------
+    LapWResult
+    """
+    t0 = time.perf_counter()
+    n, D = Z.shape
+    dtype = Z.dtype
+    y = np.asarray(y, dtype=dtype)
+    if y.shape != (n,):
+        raise ValueError(f"y must have shape ({n},), got {y.shape}")
+    if L.shape != (n, n):
+        raise ValueError(f"L must have shape ({n}, {n}), got {L.shape}")
+    gamma_A = check_positive(gamma_A, "gamma_A")
+    gamma_I = check_positive(gamma_I, "gamma_I", allow_zero=True)
+    power = check_int(power, "power")
+    max_iter = check_int(max_iter, "max_iter")
+    if loss not in ("squared_hinge", "squared"):
+        raise ValueError(f"loss must be 'squared_hinge' or 'squared', got {loss!r}")
+    hinge = loss == "squared_hinge"
+    if cg_tol is None:
+        cg_tol = 1e-5 if dtype == np.float32 else 1e-10
+    if cg_max_iter is None:
+        cg_max_iter = min(max(200, 2 * (D + 1)), 5000)
+    L = sp.csr_matrix(L, dtype=dtype)
+    fit_b = bool(fit_intercept)
+    prob = _Problem(Z, L, power, gamma_A, gamma_I, fit_b)
+    lab = np.flatnonzero(y != 0).astype(np.int32)
+    Ldiag = np.abs(L.diagonal()).astype(np.float64) ** power
+    x = np.zeros(D + fit_b, dtype=dtype)
+    f = np.zeros(n, dtype=dtype)
+    obj = _objective(prob, y, lab, hinge, x[:D], 0.0, f)
+    hist = [obj]
+
+    def err_mask(f):
+        E = np.zeros(n, dtype=dtype)
+        if hinge:
+            E[lab[y[lab] * f[lab] < 1]] = 1
+        else:
+            E[lab] = 1
+        return E
+
+    E = err_mask(f)
+    status, n_it, n_cg = "max_iter", 0, 0
+    for it in range(max_iter):
+        n_it = it + 1
+        if gram is not None:
+            xbar = _direct(Z, gram, y, E, gamma_A, gamma_I, fit_b).astype(dtype)
+        else:
+            M = prob.jacobi(E, Ldiag)
+            xbar, k = _cg(prob, E, prob.rhs(y, E), x, M, cg_tol, cg_max_iter)
+            n_cg += k
+        bbar = float(xbar[D]) if fit_b else 0.0
+        fbar = prob.out(xbar[:D], bbar)
+        Ebar = err_mask(fbar)
+        if not hinge or np.array_equal(Ebar, E):
+            x, f = xbar, fbar
+            obj = _objective(prob, y, lab, hinge, x[:D], bbar, f)
+            hist.append(obj)
+            status = "optimal"
+            break
+        obj_bar = _objective(prob, y, lab, hinge, xbar[:D], bbar, fbar)
+        if obj_bar < obj:
+            x, f, E = xbar, fbar, Ebar
+            dec, obj = obj - obj_bar, obj_bar
+            hist.append(obj)
+            if dec <= tol * max(abs(obj), 1.0):
+                status = "optimal"
+                break
+            continue
+        # exact line search along the Newton direction (the regulariser's
+        # slope along it is left + s right)
+        d = (xbar - x).astype(np.float64)
+        df = fbar - f
+        reg_f = prob.lap(f) if gamma_I > 0 else None
+        left = gamma_A * float(d[:D] @ x[:D].astype(np.float64))
+        right = gamma_A * float(d[:D] @ d[:D])
+        if gamma_I > 0:
+            left += gamma_I * float(df.astype(np.float64) @ reg_f)
+            right += gamma_I * float(df.astype(np.float64) @ prob.lap(df))
+        s = _lapsvm.line_search(y, lab, f, df, left, right, True)
+        if s <= 0:
+            status = "optimal"
+            break
+        x = (x + dtype.type(s) * d.astype(dtype)).astype(dtype)
+        b = float(x[D]) if fit_b else 0.0
+        f = prob.out(x[:D], b)
+        new = _objective(prob, y, lab, hinge, x[:D], b, f)
+        dec, obj = obj - new, new
+        hist.append(obj)
+        E = err_mask(f)
+        if dec <= tol * max(abs(obj), 1.0):
+            status = "optimal"
+            break
+    b = float(x[D]) if fit_b else 0.0
+    if verbose:
+        logger.info("LapSVM in w (D=%d): %d Newton steps, %d CG iterations, "
+                    "objective %.10g, %s", D, n_it, n_cg, obj, status)
+    n_err = int(np.sum(y[lab] * f[lab] < 1)) if hinge else int(lab.size)
+    return LapWResult(coef=x[:D].copy(), intercept=b, decision=f,
+                      objective=float(obj), n_iter=n_it, n_cg_iter=n_cg,
+                      converged=status != "max_iter", status=status,
+                      n_error_vectors=n_err, history=np.asarray(hist),
+                      time=time.perf_counter() - t0)
+
+
+def nystroem_features(X, kernel, n_components, *, random_state=0, dtype=None,
+                      include=None):
+    """Nystroem feature map Z = K(X, X_m) K_mm^{-1/2} over m landmark rows.
+
+    Landmarks: the rows ``include`` first (e.g. the labeled rows; the first
+    m of them if there are more), then rows drawn uniformly without
+    replacement from the others (in the order of
+    ``numpy.random.RandomState(random_state).permutation(n)``, as
+    scikit-learn's ``Nystroem``), m in all; ``K_mm^{-1/2}`` is the pseudo-inverse square
+    root from ``eigh`` (eigenvalues below ``m * eps * max`` dropped), so Z Z'
+    is the Nystroem approximation K_nm K_mm^+ K_mn of the kernel (= K when
+    m = n). ``kernel(A, B)`` returns the dense kernel block between rows of
+    A and B. Memory O(n m): Z is built by blocks of rows.
+
+    Returns
+    -------
+    Z : ndarray (n, m) in ``dtype`` (default X's)
+    landmarks : ndarray (m,) of row indices
+    N : ndarray (m, m), K_mm^{-1/2}; a new point's features are
+        ``kernel(x, X[landmarks]) @ N``.
+    """
+    n = X.shape[0]
+    m = check_int(n_components, "n_components")
+    if m > n:
+        raise ValueError(
+            f"n_components={m} must be at most the number of training rows n={n}")
+    dtype = X.dtype if dtype is None else np.dtype(dtype)
+    perm = np.random.RandomState(random_state).permutation(n)
+    if include is not None and len(include):
+        first = np.unique(np.asarray(include, dtype=np.intp))[:m]
+        perm = np.concatenate([first, perm[~np.isin(perm, first)]])
+    landmarks = np.sort(perm[:m])
+    XL = X[landmarks]
+    Kmm = np.asarray(kernel(XL, XL), dtype=np.float64)
+    Kmm = (Kmm + Kmm.T) / 2
+    s, U = sla.eigh(Kmm, check_finite=False)
+    keep = s > max(float(s.max()), 0.0) * m * np.finfo(np.float64).eps
+    N = (U[:, keep] / np.sqrt(s[keep])) @ U[:, keep].T
+    Z = np.empty((n, m), dtype=dtype)
+    for a in range(0, n, _BLOCK):
+        Kb = np.asarray(kernel(X[a:a + _BLOCK], XL), dtype=np.float64)
+        Z[a:a + _BLOCK] = Kb @ N
+    return Z, landmarks, N

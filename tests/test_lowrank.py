@@ -1,0 +1,295 @@
+"""LapSVM / LapRLS scalable modes (semisvm._lowrank, n_components): the
+linear primal in w and Nystroem, against the exact kernel-matrix solver."""
+import pickle
+import tracemalloc
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.datasets import make_moons
+
+from semisvm._lowrank import lap_primal_w, nystroem_features
+from semisvm.graph import knn_affinity, laplacian
+from semisvm.kernels import kernel_matrix
+from semisvm.manifold import LapRLS, LapSVM, lapsvm_primal
+
+
+def _blobs(n=80, d=5, seed=0):
+    rng = np.random.RandomState(seed)
+    X = rng.randn(n, d)
+    yt = (np.arange(n) < n // 2).astype(int)
+    X[yt == 1] += 1.5
+    y = np.full(n, -1)
+    lab = np.r_[0:4, n - 4:n]
+    y[lab] = yt[lab]
+    return X, y, yt
+
+
+def _pm(y):
+    return np.where(y == -1, 0.0, np.where(y == 1, 1.0, -1.0))
+
+
+@pytest.mark.parametrize("loss", ["squared_hinge", "squared"])
+@pytest.mark.parametrize("power", [1, 2])
+@pytest.mark.parametrize("fit_intercept", [True, False])
+def test_primal_w_matches_exact_linear_kernel(loss, power, fit_intercept):
+    X, y, _ = _blobs()
+    L = laplacian(knn_affinity(X, 6))
+    ref = lapsvm_primal(X @ X.T, L, y, gamma_A=1e-2, gamma_I=1.0, loss=loss,
+                        solver="newton", power=power, fit_intercept=fit_intercept)
+    for Z in (X, sp.csr_matrix(X)):
+        res = lap_primal_w(Z, L, _pm(y), gamma_A=1e-2, gamma_I=1.0, loss=loss,
+                           power=power, fit_intercept=fit_intercept)
+        assert res.converged
+        assert abs(res.objective - ref.objective) <= 1e-9 * ref.objective
+        np.testing.assert_allclose(res.decision, ref.decision, atol=1e-8)
+        np.testing.assert_allclose(res.intercept, ref.intercept, atol=1e-8)
+        # w = X' alpha: the same function
+        np.testing.assert_allclose(res.coef, X.T @ ref.alpha, atol=1e-7)
+
+
+def test_primal_w_objective_is_the_documented_one():
+    X, y, _ = _blobs(seed=3)
+    L = laplacian(knn_affinity(X, 5), normalized=False)
+    res = lap_primal_w(X, L, _pm(y), gamma_A=0.1, gamma_I=0.5, power=2)
+    f = X @ res.coef + res.intercept
+    yl = _pm(y)[y != -1]
+    hinge = np.maximum(0, 1 - yl * f[y != -1]) ** 2
+    Ld = L.toarray()
+    obj = 0.5 * (hinge.sum() + 0.1 * res.coef @ res.coef + 0.5 * f @ Ld @ Ld @ f)
+    np.testing.assert_allclose(res.objective, obj, rtol=1e-12)
+    np.testing.assert_allclose(res.decision, f, atol=1e-12)
+    # optimality: the gradient vanishes
+    act = (y != -1) & (_pm(y) * f < 1)
+    r = np.where(act, f - _pm(y), 0.0)
+    g = r + 0.5 * Ld @ Ld @ f
+    np.testing.assert_allclose(X.T @ g + 0.1 * res.coef, 0, atol=1e-7)
+    np.testing.assert_allclose(g.sum(), 0, atol=1e-7)
+
+
+@pytest.mark.parametrize("Est", [LapSVM, LapRLS])
+def test_linear_estimator_matches_kernel_lapsvm(Est):
+    X, y, yt = _blobs(n=100, seed=1)
+    Xt = np.random.RandomState(9).randn(30, X.shape[1]) + 0.7
+    lin = Est(kernel="linear", gamma_A=1e-2, p=2).fit(X, y)
+    assert lin.mode_ == "linear" and lin.coef_.shape == (1, X.shape[1])
+    ref = Est(kernel="linear", gamma_A=1e-2, p=2, n_components=None,
+              solver="newton").fit(X, y)
+    assert ref.mode_ == "exact"
+    # the same graph: knn_affinity vs the Gram matrix's own kNN lists
+    aff = knn_affinity(X, 10)
+    lin = Est(kernel="linear", gamma_A=1e-2, p=2).fit(X, y, affinity=aff)
+    ref = Est(kernel="linear", gamma_A=1e-2, p=2, n_components=None,
+              solver="newton").fit(X, y, affinity=aff)
+    np.testing.assert_allclose(lin.result_.objective, ref.result_.objective,
+                               rtol=1e-9)
+    np.testing.assert_array_equal(lin.transduction_, ref.transduction_)
+    np.testing.assert_allclose(lin.decision_function(Xt),
+                               ref.decision_function(Xt), atol=1e-7)
+    np.testing.assert_array_equal(lin.predict(Xt), ref.predict(Xt))
+    again = pickle.loads(pickle.dumps(lin))
+    np.testing.assert_array_equal(again.decision_function(Xt),
+                                  lin.decision_function(Xt))
+
+
+def test_linear_csr_never_densified(monkeypatch):
+    # 2000 x 3000 CSR, 0.2 % dense: a dense n x d array is 48 MB (24 MB in
+    # float32), an n x n one 32 MB; the fit's own memory is O(nnz + n k)
+    # (measured peak 1.3 MB; the kernel-matrix path: 60 MB)
+    rng = np.random.RandomState(0)
+    n, d = 2000, 3000
+    X = sp.random(n, d, density=0.002, format="csr", random_state=rng)
+    X.data[:] = rng.rand(X.nnz)
+    X = X + sp.csr_matrix((np.ones(n), (np.arange(n), np.arange(n) % 50)),
+                          shape=(n, d))
+    w = rng.randn(d)
+    yt = (X @ w > np.median(X @ w)).astype(int)
+    y = np.full(n, -1)
+    y[:60] = yt[:60]
+    aff = knn_affinity(X, 6, method="exact")
+
+    def no_dense(*a, **k):
+        raise AssertionError("a sparse matrix was densified")
+
+    for cls in (sp.csr_matrix, sp.csc_matrix, sp.coo_matrix):
+        monkeypatch.setattr(cls, "toarray", no_dense)
+        monkeypatch.setattr(cls, "todense", no_dense)
+    tracemalloc.start()
+    try:
+        est = LapSVM(kernel="linear", gamma_A=0.1, gamma_I=0.1, p=1).fit(
+            X, y, affinity=aff)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert est.mode_ == "linear" and est.result_.converged
+    assert peak < 8e6, f"peak {peak / 1e6:.1f} MB"
+    assert est.decision_function(X[:5]).shape == (5,)
+
+
+@pytest.mark.parametrize("Est", [LapSVM, LapRLS])
+@pytest.mark.parametrize("p", [1, 2])
+def test_nystroem_m_equals_n_reproduces_exact(Est, p):
+    X, y = make_moons(60, noise=0.1, random_state=0)
+    y = np.where(np.arange(60) < 6, y, -1)
+    Xt, _ = make_moons(40, noise=0.1, random_state=1)
+    aff = knn_affinity(X, 8)
+    kw = dict(gamma=1.0, gamma_A=1e-3, gamma_I=1.0, p=p)
+    exact = Est(n_components=None, solver="newton", **kw).fit(X, y, affinity=aff)
+    low = Est(n_components=60, **kw).fit(X, y, affinity=aff)
+    assert low.mode_ == "nystroem" and low.n_components_ == 60
+    assert low.result_.converged
+    np.testing.assert_allclose(low.result_.objective, exact.result_.objective,
+                               rtol=1e-6)
+    np.testing.assert_array_equal(low.transduction_, exact.transduction_)
+    np.testing.assert_allclose(low.decision_function(Xt),
+                               exact.decision_function(Xt), atol=1e-4)
+
+
+def test_nystroem_features_gram():
+    X = np.random.RandomState(0).randn(50, 3)
+    kern = lambda A, B: kernel_matrix(A, B, kernel="rbf", gamma=0.5)  # noqa: E731
+    K = kern(X, X)
+    Z, lm, N = nystroem_features(X, kern, 50)
+    np.testing.assert_allclose(Z @ Z.T, K, atol=1e-8)
+    Z, lm, N = nystroem_features(X, kern, 10, random_state=3)
+    assert lm.shape == (10,) and np.all(np.diff(lm) > 0)
+    np.testing.assert_array_equal(
+        lm, np.sort(np.random.RandomState(3).permutation(50)[:10]))
+    # Nystroem: Z Z' = K_nm K_mm^-1 K_mn, exact on the landmark columns
+    np.testing.assert_allclose((Z @ Z.T)[:, lm], K[:, lm], atol=1e-8)
+    Z32, _, _ = nystroem_features(X.astype(np.float32), kern, 10)
+    assert Z32.dtype == np.float32
+
+
+def test_nystroem_low_rank_accuracy_seeded_and_float32():
+    X, yt = make_moons(400, noise=0.1, random_state=0)
+    y = np.full(400, -1)
+    y[np.r_[np.flatnonzero(yt == 0)[:3], np.flatnonzero(yt == 1)[:3]]] = 1
+    y[np.flatnonzero(yt == 0)[:3]] = 0
+    est = LapSVM(n_components=60, gamma=2.0, p=1).fit(X, y)
+    err = np.mean(est.transduction_ != yt)
+    assert err < 0.05, err
+    again = LapSVM(n_components=60, gamma=2.0, p=1).fit(X, y)
+    np.testing.assert_array_equal(again.dual_coef_, est.dual_coef_)
+    e32 = LapSVM(n_components=60, gamma=2.0, p=1).fit(X.astype(np.float32), y)
+    assert e32.dual_coef_.dtype == np.float32
+    assert np.mean(e32.transduction_ != yt) < 0.05
+    # multi-class one-vs-rest over the shared features and graph
+    y3 = y.copy()
+    y3[(X[:, 0] > 1.5) & (y3 == -1)] = -1
+    y3[np.flatnonzero((X[:, 0] > 1.5) & (yt == 1))[:3]] = 2
+    est3 = LapRLS(n_components=60, gamma=2.0, p=1).fit(X, y3)
+    assert est3.dual_coef_.shape == (3, 60) and est3.predict(X[:5]).shape == (5,)
+
+
+def test_auto_mode_threshold_and_message(monkeypatch, caplog):
+    import logging
+
+    import semisvm.manifold as m
+    X, y = make_moons(120, noise=0.1, random_state=0)
+    y = np.where(np.arange(120) < 6, y, -1)
+    assert LapSVM(gamma=2.0).fit(X, y).mode_ == "exact"
+    monkeypatch.setattr(m, "LOWRANK_MIN_SAMPLES", 100)
+    monkeypatch.setattr(m, "AUTO_COMPONENTS", 30)
+    with caplog.at_level(logging.INFO, logger="semisvm"):
+        est = LapSVM(gamma=2.0).fit(X, y)
+    assert est.mode_ == "nystroem" and est.n_components_ == 30
+    assert "Nystroem low-rank mode" in caplog.text and "30 landmarks" in caplog.text
+    # precomputed kernels stay exact
+    K = kernel_matrix(X, kernel="rbf", gamma=2.0)
+    assert LapSVM(kernel="precomputed").fit(K, y).mode_ == "exact"
+
+
+def test_bad_n_components():
+    X, y = make_moons(40, noise=0.1, random_state=0)
+    y = np.where(np.arange(40) < 6, y, -1)
+    with pytest.raises(ValueError, match="n_components"):
+        LapSVM(n_components=41).fit(X, y)
+    with pytest.raises(ValueError, match="n_components"):
+        LapSVM(n_components="big").fit(X, y)
+    with pytest.raises(TypeError, match="n_components"):
+        LapSVM(n_components=2.5).fit(X, y)
+    with pytest.raises(ValueError, match="linear"):
+        LapSVM(kernel="linear", n_components=10).fit(X, y)
+    with pytest.raises(ValueError, match="precomputed"):
+        LapSVM(kernel="precomputed", n_components=10).fit(
+            kernel_matrix(X, kernel="rbf", gamma=1.0), y)
+
+
+@pytest.mark.parametrize("power", [1, 2, 3])
+@pytest.mark.parametrize("loss", ["squared_hinge", "squared"])
+def test_direct_newton_matches_cg(power, loss):
+    from semisvm._lowrank import lap_gram
+    X, y, _ = _blobs(n=90, d=6, seed=4)
+    L = laplacian(knn_affinity(X, 6))
+    G = lap_gram(X, L, power)
+    Zt = np.hstack([X, np.ones((90, 1))])
+    Lp = np.linalg.matrix_power(L.toarray(), power)
+    np.testing.assert_allclose(G, Zt.T @ Lp @ Zt, atol=1e-10)
+    a = lap_primal_w(X, L, _pm(y), gamma_A=1e-2, power=power, loss=loss)
+    b = lap_primal_w(X, L, _pm(y), gamma_A=1e-2, power=power, loss=loss, gram=G)
+    np.testing.assert_allclose(b.objective, a.objective, rtol=1e-10)
+    np.testing.assert_allclose(b.decision, a.decision, atol=1e-8)
+    assert b.n_cg_iter == 0
+
+
+# ------------------------------------------------------------------ PUSVM
+
+def _pu(n=120, seed=0):
+    rng = np.random.RandomState(seed)
+    yt = (np.arange(n) % 2).astype(int)
+    X = rng.randn(n, 2) + 2.0 * yt[:, None]
+    y = np.where((yt == 1) & (rng.rand(n) < 0.4), 1, -1)
+    return X, y, yt
+
+
+def test_pusvm_nystroem_m_equals_n_reproduces_exact():
+    from semisvm.pu import PUSVM
+    X, y, _ = _pu()
+    Xt = np.random.RandomState(5).randn(30, 2) + 1.0
+    kw = dict(prior=0.5, lam=1e-2, gamma=0.5, tol=1e-9)
+    exact = PUSVM(n_components=None, **kw).fit(X, y)
+    low = PUSVM(n_components=X.shape[0], **kw).fit(X, y)
+    assert exact.n_components_ is None and low.n_components_ == X.shape[0]
+    np.testing.assert_allclose(low.result_.objective,
+                               exact.result_.objective, rtol=1e-6)
+    np.testing.assert_allclose(low.decision_function(Xt),
+                               exact.decision_function(Xt), atol=1e-5)
+    np.testing.assert_array_equal(low.transduction_, exact.transduction_)
+
+
+def test_pusvm_nystroem_low_rank_and_auto(monkeypatch, caplog):
+    import logging
+
+    import semisvm.pu as pu
+    X, y, yt = _pu(n=600)
+    kw = dict(prior=0.5, lam=1e-2, gamma=0.5)
+    exact = pu.PUSVM(n_components=None, **kw).fit(X, y)
+    low = pu.PUSVM(n_components=50, **kw).fit(X, y)
+    err_e = np.mean(exact.transduction_ != np.where(yt == 1, 1, -1))
+    err_l = np.mean(low.transduction_ != np.where(yt == 1, 1, -1))
+    assert err_l <= err_e + 0.02, (err_l, err_e)
+    assert low.dual_coef_.shape == (50,) and low.support_vectors_.shape == (50, 2)
+    assert pu.PUSVM(**kw).fit(X, y).n_components_ is None     # auto: exact
+    monkeypatch.setattr(pu, "NYSTROEM_MIN_SAMPLES", 500)
+    monkeypatch.setattr(pu, "AUTO_COMPONENTS", 40)
+    with caplog.at_level(logging.INFO, logger="semisvm"):
+        assert pu.PUSVM(**kw).fit(X, y).n_components_ == 40
+    assert "Nystroem" in caplog.text
+    with pytest.raises(ValueError, match="n_components"):
+        pu.PUSVM(kernel="linear", n_components=10, **kw).fit(X, y)
+    with pytest.raises(ValueError, match="n_components"):
+        pu.PUSVM(n_components=601, **kw).fit(X, y)
+
+
+def test_nystroem_landmarks_include_the_labeled_rows():
+    X, yt = make_moons(300, noise=0.1, random_state=0)
+    y = np.full(300, -1)
+    lab = np.r_[np.flatnonzero(yt == 0)[:4], np.flatnonzero(yt == 1)[:4]]
+    y[lab] = yt[lab]
+    est = LapSVM(n_components=20, gamma=2.0, p=1).fit(X, y)
+    assert set(lab) <= set(est.landmarks_.tolist())
+    assert est.landmarks_.size == 20
+    perm = np.random.RandomState(0).permutation(300)
+    rest = perm[~np.isin(perm, lab)][:12]
+    np.testing.assert_array_equal(est.landmarks_, np.sort(np.r_[lab, rest]))
