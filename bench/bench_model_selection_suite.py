@@ -116,10 +116,10 @@ def search(est, X, cv_splits, cv_repeats, sup=False, name=None):
     return GridSearchCV(est, grid, cv=cv, error_score=0.0)
 
 
-def unl_error(fitted, X, y_true, y_semi):
+def unl_error(fitted, X, y_true, y_semi, transductive=True):
     u = y_semi < 0
     est = getattr(fitted, "best_estimator_", fitted)
-    if hasattr(est, "transduction_"):
+    if transductive and hasattr(est, "transduction_"):
         pred = np.asarray(est.transduction_)[u]
     else:
         pred = est.predict(X[np.flatnonzero(u)])
@@ -152,7 +152,9 @@ def run(args):
                         warnings.simplefilter("always")
                         try:
                             model.fit(d.X, ys)
-                            err = unl_error(model, d.X, d.y, ys)
+                            # the supervised model's labels are its predictions
+                            # (TSVM(lam_u=0)'s transduction_ would follow r)
+                            err = unl_error(model, d.X, d.y, ys, tag == "semi")
                         except Exception as exc:   # report, do not hide
                             err = float("nan")
                             row[tag + "_exc"] = f"{type(exc).__name__}: {exc}"[:200]
