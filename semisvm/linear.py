@@ -1148,6 +1148,8 @@ def class_balance(X, y, *, lam="auto", method="cc", n_splits=5, fit_intercept=Tr
     n_splits : int, default=5
         Folds over the labeled rows for the calibration of "pcc" and "em"
         (lowered to the smallest class count).
+    fit_intercept, intercept_scaling : bool, float
+        As in :class:`LinearSVM`.
 
     Returns
     -------
