@@ -1267,8 +1267,13 @@ class _SemiSupervisedLinear(SafeSemiSupervisedMixin, _LinearDecisionMixin,
         self._r_solver = None if self.r is None else self.r_
         results = self._fit_classes(
             X, K, lambda k: np.where(y_idx < 0, -1, (y_idx == k).astype(np.int8)))
-        if K == 2:
+        if K == 2 and self.lam_u > 0:
             self.transduction_ = self.classes_[(results[0].labels > 0).astype(np.intp)]
+        elif K == 2:
+            # lam_u = 0 is the supervised SVM: its labels are the output signs
+            # (the balance r only shapes the unused temporary labels)
+            pick = np.where(y_idx < 0, (results[0].decision > 0).astype(np.intp), y_idx)
+            self.transduction_ = self.classes_[pick]
         else:
             # unlabeled rows: the class of the largest one-vs-rest output
             scores = np.stack([res.decision for res in results], axis=1)
@@ -1481,7 +1486,8 @@ class TSVM(_SemiSupervisedLinear):
         over all training rows (see Defaults above). The value used is
         ``lam_``.
     lam_u : float, default=1.0
-        Final weight of the unlabeled loss (>= 0; 0 gives the supervised SVM).
+        Final weight of the unlabeled loss (>= 0; 0 gives the supervised SVM,
+        and ``transduction_`` then holds its predictions).
     r : "auto", None, float in (0, 1) or array of shape (n_classes,), default="auto"
         Fraction of unlabeled rows labelled ``classes_[1]``. "auto": estimated
         from the unlabeled rows (:func:`class_balance`; the labeled fraction

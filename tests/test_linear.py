@@ -1120,3 +1120,15 @@ def test_safe_falls_back_to_supervised_when_unlabeled_rows_hurt(Est):
     assert not good.fell_back_ and good.unlabeled_gain_ >= 0
     np.testing.assert_array_equal(good.coef_, plain.coef_)
     assert plain.unlabeled_gain_ is None and not plain.fell_back_
+
+
+@pytest.mark.parametrize("Est", [TSVM, DASVM])
+def test_lam_u_zero_transduction_is_the_supervised_prediction(Est):
+    # DASVM at lam_u = 0 has p_j = r for every row: its temporary labels were
+    # all one class; the supervised model's labels are the output signs
+    X, y, truth = _imbalanced_blobs(4)
+    u = y < 0
+    est = Est(lam_u=0.0, r=0.3).fit(X, y)
+    np.testing.assert_array_equal(est.transduction_[u], est.predict(X[u]))
+    np.testing.assert_array_equal(est.transduction_[~u], y[~u])
+    assert np.mean(est.transduction_[u] != truth[u]) < 0.15
