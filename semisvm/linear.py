@@ -1119,9 +1119,12 @@ def class_balance(X, y, *, lam="auto", method="cc", n_splits=5, fit_intercept=Tr
       EM of Saerens, Latinne & Decaestecker (2002)
       (:func:`semisvm.model_selection.em_class_prior`).
 
-    With more than two classes each class k is estimated against the rest
-    and the estimates are normalised to sum to one. Estimates are clipped to
-    [0.02, 0.98].
+    With more than two classes ``"cc"`` counts the one-vs-rest model's
+    predictions (the class of the largest output; per-class "k against the
+    rest" positive fractions: mnist10 TSVM error 29.9 / 18.3 / 23.7 % at 5 /
+    25 / proportional labels, against 26.9 / 16.2 / 20.2 % with the labeled
+    fraction), the other methods estimate each class against the rest; the
+    estimates are clipped to [0.02, 0.98] and normalised to sum to one.
 
     Why ``"cc"``: measured on the tune part of the issue-15 suite
     (``bench/bench_model_selection_prior.py --part tune --fit``: 12 sets, 5 /
@@ -1193,18 +1196,24 @@ def class_balance(X, y, *, lam="auto", method="cc", n_splits=5, fit_intercept=Tr
                         fit_intercept=fit_intercept, intercept_scaling=intercept_scaling)
         return np.asarray(Xt @ res.coef).ravel() + res.intercept
 
-    out = []
+    out, decs = [], []
     for k in ([1] if K == 2 else range(K)):
         ypm = np.where(yl == k, 1.0, -1.0).astype(X.dtype)
         oof = np.zeros(lab.size)
         for tr, te in folds:
             oof[te] = fit_dec(tr, ypm, Xl[te])
         dec_u = fit_dec(np.arange(lab.size), ypm, Xu)
+        decs.append(dec_u)
         out.append(estimate_class_prior(oof, yl == k, dec_u, method=method))
     if K == 2:
         return out[0]
-    r = np.asarray(out)
-    return np.clip(r / r.sum(), 0.02, 0.98)
+    if method == "cc":
+        # count the one-vs-rest model's predictions (largest output)
+        r = np.bincount(np.argmax(np.stack(decs, axis=1), axis=1), minlength=K) / unl.size
+    else:
+        r = np.asarray(out)
+    r = np.clip(r / r.sum(), 0.02, 0.98)
+    return r / r.sum()
 
 
 class _SemiSupervisedLinear(SafeSemiSupervisedMixin, _LinearDecisionMixin,
