@@ -1170,46 +1170,55 @@ def class_balance(X, y, *, lam="auto", method="cc", n_splits=5, fit_intercept=Tr
     >>> round(class_balance(X, y), 1)                       # truth: 0.2
     0.2
     """
-    from sklearn.model_selection import StratifiedKFold
-
-    from semisvm.model_selection import estimate_class_prior
     y = np.asarray(y)
     lab = np.flatnonzero(y >= 0)
     unl = np.flatnonzero(y < 0)
     if unl.size == 0:
         return None
-    yl = y[lab]
+    Xu = X[unl]
+    return _class_balance(X[lab], y[lab], lambda coef, b: np.asarray(Xu @ coef).ravel() + b,
+                          default_lam(X, lam), method, n_splits, fit_intercept,
+                          intercept_scaling)
+
+
+def _class_balance(Xl, yl, decision_u, lam, method, n_splits, fit_intercept,
+                   intercept_scaling):
+    """:func:`class_balance` on the labeled rows ``Xl`` (in memory);
+    ``decision_u(coef, intercept)`` gives the outputs of the unlabeled rows
+    (in memory or over dask row blocks)."""
+    from sklearn.model_selection import StratifiedKFold
+
+    from semisvm.model_selection import estimate_class_prior
     K = int(yl.max()) + 1
     counts = np.bincount(yl, minlength=K)
     if counts.min() < 2:
         return None
-    lam = default_lam(X, lam)
-    Xl, Xu = X[lab], X[unl]
     if method not in ("cc", "pcc", "em"):
         raise ValueError(f"method must be 'cc', 'pcc' or 'em', got {method!r}")
     folds = [] if method == "cc" else list(
         StratifiedKFold(min(n_splits, int(counts.min())), shuffle=True,
-                        random_state=0).split(np.zeros((lab.size, 1)), yl))
+                        random_state=0).split(np.zeros((yl.size, 1)), yl))
 
-    def fit_dec(rows, ypm, Xt):
-        res = l2svm_mfn(Xl[rows], ypm[rows], lam=lam * rows.size,
-                        fit_intercept=fit_intercept, intercept_scaling=intercept_scaling)
-        return np.asarray(Xt @ res.coef).ravel() + res.intercept
+    def fit(rows, ypm):
+        return l2svm_mfn(Xl[rows], ypm[rows], lam=lam * rows.size,
+                         fit_intercept=fit_intercept, intercept_scaling=intercept_scaling)
 
     out, decs = [], []
     for k in ([1] if K == 2 else range(K)):
-        ypm = np.where(yl == k, 1.0, -1.0).astype(X.dtype)
-        oof = np.zeros(lab.size)
+        ypm = np.where(yl == k, 1.0, -1.0).astype(Xl.dtype)
+        oof = np.zeros(yl.size)
         for tr, te in folds:
-            oof[te] = fit_dec(tr, ypm, Xl[te])
-        dec_u = fit_dec(np.arange(lab.size), ypm, Xu)
+            res = fit(tr, ypm)
+            oof[te] = np.asarray(Xl[te] @ res.coef).ravel() + res.intercept
+        res = fit(np.arange(yl.size), ypm)
+        dec_u = np.asarray(decision_u(res.coef, res.intercept), dtype=np.float64)
         decs.append(dec_u)
         out.append(estimate_class_prior(oof, yl == k, dec_u, method=method))
     if K == 2:
         return out[0]
     if method == "cc":
         # count the one-vs-rest model's predictions (largest output)
-        r = np.bincount(np.argmax(np.stack(decs, axis=1), axis=1), minlength=K) / unl.size
+        r = np.bincount(np.argmax(np.stack(decs, axis=1), axis=1), minlength=K) / decs[0].size
     else:
         r = np.asarray(out)
     r = np.clip(r / r.sum(), 0.02, 0.98)
@@ -1357,21 +1366,43 @@ class _SemiSupervisedLinear(SafeSemiSupervisedMixin, _LinearDecisionMixin,
         self.classes_, _ = encode_semisupervised_multiclass(
             labels, estimator=type(self).__name__)
         cls = self.classes_
+        numeric = labels.dtype.kind in "biuf"
         if self.safe:
             raise ValueError("safe=True needs X in memory (the check refits on "
                              "folds of the labeled rows); pass safe=False with dask")
         self.unlabeled_gain_, self.fell_back_ = None, False
-        # r="auto" needs the out-of-fold outputs of the labeled rows: with row
-        # blocks the labeled fraction is used (as r=None)
         if isinstance(self.r, str) and self.r != "auto":
             raise ValueError(f"r must be 'auto', None, a fraction or one fraction "
                              f"per class, got {self.r!r}")
-        self.r_ = None if self.r is None or isinstance(self.r, str) else self.r
-        if self.r_ is not None:
-            self.r_ = (check_fraction(self.r_, "r") if cls.shape[0] == 2 else
-                       np.asarray(check_class_fractions(self.r_, cls.shape[0])))
+        K = cls.shape[0]
+        if isinstance(self.r, str):
+            # r="auto": the labeled rows (few) are gathered, the unlabeled
+            # outputs are one blockwise product, as in memory
+            y_np = np.asarray(y.compute() if is_dask(y) else y)
+            y_idx = (np.where(np.isin(y_np, cls), np.searchsorted(cls, y_np), -1)
+                     if numeric else np.searchsorted(cls, y_np))
+            lab = np.flatnonzero(y_idx >= 0)
+            unl = np.flatnonzero(y_idx < 0)
+            r = None
+            if unl.size:
+                Xl = X[lab].compute()
+                Xl = as_csr32(sp.csr_matrix(Xl) if sp.issparse(Xl) else np.ascontiguousarray(Xl))
+
+                def dec_u(coef, b):
+                    return np.asarray(_distributed.decision_function(
+                        X, coef, b).compute())[unl]
+                r = _class_balance(Xl, y_idx[lab], dec_u, self.lam_, "cc", 5,
+                                   self.fit_intercept, self.intercept_scaling)
+            if r is None:
+                frac = np.bincount(y_idx[lab], minlength=K) / lab.size
+                r = float(frac[1]) if K == 2 else frac
+            self.r_ = r
+        else:
+            self.r_ = self.r
+            if self.r_ is not None:
+                self.r_ = (check_fraction(self.r_, "r") if K == 2 else
+                           np.asarray(check_class_fractions(self.r_, K)))
         self._r_solver = self.r_
-        numeric = labels.dtype.kind in "biuf"
 
         def ssl(k):
             def f(b):
@@ -1500,7 +1531,7 @@ class TSVM(_SemiSupervisedLinear):
     r : "auto", None, float in (0, 1) or array of shape (n_classes,), default="auto"
         Fraction of unlabeled rows labelled ``classes_[1]``. "auto": estimated
         from the unlabeled rows (:func:`class_balance`; the labeled fraction
-        when a class has fewer than 2 labels, or with dask input); None: the
+        when a class has fewer than 2 labels); None: the
         labeled fraction (the paper). With more than two classes: "auto",
         None (each one-vs-rest problem uses the labeled fraction of its class)
         or one fraction per class. The value used is ``r_``.
