@@ -833,12 +833,15 @@ def test_pcmac_transductive_error():
     for il, iu in zip(d["idx_lab"], d["idx_unl"]):
         y = np.full(X.shape[0], -1)
         y[il] = yall[il]
-        ts = TSVM().fit(X, y)
+        # the paper's balance (the labeled fraction, r=None): with r="auto"
+        # (a count of the supervised SVM's positive outputs, 19.5 % error
+        # here) TSVM's error is 15.9 % on this balanced set
+        ts = TSVM(r=None).fit(X, y)
         # the same labeled loss: lam_ with 1/l costs
         sup = LinearSVM(lam=ts.lam_ * len(il)).fit(X[il], yall[il])
         err["sup"].append(np.mean(sup.predict(X[iu]) != yall[iu]))
         err["tsvm"].append(np.mean(ts.transduction_[iu] != yall[iu]))
-        err["da"].append(np.mean(DASVM().fit(X, y).transduction_[iu] != yall[iu]))
+        err["da"].append(np.mean(DASVM(r=None).fit(X, y).transduction_[iu] != yall[iu]))
     m = {k: float(np.mean(v)) for k, v in err.items()}
     # measured (lam="auto" = 0.003): supervised 0.195, TSVM 0.089, DA 0.065
     assert m["sup"] > 0.15
