@@ -278,7 +278,10 @@ def paper_table(names, svm_learn=None, workdir=None, splits=None):
             y[il] = yall[il]
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                for key, est in (("s1", TSVM(S=1)), ("sm", TSVM()), ("da", DASVM())):
+                # the papers' r: the labeled positive fraction (r=None), not
+                # the library default r="auto"
+                for key, est in (("s1", TSVM(S=1, r=None)), ("sm", TSVM(r=None)),
+                                 ("da", DASVM(r=None))):
                     est, t, c = timed(lambda est=est: est.fit(X, y))
                     lam = est.lam_
                     cols[key][0].append(np.mean(est.transduction_[iu] != yall[iu]))
@@ -375,10 +378,10 @@ def scale_table(sizes, plot):
         load = os.getloadavg()[0]
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            ts, t_ts, c_ts, m_ts = traced(lambda: TSVM().fit(X, y))
+            ts, t_ts, c_ts, m_ts = traced(lambda: TSVM(r=None).fit(X, y))
             _, t_sup, c_sup, _ = traced(
                 lambda: LinearSVM(lam=ts.lam_ * n, grad_tol=0).fit(X, yall))
-            da, t_da, c_da, m_da = traced(lambda: DASVM().fit(X, y))
+            da, t_da, c_da, m_da = traced(lambda: DASVM(r=None).fit(X, y))
         e_ts = np.mean(ts.transduction_[unl] != yall[unl])
         e_da = np.mean(da.transduction_[unl] != yall[unl])
         print(f"{n:>9}{X.nnz:>11}{csr_mb:>8.1f}{t_sup:>7.2f}/{c_sup:<6.2f}"

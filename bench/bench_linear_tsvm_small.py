@@ -69,11 +69,12 @@ from semisvm import DASVM, TSVM  # noqa: E402
 
 DATA = Path(os.environ.get("SEMISVM_SHARED_DATA",
                            Path(__file__).resolve().parents[2] / "shared" / "data"))
-MODELS = {"TSVM": lambda: TSVM(), "TSVM1": lambda: TSVM(S=1),
-          "DASVM": lambda: DASVM(),
+# r=None: the papers' balance (the labeled positive fraction), not r="auto"
+MODELS = {"TSVM": lambda: TSVM(r=None), "TSVM1": lambda: TSVM(S=1, r=None),
+          "DASVM": lambda: DASVM(r=None),
           # the reference settings (DASVM's defaults before 2026-11-23:
           # the same iterates as that code, bit for bit)
-          "DAref": lambda: DASVM(relax=1.0, newton_steps=None, kl_tol=1e-6,
+          "DAref": lambda: DASVM(r=None, relax=1.0, newton_steps=None, kl_tol=1e-6,
                                  T0=10.0)}
 
 

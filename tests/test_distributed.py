@@ -370,3 +370,16 @@ def test_ssl_backends_share_one_protocol():
     missing = steps(LocalSSL) - steps(DaskSSL)
     assert not missing, missing
     assert LocalSSL.distributed is False and DaskSSL.distributed is True
+
+
+def test_tsvm_r_auto_on_dask_equals_in_memory(client):
+    # r="auto" (the default) gathers the labeled rows and counts the
+    # supervised outputs of the unlabeled rows blockwise: the same r_
+    X, y = _ssl(seed=3)
+    labels = np.where(y == 0, -1, np.where(y > 0, 1, 0))
+    ref = TSVM(**TSVM_KW).fit(X, labels)
+    dist = TSVM(**TSVM_KW).fit(_dask(X, SSL_CHUNKS), labels)
+    assert dist.r_ == pytest.approx(ref.r_, abs=1e-12)
+    assert ref.r_ != np.mean(labels[labels >= 0])
+    with pytest.raises(ValueError, match="safe=True needs X in memory"):
+        TSVM(safe=True).fit(_dask(X, SSL_CHUNKS), labels)
