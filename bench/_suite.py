@@ -1,0 +1,364 @@
+"""The broad held-out suite of issue 15: data loading and label draws.
+
+Shared by every bench script that tunes or reports defaults on data the papers
+never used.  Two parts, fixed here once and for all:
+
+* ``tune``   -- the only part on which anything (a default, a search space, a
+  rule) may be chosen;
+* ``report`` -- never used to choose anything; its numbers are reported only.
+
+Each set is a binary or multi-class problem with at most ``max_rows`` rows (a
+stratified subsample drawn with a fixed seed, the same for every label draw, so
+every draw sees the same rows).  A *cell* is (set, label scheme); its figure is
+the mean over the label draws (seeds 0-2) of the transductive error on the
+unlabeled rows.  Label schemes:
+
+* ``"5"``    -- 5 labeled rows per class (stratified), all others unlabeled;
+* ``"25"``   -- 25 labeled rows per class;
+* ``"prop"`` -- a proportional draw: about 5 % of the rows, stratified, so the
+  labeled class balance follows the data's (at least 2 rows per class).
+
+If a class is too small for ``k`` labels, it gets ``n_c // 2`` of them (so it
+keeps as many unlabeled rows as labeled ones).
+
+Preprocessing is what a user would do and the same for every estimator: tabular
+sets whose columns differ in scale by orders of magnitude (``standardize=True``
+below) are standardized with the mean/std of all the subsample's rows
+(unsupervised: legitimate in the transductive setting); every other set is used
+as stored (the defaults must be scale-aware).  Labels are mapped to 0..K-1 so
+that ``-1`` can mark an unlabeled row.
+
+The shared data sets are read in place from ``../shared/data`` (or
+``$SEMISVM_SHARED_DATA``); a set whose file is absent is skipped with a message
+by ``available()``.
+
+Usage::
+
+    from _suite import names, load, label_draw, cells
+    for name in names("tune"):
+        d = load(name)                      # Dataset(name, X, y, part, ...)
+        y_semi = label_draw(d.y, "5", seed=0)   # -1 = unlabeled
+    for d, scheme, seed, y_semi in cells("tune"):
+        ...
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+
+__all__ = ["TUNE", "REPORT", "SCHEMES", "SEEDS", "Dataset", "names", "load",
+           "label_draw", "cells", "available", "data_dir"]
+
+SCHEMES = ("5", "25", "prop")
+SEEDS = (0, 1, 2)
+MAX_ROWS = 2000
+SUBSAMPLE_SEED = 12345      # the rows kept from a large set (fixed, never a draw seed)
+
+
+def data_dir():
+    """Where the shared data sets live (``$SEMISVM_SHARED_DATA`` or ``../shared/data``)."""
+    env = os.environ.get("SEMISVM_SHARED_DATA")
+    if env:
+        return Path(env)
+    here = Path(__file__).resolve().parent
+    for p in here.parents:
+        cand = p / "shared" / "data"
+        if cand.is_dir():
+            return cand
+    return here.parents[1] / "shared" / "data"
+
+
+def _shared(name):
+    path = data_dir() / f"{name}.npz"
+    if not path.exists():
+        raise FileNotFoundError(f"shared data set {name!r} not found at {path}")
+    with np.load(path, allow_pickle=False) as z:
+        raw = {k: z[k] for k in z.files}
+    out = {}
+    for key in list(raw):
+        if key.endswith("_shape") and key[:-6] + "_indptr" in raw:
+            base = key[:-6]
+            out[base] = sp.csr_matrix(
+                (raw[base + "_data"], raw[base + "_indices"], raw[base + "_indptr"]),
+                shape=tuple(int(s) for s in raw[key]))
+    parts = ("_data", "_indices", "_indptr", "_shape")
+    for key, val in raw.items():
+        if not any(key.endswith(p) and key[: -len(p)] in out for p in parts):
+            out[key] = val
+    return out
+
+
+# ---------------------------------------------------------------- synthetic sets
+def _moons(seed):
+    from sklearn.datasets import make_moons
+    return make_moons(1000, noise=0.15, random_state=seed)
+
+
+def _circles(seed):
+    from sklearn.datasets import make_circles
+    return make_circles(1000, noise=0.08, factor=0.5, random_state=seed)
+
+
+def _xor(seed):
+    rng = np.random.RandomState(seed)
+    X = rng.uniform(-1.0, 1.0, size=(1000, 2))
+    y = ((X[:, 0] > 0) ^ (X[:, 1] > 0)).astype(np.int64)
+    X = np.hstack([X, 0.3 * rng.randn(1000, 3)])      # three noise features
+    return X, y
+
+
+def _imbalanced_blobs(seed, n=1000, frac=0.25, d=5, sep=2.5):
+    """Two Gaussian blobs, ``frac`` of the rows in the minority class."""
+    rng = np.random.RandomState(seed)
+    n1 = int(round(frac * n))
+    X = rng.randn(n, d)
+    y = np.zeros(n, dtype=np.int64)
+    y[:n1] = 1
+    X[:n1, 0] += sep
+    X[:n1, 1] += 0.5 * sep
+    perm = rng.permutation(n)
+    return X[perm], y[perm]
+
+
+def _nested_clouds(seed, n=1000, d=5):
+    """Two concentric Gaussian clouds of different spread (std 1 and 3)."""
+    rng = np.random.RandomState(seed)
+    y = (np.arange(n) % 2).astype(np.int64)
+    X = rng.randn(n, d) * np.where(y == 1, 3.0, 1.0)[:, None]
+    perm = rng.permutation(n)
+    return X[perm], y[perm]
+
+
+def _classification(seed, **kw):
+    from sklearn.datasets import make_classification
+    args = dict(n_samples=1500, n_features=20, n_informative=6, n_redundant=4,
+                class_sep=1.0, random_state=seed)
+    args.update(kw)
+    return make_classification(**args)
+
+
+# ---------------------------------------------------------------- the catalogue
+@dataclass(frozen=True)
+class _Spec:
+    name: str
+    part: str
+    loader: object
+    standardize: bool = False
+    classes: tuple | None = None     # keep only these classes (before mapping)
+    note: str = ""
+
+
+def _sk(fn, scale=1.0):
+    def load():
+        d = fn()
+        return np.asarray(d.data, dtype=np.float64) * scale, np.asarray(d.target)
+    return load
+
+
+def _sh(name, key="X", ykey="y"):
+    def load():
+        d = _shared(name)
+        return d[key], np.asarray(d[ykey])
+    load.shared = name
+    return load
+
+
+def _catalogue():
+    from sklearn import datasets as skd
+    specs = [
+        # ---------------- TUNE (defaults and search spaces may be chosen here)
+        _Spec("breast_cancer", "tune", _sk(skd.load_breast_cancer), standardize=True,
+              note="scikit-learn, 569 x 30, 212/357"),
+        _Spec("wine", "tune", _sk(skd.load_wine), standardize=True,
+              note="scikit-learn, 178 x 13, 3 classes"),
+        _Spec("moons", "tune", lambda: _moons(0), note="make_moons(1000, noise=.15)"),
+        _Spec("circles", "tune", lambda: _circles(0),
+              note="make_circles(1000, noise=.08, factor=.5)"),
+        _Spec("xor", "tune", lambda: _xor(0), note="XOR on [-1,1]^2 + 3 noise features"),
+        _Spec("blobs_75_25", "tune", lambda: _imbalanced_blobs(0),
+              note="two Gaussian blobs in 5-d, 75/25"),
+        _Spec("nested_clouds", "tune", lambda: _nested_clouds(0),
+              note="concentric Gaussians, std 1 vs 3, 5-d"),
+        _Spec("ionosphere", "tune", _sh("ionosphere"), note="USMO, 351 x 33"),
+        _Spec("diabetes", "tune", _sh("diabetes"), note="USMO, 768 x 8, 500/268"),
+        _Spec("krvskp", "tune", _sh("krvskp"), note="USMO, 3196 x 36 -> 2000"),
+        _Spec("isolet", "tune", _sh("isolet"), note="USMO 2-class isolet, 600 x 51"),
+        _Spec("mnist10", "tune", _sh("mnist_t10k"),
+              note="MNIST test, 10 classes, 10000 x 784 (0..255) -> 2000"),
+        # ---------------- REPORT (never used to choose anything)
+        _Spec("digits", "report", _sk(skd.load_digits),
+              note="scikit-learn digits, 1797 x 64, 10 classes"),
+        _Spec("classif_a", "report", lambda: _classification(101),
+              note="make_classification(1500, 20 feat, 6 inf, seed 101)"),
+        _Spec("classif_b", "report",
+              lambda: _classification(202, n_features=50, n_informative=10,
+                                      n_redundant=0, class_sep=0.8, flip_y=0.03),
+              note="make_classification(1500, 50 feat, 10 inf, sep .8, flip .03, seed 202)"),
+        _Spec("classif_85_15", "report",
+              lambda: _classification(303, weights=[0.85, 0.15], class_sep=1.2),
+              note="make_classification 85/15 (seed 303)"),
+        _Spec("australian", "report", _sh("australian"), note="USMO, 690 x 42"),
+        _Spec("heart_statlog", "report", _sh("heart_statlog"), note="USMO, 270 x 13"),
+        _Spec("house_votes", "report", _sh("house_votes"), note="USMO, 435 x 16"),
+        _Spec("spectf", "report", _sh("spectf"), note="USMO, 349 x 44, 95/254"),
+        _Spec("clean1", "report", _sh("clean1"), note="USMO musk clean1, 476 x 166"),
+        _Spec("a9a", "report", _sh("adult_a9a"),
+              note="LIBSVM a9a train, sparse 123 binary features -> 2000"),
+        _Spec("bank", "report", _sh("bank_marketing"), standardize=True,
+              note="bank-full, 45211 x 51 -> 2000, ~88/12"),
+        _Spec("shuttle", "report", _sh("shuttle"), standardize=True,
+              classes=(1, 4, 5),
+              note="Statlog shuttle train, classes 1/4/5 (the others have < 40 rows) -> 2000"),
+    ]
+    return {s.name: s for s in specs}
+
+
+TUNE = ("breast_cancer", "wine", "moons", "circles", "xor", "blobs_75_25",
+        "nested_clouds", "ionosphere", "diabetes", "krvskp", "isolet", "mnist10")
+REPORT = ("digits", "classif_a", "classif_b", "classif_85_15", "australian",
+          "heart_statlog", "house_votes", "spectf", "clean1", "a9a", "bank", "shuttle")
+
+
+def names(part="tune"):
+    """The set names of ``part`` ("tune", "report" or "all")."""
+    if part == "tune":
+        return TUNE
+    if part == "report":
+        return REPORT
+    if part == "all":
+        return TUNE + REPORT
+    raise ValueError(f"part must be 'tune', 'report' or 'all', got {part!r}")
+
+
+@dataclass
+class Dataset:
+    name: str
+    X: object            # ndarray (float64) or csr_matrix
+    y: np.ndarray        # int64 class indices 0..K-1
+    part: str
+    note: str
+
+    @property
+    def n_classes(self):
+        return int(self.y.max()) + 1
+
+    @property
+    def binary(self):
+        return self.n_classes == 2
+
+
+def _stratified_subsample(y, m, seed):
+    """Indices of a stratified subsample of ``m`` rows (sorted)."""
+    from sklearn.model_selection import train_test_split
+    idx = np.arange(y.shape[0])
+    keep, _ = train_test_split(idx, train_size=m, stratify=y, random_state=seed)
+    return np.sort(keep)
+
+
+def load(name, max_rows=MAX_ROWS):
+    """Load one suite set (subsampled to ``max_rows`` rows, stratified, fixed seed)."""
+    cat = _catalogue()
+    if name not in cat:
+        raise ValueError(f"unknown suite set {name!r}; known: {sorted(cat)}")
+    spec = cat[name]
+    X, y = spec.loader()
+    y = np.asarray(y).ravel()
+    if spec.classes is not None:
+        keep = np.isin(y, spec.classes)
+        X, y = X[keep], y[keep]
+    if y.shape[0] > max_rows:
+        keep = _stratified_subsample(y, max_rows, SUBSAMPLE_SEED)
+        X, y = X[keep], y[keep]
+    _, y = np.unique(y, return_inverse=True)
+    y = y.astype(np.int64)
+    if sp.issparse(X):
+        X = sp.csr_matrix(X, dtype=np.float64)
+        X.sort_indices()
+    else:
+        X = np.ascontiguousarray(X, dtype=np.float64)
+        if spec.standardize:
+            mu = X.mean(axis=0)
+            sd = X.std(axis=0)
+            sd[sd == 0] = 1.0
+            X = (X - mu) / sd
+    return Dataset(name, X, y, spec.part, spec.note)
+
+
+def label_draw(y, scheme, seed):
+    """``y`` with the unlabeled rows set to ``-1`` for one label draw.
+
+    ``scheme`` is ``"5"``, ``"25"`` (labels per class, stratified) or ``"prop"``
+    (about 5 % of the rows, class proportions kept, at least 2 per class).
+    """
+    y = np.asarray(y)
+    rng = np.random.RandomState(seed)
+    classes, counts = np.unique(y, return_counts=True)
+    if scheme == "prop":
+        total = max(int(round(0.05 * y.shape[0])), 2 * classes.size)
+        want = np.maximum(2, np.round(total * counts / counts.sum()).astype(int))
+    else:
+        try:
+            k = int(scheme)
+        except ValueError:
+            raise ValueError(f"scheme must be '5', '25' or 'prop', got {scheme!r}") from None
+        want = np.full(classes.size, k)
+    want = np.minimum(want, counts // 2)
+    out = np.full(y.shape[0], -1, dtype=np.int64)
+    for c, k in zip(classes, want):
+        rows = np.flatnonzero(y == c)
+        pick = rng.choice(rows, size=int(k), replace=False)
+        out[pick] = c
+    return out
+
+
+def available(name):
+    """``(True, "")`` if the set can be loaded, else ``(False, reason)``."""
+    try:
+        spec = _catalogue()[name]
+    except KeyError:
+        return False, f"unknown set {name!r}"
+    shared = getattr(spec.loader, "shared", None)
+    if shared is not None:
+        f = data_dir() / f"{shared}.npz"
+        if not f.exists():
+            return False, f"{f} not found"
+    return True, ""
+
+
+def cells(part="tune", schemes=SCHEMES, seeds=SEEDS, max_rows=MAX_ROWS, only=None):
+    """Yield ``(dataset, scheme, seed, y_semi)`` over a part of the suite.
+
+    Sets whose shared file is absent are skipped with a message on stderr.
+    ``only`` restricts to a collection of set names.
+    """
+    import sys
+    for name in names(part):
+        if only is not None and name not in only:
+            continue
+        ok, why = available(name)
+        if not ok:
+            print(f"# skipped {name}: {why}", file=sys.stderr)
+            continue
+        d = load(name, max_rows=max_rows)
+        for scheme in schemes:
+            for seed in seeds:
+                yield d, scheme, seed, label_draw(d.y, scheme, seed)
+
+
+if __name__ == "__main__":
+    for part in ("tune", "report"):
+        for name in names(part):
+            ok, why = available(name)
+            if not ok:
+                print(f"{part:6s} {name:14s} SKIPPED: {why}")
+                continue
+            d = load(name)
+            cnt = np.bincount(d.y)
+            kind = "sparse" if sp.issparse(d.X) else "dense"
+            labs = [int((label_draw(d.y, s, 0) >= 0).sum()) for s in SCHEMES]
+            print(f"{part:6s} {name:14s} {d.X.shape[0]:5d} x {d.X.shape[1]:4d} {kind:6s} "
+                  f"K={d.n_classes:2d} counts={cnt.tolist()} labels(5/25/prop)={labs}")
