@@ -61,7 +61,7 @@ def _fit_one(name, params, X, y_semi, y):
     res = getattr(est, "result_", None)
     status = getattr(res, "status", None) if not isinstance(res, list) else None
     return dict(err=100.0 * float(np.mean(pred != y[unl])), cpu=cpu,
-                warn=int(nwarn), n_iter=int(np.max(getattr(est, "n_iter_", 0) or 0)),
+                warn=int(nwarn), n_iter=int(np.max(np.asarray(getattr(est, "n_iter_", 0)))),
                 status=status,
                 frac=np.bincount(pred.astype(np.intp), minlength=int(y.max()) + 1).tolist())
 

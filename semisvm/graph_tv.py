@@ -140,14 +140,67 @@ def _lambda_median(F, lam_b):
     """Column-wise lambda-median: the (floor(n / (lam_b + 1)) + 1)-th largest entry.
 
     lam_b = 1 gives the plain median (``np.median``, the mean of the two
-    middle entries for even n).
+    middle entries for even n). ``lam_b`` may be one value per column of a
+    2-D F.
     """
+    lam_arr = np.asarray(lam_b, dtype=np.float64)
+    if lam_arr.ndim:
+        if F.ndim != 2 or lam_arr.shape != (F.shape[1],):
+            raise ValueError("lam_b must be a scalar or one value per column")
+        if np.all(lam_arr == lam_arr[0]):
+            return _lambda_median(F, float(lam_arr[0]))
+        return np.array([_lambda_median(F[:, k], float(lam_arr[k]))
+                         for k in range(F.shape[1])], dtype=F.dtype)
+    lam_b = float(lam_arr)
     if lam_b == 1.0:
         return np.median(F, axis=0)
     n = F.shape[0]
     k = min(int(np.floor(n / (lam_b + 1.0))), n - 1)
     # the (k+1)-th largest is the (n-k)-th smallest (0-based n-k-1)
     return np.partition(F, n - k - 1, axis=0)[n - k - 1]
+
+
+_PI_CLIP = 0.05    # class fractions of the balance term are kept in [0.05, 0.95]
+
+
+def _balance_lambdas(balance, F0, y, lab, binary, n_classes):
+    """The lambda of each column's balance term and the class fractions behind it.
+
+    A column whose class holds a fraction ``pi`` of the rows gets
+    ``lam = (1 - pi) / pi``: its lambda-median is then the entry with a
+    fraction pi of the rows above it, and the balance of an indicator,
+    ``min(lam |A|, |A^c|)``, is largest at ``|A| = pi n`` (pi = 1/2: the
+    plain median; pi = 1/c: the multiclass lambda of Bresson et al. 2013).
+    ``balance="auto"``: pi from the starting point ``F0`` (its sign, binary;
+    its argmax, multi-class; the labeled rows at their labels), clipped to
+    [0.05, 0.95]; a float or array: the given class fractions.
+    """
+    if balance == "median":
+        return (1.0 if binary else np.ones(n_classes)), None
+    if balance == "lambda":
+        return (1.0 if binary else np.full(n_classes, float(n_classes - 1))), None
+    if isinstance(balance, str) and balance == "auto":
+        if binary:
+            pred = (F0[:, 0] > 0).astype(np.intp)
+        else:
+            pred = np.argmax(F0, axis=1)
+        pred[lab] = y[lab]
+        pi = np.bincount(pred, minlength=n_classes) / pred.shape[0]
+    else:
+        pi = np.asarray(balance, dtype=np.float64).ravel()
+        if binary and pi.shape == (1,):
+            pi = np.array([1.0 - pi[0], pi[0]])
+        if pi.shape != (n_classes,):
+            raise ValueError(
+                f"balance as class fractions needs one value per class "
+                f"({n_classes}) or, for two classes, the fraction of the second "
+                f"class; got shape {np.shape(balance)}")
+        if not np.all(np.isfinite(pi)) or np.any(pi <= 0) or np.any(pi >= 1):
+            raise ValueError(f"balance fractions must lie in (0, 1), got {balance!r}")
+        pi = pi / pi.sum()
+    pi = np.clip(pi, _PI_CLIP, 1.0 - _PI_CLIP)
+    lam = (1.0 - pi) / pi
+    return (float(lam[1]) if binary else lam), pi
 
 
 def _balance_subgradient(f, lam_b):
@@ -687,8 +740,9 @@ def graph_cheeger(K, W, y, *, loss="squared", lam=1.0, mu=1.0, r=1.0, c=1.0,
         raise ValueError(f"loss must be 'squared' or 'hinge', got {loss!r}")
     if start not in ("auto", "spread", "kernel"):
         raise ValueError(f"start must be 'auto', 'spread' or 'kernel', got {start!r}")
-    if balance not in ("median", "lambda"):
-        raise ValueError(f"balance must be 'median' or 'lambda', got {balance!r}")
+    if isinstance(balance, str) and balance not in ("median", "lambda", "auto"):
+        raise ValueError(f"balance must be 'median', 'lambda', 'auto' or class "
+                         f"fractions, got {balance!r}")
     K, W, y, n_classes = _common_checks(
         K, W, y, lam, {"mu": mu, "r": r, "c": c}, tol, max_iter, n_stable,
         rof_tol, rof_max_iter)
@@ -711,7 +765,6 @@ def _cheeger(K, W, y, n_classes, loss, lam, mu, r, c, balance, start,
     unl = y == UNLABELED
     binary = n_classes == 2
     ncol = 1 if binary else n_classes
-    lam_b = 1.0 if (binary or balance == "median") else float(n_classes - 1)
     Ylab = np.zeros((n, ncol), dtype=dt)     # overwrite values on labeled rows
     if binary:
         Ylab[lab, 0] = np.where(y[lab] == 1, 1.0, -1.0)
@@ -736,6 +789,11 @@ def _cheeger(K, W, y, n_classes, loss, lam, mu, r, c, balance, start,
         F = _label_spreading(W, Ylab).astype(dt)
     else:
         _, F = fac.solve(r * Ylab)
+    F_spread = F if start == "spread" else None
+    if isinstance(balance, str) and balance == "auto" and F_spread is None:
+        F_spread = _label_spreading(W, Ylab)
+    lam_b, class_fractions = _balance_lambdas(balance, F_spread, y, lab,
+                                              binary, n_classes)
     F -= _lambda_median(F, lam_b)
     F[lab] = Ylab[lab]
     if radius is not None:
@@ -754,7 +812,8 @@ def _cheeger(K, W, y, n_classes, loss, lam, mu, r, c, balance, start,
     it = 0
     for it in range(1, max_iter + 1):
         for k in range(ncol):
-            V[:, k], B = _balance_subgradient(F[:, k], lam_b)
+            V[:, k], B = _balance_subgradient(
+                F[:, k], lam_b if binary else float(lam_b[k]))
             Evec[k] = max(rof.tv(F[:, k]) / B if B > 0 else 0.0, 1e-12)
         E_total = float(Evec.sum())
         if E_total < best["E"] * (1 - tol):
@@ -855,10 +914,19 @@ def _knn_graph(X, *, n_neighbors=10, weights="self-tuning"):
 
 
 def _median_rbf_gamma(X, random_state, n_max=1000):
-    """RBF gamma = 1 / (2 s^2), s the median pairwise distance (on <= n_max rows)."""
+    """RBF gamma = 1 / (2 s^2), s the median pairwise distance (on <= n_max rows).
+
+    Above n_max rows the median is taken over n_max of them: evenly spaced
+    rows (``random_state=None``, deterministic: the same input gives the same
+    width) or a draw with ``random_state``.
+    """
     n = X.shape[0]
     if n > n_max:
-        X = X[check_random_state(random_state).choice(n, n_max, replace=False)]
+        if random_state is None:
+            rows = np.linspace(0, n - 1, n_max).round().astype(np.intp)
+        else:
+            rows = check_random_state(random_state).choice(n, n_max, replace=False)
+        X = X[rows]
     D = pairwise_kernels(X, metric="linear")
     sq = np.diag(D)
     d2 = np.maximum(sq[:, None] + sq[None, :] - 2 * D, 0)
@@ -986,7 +1054,8 @@ _COMMON_DOC = """
         Kernel of the RKHS term (scikit-learn pairwise kernels), default "rbf".
     kernel_gamma : float or None, default=None
         Kernel width; None: ``1 / (2 s^2)`` with s the median pairwise distance
-        (on at most 1000 rows drawn with ``random_state``); for TVRLS / TVSVM
+        (on at most 1000 rows: evenly spaced ones, or drawn with
+        ``random_state`` when it is given); for TVRLS / TVSVM
         with two classes ``s = min(median, 2 x the mean distance to the
         n_neighbors-th neighbour)`` (see "Defaults" above).
     degree, coef0 : kernel parameters of "poly" / "sigmoid".
@@ -1013,8 +1082,10 @@ _COMMON_DOC = """
     rof_tol, rof_max_iter : relative primal-dual gap (default 1e-3) and
         iteration cap (200) of each graph-ROF solve (warm started; 1e-3
         halves the ROF time against 1e-4 at the same USPS error).
-    random_state : int, RandomState or None
-        Only used to subsample rows for the default kernel width.
+    random_state : int, RandomState or None, default=None
+        Only used to subsample rows for the default kernel width when there
+        are more than 1000; None: evenly spaced rows (no randomness: two fits
+        of the same data give the same bits).
     verbose : int
         Log every outer iteration (logger "semisvm").
 
