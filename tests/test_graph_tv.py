@@ -300,3 +300,73 @@ def test_two_moons_defaults_converge(Est):
         est = Est().fit(X, y)
     assert est.result_.converged
     assert np.mean(est.transduction_ != yt) <= 0.01
+
+
+# ------------------------------------------------- defaults (issue 15)
+
+
+@pytest.mark.parametrize("Est", [TVRLS, TVSVM, CheegerRLS, CheegerSVM])
+def test_defaults_deterministic(Est):
+    # same input -> same bits, with every parameter at its default
+    X, y, _, _ = _problem(n=80, n_lab=10, seed=3)
+    a = _fit_quiet(Est(), X, y)
+    b = _fit_quiet(Est(), X, y)
+    np.testing.assert_array_equal(a.alpha_, b.alpha_)
+    np.testing.assert_array_equal(a.intercept_, b.intercept_)
+    np.testing.assert_array_equal(a.transduction_, b.transduction_)
+    np.testing.assert_array_equal(a.decision_function(X), b.decision_function(X))
+
+
+def test_default_kernel_width_has_no_random_subsample():
+    from semisvm.graph_tv import _median_rbf_gamma
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((1500, 4))
+    g = _median_rbf_gamma(X, None)
+    assert g == _median_rbf_gamma(X, None)
+    # the evenly spaced 1000 rows, computed independently
+    rows = np.linspace(0, 1499, 1000).round().astype(int)
+    d = X[rows][:, None, :] - X[rows][None, :, :]
+    d2 = np.sum(d * d, axis=-1)[np.triu_indices(1000, 1)]
+    assert g == pytest.approx(1.0 / (2.0 * np.median(d2)), rel=1e-10)
+    # an explicit seed still draws its rows (and differs from the default)
+    assert _median_rbf_gamma(X, 0) == _median_rbf_gamma(X, 0) != g
+
+
+@pytest.mark.parametrize("Est", [CheegerRLS, CheegerSVM])
+def test_cheeger_balance_follows_the_data(Est):
+    # 240 / 60 points in two separated blobs, 3 labels per class: the
+    # median balance forces an even split (about 30% error); balance="auto"
+    # takes the class fractions from label spreading (measured 2.7-5.1% over
+    # seeds 0-3), the true fraction gives 2%
+    X, yt = make_blobs([240, 60], centers=[[0, 0], [5, 0]], random_state=0)
+    rng = np.random.default_rng(1)
+    y = np.full(300, -1)
+    for c in (0, 1):
+        y[rng.choice(np.flatnonzero(yt == c), 3, replace=False)] = c
+    unl = y == -1
+    med = _fit_quiet(Est(balance="median"), X, y)
+    auto = _fit_quiet(Est(balance="auto"), X, y)
+    true = _fit_quiet(Est(balance=0.2), X, y)
+    assert abs(med.transduction_.mean() - 0.5) < 0.02
+    assert np.mean(med.transduction_[unl] != yt[unl]) > 0.25
+    assert np.mean(auto.transduction_[unl] != yt[unl]) < 0.08
+    assert np.mean(true.transduction_[unl] != yt[unl]) < 0.04
+    assert abs(true.transduction_.mean() - 0.2) < 0.02
+    with pytest.raises(ValueError, match="balance"):
+        Est(balance=1.5).fit(X, y)
+    with pytest.raises(ValueError, match="balance"):
+        Est(balance="even").fit(X, y)
+
+
+@pytest.mark.parametrize("Est", [TVRLS, TVSVM, CheegerRLS, CheegerSVM])
+def test_defaults_converge_multiclass(Est):
+    X, yt = make_blobs(150, centers=[[0, 0], [5, 0], [0, 5]], random_state=0)
+    rng = np.random.default_rng(0)
+    y = np.full(150, -1)
+    for c in range(3):
+        y[rng.choice(np.flatnonzero(yt == c), 5, replace=False)] = c
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        est = Est().fit(X, y)
+    assert est.result_.converged and est.n_iter_ < est.max_iter
+    assert np.mean(est.transduction_ != yt) < 0.05
