@@ -107,7 +107,7 @@ def _ocsvm_scores(X, prows, urows, kernel, gamma, degree, coef0):
 _INITS = ("uniform", "parzen", "ocsvm")
 
 
-def usmo(X, y, prior, lam, *, kernel="rbf", gamma=None, degree=3, coef0=0.0,
+def usmo(X, y, *, prior, lam, kernel="rbf", gamma=None, degree=3, coef0=0.0,
          cache_size=200.0, tol=1e-3, max_iter=None, init="uniform", s0=None,
          solver="auto", verbose=False):
     r"""Train the double-hinge PU SVM by USMO; return a :class:`USMOResult`.
@@ -406,7 +406,7 @@ class PUSVM(ClassifierMixin, BaseEstimator):
                 "Only binary classification is supported. PUSVM reads y as 1 = "
                 "labeled positive, -1 or 0 = unlabeled; got labels "
                 f"{labels[:5].tolist()}")
-        res = usmo(X, y, prior, self.lam, kernel=self.kernel, gamma=self.gamma,
+        res = usmo(X, y, prior=prior, lam=self.lam, kernel=self.kernel, gamma=self.gamma,
                    degree=self.degree, coef0=self.coef0,
                    cache_size=self.cache_size, tol=self.tol,
                    max_iter=self.max_iter, init=self.init,
