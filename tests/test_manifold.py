@@ -523,3 +523,22 @@ def test_dense_laplacian_path_equals_sparse():
     a = lapsvm_primal(K, Lfull, ssl01(y), gamma_A=1e-2, gamma_I=0.5, stop="none")
     ref, _ = _reference(K, Lfull, y, 1e-2, 0.5, True)
     assert abs(a.objective - ref) <= 1e-6 * abs(ref)
+
+
+@pytest.mark.parametrize("Est", [LapSVM, LapRLS])
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_defaults_deterministic(Est, n_classes):
+    # same input -> same bits with every parameter at its default (issue 15)
+    X, yt = make_blobs(120, centers=n_classes, cluster_std=2.0, random_state=0)
+    y = np.full(120, -1)
+    rng = np.random.default_rng(0)
+    for c in range(n_classes):
+        y[rng.choice(np.flatnonzero(yt == c), 4, replace=False)] = c
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        a = Est().fit(X, y)
+        b = Est().fit(X, y)
+    np.testing.assert_array_equal(a.dual_coef_, b.dual_coef_)
+    np.testing.assert_array_equal(a.intercept_, b.intercept_)
+    np.testing.assert_array_equal(a.transduction_, b.transduction_)
+    np.testing.assert_array_equal(a.decision_function(X), b.decision_function(X))
