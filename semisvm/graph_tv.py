@@ -70,6 +70,7 @@ from semisvm._core._graph_tv import (
     smo_qp,
 )
 from semisvm._results import GraphTVResult
+from semisvm.model_selection import SafeSemiSupervisedMixin
 from semisvm._validation import (
     FLOAT_DTYPES,
     UNLABELED,
@@ -950,7 +951,7 @@ def _median_rbf_gamma(X, random_state, n_max=1000):
 # ------------------------------------------------------------- estimators
 
 
-class _GraphTVBase(ClassifierMixin, BaseEstimator):
+class _GraphTVBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
     """Shared fit/predict of the four graph TV estimators."""
 
     _model = "tv"
@@ -1022,6 +1023,10 @@ class _GraphTVBase(ClassifierMixin, BaseEstimator):
         y_enc[lab] = y_idx
         if W is None:
             W = _knn_graph(X, n_neighbors=self.n_neighbors, weights=self.weights)
+        elif self.safe:
+            raise ValueError(
+                "safe=True refits on folds of the rows and needs the graph built "
+                "from X: pass W=None (or safe=False)")
         self._kernel_gamma = (self.kernel_gamma if self.kernel_gamma is not None
                               else self._default_kernel_gamma(X))
         with threadpool_limits(limits=1, user_api="blas"):
@@ -1040,7 +1045,31 @@ class _GraphTVBase(ClassifierMixin, BaseEstimator):
         self.transduction_ = self.classes_[res.labels]
         self.n_iter_ = res.n_iter
         self.result_ = res
-        return self
+        return self._safe_fit(X, y)
+
+    # -- the safety net (semisvm.model_selection.SafeSemiSupervisedMixin) --
+    def _supervised_counterpart(self):
+        """The kernel machine on the labeled rows alone: TVRLS / TVSVM with
+        ``gamma=0, normalize=None`` (kernel ridge classification / the
+        kernel SVM with LIBSVM C = mu / lam), the same kernel."""
+        cls = TVSVM if self._loss == "hinge" else TVRLS
+        params = {k: v for k, v in self.get_params().items()
+                  if k in ("kernel", "kernel_gamma", "degree", "coef0",
+                           "n_neighbors", "weights", "random_state")}
+        if isinstance(self, _TVBase):
+            params.update(lam=self.lam, eta=self.eta, mu=self.mu)
+        return cls(gamma=0.0, normalize=None, safe=False, **params)
+
+    def _adopt_supervised(self, X, y):
+        """Become the supervised solution (the safety net fired)."""
+        sup = self._supervised_counterpart().fit(X, y)
+        for name in ("alpha_", "intercept_", "_kernel_gamma", "X_fit_",
+                     "n_iter_", "result_"):
+            setattr(self, name, getattr(sup, name))
+        lab = np.asarray(y) != UNLABELED
+        self.transduction_ = np.where(lab, np.asarray(y, dtype=object),
+                                      sup.transduction_.astype(object)
+                                      ).astype(self.classes_.dtype)
 
     def decision_function(self, X):
         """Out-of-sample scores ``sum_j k(x, x_j) alpha_j + b``.
@@ -1098,6 +1127,21 @@ _COMMON_DOC = """
         Only used to subsample rows for the default kernel width when there
         are more than 1000; None: evenly spaced rows (no randomness: two fits
         of the same data give the same bits).
+    safe : bool, default=False
+        The safety net (:class:`semisvm.model_selection.SafeSemiSupervisedMixin`):
+        after the fit, compare the model with its supervised counterpart
+        (TVRLS / TVSVM with ``gamma=0, normalize=None``: kernel ridge
+        classification / the kernel SVM on the labeled rows, same kernel) by
+        cross-validation on the labeled rows (every unlabeled row stays in
+        training), store the mean accuracy gain in ``unlabeled_gain_`` and,
+        when it is below ``-safe_margin``, become that supervised model
+        (``fell_back_``). Costs ``2 x safe_cv x 2`` extra fits; needs the
+        graph built from X (not ``fit(..., W=...)``).
+    safe_cv : int or cross-validator, default=5
+        Folds of the check (an int k: k labeled-row folds, repeated twice).
+    safe_margin : float, default=0.0
+        Fall back when the cross-validated accuracy gain is below
+        ``-safe_margin``.
     verbose : int
         Log every outer iteration (logger "semisvm").
 
@@ -1113,6 +1157,11 @@ _COMMON_DOC = """
     n_iter_ : int
     result_ : GraphTVResult
         Objective history, residuals, iterations, stop reason, ROF time.
+    unlabeled_gain_ : float or None
+        ``safe=True``: cross-validated accuracy of the model minus that of
+        its supervised counterpart (None when ``safe=False``).
+    fell_back_ : bool
+        True when the safety net replaced the model by the supervised one.
     n_features_in_ : int
 """
 
@@ -1147,7 +1196,8 @@ class _TVBase(_GraphTVBase):
                  degree=3, coef0=0.0, n_neighbors=10, weights="self-tuning",
                  tol=1e-4, n_stable=10, label_tol=0.01, max_iter=300,
                  rof_tol=1e-3, rof_max_iter=200, conflict_tol=0.1,
-                 random_state=None, verbose=0):
+                 random_state=None, safe=False, safe_cv=5,
+                 safe_margin=0.0, verbose=0):
         self.gamma = gamma
         self.lam = lam
         self.eta = eta
@@ -1170,6 +1220,9 @@ class _TVBase(_GraphTVBase):
         self.rof_max_iter = rof_max_iter
         self.conflict_tol = conflict_tol
         self.random_state = random_state
+        self.safe = safe
+        self.safe_cv = safe_cv
+        self.safe_margin = safe_margin
         self.verbose = verbose
 
     def _solve(self, K, W, y):
@@ -1222,7 +1275,8 @@ class _CheegerBase(_GraphTVBase):
                  normalize="sqrt", kernel="rbf", kernel_gamma=None, degree=3, coef0=0.0,
                  n_neighbors=10, weights="self-tuning", tol=1e-6, n_stable=10,
                  label_tol=0.01, max_iter=300, rof_tol=1e-3, rof_max_iter=200,
-                 random_state=None, verbose=0):
+                 random_state=None, safe=False, safe_cv=5,
+                 safe_margin=0.0, verbose=0):
         self.lam = lam
         self.mu = mu
         self.r = r
@@ -1243,6 +1297,9 @@ class _CheegerBase(_GraphTVBase):
         self.rof_tol = rof_tol
         self.rof_max_iter = rof_max_iter
         self.random_state = random_state
+        self.safe = safe
+        self.safe_cv = safe_cv
+        self.safe_margin = safe_margin
         self.verbose = verbose
 
     def _solve(self, K, W, y):
