@@ -374,3 +374,30 @@ def test_defaults_converge_multiclass(Est):
         est = Est().fit(X, y)
     assert est.result_.converged and est.n_iter_ < est.max_iter
     assert np.mean(est.transduction_ != yt) < 0.05
+
+
+@pytest.mark.parametrize("Est", [CheegerRLS,
+                                 pytest.param(TVSVM, marks=pytest.mark.slow)])
+def test_safety_net(Est):
+    # XOR with noise features, 5 labels per class: the graph models lose to
+    # the kernel machine on the labels and the safety net falls back to it
+    rng = np.random.RandomState(0)
+    X = rng.uniform(-1, 1, size=(200, 2))
+    yt = ((X[:, 0] > 0) ^ (X[:, 1] > 0)).astype(int)
+    X = np.hstack([X, 0.3 * rng.randn(200, 3)])
+    y = np.full(200, -1)
+    r = np.random.default_rng(0)
+    for c in (0, 1):
+        y[r.choice(np.flatnonzero(yt == c), 5, replace=False)] = c
+    semi = _fit_quiet(Est(), X, y)
+    safe = _fit_quiet(Est(safe=True), X, y)
+    assert semi.unlabeled_gain_ is None and not semi.fell_back_
+    assert safe.unlabeled_gain_ < 0 and safe.fell_back_
+    sup = _fit_quiet(safe._supervised_counterpart(), X, y)
+    assert sup.gamma == 0 and sup.normalize is None
+    np.testing.assert_array_equal(safe.alpha_, sup.alpha_)
+    np.testing.assert_array_equal(safe.predict(X), sup.predict(X))
+    lab = y != -1
+    np.testing.assert_array_equal(safe.transduction_[lab], y[lab])
+    with pytest.raises(ValueError, match="safe=True"):
+        Est(safe=True).fit(X, y, W=_knn_graph(X))
