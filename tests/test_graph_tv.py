@@ -401,3 +401,26 @@ def test_safety_net(Est):
     np.testing.assert_array_equal(safe.transduction_[lab], y[lab])
     with pytest.raises(ValueError, match="safe=True"):
         Est(safe=True).fit(X, y, W=_knn_graph(X))
+
+
+def test_tv_no_improvement_stop():
+    # breast cancer (standardised), 25 labels per class: the normalised
+    # TV-RLS iteration cycles (objective 364-431 after iteration 20, a few
+    # labels flickering) and used to run into max_iter=300
+    from sklearn.datasets import load_breast_cancer
+    d = load_breast_cancer()
+    X = (d.data - d.data.mean(0)) / d.data.std(0)
+    rng = np.random.RandomState(0)
+    y = np.full(X.shape[0], -1)
+    for c in (0, 1):
+        pick = rng.choice(np.flatnonzero(d.target == c), 25, replace=False)
+        y[pick] = c
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        est = TVRLS().fit(X, y)
+    assert est.result_.status == "no_improvement" and est.n_iter_ < 300
+    hist = est.result_.history
+    # no new minimum in the last 5 n_stable = 50 iterations
+    assert hist[-50:].min() >= hist[:-50].min() * (1 - est.tol)
+    unl = y == -1
+    assert np.mean(est.transduction_[unl] != d.target[unl]) < 0.1
