@@ -42,6 +42,22 @@ estimator's docstring; the numbering follows the implementation note):
 * The Cheeger subgradient of the balance term is ref. [2]'s
   ``sign(f - med f)`` with the entries at the median set to
   ``(n_- - n_+)/n_0``; the ratio is guarded against a zero balance term.
+
+Defaults for data the papers never used (issue 15; measured on the tune part
+of ``bench/_suite.py`` with ``bench/bench_graph_tv_suite.py``, see
+``bench/RESULTS.md``):
+
+* deterministic: the default RBF width is the median distance over evenly
+  spaced rows (at most 1000), not a random draw, and every solve runs on
+  one BLAS thread -- two fits of the same input give the same bits;
+* the estimators' Cheeger balance is ``balance="auto"``: for two classes
+  the lambda-median at the class fraction that class-mass-normalised label
+  spreading gives (the paper's median forces an even split);
+* the normalised TV iterations stop on ``"no_improvement"`` when they
+  cycle instead of running into ``max_iter``;
+* ``safe=True`` checks the model against its supervised counterpart by
+  cross-validation on the labeled rows and falls back to it
+  (:class:`semisvm.model_selection.SafeSemiSupervisedMixin`).
 """
 from __future__ import annotations
 
