@@ -53,8 +53,8 @@ of ``bench/_suite.py`` with ``bench/bench_graph_tv_suite.py``, see
 * the estimators' Cheeger balance is ``balance="auto"``: for two classes
   the lambda-median at the class fraction that class-mass-normalised label
   spreading gives (the paper's median forces an even split);
-* the normalised TV iterations stop on ``"no_improvement"`` when they
-  cycle instead of running into ``max_iter``;
+* the normalised two-class TV iterations stop on ``"no_improvement"`` when
+  they cycle instead of running into ``max_iter``;
 * ``safe=True`` checks the model against its supervised counterpart by
   cross-validation on the labeled rows and falls back to it
   (:class:`semisvm.model_selection.SafeSemiSupervisedMixin`).
@@ -480,7 +480,7 @@ def graph_tv(K, W, y, *, loss="squared", gamma=1.0, lam=1.0, eta=1.0, mu=1.0,
         ``label_tol`` flipped) for ``n_stable`` iterations; or, status
         ``"labels_stable"``, when they have not changed for ``2 n_stable``
         iterations (the normalised iterations stall at residuals ~1e-2);
-        or, status ``"no_improvement"`` (normalised iterations only), when
+        or, status ``"no_improvement"`` (normalised two-class iterations), when
         the objective has not reached a new minimum (by a relative ``tol``)
         for ``5 n_stable`` iterations (the normalised iteration may cycle;
         the last iterate is returned).
@@ -716,8 +716,6 @@ def _tv_multi(K, W, y, c, loss, gamma, lam, eta, mu, r, normalize, tol,
             logger.info("TV-%s (%d classes) iter %d: objective %.6g, residual %.3g",
                         loss, c, it, history[-1], res)
         stop = _stable_stop(state, labels, unl, res, tol, n_stable)
-        if not stop and normalize is not None:
-            stop = _no_improvement(state, history[-1], it, tol, n_stable)
         if stop:
             converged = True
             break
