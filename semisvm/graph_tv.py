@@ -86,7 +86,6 @@ from semisvm._core._graph_tv import (
     smo_qp,
 )
 from semisvm._results import GraphTVResult
-from semisvm.model_selection import SafeSemiSupervisedMixin
 from semisvm._validation import (
     FLOAT_DTYPES,
     UNLABELED,
@@ -97,6 +96,7 @@ from semisvm._validation import (
     check_positive,
 )
 from semisvm.graph import check_affinity, knn_affinity
+from semisvm.model_selection import SafeSemiSupervisedMixin
 
 __all__ = [
     "TVRLS",
@@ -188,9 +188,10 @@ def _balance_lambdas(balance, F0, y, lab, binary, n_classes):
     fraction pi of the rows above it, and the balance of an indicator,
     ``min(lam |A|, |A^c|)``, is largest at ``|A| = pi n`` (pi = 1/2: the
     plain median; pi = 1/c: the multiclass lambda of Bresson et al. 2013).
-    ``balance="auto"``: pi from the starting point ``F0`` (its sign, binary;
-    its argmax, multi-class; the labeled rows at their labels), clipped to
-    [0.05, 0.95]; a float or array: the given class fractions.
+    ``balance="auto"``: two classes, pi from the sign of the score ``F0``
+    (class-mass-normalised label spreading, computed by the caller; the
+    labeled rows at their labels), clipped to [0.05, 0.95]; more classes,
+    the median. A float or array: the given class fractions.
     """
     if balance == "median":
         return (1.0 if binary else np.ones(n_classes)), None
@@ -852,8 +853,7 @@ def _cheeger(K, W, y, n_classes, loss, lam, mu, r, c, balance, start,
         F_spread = _label_spreading(W, Y2)
         F_spread /= np.maximum(F_spread.sum(axis=0), 1e-300)
         F_spread = (F_spread[:, 1] - F_spread[:, 0])[:, None]
-    lam_b, class_fractions = _balance_lambdas(balance, F_spread, y, lab,
-                                              binary, n_classes)
+    lam_b, _ = _balance_lambdas(balance, F_spread, y, lab, binary, n_classes)
     F -= _lambda_median(F, lam_b)
     F[lab] = Ylab[lab]
     if radius is not None:

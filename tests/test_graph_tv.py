@@ -12,8 +12,7 @@ from sklearn.svm import SVC
 from semisvm import TVRLS, TVSVM, CheegerRLS, CheegerSVM
 from semisvm._results import GraphTVResult
 from semisvm.graph import knn_affinity
-from semisvm.graph_tv import _hinge_prox, _knn_graph
-from semisvm.graph_tv import graph_cheeger, graph_tv
+from semisvm.graph_tv import _hinge_prox, _knn_graph, graph_cheeger, graph_tv
 
 cp = pytest.importorskip("cvxpy")
 
