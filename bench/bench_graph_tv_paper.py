@@ -79,7 +79,14 @@ def _make(name):
         return _Peer(name)
     cls = {"TVRLS": TVRLS, "TVSVM": TVSVM, "CheegerRLS": CheegerRLS,
            "CheegerSVM": CheegerSVM, "LapRLS": LapRLS, "LapSVM": LapSVM}[name]
-    return cls(random_state=0) if "random_state" in cls().get_params() else cls()
+    kw = {}
+    if "random_state" in cls().get_params():
+        kw["random_state"] = 0
+    if "balance" in cls().get_params():
+        # the paper's balanced Cheeger cut (the estimators' default "auto"
+        # estimates the class fraction instead, issue 15)
+        kw["balance"] = "median"
+    return cls(**kw)
 
 
 def _fit(est, X, y, W):

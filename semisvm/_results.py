@@ -374,7 +374,9 @@ class GraphTVResult:
         ``"converged"`` (residual / ratio test and label stability),
         ``"labels_stable"`` (unlabeled labels unchanged for 2 n_stable
         iterations, residual still above tol), ``"no_improvement"`` (Cheeger:
-        the ratio has not decreased for 2 n_stable iterations) or
+        the ratio has not decreased for 2 n_stable iterations; two-class
+        normalised TV: the objective has not reached a new minimum for 5
+        n_stable iterations) or
         ``"max_iter"``.
     history : ndarray
         Objective (TV models: loss + RKHS + gamma TV at the splitting variable)

@@ -66,7 +66,7 @@ import warnings
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -98,6 +98,7 @@ from semisvm.graph import (
     neighbors_affinity,
 )
 from semisvm.kernels import kernel_matrix, scale_gamma
+from semisvm.model_selection import SafeSemiSupervisedMixin
 
 __all__ = ["LapRLS", "LapSVM", "lapsvm_primal"]
 
@@ -568,7 +569,7 @@ def _lapsvm_multi(K, L, ys, *, gamma_A, gamma_I, loss, solver, fit_intercept,
 # ---------------------------------------------------------------------------
 # Estimators
 
-class _LaplacianBase(ClassifierMixin, BaseEstimator):
+class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
     """Shared fit / predict of LapSVM and LapRLS."""
 
     _loss = "squared_hinge"
@@ -577,7 +578,8 @@ class _LaplacianBase(ClassifierMixin, BaseEstimator):
                  degree=3, coef0=0.0, n_neighbors=None, graph_weight="heat",
                  graph_t=None, normalized_laplacian=True, p=None, solver="pcg",
                  fit_intercept=True, stop="stability", tol=None, max_iter=None,
-                 check_every=None, eta=None, verbose=0, n_components="auto",
+                 check_every=None, eta=None, safe=False, safe_cv=5,
+                 safe_margin=0.0, verbose=0, n_components="auto",
                  random_state=0):
         self.gamma_A = gamma_A
         self.gamma_I = gamma_I
@@ -597,6 +599,9 @@ class _LaplacianBase(ClassifierMixin, BaseEstimator):
         self.max_iter = max_iter
         self.check_every = check_every
         self.eta = eta
+        self.safe = safe
+        self.safe_cv = safe_cv
+        self.safe_margin = safe_margin
         self.verbose = verbose
         self.n_components = n_components
         self.random_state = random_state
@@ -691,6 +696,12 @@ class _LaplacianBase(ClassifierMixin, BaseEstimator):
             Validation points and labels for ``stop="validation"``/``"mixed"``.
         """
         check_sparse_structure(X)  # before SciPy converts it
+        if self.safe and (affinity is not None or self.kernel == "precomputed"
+                          or X_val is not None):
+            raise ValueError(
+                "safe=True refits on folds of the rows: it needs X as points "
+                "and the graph built from them (no affinity=, no "
+                "kernel='precomputed', no X_val)")
         X, y = validate_data(
             self, X, y,
             accept_sparse="csr" if self.kernel != "precomputed" else False,
@@ -777,7 +788,25 @@ class _LaplacianBase(ClassifierMixin, BaseEstimator):
         self.n_iter_ = max(r.n_iter for r in results)
         F = np.column_stack([r.decision for r in results])
         self.transduction_ = self._labels(F)
-        return self
+        return self._safe_fit(X, y)
+
+    # -- the safety net (semisvm.model_selection.SafeSemiSupervisedMixin) --
+    def _supervised_counterpart(self):
+        """The same estimator with ``gamma_I=0``: the supervised kernel
+        machine on the labeled rows (squared-hinge SVM / kernel ridge with
+        C = 1 / gamma_A), same kernel."""
+        return clone(self).set_params(gamma_I=0.0, safe=False)
+
+    def _adopt_supervised(self, X, y):
+        """Become the supervised solution (the safety net fired)."""
+        sup = self._supervised_counterpart().fit(X, y)
+        for name in ("X_fit_", "dual_coef_", "intercept_", "result_", "n_iter_",
+                     "_gamma", "p_", "intrinsic_dim_"):
+            setattr(self, name, getattr(sup, name))
+        lab = np.asarray(y) != UNLABELED
+        self.transduction_ = np.where(lab, np.asarray(y, dtype=object),
+                                      sup.transduction_.astype(object)
+                                      ).astype(self.classes_.dtype)
 
     # -- scalable modes (issue 17): f = Z w + b, Z = X or Nystroem features --
     def _mode(self, X):
@@ -985,6 +1014,19 @@ _PARAMS_DOC = """
         paper's 0.015 from n = 10,000 on, less on smaller problems, where the
         paper's value stops early and less accurately; see the module
         docstring).
+    safe : bool, default=False
+        The safety net (:class:`semisvm.model_selection.SafeSemiSupervisedMixin`):
+        after the fit, compare the model with its supervised counterpart (the
+        same estimator with ``gamma_I=0``) by cross-validation on the labeled
+        rows (unlabeled rows always in training), store the mean accuracy
+        gain in ``unlabeled_gain_`` and, when it is below ``-safe_margin``,
+        become the supervised model (``fell_back_``). Needs X as points and
+        the kNN graph (no ``affinity=``, ``kernel="precomputed"`` or
+        ``X_val``).
+    safe_cv : int or cross-validator, default=5
+        Folds of the check (an int k: k labeled-row folds, repeated twice).
+    safe_margin : float, default=0.0
+        Fall back when the cross-validated gain is below ``-safe_margin``.
     verbose : int, default=0
     n_components : {"auto"} or int or None, default="auto"
         Scalable modes, which minimise the same objective over f = Z w + b
@@ -1038,6 +1080,11 @@ _PARAMS_DOC = """
     result_ : LapSVMResult or list of them (one per one-vs-rest problem)
     n_iter_ : int
         Largest iteration count over the binary problems.
+    unlabeled_gain_ : float or None
+        ``safe=True``: cross-validated accuracy gain over the supervised
+        counterpart (None when ``safe=False``).
+    fell_back_ : bool
+        True when the safety net replaced the model by the supervised one.
     p_ : int
         Power of the Laplacian used.
     intrinsic_dim_ : float or None
@@ -1129,7 +1176,8 @@ class LapRLS(_LaplacianBase):
                  degree=3, coef0=0.0, n_neighbors=None, graph_weight="heat",
                  graph_t=None, normalized_laplacian=True, p=None, solver="closed",
                  fit_intercept=True, stop="stability", tol=None, max_iter=None,
-                 check_every=None, eta=None, verbose=0, n_components="auto",
+                 check_every=None, eta=None, safe=False, safe_cv=5,
+                 safe_margin=0.0, verbose=0, n_components="auto",
                  random_state=0):
         # the same parameters as LapSVM; only the default solver differs
         super().__init__(**{k: v for k, v in locals().items()

@@ -523,3 +523,56 @@ def test_dense_laplacian_path_equals_sparse():
     a = lapsvm_primal(K, Lfull, ssl01(y), gamma_A=1e-2, gamma_I=0.5, stop="none")
     ref, _ = _reference(K, Lfull, y, 1e-2, 0.5, True)
     assert abs(a.objective - ref) <= 1e-6 * abs(ref)
+
+
+@pytest.mark.parametrize("Est", [LapSVM, LapRLS])
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_defaults_deterministic(Est, n_classes):
+    # same input -> same bits with every parameter at its default (issue 15)
+    X, yt = make_blobs(120, centers=n_classes, cluster_std=2.0, random_state=0)
+    y = np.full(120, -1)
+    rng = np.random.default_rng(0)
+    for c in range(n_classes):
+        y[rng.choice(np.flatnonzero(yt == c), 4, replace=False)] = c
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        a = Est().fit(X, y)
+        b = Est().fit(X, y)
+    np.testing.assert_array_equal(a.dual_coef_, b.dual_coef_)
+    np.testing.assert_array_equal(a.intercept_, b.intercept_)
+    np.testing.assert_array_equal(a.transduction_, b.transduction_)
+    np.testing.assert_array_equal(a.decision_function(X), b.decision_function(X))
+
+
+def _nested_clouds(n=200, seed=0):
+    # two concentric Gaussian clouds (std 1 and 3): the graph term hurts
+    rng = np.random.RandomState(seed)
+    yt = np.arange(n) % 2
+    X = rng.randn(n, 5) * np.where(yt == 1, 3.0, 1.0)[:, None]
+    y = np.full(n, -1)
+    r = np.random.default_rng(seed)
+    for c in (0, 1):
+        y[r.choice(np.flatnonzero(yt == c), 5, replace=False)] = c
+    return X, y, yt
+
+
+@pytest.mark.parametrize("Est", [LapSVM, LapRLS])
+def test_safety_net_falls_back(Est):
+    X, y, yt = _nested_clouds()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        semi = Est().fit(X, y)
+        safe = Est(safe=True).fit(X, y)
+        sup = Est(gamma_I=0.0).fit(X, y)
+    assert semi.unlabeled_gain_ is None and not semi.fell_back_
+    assert safe.unlabeled_gain_ < 0 and safe.fell_back_
+    # the fallback is the supervised model, in and out of sample
+    np.testing.assert_array_equal(safe.dual_coef_, sup.dual_coef_)
+    np.testing.assert_array_equal(safe.predict(X), sup.predict(X))
+    lab = y != -1
+    np.testing.assert_array_equal(safe.transduction_[lab], y[lab])
+    np.testing.assert_array_equal(safe.transduction_[~lab], sup.transduction_[~lab])
+    err = np.mean(safe.transduction_[~lab] != yt[~lab])
+    assert err < np.mean(semi.transduction_[~lab] != yt[~lab]) - 0.1
+    with pytest.raises(ValueError, match="safe=True"):
+        Est(safe=True).fit(X, y, affinity=graph_laplacian(X) * 0 + sp.eye(200))
