@@ -185,10 +185,11 @@ def test_pusvm_rejects_prior_outside_unit_interval(prior):
         PUSVM(prior=prior).fit(X, y)
 
 
-def test_pusvm_requires_prior():
+def test_pusvm_prior_none_is_rejected_and_auto_is_the_default():
     X, y = _pu_problem()
     with pytest.raises(ValueError, match="prior is required"):
-        PUSVM().fit(X, y)
+        PUSVM(prior=None).fit(X, y)
+    assert PUSVM().prior == "auto"
 
 
 @pytest.mark.parametrize("labels, match", [
