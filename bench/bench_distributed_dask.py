@@ -80,7 +80,7 @@ def main():
     import dask.array as da
     from distributed import Client, LocalCluster
 
-    from semisvm.solvers import l2svm_mfn
+    from semisvm.linear import l2svm_mfn
 
     load = os.getloadavg()[0]
     t0 = time.perf_counter()

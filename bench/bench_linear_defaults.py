@@ -37,7 +37,7 @@ of the binary problem, l_min = its smaller labeled class):
                    (each side's costs sum to l/2), identical to unit costs
                    when the two labeled classes are equally frequent.
 * ``@<f>``         suffix: continuation in lam (``lam_factor=f`` of
-                   ``solvers.tsvm`` / ``solvers.da_s3vm``): the annealing
+                   ``linear.tsvm`` / ``linear.da_s3vm``): the annealing
                    starts at f lam and lam comes down to its value;
                    ``@best<f>``: both f and 1, the lower objective kept.
 * ``#<x>``         suffix: final unlabeled weight ``lam_u = x`` (default
@@ -166,7 +166,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(HERE, "..", "..", "shared", "data")
 sys.path.insert(0, DATA)
 
-from semisvm import solvers  # noqa: E402
+from semisvm import linear  # noqa: E402
 
 
 def _mean_sq_norm(X):
@@ -282,15 +282,17 @@ def fit(solver, X, y_ssl, scale, balanced, avg):
         costs = np.ones(y_ssl.size)
         costs[y_ssl > 0] = l / (2.0 * npos)
         costs[y_ssl < 0] = l / (2.0 * nneg)
-    fn = solvers.tsvm if solver == "TSVM" else solvers.da_s3vm
+    fn = linear.tsvm if solver == "TSVM" else linear.da_s3vm
+    # the functional API's coding: 1 / 0 labeled, -1 unlabeled
+    y_fn = np.where(y_ssl == 0, -1, np.where(y_ssl > 0, 1, 0))
     t0 = time.process_time()
     if factor.startswith("best"):
         # two runs, without and with the continuation: the lower objective
-        res = min((fn(X, y_ssl, lam=lam, lam_u=lam_u, costs=costs,
+        res = min((fn(X, y_fn, lam=lam, lam_u=lam_u, costs=costs,
                       lam_factor=f, **extra) for f in (1.0, float(factor[4:]))),
                   key=lambda r: r.objective)
     else:
-        res = fn(X, y_ssl, lam=lam, lam_u=lam_u, costs=costs,
+        res = fn(X, y_fn, lam=lam, lam_u=lam_u, costs=costs,
                  lam_factor=float(factor), **extra)
     res_cpu = time.process_time() - t0
     return res, res_cpu
@@ -348,7 +350,7 @@ def run_ovr(sets, rules, draws, per_class):
                         y_ssl = np.zeros(y.size)
                         y_ssl[lab] = np.where(y[lab] == k, 1.0, -1.0)
                         res, cpu = fit(solver, X, y_ssl, scale, bal, avg)
-                        scores.append(res.outputs)
+                        scores.append(res.decision)
                         MFN.setdefault((rule, solver), []).append(res.n_mfn)
                         ITER.setdefault((rule, solver), []).append(res.n_iter)
                         CPU.setdefault((rule, solver), []).append(cpu)

@@ -263,7 +263,7 @@ def _fit_once(solver, X, y, lam):
         t = _clock(c0)
         r = clf.result_
         # the functional solver alone (no estimator validation / label encoding)
-        from semisvm.solvers import l2svm_mfn
+        from semisvm.linear import l2svm_mfn
         y_pm = np.where(y > 0, 1.0, -1.0).astype(X.dtype)
         c0 = _clock()
         l2svm_mfn(X, y_pm, lam=lam, **kw)

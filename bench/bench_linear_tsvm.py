@@ -113,7 +113,7 @@ is not linearly clustered) TSVM and DA lower the objective below the
 supervised solution's without lowering the error (at 0.01 avg(x.x) they
 raised it by 1.6 points): the cluster assumption fails there for every
 linear S3VM, SVM-light most. The defaults were not tuned on these splits
-(see ``semisvm._semisupervised.default_lam`` and ``bench/bench_linear_defaults.py``).
+(see ``semisvm.linear.default_lam`` and ``bench/bench_linear_defaults.py``).
 
 Scale (measured at the former lam = 0.01 on unit-norm rows; load average
 4-6; wall / CPU seconds; peak traced MB). At 0.003 (``--sizes 10000``,

@@ -158,8 +158,8 @@ def main():
         rec[key + "/objective"] = np.array([res.objective])
         rec[key + "/transduction"] = np.asarray(est.transduction_)
         rec[key + "/counts"] = np.array([res.n_mfn, res.n_iter, res.n_cg_iter])
-        for h in ("history_objective", "history_kl", "history_entropy",
-                  "history_switches", "p"):
+        for h in ("history", "kl_history", "entropy_history",
+                  "switch_history", "p"):
             if hasattr(res, h):
                 rec[f"{key}/{h}"] = np.asarray(getattr(res, h), dtype=np.float64)
         a = agg.setdefault((name, m), [])
@@ -188,8 +188,8 @@ def main():
                 n_cnt += int(np.any(a != b))
             elif a.shape != b.shape:
                 n_cnt += 1
-            elif key.endswith(("/objective", "/history_objective", "/history_kl",
-                               "/history_entropy", "/history_switches", "/p")):
+            elif key.endswith(("/objective", "/history", "/kl_history",
+                               "/entropy_history", "/switch_history", "/p")):
                 worst_f = max(worst_f, float(abs(a - b).max() / max(abs(b).max(), 1e-300)))
             else:
                 worst_w = max(worst_w, float(abs(a - b).max() / max(abs(b).max(), 1e-300)))

@@ -59,7 +59,7 @@ import scipy.linalg as sla
 
 from semisvm.graph import knn_affinity, laplacian
 from semisvm.kernels import kernel_matrix
-from semisvm.solvers import _lapsvm_multi
+from semisvm.manifold import _lapsvm_multi
 
 DATA_DIR = Path(__file__).resolve().parents[2] / "shared" / "data"
 
@@ -201,6 +201,8 @@ def _fit(K, L, y, lab, classes, gA, gI, loss, solver, stop="stability",
     if K_val is not None:
         kw = dict(K_val=K_val, y_val=[np.where(y_val == c, 1.0, -1.0) for c in probs])
     t = time.perf_counter()
+    # the functional API's coding: 1 / 0 labeled, -1 unlabeled
+    ys = [np.where(v == 0, -1, np.where(v > 0, 1, 0)) for v in ys]
     res = _lapsvm_multi(K, L, ys, gamma_A=gA, gamma_I=gI, loss=loss, solver=solver,
                         fit_intercept=FIT_INTERCEPT, stop=stop, tol=None,
                         max_iter=max_iter, check_every=None, eta=eta, power=power,

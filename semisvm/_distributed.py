@@ -1,6 +1,6 @@
 """The linear family on a Dask cluster: row blocks held by the workers.
 
-``LinearSVM``, ``TSVM`` and ``DASVM`` (and :func:`semisvm.solvers.l2svm_mfn`,
+``LinearSVM``, ``TSVM`` and ``DASVM`` (and :func:`semisvm.linear.l2svm_mfn`,
 ``tsvm``, ``da_s3vm``) accept a ``dask.array.Array`` X whose chunks are row
 blocks (all columns in one chunk) of dense or ``scipy.sparse`` CSR rows. This
 module is imported only when such a collection is passed; dask is the
@@ -49,15 +49,15 @@ from semisvm._rows import (
     cgls_twin,
     scan_events,
 )
-from semisvm._validation import check_costs, check_pm1, check_X
+from semisvm._validation import (
+    check_costs,
+    check_pm1,
+    check_X,
+    is_dask,
+    ssl_block_targets,
+)
 
 logger = logging.getLogger("semisvm")
-
-
-def is_dask_collection(x):
-    """True for a dask collection (checked without importing dask)."""
-    mod = type(x).__module__ or ""
-    return mod.split(".")[0] == "dask" and hasattr(x, "__dask_graph__")
 
 
 def _client():
@@ -117,7 +117,7 @@ def check_row_blocks(X, y=None, costs=None, *, name="X"):
     def pieces(v, vname):
         if v is None:
             return [None] * len(sizes)
-        if is_dask_collection(v):
+        if is_dask(v):
             if not isinstance(v, da.Array) or v.ndim != 1:
                 raise ValueError(f"{vname} must be a 1-D dask array or NumPy array")
             if v.chunks[0] != X.chunks[0]:
@@ -154,15 +154,7 @@ def _t_load(Xb, yb, cb, i, row0, d, dtype, kind):
         if kind == "pm1":
             y = check_pm1(yb, n)
         else:
-            y = np.asarray(yb)
-            if y.ndim != 1 or y.shape[0] != n:
-                raise ValueError(f"y must have shape ({n},), got {y.shape}")
-            if y.dtype.kind not in "biuf":
-                raise TypeError("y must be numeric (+1/-1 labeled, 0 unlabeled)")
-            if not np.all((y == 1) | (y == -1) | (y == 0)):
-                raise ValueError("y must contain only +1, -1 (labeled) and 0 "
-                                 "(unlabeled)")
-            y = y.astype(np.float64)
+            y = ssl_block_targets(yb, n)
     except (ValueError, TypeError) as exc:
         raise type(exc)(f"{where}: {exc}") from None
     if sp.issparse(Xb):
@@ -469,7 +461,7 @@ class DaskRows:
 def load(X, y, costs=None, *, kind="pm1"):
     """Validate and load the row blocks of a dask X (with y, costs) onto the
     workers, once. ``kind``: "pm1" (labels -1/+1, the MFN costs are set) or
-    "ssl" (+1/-1 labeled, 0 unlabeled). Returns ``(rows, stats)`` with
+    "ssl" (1 / 0 labeled, -1 unlabeled; held as +1/-1/0). Returns ``(rows, stats)`` with
     ``stats`` a dict of totals (n, nnz, sum of squared row nnz, positives,
     negatives). Every check runs before any solver iteration: a bad block
     raises here, naming the block and its rows."""
@@ -559,7 +551,7 @@ def check_predict_input(est, X):
 
 def unique_labels(y):
     """Sorted distinct values of y (dask or NumPy) and their counts."""
-    if is_dask_collection(y):
+    if is_dask(y):
         import dask.array as da
 
         vals, counts = da.compute(*da.unique(y, return_counts=True))
@@ -569,7 +561,7 @@ def unique_labels(y):
 
 def map_labels(y, fn, dtype=np.float64):
     """``fn`` applied to y blockwise (lazily for a dask y)."""
-    if is_dask_collection(y):
+    if is_dask(y):
         return y.map_blocks(fn, dtype=dtype, meta=np.zeros(0, dtype))
     return fn(np.asarray(y))
 
@@ -786,7 +778,7 @@ def _t_da_labels(st, r):
 class DaskSSL:
     """TSVM/DA's unlabeled-row steps over the row blocks of a :class:`DaskRows`.
 
-    Same answers as the in-memory steps of :mod:`semisvm._semisupervised`:
+    Same answers as the in-memory steps of :mod:`semisvm.linear`:
     the initial labelling and the switch pairs are selected exactly (ties by
     position), DA's balance multiplier by the same safeguarded Newton /
     bisection, its sums reduced over blocks (one round trip per step).
@@ -822,7 +814,7 @@ class DaskSSL:
         return tuple(float(sum(o[k] for o in out)) for k in range(4))
 
     # -- TSVM ---------------------------------------------------------------
-    def init_labels(self, n_pos, cu):
+    def init_labels(self, o, n_pos, cu=0.0):
         """The n_pos largest unlabeled outputs labelled +1 (ties: lowest
         position first), the others -1; sets the costs."""
         rows = self.rows
@@ -857,10 +849,10 @@ class DaskSSL:
             chosen = j[order[: n_pos - cb]].tolist()
         rows.replace(_t_init_labels, b, chosen, cu)
 
-    def set_label_costs(self, cu):
+    def set_label_costs(self, yu, cu):
         self.rows.replace(_t_label_costs, cu)
 
-    def switch(self, S, cu):
+    def switch(self, o, yu, S, cu):
         """Switch up to S label pairs (those lowering the objective most)."""
         rows = self.rows
         bounds = rows.map(_t_switch_bounds)
@@ -884,14 +876,15 @@ class DaskSSL:
             rows.replace(_t_flip, flips, cu)
         return k
 
-    def tsvm_labels(self):
+    def tsvm_labels(self, yu):
         return self.rows.array_from(_t_tsvm_labels, np.float64)
 
     # -- DA -----------------------------------------------------------------
     def da_init(self, r, cu):
         self.rows.replace(_t_da_init, r, cu)
+        return None, None
 
-    def pstep(self, lam_u, T, r, cu, nu0, tol, max_iter=500, omega=1.0):
+    def pstep(self, o, lam_u, T, r, z, p, cu, nu0, tol, omega=1.0, max_iter=500):
         """DA's p-step: the balance root by reductions (the twin of
         ``semisvm._core._ssl._balance``), then the new p and costs
         (``omega``: over-relaxed, as ``semisvm._core._ssl.da_pstep``)."""
@@ -925,13 +918,92 @@ class DaskSSL:
         resid = sum(o[2] for o in out) / u - r
         return nu, kl, h, resid, n_iter, status
 
-    def da_labels(self, states, r):
-        return self.rows.array_from(_t_da_labels, np.float64, states=states,
-                                    args=(r,))
+    def da_labels(self, states, p, r):
+        """(labels, p) at a kept point, lazy arrays over the blocks."""
+        return (self.rows.array_from(_t_da_labels, np.float64, states=states,
+                                     args=(r,)),
+                self.p_array(states, r))
 
     def p_array(self, states, r):
         return self.rows.array_from(_t_get_p, np.float64, states=states, key="u",
                                     args=(r,))
+
+    # -- the rest of the SSL backend protocol (see semisvm._rows.LocalSSL);
+    #    o, yu, p and z live on the workers: the loops pass None -------------
+    distributed = True
+
+    @classmethod
+    def load(cls, X, y, costs):
+        """Validate and load the row blocks of dask X, y (1 / 0 labeled, -1
+        unlabeled) and costs, once; needs labeled rows of both classes."""
+        rows, stats = load(X, y, costs, kind="ssl")
+        n_pos, n_neg = stats["n_pos"], stats["n_neg"]
+        if n_pos + n_neg == 0:
+            raise ValueError("y has no labeled rows (all entries are -1 = unlabeled)")
+        if not (n_pos and n_neg):
+            raise ValueError("y needs labeled rows of both classes (1 and 0); "
+                             f"got only {1 if n_pos else 0}")
+        self = cls(rows, stats)
+        self.stats = stats
+        self.n, self.d, self.dtype = rows.n, rows.d, rows.dtype
+        return self
+
+    def set_bias(self, s):
+        self.rows.s = float(s)
+
+    def use_direct(self):
+        from semisvm._rows import use_direct_stats
+        return use_direct_stats(self.stats, self.d, "auto")
+
+    def positive_fraction(self):
+        return self.n_pos / self.l
+
+    def base_objective(self, lam, w, o):
+        w = w.astype(np.float64)
+        return 0.5 * lam * np.sum(w * w) + 0.5 * self.losses()[0]
+
+    def objective(self, lam, w, o, lam_u):
+        base, unl, _ = self.losses()
+        w = w.astype(np.float64)
+        F = 0.5 * lam * np.sum(w * w) + 0.5 * base
+        if self.u:
+            F += 0.5 * lam_u / self.u * unl
+        return float(F)
+
+    def label_objective(self, lam, w, o, yu, cu):
+        base, _, lab = self.losses()
+        w = w.astype(np.float64)
+        return 0.5 * lam * np.sum(w * w) + 0.5 * base + 0.5 * cu * lab
+
+    def da_objective(self, lam, w, o, lam_u, p, T):
+        # o: the block states of the point (p is in them)
+        base, _, loss_u, ent = self.da_losses(lam_u, T, states=o)
+        w = w.astype(np.float64)
+        F = 0.5 * lam * np.sum(w * w) + 0.5 * base
+        if self.u:
+            F += 0.5 * lam_u / self.u * loss_u + 0.5 * T / self.u * ent
+        return float(F)
+
+    def plain_pstep(self, o, p, lam_u, T, r, nu0, tol):
+        cu = lam_u / self.u
+        self.rows.states = list(o)
+        nu = self.pstep(None, lam_u, T, r, None, None, cu, nu0, tol)[0]
+        return list(self.rows.states), None, nu
+
+    def snapshot(self, o, p):
+        """The block states of the point (p is in them)."""
+        return list(self.rows.states), None
+
+    def decision(self, o):
+        """The decision values of the training rows (a lazy dask array)."""
+        return self.rows.outputs()
+
+    def decision_of(self, o):
+        """Decision values at a kept point (``snapshot``'s states)."""
+        return self.rows.array_from(_t_get_o, self.dtype, states=o)
+
+    def unlabeled_index(self):
+        return self.rows.unlabeled_index()
 
 
 def _t_get_p(st, r):

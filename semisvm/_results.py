@@ -11,7 +11,7 @@ __all__ = ["DAResult", "GraphTVResult", "LapSVMResult", "MFNResult", "TSVMResult
 
 @dataclass(frozen=True, slots=True)
 class MFNResult:
-    """Result of :func:`semisvm.solvers.l2svm_mfn`.
+    """Result of :func:`semisvm.linear.l2svm_mfn`.
 
     Attributes
     ----------
@@ -38,8 +38,9 @@ class MFNResult:
         CGLS iterations of each outer iteration.
     active_history : ndarray of int
         Size of the active set (rows with a non-zero loss) at each iteration.
-    outputs : ndarray of shape (n_samples,)
-        Training outputs ``X @ coef + intercept`` at the solution.
+    decision : ndarray of shape (n_samples,)
+        Decision values of the training rows, ``X @ coef + intercept``, at the
+        solution.
     """
 
     coef: np.ndarray
@@ -52,12 +53,12 @@ class MFNResult:
     history: np.ndarray = field(repr=False)
     cg_history: np.ndarray = field(repr=False)
     active_history: np.ndarray = field(repr=False)
-    outputs: np.ndarray = field(repr=False)
+    decision: np.ndarray = field(repr=False)
 
 
 @dataclass(frozen=True, slots=True)
 class LapSVMResult:
-    """Result of :func:`semisvm.solvers.lapsvm_primal` (LapSVM / LapRLS).
+    """Result of :func:`semisvm.manifold.lapsvm_primal` (LapSVM / LapRLS).
 
     Attributes
     ----------
@@ -90,8 +91,8 @@ class LapSVMResult:
         Validation error at each check (validation / mixed rules), else empty.
     error_set_history : ndarray of int
         |E| used by each Newton step (empty for PCG).
-    outputs : ndarray of shape (n,)
-        Training outputs ``f = K alpha + b``.
+    decision : ndarray of shape (n,)
+        Decision values of the training points, ``f = K alpha + b``.
     """
 
     alpha: np.ndarray
@@ -106,12 +107,12 @@ class LapSVMResult:
     history: np.ndarray = field(repr=False)
     val_history: np.ndarray = field(repr=False)
     error_set_history: np.ndarray = field(repr=False)
-    outputs: np.ndarray = field(repr=False)
+    decision: np.ndarray = field(repr=False)
 
 
 @dataclass(frozen=True, slots=True)
 class TSVMResult:
-    """Result of :func:`semisvm.solvers.tsvm` (linear TSVM, multiple switching).
+    """Result of :func:`semisvm.linear.tsvm` (linear TSVM, multiple switching).
 
     Attributes
     ----------
@@ -153,14 +154,14 @@ class TSVMResult:
     status : str
         ``"optimal"`` (no pair switch lowers the objective at the final
         ``lam_u``), ``"max_inner_iter"`` or ``"mfn_max_iter"``.
-    history_lam_u, history_objective : ndarray
+    lam_u_history, history : ndarray
         Per annealing step: the unlabeled weight and the label objective at
         the end of its switching loop.
-    history_switches, history_mfn : ndarray of int
+    switch_history, mfn_history : ndarray of int
         Per annealing step: pairs switched and MFN calls.
-    outputs : ndarray of shape (n_samples,)
-        Training outputs ``X @ coef + intercept``.
-    history_lam : ndarray
+    decision : ndarray of shape (n_samples,)
+        Decision values of the training rows, ``X @ coef + intercept``.
+    lam_history : ndarray
         Per annealing step: the regularisation weight of its MFN calls
         (``lam_factor * lam`` while lam_u is annealed, then down to lam).
     """
@@ -180,17 +181,17 @@ class TSVMResult:
     n_switches: int
     converged: bool
     status: str
-    history_lam_u: np.ndarray = field(repr=False)
-    history_objective: np.ndarray = field(repr=False)
-    history_switches: np.ndarray = field(repr=False)
-    history_mfn: np.ndarray = field(repr=False)
-    outputs: np.ndarray = field(repr=False)
-    history_lam: np.ndarray = field(default=None, repr=False)
+    lam_u_history: np.ndarray = field(repr=False)
+    history: np.ndarray = field(repr=False)
+    switch_history: np.ndarray = field(repr=False)
+    mfn_history: np.ndarray = field(repr=False)
+    decision: np.ndarray = field(repr=False)
+    lam_history: np.ndarray = field(default=None, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
 class DAResult:
-    """Result of :func:`semisvm.solvers.da_s3vm` (deterministic annealing S3VM).
+    """Result of :func:`semisvm.linear.da_s3vm` (deterministic annealing S3VM).
 
     The returned solution is the one with the lowest TSVM ``objective`` among
     those reached after any w-step (every alternating round).
@@ -232,13 +233,14 @@ class DAResult:
     status : str
         ``"entropy"``, ``"max_outer_iter"``, ``"max_inner_iter"``,
         ``"mfn_max_iter"`` or ``"root_max_iter"``.
-    history_T, history_objective, history_kl, history_entropy : ndarray
+    T_history, history, kl_history, entropy_history : ndarray
         Per temperature, at its last round: T, TSVM objective, mean KL, mean
         entropy.
-    history_inner : ndarray of int
+    inner_history : ndarray of int
         Per temperature: alternating rounds.
-    outputs : ndarray of shape (n_samples,)
-    history_lam : ndarray
+    decision : ndarray of shape (n_samples,)
+        Decision values of the training rows at the kept point.
+    lam_history : ndarray
         Per temperature: the regularisation weight of its w-steps
         (``lam_factor * lam`` at the first, divided by ``T_rate`` down to lam).
     """
@@ -260,18 +262,18 @@ class DAResult:
     n_cg_iter: int
     converged: bool
     status: str
-    history_T: np.ndarray = field(repr=False)
-    history_objective: np.ndarray = field(repr=False)
-    history_kl: np.ndarray = field(repr=False)
-    history_entropy: np.ndarray = field(repr=False)
-    history_inner: np.ndarray = field(repr=False)
-    outputs: np.ndarray = field(repr=False)
-    history_lam: np.ndarray = field(default=None, repr=False)
+    T_history: np.ndarray = field(repr=False)
+    history: np.ndarray = field(repr=False)
+    kl_history: np.ndarray = field(repr=False)
+    entropy_history: np.ndarray = field(repr=False)
+    inner_history: np.ndarray = field(repr=False)
+    decision: np.ndarray = field(repr=False)
+    lam_history: np.ndarray = field(default=None, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
 class USMOResult:
-    """Result of :func:`semisvm.solvers.usmo` (double-hinge PU SVM).
+    """Result of :func:`semisvm.pu.usmo` (double-hinge PU SVM).
 
     The decision function is ``f(x) = sum_i dual_coef[i] k(x, x_i) + intercept``
     over the training rows: ``dual_coef = c1`` on the labeled positives and
@@ -345,7 +347,7 @@ class USMOResult:
 
 @dataclass(frozen=True, slots=True)
 class GraphTVResult:
-    """Result of :func:`semisvm.solvers.graph_tv` and ``graph_cheeger``.
+    """Result of :func:`semisvm.graph_tv.graph_tv` and ``graph_cheeger``.
 
     Attributes
     ----------

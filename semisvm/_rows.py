@@ -34,15 +34,25 @@ few microseconds of Python, not one Python round per step
 held by Dask workers, reducing on the driver; its CGLS is the driver-side
 twin :func:`cgls_twin` (one worker round trip per CG iteration), tested to
 give the compiled CGLS's iterates.
+
+TSVM and DA (:mod:`semisvm.linear`) add their own steps -- initial labels,
+pair switching, label costs, DA's p-step, objectives, kept points -- through
+a second backend with one protocol: :class:`LocalSSL` here (over a
+:class:`LocalRows`) and :class:`semisvm._distributed.DaskSSL` (over the
+workers' row blocks).
 """
 from __future__ import annotations
 
 import logging
+import os
 
 import numpy as np
+import scipy.sparse as sp
 
 from semisvm._core import _mfn as K
+from semisvm._core import _ssl
 from semisvm._core._cgls import prec_mix as _PREC_MIX
+from semisvm._validation import check_int
 
 logger = logging.getLogger("semisvm")
 
@@ -349,3 +359,271 @@ def scan_events(L, R, delta, dL, dR, key):
             return float(dj)
         root = -L / R
     return float(root)
+
+
+# ---------------------------------------------------------------------------
+# What every MFN caller shares (l2svm_mfn, TSVM, DA; in memory or on Dask):
+# tolerances, w0 and n_jobs checks, the direct/CG choice, the logged run
+
+FLOAT32_TOL = 1e-5
+MFN_STATUS = {0: "optimal", 1: "relative", 2: "max_iter"}
+
+
+def check_w0(w0, n_weights, dtype):
+    w0 = np.asarray(w0)
+    if w0.dtype.kind not in "biuf":
+        raise TypeError(f"w0 must be numeric, got dtype {w0.dtype}")
+    if w0.shape != (n_weights,):
+        raise ValueError(
+            f"w0 must have shape ({n_weights},) (n_features, plus 1 for the "
+            f"bias weight when fit_intercept=True), got {w0.shape}"
+        )
+    if not np.all(np.isfinite(w0)):
+        raise ValueError("w0 must be finite")
+    return np.array(w0, dtype=dtype)
+
+
+def n_threads(n_jobs):
+    """scikit-learn's n_jobs convention: None -> 1, -1 -> all cores, k -> k."""
+    if n_jobs is None:
+        return 1
+    n_jobs = check_int(n_jobs, "n_jobs", minimum=-(2**31))
+    if n_jobs == 0:
+        raise ValueError("n_jobs must be a non-zero integer or None, got 0")
+    cpus = os.cpu_count() or 1
+    return max(1, cpus + 1 + n_jobs) if n_jobs < 0 else n_jobs
+
+
+NEWTON = ("auto", "cgls", "cholesky")
+# "auto" factorises when (d+1) <= this and the estimated cost is lower than
+# that of about _CG_ITER_GUESS CG iterations per Newton step
+_DIRECT_MAX_D = 2000
+_CG_ITER_GUESS = 50
+
+
+def use_direct(X, newton):
+    """Decide whether Newton systems are solved by Cholesky (small d) or CGLS."""
+    if newton not in NEWTON:
+        raise ValueError(f"newton must be one of {NEWTON}, got {newton!r}")
+    D = X.shape[1] + 1
+    if newton == "cgls":
+        return False
+    if newton == "cholesky":
+        if D > 5 * _DIRECT_MAX_D:
+            raise ValueError(
+                f"newton='cholesky' needs a (d+1)^2 matrix; d={D - 1} is too large, "
+                "use newton='cgls'")
+        return True
+    if D > _DIRECT_MAX_D:
+        return False
+    if sp.issparse(X):
+        row_nnz = np.diff(X.indptr).astype(np.float64)
+    else:
+        row_nnz = np.full(X.shape[0], float(X.shape[1]))
+    return _direct_cheaper(D, X.shape[0], float(row_nnz.sum()),
+                           float(row_nnz @ row_nnz))
+
+
+def _direct_cheaper(D, n, nnz, nnz_sq):
+    """Cholesky (build + factor) cheaper than about _CG_ITER_GUESS CG iterations?"""
+    direct = 0.5 * nnz_sq + D ** 3 / 6.0
+    return direct <= _CG_ITER_GUESS * 2.0 * (nnz + n)
+
+
+def use_direct_stats(stats, d, newton):
+    """:func:`use_direct` from the row-nnz totals of distributed row blocks."""
+    if newton not in NEWTON:
+        raise ValueError(f"newton must be one of {NEWTON}, got {newton!r}")
+    D = d + 1
+    if newton != "auto" or D > _DIRECT_MAX_D:
+        return use_direct(np.empty((0, d)), newton) if newton != "auto" else False
+    return _direct_cheaper(D, stats["n"], stats["nnz"], stats["nnz_sq"])
+
+
+def run_mfn(rows, lam, w, *, tol, max_iter, cg_max_iter, cold_start, rel_tol,
+             verbose=False, label="MFN", direct=False):
+    """Run L2-SVM-MFN over a rows backend; ``w`` (d+1) is updated in place.
+
+    ``rows`` is a :class:`semisvm._rows.LocalRows` (in memory) or a
+    :class:`semisvm._distributed.DaskRows` (row blocks on Dask workers); its
+    costs ``cpos``/``cneg`` are two-sided, so the same call serves
+    :func:`semisvm.linear.l2svm_mfn`, TSVM and DA. Returns ``(n_iter, n_cg_iter, status,
+    objective, hist_obj, hist_cg, hist_active)``; the outputs X w stay in
+    ``rows`` (``rows.outputs()``).
+    """
+    out = mfn_loop(rows, w, lam, tol=tol, max_iter=max_iter,
+                   cg_max_iter=cg_max_iter, cold_start=cold_start,
+                   rel_tol=rel_tol, direct=direct, verbose=verbose, label=label)
+    if verbose:
+        n_iter, n_cg, status = out[:3]
+        extra = ""
+        if rows.distributed:
+            extra = (f"; {rows.round_trips} worker round trips, "
+                     f"{rows.bytes_moved / 2**20:.1f} MiB moved in all")
+        logger.info("%s stopped (%s) after %d iterations, %d CG iterations%s",
+                    label, MFN_STATUS[status], n_iter, n_cg, extra)
+    return out
+
+
+# ---------------------------------------------------------------------------
+# TSVM / DA steps over a rows backend (the semi-supervised loops of
+# semisvm.linear reach the rows only through these methods)
+
+class LocalSSL:
+    """In-memory steps of TSVM (§3.1) and DA (§3.2); the protocol of
+    :class:`semisvm._distributed.DaskSSL`, which runs the same steps over row
+    blocks held by Dask workers.
+
+    Validates ``X``, the targets (``1`` / ``0`` labeled, ``-1`` unlabeled)
+    and the costs, and holds the labeled/unlabeled split and the MFN cost
+    vectors ``cpos``/``cneg`` that the steps change between MFN calls. The
+    loops pass their outputs ``o``, temporary labels ``yu`` and DA's ``p``,
+    ``z`` to every step (a cluster backend holds them on the workers and gets
+    None in their place).
+    """
+
+    distributed = False
+
+    def __init__(self, X, y, costs):
+        from semisvm._core._dataset import RowData
+        from semisvm._validation import check_costs, check_ssl_targets, check_X
+
+        X = check_X(X)
+        self.X = X
+        self.n, self.d = X.shape
+        self.dtype = X.dtype
+        y = check_ssl_targets(y, self.n)
+        c = check_costs(costs, self.n, np.float64, name="costs")
+        lab = y != 0
+        self.idx_l = np.flatnonzero(lab)
+        self.idx_u = np.flatnonzero(~lab).astype(np.int32)
+        self.l, self.u = self.idx_l.shape[0], self.idx_u.shape[0]
+        self.y = y
+        self.y_l = y[lab]
+        # labeled costs c_i / l, on the side of the label
+        self.c_l = c[lab] / self.l
+        self.cpos = np.zeros(self.n, dtype=self.dtype)
+        self.cneg = np.zeros(self.n, dtype=self.dtype)
+        self.cpos[self.idx_l] = np.where(self.y_l > 0, self.c_l, 0)
+        self.cneg[self.idx_l] = np.where(self.y_l < 0, self.c_l, 0)
+        self.rows = LocalRows(RowData(X), 0.0, self.cpos, self.cneg)
+        self._no_yu = np.zeros(0, dtype=np.int8)
+
+    def set_bias(self, s):
+        self.rows.s = float(s)
+
+    def use_direct(self):
+        """Exact Newton steps by Cholesky for few features (see l2svm_mfn)."""
+        return use_direct(self.X, "auto")
+
+    def positive_fraction(self):
+        return float(np.mean(self.y_l > 0))
+
+    # -- objectives (float64; the sums of np.sum in one compiled call, no
+    #    BLAS: the same bits whatever the BLAS threads) --------------------
+    def base_objective(self, lam, w, o):
+        """lam/2 ||w||^2 + 1/(2l) sum_L c_i l2(y_i o_i)."""
+        s_w, s_l, _ = _ssl.objective_sums(w, o, self.idx_l, self.y_l, self.c_l,
+                                          self.idx_u, self._no_yu, 0)
+        return 0.5 * lam * s_w + 0.5 * s_l
+
+    def objective(self, lam, w, o, lam_u):
+        """TSVM objective with the label-free unlabeled loss l2(|o_j|)."""
+        s_w, s_l, s_u = _ssl.objective_sums(w, o, self.idx_l, self.y_l, self.c_l,
+                                            self.idx_u, self._no_yu, 1)
+        F = 0.5 * lam * s_w + 0.5 * s_l
+        if self.u:
+            F += 0.5 * lam_u / self.u * s_u
+        return float(F)
+
+    def label_objective(self, lam, w, o, yu, cu):
+        """TSVM objective with the temporary labels, unlabeled weight cu u."""
+        s_w, s_l, s_u = _ssl.objective_sums(w, o, self.idx_l, self.y_l,
+                                            self.c_l, self.idx_u, yu, 2)
+        return 0.5 * lam * s_w + 0.5 * s_l + 0.5 * cu * s_u
+
+    def da_objective(self, lam, w, o, lam_u, p, T):
+        """DA objective of (w, p) at temperature T."""
+        from scipy.special import xlogy
+
+        F = self.base_objective(lam, w, o)
+        if self.u:
+            ou = o[self.idx_u].astype(np.float64)
+            F += 0.5 * lam_u / self.u * np.sum(p * _l2(ou) + (1 - p) * _l2(-ou))
+            F += 0.5 * T / self.u * np.sum(xlogy(p, p) + xlogy(1 - p, 1 - p))
+        return float(F)
+
+    # -- TSVM's temporary labels -------------------------------------------
+    def init_labels(self, o, n_pos):
+        """The n_pos largest unlabeled outputs labelled +1, the rest -1."""
+        yu = np.full(self.u, -1, dtype=np.int8)
+        if self.u:
+            order = np.argsort(-o[self.idx_u], kind="stable")
+            yu[order[:n_pos]] = 1
+        return yu
+
+    def set_label_costs(self, yu, cu):
+        """Unlabeled MFN costs: cu on the side of the temporary label."""
+        _ssl.set_label_costs(self.idx_u, yu, cu, self.cpos, self.cneg)
+
+    def switch(self, o, yu, S, cu):
+        """Switch up to S lowering label pairs; returns their number."""
+        return _ssl.tsvm_switch(o, self.idx_u, yu, S, cu, self.cpos, self.cneg)
+
+    def tsvm_labels(self, yu):
+        labels = self.y.copy()
+        labels[self.idx_u] = yu
+        return labels
+
+    # -- DA's label probabilities -------------------------------------------
+    def da_init(self, r, cu):
+        """p = r everywhere (logits z = (g - nu) / T, p = 1 / (1 + e^z)) and
+        the unlabeled costs cu p, cu (1 - p); returns (p, z)."""
+        p = np.full(self.u, r)
+        z = np.full(self.u, -np.log(r / (1 - r)))
+        self.cpos[self.idx_u] = cu * p
+        self.cneg[self.idx_u] = cu * (1 - p)
+        return p, z
+
+    def pstep(self, o, lam_u, T, r, z, p, cu, nu0, tol, omega=1.0):
+        """DA's p-step in place (over-relaxed by ``omega``): (nu, kl,
+        entropy, resid, n_root, status)."""
+        return _ssl.da_pstep(o, self.idx_u, lam_u, T, r, z, p, cu, self.cpos,
+                             self.cneg, nu0=nu0, tol=tol, omega=omega)
+
+    def plain_pstep(self, o, p, lam_u, T, r, nu0, tol):
+        """The plain p-step at a kept point ``(o, p)`` (``snapshot``'s):
+        returns the kept point with the new p, and nu (the MFN costs are
+        left as they are)."""
+        cu = lam_u / self.u
+        z = np.zeros(self.u)
+        p = np.empty(self.u)
+        cpos, cneg = self.cpos.copy(), self.cneg.copy()
+        nu = _ssl.da_pstep(o, self.idx_u, lam_u, T, r, z, p, cu, cpos, cneg,
+                           nu0=nu0, tol=tol)[0]
+        return o, p, nu
+
+    def da_labels(self, o, p, r):
+        """(labels of the training rows, p) at a kept point."""
+        labels = self.y.copy()
+        labels[self.idx_u] = np.where(p > 0.5, 1.0, -1.0)
+        return labels, p
+
+    # -- kept points and results --------------------------------------------
+    def snapshot(self, o, p):
+        """(o, p) kept for the best point."""
+        return o, p.copy()
+
+    def decision(self, o):
+        """The decision values of the training rows (a copy)."""
+        return np.asarray(o).copy()
+
+    decision_of = decision      # at a kept point (snapshot's o)
+
+    def unlabeled_index(self):
+        return self.idx_u.astype(np.intp)
+
+
+def _l2(z):
+    m = np.maximum(0.0, 1.0 - z)
+    return m * m

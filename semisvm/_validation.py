@@ -142,6 +142,15 @@ def check_pm1(y, n_samples, name="y"):
     return y.astype(np.float64)
 
 
+def pm1_from_01(y):
+    """Labels given as 1 / 0 mapped to +1 / -1 (values that are not all 0 or
+    1, e.g. +1 / -1, are returned as they are, for the caller's check)."""
+    a = np.asarray(y)
+    if a.dtype.kind in "biuf" and a.size and np.all((a == 0) | (a == 1)):
+        return np.where(a == 1, 1.0, -1.0)
+    return y
+
+
 def check_gram(K, name="K"):
     """Validate a square, finite kernel matrix -> C-contiguous float32/64 ndarray."""
     if sp.issparse(K):
@@ -164,16 +173,22 @@ def check_laplacian(L, n, dtype, name="L"):
     L = sp.csr_matrix(L, dtype=dtype)
     if L.shape != (n, n):
         raise ValueError(f"{name} must have shape ({n}, {n}), got {L.shape}")
-    if not np.all(np.isfinite(L.data)):
-        raise ValueError(f"{name} must be finite (no NaN or inf)")
     L.sum_duplicates()
     L.sort_indices()
-    asym = abs(L - L.T)
-    scale = max(float(abs(L).max()) if L.nnz else 0.0, 1.0)
-    tol = 1e-3 if dtype == np.float32 else 1e-8
-    if asym.nnz and float(asym.max()) > tol * scale:
-        raise ValueError(f"{name} must be symmetric")
+    check_symmetric(L, name, 1e-3 if dtype == np.float32 else 1e-8)
     return as_csr32(L, name)
+
+
+def check_symmetric(M, name, rtol):
+    """A sparse square matrix is finite and symmetric to ``rtol`` times its
+    largest entry (at least 1): the one check of graph Laplacians and
+    user-given affinities."""
+    if not np.all(np.isfinite(M.data)):
+        raise ValueError(f"{name} must be finite (no NaN or inf)")
+    asym = abs(M - M.T)
+    scale = max(float(abs(M).max()) if M.nnz else 0.0, 1.0)
+    if asym.nnz and float(asym.max()) > rtol * scale:
+        raise ValueError(f"{name} must be symmetric")
 
 
 def check_fraction(value, name):
@@ -186,26 +201,39 @@ def check_fraction(value, name):
     return value
 
 
-def check_ssl_targets(y, n_samples, name="y"):
-    """Validate functional-API semi-supervised targets: +1/-1 labeled, 0 unlabeled.
+def ssl_block_targets(y, n_samples, name="y"):
+    """Values of functional-API semi-supervised targets, without the class
+    checks (a row block of a dask y is checked alone): ``1`` positive, ``0``
+    negative, ``-1`` unlabeled (the estimators' and :func:`graph_tv`'s marker).
 
-    Needs at least one labeled row of each class. Returns float64 ``y``.
+    Returns the solvers' internal float64 coding: +1 / -1 labeled, 0 unlabeled.
     """
     y = np.asarray(y)
     if y.ndim != 1 or y.shape[0] != n_samples:
         raise ValueError(f"{name} must have shape ({n_samples},), got {y.shape}")
     if y.dtype.kind not in "biuf":
-        raise TypeError(
-            f"{name} must be numeric (+1/-1 labeled, 0 unlabeled), got dtype {y.dtype}")
-    if not np.all((y == 1) | (y == -1) | (y == 0)):
-        raise ValueError(f"{name} must contain only +1, -1 (labeled) and 0 (unlabeled)")
+        raise TypeError(f"{name} must be numeric (1 / 0 labeled, -1 unlabeled), "
+                        f"got dtype {y.dtype}")
+    if not np.all((y == 1) | (y == 0) | (y == -1)):
+        raise ValueError(f"{name} must contain only 1, 0 (labeled: positive, "
+                         "negative) and -1 (unlabeled)")
+    return np.where(y == -1, 0.0, np.where(y == 1, 1.0, -1.0))
+
+
+def check_ssl_targets(y, n_samples, name="y"):
+    """Validate functional-API semi-supervised targets: 1 / 0 labeled, -1 unlabeled.
+
+    Needs at least one labeled row of each class. Returns the internal coding
+    (float64: +1 / -1 labeled, 0 unlabeled).
+    """
+    y = ssl_block_targets(y, n_samples, name)
     if not np.any(y != 0):
-        raise ValueError(f"{name} has no labeled rows (all entries are 0 = unlabeled)")
+        raise ValueError(f"{name} has no labeled rows (all entries are -1 = unlabeled)")
     if not (np.any(y == 1) and np.any(y == -1)):
         raise ValueError(
-            f"{name} needs labeled rows of both classes (+1 and -1); "
-            f"got only {int(y[y != 0][0])}")
-    return y.astype(np.float64)
+            f"{name} needs labeled rows of both classes (1 and 0); "
+            f"got only {1 if np.any(y == 1) else 0}")
+    return y
 
 
 PU_UNLABELED = (-1, 0)
@@ -381,3 +409,9 @@ def check_class_fractions(r, n_classes, name="r"):
             f"{name} must have shape ({n_classes},) (one fraction per class), "
             f"got {r.shape}")
     return [check_fraction(v.item(), name) for v in r]
+
+
+def is_dask(X):
+    """A dask collection (checked without importing dask)."""
+    mod = type(X).__module__ or ""
+    return mod.split(".")[0] == "dask" and hasattr(X, "__dask_graph__")

@@ -29,11 +29,10 @@ import numbers
 import numpy as np
 import scipy.sparse as sp
 
-from semisvm._validation import check_positive, check_X
+from semisvm._validation import KERNELS, check_positive, check_X
 
 __all__ = ["kernel_matrix", "scale_gamma", "KERNELS"]
 
-KERNELS = ("linear", "rbf", "poly", "precomputed")
 
 # rows of X per block: keeps the temporaries of one block near 32 MB
 _BLOCK_BYTES = 32 * 2**20

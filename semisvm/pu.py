@@ -269,7 +269,7 @@ def _ocsvm_scores(X, prows, urows, kernel, gamma, degree, coef0):
 _INITS = ("uniform", "parzen", "ocsvm")
 
 
-def usmo(X, y, prior, lam, *, kernel="rbf", gamma=None, degree=3, coef0=0.0,
+def usmo(X, y, *, prior, lam, kernel="rbf", gamma=None, degree=3, coef0=0.0,
          cache_size=200.0, tol=1e-3, max_iter=None, init="uniform", s0=None,
          solver="auto", shrinking=True, verbose=False):
     r"""Train the double-hinge PU SVM by USMO; return a :class:`USMOResult`.
@@ -501,6 +501,8 @@ class PUSVM(ClassifierMixin, BaseEstimator):
         ``"linear"`` keeps w explicitly (only for ``kernel="linear"``; sparse
         rows never densified, no kernel column formed); ``"kernel"`` uses the
         kernel-column cache; ``"auto"`` picks "linear" for the linear kernel.
+    shrinking : bool, default=True
+        LIBSVM's shrinking heuristic in the kernel solver (same optimum).
     verbose : int, default=0
         If > 0, log the violation history and a summary (logger
         ``"semisvm"``, INFO).
@@ -536,8 +538,8 @@ class PUSVM(ClassifierMixin, BaseEstimator):
 
     def __init__(self, *, prior="auto", lam=1e-3, kernel="rbf", gamma=None,
                  degree=3, coef0=0.0, cache_size=200.0, tol=1e-3,
-                 max_iter=None, init="uniform", solver="auto", verbose=0,
-                 random_state=None):
+                 max_iter=None, init="uniform", solver="auto", shrinking=True,
+                 verbose=0, random_state=None):
         self.prior = prior
         self.lam = lam
         self.kernel = kernel
@@ -549,6 +551,7 @@ class PUSVM(ClassifierMixin, BaseEstimator):
         self.max_iter = max_iter
         self.init = init
         self.solver = solver
+        self.shrinking = shrinking
         self.verbose = verbose
         self.random_state = random_state
 
@@ -581,11 +584,13 @@ class PUSVM(ClassifierMixin, BaseEstimator):
                 f"{labels[:5].tolist()}")
         if isinstance(self.prior, str) and self.prior == "auto":
             prior = estimate_prior(X, y)
-        res = usmo(X, y, prior, self.lam, kernel=self.kernel, gamma=self.gamma,
+        res = usmo(X, y, prior=prior, lam=self.lam, kernel=self.kernel,
+                   gamma=self.gamma,
                    degree=self.degree, coef0=self.coef0,
                    cache_size=self.cache_size, tol=self.tol,
                    max_iter=self.max_iter, init=self.init,
-                   solver=self.solver, verbose=bool(self.verbose))
+                   solver=self.solver, shrinking=self.shrinking,
+                   verbose=bool(self.verbose))
         if res.status != "optimal":
             warnings.warn(
                 f"USMO stopped ({res.status}) after {res.n_iter} steps with "

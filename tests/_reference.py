@@ -57,3 +57,9 @@ def make_classification(n=120, d=15, seed=0, density=None, noise=0.1):
     flip = rng.rand(n) < 0.05
     y[flip] = -y[flip]
     return X, y
+
+
+def ssl01(y):
+    """SVMlin-style targets (+1 / -1 labeled, 0 unlabeled) in the functional
+    API's coding: 1 / 0 labeled, -1 unlabeled (NumPy or dask arrays)."""
+    return np.where(y == 0, -1, np.where(y > 0, 1, 0))

@@ -9,6 +9,7 @@ import threading
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from _reference import ssl01
 
 pytest.importorskip("dask.distributed")
 import dask.array as da  # noqa: E402
@@ -23,7 +24,7 @@ from semisvm._rows import (  # noqa: E402
     cgls_twin,
     scan_events,
 )
-from semisvm.solvers import da_s3vm, l2svm_mfn, tsvm  # noqa: E402
+from semisvm.linear import da_s3vm, l2svm_mfn, tsvm  # noqa: E402
 
 # the cluster's own shutdown chatter is not what these tests check
 pytestmark = [
@@ -148,7 +149,7 @@ def test_linearsvm_distributed_equals_in_memory(client, kind):
     pred = dist.predict(Xd)
     assert isinstance(pred, da.Array)
     np.testing.assert_array_equal(pred.compute(), ref.predict(Xc))
-    np.testing.assert_allclose(dist.result_.outputs.compute(), ref.result_.outputs,
+    np.testing.assert_allclose(dist.result_.decision.compute(), ref.result_.decision,
                                rtol=1e-7, atol=1e-9)
 
 
@@ -234,8 +235,8 @@ def test_tsvm_distributed_equals_in_memory(client, kind):
     Xc = X if kind == "csr" else X.toarray()
     # dense: with the continuation in lam (P.lam changes between MFN calls)
     kw = TSVM_KW if kind == "csr" else dict(TSVM_KW, lam_factor=4.0)
-    ref = tsvm(Xc, y, **kw)
-    dist = tsvm(_dask(Xc, SSL_CHUNKS), da.from_array(y, chunks=SSL_CHUNKS), **kw)
+    ref = tsvm(Xc, ssl01(y), **kw)
+    dist = tsvm(_dask(Xc, SSL_CHUNKS), da.from_array(ssl01(y), chunks=SSL_CHUNKS), **kw)
     assert dist.objective == pytest.approx(ref.objective, rel=1e-8)
     np.testing.assert_array_equal(np.asarray(dist.labels), ref.labels)
     assert (dist.n_mfn, dist.n_switches) == (ref.n_mfn, ref.n_switches)
@@ -260,8 +261,8 @@ def test_tsvm_estimator_transduction_on_dask(client):
 
 def test_da_s3vm_distributed_equals_in_memory(client):
     X, y = _ssl(seed=1)
-    ref = da_s3vm(X, y, **DA_KW)
-    dist = da_s3vm(_dask(X, SSL_CHUNKS), y, **DA_KW)
+    ref = da_s3vm(X, ssl01(y), **DA_KW)
+    dist = da_s3vm(_dask(X, SSL_CHUNKS), ssl01(y), **DA_KW)
     assert dist.objective == pytest.approx(ref.objective, rel=1e-8)
     assert dist.da_objective == pytest.approx(ref.da_objective, rel=1e-8)
     assert dist.nu == pytest.approx(ref.nu, rel=1e-8, abs=1e-12)
@@ -336,3 +337,18 @@ def test_tsvm_one_vs_rest_on_dask(client):
     dist = TSVM(**kw).fit(_dask(X, (90, 60, 90)), labels)
     np.testing.assert_allclose(dist.coef_, ref.coef_, rtol=1e-5, atol=1e-8)
     np.testing.assert_array_equal(dist.transduction_.compute(), ref.transduction_)
+
+
+def test_ssl_backends_share_one_protocol():
+    """TSVM/DA reach the rows only through the SSL backend: every step the
+    in-memory backend offers, the Dask backend offers too."""
+    from semisvm._distributed import DaskSSL
+    from semisvm._rows import LocalSSL
+
+    def steps(cls):
+        return {n for n in vars(cls) if not n.startswith("_")
+                and callable(getattr(cls, n))}
+
+    missing = steps(LocalSSL) - steps(DaskSSL)
+    assert not missing, missing
+    assert LocalSSL.distributed is False and DaskSSL.distributed is True

@@ -13,7 +13,7 @@ from semisvm import TVRLS, TVSVM, CheegerRLS, CheegerSVM
 from semisvm._results import GraphTVResult
 from semisvm.graph import knn_affinity
 from semisvm.graph_tv import _hinge_prox, _knn_graph
-from semisvm.solvers import graph_cheeger, graph_tv
+from semisvm.graph_tv import graph_cheeger, graph_tv
 
 cp = pytest.importorskip("cvxpy")
 

@@ -12,15 +12,16 @@ from _reference import (
     l2svm_lbfgs,
     l2svm_objective,
     make_classification,
+    ssl01,
 )
 from conftest import load_shared
 from scipy.special import expit, xlogy
 from sklearn.datasets import load_breast_cancer
 from sklearn.exceptions import ConvergenceWarning
 
-from semisvm import DASVM, TSVM, LinearSVM, solvers
+from semisvm import DASVM, TSVM, LinearSVM, _rows, linear
 from semisvm._results import DAResult, TSVMResult
-from semisvm.solvers import l2svm_mfn
+from semisvm.linear import l2svm_mfn
 
 
 # -- LinearSVM ------------------------------------------------------------
@@ -320,6 +321,13 @@ def test_mfn_rejects_bad_arguments(kwargs, exc, match):
         l2svm_mfn(X, y, **kwargs)
 
 
+def test_mfn_takes_zero_one_labels_as_minus_plus_one():
+    X, y = make_classification(n=40, d=5, seed=1)
+    pm = l2svm_mfn(X, y, lam=0.1)
+    zo = l2svm_mfn(X, np.where(y > 0, 1, 0), lam=0.1)
+    assert np.array_equal(pm.coef, zo.coef) and pm.objective == zo.objective
+
+
 def test_mfn_rejects_bad_data():
     X, y = make_classification(n=20, d=5, seed=0)
     Xn = X.copy()
@@ -327,7 +335,7 @@ def test_mfn_rejects_bad_data():
     with pytest.raises(ValueError, match="NaN"):
         l2svm_mfn(Xn, y)
     with pytest.raises(ValueError, match="only -1 and"):
-        l2svm_mfn(X, np.where(y > 0, 1, 0))
+        l2svm_mfn(X, np.where(y > 0, 1, 2))
     with pytest.raises(ValueError, match=r"y must have shape \(20,\)"):
         l2svm_mfn(X, y[:-1])
     with pytest.raises(ValueError, match="0 sample"):
@@ -452,21 +460,21 @@ def make_clusters(seed, n=200, sy=3.5, a=3.0):
 def test_tsvm_objective_equals_numpy(S, dtype, container):
     X, y, _ = make_problem(0)
     Xc = container(X.astype(dtype))
-    res = solvers.tsvm(Xc, y, lam=1e-2, lam_u=0.5, S=S, tol=1e-10)
+    res = linear.tsvm(Xc, ssl01(y), lam=1e-2, lam_u=0.5, S=S, tol=1e-10)
     assert isinstance(res, TSVMResult) and res.converged
     o, _, f_abs, f_lab = reference_objectives(X, y, res, 1e-2, 0.5)
     rtol = 1e-4 if dtype == np.float32 else 1e-10
     assert res.objective == pytest.approx(f_abs, rel=rtol)
     assert res.label_objective == pytest.approx(f_lab, rel=rtol)
     assert res.label_objective >= res.objective - 1e-12
-    np.testing.assert_allclose(res.outputs, o, rtol=rtol, atol=rtol)
+    np.testing.assert_allclose(res.decision, o, rtol=rtol, atol=rtol)
     assert res.coef.dtype == dtype
 
 
 def test_tsvm_local_optimum_and_balance(seed):
     X, y, _ = make_problem(seed)
     lam, lam_u = 1e-2, 1.0
-    res = solvers.tsvm(X, y, lam=lam, lam_u=lam_u, tol=1e-12)
+    res = linear.tsvm(X, ssl01(y), lam=lam, lam_u=lam_u, tol=1e-12)
     U = np.flatnonzero(y == 0)
     u = U.size
     yu = res.labels[U]
@@ -493,15 +501,15 @@ def test_tsvm_balance_follows_r():
     X, y, _ = make_problem(1)
     u = (y == 0).sum()
     for r in (0.2, 0.5, 0.77):
-        res = solvers.tsvm(X, y, r=r)
+        res = linear.tsvm(X, ssl01(y), r=r)
         assert (res.labels[y == 0] > 0).sum() == int(np.floor(r * u + 0.5))
 
 
 def test_tsvm_single_and_multiple_switching_agree(seed):
     X, y, _ = make_clusters(seed)
     y = np.where(y == -1, 0.0, np.where(y == 1, 1.0, -1.0))
-    r1 = solvers.tsvm(X, y, S=1)
-    rS = solvers.tsvm(X, y, S=10000)
+    r1 = linear.tsvm(X, ssl01(y), S=1)
+    rS = linear.tsvm(X, ssl01(y), S=10000)
     assert r1.converged and rS.converged
     assert r1.n_switches > 10
     # local optima of the same non-convex objective: within 5 % (here equal)
@@ -511,20 +519,20 @@ def test_tsvm_single_and_multiple_switching_agree(seed):
 
 def test_tsvm_history_and_annealing():
     X, y, _ = make_problem(2)
-    res = solvers.tsvm(X, y, lam_u=1.0, lam_u_init=1e-2, lam_u_rate=2.0)
-    h = res.history_lam_u
+    res = linear.tsvm(X, ssl01(y), lam_u=1.0, lam_u_init=1e-2, lam_u_rate=2.0)
+    h = res.lam_u_history
     assert h[0] == 1e-2 and h[-1] == 1.0 and res.lam_u == 1.0
     np.testing.assert_allclose(h[1:-1] / h[:-2], 2.0)
-    assert res.history_switches.sum() == res.n_switches
-    assert res.history_mfn.sum() + 1 == res.n_mfn
-    assert res.history_objective[-1] == pytest.approx(res.label_objective)
+    assert res.switch_history.sum() == res.n_switches
+    assert res.mfn_history.sum() + 1 == res.n_mfn
+    assert res.history[-1] == pytest.approx(res.label_objective)
 
 
 def test_tsvm_lam_u_zero_is_supervised():
     X, y, _ = make_problem(3)
     L = y != 0
-    res = solvers.tsvm(X, y, lam=1e-2, lam_u=0.0, tol=1e-12)
-    sup = solvers.l2svm_mfn(X[L], y[L], lam=1e-2 * L.sum(), tol=1e-12)
+    res = linear.tsvm(X, ssl01(y), lam=1e-2, lam_u=0.0, tol=1e-12)
+    sup = linear.l2svm_mfn(X[L], y[L], lam=1e-2 * L.sum(), tol=1e-12)
     np.testing.assert_allclose(res.coef, sup.coef, rtol=1e-8, atol=1e-10)
 
 
@@ -534,13 +542,13 @@ def test_da_balance_and_objectives(dtype, container):
     X, y, _ = make_problem(0)
     Xc = container(X.astype(dtype))
     lam, lam_u = 1e-2, 0.5
-    res = solvers.da_s3vm(Xc, y, lam=lam, lam_u=lam_u)
+    res = linear.da_s3vm(Xc, ssl01(y), lam=lam, lam_u=lam_u)
     assert isinstance(res, DAResult) and res.converged
     assert abs(res.p.mean() - res.r) < 1e-8
     o, base, f_abs, _ = reference_objectives(X, y, res, lam, lam_u)
     rtol = 1e-4 if dtype == np.float32 else 1e-10
     assert res.objective == pytest.approx(f_abs, rel=rtol)
-    assert res.objective <= res.history_objective.min()
+    assert res.objective <= res.history.min()
     U = y == 0
     p, u, T = res.p, U.sum(), res.T
     f_da = (base + 0.5 * lam_u / u * np.sum(p * l2(o[U]) + (1 - p) * l2(-o[U]))
@@ -553,7 +561,7 @@ def test_da_p_is_the_p_step_optimum():
     """p minimises the DA objective over the balanced simplex for the returned w."""
     X, y, _ = make_problem(5)
     lam_u = 1.0
-    res = solvers.da_s3vm(X, y, lam_u=lam_u, tol=1e-12)
+    res = linear.da_s3vm(X, ssl01(y), lam_u=lam_u, tol=1e-12)
     U = y == 0
     o = X[U] @ res.coef + res.intercept
     g = lam_u * (l2(o) - l2(-o))
@@ -563,12 +571,12 @@ def test_da_p_is_the_p_step_optimum():
 
 def test_da_annealing_history():
     X, y, _ = make_problem(4)
-    res = solvers.da_s3vm(X, y, T0=2.0, T_rate=2.0)
-    np.testing.assert_allclose(res.history_T, 2.0 / 2.0 ** np.arange(res.n_outer))
-    assert res.history_inner.sum() == res.n_inner == res.n_mfn - 1
-    assert np.all(res.history_kl[res.history_inner < 100] < 1e-5)  # the default kl_tol
+    res = linear.da_s3vm(X, ssl01(y), T0=2.0, T_rate=2.0)
+    np.testing.assert_allclose(res.T_history, 2.0 / 2.0 ** np.arange(res.n_outer))
+    assert res.inner_history.sum() == res.n_inner == res.n_mfn - 1
+    assert np.all(res.kl_history[res.inner_history < 100] < 1e-5)  # the default kl_tol
     assert res.status == "entropy"
-    assert res.T in res.history_T
+    assert res.T in res.T_history
 
 
 @pytest.mark.parametrize("seed", [0, 1])
@@ -578,9 +586,9 @@ def test_da_fast_iterations_keep_the_result(seed):
     within 1e-3, fewer Newton iterations; each option alone also agrees."""
     X, y, _ = make_clusters(seed)
     y = np.where(y == -1, 0.0, np.where(y == 1, 1.0, -1.0))
-    ref = solvers.da_s3vm(X, y, relax=1.0, newton_steps=None, kl_tol=1e-6,
+    ref = linear.da_s3vm(X, ssl01(y), relax=1.0, newton_steps=None, kl_tol=1e-6,
                           T0=10.0)
-    fast = solvers.da_s3vm(X, y)
+    fast = linear.da_s3vm(X, ssl01(y))
     assert ref.converged and fast.converged
     assert fast.objective == pytest.approx(ref.objective, rel=1e-3)
     np.testing.assert_array_equal(fast.labels, ref.labels)
@@ -588,7 +596,7 @@ def test_da_fast_iterations_keep_the_result(seed):
     assert abs(fast.p.mean() - fast.r) < 1e-8
     for kw in ({"relax": 1.0}, {"newton_steps": None}, {"newton_steps": 3},
                {"relax": 0.8}):
-        res = solvers.da_s3vm(X, y, **kw)
+        res = linear.da_s3vm(X, ssl01(y), **kw)
         assert res.objective == pytest.approx(ref.objective, rel=1e-3)
         np.testing.assert_array_equal(res.labels, ref.labels)
 
@@ -599,8 +607,8 @@ def test_da_kept_p_is_the_plain_p_step_after_relaxed_rounds():
     X, y, _ = make_problem(5)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        res = solvers.da_s3vm(X, y, max_outer_iter=1, max_inner_iter=3)
-    assert res.n_inner == 3 and res.objective == res.history_objective[-1]
+        res = linear.da_s3vm(X, ssl01(y), max_outer_iter=1, max_inner_iter=3)
+    assert res.n_inner == 3 and res.objective == res.history[-1]
     U = y == 0
     o = X[U] @ res.coef + res.intercept
     g = l2(o) - l2(-o)
@@ -612,11 +620,11 @@ def test_da_kept_p_is_the_plain_p_step_after_relaxed_rounds():
 def test_da_rejects_bad_relax_and_newton_steps():
     X, y, _ = make_problem(0)
     with pytest.raises(ValueError, match="relax"):
-        solvers.da_s3vm(X, y, relax=2.0)
+        linear.da_s3vm(X, ssl01(y), relax=2.0)
     with pytest.raises(ValueError, match="relax"):
-        solvers.da_s3vm(X, y, relax=0.0)
+        linear.da_s3vm(X, ssl01(y), relax=0.0)
     with pytest.raises(ValueError, match="newton_steps"):
-        solvers.da_s3vm(X, y, newton_steps=0)
+        linear.da_s3vm(X, ssl01(y), newton_steps=0)
 
 
 def test_tsvm_lam_continuation():
@@ -624,9 +632,9 @@ def test_tsvm_lam_continuation():
     by lam_u_rate; the result is a local optimum of the objective at lam."""
     X, y, _ = make_problem(6)
     lam, lam_u = 1e-2, 1.0
-    res = solvers.tsvm(X, y, lam=lam, lam_u=lam_u, lam_factor=8.0,
+    res = linear.tsvm(X, ssl01(y), lam=lam, lam_u=lam_u, lam_factor=8.0,
                        lam_u_init=1e-2, lam_u_rate=2.0, tol=1e-12)
-    h, hu = res.history_lam, res.history_lam_u
+    h, hu = res.lam_history, res.lam_u_history
     assert h.size == hu.size and h[0] == 8 * lam and h[-1] == lam
     # lam stays at 8 lam until lam_u is reached, then halves per step
     up = np.flatnonzero(hu < lam_u)
@@ -644,9 +652,9 @@ def test_da_lam_continuation():
     returned point is one at lam (objective and p-step optimum at lam)."""
     X, y, _ = make_problem(7)
     lam, lam_u = 1e-2, 1.0
-    res = solvers.da_s3vm(X, y, lam=lam, lam_u=lam_u, lam_factor=8.0,
+    res = linear.da_s3vm(X, ssl01(y), lam=lam, lam_u=lam_u, lam_factor=8.0,
                           T_rate=2.0, tol=1e-12)
-    h = res.history_lam
+    h = res.lam_history
     assert h.size == res.n_outer and h[-1] == lam
     np.testing.assert_allclose(h[:4], lam * np.array([8, 4, 2, 1.0]))
     o, _, f_abs, _ = reference_objectives(X, y, res, lam, lam_u)
@@ -740,25 +748,25 @@ def test_bad_input(Est):
 def test_functional_bad_input():
     X, y, _ = make_problem(0)
     with pytest.raises(ValueError, match="no labeled rows"):
-        solvers.tsvm(X, np.zeros(len(y)))
+        linear.tsvm(X, np.full(len(y), -1))
     with pytest.raises(ValueError, match="both classes"):
-        solvers.da_s3vm(X, np.where(y != 0, 1.0, 0.0))
-    with pytest.raises(ValueError, match=r"only \+1, -1"):
-        solvers.tsvm(X, np.where(y == 0, 2.0, y))
+        linear.da_s3vm(X, ssl01(np.where(y != 0, 1.0, 0.0)))
+    with pytest.raises(ValueError, match=r"only 1, 0 \(labeled"):
+        linear.tsvm(X, np.where(y == 0, 2.0, ssl01(y)))
     with pytest.raises(ValueError, match="S must be"):
-        solvers.tsvm(X, y, S=0)
+        linear.tsvm(X, ssl01(y), S=0)
     with pytest.raises(ValueError, match="lam_u_rate must be > 1"):
-        solvers.tsvm(X, y, lam_u_rate=1.0)
+        linear.tsvm(X, ssl01(y), lam_u_rate=1.0)
     with pytest.raises(ValueError, match="T_rate must be > 1"):
-        solvers.da_s3vm(X, y, T_rate=0.5)
+        linear.da_s3vm(X, ssl01(y), T_rate=0.5)
     with pytest.raises(ValueError, match="lam_factor must be >= 1"):
-        solvers.tsvm(X, y, lam_factor=0.5)
+        linear.tsvm(X, ssl01(y), lam_factor=0.5)
     with pytest.raises(ValueError, match="lam_factor must be >= 1"):
-        solvers.da_s3vm(X, y, lam_factor=0.5)
+        linear.da_s3vm(X, ssl01(y), lam_factor=0.5)
     with pytest.raises(ValueError, match="T0 must be"):
-        solvers.da_s3vm(X, y, T0=-1.0)
+        linear.da_s3vm(X, ssl01(y), T0=-1.0)
     with pytest.raises(ValueError, match="shape"):
-        solvers.tsvm(X, y[:-1])
+        linear.tsvm(X, ssl01(y[:-1]))
 
 
 def test_convergence_warnings_on_caps():
@@ -856,10 +864,10 @@ def test_tsvm_objective_non_increasing_across_switches(caplog):
     X, y, _ = make_clusters(0)
     y = np.where(y == -1, 0.0, np.where(y == 1, 1.0, -1.0))
     with caplog.at_level(logging.INFO, logger="semisvm"):
-        res = solvers.tsvm(X, y, verbose=2)
+        res = linear.tsvm(X, ssl01(y), verbose=2)
     assert res.n_switches > 10 and "(inexact w)" in caplog.text
     seqs = _mfn_objectives(caplog.text, "TSVM MFN (lam_u=")
-    assert len(seqs) == res.history_lam_u.size
+    assert len(seqs) == res.lam_u_history.size
     n_checked = 0
     for f in seqs.values():
         f = np.asarray(f)
@@ -873,19 +881,19 @@ def test_inexact_solves_keep_the_result(seed, monkeypatch):
     """inner_tol (default) vs every solve to tol: same labels on the clusters,
     objectives within 1e-6 (TSVM) / 1e-3 (DA) relative, fewer CGLS iterations."""
     # CGLS Newton steps (2 features would otherwise be factorised exactly)
-    monkeypatch.setattr(solvers, "_use_direct", lambda X, newton: False)
+    monkeypatch.setattr(_rows, "use_direct", lambda X, newton: False)
     X, y, _ = make_clusters(seed)
     y = np.where(y == -1, 0.0, np.where(y == 1, 1.0, -1.0))
     for S in (1, 10000):
-        ex = solvers.tsvm(X, y, S=S, inner_tol=None)
-        fast = solvers.tsvm(X, y, S=S)
+        ex = linear.tsvm(X, ssl01(y), S=S, inner_tol=None)
+        fast = linear.tsvm(X, ssl01(y), S=S)
         assert fast.converged and ex.converged
         assert fast.objective == pytest.approx(ex.objective, rel=1e-6)
         np.testing.assert_array_equal(fast.labels, ex.labels)
         assert fast.n_cg_iter < ex.n_cg_iter
     # (whole w-steps: one Newton step per w-step leaves CGLS less to save)
-    ex = solvers.da_s3vm(X, y, inner_tol=None, newton_steps=None)
-    fast = solvers.da_s3vm(X, y, newton_steps=None)
+    ex = linear.da_s3vm(X, ssl01(y), inner_tol=None, newton_steps=None)
+    fast = linear.da_s3vm(X, ssl01(y), newton_steps=None)
     assert fast.objective == pytest.approx(ex.objective, rel=1e-3)
     np.testing.assert_array_equal(fast.labels, ex.labels)
     assert fast.n_cg_iter < 0.6 * ex.n_cg_iter
@@ -896,7 +904,7 @@ def test_inexact_tsvm_final_solve_is_exact():
     labels even with a very loose inner_tol."""
     X, y, _ = make_problem(3, n=300)
     lam, lam_u = 1e-2, 1.0
-    res = solvers.tsvm(X, y, lam=lam, lam_u=lam_u, tol=1e-12, inner_tol=0.5)
+    res = linear.tsvm(X, ssl01(y), lam=lam, lam_u=lam_u, tol=1e-12, inner_tol=0.5)
     g = label_gradient(X, y, res.labels, res, lam, lam_u)
     assert np.linalg.norm(g) < 1e-7
 
@@ -904,9 +912,9 @@ def test_inexact_tsvm_final_solve_is_exact():
 def test_inner_tol_bad_input():
     X, y, _ = make_problem(0)
     with pytest.raises(ValueError, match="inner_tol"):
-        solvers.tsvm(X, y, inner_tol=0.0)
+        linear.tsvm(X, ssl01(y), inner_tol=0.0)
     with pytest.raises(ValueError, match="inner_tol"):
-        solvers.da_s3vm(X, y, inner_tol=-1.0)
+        linear.da_s3vm(X, ssl01(y), inner_tol=-1.0)
     with pytest.raises(ValueError, match="inner_tol"):
         TSVM(inner_tol=-1.0).fit(X, _ssl_y(y))
 
@@ -1015,10 +1023,10 @@ def test_cholesky_newton_steps_match_cgls(monkeypatch):
     # where the factorisation is exact, so on some problems the two paths
     # end a label pair apart; at this lam they coincide
     kw = {"tol": 1e-10, "lam": 1e-3}
-    direct_tsvm, direct_da = solvers.tsvm(X, y, **kw), solvers.da_s3vm(X, y, **kw)
+    direct_tsvm, direct_da = linear.tsvm(X, ssl01(y), **kw), linear.da_s3vm(X, ssl01(y), **kw)
     assert direct_tsvm.n_cg_iter == 0 and direct_da.n_cg_iter == 0
-    monkeypatch.setattr(solvers, "_use_direct", lambda X, newton: False)
-    cg_tsvm, cg_da = solvers.tsvm(X, y, **kw), solvers.da_s3vm(X, y, **kw)
+    monkeypatch.setattr(_rows, "use_direct", lambda X, newton: False)
+    cg_tsvm, cg_da = linear.tsvm(X, ssl01(y), **kw), linear.da_s3vm(X, ssl01(y), **kw)
     assert cg_tsvm.n_cg_iter > 0
     np.testing.assert_array_equal(direct_tsvm.labels, cg_tsvm.labels)
     assert direct_tsvm.objective == pytest.approx(cg_tsvm.objective, rel=1e-6)

@@ -4,6 +4,7 @@ import warnings
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from _reference import ssl01
 from scipy.optimize import minimize
 from sklearn.datasets import load_digits, make_blobs, make_moons
 from sklearn.exceptions import ConvergenceWarning
@@ -11,7 +12,7 @@ from sklearn.exceptions import ConvergenceWarning
 from semisvm import LapRLS, LapSVM
 from semisvm.graph import graph_laplacian
 from semisvm.kernels import kernel_matrix
-from semisvm.solvers import lapsvm_primal
+from semisvm.manifold import _lapsvm_multi, lapsvm_primal
 
 
 def _problem(n=40, n_lab=10, seed=0, normalized=True, dtype=np.float64):
@@ -56,23 +57,23 @@ def _reference(K, L, y, gA, gI, fit_b, hinge=True):
 def test_lapsvm_objective_matches_scipy(solver, fit_intercept, normalized, seed):
     _, K, L, y = _problem(seed=seed, normalized=normalized)
     ref, _ = _reference(K, L, y, 1e-2, 0.5, fit_intercept)
-    res = lapsvm_primal(K, L, y, gamma_A=1e-2, gamma_I=0.5, solver=solver,
+    res = lapsvm_primal(K, L, ssl01(y), gamma_A=1e-2, gamma_I=0.5, solver=solver,
                         stop="none", fit_intercept=fit_intercept)
     assert res.converged and res.status in ("optimal", "tol")
     # objective agreement, 1e-6 relative
     assert abs(res.objective - ref) <= 1e-6 * abs(ref)
     # the reported objective is the objective of the returned point
     f = K @ res.alpha + res.intercept
-    np.testing.assert_allclose(res.outputs, f, rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(res.decision, f, rtol=1e-8, atol=1e-10)
 
 
 def test_newton_terminates_finitely_and_pcg_history_decreases():
     _, K, L, y = _problem(n=60, n_lab=20, seed=3)
-    res = lapsvm_primal(K, L, y, gamma_A=1e-3, gamma_I=0.1, solver="newton")
+    res = lapsvm_primal(K, L, ssl01(y), gamma_A=1e-3, gamma_I=0.1, solver="newton")
     assert res.status == "optimal" and res.n_iter < 10
     # the error-vector set at the solution is the one the last step solved on
     assert res.error_set_history[-1] == res.n_error_vectors
-    pcg = lapsvm_primal(K, L, y, gamma_A=1e-3, gamma_I=0.1, solver="pcg", stop="none")
+    pcg = lapsvm_primal(K, L, ssl01(y), gamma_A=1e-3, gamma_I=0.1, solver="pcg", stop="none")
     assert np.all(np.diff(pcg.history) <= 1e-12 * abs(pcg.history[0]))
     assert pcg.objective == pytest.approx(res.objective, rel=1e-6)
 
@@ -96,9 +97,9 @@ def test_laprls_matches_closed_form(fit_intercept):
     z = np.linalg.lstsq(H, r, rcond=None)[0]
     f_ref = K @ z[:n] + (z[n] if fit_intercept else 0.0)
     for solver, kw in (("closed", {}), ("pcg", {"stop": "none"})):
-        res = lapsvm_primal(K, L, y, gamma_A=gA, gamma_I=gI, loss="squared",
+        res = lapsvm_primal(K, L, ssl01(y), gamma_A=gA, gamma_I=gI, loss="squared",
                             solver=solver, fit_intercept=fit_intercept, **kw)
-        np.testing.assert_allclose(res.outputs, f_ref, rtol=1e-6, atol=1e-7)
+        np.testing.assert_allclose(res.decision, f_ref, rtol=1e-6, atol=1e-7)
     ref, _ = _reference(K, L, y, gA, gI, fit_intercept, hinge=False)
     assert res.objective == pytest.approx(ref, rel=1e-6)
 
@@ -120,21 +121,21 @@ def test_gamma_I_zero_is_supervised_kernel_svm():
                  options={"gtol": 1e-12, "maxiter": 10000}).x
     f_ref = K[:, lab] @ z[:-1] + z[-1]
     for solver in ("newton", "pcg"):
-        res = lapsvm_primal(K, L, y, gamma_A=gA, gamma_I=0.0, solver=solver,
+        res = lapsvm_primal(K, L, ssl01(y), gamma_A=gA, gamma_I=0.0, solver=solver,
                             stop="none")
-        np.testing.assert_allclose(res.outputs, f_ref, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(res.decision, f_ref, rtol=1e-5, atol=1e-6)
         np.testing.assert_allclose(np.delete(res.alpha, lab), 0, atol=1e-6)
 
 
 def test_float32_close_to_float64():
     _, K, L, y = _problem(seed=0)
-    r64 = lapsvm_primal(K, L, y, gamma_A=1e-2, gamma_I=0.5, solver="pcg", stop="none")
-    r32 = lapsvm_primal(K.astype(np.float32), L.astype(np.float32), y,
+    r64 = lapsvm_primal(K, L, ssl01(y), gamma_A=1e-2, gamma_I=0.5, solver="pcg", stop="none")
+    r32 = lapsvm_primal(K.astype(np.float32), L.astype(np.float32), ssl01(y),
                         gamma_A=1e-2, gamma_I=0.5, solver="pcg", stop="pnorm",
                         tol=1e-4)
     assert r32.alpha.dtype == np.float32
     assert r32.objective == pytest.approx(r64.objective, rel=1e-4)
-    n32 = lapsvm_primal(K.astype(np.float32), L.astype(np.float32), y,
+    n32 = lapsvm_primal(K.astype(np.float32), L.astype(np.float32), ssl01(y),
                         gamma_A=1e-2, gamma_I=0.5, solver="newton")
     assert n32.objective == pytest.approx(r64.objective, rel=1e-4)
 
@@ -142,8 +143,8 @@ def test_float32_close_to_float64():
 @pytest.mark.parametrize("stop", ["gradient", "pgradient", "pnorm", "objective"])
 def test_classical_rules_stop_with_tol_status(stop):
     _, K, L, y = _problem(n=80, n_lab=20)
-    res = lapsvm_primal(K, L, y, gamma_A=1e-3, gamma_I=0.5, stop=stop)
-    ref = lapsvm_primal(K, L, y, gamma_A=1e-3, gamma_I=0.5, solver="newton")
+    res = lapsvm_primal(K, L, ssl01(y), gamma_A=1e-3, gamma_I=0.5, stop=stop)
+    ref = lapsvm_primal(K, L, ssl01(y), gamma_A=1e-3, gamma_I=0.5, solver="newton")
     assert res.status in ("tol", "optimal") and res.converged
     # the objective-decrease rule is the loosest one (it stops on a plateau)
     rel = 1e-2 if stop == "objective" else 1e-4
@@ -156,17 +157,16 @@ def test_validation_rule_records_errors():
     Xv = np.random.RandomState(9).randn(30, 3)
     Kv = kernel_matrix(Xv, X, gamma=0.3)
     yv = np.where(Xv[:, 0] > 0, 1.0, -1.0)
-    res = lapsvm_primal(K, L, y, gamma_A=1e-3, gamma_I=0.5, stop="validation",
+    res = lapsvm_primal(K, L, ssl01(y), gamma_A=1e-3, gamma_I=0.5, stop="validation",
                         K_val=Kv, y_val=yv, check_every=2)
     assert res.status == "validation" and res.val_history.size >= 1
     assert np.all((res.val_history >= 0) & (res.val_history <= 1))
     with pytest.raises(ValueError, match="needs K_val and y_val"):
-        lapsvm_primal(K, L, y, stop="mixed")
+        lapsvm_primal(K, L, ssl01(y), stop="mixed")
 
 
 @pytest.mark.parametrize("stop", ["stability", "none"])
 def test_lockstep_multi_problem_pcg_equals_separate_runs(stop):
-    from semisvm.solvers import _lapsvm_multi
 
     X, K, L, y = _problem(n=80, n_lab=30)
     lab = y != 0
@@ -175,9 +175,9 @@ def test_lockstep_multi_problem_pcg_equals_separate_runs(stop):
     kw = dict(gamma_A=1e-3, gamma_I=0.5, loss="squared_hinge", solver="pcg",
               fit_intercept=True, stop=stop, tol=None, max_iter=None,
               check_every=3, eta=0.015)
-    multi = _lapsvm_multi(K, L, ys, **kw)
+    multi = _lapsvm_multi(K, L, [ssl01(v) for v in ys], **kw)
     for yj, rm in zip(ys, multi, strict=True):
-        r1 = _lapsvm_multi(K, L, [yj], **kw)[0]
+        r1 = _lapsvm_multi(K, L, [ssl01(v) for v in [yj]], **kw)[0]
         assert rm.n_iter == r1.n_iter and rm.status == r1.status
         np.testing.assert_allclose(rm.alpha, r1.alpha, rtol=1e-8, atol=1e-10)
 
@@ -188,7 +188,6 @@ def test_lockstep_multi_problem_pcg_equals_separate_runs(stop):
 def test_multi_problem_newton_equals_separate_runs(loss, gamma_I, fit_intercept):
     # the one-vs-rest problems share one factorisation for the first Newton
     # step (LapRLS: the solution); each must still equal its own run
-    from semisvm.solvers import _lapsvm_multi
 
     X, K, L, y = _problem(n=60, n_lab=24)
     lab = y != 0
@@ -198,9 +197,9 @@ def test_multi_problem_newton_equals_separate_runs(loss, gamma_I, fit_intercept)
     kw = dict(gamma_A=1e-3, gamma_I=gamma_I, loss=loss, solver=solver,
               fit_intercept=fit_intercept, stop="stability", tol=None,
               max_iter=None, check_every=None, eta=0.015)
-    multi = _lapsvm_multi(K, L, ys, **kw)
+    multi = _lapsvm_multi(K, L, [ssl01(v) for v in ys], **kw)
     for yj, rm in zip(ys, multi, strict=True):
-        r1 = lapsvm_primal(K, L, yj, **{k: v for k, v in kw.items()
+        r1 = lapsvm_primal(K, L, ssl01(yj), **{k: v for k, v in kw.items()
                                         if k != "fit_intercept"},
                            fit_intercept=fit_intercept)
         assert rm.n_iter == r1.n_iter and rm.status == r1.status == "optimal"
@@ -213,32 +212,32 @@ def test_multi_problem_newton_equals_separate_runs(loss, gamma_I, fit_intercept)
 
 def test_max_iter_is_reported():
     _, K, L, y = _problem(n=80, n_lab=20)
-    res = lapsvm_primal(K, L, y, gamma_A=1e-4, gamma_I=0.5, stop="none", max_iter=2)
+    res = lapsvm_primal(K, L, ssl01(y), gamma_A=1e-4, gamma_I=0.5, stop="none", max_iter=2)
     assert res.status == "max_iter" and not res.converged and res.n_iter == 2
 
 
 def test_solver_input_errors():
     _, K, L, y = _problem()
     with pytest.raises(ValueError, match="no labeled rows"):
-        lapsvm_primal(K, L, np.zeros_like(y))
+        lapsvm_primal(K, L, ssl01(np.zeros_like(y)))
     with pytest.raises(ValueError, match="square"):
-        lapsvm_primal(K[:, :-1], L, y)
+        lapsvm_primal(K[:, :-1], L, ssl01(y))
     with pytest.raises(ValueError, match=r"L must have shape"):
-        lapsvm_primal(K, L[:-1, :-1], y)
+        lapsvm_primal(K, L[:-1, :-1], ssl01(y))
     with pytest.raises(ValueError, match="symmetric"):
-        lapsvm_primal(K, sp.triu(L).tocsr(), y)
+        lapsvm_primal(K, sp.triu(L).tocsr(), ssl01(y))
     with pytest.raises(ValueError, match="gamma_A"):
-        lapsvm_primal(K, L, y, gamma_A=0.0)
+        lapsvm_primal(K, L, ssl01(y), gamma_A=0.0)
     with pytest.raises(ValueError, match="stop must be one of"):
-        lapsvm_primal(K, L, y, stop="patience")
+        lapsvm_primal(K, L, ssl01(y), stop="patience")
     with pytest.raises(ValueError, match="closed"):
-        lapsvm_primal(K, L, y, solver="closed")
-    with pytest.raises(ValueError, match=r"\+1, -1"):
-        lapsvm_primal(K, L, y * 2)
+        lapsvm_primal(K, L, ssl01(y), solver="closed")
+    with pytest.raises(ValueError, match=r"only 1, 0 \(labeled"):
+        lapsvm_primal(K, L, ssl01(y) * 2)
     Kn = K.copy()
     Kn[0, 0] = np.nan
     with pytest.raises(ValueError, match="NaN"):
-        lapsvm_primal(Kn, L, y)
+        lapsvm_primal(Kn, L, ssl01(y))
 
 
 # ---------------------------------------------------------------------------
@@ -440,7 +439,6 @@ def test_multiclass_pcg_early_stop_tests_the_class_decision():
     # second check, before the classes settle (9.5 % against Newton's 8.4 %
     # here; 22 % against 12.6 % on COIL20). The multi-class fit tests the
     # argmax decision and stops all the problems together.
-    from semisvm.solvers import _lapsvm_multi
 
     X, y, yl = _digits_split()
     unl = yl == -1
@@ -451,15 +449,15 @@ def test_multiclass_pcg_early_stop_tests_the_class_decision():
     kw = dict(gamma_A=clf.gamma_A, gamma_I=clf.gamma_I, loss="squared_hinge",
               solver="pcg", fit_intercept=True, stop="stability", tol=None,
               max_iter=None, check_every=None, eta=0.015, power=clf.p_)
-    res = _lapsvm_multi(K, L, ys, joint_stop=True, **kw)
+    res = _lapsvm_multi(K, L, [ssl01(v) for v in ys], joint_stop=True, **kw)
     assert len({r.n_iter for r in res}) == 1
     assert all(r.status == "stability" for r in res)
-    F = np.column_stack([r.outputs for r in res])
+    F = np.column_stack([r.decision for r in res])
     err_joint = np.mean(F[unl].argmax(1) != y[unl])
     assert err_joint <= err_newton + 0.01
     # a single problem (binary fit) is unaffected by joint_stop
-    r1 = _lapsvm_multi(K, L, ys[:1], joint_stop=True, **kw)[0]
-    r0 = _lapsvm_multi(K, L, ys[:1], **kw)[0]
+    r1 = _lapsvm_multi(K, L, [ssl01(v) for v in ys[:1]], joint_stop=True, **kw)[0]
+    r0 = _lapsvm_multi(K, L, [ssl01(v) for v in ys[:1]], **kw)[0]
     assert r1.n_iter == r0.n_iter
     np.testing.assert_array_equal(r1.alpha, r0.alpha)
 
@@ -498,7 +496,7 @@ def test_newton_tiny_gamma_A_emits_no_linalg_warning():
     _, K, L, y = _problem(n=60, n_lab=20)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        res = lapsvm_primal(K, L, y, gamma_A=1e-12, gamma_I=1.0, solver="newton")
+        res = lapsvm_primal(K, L, ssl01(y), gamma_A=1e-12, gamma_I=1.0, solver="newton")
     assert np.isfinite(res.objective)
 
 
@@ -507,14 +505,14 @@ def test_power_applies_the_iterated_laplacian(solver):
     # power=2 with L gives the solution of the explicit L @ L
     X, K, L, y = _problem(n=50, n_lab=12)
     L2 = sp.csr_matrix(L @ L)
-    a = lapsvm_primal(K, L, y, gamma_A=1e-2, gamma_I=0.5, power=2, stop="none",
+    a = lapsvm_primal(K, L, ssl01(y), gamma_A=1e-2, gamma_I=0.5, power=2, stop="none",
                       solver=solver)
-    b = lapsvm_primal(K, L2, y, gamma_A=1e-2, gamma_I=0.5, stop="none", solver=solver)
+    b = lapsvm_primal(K, L2, ssl01(y), gamma_A=1e-2, gamma_I=0.5, stop="none", solver=solver)
     ref, _ = _reference(K, L2, y, 1e-2, 0.5, True)
     assert abs(a.objective - ref) <= 1e-6 * abs(ref)
-    np.testing.assert_allclose(a.outputs, b.outputs, atol=1e-6)
+    np.testing.assert_allclose(a.decision, b.decision, atol=1e-6)
     with pytest.raises(ValueError, match="power"):
-        lapsvm_primal(K, L, y, power=0)
+        lapsvm_primal(K, L, ssl01(y), power=0)
 
 
 def test_dense_laplacian_path_equals_sparse():
@@ -522,6 +520,6 @@ def test_dense_laplacian_path_equals_sparse():
     X, K, _, y = _problem(n=40)
     Lfull = graph_laplacian(X, n_neighbors=8, p=4)
     assert Lfull.nnz > 0.5 * 40 * 40
-    a = lapsvm_primal(K, Lfull, y, gamma_A=1e-2, gamma_I=0.5, stop="none")
+    a = lapsvm_primal(K, Lfull, ssl01(y), gamma_A=1e-2, gamma_I=0.5, stop="none")
     ref, _ = _reference(K, Lfull, y, 1e-2, 0.5, True)
     assert abs(a.objective - ref) <= 1e-6 * abs(ref)

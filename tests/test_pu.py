@@ -6,7 +6,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics.pairwise import pairwise_kernels
 
 from semisvm import PUSVM
-from semisvm.solvers import usmo
+from semisvm.pu import usmo
 
 from .conftest import load_shared
 
@@ -41,7 +41,7 @@ def _cvxpy_decision(X, y, prior, lam, kernel, gamma):
 @pytest.mark.parametrize("kernel", ["linear", "rbf"])
 def test_usmo_matches_cvxpy_primal(kernel):
     X, y = _pu_problem()
-    res = usmo(X, y, PRIOR, LAM, kernel=kernel, gamma=0.5, tol=1e-9)
+    res = usmo(X, y, prior=PRIOR, lam=LAM, kernel=kernel, gamma=0.5, tol=1e-9)
     f_ref, obj_ref = _cvxpy_decision(X, y, PRIOR, LAM, kernel, 0.5)
     assert res.converged
     # objective to 1e-6 relative, decision values to 1e-3 of their scale
@@ -51,7 +51,7 @@ def test_usmo_matches_cvxpy_primal(kernel):
 
 def test_usmo_duality_gap_and_equality_constraint():
     X, y = _pu_problem(seed=3, n=60)
-    res = usmo(X, y, PRIOR, LAM, kernel="rbf", gamma=1.0, tol=1e-8)
+    res = usmo(X, y, prior=PRIOR, lam=LAM, kernel="rbf", gamma=1.0, tol=1e-8)
     p = int((y == 1).sum())
     assert res.s.sum() == pytest.approx(res.c1 * p, rel=1e-12)
     assert np.all(res.s >= 0) and np.all(res.s <= res.c2)
@@ -63,7 +63,7 @@ def test_usmo_duality_gap_and_equality_constraint():
 def test_usmo_kkt_conditions_hold_at_exit(kernel):
     X, y = _pu_problem(seed=1, n=80)
     tol = 1e-4
-    res = usmo(X, y, PRIOR, 0.01, kernel=kernel, gamma=0.5, coef0=1.0, tol=tol)
+    res = usmo(X, y, prior=PRIOR, lam=0.01, kernel=kernel, gamma=0.5, coef0=1.0, tol=tol)
     assert res.converged and res.violation <= tol
     f = res.decision[y != 1]
     s, c2, eps = res.s, res.c2, tol * (1 + 1e-9)
@@ -80,9 +80,9 @@ def test_usmo_kkt_conditions_hold_at_exit(kernel):
 
 def test_usmo_tiny_cache_equals_unlimited_cache():
     X, y = _pu_problem(seed=2, n=120)
-    big = usmo(X, y, PRIOR, 0.01, kernel="rbf", gamma=0.5, tol=1e-6,
+    big = usmo(X, y, prior=PRIOR, lam=0.01, kernel="rbf", gamma=0.5, tol=1e-6,
                cache_size=1000)
-    tiny = usmo(X, y, PRIOR, 0.01, kernel="rbf", gamma=0.5, tol=1e-6,
+    tiny = usmo(X, y, prior=PRIOR, lam=0.01, kernel="rbf", gamma=0.5, tol=1e-6,
                 cache_size=1e-6)
     assert tiny.n_cache_columns == 2 and big.n_cache_columns == 112
     assert tiny.cache_misses > big.cache_misses      # evictions happened
@@ -94,16 +94,16 @@ def test_usmo_tiny_cache_equals_unlimited_cache():
 def test_usmo_dense_equals_csr(kernel, container):
     X, y = _pu_problem(seed=4, n=50, d=5)
     X[np.abs(X) < 0.5] = 0.0
-    ref = usmo(X, y, PRIOR, LAM, kernel=kernel, gamma=0.3, tol=1e-8)
-    res = usmo(container(X), y, PRIOR, LAM, kernel=kernel, gamma=0.3, tol=1e-8)
+    ref = usmo(X, y, prior=PRIOR, lam=LAM, kernel=kernel, gamma=0.3, tol=1e-8)
+    res = usmo(container(X), y, prior=PRIOR, lam=LAM, kernel=kernel, gamma=0.3, tol=1e-8)
     np.testing.assert_allclose(res.decision, ref.decision, rtol=1e-6, atol=1e-7)
     assert res.objective == pytest.approx(ref.objective, rel=1e-8)
 
 
 def test_usmo_float32_close_to_float64(container):
     X, y = _pu_problem(seed=5, n=50, d=4)
-    r64 = usmo(container(X), y, PRIOR, LAM, kernel="rbf", gamma=0.5, tol=1e-6)
-    r32 = usmo(container(X.astype(np.float32)), y, PRIOR, LAM, kernel="rbf",
+    r64 = usmo(container(X), y, prior=PRIOR, lam=LAM, kernel="rbf", gamma=0.5, tol=1e-6)
+    r32 = usmo(container(X.astype(np.float32)), y, prior=PRIOR, lam=LAM, kernel="rbf",
                gamma=0.5, tol=1e-6)
     assert r32.objective == pytest.approx(r64.objective, rel=1e-4)
     np.testing.assert_allclose(r32.decision, r64.decision, atol=1e-3)
@@ -207,7 +207,7 @@ def test_usmo_rejects_bad_labels(labels, match):
         y = y.copy()
         y[5] = 2
     with pytest.raises(ValueError, match=match):
-        usmo(X, y, PRIOR, LAM)
+        usmo(X, y, prior=PRIOR, lam=LAM)
 
 
 @pytest.mark.parametrize("kwargs, match", [
@@ -224,7 +224,7 @@ def test_usmo_rejects_bad_parameters(kwargs, match):
     args = {"lam": LAM, **kwargs}
     lam = args.pop("lam")
     with pytest.raises(ValueError, match=match):
-        usmo(X, y, PRIOR, lam, **args)
+        usmo(X, y, prior=PRIOR, lam=lam, **args)
 
 
 def test_usmo_rejects_nan_and_nonsquare_precomputed():
@@ -232,18 +232,18 @@ def test_usmo_rejects_nan_and_nonsquare_precomputed():
     Xn = X.copy()
     Xn[3, 1] = np.nan
     with pytest.raises(ValueError, match="NaN"):
-        usmo(Xn, y, PRIOR, LAM)
+        usmo(Xn, y, prior=PRIOR, lam=LAM)
     with pytest.raises(ValueError, match="square"):
-        usmo(X, y, PRIOR, LAM, kernel="precomputed")
+        usmo(X, y, prior=PRIOR, lam=LAM, kernel="precomputed")
 
 
 def test_usmo_warm_start_is_checked_and_used():
     X, y = _pu_problem(seed=13, n=50)
-    res = usmo(X, y, PRIOR, LAM, tol=1e-6)
-    again = usmo(X, y, PRIOR, LAM, tol=1e-6, s0=res.s)
+    res = usmo(X, y, prior=PRIOR, lam=LAM, tol=1e-6)
+    again = usmo(X, y, prior=PRIOR, lam=LAM, tol=1e-6, s0=res.s)
     assert again.n_iter <= 1
     with pytest.raises(ValueError, match="s0 must sum"):
-        usmo(X, y, PRIOR, LAM, s0=res.s * 0.5)
+        usmo(X, y, prior=PRIOR, lam=LAM, s0=res.s * 0.5)
 
 
 def _pu_split(y01, prior, seed):
@@ -289,8 +289,8 @@ def test_pusvm_accuracy_on_usmo_data(name, prior, min_acc):
 @pytest.mark.parametrize("init", ["parzen", "ocsvm"])
 def test_usmo_sparse_starts_reach_the_same_optimum(init):
     X, y = _pu_problem(seed=14, n=90)
-    ref = usmo(X, y, PRIOR, 0.01, gamma=0.5, tol=1e-8)
-    res = usmo(X, y, PRIOR, 0.01, gamma=0.5, tol=1e-8, init=init)
+    ref = usmo(X, y, prior=PRIOR, lam=0.01, gamma=0.5, tol=1e-8)
+    res = usmo(X, y, prior=PRIOR, lam=0.01, gamma=0.5, tol=1e-8, init=init)
     assert res.converged
     assert res.objective == pytest.approx(ref.objective, rel=1e-7)
     np.testing.assert_allclose(res.decision, ref.decision, atol=1e-5)
@@ -298,7 +298,7 @@ def test_usmo_sparse_starts_reach_the_same_optimum(init):
 
 def test_usmo_parzen_start_is_sparse_and_feasible():
     X, y = _pu_problem(seed=15, n=90)
-    res = usmo(X, y, PRIOR, 0.01, gamma=0.5, max_iter=0, init="parzen")
+    res = usmo(X, y, prior=PRIOR, lam=0.01, gamma=0.5, max_iter=0, init="parzen")
     s, c2 = res.s, res.c2
     assert res.n_iter == 0
     assert np.count_nonzero((s > 0) & (s < c2)) <= 1
@@ -308,16 +308,16 @@ def test_usmo_parzen_start_is_sparse_and_feasible():
 def test_usmo_rejects_unknown_init():
     X, y = _pu_problem()
     with pytest.raises(ValueError, match="init"):
-        usmo(X, y, PRIOR, LAM, init="random")
+        usmo(X, y, prior=PRIOR, lam=LAM, init="random")
 
 
 def test_usmo_linear_solver_matches_cvxpy_and_kernel_solver(container, dtype):
     X, y = _pu_problem(seed=16, n=60, d=4)
     X[np.abs(X) < 0.4] = 0.0
     f_ref, obj_ref = _cvxpy_decision(X, y, PRIOR, LAM, "linear", None)
-    lin = usmo(container(X.astype(dtype)), y, PRIOR, LAM, kernel="linear",
+    lin = usmo(container(X.astype(dtype)), y, prior=PRIOR, lam=LAM, kernel="linear",
                solver="linear", tol=1e-9)
-    ker = usmo(X, y, PRIOR, LAM, kernel="linear", solver="kernel", tol=1e-9)
+    ker = usmo(X, y, prior=PRIOR, lam=LAM, kernel="linear", solver="kernel", tol=1e-9)
     assert lin.converged and lin.n_pass > 0 and lin.cache_misses == 0
     rel = 1e-6 if dtype == np.float64 else 1e-4
     assert lin.objective == pytest.approx(obj_ref, rel=rel, abs=1e-8)
@@ -329,15 +329,15 @@ def test_usmo_linear_solver_matches_cvxpy_and_kernel_solver(container, dtype):
 
 def test_usmo_linear_solver_kkt_and_max_iter():
     X, y = _pu_problem(seed=17, n=200, d=5)
-    res = usmo(X, y, PRIOR, 1e-3, kernel="linear", tol=1e-5)
+    res = usmo(X, y, prior=PRIOR, lam=1e-3, kernel="linear", tol=1e-5)
     assert res.converged and res.violation <= 1e-5
     np.testing.assert_allclose(res.decision, X @ res.coef + res.intercept,
                                atol=1e-10)
     assert res.s.sum() == pytest.approx(res.c1 * 8, rel=1e-12)
-    short = usmo(X, y, PRIOR, 1e-3, kernel="linear", max_iter=3)
+    short = usmo(X, y, prior=PRIOR, lam=1e-3, kernel="linear", max_iter=3)
     assert short.status == "max_iter" and short.n_iter == 3
     with pytest.raises(ValueError, match="solver='linear' needs"):
-        usmo(X, y, PRIOR, 1e-3, kernel="rbf", solver="linear")
+        usmo(X, y, prior=PRIOR, lam=1e-3, kernel="rbf", solver="linear")
 
 
 @pytest.mark.parametrize("solver", ["kernel", "linear"])
@@ -345,7 +345,7 @@ def test_usmo_csr_int64_unsorted_and_empty_rows(solver):
     X, y = _pu_problem(seed=18, n=50, d=6)
     X[np.abs(X) < 0.6] = 0.0
     X[10] = 0.0                                   # an empty unlabeled row
-    ref = usmo(X, y, PRIOR, LAM, kernel="linear", solver=solver, tol=1e-8)
+    ref = usmo(X, y, prior=PRIOR, lam=LAM, kernel="linear", solver=solver, tol=1e-8)
     A = sp.csr_matrix(X)
     # reverse the column order inside every row and use int64 indices
     for r in range(A.shape[0]):
@@ -355,7 +355,7 @@ def test_usmo_csr_int64_unsorted_and_empty_rows(solver):
     A.has_sorted_indices = False
     A.indices = A.indices.astype(np.int64)
     A.indptr = A.indptr.astype(np.int64)
-    res = usmo(A, y, PRIOR, LAM, kernel="linear", solver=solver, tol=1e-8)
+    res = usmo(A, y, prior=PRIOR, lam=LAM, kernel="linear", solver=solver, tol=1e-8)
     np.testing.assert_allclose(res.decision, ref.decision, rtol=1e-9, atol=1e-9)
 
 

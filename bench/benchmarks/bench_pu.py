@@ -199,7 +199,7 @@ def _one_run(kind, n, solver):
     t0 = time.perf_counter()
     if solver == "usmo":
         # the sparse start pays off with kernel columns, not with explicit w
-        r = usmo(X, y, y01[u].mean(), 1e-3 if kind == "rbf" else 1e-4,
+        r = usmo(X, y, prior=y01[u].mean(), lam=1e-3 if kind == "rbf" else 1e-4,
                  kernel="rbf" if kind == "rbf" else "linear", gamma=0.1,
                  init="parzen" if kind == "rbf" else "uniform")
         pred = r.decision[u] > 0
@@ -289,12 +289,12 @@ class TimeUSMO:
     def time_fit(self, n, kernel):
         from semisvm.solvers import usmo
 
-        usmo(self.X, self.y, 0.35, 1e-3, kernel=self.kernel, gamma=0.1)
+        usmo(self.X, self.y, prior=0.35, lam=1e-3, kernel=self.kernel, gamma=0.1)
 
     def track_objective(self, n, kernel):
         from semisvm.solvers import usmo
 
-        return usmo(self.X, self.y, 0.35, 1e-3, kernel=self.kernel,
+        return usmo(self.X, self.y, prior=0.35, lam=1e-3, kernel=self.kernel,
                     gamma=0.1).objective
 
 

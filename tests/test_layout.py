@@ -1,0 +1,147 @@
+"""The package's layout: imports run one way, ``solvers`` is only a facade.
+
+DESIGN.md's layers, from the bottom: the compiled core (``semisvm._core``),
+then validation and results, then the engine and shared helpers, then one
+module per paper family, then the faces (facade, package, model files,
+command line). An import may only go to its own layer or a lower one, no
+chain of imports may come back to where it started (also through imports
+inside functions), and a module takes private names (``_name``) only from the
+engine and validation layers below it.
+"""
+import ast
+import importlib
+from pathlib import Path
+
+import pytest
+
+import semisvm
+
+PACKAGE = Path(semisvm.__file__).parent
+
+LAYERS = {
+    "semisvm._core": 0,
+    "semisvm._validation": 1, "semisvm._results": 1, "semisvm._registry": 1,
+    "semisvm._rows": 2, "semisvm._distributed": 2, "semisvm.graph": 2,
+    "semisvm.kernels": 2,
+    "semisvm.linear": 3, "semisvm.manifold": 3, "semisvm.pu": 3,
+    "semisvm.graph_tv": 3, "semisvm.model_selection": 3,
+    "semisvm.solvers": 4, "semisvm": 4, "semisvm.io": 4, "semisvm.cli": 4,
+    "semisvm.__main__": 5,
+}
+# private names may be imported from these (and from the compiled core)
+ENGINE = {"semisvm._validation", "semisvm._results", "semisvm._registry",
+          "semisvm._rows", "semisvm._distributed"}
+
+
+def _module_name(path):
+    rel = path.relative_to(PACKAGE.parent).with_suffix("")
+    parts = list(rel.parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _layer(name):
+    if name.startswith("semisvm._core"):
+        return 0
+    return LAYERS[name]
+
+
+def _is_module(name):
+    try:
+        return importlib.util.find_spec(name) is not None
+    except ModuleNotFoundError:     # a name inside a module, not a package
+        return False
+
+
+def _imports(path):
+    """(target module, imported names) of every import of a semisvm module,
+    at module level or inside functions."""
+    tree = ast.parse(path.read_text(), filename=str(path))
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out += [(a.name, []) for a in node.names if a.name.startswith("semisvm")]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and (
+                node.module or "").startswith("semisvm"):
+            names = [a.name for a in node.names]
+            # "from semisvm import _rows" imports a module, not a name
+            mods = [n for n in names if _is_module(f"{node.module}.{n}")]
+            for m in mods:
+                out.append((f"{node.module}.{m}", []))
+            rest = [n for n in names if n not in mods]
+            if rest:
+                out.append((node.module, rest))
+    return out
+
+
+def _graph():
+    files = sorted(PACKAGE.glob("*.py"))
+    assert files, PACKAGE
+    return {_module_name(f): _imports(f) for f in files}
+
+
+def test_every_module_has_a_layer():
+    assert set(_graph()) <= set(LAYERS), set(_graph()) - set(LAYERS)
+
+
+def test_imports_run_down_the_layers():
+    bad = [(src, dst) for src, deps in _graph().items() for dst, _ in deps
+           if _layer(dst) > _layer(src)]
+    assert not bad, f"imports that go up a layer: {bad}"
+
+
+def test_no_import_cycle():
+    graph = {src: {dst for dst, _ in deps if dst in LAYERS and dst != src}
+             for src, deps in _graph().items()}
+    # "semisvm" (the package) is imported by every "from semisvm import x"
+    # of a name: drop it as a target, its own imports stay checked
+    for deps in graph.values():
+        deps.discard("semisvm")
+    state = {}
+
+    def visit(node, path):
+        state[node] = "open"
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == "open":
+                pytest.fail("import cycle: " + " -> ".join(path + [nxt]))
+            if nxt not in state:
+                visit(nxt, path + [nxt])
+        state[node] = "done"
+
+    for node in sorted(graph):
+        if node not in state:
+            visit(node, [node])
+
+
+def test_private_names_only_from_the_engine_and_validation_layers():
+    bad = []
+    for src, deps in _graph().items():
+        for dst, names in deps:
+            private = [n for n in names if n.startswith("_") and n != "__version__"]
+            if private and dst not in ENGINE and not dst.startswith("semisvm._core"):
+                bad.append((src, dst, private))
+    assert not bad, bad
+
+
+def test_solvers_is_a_facade():
+    tree = ast.parse((PACKAGE / "solvers.py").read_text())
+    defined = [n.name for n in tree.body
+               if isinstance(n, (ast.FunctionDef, ast.ClassDef, ast.AsyncFunctionDef))]
+    assert defined == [], f"solvers.py defines {defined}"
+    users = [src for src, deps in _graph().items()
+             if src != "semisvm.solvers" and any(d == "semisvm.solvers" for d, _ in deps)]
+    assert users == [], f"modules importing semisvm.solvers: {users}"
+    import semisvm.solvers as facade
+    for name in facade.__all__:
+        fn = getattr(facade, name)
+        assert fn.__module__ != "semisvm.solvers"
+        assert fn.__module__ in LAYERS and _layer(fn.__module__) == 3
+
+
+def test_star_import_gives_the_public_names():
+    ns = {}
+    exec("from semisvm import *", ns)
+    for name in semisvm.__all__:
+        assert name in ns
+    exec("import semisvm.solvers", ns)
