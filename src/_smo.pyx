@@ -101,11 +101,16 @@ cdef inline Py_ssize_t _second_order_j(
     return j
 
 
-cdef inline double _slope(double si, double sj, double t,
-                          double half) noexcept nogil:
-    """Derivative of the non-smooth part -h(s_i + t) - h(s_j - t) at t."""
-    cdef double d = -1.0 if si + t < half else 1.0
-    return d + (1.0 if sj - t < half else -1.0)
+cdef inline double _slope(double b1, double b2, double t) noexcept nogil:
+    """Derivative of the non-smooth part -h(s_i + t) - h(s_j - t) at t.
+
+    Decided in t-space against the break points b1 = c2/2 - s_i and
+    b2 = s_j - c2/2 (s_i + t < c2/2 iff t < b1; s_j - t < c2/2 iff t > b2):
+    evaluating s_i + t itself rounds when the segment is narrower than an
+    ulp of s_i, and then picks the wrong slope (a zero step, "stalled").
+    """
+    cdef double d = -1.0 if t < b1 else 1.0
+    return d + (1.0 if t > b2 else -1.0)
 
 
 cdef double _pair_t(double si, double sj, double g, double eta,
@@ -136,7 +141,7 @@ cdef double _pair_t(double si, double sj, double g, double eta,
         bp[1] = tmp
     for k in range(nb + 1):
         R = bp[k] if k < nb else hi
-        c = _slope(si, sj, 0.5 * (L + R), half)
+        c = _slope(b1, b2, 0.5 * (L + R))
         dR = g + eta * R + c
         if dR < 0:
             if k < nb:

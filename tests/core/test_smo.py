@@ -47,3 +47,15 @@ def test_pair_step_without_curvature_goes_to_the_end():
     # the objective decreases linearly up to the box end
     t = _pair_t_py(0.6, 0.4, -3.0, 0.0, 1.0)
     assert t == 0.4
+
+
+def test_pair_step_across_a_sub_ulp_segment_to_the_kink():
+    # s_i one ulp below the kink c2/2: the first segment [0, c2/2 - s_i] is
+    # narrower than an ulp of s_i, so s_i + t rounds; the step must still
+    # reach the kink (it used to return 0 and USMO stopped as "stalled")
+    c2 = 0.018518518518518517
+    si, sj = 0.009259259259259257, 0.005555555555555555
+    b1 = 0.5 * c2 - si
+    assert 0 < b1 < 1e-17
+    t = _pair_t_py(si, sj, -0.3101383490755749, 1.9984446409643344, c2)
+    assert t == b1
