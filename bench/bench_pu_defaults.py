@@ -11,8 +11,11 @@ digit < 5), shuttle (class 1); scikit-learn's breast_cancer (benign), digits
 (even), wine (class 0 vs rest). None of these is in the USMO paper's tables
 (australian ... spectf). Protocol: 30 % of the positives labeled (SCAR),
 every other row unlabeled; F1 of the positive class on the unlabeled rows.
-The sets are split in two halves: ``TUNE`` chooses lam (the default), the
-other half (``REPORT``) only reports. Peers side by side: the biased SVM
+The sets are split in two halves: ``TUNE`` chooses lam (the default) with
+``prior="auto"`` (the default path: the prior estimated by
+``estimate_prior``), the other half (``REPORT``) only reports. Columns
+``lam=...`` use the estimated prior; ``true@lam*`` the true prior at the
+chosen lam. Peers side by side: the biased SVM
 (scikit-learn SVC, RBF, gamma="scale", class_weight="balanced", positives vs
 unlabeled). The prior estimate of ``estimate_prior`` is printed beside the
 truth.
@@ -36,7 +39,7 @@ from semisvm.pu import PUSVM, estimate_prior
 
 DATA = Path(os.environ.get("SEMISVM_SHARED_DATA",
                            Path(__file__).resolve().parents[2] / "shared" / "data"))
-LAMS = [1e-5, 1e-4, 1e-3, 1e-2]
+LAMS = [1e-4, 3e-4, 1e-3, 3e-3, 1e-2]
 TUNE = ["clf_bal", "moons", "adult", "mnist", "breast_cancer", "wine"]
 REPORT = ["clf_imb", "circles", "bank", "usps", "shuttle", "digits"]
 
@@ -106,7 +109,9 @@ def main():
     print(f"# n_rows={n_rows} seeds={n_seeds} load={os.getloadavg()[0]:.1f}")
     print(f"{'set':14s} {'half':6s} {'pi':>5s} {'pi^':>5s} {'biasedF1':>8s} "
           + " ".join(f"{'lam=%g' % lam:>9s}" for lam in LAMS)
-          + f" {'auto@def':>8s} {'t_pu':>6s} {'t_svc':>6s}")
+          + " " + " ".join(f"{'true@%g' % lam:>9s}" for lam in LAMS)
+          + f" {'t_pu':>6s} {'t_svc':>6s}")
+    L = len(LAMS)
     for name in TUNE + REPORT:
         acc = []
         for seed in range(n_seeds):
@@ -119,38 +124,43 @@ def main():
             svc = SVC(class_weight="balanced").fit(X, s)
             t_svc = time.process_time() - t0
             f_b = f1_score(truth, svc.predict(X[U]) == 1)
-            fl, t_pu = [], 0.0
+            pihat = estimate_prior(X, s)
+            fa, ft, t_pu = [], [], 0.0
             for lam in LAMS:
                 t0 = time.process_time()
-                m = PUSVM(prior=pi, lam=lam).fit(X, s)
+                m = PUSVM(prior=pihat, lam=lam).fit(X, s)
                 t_pu += time.process_time() - t0
-                fl.append(f1_score(truth, m.transduction_[U] == 1))
-            pihat = estimate_prior(X, s)
-            ma = PUSVM(prior="auto").fit(X, s)
-            fa = f1_score(truth, ma.transduction_[U] == 1)
-            acc.append([pi, pihat, f_b, *fl, fa, t_pu / len(LAMS), t_svc])
+                fa.append(f1_score(truth, m.transduction_[U] == 1))
+                m = PUSVM(prior=pi, lam=lam).fit(X, s)
+                ft.append(f1_score(truth, m.transduction_[U] == 1))
+            acc.append([pi, pihat, f_b, *fa, *ft, t_pu / L, t_svc])
         a = np.mean(acc, axis=0)
         rows.append((name, a))
         half = "tune" if name in TUNE else "report"
         print(f"{name:14s} {half:6s} {a[0]:5.2f} {a[1]:5.2f} {a[2]:8.3f} "
-              + " ".join(f"{v:9.3f}" for v in a[3:3 + len(LAMS)])
-              + f" {a[3 + len(LAMS)]:8.3f} {a[-2]:6.2f} {a[-1]:6.2f}", flush=True)
-    # choose lam on the tuning half: most cells at or above the biased SVM,
-    # then the mean F1 difference
+              + " ".join(f"{v:9.3f}" for v in a[3:3 + 2 * L])
+              + f" {a[-2]:6.2f} {a[-1]:6.2f}", flush=True)
+
+    def summary(tab, k):
+        d = tab[:, 3 + k] - tab[:, 2]
+        return int(np.sum(d >= -1e-12)), float(d.min()), float(d.mean())
+
+    # choose lam on the tuning half (prior="auto"): most cells at or above
+    # the biased SVM, then the worst difference, then the mean
     tune = np.array([a for name, a in rows if name in TUNE])
-    score = [(np.sum(tune[:, 3 + k] >= tune[:, 2] - 1e-12),
-              np.mean(tune[:, 3 + k] - tune[:, 2])) for k in range(len(LAMS))]
-    best = max(range(len(LAMS)), key=lambda k: score[k])
-    print(f"# chosen on TUNE: lam={LAMS[best]:g} (cells >= biased, mean dF1): "
-          + ", ".join(f"{LAMS[k]:g}: {score[k][0]}/{len(tune)} {score[k][1]:+.3f}"
-                      for k in range(len(LAMS))))
     rep = np.array([a for name, a in rows if name in REPORT])
-    d = rep[:, 3 + best] - rep[:, 2]
-    print(f"# REPORT half at lam={LAMS[best]:g}: >= biased in {np.sum(d >= 0)}/"
-          f"{len(rep)} cells, worst dF1 {d.min():+.3f}, mean {d.mean():+.3f}")
+    best = max(range(L), key=lambda k: summary(tune, k))
+    print("# TUNE (prior=auto) cells >= biased / worst dF1 / mean dF1: "
+          + ", ".join("lam=%g: %d/%d %+.3f %+.3f" % ((LAMS[k], summary(tune, k)[0],
+                      len(tune)) + summary(tune, k)[1:]) for k in range(L)))
+    print(f"# chosen lam={LAMS[best]:g}")
+    for k in range(L):
+        c, w, m = summary(rep, k)
+        print(f"# REPORT lam={LAMS[k]:g}{' (chosen)' if k == best else ''}: "
+              f">= biased in {c}/{len(rep)} cells, worst dF1 {w:+.3f}, mean {m:+.3f}")
     pe = np.array([a[1] - a[0] for _, a in rows])
     print(f"# prior='auto' (Elkan-Noto e2): mean |pi^ - pi| {np.abs(pe).mean():.3f}, "
-          f"max {np.abs(pe).max():.3f}")
+          f"max {np.abs(pe).max():.3f}; load {os.getloadavg()[0]:.1f}")
 
 
 if __name__ == "__main__":
