@@ -55,3 +55,7 @@ cdef class KernelCache:
     cdef void set_active(self, const int *act, Py_ssize_t n_act) noexcept nogil
     cdef void unshrink(self) noexcept nogil
     cdef void _fill(self, Py_ssize_t j, double *col) noexcept nogil
+    cdef void weighted_sums(self, const int *rows_a, Py_ssize_t n_a,
+                            const int *rows_b, Py_ssize_t n_b,
+                            const double *wts, double *tmp,
+                            double *out) noexcept nogil

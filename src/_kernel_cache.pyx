@@ -32,6 +32,7 @@ import numpy as np
 
 from cython cimport floating
 from libc.math cimport exp
+from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy
 from semisvm._core._blas cimport _gemv_rm
 from semisvm._core._dataset cimport RowData, row_view
@@ -126,6 +127,35 @@ cdef void _gather(KernelCache c, RowData X, const floating *dummy) noexcept nogi
     for k in range(c.n_act):
         memcpy(dst + k * d, src + <Py_ssize_t> c.act_rows[k] * d,
                d * sizeof(floating))
+
+
+cdef bint _wsums_blas(KernelCache c, RowData X, const floating *dummy,
+                      const int *rows_a, Py_ssize_t n_a, const int *rows_b,
+                      Py_ssize_t n_b, const double *wts, double *tmp,
+                      double *out) noexcept nogil:
+    """Dense rows: gather rows_b once, one gemv per row of rows_a."""
+    cdef Py_ssize_t a, b, d = X.n_cols, r
+    cdef floating *xb = <floating *> malloc(n_b * d * sizeof(floating))
+    cdef floating *dots = <floating *> malloc(n_b * sizeof(floating))
+    cdef const floating *src = <const floating *> X.data
+    cdef double acc
+    if xb == NULL or dots == NULL:
+        free(xb)
+        free(dots)
+        return False
+    for b in range(n_b):
+        memcpy(xb + b * d, src + <Py_ssize_t> rows_b[b] * d, d * sizeof(floating))
+    for a in range(n_a):
+        r = rows_a[a]
+        _gemv_rm(<int> n_b, <int> d, <floating> 1.0, xb, src + r * d,
+                 <floating> 0.0, dots)
+        acc = 0.0
+        for b in range(n_b):
+            acc += wts[b] * _from_dot(c, <double> dots[b], r, rows_b[b])
+        out[a] = acc
+    free(xb)
+    free(dots)
+    return True
 
 
 cdef void _regather(KernelCache c) noexcept nogil:
@@ -321,6 +351,38 @@ cdef class KernelCache:
         self.n_act = self.m
         self.gen += 1
         _regather(self)
+
+    cdef void weighted_sums(self, const int *rows_a, Py_ssize_t n_a,
+                            const int *rows_b, Py_ssize_t n_b,
+                            const double *wts, double *tmp,
+                            double *out) noexcept nogil:
+        """out[a] = sum_b wts[b] k(x_{rows_a[a]}, x_{rows_b[b]}) (not cached).
+
+        Dense data (not precomputed): BLAS gemv against the gathered rows_b;
+        otherwise the row loops, with ``tmp`` (length n_b) as scratch.
+        """
+        cdef const float *d32 = NULL
+        cdef const double *d64 = NULL
+        cdef Py_ssize_t a, b
+        cdef double acc
+        if n_b <= 0:
+            for a in range(n_a):
+                out[a] = 0.0
+            return
+        if self.gather:
+            if self.X.is_float32:
+                if _wsums_blas(self, self.X, d32, rows_a, n_a, rows_b, n_b,
+                               wts, tmp, out):
+                    return
+            elif _wsums_blas(self, self.X, d64, rows_a, n_a, rows_b, n_b,
+                             wts, tmp, out):
+                return
+        for a in range(n_a):
+            self.kernel_row(rows_a[a], rows_b, n_b, tmp)
+            acc = 0.0
+            for b in range(n_b):
+                acc += wts[b] * tmp[b]
+            out[a] = acc
 
     cdef void _fill(self, Py_ssize_t j, double *col) noexcept nogil:
         """Compute column j on the active entries."""

@@ -186,14 +186,14 @@ cdef void _reconstruct(KernelCache cache, const int *urows, Py_ssize_t n,
                        const double *s, double *F, double *s0,
                        double *F0, const int *act, Py_ssize_t na,
                        int *chg_rows, double *chg_ds, signed char *flag,
-                       double *tmp) noexcept nogil:
+                       double *tmp, int *inact, int *pos,
+                       double *out) noexcept nogil:
     """Exact F on the inactive variables, from the phase base (F0, s0).
 
     F_u = F0_u - sum_v (s_v - s0_v) k(u, v) over the v that moved since the
     base (where F0 was exact everywhere); afterwards (F0, s0) = (F, s).
     """
-    cdef Py_ssize_t k, u, v, n_chg = 0
-    cdef double acc
+    cdef Py_ssize_t k, u, v, n_chg = 0, na_out
     for u in range(n):
         flag[u] = 0
     for k in range(na):
@@ -203,15 +203,18 @@ cdef void _reconstruct(KernelCache cache, const int *urows, Py_ssize_t n,
             chg_rows[n_chg] = urows[v]
             chg_ds[n_chg] = s[v] - s0[v]
             n_chg += 1
+    # the inactive rows, then their weighted kernel sums against the moved
+    # ones (BLAS on dense data); flag[u] = 1 marks active u
+    na_out = 0
     for u in range(n):
-        if flag[u]:
-            continue
-        acc = 0.0
-        if n_chg > 0:
-            cache.kernel_row(urows[u], chg_rows, n_chg, tmp)
-            for k in range(n_chg):
-                acc += chg_ds[k] * tmp[k]
-        F[u] = F0[u] - acc
+        if not flag[u]:
+            inact[na_out] = urows[u]
+            pos[na_out] = <int> u
+            na_out += 1
+    if na_out > 0:
+        cache.weighted_sums(inact, na_out, chg_rows, n_chg, chg_ds, tmp, out)
+        for k in range(na_out):
+            F[pos[k]] = F0[pos[k]] - out[k]
     for u in range(n):
         F0[u] = F[u]
         s0[u] = s[u]
@@ -223,7 +226,9 @@ cdef int _usmo(KernelCache cache, const int *urows, const int *prows,
                double *G, const double *qP, double *diag, double *tmp_n,
                double *tmp_p, int *sv, double *hist, Py_ssize_t n_hist_max,
                long long hist_stride, bint shrinking, int *act, double *s0,
-               double *F0, signed char *flag, double *tmp2, long long *n_iter, double *bias,
+               double *F0, signed char *flag, double *tmp2, int *inact,
+               int *ipos, double *out3, double *pones, double *pout,
+               double *scr, long long *n_iter, double *bias,
                double *violation, Py_ssize_t *n_hist,
                long long *n_unshrink) noexcept nogil:
     cdef Py_ssize_t u, v, i, j, n_sv, nh = 0, n_free, k, na = n, na_new
@@ -236,17 +241,23 @@ cdef int _usmo(KernelCache cache, const int *urows, const int *prows,
     cdef Py_ssize_t period = n if n < 1000 else 1000, counter
     cdef bint unshrunk = False
 
-    # F = c1 qP - sum_v s_v K[:, v] over the columns with s_v > 0 only, so
-    # that a sparse start costs fewer columns; qP_u = sum_P k(u, p) is given
+    # F = c1 qP - sum_v s_v K[:, v] over the v with s_v > 0 only, so that
+    # a sparse start costs less; qP_u = sum_P k(u, p) is given
     for u in range(n):
         F[u] = c1 * qP[u]
         diag[u] = cache.kernel_diag(urows[u])
         act[u] = <int> u
+    # weighted kernel sums against the rows with s_v > 0 (BLAS on dense
+    # data; the same arithmetic whatever the cache size)
+    n_sv = 0
     for v in range(n):
         if s[v] > 0:
-            Ki = cache.get_col(v)
-            for u in range(n):
-                F[u] -= s[v] * Ki[u]
+            sv[n_sv] = urows[v]
+            tmp_n[n_sv] = s[v]
+            n_sv += 1
+    cache.weighted_sums(urows, n, sv, n_sv, tmp_n, tmp2, F0)
+    for u in range(n):
+        F[u] -= F0[u]
     for u in range(n):
         F0[u] = F[u]
         s0[u] = s[u]
@@ -264,7 +275,7 @@ cdef int _usmo(KernelCache cache, const int *urows, const int *prows,
                     unshrunk = True
                     if na < n:
                         _reconstruct(cache, urows, n, s, F, s0, F0, act, na,
-                                     sv, tmp_n, flag, tmp2)
+                                     sv, tmp_n, flag, tmp2, inact, ipos, out3)
                         n_re += 1
                         na = n
                         for u in range(n):
@@ -287,7 +298,7 @@ cdef int _usmo(KernelCache cache, const int *urows, const int *prows,
             # optimal on the active set: exact F and the test on all
             # variables (LIBSVM: shrink again at the next step if not done)
             _reconstruct(cache, urows, n, s, F, s0, F0, act, na, sv,
-                         tmp_n, flag, tmp2)
+                         tmp_n, flag, tmp2, inact, ipos, out3)
             n_re += 1
             na = n
             for u in range(n):
@@ -327,7 +338,7 @@ cdef int _usmo(KernelCache cache, const int *urows, const int *prows,
     if na < n:
         # stopped early (max_iter, stalled) while shrunk: exact F everywhere
         _reconstruct(cache, urows, n, s, F, s0, F0, act, na, sv, tmp_n, flag,
-                     tmp2)
+                     tmp2, inact, ipos, out3)
         n_re += 1
         na = n
         for u in range(n):
@@ -360,34 +371,26 @@ cdef int _usmo(KernelCache cache, const int *urows, const int *prows,
 
     # G_p = f(x_p) - b = c1 sum_P k(p, p') - sum_U s_u k(p, u), for the
     # primal objective; tmp_n[:n_sv] holds s over the support vectors
-    for u in range(n_p):
-        cache.kernel_row(prows[u], prows, n_p, tmp_p)
-        acc = 0.0
-        for v in range(n_p):
-            acc += tmp_p[v]
-        G[u] = c1 * acc
-    if n_sv > 0:
+    if n_p > 0:
         for u in range(n_p):
-            # reuse diag as scratch for the kernel row against the SVs
-            cache.kernel_row(prows[u], sv, n_sv, diag)
-            acc = 0.0
-            for v in range(n_sv):
-                acc += tmp_n[v] * diag[v]
-            G[u] -= acc
+            pones[u] = 1.0
+        cache.weighted_sums(prows, n_p, prows, n_p, pones, scr, G)
+        for u in range(n_p):
+            G[u] *= c1
+        if n_sv > 0:
+            cache.weighted_sums(prows, n_p, sv, n_sv, tmp_n, scr, pout)
+            for u in range(n_p):
+                G[u] -= pout[u]
     return status
 
 
 cdef void _kernel_sums(KernelCache cache, const int *rows, Py_ssize_t n,
                        const int *targets, Py_ssize_t n_t, double *tmp,
-                       double *out) noexcept nogil:
-    cdef Py_ssize_t u, v
-    cdef double acc
-    for u in range(n):
-        cache.kernel_row(rows[u], targets, n_t, tmp)
-        acc = 0.0
-        for v in range(n_t):
-            acc += tmp[v]
-        out[u] = acc
+                       double *ones, double *out) noexcept nogil:
+    cdef Py_ssize_t v
+    for v in range(n_t):
+        ones[v] = 1.0
+    cache.weighted_sums(rows, n, targets, n_t, ones, tmp, out)
 
 
 def kernel_sums(KernelCache cache, const int[::1] rows, const int[::1] targets):
@@ -395,6 +398,7 @@ def kernel_sums(KernelCache cache, const int[::1] rows, const int[::1] targets):
     cdef Py_ssize_t n = rows.shape[0], n_t = targets.shape[0], u
     cdef double[::1] out = np.zeros(n, dtype=np.float64)
     cdef double[::1] tmp = np.zeros(max(n_t, 1), dtype=np.float64)
+    cdef double[::1] ones = np.zeros(max(n_t, 1), dtype=np.float64)
     for u in range(n):
         if not 0 <= rows[u] < cache.X.n_rows:
             raise IndexError(rows[u])
@@ -403,7 +407,8 @@ def kernel_sums(KernelCache cache, const int[::1] rows, const int[::1] targets):
             raise IndexError(targets[u])
     if n > 0 and n_t > 0:
         with nogil:
-            _kernel_sums(cache, &rows[0], n, &targets[0], n_t, &tmp[0], &out[0])
+            _kernel_sums(cache, &rows[0], n, &targets[0], n_t, &tmp[0],
+                         &ones[0], &out[0])
     return np.asarray(out)
 
 
@@ -467,6 +472,12 @@ def usmo(KernelCache cache, const int[::1] urows, const int[::1] prows,
     cdef double[::1] F0 = np.zeros(n, dtype=np.float64)
     cdef double[::1] tmp2 = np.zeros(n, dtype=np.float64)
     cdef signed char[::1] flag = np.zeros(n, dtype=np.int8)
+    cdef int[::1] inact = np.zeros(n, dtype=np.int32)
+    cdef int[::1] ipos = np.zeros(n, dtype=np.int32)
+    cdef double[::1] out3 = np.zeros(n, dtype=np.float64)
+    cdef double[::1] pones = np.zeros(max(n_p, 1), dtype=np.float64)
+    cdef double[::1] pout = np.zeros(max(n_p, 1), dtype=np.float64)
+    cdef double[::1] scr = np.zeros(n + n_p, dtype=np.float64)
     cdef long long n_unshrink = 0
     cdef const int *pp = &prows[0] if n_p > 0 else NULL
     cache.unshrink()
@@ -475,7 +486,8 @@ def usmo(KernelCache cache, const int[::1] urows, const int[::1] prows,
                        max_iter, &F[0], &G[0], &qP[0], &diag[0], &tmp_n[0],
                        &tmp_p[0], &sv[0], &hist[0], 1024, hist_stride,
                        shrinking, &act[0], &s0[0], &F0[0], &flag[0], &tmp2[0],
-                       &n_iter, &bias, &violation, &n_hist, &n_unshrink)
+                       &inact[0], &ipos[0], &out3[0], &pones[0], &pout[0],
+                       &scr[0], &n_iter, &bias, &violation, &n_hist, &n_unshrink)
     return (np.asarray(F), np.asarray(G)[:n_p], int(n_iter), int(status),
             float(bias), float(violation), np.asarray(hist)[:n_hist].copy(),
             int(n_unshrink))
