@@ -401,7 +401,8 @@ def test_usmo_shrinking_keeps_the_unshrunk_optimum(seed):
 
 def test_usmo_shrinking_stops_on_the_whole_set_at_max_iter():
     X, y = _pu_problem(seed=7, n=200)
-    res = usmo(X, y, prior=PRIOR, lam=1e-3, gamma=0.5, max_iter=300, tol=1e-12)
+    res = usmo(X, y, prior=PRIOR, lam=1e-3, gamma=0.5, max_iter=300, tol=1e-12,
+               shrinking=True)
     assert res.status == "max_iter"
     # F is exact on every variable at exit (also the shrunk ones): the
     # decision values equal those recomputed from the dual coefficients
