@@ -1,16 +1,25 @@
-"""semisvm: large-scale semi-supervised and positive-unlabeled SVMs."""
-from importlib.metadata import PackageNotFoundError, version
+"""semisvm: large-scale semi-supervised and positive-unlabeled SVMs.
 
-from semisvm.graph_tv import TVRLS, TVSVM, CheegerRLS, CheegerSVM
-from semisvm.io import load, save
-from semisvm.linear import DASVM, TSVM, LinearSVM
-from semisvm.manifold import LapRLS, LapSVM
-from semisvm.pu import PUSVM
+The public names are imported on first use (PEP 562), so that ``import
+semisvm`` -- and the command line's start-up, which installs its SIGINT /
+SIGTERM handlers first -- does not wait for SciPy and scikit-learn.
+"""
+import importlib
 
-try:
-    __version__ = version("semisvm")
-except PackageNotFoundError:  # pragma: no cover - running from a source tree
-    __version__ = "0+unknown"
+_PUBLIC = {
+    "CheegerRLS": "semisvm.graph_tv",
+    "CheegerSVM": "semisvm.graph_tv",
+    "DASVM": "semisvm.linear",
+    "LapRLS": "semisvm.manifold",
+    "LapSVM": "semisvm.manifold",
+    "LinearSVM": "semisvm.linear",
+    "PUSVM": "semisvm.pu",
+    "TSVM": "semisvm.linear",
+    "TVRLS": "semisvm.graph_tv",
+    "TVSVM": "semisvm.graph_tv",
+    "load": "semisvm.io",
+    "save": "semisvm.io",
+}
 
 __all__ = [
     "CheegerRLS",
@@ -27,3 +36,34 @@ __all__ = [
     "load",
     "save",
 ]
+
+
+def _version():
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        return version("semisvm")
+    except PackageNotFoundError:  # pragma: no cover - running from a source tree
+        return "0+unknown"
+
+
+def __getattr__(name):
+    if name in _PUBLIC:
+        value = getattr(importlib.import_module(_PUBLIC[name]), name)
+    elif name == "__version__":
+        value = _version()
+    elif not name.startswith("__"):
+        try:  # semisvm.linear, semisvm.solvers, ... as attributes
+            value = importlib.import_module(f"{__name__}.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"{__name__}.{name}":
+                raise
+            raise AttributeError(
+                f"module {__name__!r} has no attribute {name!r}") from None
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))

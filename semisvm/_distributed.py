@@ -388,8 +388,9 @@ class DaskRows:
             qaq += qb
         return u, qaq
 
-    def newton_point(self, wbar, lam, tol, eta, max_iter):
+    def newton_point(self, wbar, lam, tol, eta, max_iter, gstop2=0.0):
         status, n_iter = 1, 0
+        self.gnorm2 = -1.0
         solved = False
         if self.direct:
             H = sum(h for h, _ in self._pieces)
@@ -407,8 +408,12 @@ class DaskRows:
             rhs = sum(p[0] for p in self._pieces)
             r0 = sum(p[1] for p in self._pieces)
             diag = sum(p[2] for p in self._pieces)
+            info = {}
             status, n_iter = cgls_twin(self._cg_prod, rhs, r0, diag, wbar, lam,
-                                       tol, eta, max_iter)
+                                       tol, eta, max_iter, gstop2, info)
+            self.gnorm2 = info["gnorm2"]
+            if status == 3:
+                return status, n_iter
         self._end = self.update(_t_newton_end, self.s, wbar)
         return status, n_iter
 

@@ -10,9 +10,12 @@ rows through a *backend* with these methods:
     o = X w on every row; returns the loss part of F(w).
 ``activate(direct)``
     the active loss terms at o (weights a, targets t); returns their count.
-``newton_point(wbar, lam, tol, eta, max_iter)``
+``newton_point(wbar, lam, tol, eta, max_iter, gstop2=0.0)``
     the Newton point of the active rows, seeded with ``wbar`` (in place), and
-    its outputs obar on every row; returns ``(cg_status, cg_iter)``.
+    its outputs obar on every row; returns ``(cg_status, cg_iter)``. The CG
+    seed's residual is -grad F(wbar): its squared norm is left in
+    ``gnorm2`` (-1 after a Cholesky step) and, when at most ``gstop2``,
+    nothing is changed and the status is 3.
 ``same_state()``
     are the active terms at obar those at o (finite termination)?
 ``accept()``
@@ -52,11 +55,25 @@ import scipy.sparse as sp
 from semisvm._core import _mfn as K
 from semisvm._core import _ssl
 from semisvm._core._cgls import prec_mix as _PREC_MIX
-from semisvm._validation import check_int
+from semisvm._validation import check_int, check_memory
 
 logger = logging.getLogger("semisvm")
 
-STATUS_OPTIMAL, STATUS_RELATIVE, STATUS_MAX_ITER = 0, 1, 2
+STATUS_OPTIMAL, STATUS_RELATIVE, STATUS_MAX_ITER, STATUS_GRADIENT = 0, 1, 2, 3
+
+
+def check_mfn_memory(n, d, dtype, n_threads=1):
+    """Refuse (before allocating) an MFN solve whose working vectors do not fit.
+
+    w, r, p, sv, minv, wbar, the callers' copies and one buffer per thread of
+    length d + 1; a, t, z, q, o, obar and active of length n.
+    """
+    item = np.dtype(dtype).itemsize
+    k = 8 + int(n_threads)
+    check_memory(k * (d + 1) * item + 7 * max(n, 1) * item,
+                 f"the L2-SVM-MFN solver on {n} rows x {d} features: {k} "
+                 f"{np.dtype(dtype)} vectors of length {d + 1} (a feature index "
+                 "far above the others?)")
 _EVENT_BYTES = 32     # sizeof(Event): three doubles and a Py_ssize_t
 
 
@@ -69,7 +86,8 @@ def _fmt_bytes(b):
 
 
 def mfn_loop(B, w, lam, *, tol, max_iter, cg_max_iter, cold_start, rel_tol,
-             forcing=0.1, direct=False, verbose=False, label="MFN"):
+             forcing=0.1, direct=False, verbose=False, label="MFN",
+             grad_tol=0.0):
     """Run L2-SVM-MFN from ``w`` (d+1, updated in place) over backend ``B``.
 
     Cold start: until the first self-consistent point each CGLS solve stops
@@ -78,9 +96,15 @@ def mfn_loop(B, w, lam, *, tol, max_iter, cg_max_iter, cold_start, rel_tol,
     solve runs to ``tol``, and finite termination needs one such solve whose
     active set is unchanged.
 
+    ``grad_tol`` > 0 adds LIBLINEAR's test (its ``-e`` times its
+    ``max(min(n+, n-), 1) / n``, applied by the caller): stop when
+    ||grad F(w)|| <= grad_tol ||grad F(w_start)||, made on each CG solve's
+    seed (whose residual is -grad F(w)), w_start's the first seed's (with
+    Cholesky steps, exact ones, the test is not made).
+
     Returns ``(n_iter, n_cg_iter, status, objective, hist_obj, hist_cg,
     hist_active)``; status 0 optimal, 1 relative decrease below ``rel_tol``,
-    2 ``max_iter`` used. The outputs X w stay in the backend.
+    2 ``max_iter`` used, 3 gradient test. The outputs X w stay in the backend.
     """
     dt = w.dtype.type
     # the compiled kernels see lam, tol and eta in the data's precision
@@ -94,7 +118,8 @@ def mfn_loop(B, w, lam, *, tol, max_iter, cg_max_iter, cold_start, rel_tol,
     if not verbose and getattr(B, "compiled", False):
         # the same loop in one compiled call (in memory, nothing to log)
         n_iter, status, F = B.run(w, lam, tol, eta, max_iter, cg_max_iter,
-                                  loose, rel_tol, direct, hobj, hcg, hact)
+                                  loose, rel_tol, direct, hobj, hcg, hact,
+                                  grad_tol=grad_tol)
         return (n_iter, int(hcg[:n_iter].sum()), status, F,
                 hobj[:n_iter + 1].copy(), hcg[:n_iter].copy(),
                 hact[:n_iter].copy())
@@ -102,14 +127,23 @@ def mfn_loop(B, w, lam, *, tol, max_iter, cg_max_iter, cold_start, rel_tol,
     hobj[0] = F
     status, n_iter = STATUS_MAX_ITER, 0
     wbar = np.empty_like(w)
+    gstop2 = 0.0
     for it in range(1, max_iter + 1):
         n_iter = it
         rt0, by0 = B.round_trips, B.bytes_moved
         hact[it - 1] = B.activate(direct)
         # Newton point, seeded with w
         wbar[:] = w
-        cg_status, cg_iter = B.newton_point(wbar, lam, tol, eta, cg_max_iter)
+        cg_status, cg_iter = B.newton_point(wbar, lam, tol, eta, cg_max_iter,
+                                            gstop2=gstop2)
         hcg[it - 1] = cg_iter
+        if cg_status == 3:
+            # ||grad F(w)|| <= grad_tol ||grad F(w_start)||: w stays
+            n_iter = it - 1
+            status = STATUS_GRADIENT
+            break
+        if grad_tol > 0 and gstop2 == 0 and B.gnorm2 > 0:
+            gstop2 = grad_tol * grad_tol * B.gnorm2
         if B.same_state():
             # finite termination: the active terms are unchanged at wbar
             w[:] = wbar
@@ -165,6 +199,12 @@ class LocalRows:
     distributed = False
     round_trips = 0
     bytes_moved = 0
+    # CG's product in one pass over the active rows (else CGLS's two: the
+    # same solution to rounding, +-1 iterations; tests/core/test_cgls.py),
+    # passes cut into row blocks by size (same bits for any thread count);
+    # both False: the former single-threaded arithmetic, bit for bit
+    one_pass = True
+    blocked = True
 
     def __init__(self, X, bias_scale, cpos, cneg, n_threads=1):
         self.X = X
@@ -176,6 +216,7 @@ class LocalRows:
         self.dtype = X.dtype
         nn = max(n, 1)
         dt = self.dtype
+        check_mfn_memory(n, D - 1, dt, self.n_threads)
         self.a = np.zeros(nn, dtype=dt)[:n]
         self.t = np.zeros(nn, dtype=dt)[:n]
         self.z = np.zeros(nn, dtype=dt)[:n]
@@ -191,6 +232,7 @@ class LocalRows:
         self.o = self.obar = None
         self.n_act = 0
         self.direct = False
+        self.gnorm2 = -1.0
 
     # -- the MFN steps ------------------------------------------------------
     def reset(self, w):
@@ -209,13 +251,15 @@ class LocalRows:
                                 self.active)
         return self.n_act
 
-    def newton_point(self, wbar, lam, tol, eta, max_iter):
+    def newton_point(self, wbar, lam, tol, eta, max_iter, gstop2=0.0):
         H = self.H if self.direct else np.zeros(1)
         b = self.b if self.direct else np.zeros(1)
-        return K.newton_point(
+        status, n_iter, self.gnorm2 = K.newton_point(
             self.X, self.s, self.active, self.n_act, self.a, self.t, lam, wbar,
             self.o, self.obar, tol, eta, max_iter, self.direct, self.z, self.q,
-            self.r, self.p, self.sv, self.minv, self.tbuf, H, b, self.n_threads)
+            self.r, self.p, self.sv, self.minv, self.tbuf, H, b, self.n_threads,
+            self.one_pass, gstop2, self.blocked)
+        return status, n_iter
 
     def same_state(self):
         return K.same_state(self.o, self.obar, self.cpos, self.cneg)
@@ -243,7 +287,7 @@ class LocalRows:
         return self.n > 0
 
     def run(self, w, lam, tol, eta, max_iter, cg_max_iter, loose, rel_tol,
-            direct, hobj, hcg, hact):
+            direct, hobj, hcg, hact, grad_tol=0.0):
         """:func:`mfn_loop` from ``reset(w)`` on, in one compiled call
         (:func:`semisvm._core._mfn.mfn_run`: the same kernels in the same
         order); returns ``(n_iter, status, F)``."""
@@ -263,13 +307,14 @@ class LocalRows:
             wbar, self.a, self.t, self.active, self.z, self.q, self.r,
             self.p, self.sv, self.minv, self.tbuf, H, b, self.events, tol,
             max_iter, cg_max_iter, loose, rel_tol, eta, direct, hobj, hcg,
-            hact, self.n_threads)
+            hact, self.n_threads, grad_tol, self.one_pass, self.blocked)
         if swapped:
             self.o, self.obar = self.obar, self.o
         return n_iter, status, F
 
 
-def cgls_twin(prod, rhs, r0, diag, beta, lam, tol, eta, max_iter):
+def cgls_twin(prod, rhs, r0, diag, beta, lam, tol, eta, max_iter, gstop2=0.0,
+              info=None):
     """The compiled CGLS (:func:`semisvm._core._cgls.cgls`) driven from Python.
 
     Solves ``(lam I + X_J' A X_J) beta = X_J' A t`` seeded with ``beta``
@@ -280,7 +325,10 @@ def cgls_twin(prod, rhs, r0, diag, beta, lam, tol, eta, max_iter):
     stopping tests and arithmetic precision as the compiled loop; the residual
     follows the recurrence r -= gamma (X_J' A X_J p + lam p), equal in exact
     arithmetic to the compiled loop's r = X_J' z - lam beta, so the iterates
-    agree to rounding. Returns ``(status, n_iter)`` (1 tol, 2 forcing, 0 cap).
+    agree to rounding (the compiled loop's default one-pass form follows the
+    same recurrence). Returns ``(status, n_iter)`` (1 tol, 2 forcing, 0 cap,
+    3 seed residual norm^2 <= ``gstop2`` > 0: ``beta`` unchanged); ``info``
+    (a dict) receives ``gnorm2``, the seed residual's squared norm.
     """
     dt = beta.dtype.type
     lam_f = dt(lam)
@@ -295,6 +343,10 @@ def cgls_twin(prod, rhs, r0, diag, beta, lam, tol, eta, max_iter):
     s = minv * r
     p = s.copy()
     omega_z = float(np.dot(r, r))
+    if info is not None:
+        info["gnorm2"] = omega_z
+    if gstop2 > 0 and omega_z <= gstop2:
+        return 3, 0
     rho = float(np.dot(r, s))
     force2 = eta * eta * omega_z
     if omega_z <= tol2:
@@ -366,7 +418,7 @@ def scan_events(L, R, delta, dL, dR, key):
 # tolerances, w0 and n_jobs checks, the direct/CG choice, the logged run
 
 FLOAT32_TOL = 1e-5
-MFN_STATUS = {0: "optimal", 1: "relative", 2: "max_iter"}
+MFN_STATUS = {0: "optimal", 1: "relative", 2: "max_iter", 3: "gradient"}
 
 
 def check_w0(w0, n_weights, dtype):
@@ -441,7 +493,7 @@ def use_direct_stats(stats, d, newton):
 
 
 def run_mfn(rows, lam, w, *, tol, max_iter, cg_max_iter, cold_start, rel_tol,
-             verbose=False, label="MFN", direct=False):
+             verbose=False, label="MFN", direct=False, grad_tol=0.0):
     """Run L2-SVM-MFN over a rows backend; ``w`` (d+1) is updated in place.
 
     ``rows`` is a :class:`semisvm._rows.LocalRows` (in memory) or a
@@ -453,7 +505,8 @@ def run_mfn(rows, lam, w, *, tol, max_iter, cg_max_iter, cold_start, rel_tol,
     """
     out = mfn_loop(rows, w, lam, tol=tol, max_iter=max_iter,
                    cg_max_iter=cg_max_iter, cold_start=cold_start,
-                   rel_tol=rel_tol, direct=direct, verbose=verbose, label=label)
+                   rel_tol=rel_tol, direct=direct, verbose=verbose, label=label,
+                   grad_tol=grad_tol)
     if verbose:
         n_iter, n_cg, status = out[:3]
         extra = ""
@@ -507,6 +560,12 @@ class LocalSSL:
         self.cpos[self.idx_l] = np.where(self.y_l > 0, self.c_l, 0)
         self.cneg[self.idx_l] = np.where(self.y_l < 0, self.c_l, 0)
         self.rows = LocalRows(RowData(X), 0.0, self.cpos, self.cneg)
+        # TSVM/DA: the former arithmetic (one thread, two-pass CGLS, one
+        # block), so that the papers' tables keep their values to the digit:
+        # their label switches turn rounding into different trajectories
+        # (uspst: 24.81 -> 24.64 % for TSVM S=1e4 with one pass and blocks)
+        self.rows.one_pass = False
+        self.rows.blocked = False
         self._no_yu = np.zeros(0, dtype=np.int8)
 
     def set_bias(self, s):

@@ -6,6 +6,7 @@ has been validated here (dtype, layout, finiteness, index width, lengths).
 from __future__ import annotations
 
 import numbers
+import os
 
 import numpy as np
 import scipy.sparse as sp
@@ -15,6 +16,75 @@ from sklearn.utils.multiclass import check_classification_targets
 UNLABELED = -1
 _INT32_MAX = np.iinfo(np.int32).max
 FLOAT_DTYPES = (np.float64, np.float32)
+
+
+class NotEnoughMemoryError(ValueError, MemoryError):
+    """A computation refused up front: it would need more memory than there is.
+
+    Both a ``ValueError`` (bad input for this machine) and a ``MemoryError``.
+    """
+
+
+def _gib(nbytes):
+    return f"{nbytes / 2**30:.1f} GiB"
+
+
+def memory_budget():
+    """``(bytes, source)``: the memory this process may still allocate.
+
+    The smallest of the memory the system reports available (``MemAvailable``
+    of ``/proc/meminfo``, else the physical memory from ``os.sysconf``) and
+    what ``RLIMIT_AS`` / ``RLIMIT_DATA`` leave above the current address
+    space. ``(inf, "unknown")`` when none can be read.
+    """
+    budget, source = float("inf"), "unknown"
+    try:
+        with open("/proc/meminfo", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    budget, source = int(line.split()[1]) * 1024.0, "available RAM"
+                    break
+    except (OSError, ValueError, IndexError):
+        pass
+    if source == "unknown":
+        try:
+            budget = float(os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
+            source = "physical RAM"
+        except (ValueError, OSError, AttributeError):
+            pass
+    try:
+        import resource
+    except ImportError:  # pragma: no cover - not on POSIX
+        return budget, source
+    used = 0.0
+    try:
+        with open("/proc/self/status", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("VmSize:"):
+                    used = int(line.split()[1]) * 1024.0
+    except (OSError, ValueError, IndexError):
+        pass
+    for name in ("RLIMIT_AS", "RLIMIT_DATA"):
+        lim = getattr(resource, name, None)
+        if lim is None:
+            continue
+        soft = resource.getrlimit(lim)[0]
+        if soft != resource.RLIM_INFINITY and soft - used < budget:
+            budget, source = max(soft - used, 0.0), f"{name} limit"
+    return budget, source
+
+
+def check_memory(nbytes, what):
+    """Raise :class:`NotEnoughMemoryError` before allocating ``nbytes`` for ``what``.
+
+    ``what`` names the estimator/function, the sizes and the array, e.g.
+    ``"LapSVM on n=40000 samples: the 40000 x 40000 float64 kernel matrix"``.
+    """
+    budget, source = memory_budget()
+    if nbytes > budget:
+        raise NotEnoughMemoryError(
+            f"not enough memory: needs {_gib(nbytes)} ({int(nbytes)} bytes) for "
+            f"{what}; {_gib(budget)} left ({source})")
 
 
 def check_positive(value, name, *, allow_zero=False):
@@ -38,21 +108,155 @@ def check_int(value, name, *, minimum=1):
     return int(value)
 
 
-def as_csr32(X, name="X"):
-    """Return CSR ``X`` with int32 ``indices``/``indptr`` (no copy of the values).
+def _bad_structure(name, what):
+    return ValueError(
+        f"{name} is a malformed sparse matrix: {what} (build it with "
+        "scipy.sparse constructors, or call its check_format(full_check=True) "
+        "to see the problem)")
 
-    Downcasts int64 index arrays when ``nnz`` and the shape fit in int32 and
-    raises otherwise; the compiled kernels index with int32.
+
+def _check_index_range(idx, bound, name, what):
+    """One pass: every entry of the integer array ``idx`` is in [0, bound)."""
+    if idx.size == 0:
+        return
+    # viewed as unsigned, a negative index becomes huge: max() checks both ends
+    top = idx.view(np.dtype(f"u{idx.dtype.itemsize}")).max()
+    if int(top) >= bound:
+        lo, hi = int(idx.min()), int(idx.max())
+        bad = lo if lo < 0 else hi
+        raise _bad_structure(name, f"{what} {bad} outside [0, {bound})")
+
+
+def _check_compressed(X, name, n_major, n_minor, major, minor):
+    """Structure of a CSR/CSC (``major`` = rows/columns) or BSR matrix."""
+    indptr, indices, data = X.indptr, X.indices, X.data
+    for arr, what in ((indptr, "indptr"), (indices, "indices")):
+        if not isinstance(arr, np.ndarray) or arr.ndim != 1 \
+                or arr.dtype.kind not in "iu":
+            raise _bad_structure(name, f"{what} is not a 1-D integer array")
+    if not isinstance(data, np.ndarray) or data.shape[:1] != indices.shape:
+        raise _bad_structure(
+            name, f"data has shape {getattr(data, 'shape', None)} but indices "
+                  f"{indices.shape}")
+    if indptr.shape[0] != n_major + 1:
+        raise _bad_structure(
+            name, f"indptr has {indptr.shape[0]} entries, expected {n_major + 1} "
+                  f"({major} + 1)")
+    if int(indptr[0]) != 0:
+        raise _bad_structure(name, f"indptr[0] is {int(indptr[0])}, expected 0")
+    nnz = int(indptr[-1])
+    if nnz > indices.shape[0]:
+        raise _bad_structure(
+            name, f"indptr[-1] = {nnz} but there are only {indices.shape[0]} "
+                  "stored indices")
+    if n_major and np.any(indptr[1:] < indptr[:-1]):
+        k = int(np.flatnonzero(indptr[1:] < indptr[:-1])[0])
+        raise _bad_structure(name, f"indptr decreases at {major[:-1]} {k}")
+    _check_index_range(indices[:nnz], n_minor, name, f"{minor[:-1]} index")
+    return nnz
+
+
+def check_sparse_structure(X, name="X"):
+    """Refuse a SciPy sparse matrix whose index arrays are inconsistent.
+
+    SciPy checks little when a matrix is built from arrays (and nothing when
+    its arrays are modified later), while compiled code -- ours and SciPy's own
+    conversions -- trusts them. Checked: CSR/CSC/BSR ``indptr`` (length,
+    starts at 0, non-decreasing, last entry <= number of stored indices) and
+    ``indices`` in range; COO ``row``/``col`` in range. Costs one pass over
+    the indices (NumPy ``max``) and one over ``indptr``. Dense input and other
+    formats are returned unchecked. Returns ``X``.
     """
     if not sp.issparse(X):
         return X
+    shape = X.shape
+    if len(shape) != 2 or min(shape) < 0:
+        raise _bad_structure(name, f"shape {shape} is not 2-D")
+    n_rows, n_cols = (int(s) for s in shape)
+    fmt = X.format
+    if fmt == "csr":
+        _check_compressed(X, name, n_rows, n_cols, "rows", "columns")
+    elif fmt == "csc":
+        _check_compressed(X, name, n_cols, n_rows, "columns", "rows")
+    elif fmt == "bsr":
+        r, c = X.blocksize
+        if r < 1 or c < 1 or n_rows % r or n_cols % c:
+            raise _bad_structure(name, f"blocksize {X.blocksize} does not divide "
+                                       f"shape {shape}")
+        if X.data.ndim != 3 or X.data.shape[1:] != (r, c):
+            raise _bad_structure(name, f"data has shape {X.data.shape}")
+        _check_compressed(X, name, n_rows // r, n_cols // c, "block rows",
+                          "block columns")
+    elif fmt == "coo":
+        coords = getattr(X, "coords", None) or (X.row, X.col)
+        if len(coords) != 2:
+            raise _bad_structure(name, "coords are not 2-D")
+        for arr, bound, what in ((coords[0], n_rows, "row index"),
+                                 (coords[1], n_cols, "column index")):
+            if not isinstance(arr, np.ndarray) or arr.ndim != 1 \
+                    or arr.dtype.kind not in "iu" or arr.shape != X.data.shape:
+                raise _bad_structure(name, f"{what} array does not match data")
+            _check_index_range(arr, bound, name, what)
+    return X
+
+
+def check_scale(X, name="X"):
+    """Refuse entries so large that squared row norms overflow ``X.dtype``.
+
+    Kernels and line searches form ``||x||^2`` and ``||x - z||^2``: with
+    entries near ``sqrt(finfo.max / n_features)`` (about 1e150 in float64,
+    1e18 in float32) these become inf and the solvers NaN. One BLAS pass: the
+    sum of all squared entries bounds every row's; only when it exceeds a
+    quarter of the dtype's range are the row norms computed exactly (scaled,
+    in float64), and ``X`` is refused if one of them does.
+    """
+    data = X.data if sp.issparse(X) else X
+    if not isinstance(data, np.ndarray) or data.dtype.kind != "f" or data.size == 0:
+        return X
+    flat = data.reshape(-1)
+    limit = float(np.finfo(data.dtype).max) / 4
+    with np.errstate(over="ignore", invalid="ignore"):
+        total = float(np.dot(flat, flat))
+    if total <= limit:
+        return X
+    big = max(float(data.max()), -float(data.min()))
+    scaled = data.astype(np.float64) / big  # exact scaled norms: no overflow
+    if sp.issparse(X):
+        sq = np.asarray(type(X)((scaled ** 2, X.indices, X.indptr),
+                                shape=X.shape).sum(axis=1)).ravel()
+    else:
+        sq = np.einsum("ij,ij->i", scaled, scaled)
+    worst = float(np.sqrt(sq.max())) * big
+    if worst * worst > limit:
+        raise ValueError(
+            f"{name} has entries up to {big:.3g}: the squared norm of a row "
+            f"({worst:.3g}^2) overflows {data.dtype}; rescale the features "
+            "(e.g. sklearn.preprocessing.MaxAbsScaler)")
+    return X
+
+
+def as_csr32(X, name="X"):
+    """Return CSR ``X`` with int32 ``indices``/``indptr`` (no copy of the values).
+
+    Validates the structure first (:func:`check_sparse_structure`), then
+    downcasts int64 index arrays when ``nnz`` and the shape fit in int32 and
+    raises otherwise; the compiled kernels index with int32. Stored entries
+    past ``indptr[-1]`` are dropped (views, no copy).
+    """
+    if not sp.issparse(X):
+        return check_scale(X, name)
+    check_sparse_structure(X, name)
     if X.format != "csr":
         X = X.tocsr()
+    nnz = int(X.indptr[-1])
+    if X.indices.shape[0] != nnz or X.data.shape[0] != nnz:
+        X = type(X)((X.data[:nnz], X.indices[:nnz], X.indptr), shape=X.shape)
+    check_scale(X, name)
     if X.indices.dtype == np.int32 and X.indptr.dtype == np.int32:
         return X
-    if X.nnz > _INT32_MAX or max(X.shape) > _INT32_MAX:
+    if nnz > _INT32_MAX or max(X.shape) > _INT32_MAX:
         raise ValueError(
-            f"{name} has {X.nnz} stored entries and shape {X.shape}: more than "
+            f"{name} has {nnz} stored entries and shape {X.shape}: more than "
             "int32 indices can address; split it into row blocks"
         )
     return type(X)(
@@ -76,7 +280,7 @@ def check_X(X, name="X", *, dtype=FLOAT_DTYPES, reset_dtype=None):
         with np.errstate(over="ignore", invalid="ignore"):
             finite = np.isfinite(np.sum(X))
         if finite:
-            return X
+            return check_scale(X, name)
     if sp.issparse(X):
         X = as_csr32(X, name)
     X = check_array(
@@ -88,7 +292,11 @@ def check_X(X, name="X", *, dtype=FLOAT_DTYPES, reset_dtype=None):
         ensure_all_finite=True,
         input_name=name,
     )
-    return as_csr32(X, name)
+    if sp.issparse(X) and not (X.indices.dtype == X.indptr.dtype == np.int32):
+        return as_csr32(X, name)
+    # check_array copies, never alters, the validated index arrays; a cast to
+    # float32 may bring the values near its range
+    return check_scale(X, name)
 
 
 def check_costs(costs, n_samples, dtype, name="sample_weight"):
@@ -114,9 +322,26 @@ def check_costs(costs, n_samples, dtype, name="sample_weight"):
     return np.ascontiguousarray(costs)
 
 
+def check_targets(y, name="y"):
+    """scikit-learn's ``check_classification_targets``, with an error naming
+    ``name`` when an object array mixes label types (``"a"`` and ``-1``)."""
+    arr = np.asarray(y) if not sp.issparse(y) else y
+    if isinstance(arr, np.ndarray) and arr.dtype == object:
+        try:
+            np.unique(arr)
+        except TypeError:
+            types = sorted({type(v).__name__ for v in arr.flat})
+            raise TypeError(
+                f"{name} mixes labels of types {', '.join(types)}: all labels must "
+                "be of one type. -1 marks unlabeled rows, so with string labels "
+                "encode them as integers first (sklearn.preprocessing."
+                "LabelEncoder on the labeled rows)") from None
+    check_classification_targets(y)
+
+
 def encode_binary(y, name="y", estimator="This estimator"):
     """Map two labels to -1/+1 (sorted order: first -> -1). Return (classes, y_pm)."""
-    check_classification_targets(y)
+    check_targets(y, name)
     classes, y_idx = np.unique(y, return_inverse=True)
     if classes.shape[0] > 2:
         raise ValueError(
@@ -128,6 +353,21 @@ def encode_binary(y, name="y", estimator="This estimator"):
             f"{estimator} needs 2 classes in {name}; got 1 class ({classes.tolist()})"
         )
     return classes, np.where(y_idx == 1, 1.0, -1.0)
+
+
+def encode_classes(y, name="y", estimator="This estimator"):
+    """Sorted labels (two or more) and each row's index among them.
+
+    Returns ``(classes, y_idx)``; two labels give the binary problem with
+    ``classes[1]`` positive, more a one-vs-rest fit.
+    """
+    check_classification_targets(y)
+    classes, y_idx = np.unique(y, return_inverse=True)
+    if classes.shape[0] < 2:
+        raise ValueError(
+            f"{estimator} needs 2 classes in {name}; got 1 class ({classes.tolist()})"
+        )
+    return classes, y_idx.ravel()
 
 
 def check_pm1(y, n_samples, name="y"):
@@ -154,7 +394,7 @@ def pm1_from_01(y):
 def check_gram(K, name="K"):
     """Validate a square, finite kernel matrix -> C-contiguous float32/64 ndarray."""
     if sp.issparse(K):
-        K = K.toarray()
+        K = check_sparse_structure(K, name).toarray()
     K = check_array(K, dtype=list(FLOAT_DTYPES), order="C", ensure_all_finite=True,
                     input_name=name)
     if K.shape[0] != K.shape[1]:
@@ -166,6 +406,7 @@ def check_laplacian(L, n, dtype, name="L"):
     """Validate a symmetric, finite (n, n) graph Laplacian -> CSR int32, ``dtype``."""
     if L is None:
         raise ValueError(f"{name} must be an (n, n) matrix, got None")
+    check_sparse_structure(L, name)
     if not sp.issparse(L):
         L = np.asarray(L)
         if L.dtype.kind not in "biuf":
@@ -378,7 +619,7 @@ def encode_semisupervised_multiclass(y, name="y", estimator="This estimator"):
     Returns ``(classes, y_idx)``: the sorted labels of the labeled rows and,
     per row, the index of its class in ``classes`` or -1 when unlabeled.
     """
-    check_classification_targets(y)
+    check_targets(y, name)
     y = np.asarray(y)
     unl = y == UNLABELED if y.dtype.kind in "biuf" else np.zeros(y.shape, bool)
     if not np.any(~unl):

@@ -5,10 +5,17 @@ unless ``--zero-based``), read by scikit-learn's ``load_svmlight_file``. Label
 ``0`` marks an unlabeled row, as in SVMlight and SVMlin. Models are written with
 :func:`semisvm.save` (no pickle, atomic) and read with :func:`semisvm.load`.
 
-Exit status: 0 on success; 2 on bad usage or bad input (missing or malformed
-file, corrupt or foreign model, feature-count mismatch, an algorithm this
-installation does not have), with one line on stderr naming the file and the
-problem, and no output file written.
+Exit status: 0 on success; 2 on bad usage or bad input (missing, malformed,
+truncated or compressed-and-truncated file, a file changed while being read,
+not enough memory, corrupt or foreign model, feature-count mismatch, an
+algorithm this installation does not have, an output that is an input or
+read-only), with one line on stderr naming the file and the problem, and no
+output file written; 130 on SIGINT and 143 on SIGTERM (one line, temporary
+files removed; see :mod:`semisvm.__main__`).
+
+Output files follow :func:`semisvm.io.atomic_open`: a regular file (or a new
+path) is replaced atomically, keeping its permissions; ``-``, ``/dev/stdout``,
+devices and FIFOs are written directly; a read-only target is refused.
 
 The algorithms come from :data:`semisvm._registry.ALGORITHMS`; an estimator
 option applies to an algorithm when its estimator has a parameter of that name.
@@ -18,18 +25,21 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import lzma
 import os
 import shutil
+import stat
 import sys
 import threading
 import time
 import warnings
+import zlib
 
 import numpy as np
 import scipy.sparse as sp
 
 from semisvm import _registry
-from semisvm.io import atomic_open, load, read_metadata, save
+from semisvm.io import atomic_open, load, read_metadata, same_file, save
 
 __all__ = ["main"]
 
@@ -150,7 +160,8 @@ def _build_parser():
     train.add_argument("-q", "--quiet", action="store_true",
                        help="no progress indicator and no information on stderr")
     train.add_argument("train", metavar="TRAIN", help="training data (svmlight)")
-    train.add_argument("model", metavar="MODEL", help="model file to write")
+    train.add_argument("model", metavar="MODEL",
+                       help="model file to write ('-': standard output)")
 
     pred = sub.add_parser(
         "predict", help="apply a saved model to an svmlight file",
@@ -164,7 +175,8 @@ def _build_parser():
                       help="no accuracy line on stderr")
     pred.add_argument("test", metavar="TEST", help="data to predict (svmlight)")
     pred.add_argument("model", metavar="MODEL", help="model file (semisvm train)")
-    pred.add_argument("output", metavar="OUTPUT", help="predictions file to write")
+    pred.add_argument("output", metavar="OUTPUT",
+                      help="predictions file to write ('-': standard output)")
 
     demo = sub.add_parser(
         "demo", help="compare the algorithms on scikit-learn's digits",
@@ -176,6 +188,10 @@ def _build_parser():
     demo.add_argument("--repeats", type=int, default=3, metavar="K",
                       help="random draws of the labels and split (default: 3)")
     demo.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
+    demo.add_argument("--save", metavar="DIR", default=None,
+                      help="instead of the comparison, write the first draw as "
+                           "DIR/train.svm (labels -1/1, 0 = unlabeled) and "
+                           "DIR/test.svm, the files of the README's example")
     return parser
 
 
@@ -199,11 +215,32 @@ def _one_line(text):
     return " ".join(str(text).split())
 
 
+def _memory_message(exc):
+    """One line for a ``MemoryError``: "not enough memory: needs N GiB for ..."."""
+    text = _one_line(exc)
+    if text.startswith("not enough memory"):
+        return text
+    size = getattr(exc, "_total_size", None)  # NumPy's _ArrayMemoryError
+    shape, dtype = getattr(exc, "shape", None), getattr(exc, "dtype", None)
+    if size is not None and shape is not None:
+        return (f"not enough memory: needs {size / 2**30:.1f} GiB for an array of "
+                f"shape {tuple(shape)} ({dtype})")
+    return "not enough memory" + (f" ({text})" if text else "")
+
+
 def read_svmlight(path, role, *, zero_based=False, dtype=np.float64, n_features=None,
                   model_path=None):
     """Read an svmlight file as (CSR X with int32 indices, y); CLIError if bad."""
     from sklearn.datasets import load_svmlight_file
 
+    def _version(p):
+        try:
+            st = os.stat(p)
+        except (OSError, ValueError):
+            return None
+        return (st.st_size, st.st_mtime_ns) if stat.S_ISREG(st.st_mode) else None
+
+    before = _version(path)
     try:
         X, y = load_svmlight_file(os.fspath(path), dtype=dtype,
                                   zero_based=bool(zero_based))
@@ -213,7 +250,16 @@ def read_svmlight(path, role, *, zero_based=False, dtype=np.float64, n_features=
         raise CLIError(f"{role} file {path}: is a directory") from None
     except OSError as exc:
         raise CLIError(f"{role} file {path}: cannot read it "
-                       f"({exc.strerror or exc})") from None
+                       f"({_one_line(exc.strerror or exc)})") from None
+    except EOFError:
+        raise CLIError(f"{role} file {path}: truncated (the compressed stream "
+                       "ends early)") from None
+    except (zlib.error, lzma.LZMAError) as exc:
+        raise CLIError(f"{role} file {path}: corrupt compressed data "
+                       f"({_one_line(exc)})") from None
+    except MemoryError as exc:
+        raise CLIError(f"{role} file {path}: {_memory_message(exc)} while "
+                       "reading it") from None
     except (ValueError, RuntimeError, UnicodeDecodeError, OverflowError) as exc:
         hint = ""
         if "index 0" in str(exc) and not zero_based:
@@ -222,6 +268,9 @@ def read_svmlight(path, role, *, zero_based=False, dtype=np.float64, n_features=
         detail = detail if len(detail) <= 120 else detail[:117] + "..."
         raise CLIError(f"{role} file {path}: not a valid svmlight/libsvm file "
                        f"({detail}){hint}") from None
+    if before is not None and _version(path) != before:
+        raise CLIError(f"{role} file {path}: changed (truncated or rewritten) while "
+                       "it was being read; run again once it is complete")
     if X.shape[0] == 0:
         raise CLIError(f"{role} file {path}: no data rows")
     if not (np.all(np.isfinite(X.data)) and np.all(np.isfinite(y))):
@@ -418,7 +467,16 @@ def _for_estimator(X, cls):
     return X if sparse_ok else X.toarray()
 
 
+def _refuse_input_as_output(out_role, out_path, inputs):
+    """Exit 2 if the output path names the same file as one of the inputs."""
+    for role, path in inputs:
+        if same_file(out_path, path):
+            raise CLIError(f"{out_role} file {out_path} is the same file as the "
+                           f"{role} file {path}: refusing to overwrite an input")
+
+
 def cmd_train(args):
+    _refuse_input_as_output("MODEL", args.model, [("TRAIN", args.train)])
     alg = _registry.by_name(args.algorithm)
     try:
         cls = _registry.get_class(alg)
@@ -446,6 +504,12 @@ def cmd_train(args):
             warnings.simplefilter("always")
             with progress:
                 model.fit(X_fit, y_fit)
+    except MemoryError as exc:
+        if not isinstance(exc, ValueError):
+            raise CLIError(f"TRAIN file {args.train}: {cls.__name__} cannot be "
+                           f"fitted: {_memory_message(exc)}") from None
+        raise CLIError(f"TRAIN file {args.train}: {cls.__name__} cannot be fitted: "
+                       f"{_one_line(exc)}") from None
     except (TypeError, ValueError) as exc:
         msg = _one_line(exc)
         hint = next((f" (option {_PARAM_FLAG[p]})" for p in sorted(
@@ -459,6 +523,12 @@ def cmd_train(args):
     for w in caught:  # shown once the progress line is gone
         warnings.showwarning(w.message, w.category, w.filename, w.lineno)
     elapsed = time.perf_counter() - start
+    for attr, value in vars(model).items():  # never save a NaN model
+        if (attr.endswith("_") and isinstance(value, np.ndarray)
+                and value.dtype.kind in "fc" and not np.all(np.isfinite(value))):
+            raise CLIError(f"TRAIN file {args.train}: {cls.__name__} produced "
+                           f"non-finite values in {attr} (data or options out of "
+                           "numerical range); no MODEL written")
     if labels is not None:
         relabel(model, labels)
     info = {"cli": {"algorithm": alg.name, "zero_based": zero_based,
@@ -488,6 +558,8 @@ def _fmt_label(v):
 
 
 def cmd_predict(args):
+    _refuse_input_as_output("OUTPUT", args.output,
+                            [("TEST", args.test), ("MODEL", args.model)])
     try:
         meta = read_metadata(args.model)
         model = load(args.model)
@@ -515,9 +587,17 @@ def cmd_predict(args):
             scores = np.asarray(model.decision_function(X))
             if scores.ndim != 1:
                 scores = None
+    except MemoryError as exc:
+        raise CLIError(f"TEST file {args.test}: cannot predict with the model in "
+                       f"{args.model}: {_memory_message(exc)}") from None
     except (TypeError, ValueError) as exc:
         raise CLIError(f"TEST file {args.test}: cannot predict with the model in "
                        f"{args.model}: {_one_line(exc)}") from None
+    if scores is not None and not np.all(np.isfinite(scores)):
+        bad = int(np.flatnonzero(~np.isfinite(scores))[0])
+        raise CLIError(f"TEST file {args.test}: the model in {args.model} gives a "
+                       f"non-finite decision value on row {bad + 1} (features out "
+                       "of the range it was trained on?); no OUTPUT written")
     if scores is not None:
         lines = [repr(float(v)) for v in scores]
     else:
@@ -597,12 +677,44 @@ def _demo_fit(alg, cls, split, seed):
     return float(np.mean(pred != y_test)), elapsed
 
 
+def _demo_save(directory, split):
+    """Write one demo draw as svmlight files: DIR/train.svm, DIR/test.svm."""
+    from sklearn.datasets import dump_svmlight_file
+
+    X, y, lab, X_test, y_test = split
+    y_file = np.zeros(y.shape[0])
+    y_file[lab] = np.where(y[lab] == 1, 1.0, -1.0)          # 0: unlabeled
+    try:
+        os.makedirs(directory, exist_ok=True)
+    except OSError as exc:
+        raise CLIError(f"--save directory {directory}: cannot create it "
+                       f"({exc.strerror or exc})") from None
+    written = []
+    for name, XX, yy in (("train.svm", X, y_file),
+                         ("test.svm", X_test, np.where(y_test == 1, 1.0, -1.0))):
+        path = os.path.join(directory, name)
+        try:
+            with atomic_open(path, "wb") as f:
+                dump_svmlight_file(XX, yy, f, zero_based=False)
+        except OSError as exc:
+            raise CLIError(f"--save file {path}: cannot write it "
+                           f"({exc.strerror or exc})") from None
+        written.append(path)
+    print(f"wrote {written[0]} ({X.shape[0]} rows, {lab.size} labeled -1/1, "
+          f"{X.shape[0] - lab.size} unlabeled 0) and {written[1]} "
+          f"({X_test.shape[0]} rows): digits {','.join(map(str, DEMO_NEGATIVE))} (-1) "
+          f"vs {','.join(map(str, DEMO_POSITIVE))} (1), {X.shape[1]} features")
+    return 0
+
+
 def cmd_demo(args):
     if args.n_labeled < 2:
         raise CLIError("--n-labeled must be at least 2")
     if args.repeats < 1:
         raise CLIError("--repeats must be at least 1")
     splits = _demo_splits(args.n_labeled, args.seed, args.repeats)
+    if args.save is not None:
+        return _demo_save(args.save, splits[0])
     X, _, lab, X_test, _ = splits[0]
     print(f"semisvm demo: scikit-learn digits {','.join(map(str, DEMO_NEGATIVE))} vs "
           f"{','.join(map(str, DEMO_POSITIVE))}; {X.shape[0]} training rows of which "
@@ -663,3 +775,14 @@ def main(argv=None):
         except KeyboardInterrupt:
             print(f"{PROG} {args.command}: interrupted", file=sys.stderr)
             return 130
+        except MemoryError as exc:
+            print(f"{PROG} {args.command}: error: {_memory_message(exc)}",
+                  file=sys.stderr)
+            return 2
+        except Exception as exc:  # a bug: still one line (SEMISVM_DEBUG=1 shows it)
+            if os.environ.get("SEMISVM_DEBUG"):
+                raise
+            print(f"{PROG} {args.command}: error: internal error "
+                  f"({type(exc).__name__}: {_one_line(exc)[:200]}); please report "
+                  "it (SEMISVM_DEBUG=1 prints the traceback)", file=sys.stderr)
+            return 2

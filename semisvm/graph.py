@@ -33,6 +33,7 @@ from semisvm._validation import (
     as_csr32,
     check_int,
     check_positive,
+    check_sparse_structure,
     check_symmetric,
     check_X,
 )
@@ -42,7 +43,31 @@ __all__ = ["knn_affinity", "laplacian", "graph_laplacian", "check_affinity",
 
 
 def kernel_distances(K):
-    """Distances ``sqrt(max(K_ii + K_jj - 2 K_ij, 0))`` induced by a Gram matrix."""
+    """Distances ``sqrt(max(K_ii + K_jj - 2 K_ij, 0))`` induced by a Gram matrix.
+
+    Parameters
+    ----------
+    K : ndarray of shape (n, n)
+        A symmetric positive semi-definite kernel (Gram) matrix.
+
+    Returns
+    -------
+    D : ndarray of shape (n, n)
+        The distances in the kernel's feature space, zero on the diagonal.
+
+    See Also
+    --------
+    knn_affinity : A kNN graph from these distances (``metric="precomputed"``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from semisvm.graph import kernel_distances
+    >>> X = np.array([[0.0, 0.0], [3.0, 4.0]])
+    >>> kernel_distances(X @ X.T)
+    array([[0., 5.],
+           [5., 0.]])
+    """
     K = np.asarray(K)
     dg = np.diag(K)
     D = dg[:, None] + dg[None, :] - 2 * K
@@ -92,6 +117,23 @@ def knn_affinity(X, n_neighbors=6, *, weight="heat", t=None, metric="euclidean",
     -------
     W : csr_matrix of shape (n, n), symmetric, zero diagonal, X's dtype.
     dist : ndarray of shape (n, k), only if ``return_distances``.
+
+    See Also
+    --------
+    neighbors_affinity : The same graph from precomputed kNN lists.
+    laplacian : The Laplacian of this affinity.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from semisvm.graph import knn_affinity
+    >>> X = np.array([[0.0], [1.0], [2.0], [10.0]])
+    >>> W = knn_affinity(X, n_neighbors=1, weight="binary")
+    >>> W.toarray()
+    array([[0., 1., 0., 0.],
+           [1., 0., 1., 0.],
+           [0., 1., 0., 1.],
+           [0., 0., 1., 0.]])
     """
     if metric not in ("euclidean", "precomputed"):
         raise ValueError(f"metric must be 'euclidean' or 'precomputed', got {metric!r}")
@@ -121,9 +163,39 @@ def knn_affinity(X, n_neighbors=6, *, weight="heat", t=None, metric="euclidean",
 
 
 def check_affinity(W, name="affinity"):
-    """Validate a user-given affinity: square, symmetric, finite, >= 0 (-> CSR)."""
+    """Validate a user-given affinity: square, symmetric, finite, >= 0 (-> CSR).
+
+    Parameters
+    ----------
+    W : {array-like, sparse matrix} of shape (n, n)
+        The affinity (weights of the graph's edges).
+    name : str, default="affinity"
+        The argument's name in error messages.
+
+    Returns
+    -------
+    W : csr_matrix of shape (n, n)
+        The affinity as CSR (float32 or float64) with a zero diagonal.
+
+    Raises
+    ------
+    ValueError
+        If W is not square, not symmetric, not finite or has a negative entry.
+
+    See Also
+    --------
+    laplacian : Checks its ``W`` with this function.
+
+    Examples
+    --------
+    >>> from semisvm.graph import check_affinity
+    >>> check_affinity([[1, 2], [2, 0]]).toarray()
+    array([[0., 2.],
+           [2., 0.]])
+    """
     if W is None:
         raise ValueError(f"{name} must be a square matrix, got None")
+    check_sparse_structure(W, name)
     if not sp.issparse(W):
         W = np.asarray(W)
         if W.dtype.kind not in "biuf":
@@ -143,9 +215,32 @@ def check_affinity(W, name="affinity"):
 def laplacian(W, *, normalized=True, p=1):
     """Graph Laplacian of a symmetric affinity, to the power ``p`` (CSR).
 
-    ``normalized=False``: ``L = D - W``; ``True``: ``I - D^-1/2 W D^-1/2``
-    (rows of isolated vertices are zero). ``p`` >= 1 is the iterated degree:
-    ``L^p`` by sparse products (its fill grows with p: keep p small).
+    Parameters
+    ----------
+    W : {array-like, sparse matrix} of shape (n, n)
+        Symmetric, non-negative affinity.
+    normalized : bool, default=True
+        ``False``: ``L = D - W``; ``True``: ``I - D^-1/2 W D^-1/2`` (rows of
+        isolated vertices are zero).
+    p : int, default=1
+        The iterated degree (>= 1): ``L^p`` by sparse products (its fill grows
+        with p: keep p small).
+
+    Returns
+    -------
+    L : csr_matrix of shape (n, n)
+        The (iterated) Laplacian, exactly symmetric, in W's dtype.
+
+    See Also
+    --------
+    graph_laplacian : The kNN graph and its Laplacian in one call.
+
+    Examples
+    --------
+    >>> from semisvm.graph import laplacian
+    >>> laplacian([[0, 1], [1, 0]], normalized=False).toarray()
+    array([[ 1., -1.],
+           [-1.,  1.]])
     """
     W = check_affinity(W, "W")
     p = check_int(p, "p")
@@ -173,8 +268,35 @@ def graph_laplacian(X=None, *, affinity=None, n_neighbors=6, weight="heat",
                     t=None, normalized=True, p=1, metric="euclidean"):
     """kNN-graph Laplacian of ``X`` (or of a given ``affinity``), to power ``p``.
 
-    Exactly one of ``X`` and ``affinity`` is given. See :func:`knn_affinity`
-    and :func:`laplacian` for the parameters. Returns a CSR matrix.
+    Exactly one of ``X`` and ``affinity`` is given.
+
+    Parameters
+    ----------
+    X : {ndarray, sparse matrix} of shape (n, n_features), optional
+        Points from which :func:`knn_affinity` builds the graph.
+    affinity : {array-like, sparse matrix} of shape (n, n), optional
+        A given graph instead of ``X``.
+    n_neighbors, weight, t, metric
+        As in :func:`knn_affinity`.
+    normalized, p
+        As in :func:`laplacian`.
+
+    Returns
+    -------
+    L : csr_matrix of shape (n, n)
+        The Laplacian.
+
+    See Also
+    --------
+    knn_affinity, laplacian
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from semisvm.graph import graph_laplacian
+    >>> L = graph_laplacian(np.arange(6.0).reshape(-1, 1), n_neighbors=2)
+    >>> L.shape, bool(abs(L - L.T).max() == 0)
+    ((6, 6), True)
     """
     if (X is None) == (affinity is None):
         raise ValueError("give exactly one of X and affinity")
@@ -188,12 +310,35 @@ def graph_laplacian(X=None, *, affinity=None, n_neighbors=6, weight="heat",
 def intrinsic_dimension(dist):
     """Levina-Bickel maximum-likelihood estimate of the intrinsic dimension.
 
-    ``dist`` holds, row by row, the sorted distances of each point to its k
-    nearest neighbours (k >= 2, the point itself excluded), as returned by
-    ``knn_affinity(..., return_distances=True)``. Each point's estimate is
-    ``[1/(k-1) sum_{j<k} log(T_k / T_j)]^-1``; the points are combined as
-    MacKay & Ghahramani suggest (the inverse of the mean inverse). Duplicate
-    points (zero distances) are ignored; the result is in ``[0, inf)``.
+    Each point's estimate is ``[1/(k-1) sum_{j<k} log(T_k / T_j)]^-1``; the
+    points are combined as MacKay & Ghahramani suggest (the inverse of the mean
+    inverse). Duplicate points (zero distances) are ignored.
+
+    Parameters
+    ----------
+    dist : ndarray of shape (n, k)
+        Row by row, the sorted distances of each point to its k nearest
+        neighbours (k >= 2, the point itself excluded), as returned by
+        ``knn_affinity(..., return_distances=True)``.
+
+    Returns
+    -------
+    float
+        The estimate, in ``[0, inf)``.
+
+    See Also
+    --------
+    knn_affinity : Returns ``dist`` with ``return_distances=True``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from semisvm.graph import intrinsic_dimension, knn_affinity
+    >>> t = np.random.default_rng(0).random(500) * 6
+    >>> X = np.c_[np.cos(t), np.sin(t), t]           # a curve in 3-D
+    >>> _, dist = knn_affinity(X, 10, return_distances=True)
+    >>> round(intrinsic_dimension(dist))
+    1
     """
     dist = np.asarray(dist, dtype=np.float64)
     if dist.ndim != 2 or dist.shape[1] < 2:
@@ -212,12 +357,42 @@ def neighbors_affinity(dist, ind, *, weight="heat", t=None, n_scale=7,
                        dtype=np.float64):
     """:func:`knn_affinity` from precomputed kNN lists.
 
-    ``dist`` and ``ind`` are (n, k) arrays: row i holds the distances to and
-    the indices of the k nearest neighbours of point i (itself excluded), as
-    returned by ``kernel_matrix(..., n_neighbors=k)`` (or sorted, as
-    scikit-learn's ``kneighbors`` returns them: ``"self-tuning"`` reads the
-    local scale from column ``n_scale - 1``). Weights, the width ``t`` and the
-    symmetrisation are those of :func:`knn_affinity`.
+    Parameters
+    ----------
+    dist : ndarray of shape (n, k)
+        Row i: the distances to the k nearest neighbours of point i (itself
+        excluded), as returned by ``kernel_matrix(..., n_neighbors=k)`` (or
+        sorted, as scikit-learn's ``kneighbors`` returns them: ``"self-tuning"``
+        reads the local scale from column ``n_scale - 1``).
+    ind : ndarray of shape (n, k)
+        The indices of those neighbours.
+    weight, t, n_scale
+        As in :func:`knn_affinity`.
+    dtype : {np.float64, np.float32}, default=np.float64
+        dtype of the result.
+
+    Returns
+    -------
+    W : csr_matrix of shape (n, n)
+        The symmetrised affinity, zero diagonal.
+
+    See Also
+    --------
+    knn_affinity : Computes the kNN lists itself.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.neighbors import NearestNeighbors
+    >>> from semisvm.graph import neighbors_affinity
+    >>> X = np.array([[0.0], [1.0], [2.0], [10.0]])
+    >>> dist, ind = NearestNeighbors(n_neighbors=2).fit(X).kneighbors(X)
+    >>> W = neighbors_affinity(dist[:, 1:], ind[:, 1:], weight="binary")
+    >>> W.toarray()
+    array([[0., 1., 0., 0.],
+           [1., 0., 1., 0.],
+           [0., 1., 0., 1.],
+           [0., 0., 1., 0.]])
     """
     dist = np.asarray(dist, dtype=np.float64)
     ind = np.asarray(ind)

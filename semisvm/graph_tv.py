@@ -59,7 +59,6 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics.pairwise import pairwise_kernels
 from sklearn.neighbors import NearestNeighbors
 from sklearn.utils import check_random_state
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
@@ -77,7 +76,10 @@ from semisvm._validation import (
     check_class_indices,
     check_int,
     check_kernel_matrix,
+    check_memory,
     check_positive,
+    check_sparse_structure,
+    check_targets,
 )
 from semisvm.graph import check_affinity, knn_affinity
 
@@ -399,6 +401,20 @@ def graph_tv(K, W, y, *, loss="squared", gamma=1.0, lam=1.0, eta=1.0, mu=1.0,
         Non-negative affinities; ``TV(g) = sum_{i,j} w_ij |g_i - g_j|``.
     y : int array (n,)
         Class indices 0..c-1, -1 for unlabeled samples.
+    loss : {"squared", "hinge"}, default="squared"
+        RLS or SVM loss on the labeled samples.
+    gamma : float, default=1.0
+        Weight of the graph total variation TV(f).
+    lam : float, default=1.0
+        Weight of the RKHS norm ``alpha'K alpha``.
+    eta : float, default=1.0
+        Weight of the squared loss (RLS).
+    mu : float, default=1.0
+        Weight of the hinge loss (SVM).
+    r1, r2 : float, default=1.0
+        Penalties of the binary splitting (``f = g``, ``h = g``).
+    r : float, default=1.0
+        Penalty of the multi-class splitting ``F = G``.
     normalize : {"n", "sqrt", None}
         The paper's normalisation ``Norm(v) = R v/||v||`` (R = n or sqrt(n))
         with mean removal (binary), or None for the plain convex iteration.
@@ -408,10 +424,38 @@ def graph_tv(K, W, y, *, loss="squared", gamma=1.0, lam=1.0, eta=1.0, mu=1.0,
         ``label_tol`` flipped) for ``n_stable`` iterations; or, status
         ``"labels_stable"``, when they have not changed for ``2 n_stable``
         iterations (the normalised iterations stall at residuals ~1e-2).
+    max_iter : int, default=300
+        Maximum number of outer iterations.
+    rof_tol, rof_max_iter : float, int
+        Tolerance and iteration cap of each graph-ROF (TV denoising) solve.
+    smo_tol : float, default=1e-6
+        Tolerance of the SMO solves (hinge loss).
+    verbose : bool, default=False
+        Log every iteration (logger ``"semisvm"``).
 
     Returns
     -------
     GraphTVResult
+        The fit: ``decision`` on all samples, ``labels``, ``alpha``,
+        ``objective``, ``history``, ``n_iter``, ``converged``, ``status``.
+
+    See Also
+    --------
+    TVRLS, TVSVM : The estimators built on this function.
+    graph_cheeger : The Cheeger-ratio variant.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from semisvm.graph import knn_affinity
+    >>> from semisvm.kernels import kernel_matrix
+    >>> from semisvm.graph_tv import graph_tv
+    >>> X = np.r_[np.linspace(0, 1, 20), np.linspace(3, 4, 20)][:, None]
+    >>> y = np.full(40, -1)
+    >>> y[0], y[39] = 0, 1                       # one label per class
+    >>> res = graph_tv(kernel_matrix(X, gamma=1.0), knn_affinity(X, 5), y)
+    >>> res.labels.tolist() == [0] * 20 + [1] * 20
+    True
     """
     if loss not in ("squared", "hinge"):
         raise ValueError(f"loss must be 'squared' or 'hinge', got {loss!r}")
@@ -678,10 +722,67 @@ def graph_cheeger(K, W, y, *, loss="squared", lam=1.0, mu=1.0, r=1.0, c=1.0,
     label per class (9% with "spread", 2 draws), but with 5-50 labels per
     class "kernel" is better (2.3% against 6-19%).
 
+    Parameters
+    ----------
+    K : array (n, n)
+        Kernel matrix over all (labeled and unlabeled) samples.
+    W : sparse or dense (n, n)
+        Non-negative affinities; ``TV(g) = sum_{i,j} w_ij |g_i - g_j|``.
+    y : int array (n,)
+        Class indices 0..c-1, -1 for unlabeled samples.
+    loss : {"squared", "hinge"}, default="squared"
+        RLS or SVM loss on the labeled samples.
+    lam : float, default=1.0
+        Weight of the RKHS norm in the smoothing step.
+    mu : float, default=1.0
+        Weight of the hinge loss (SVM).
+    r : float, default=1.0
+        Penalty of the smoothing step ``(lam I + r K)^-1``.
+    c : float, default=1.0
+        Step of the ratio-minimisation loop (``g = f + c v``).
+    balance : {"median", "lambda"}, default="median"
+        The balance term B(f) (above).
+    start : {"auto", "spread", "kernel"}, default="auto"
+        The starting point (above).
+    normalize : {"n", "sqrt", None}
+        ``Norm(v) = R v/||v||`` with R = n or sqrt(n), or no rescaling.
+    tol, n_stable, label_tol : float, int, float
+        Stop when the ratio changes by less than ``tol`` (relative) and the
+        unlabeled labels have not changed (at most a fraction ``label_tol``
+        flipped) for ``n_stable`` iterations.
+    max_iter : int, default=300
+        Maximum number of outer iterations.
+    rof_tol, rof_max_iter : float, int
+        Tolerance and iteration cap of each graph-ROF solve.
+    smo_tol : float, default=1e-6
+        Tolerance of the SMO solves (hinge loss).
+    verbose : bool, default=False
+        Log every iteration (logger ``"semisvm"``).
+
     Returns
     -------
     GraphTVResult
-        ``history`` holds the ratio E (summed over classes).
+        ``history`` holds the ratio E (summed over classes); ``decision``,
+        ``labels``, ``n_iter``, ``converged`` and ``status`` as in
+        :func:`graph_tv`.
+
+    See Also
+    --------
+    CheegerRLS, CheegerSVM : The estimators built on this function.
+    graph_tv : The total-variation-regularised variant.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from semisvm.graph import knn_affinity
+    >>> from semisvm.kernels import kernel_matrix
+    >>> from semisvm.graph_tv import graph_cheeger
+    >>> X = np.r_[np.linspace(0, 1, 20), np.linspace(3, 4, 20)][:, None]
+    >>> y = np.full(40, -1)
+    >>> y[0], y[39] = 0, 1
+    >>> res = graph_cheeger(kernel_matrix(X, gamma=1.0), knn_affinity(X, 5), y)
+    >>> res.labels.tolist() == [0] * 20 + [1] * 20
+    True
     """
     if loss not in ("squared", "hinge"):
         raise ValueError(f"loss must be 'squared' or 'hinge', got {loss!r}")
@@ -887,7 +988,8 @@ class _GraphTVBase(ClassifierMixin, BaseEstimator):
             # sensitive to the width (USPS {0,1,4,9}, one label per class:
             # 1.4% error at the median width, 17.5% at median / 1.1)
             return gamma
-        k = min(self.n_neighbors, X.shape[0] - 1)
+        k = min(10 if self.n_neighbors is None else self.n_neighbors,
+                X.shape[0] - 1)
         dist, _ = NearestNeighbors(n_neighbors=k + 1).fit(X).kneighbors(X)
         s = self._knn_width * float(np.mean(dist[:, k]))
         return max(gamma, 1.0 / (2.0 * s * s)) if s > 0 else gamma
@@ -915,7 +1017,19 @@ class _GraphTVBase(ClassifierMixin, BaseEstimator):
                              f"or 'sigmoid', got {self.kernel!r}")
         if self.kernel_gamma is not None:
             check_positive(self.kernel_gamma, "kernel_gamma")
-        check_int(self.n_neighbors, "n_neighbors")
+        if self.n_neighbors is not None:
+            check_int(self.n_neighbors, "n_neighbors")
+
+    def _n_neighbors(self, n):
+        """k of the kNN graph: None -> 10 (n - 1 below 11 rows); k >= n refused."""
+        if self.n_neighbors is None:
+            return max(1, min(10, n - 1))
+        k = check_int(self.n_neighbors, "n_neighbors")
+        if k >= n:
+            raise ValueError(
+                f"n_neighbors={k} must be smaller than the number of training "
+                f"samples n={n}")
+        return k
 
     def fit(self, X, y, W=None):
         """Fit on all rows of X; ``y == -1`` marks unlabeled rows.
@@ -923,12 +1037,20 @@ class _GraphTVBase(ClassifierMixin, BaseEstimator):
         ``W`` (optional, (n, n)): a user-given affinity used instead of the
         kNN graph built from X.
         """
+        check_sparse_structure(X)  # before SciPy converts it
         X, y = validate_data(self, X, y, accept_sparse="csr",
                              dtype=list(FLOAT_DTYPES), order="C",
                              accept_large_sparse=True)
         X = as_csr32(X)
-        check_classification_targets(y)
+        check_targets(y)
         self._check_params()
+        n = X.shape[0]
+        k = self._n_neighbors(n) if W is None else None
+        # the dense n x n kernel matrix and the factorised system beside it:
+        # refused before the graph and the kernel are built
+        check_memory(2 * n * n * X.dtype.itemsize,
+                     f"{type(self).__name__} on n={n} samples: the {n} x {n} "
+                     f"{X.dtype} kernel matrix and its factorisation")
         lab = y != UNLABELED
         if not np.any(lab):
             raise ValueError("y has no labeled sample: every entry is -1 "
@@ -941,7 +1063,7 @@ class _GraphTVBase(ClassifierMixin, BaseEstimator):
         y_enc = np.full(y.shape[0], UNLABELED, dtype=np.intp)
         y_enc[lab] = y_idx
         if W is None:
-            W = _knn_graph(X, n_neighbors=self.n_neighbors, weights=self.weights)
+            W = _knn_graph(X, n_neighbors=k, weights=self.weights)
         self._kernel_gamma = (self.kernel_gamma if self.kernel_gamma is not None
                               else self._default_kernel_gamma(X))
         with threadpool_limits(limits=1, user_api="blas"):
@@ -968,6 +1090,7 @@ class _GraphTVBase(ClassifierMixin, BaseEstimator):
         Binary: shape (n,), positive -> ``classes_[1]``. Multi-class: (n, c).
         """
         check_is_fitted(self)
+        check_sparse_structure(X)  # before SciPy converts it
         X = validate_data(self, X, accept_sparse="csr", dtype=list(FLOAT_DTYPES),
                           order="C", reset=False)
         Kx = self._kernel(as_csr32(X), self.X_fit_)
@@ -990,9 +1113,11 @@ _COMMON_DOC = """
         with two classes ``s = min(median, 2 x the mean distance to the
         n_neighbors-th neighbour)`` (see "Defaults" above).
     degree, coef0 : kernel parameters of "poly" / "sigmoid".
-    n_neighbors : int, default=10
+    n_neighbors : int or None, default=None
         Neighbours of the symmetric kNN graph (an edge when either end is among
-        the other's neighbours). Ignored when ``fit`` receives ``W``.
+        the other's neighbours); None: 10 (n - 1 on fewer than 11 training
+        rows), as LapSVM. An explicit k >= n is an error. Ignored when ``fit``
+        receives ``W``.
     weights : {"self-tuning", "heat", "connectivity"}, default="self-tuning"
         Edge weights: ``exp(-d^2/(s_i s_j))`` with s_i the distance to the 7th
         neighbour, ``exp(-d^2/(2 sigma^2))`` with sigma the mean kNN distance,
@@ -1049,7 +1174,7 @@ class _TVBase(_GraphTVBase):
     _knn_width = 2.0
     def __init__(self, *, gamma=None, lam=0.1, eta=None, mu=1.0, r1=1.0, r2=1.0,
                  r=1.0, normalize="sqrt", kernel="rbf", kernel_gamma=None,
-                 degree=3, coef0=0.0, n_neighbors=10, weights="self-tuning",
+                 degree=3, coef0=0.0, n_neighbors=None, weights="self-tuning",
                  tol=1e-4, n_stable=10, label_tol=0.01, max_iter=300,
                  rof_tol=1e-3, rof_max_iter=200, conflict_tol=0.1,
                  random_state=None, verbose=0):
@@ -1125,7 +1250,7 @@ class _CheegerBase(_GraphTVBase):
     def __init__(self, *, lam=1.0, mu=1.0, r=1.0, c=1.0, balance="median",
                  start="auto",
                  normalize="sqrt", kernel="rbf", kernel_gamma=None, degree=3, coef0=0.0,
-                 n_neighbors=10, weights="self-tuning", tol=1e-6, n_stable=10,
+                 n_neighbors=None, weights="self-tuning", tol=1e-6, n_stable=10,
                  label_tol=0.01, max_iter=300, rof_tol=1e-3, rof_max_iter=200,
                  random_state=None, verbose=0):
         self.lam = lam
@@ -1252,7 +1377,25 @@ class TVRLS(_TVBase):
         (``normalize=None``) with ``gamma x 0.01`` (TVSVM also ``mu x
         10``); None: never (see "Defaults"). The fraction is stored in
         ``label_conflict_``, the refit in ``refit_convex_``.
-    """ + _COMMON_DOC
+    """ + _COMMON_DOC + r"""
+    See Also
+    --------
+    TVSVM : The hinge loss.
+    semisvm.solvers.graph_tv : The functional solver.
+    LapRLS : A quadratic (Laplacian) graph term instead of TV.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.datasets import make_moons
+    >>> from semisvm import TVRLS
+    >>> X, y = make_moons(200, noise=0.05, random_state=0)
+    >>> y_semi = np.full(200, -1)
+    >>> y_semi[[np.flatnonzero(y == 0)[0], np.flatnonzero(y == 1)[0]]] = [0, 1]
+    >>> clf = TVRLS(random_state=0).fit(X, y_semi)     # one label per moon
+    >>> bool(np.mean(clf.transduction_ == y) > 0.9)
+    True
+    """
 
     _loss = "squared"
 
@@ -1297,7 +1440,24 @@ class TVSVM(_TVBase):
     conflict_tol : float or None, default=0.1
         As in :class:`TVRLS` (the convex refit uses ``gamma x 0.01`` and
         ``mu x 10``).
-    """ + _COMMON_DOC
+    """ + _COMMON_DOC + r"""
+    See Also
+    --------
+    TVRLS : The squared loss.
+    semisvm.solvers.graph_tv : The functional solver.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.datasets import make_moons
+    >>> from semisvm import TVSVM
+    >>> X, y = make_moons(200, noise=0.05, random_state=0)
+    >>> y_semi = np.full(200, -1)
+    >>> y_semi[[np.flatnonzero(y == 0)[0], np.flatnonzero(y == 1)[0]]] = [0, 1]
+    >>> clf = TVSVM(random_state=0).fit(X, y_semi)     # one label per moon
+    >>> bool(np.mean(clf.transduction_ == y) > 0.9)
+    True
+    """
 
     _loss = "hinge"
 
@@ -1325,7 +1485,25 @@ class CheegerRLS(_CheegerBase):
         Proximal weight of the smoothing step.
     c : float, default=1.0
         Step of the ratio-minimisation (ROF fidelity E/c).
-    """ + _CHEEGER_DOC + _COMMON_DOC
+    """ + _CHEEGER_DOC + _COMMON_DOC + r"""
+    See Also
+    --------
+    CheegerSVM : An SVM smoothing step.
+    semisvm.solvers.graph_cheeger : The functional solver.
+    TVRLS : Graph total variation as a regulariser.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.datasets import make_moons
+    >>> from semisvm import CheegerRLS
+    >>> X, y = make_moons(200, noise=0.05, random_state=0)
+    >>> y_semi = np.full(200, -1)
+    >>> y_semi[[np.flatnonzero(y == 0)[0], np.flatnonzero(y == 1)[0]]] = [0, 1]
+    >>> clf = CheegerRLS(random_state=0).fit(X, y_semi)     # one label per moon
+    >>> bool(np.mean(clf.transduction_ == y) > 0.9)
+    True
+    """
 
     _loss = "squared"
 
@@ -1345,6 +1523,23 @@ class CheegerSVM(_CheegerBase):
         Hinge weight.
     r : float, default=1.0
     c : float, default=1.0
-    """ + _CHEEGER_DOC + _COMMON_DOC
+    """ + _CHEEGER_DOC + _COMMON_DOC + r"""
+    See Also
+    --------
+    CheegerRLS : An RLS smoothing step.
+    semisvm.solvers.graph_cheeger : The functional solver.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.datasets import make_moons
+    >>> from semisvm import CheegerSVM
+    >>> X, y = make_moons(200, noise=0.05, random_state=0)
+    >>> y_semi = np.full(200, -1)
+    >>> y_semi[[np.flatnonzero(y == 0)[0], np.flatnonzero(y == 1)[0]]] = [0, 1]
+    >>> clf = CheegerSVM(random_state=0).fit(X, y_semi)     # one label per moon
+    >>> bool(np.mean(clf.transduction_ == y) > 0.9)
+    True
+    """
 
     _loss = "hinge"

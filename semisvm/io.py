@@ -46,10 +46,14 @@ to predict). A result whose class or fields no longer match is dropped on load.
 Any other attribute or parameter that cannot be stored (a callable, a
 ``RandomState`` ...) makes :func:`save` raise ``TypeError`` naming it.
 
-Writing is atomic: the archive is written to a temporary file in the target's
-directory, flushed and ``fsync``-ed, then renamed over the target with
-``os.replace``; on any failure the temporary file is removed and an existing
-model at ``path`` is left untouched.
+Writing is atomic (:func:`atomic_open`): the archive is written to a temporary
+file ``.NAME.semisvm-tmp-PID-XXXX.tmp`` in the target's directory, flushed and
+``fsync``-ed, then renamed over the target with ``os.replace``; on any failure
+(or an interrupt) the temporary file is removed and an existing model at
+``path`` is left untouched, and a temporary file left by a killed save is
+removed by the next save to the same path. A target that is not a regular
+file (``-``, ``/dev/stdout``, a device, a FIFO) is written directly; a
+read-only target is refused (``PermissionError``) as ``cp`` would.
 
 Loading checks the archive's CRCs, the format name and version, that the
 estimator class is one of semisvm's (:data:`semisvm._registry.ALGORITHMS`), that
@@ -60,10 +64,12 @@ else raises ``ValueError`` naming the file.
 from __future__ import annotations
 
 import dataclasses
-import io as _io
+import errno
 import json
 import math
 import os
+import stat
+import sys
 import tempfile
 import warnings
 import zipfile
@@ -74,6 +80,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from semisvm import _registry
+from semisvm._validation import check_memory
 
 __all__ = ["FORMAT_VERSION", "load", "read_metadata", "save"]
 
@@ -82,6 +89,7 @@ FORMAT_VERSION = 1
 METADATA_MEMBER = "semisvm.json"
 _MAX_METADATA_BYTES = 64 * 2**20
 _NPY_HEADER_MAX = 2**16 + 64
+_MAX_RATIO = 100  # save stores members uncompressed (ratio 1)
 _ARRAY_KINDS = "biufcUS"
 _RESULTS_MODULE = "semisvm._results"
 
@@ -106,22 +114,132 @@ def _default_mode():
     return 0o644
 
 
-@contextmanager
-def atomic_open(path, mode="wb"):
-    """Open a temporary file next to ``path``; on success, rename it over ``path``.
+_TMP_TAG = ".semisvm-tmp-"
+_STREAM_PATHS = ("-", "/dev/stdout", "/dev/stderr")
 
-    The file is flushed and fsync-ed before ``os.replace``. If the block raises
-    (or the rename fails) the temporary file is removed and ``path`` is untouched.
-    A new file gets the umask's permissions; a replaced one keeps its own.
+
+def _tmp_prefix(path):
+    """Temporary files of a save to ``path``: ``.NAME.semisvm-tmp-PID-XXXX.tmp``."""
+    return "." + os.path.basename(path) + _TMP_TAG
+
+
+def _pid_alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError, ValueError):
+        return True  # another user's process (or a nonsense pid): leave it
+    return True
+
+
+def remove_stale_temporaries(path):
+    """Remove temporary files left next to ``path`` by a killed save.
+
+    A save writes ``.NAME.semisvm-tmp-PID-XXXX.tmp`` beside ``NAME``; if its
+    process dies without cleaning up (SIGKILL, power loss) the file stays.
+    Such a file whose PID is no longer running is removed. Returns the list of
+    removed paths. Errors are ignored (best effort).
     """
     path = os.fspath(path)
     directory = os.path.dirname(os.path.abspath(path))
+    prefix = _tmp_prefix(path)
+    removed = []
     try:
-        perm = os.stat(path).st_mode & 0o7777
+        names = os.listdir(directory)
     except OSError:
-        perm = _default_mode()
+        return removed
+    for name in names:
+        if not (name.startswith(prefix) and name.endswith(".tmp")):
+            continue
+        pid_text = name[len(prefix):].split("-", 1)[0]
+        if not pid_text.isdigit():
+            continue
+        pid = int(pid_text)
+        if pid == os.getpid() or _pid_alive(pid):
+            continue
+        full = os.path.join(directory, name)
+        try:
+            if stat.S_ISREG(os.lstat(full).st_mode):
+                os.unlink(full)
+                removed.append(full)
+        except OSError:
+            pass
+    return removed
+
+
+def same_file(a, b):
+    """True if the paths ``a`` and ``b`` name one existing file (device + inode)."""
+    try:
+        sa, sb = os.stat(a), os.stat(b)
+    except (OSError, ValueError):
+        return False
+    return (sa.st_dev, sa.st_ino) == (sb.st_dev, sb.st_ino)
+
+
+def is_stream_target(path):
+    """``-``, ``/dev/stdout``/``/dev/stderr``, ``/dev/fd/N``, or an existing
+    path that is not a regular file (a device such as ``/dev/null``, a FIFO, a
+    socket): written directly, never replaced."""
+    path = os.fspath(path)
+    if path in _STREAM_PATHS or path.startswith(("/dev/fd/", "/proc/self/fd/")):
+        return True
+    try:
+        return not stat.S_ISREG(os.stat(path).st_mode)
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return False
+
+
+@contextmanager
+def atomic_open(path, mode="wb"):
+    """Open ``path`` for writing so that a failure never leaves a partial file.
+
+    Rules (the command line's OUTPUT and MODEL follow them):
+
+    * A regular file, or a new path: the data go to a temporary file
+      ``.NAME.semisvm-tmp-PID-XXXX.tmp`` in the target's directory, flushed and
+      fsync-ed, then renamed over the target with ``os.replace``. If the block
+      raises (including ``KeyboardInterrupt`` and SIGTERM turned into an
+      exception) the temporary file is removed and the target is untouched.
+      A symbolic link is followed: its target is replaced, the link stays.
+    * An existing target keeps its permission bits (and owner, when the
+      process may set it). A target the process may not write
+      (``os.access(W_OK)``) raises ``PermissionError`` as ``cp`` would, and so
+      does one with no write bit at all (``chmod a-w``) even for root, which
+      ``cp`` would let overwrite it: it is not replaced.
+    * Not a regular file -- ``-`` (standard output), ``/dev/stdout``,
+      ``/dev/fd/N``, a device such as ``/dev/null``, a FIFO: written directly
+      (no temporary file, nothing renamed; a FIFO blocks until read).
+    * Temporary files left by a killed earlier save to the same path (their
+      process is gone) are removed first (:func:`remove_stale_temporaries`).
+    """
+    path = os.fspath(path)
+    if is_stream_target(path):
+        if path == "-":  # standard output, left open
+            out = sys.stdout.buffer if "b" in mode else sys.stdout
+            yield out
+            out.flush()
+            return
+        with open(path, mode) as f:
+            yield f
+            f.flush()
+        return
+    real = os.path.realpath(path)  # replace a symlink's target, keep the link
+    directory = os.path.dirname(real)
+    try:
+        st = os.stat(real)
+    except FileNotFoundError:
+        st = None
+    if st is not None and (not os.access(real, os.W_OK)
+                           or not st.st_mode & 0o222):
+        raise PermissionError(errno.EACCES, "read-only file, not replaced",
+                              path)
+    perm = st.st_mode & 0o7777 if st is not None else _default_mode()
+    remove_stale_temporaries(real)
     fd, tmp = tempfile.mkstemp(dir=directory,
-                               prefix="." + os.path.basename(path) + ".",
+                               prefix=_tmp_prefix(real) + f"{os.getpid()}-",
                                suffix=".tmp")
     try:
         with os.fdopen(fd, mode) as f:
@@ -129,7 +247,12 @@ def atomic_open(path, mode="wb"):
             f.flush()
             os.fsync(f.fileno())
         os.chmod(tmp, perm)
-        os.replace(tmp, path)
+        if st is not None and (st.st_uid, st.st_gid) != (os.getuid(), os.getgid()):
+            try:
+                os.chown(tmp, st.st_uid, st.st_gid)
+            except OSError:
+                pass  # not permitted: the new file is the writer's, as with cp -f
+        os.replace(tmp, real)
     except BaseException:
         try:
             os.unlink(tmp)
@@ -288,7 +411,9 @@ def save(model, path, *, info=None):
     model : semisvm estimator
         A fitted estimator whose class is one of semisvm's.
     path : str or os.PathLike
-        Target file; replaced atomically if it exists.
+        Target file; a regular file is replaced atomically (permissions kept,
+        read-only refused), a device/FIFO/``-`` written directly; see
+        :func:`atomic_open`.
     info : dict, optional
         Extra JSON-serialisable metadata stored under ``"info"``
         (see :func:`read_metadata`); the command line keeps its settings there.
@@ -300,6 +425,23 @@ def save(model, path, *, info=None):
         that the format cannot store (the message names it).
     ValueError
         ``model`` is not fitted.
+
+    See Also
+    --------
+    load : Read the file back.
+    read_metadata : Read only its JSON metadata.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from sklearn.datasets import load_iris
+    >>> import semisvm
+    >>> X, y = load_iris(return_X_y=True)
+    >>> clf = semisvm.LinearSVM(lam=0.01).fit(X, y)
+    >>> path = os.path.join(tempfile.mkdtemp(), "iris.model")
+    >>> semisvm.save(clf, path)
+    >>> bool((semisvm.load(path).coef_ == clf.coef_).all())
+    True
     """
     if not _is_estimator(model):
         allowed = ", ".join(a.cls for a in _registry.ALGORITHMS)
@@ -372,9 +514,16 @@ class _Decoder:
             _expect(nbytes <= info.file_size <= nbytes + _NPY_HEADER_MAX,
                     f"{where}: member {member} has {info.file_size} bytes, expected "
                     f"{nbytes} bytes of data for shape {tuple(shape)} {dt}")
+            # a member inflating far beyond its stored size was not written
+            # by save (which stores uncompressed): refused before inflating
+            _expect(info.compress_type == zipfile.ZIP_STORED
+                    or info.file_size <= _MAX_RATIO * info.compress_size + 2**20,
+                    f"{where}: member {member} inflates from {info.compress_size} to "
+                    f"{info.file_size} bytes (not written by semisvm.save)")
+            check_memory(info.file_size, f"{where}: member {member} of shape "
+                                         f"{tuple(shape)} {dt}")
             with self.zf.open(member) as f:
-                arr = np.lib.format.read_array(_io.BytesIO(f.read()),
-                                               allow_pickle=False)
+                arr = np.lib.format.read_array(f, allow_pickle=False)
             self.used[member] = arr
         _expect(arr.shape == tuple(shape) and arr.dtype == dt,
                 f"{where}: array is {arr.shape} {arr.dtype}, metadata says "
@@ -489,13 +638,47 @@ class _Decoder:
             _expect(isinstance(attr, str) and attr.isidentifier()
                     and attr not in accepted and not attr.startswith("__"),
                     f"{where}: invalid attribute name {attr!r}")
+            # fitted attributes are named ``name_`` (public) or ``_name``
+            # (private caches), and none may shadow what the class defines
+            # (a method such as predict, a property)
+            _expect((attr.endswith("_") or attr.startswith("_"))
+                    and not hasattr(cls, attr),
+                    f"{where}: {attr!r} is not a fitted attribute of {name}")
             value = self.decode(v, f"{where}.{attr}")
             if value is not _SKIP:
+                _check_state_value(value, f"{where}.{attr}")
                 vars(est)[attr] = value  # the instance dict, as save read it
+        _check_classes(getattr(est, "classes_", None), f"{where}.classes_")
         return est
 
 
 _SKIP = object()
+
+
+def _check_state_value(value, where):
+    """Fitted numbers are finite, as fit leaves them (results may hold NaN)."""
+    if isinstance(value, (list, tuple)):
+        for i, v in enumerate(value):
+            _check_state_value(v, f"{where}[{i}]")
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            _check_state_value(v, f"{where}[{k!r}]")
+    elif sp.issparse(value):
+        _check_state_value(value.data, where)
+    elif isinstance(value, (float, np.floating, np.complexfloating, np.ndarray)):
+        arr = np.asarray(value)
+        if arr.dtype.kind in "fc":
+            _expect(bool(np.all(np.isfinite(arr))),
+                    f"{where}: non-finite values (NaN or inf)")
+
+
+def _check_classes(classes, where):
+    if classes is None:
+        return
+    _expect(isinstance(classes, np.ndarray) and classes.ndim == 1
+            and classes.shape[0] >= 2, f"{where}: not a 1-D array of >= 2 labels")
+    _expect(np.unique(classes).shape[0] == classes.shape[0],
+            f"{where}: repeated labels")
 
 
 def _open_archive(path):
@@ -530,6 +713,8 @@ def _open_archive(path):
 
 
 def _refuse(path, exc):
+    if isinstance(exc, MemoryError) and not str(exc):
+        exc = "not enough memory to read it"
     return ValueError(f"{os.fspath(path)}: {exc}")
 
 
@@ -542,8 +727,42 @@ _READ_ERRORS = (_Invalid, zipfile.BadZipFile, zipfile.LargeZipFile, zlib.error,
 def read_metadata(path):
     """Return the JSON metadata of the model file ``path`` (arrays are not read).
 
-    Raises ``ValueError`` naming the file if it is not a semisvm model file of a
-    supported format version; ``OSError`` if it cannot be read.
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A file written by :func:`save`.
+
+    Returns
+    -------
+    dict
+        The metadata: ``"format"``, ``"format_version"``, ``"semisvm_version"``,
+        ``"estimator"`` (its class, parameters and the arrays' names, shapes
+        and dtypes) and ``"info"``.
+
+    Raises
+    ------
+    ValueError
+        If it is not a semisvm model file of a supported format version (the
+        message names the file).
+    OSError
+        If it cannot be read.
+
+    See Also
+    --------
+    load : Read the whole model.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import numpy as np
+    >>> import semisvm
+    >>> from semisvm.io import read_metadata
+    >>> clf = semisvm.LinearSVM().fit(np.array([[0.0], [1.0]]), [0, 1])
+    >>> path = os.path.join(tempfile.mkdtemp(), "m.model")
+    >>> semisvm.save(clf, path, info={"note": "example"})
+    >>> meta = read_metadata(path)
+    >>> meta["estimator"]["class"], meta["info"]
+    ('LinearSVM', {'note': 'example'})
     """
     try:
         zf, meta, _ = _open_archive(path)
@@ -573,6 +792,16 @@ def _smoke_test(model):
 def load(path):
     """Read a model written by :func:`save`; return the fitted estimator.
 
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A file written by :func:`save`.
+
+    Returns
+    -------
+    estimator
+        The fitted semisvm estimator, of the class stored in the file.
+
     Raises
     ------
     ValueError
@@ -582,6 +811,22 @@ def load(path):
         starts with the file name.
     OSError
         The file cannot be opened.
+
+    See Also
+    --------
+    save : Write a model.
+    read_metadata : Read only the metadata.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import numpy as np
+    >>> import semisvm
+    >>> X, y = np.array([[0.0], [1.0], [3.0], [4.0]]), np.array([0, 0, 1, 1])
+    >>> path = os.path.join(tempfile.mkdtemp(), "m.model")
+    >>> semisvm.save(semisvm.LinearSVM(lam=0.1).fit(X, y), path)
+    >>> semisvm.load(path).predict([[0.5], [3.5]])
+    array([0, 1])
     """
     try:
         zf, meta, names = _open_archive(path)

@@ -29,7 +29,7 @@ import numbers
 import numpy as np
 import scipy.sparse as sp
 
-from semisvm._validation import KERNELS, check_positive, check_X
+from semisvm._validation import KERNELS, check_memory, check_positive, check_X
 
 __all__ = ["kernel_matrix", "scale_gamma", "KERNELS"]
 
@@ -43,6 +43,27 @@ def scale_gamma(X):
 
     ``X.var()`` is the variance of all entries (computed without densifying a
     sparse ``X``); a constant ``X`` gives ``gamma = 1``.
+
+    Parameters
+    ----------
+    X : {ndarray, sparse matrix} of shape (n_samples, n_features)
+        The data.
+
+    Returns
+    -------
+    float
+        The RBF width used when ``gamma=None`` (scikit-learn's ``"scale"``).
+
+    See Also
+    --------
+    kernel_matrix : Uses it for ``gamma=None``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from semisvm.kernels import scale_gamma
+    >>> scale_gamma(np.array([[0.0, 2.0], [2.0, 0.0]]))
+    0.5
     """
     X = check_X(X)
     n, d = X.shape
@@ -103,6 +124,23 @@ def kernel_matrix(X, Y=None, kernel="rbf", gamma=None, degree=3, coef0=0.0,
     K : ndarray of shape (n_X, n_Y), C-contiguous, X's dtype.
     dist, ind : ndarrays of shape (n_X, k), only with ``n_neighbors``:
         sorted distances (float64) and indices (intp) of the neighbours.
+
+    See Also
+    --------
+    scale_gamma : The default RBF width.
+    semisvm.graph.neighbors_affinity : A kNN graph from ``dist, ind``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from semisvm.kernels import kernel_matrix
+    >>> X = np.array([[0.0, 0.0], [1.0, 0.0]])
+    >>> kernel_matrix(X, kernel="linear")
+    array([[0., 0.],
+           [0., 1.]])
+    >>> K = kernel_matrix(X, kernel="rbf", gamma=1.0)
+    >>> print(round(float(K[0, 1]), 4))
+    0.3679
     """
     if isinstance(kernel, str) and kernel == "precomputed":
         K = check_X(X, name="X (precomputed kernel)")
@@ -143,6 +181,8 @@ def kernel_matrix(X, Y=None, kernel="rbf", gamma=None, degree=3, coef0=0.0,
         # the kNN search adds a float64 distance block and its argpartition
         per = dtype.itemsize * 2 + (24 if knn else 0)
         block_size = max(1, _BLOCK_BYTES // (max(n_y, 1) * per))
+    check_memory(n_x * n_y * np.dtype(dtype).itemsize,
+                 f"kernel_matrix: the {n_x} x {n_y} {np.dtype(dtype)} kernel matrix")
     K = np.empty((n_x, n_y), dtype=dtype)
     if kernel == "rbf":
         yy = _row_sqnorms(Y)

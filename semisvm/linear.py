@@ -142,6 +142,7 @@ from semisvm._rows import (
     MFN_STATUS,
     LocalRows,
     LocalSSL,
+    check_mfn_memory,
     check_w0,
     n_threads,
     run_mfn,
@@ -155,8 +156,9 @@ from semisvm._validation import (
     check_int,
     check_pm1,
     check_positive,
+    check_sparse_structure,
     check_X,
-    encode_binary,
+    encode_classes,
     encode_semisupervised_multiclass,
     is_dask,
     pm1_from_01,
@@ -174,7 +176,7 @@ logger = logging.getLogger("semisvm")
 def l2svm_mfn(X, y, *, lam=1.0, costs=None, w0=None, fit_intercept=True,
               intercept_scaling=1.0, tol=1e-6, max_iter=50, cg_max_iter=10000,
               rel_tol=1e-9, cold_start=None, newton="auto", n_jobs=None,
-              verbose=False) -> MFNResult:
+              verbose=False, grad_tol=0.01) -> MFNResult:
     r"""Train a linear L2-SVM by the modified finite Newton method (L2-SVM-MFN).
 
     Minimises (Sindhwani & Keerthi 2006, eq. 2)
@@ -192,7 +194,8 @@ def l2svm_mfn(X, y, *, lam=1.0, costs=None, w0=None, fit_intercept=True,
 
     Each iteration solves the regularised least-squares problem on the rows
     with a positive loss by seeded CGLS, then takes an exact line search step;
-    it stops when that set of rows no longer changes (finite termination), on
+    it stops on LIBLINEAR's relative gradient-norm test (``grad_tol``, its
+    ``-e``), when that set of rows no longer changes (finite termination), on
     a relative objective decrease below ``rel_tol``, or after ``max_iter``.
 
     Parameters
@@ -219,9 +222,11 @@ def l2svm_mfn(X, y, *, lam=1.0, costs=None, w0=None, fit_intercept=True,
     intercept_scaling : float > 0
         Value s of the constant feature; the intercept is ``s * w_{d+1}``.
     tol : float > 0
-        CGLS relative residual tolerance (reference implementation: 1e-6).
-        float32 data cannot resolve residuals below about 1e-5 relative: the
-        effective tolerance is ``max(tol, 1e-5)`` there.
+        CGLS relative residual tolerance (reference implementation: 1e-6) of
+        the solves after the first self-consistent point; what ends the run
+        by default is ``grad_tol``. float32 data cannot resolve residuals
+        below about 1e-5 relative: the effective tolerance is
+        ``max(tol, 1e-5)`` there.
     max_iter, cg_max_iter : int
         Caps on outer iterations and on CGLS iterations per outer iteration.
     rel_tol : float >= 0
@@ -237,15 +242,51 @@ def l2svm_mfn(X, y, *, lam=1.0, costs=None, w0=None, fit_intercept=True,
         costs less than about 50 CG iterations (few features: dense or
         low-dimensional data); the step is then exact and ``n_cg_iter`` 0.
     n_jobs : int or None
-        Threads for the products with X and X' (OpenMP, static row blocks):
-        None means 1, -1 all cores. Results are bit-for-bit reproducible for
-        a given thread count, and agree to rounding across thread counts.
+        Threads for the passes over the rows (OpenMP): None means 1, -1 all
+        cores. Each pass is cut into row blocks by its size alone (one block
+        below about 200,000 stored entries, where a second thread does not
+        pay), the threads take whole blocks and the blocks' sums are added
+        in block order: the result has the same bits for any ``n_jobs``.
+        On a machine shared with other busy processes, ``OMP_WAIT_POLICY=
+        passive`` in the environment keeps idle threads from spinning.
+    grad_tol : float >= 0
+        LIBLINEAR's stopping rule: stop once ``||grad F(w)|| <= grad_tol *
+        max(min(n+, n-), 1) / n * ||grad F(w_start)||`` (n+/n- the examples
+        labelled +1/-1, w_start the starting point: 0 unless ``w0``). This is
+        ``train -s 2 -e grad_tol``'s test exactly (F is ``lam`` times its
+        objective, and the test is scale-free), so the default 0.01 is
+        LIBLINEAR's default; measured in ``bench/bench_linear_mfn.py``, MFN
+        then reaches an objective at or below LIBLINEAR's default one in
+        about half its time. The test is made on each CG solve's seeded
+        residual (which is -grad F(w)), at no extra cost; with Cholesky
+        steps (``newton``), which are exact, it is not made. 0 turns it off:
+        MFN then runs to finite termination with every CGLS solve to ``tol``
+        (the reference implementation; ``status`` "optimal").
     verbose : bool
         Log each outer iteration on the ``"semisvm"`` logger (INFO).
 
     Returns
     -------
     MFNResult
+        The solution (``coef``, ``intercept``), ``objective``, ``n_iter``,
+        ``n_cg_iter``, ``converged``, ``history`` and ``decision`` (the
+        outputs on the training rows).
+
+    See Also
+    --------
+    LinearSVM : The estimator (labels of any type, several classes).
+    tsvm : Adds unlabeled rows.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from semisvm.solvers import l2svm_mfn
+    >>> X = np.array([[-2.0], [-1.0], [1.0], [2.0]])
+    >>> res = l2svm_mfn(X, [-1, -1, 1, 1], lam=0.1)
+    >>> res.converged, bool(res.coef[0] > 0)
+    (True, True)
+    >>> np.sign(res.decision).tolist()
+    [-1.0, -1.0, 1.0, 1.0]
     """
     rows = None
     if is_dask(X):
@@ -269,6 +310,7 @@ def l2svm_mfn(X, y, *, lam=1.0, costs=None, w0=None, fit_intercept=True,
     max_iter = check_int(max_iter, "max_iter")
     cg_max_iter = check_int(cg_max_iter, "cg_max_iter")
     n_w = d + 1 if fit_intercept else d
+    check_mfn_memory(n, d, dtype)
     if w0 is None:
         w = np.zeros(d + 1, dtype=dtype)
         cold = True if cold_start is None else bool(cold_start)
@@ -276,6 +318,13 @@ def l2svm_mfn(X, y, *, lam=1.0, costs=None, w0=None, fit_intercept=True,
         w = np.zeros(d + 1, dtype=dtype)
         w[:n_w] = check_w0(w0, n_w, dtype)
         cold = False if cold_start is None else bool(cold_start)
+    grad_tol = check_positive(grad_tol, "grad_tol", allow_zero=True)
+    if rows is None:
+        n_pos = int(np.count_nonzero(y > 0))
+    else:
+        n_pos = int(stats["n_pos"])
+    # LIBLINEAR's -s 2 scaling of its -e: eps max(min(n+, n-), 1) / n
+    g_rel = grad_tol * max(min(n_pos, n - n_pos), 1) / n
     if rows is None:
         cpos = np.where(y > 0, c, 0).astype(dtype)
         cneg = np.where(y < 0, c, 0).astype(dtype)
@@ -287,7 +336,7 @@ def l2svm_mfn(X, y, *, lam=1.0, costs=None, w0=None, fit_intercept=True,
         direct = _rows.use_direct_stats(stats, d, newton)
     out = run_mfn(rows, lam, w, tol=tol, max_iter=max_iter,
                    cg_max_iter=cg_max_iter, cold_start=cold, rel_tol=rel_tol,
-                   verbose=verbose, direct=direct)
+                   verbose=verbose, direct=direct, grad_tol=g_rel)
     n_iter, n_cg, status, obj, hobj, hcg, hact = out
     o = rows.outputs()
     return MFNResult(
@@ -354,6 +403,7 @@ class _Problem:
         self.n_mfn = self.n_iter = self.n_cg = 0
         self.mfn_capped = self.last_capped = False
         self.r = ssl.positive_fraction() if r is None else check_fraction(r, "r")
+        check_mfn_memory(0, self.d, self.dtype)
         self.w = np.zeros(self.d + 1, dtype=self.dtype)
 
     def mfn(self, cold_start, verbose, label, tol=None, max_iter=None):
@@ -467,6 +517,30 @@ def default_lam(X, lam="auto"):
     0.003 is the best compromise and the best binary value. The mean is
     over all rows (labeled and unlabeled, as SVM-light), without the bias
     feature; an all-zero X counts as unit norm.
+
+    Parameters
+    ----------
+    X : {ndarray, sparse matrix, dask array} of shape (n_samples, n_features)
+        All rows (labeled and unlabeled).
+    lam : "auto" or float, default="auto"
+        A float is returned unchanged.
+
+    Returns
+    -------
+    float
+        The regularisation weight.
+
+    See Also
+    --------
+    TSVM, DASVM : Use it for ``lam="auto"`` (``lam_`` after ``fit``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from semisvm.linear import LAM_SCALE, default_lam
+    >>> X = np.array([[3.0, 4.0], [0.0, 5.0]])          # squared norms 25, 25
+    >>> default_lam(X) == 25 * LAM_SCALE, default_lam(X, 0.1)
+    (True, 0.1)
     """
     if isinstance(lam, str):
         if lam != "auto":
@@ -590,6 +664,27 @@ def tsvm(X, y, *, lam="auto", lam_u=1.0, r=None, S=10000, lam_u_init=1e-2,
     Returns
     -------
     TSVMResult
+        ``coef``, ``intercept``, ``objective``, ``labels`` (+1/-1 on every
+        row), ``decision``, ``history``, ``lam_u_history``,
+        ``switch_history``, ``n_mfn``, ``converged``, ``status``.
+
+    See Also
+    --------
+    TSVM : The estimator (any labels, one-vs-rest for more classes).
+    da_s3vm : The same objective by deterministic annealing.
+    l2svm_mfn : The supervised solver it calls.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from semisvm.solvers import tsvm
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.r_[rng.normal(-2, 1, (50, 2)), rng.normal(2, 1, (50, 2))]
+    >>> y = np.full(100, -1)
+    >>> y[[0, 50]] = [0, 1]                         # one label per class
+    >>> res = tsvm(X, y, r=0.5)
+    >>> bool(np.mean(res.labels == np.repeat([-1, 1], 50)) > 0.9)
+    True
     """
     lam = default_lam(X, lam)
     P = _Problem(X, y, costs, lam, lam_u, r, fit_intercept, intercept_scaling,
@@ -718,8 +813,7 @@ def da_s3vm(X, y, *, lam="auto", lam_u=1.0, r=None, T0=None, T_rate=1.5,
 
     Parameters
     ----------
-    X, y, lam, lam_u, r, costs, fit_intercept, intercept_scaling, tol,
-    max_iter, cg_max_iter, rel_tol
+    X, y, lam, lam_u, r, costs, fit_intercept, intercept_scaling, tol, max_iter, cg_max_iter, rel_tol
         As in :func:`tsvm` (y: 1 / 0 labeled, -1 unlabeled).
     T0 : float > 0, optional
         Starting temperature; default ``lam_u`` (the reference: ``10
@@ -745,7 +839,7 @@ def da_s3vm(X, y, *, lam="auto", lam_u=1.0, r=None, T0=None, T_rate=1.5,
         balance allows (``h(frac(r u)) / u``, h the binary entropy: one row
         must keep a fractional p when r u is not an integer) below it.
     root_tol : float > 0, default=1e-12
-        Balance root finder tolerance on |mean(p) - r|.
+        Balance root finder tolerance on ``|mean(p) - r|``.
     inner_tol : float > 0 or None, default=1e-3
         CGLS tolerance of the w-steps (never below ``tol``): an inexact
         w-step still lowers the DA objective, so the alternation stays a
@@ -766,6 +860,26 @@ def da_s3vm(X, y, *, lam="auto", lam_u=1.0, r=None, T0=None, T_rate=1.5,
     Returns
     -------
     DAResult
+        ``coef``, ``intercept``, ``objective``, ``labels``, ``p`` (the final
+        label probabilities), ``decision``, ``history``, ``T_history``,
+        ``kl_history``, ``entropy_history``, ``n_mfn``, ``converged``.
+
+    See Also
+    --------
+    DASVM : The estimator.
+    tsvm : The same objective by label switching.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from semisvm.solvers import da_s3vm
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.r_[rng.normal(-2, 1, (50, 2)), rng.normal(2, 1, (50, 2))]
+    >>> y = np.full(100, -1)
+    >>> y[[0, 50]] = [0, 1]
+    >>> res = da_s3vm(X, y, r=0.5)
+    >>> bool(np.mean(res.labels == np.repeat([-1, 1], 50)) > 0.9)
+    True
     """
     lam = default_lam(X, lam)
     P = _Problem(X, y, costs, lam, lam_u, r, fit_intercept, intercept_scaling,
@@ -909,6 +1023,36 @@ def da_s3vm(X, y, *, lam="auto", lam_u=1.0, r=None, T0=None, T_rate=1.5,
 # ---------------------------------------------------------------------------
 # Estimators
 
+def _fit_one_vs_rest(estimator, K, fit_one, n_iter):
+    """The binary fit (K == 2) or K one-vs-rest fits, as LIBLINEAR does.
+
+    ``fit_one(k)`` solves "class k (+1) against the rest" and returns its
+    result (with K == 2 only ``fit_one(1)`` is called: one problem, class 1
+    positive); ``n_iter(res)`` reads its iteration count. Sets the
+    estimator's ``coef_`` ((d,) or (K, d)), ``intercept_``, ``n_iter_`` (the
+    largest count) and ``result_`` (the result, or a tuple of K results) and
+    returns the list of results. Shared by LinearSVM, TSVM and DASVM.
+    """
+    if K == 2:
+        res = fit_one(1)
+        estimator.coef_ = res.coef
+        estimator.intercept_ = res.intercept
+        estimator.n_iter_ = n_iter(res)
+        estimator.result_ = res
+        return [res]
+    results = []
+    for k in range(K):
+        if estimator.verbose:
+            logger.info("%s one-vs-rest: class %r (%d of %d)",
+                        type(estimator).__name__, estimator.classes_[k], k + 1, K)
+        results.append(fit_one(k))
+    estimator.coef_ = np.stack([res.coef for res in results])
+    estimator.intercept_ = np.array([res.intercept for res in results])
+    estimator.n_iter_ = max(n_iter(res) for res in results)
+    estimator.result_ = tuple(results)
+    return results
+
+
 class _LinearDecisionMixin:
     """decision_function / predict for a fitted ``coef_``, ``intercept_``."""
 
@@ -923,6 +1067,7 @@ class _LinearDecisionMixin:
             from semisvm import _distributed
             _distributed.check_predict_input(self, X)
             return _distributed.decision_function(X, self.coef_, self.intercept_)
+        check_sparse_structure(X)  # before SciPy converts it
         X = validate_data(self, X, accept_sparse="csr", dtype=list(FLOAT_DTYPES),
                           order="C", reset=False)
         X = as_csr32(X)
@@ -964,6 +1109,12 @@ class LinearSVM(_LinearDecisionMixin, ClassifierMixin, BaseEstimator):
     row set stops changing. Sparse CSR input is used in place, never
     densified; float32 input is computed in float32.
 
+    More than two classes: one-vs-rest, as LIBLINEAR (``-s 2``) and
+    :class:`TSVM`: for each class k the problem above with y_i = +1 on class
+    k and -1 on every other row (each row keeps its own cost c_i), and
+    :meth:`predict` returns the class of the largest of the K decision
+    values.
+
     Parameters
     ----------
     lam : float, default=1.0
@@ -974,15 +1125,24 @@ class LinearSVM(_LinearDecisionMixin, ClassifierMixin, BaseEstimator):
     intercept_scaling : float, default=1.0
         Value of that constant feature; larger values regularise the bias less.
     class_weight : dict, "balanced" or None, default=None
-        Multiplies the cost of each class's examples.
+        Multiplies the cost of each class's examples (in every one-vs-rest
+        problem, a row's cost is its own class's weight).
     tol : float, default=1e-6
-        Relative residual tolerance of each CGLS solve (the final solve, on the
-        optimal active set, decides the accuracy of ``coef_``), as in the
-        reference implementation. Looser values (1e-4) are faster and still
-        far below LIBLINEAR's default stop when ``lam`` is not small, but with
-        small ``lam`` (ill-conditioned systems) they can leave a 1e-3 relative
-        objective gap. Unused when the Newton systems are factorised
-        (``newton``), which is exact. float32 is solved to at most 1e-5.
+        Relative residual tolerance of each CGLS solve after the first
+        self-consistent point (the reference implementation's), which
+        decides the accuracy of ``coef_`` when ``grad_tol=0``. Unused when
+        the Newton systems are factorised (``newton``), which is exact.
+        float32 is solved to at most 1e-5.
+    grad_tol : float, default=0.01
+        LIBLINEAR's stopping rule, with the same meaning as its ``-e``: stop
+        once ``||grad F(w)|| <= grad_tol * max(min(n+, n-), 1) / n *
+        ||grad F(0)||`` (``train -s 2 -e grad_tol``'s test; F is ``lam``
+        times its objective and the test is scale-free). The default is
+        LIBLINEAR's default; MFN reaches an objective at or below LIBLINEAR's
+        there in about half its time (``bench/bench_linear_mfn.py``). Smaller
+        values match LIBLINEAR's smaller ``-e``; 0 runs MFN to finite
+        termination (every solve to ``tol``). Not used with Cholesky steps
+        (exact Newton steps, finite termination in a few iterations).
     max_iter : int, default=50
         Maximum number of Newton (outer) iterations.
     cg_max_iter : int, default=10000
@@ -991,40 +1151,61 @@ class LinearSVM(_LinearDecisionMixin, ClassifierMixin, BaseEstimator):
         Newton systems by preconditioned CGLS (the paper; large d) or by an
         exact Cholesky factorisation (few features); "auto" picks by cost.
     n_jobs : int or None, default=None
-        Threads for the sparse/dense products (None: 1, -1: all cores);
-        same bits for the same thread count.
+        Threads for the passes over the rows (None: 1, -1: all cores); the
+        same bits for any thread count (see :func:`l2svm_mfn`).
     verbose : int, default=0
         If > 0, log every Newton iteration (logger ``"semisvm"``, INFO).
 
     Attributes
     ----------
-    coef_ : ndarray of shape (n_features,)
-    intercept_ : float
-    classes_ : ndarray of shape (2,)
+    coef_ : ndarray of shape (n_features,) or (n_classes, n_features)
+        Weights; one row per class with more than two classes.
+    intercept_ : float or ndarray of shape (n_classes,)
+        Bias ``s * w_b`` (per class with more than two classes).
+    classes_ : ndarray of shape (n_classes,)
+        The sorted labels seen in ``fit``.
     n_iter_ : int
-        Newton iterations used.
+        Newton iterations used (the largest over the one-vs-rest problems).
     n_features_in_ : int
-    result_ : MFNResult
-        The solver's full result (objective, CG iterations, history).
+        Number of features seen in ``fit``.
+    result_ : MFNResult or tuple of MFNResult
+        The solver's full result (objective, CG iterations, history); one
+        per class with more than two classes.
+
+    See Also
+    --------
+    semisvm.solvers.l2svm_mfn : The functional solver (one binary problem).
+    TSVM : Adds unlabeled rows (transductive SVM).
+    sklearn.svm.LinearSVC : LIBLINEAR's solvers (``C = 1 / (2 lam)``).
 
     Examples
     --------
-    >>> from sklearn.datasets import load_breast_cancer
+    >>> from sklearn.datasets import load_breast_cancer, load_digits
     >>> from semisvm import LinearSVM
     >>> X, y = load_breast_cancer(return_X_y=True)
     >>> clf = LinearSVM(lam=1e-2).fit(X / X.max(0), y)
     >>> clf.score(X / X.max(0), y) > 0.9
     True
+
+    Ten classes (one-vs-rest):
+
+    >>> X, y = load_digits(return_X_y=True)
+    >>> clf = LinearSVM(lam=1e-2).fit(X / 16, y)
+    >>> clf.decision_function(X[:3] / 16).shape
+    (3, 10)
+    >>> clf.score(X / 16, y) > 0.95
+    True
     """
 
     def __init__(self, *, lam=1.0, fit_intercept=True, intercept_scaling=1.0,
-                 class_weight=None, tol=1e-6, max_iter=50, cg_max_iter=10000,
-                 newton="auto", n_jobs=None, verbose=0):
+                 class_weight=None, tol=1e-6, grad_tol=0.01, max_iter=50,
+                 cg_max_iter=10000, newton="auto", n_jobs=None, verbose=0):
         self.lam = lam
         self.fit_intercept = fit_intercept
         self.intercept_scaling = intercept_scaling
         self.class_weight = class_weight
         self.tol = tol
+        self.grad_tol = grad_tol
         self.max_iter = max_iter
         self.cg_max_iter = cg_max_iter
         self.newton = newton
@@ -1034,70 +1215,84 @@ class LinearSVM(_LinearDecisionMixin, ClassifierMixin, BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
-        tags.classifier_tags.multi_class = False
         return tags
 
     def fit(self, X, y, sample_weight=None):
-        """Fit the model; ``y`` holds exactly two labels.
+        """Fit the model on two or more labels (more: one-vs-rest).
 
-        X may be a dask array of row blocks (dense or CSR chunks, all columns
-        in one chunk; ``semisvm[dask]``, a running ``dask.distributed``
-        client): the blocks stay on the workers and the fit is the same as
-        in memory. y (and sample_weight) are then dask arrays with X's row
-        chunks, or NumPy arrays.
+        Parameters
+        ----------
+        X : {ndarray, sparse matrix} of shape (n_samples, n_features)
+            Training rows, dense or CSR, float32 or float64. May be a dask
+            array of row blocks (dense or CSR chunks, all columns in one
+            chunk; ``semisvm[dask]``, a running ``dask.distributed``
+            client): the blocks stay on the workers and the fit is the same
+            as in memory; y (and sample_weight) are then dask arrays with
+            X's row chunks, or NumPy arrays.
+        y : array-like of shape (n_samples,)
+            Class labels (any two or more values).
+        sample_weight : array-like of shape (n_samples,), default=None
+            Per-row cost multipliers c_i (>= 0).
+
+        Returns
+        -------
+        self : LinearSVM
+            The fitted estimator.
         """
         if is_dask(X):
             return self._fit_dask(X, y, sample_weight)
+        check_sparse_structure(X)  # before SciPy converts it
         X, y = validate_data(self, X, y, accept_sparse="csr",
                              dtype=list(FLOAT_DTYPES), order="C",
                              accept_large_sparse=True)
         X = as_csr32(X)
-        self.classes_, y_pm = encode_binary(y, estimator=type(self).__name__)
+        self.classes_, y_idx = encode_classes(y, estimator=type(self).__name__)
         costs = check_costs(sample_weight, X.shape[0], X.dtype)
         if self.class_weight is not None:
             cw = compute_class_weight(self.class_weight, classes=self.classes_, y=y)
-            costs = costs * cw[(y_pm > 0).astype(np.intp)].astype(X.dtype)
-        return self._solve(X, y_pm, costs)
+            costs = costs * cw[y_idx].astype(X.dtype)
+        K = self.classes_.shape[0]
+        return self._solve(
+            X, K, lambda k: np.where(y_idx == k, 1.0, -1.0), costs)
 
-    def _solve(self, X, y_pm, costs):
-        """L2-SVM-MFN on validated labels (X in memory or a dask array)."""
-        res = l2svm_mfn(
-            X, y_pm, lam=self.lam, costs=costs, fit_intercept=self.fit_intercept,
-            intercept_scaling=self.intercept_scaling, tol=self.tol,
-            max_iter=self.max_iter, cg_max_iter=self.cg_max_iter,
-            newton=self.newton, n_jobs=self.n_jobs, verbose=bool(self.verbose),
-        )
-        return self._set_result(res)
-
-    def _set_result(self, res):
-        if not res.converged:
+    def _solve(self, X, K, targets, costs):
+        """L2-SVM-MFN on each one-vs-rest problem (one problem for K == 2);
+        ``targets(k)``: class k's -1/+1 labels (NumPy or dask)."""
+        results = _fit_one_vs_rest(
+            self, K, lambda k: l2svm_mfn(
+                X, targets(k), lam=self.lam, costs=costs,
+                fit_intercept=self.fit_intercept,
+                intercept_scaling=self.intercept_scaling, tol=self.tol,
+                grad_tol=self.grad_tol, max_iter=self.max_iter, cg_max_iter=self.cg_max_iter,
+                newton=self.newton, n_jobs=self.n_jobs, verbose=bool(self.verbose)),
+            lambda res: res.n_iter)
+        if not all(res.converged for res in results):
             warnings.warn(
                 f"L2-SVM-MFN did not converge in max_iter={self.max_iter} "
                 "iterations; increase max_iter", ConvergenceWarning, stacklevel=3)
-        self.coef_ = res.coef
-        self.intercept_ = res.intercept
-        self.n_iter_ = res.n_iter
-        self.result_ = res
         return self
 
     def _fit_dask(self, X, y, sample_weight):
         from semisvm import _distributed
         _distributed.check_fit_input(self, X)
         labels, counts = _distributed.unique_labels(y)
-        self.classes_, _ = encode_binary(labels, estimator=type(self).__name__)
-        pos = self.classes_[1]
-        y_pm = _distributed.map_labels(y, lambda b: np.where(b == pos, 1.0, -1.0))
+        self.classes_, _ = encode_classes(labels, estimator=type(self).__name__)
+        cls = self.classes_
+        K = cls.shape[0]
         costs = sample_weight
         if self.class_weight is not None:
             if self.class_weight == "balanced":
-                cw = counts.sum() / (2.0 * counts)
+                cw = counts.sum() / (K * counts)
             else:
-                cw = compute_class_weight(self.class_weight, classes=self.classes_,
-                                          y=self.classes_)
+                cw = compute_class_weight(self.class_weight, classes=cls, y=cls)
             cw_costs = _distributed.map_labels(
-                y, lambda b: np.where(b == pos, cw[1], cw[0]))
+                y, lambda b: cw[np.searchsorted(cls, b)])
             costs = cw_costs if costs is None else costs * cw_costs
-        return self._solve(X, y_pm, costs)
+
+        def targets(k):
+            return _distributed.map_labels(
+                y, lambda b: np.where(b == cls[k], 1.0, -1.0))
+        return self._solve(X, K, targets, costs)
 
 
 class _SemiSupervisedLinear(_LinearDecisionMixin, ClassifierMixin, BaseEstimator):
@@ -1145,6 +1340,7 @@ class _SemiSupervisedLinear(_LinearDecisionMixin, ClassifierMixin, BaseEstimator
         """
         if is_dask(X):
             return self._fit_dask(X, y)
+        check_sparse_structure(X)  # before SciPy converts it
         X, y = validate_data(self, X, y, accept_sparse="csr",
                              dtype=list(FLOAT_DTYPES), order="C",
                              accept_large_sparse=True)
@@ -1169,25 +1365,10 @@ class _SemiSupervisedLinear(_LinearDecisionMixin, ClassifierMixin, BaseEstimator
         """The binary fit (K == 2) or K one-vs-rest fits, ``targets(k)`` giving
         class k's 1 / 0 / -1 (unlabeled) targets (NumPy or dask); sets
         coef_, intercept_, n_iter_, result_ and returns the results."""
-        if K == 2:
-            res = self._fit_binary(X, targets(1), self.r)
-            self.coef_ = res.coef
-            self.intercept_ = res.intercept
-            self.n_iter_ = res.n_mfn
-            self.result_ = res
-            return [res]
-        rs = check_class_fractions(self.r, K)
-        results = []
-        for k in range(K):
-            if self.verbose:
-                logger.info("%s one-vs-rest: class %r (%d of %d)",
-                            type(self).__name__, self.classes_[k], k + 1, K)
-            results.append(self._fit_binary(X, targets(k), rs[k]))
-        self.coef_ = np.stack([res.coef for res in results])
-        self.intercept_ = np.array([res.intercept for res in results])
-        self.n_iter_ = max(res.n_mfn for res in results)
-        self.result_ = tuple(results)
-        return results
+        rs = [None, self.r] if K == 2 else check_class_fractions(self.r, K)
+        return _fit_one_vs_rest(
+            self, K, lambda k: self._fit_binary(X, targets(k), rs[k]),
+            lambda res: res.n_mfn)
 
     def _fit_dask(self, X, y):
         import dask.array as da
@@ -1351,6 +1532,12 @@ class TSVM(_SemiSupervisedLinear):
         The regularisation weight used (``lam``, or its "auto" value).
     result_ : TSVMResult
 
+    See Also
+    --------
+    DASVM : The same objective by deterministic annealing (often lower).
+    LinearSVM : The supervised baseline on the labeled rows.
+    semisvm.solvers.tsvm : The functional solver (one binary problem).
+
     Examples
     --------
     >>> import numpy as np
@@ -1462,6 +1649,24 @@ class DASVM(_SemiSupervisedLinear):
         MFN calls.
     result_ : DAResult
         Includes ``p``, the temperature and the annealing history.
+
+    See Also
+    --------
+    TSVM : The same objective by label switching.
+    semisvm.solvers.da_s3vm : The functional solver (one binary problem).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from semisvm import DASVM
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.r_[rng.normal(-2, 1, (100, 2)), rng.normal(2, 1, (100, 2))]
+    >>> y = np.full(200, -1); y[0], y[100] = 0, 1
+    >>> clf = DASVM().fit(X, y)
+    >>> float(np.mean(clf.transduction_ == np.repeat([0, 1], 100))) > 0.9
+    True
+    >>> clf.predict([[-3.0, -3.0], [3.0, 3.0]])
+    array([0, 1])
     """
 
     _solver = staticmethod(da_s3vm)

@@ -68,10 +68,10 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from semisvm._core import _lapsvm
+from semisvm._core._dataset import RowData
 from semisvm._results import LapSVMResult
 from semisvm._validation import (
     FLOAT_DTYPES,
@@ -80,9 +80,12 @@ from semisvm._validation import (
     check_gram,
     check_int,
     check_laplacian,
+    check_memory,
     check_pm1,
     check_positive,
+    check_sparse_structure,
     check_ssl_targets,
+    check_targets,
     check_X,
     pm1_from_01,
 )
@@ -311,9 +314,7 @@ def lapsvm_primal(K, L, y, *, gamma_A=1e-6, gamma_I=1.0, loss="squared_hinge",
     (``gamma_I = 0``) is LIBSVM's squared-hinge problem with
     ``C = 1 / gamma_A``.
 
-    Solvers
-    -------
-    ``"newton"`` (eq. 11): from alpha = 0, solve the linear system of the
+    The solvers. ``"newton"`` (eq. 11): from alpha = 0, solve the linear system of the
     quadratic with the error-vector set E = {i <= l : y_i f_i < 1} frozen
     (Cholesky on the reduced system when gamma_I = 0, LU otherwise; O(n^3)
     per step); stop when E no longer changes (finite termination), else take
@@ -345,9 +346,9 @@ def lapsvm_primal(K, L, y, *, gamma_A=1e-6, gamma_I=1.0, loss="squared_hinge",
         ``"closed"`` requires ``loss="squared"``.
     fit_intercept : bool
         Learn the bias b.
-    stop : {"stability", "validation", "mixed", "gradient", "pgradient", \
-"pnorm", "objective", "none"}
-        PCG stopping rule. ``"stability"`` (default): stop when fewer than
+    stop : str, default="stability"
+        PCG stopping rule: "stability", "validation", "mixed", "gradient",
+        "pgradient", "pnorm", "objective" or "none". ``"stability"`` (default): stop when fewer than
         ``eta`` of the unlabeled points changed sign since the previous check,
         checks every ``check_every`` iterations; ``"validation"``: stop when
         the error on (``K_val``, ``y_val``) did not fall by at least one point
@@ -386,6 +387,27 @@ def lapsvm_primal(K, L, y, *, gamma_A=1e-6, gamma_I=1.0, loss="squared_hinge",
     Returns
     -------
     LapSVMResult
+        ``alpha``, ``intercept``, ``decision`` (f on the n points),
+        ``objective``, ``n_iter``, ``converged``, ``status``, ``history``.
+
+    See Also
+    --------
+    LapSVM, LapRLS : The estimators (kernel, graph and labels in one call).
+    semisvm.kernels.kernel_matrix, semisvm.graph.graph_laplacian
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from semisvm.graph import graph_laplacian
+    >>> from semisvm.kernels import kernel_matrix
+    >>> from semisvm.manifold import lapsvm_primal
+    >>> X = np.r_[np.linspace(0, 1, 20), np.linspace(3, 4, 20)][:, None]
+    >>> y = np.full(40, -1)
+    >>> y[0], y[39] = 0, 1                       # one label per class
+    >>> res = lapsvm_primal(kernel_matrix(X, gamma=1.0),
+    ...                     graph_laplacian(X, n_neighbors=5), y, solver="newton")
+    >>> np.sign(res.decision).tolist() == [-1.0] * 20 + [1.0] * 20
+    True
     """
     return _lapsvm_multi(
         K, L, [y], gamma_A=gamma_A, gamma_I=gamma_I, loss=loss, solver=solver,
@@ -509,13 +531,11 @@ def _lapsvm_multi(K, L, ys, *, gamma_A, gamma_I, loss, solver, fit_intercept,
     # a nearly full L^p (large k, iterated p) is smaller and faster dense
     # (8 bytes per entry against 12 per CSR entry; BLAS gemv)
     if L.nnz > 0.5 * n * n:
-        L_dense = np.ascontiguousarray(L.toarray(), dtype=dtype)
-        L = sp.csr_matrix((n, n), dtype=dtype)
-        L = as_csr32(L)
+        L_rows = RowData(np.ascontiguousarray(L.toarray(), dtype=dtype))
     else:
-        L_dense = np.zeros((0, 0), dtype=dtype)
+        L_rows = RowData(L)
     b, F, n_iter, codes, obj, hist, hval, n_chk = _lapsvm.pcg(
-        K, L.indptr, L.indices, L.data, L_dense, Y, lab, unl, K_val, Y_val, gamma_A,
+        K, L_rows, Y, lab, unl, K_val, Y_val, gamma_A,
         gamma_I, hinge, fit_b, A, b0, max_iter, _RULE_CODE[stop], tol,
         check_every, eta, power, bool(joint_stop) and c > 1)
     out = []
@@ -637,6 +657,7 @@ class _LaplacianBase(ClassifierMixin, BaseEstimator):
 
     def _check_X(self, X, reset):
         sparse = self.kernel != "precomputed"
+        check_sparse_structure(X)  # before SciPy converts it
         X = validate_data(self, X, accept_sparse="csr" if sparse else False,
                           dtype=list(FLOAT_DTYPES), order="C", reset=reset)
         return as_csr32(X)
@@ -657,17 +678,24 @@ class _LaplacianBase(ClassifierMixin, BaseEstimator):
         X_val, y_val : optional
             Validation points and labels for ``stop="validation"``/``"mixed"``.
         """
+        check_sparse_structure(X)  # before SciPy converts it
         X, y = validate_data(
             self, X, y,
             accept_sparse="csr" if self.kernel != "precomputed" else False,
             dtype=list(FLOAT_DTYPES), order="C", accept_large_sparse=True)
         X = as_csr32(X)
         n = X.shape[0]
+        # the dense n x n Gram matrix (and, for the direct solvers, an
+        # (n + 1) x (n + 1) system beside it): refused before any work
+        check_memory(n * n * X.dtype.itemsize * (1 if self.solver == "pcg" else 2),
+                     f"{type(self).__name__} on n={n} samples: the {n} x {n} "
+                     f"{X.dtype} kernel matrix"
+                     + ("" if self.solver == "pcg" else " and its linear system"))
         if self.kernel == "precomputed" and X.shape != (n, n):
             raise ValueError(
                 f"kernel='precomputed' needs a square (n, n) Gram matrix as X, "
                 f"got shape {X.shape}")
-        check_classification_targets(y)
+        check_targets(y)
         labeled = y != UNLABELED
         if not np.any(labeled):
             raise ValueError(
@@ -794,6 +822,9 @@ _PARAMS_DOC = """
         intrinsic dimension of the training rows is below 4, else 2 (1 with
         a user-given ``affinity``); see the module docstring. The value used
         is ``p_``.
+    solver : {"pcg", "newton", "closed"}
+        LapSVM: "pcg" (default, early stopped) or "newton" (exact); LapRLS:
+        "closed" (default, one LU solve) or "pcg".
     fit_intercept : bool, default=True
         Learn the bias b.
     stop : str, default="stability"
@@ -861,7 +892,25 @@ class LapSVM(_LaplacianBase):
     early by the stability of the unlabeled decisions (Melacci & Belkin's
     proposal, O(n^2) per iteration); ``solver="newton"``: Newton's method
     over the error-vector set, exact and finite (O(n^3) per step).
-    """ + _PARAMS_DOC
+    """ + _PARAMS_DOC + r"""
+    See Also
+    --------
+    LapRLS : The squared loss (closed form).
+    semisvm.solvers.lapsvm_primal : The functional solver.
+    TVRLS : Graph total variation instead of the Laplacian.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.datasets import make_moons
+    >>> from semisvm import LapSVM
+    >>> X, y = make_moons(200, noise=0.05, random_state=0)
+    >>> y_semi = np.full(200, -1)
+    >>> y_semi[[np.flatnonzero(y == 0)[0], np.flatnonzero(y == 1)[0]]] = [0, 1]
+    >>> clf = LapSVM().fit(X, y_semi)               # one label per moon
+    >>> bool(np.mean(clf.transduction_ == y) > 0.95)
+    True
+    """
 
 
 class LapRLS(_LaplacianBase):
@@ -878,7 +927,24 @@ class LapRLS(_LaplacianBase):
     PCG (``solver="pcg"``, with the early-stopping rules). With
     ``gamma_I = 0`` it is kernel ridge classification with ridge
     ``gamma_A`` (LIBSVM-style ``C = 1 / gamma_A``).
-    """ + _PARAMS_DOC
+    """ + _PARAMS_DOC + r"""
+    See Also
+    --------
+    LapSVM : The squared hinge loss.
+    semisvm.solvers.lapsvm_primal : The functional solver.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.datasets import make_moons
+    >>> from semisvm import LapRLS
+    >>> X, y = make_moons(200, noise=0.05, random_state=0)
+    >>> y_semi = np.full(200, -1)
+    >>> y_semi[[np.flatnonzero(y == 0)[0], np.flatnonzero(y == 1)[0]]] = [0, 1]
+    >>> clf = LapRLS().fit(X, y_semi)
+    >>> bool(np.mean(clf.predict(X) == y) > 0.95)
+    True
+    """
 
     _loss = "squared"
 

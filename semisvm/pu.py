@@ -31,7 +31,6 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics.pairwise import pairwise_kernels
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from semisvm._core._dataset import RowData
@@ -48,6 +47,8 @@ from semisvm._validation import (
     check_positive,
     check_prior,
     check_pu_labels,
+    check_sparse_structure,
+    check_targets,
     check_X,
 )
 
@@ -345,6 +346,24 @@ def usmo(X, y, *, prior, lam, kernel="rbf", gamma=None, degree=3, coef0=0.0,
     Returns
     -------
     USMOResult
+        The dual coefficients, ``intercept``, ``objective``, ``n_iter``,
+        ``converged``, ``status``, ``decision`` on the training rows.
+
+    See Also
+    --------
+    PUSVM : The estimator.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from semisvm.solvers import usmo
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.r_[rng.normal(2, 1, (100, 2)), rng.normal(-2, 1, (100, 2))]
+    >>> y = np.full(200, -1)
+    >>> y[:30] = 1                                  # 30 labeled positives
+    >>> res = usmo(X, y, prior=70 / 170, lam=1e-3, kernel="linear")
+    >>> bool(np.mean(np.sign(res.decision[30:]) == np.repeat([1, -1], [70, 100])) > 0.9)
+    True
     """
     X = check_X(X)
     N = X.shape[0]
@@ -360,8 +379,16 @@ def usmo(X, y, *, prior, lam, kernel="rbf", gamma=None, degree=3, coef0=0.0,
     p, n = prows.shape[0], urows.shape[0]
     max_iter = (_default_max_iter(n) if max_iter is None
                 else check_int(max_iter, "max_iter", minimum=0))
-    c1 = prior / (2.0 * lam * p)
-    c2 = 1.0 / (2.0 * lam * n)
+    with np.errstate(over="ignore", divide="ignore"):
+        c1 = prior / (2.0 * lam * p)
+        c2 = 1.0 / (2.0 * lam * n)
+    # the dual's scale grows as 1 / lam: keep c1 p (= sum of the positives'
+    # coefficients) and the squared norms built from it well inside float64
+    if not (np.isfinite(c1) and np.isfinite(c2) and c1 * p < 1e150):
+        raise ValueError(
+            f"lam={lam!r} is too small: the dual bounds c1 = prior / (2 lam p) = "
+            f"{c1:.3g} and c2 = 1 / (2 lam n) = {c2:.3g} overflow float64 "
+            "arithmetic; use lam >= 1e-150")
     if init not in _INITS:
         raise ValueError(f"init must be one of {_INITS}, got {init!r}")
     if solver not in ("auto", "kernel", "linear"):
@@ -415,6 +442,11 @@ def usmo(X, y, *, prior, lam, kernel="rbf", gamma=None, degree=3, coef0=0.0,
     decision = np.empty(N)
     decision[urows] = fU
     decision[prows] = fP
+    if not (np.all(np.isfinite(decision)) and np.isfinite(bias)):
+        raise ValueError(
+            f"USMO produced non-finite decision values (lam={lam!r}, "
+            f"prior={prior!r}, {X.shape[0]} rows): the problem is numerically "
+            "out of range; rescale X or increase lam")
     alpha = np.empty(N)
     alpha[prows] = c1
     alpha[urows] = -s
@@ -494,7 +526,8 @@ class PUSVM(ClassifierMixin, BaseEstimator):
     gamma : float, "scale", "auto" or None, default="scale"
         RBF/poly width; "scale" (or None) is 1 / (n_features X.var()) as in
         scikit-learn's SVC, so the kernel and the fit do not change when X is
-        multiplied by a constant. The paper's Gaussian exp(-|x-y|^2 / (2 s^2)) is
+        multiplied by a constant. The paper's Gaussian
+        ``exp(-|x-y|^2 / (2 s^2))`` is
         gamma = 1 / (2 s^2).
     degree : int, default=3
     coef0 : float, default=0.0
@@ -550,6 +583,23 @@ class PUSVM(ClassifierMixin, BaseEstimator):
         Dual/primal objective, violation, iterations, cache hits, convergence.
     transduction_ : ndarray of shape (n_samples,)
         Labels predicted for the training rows.
+
+    See Also
+    --------
+    semisvm.solvers.usmo : The functional solver.
+    sklearn.svm.SVC : A biased SVM (unlabeled rows as negatives) for comparison.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from semisvm import PUSVM
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.r_[rng.normal(2, 1, (100, 2)), rng.normal(-2, 1, (100, 2))]
+    >>> y = np.full(200, -1)
+    >>> y[:30] = 1                                  # labeled positives
+    >>> clf = PUSVM(prior=70 / 170, kernel="linear").fit(X, y)
+    >>> clf.predict([[2.0, 2.0], [-2.0, -2.0]])
+    array([ 1, -1])
     """
 
     def __init__(self, *, prior="auto", lam=1e-3, kernel="rbf", gamma="scale",
@@ -580,13 +630,14 @@ class PUSVM(ClassifierMixin, BaseEstimator):
 
     def fit(self, X, y):
         """Fit on X with PU labels y (1 = positive, -1 or 0 = unlabeled)."""
+        check_sparse_structure(X)  # before SciPy converts it
         X, y = validate_data(self, X, y, accept_sparse="csr",
                              dtype=list(FLOAT_DTYPES), order="C",
                              accept_large_sparse=True)
         X = as_csr32(X)
         if not (isinstance(self.prior, str) and self.prior == "auto"):
             prior = check_prior(self.prior)
-        check_classification_targets(y)
+        check_targets(y)
         y = np.asarray(y)
         if y.dtype.kind not in "biuf":
             raise ValueError(
@@ -636,8 +687,9 @@ class PUSVM(ClassifierMixin, BaseEstimator):
         return self
 
     def decision_function(self, X):
-        """f(x) = sum_i dual_coef_i k(x, sv_i) + intercept_ (> 0: positive)."""
+        """``f(x) = sum_i dual_coef_i k(x, sv_i) + intercept_`` (> 0: positive)."""
         check_is_fitted(self)
+        check_sparse_structure(X)  # before SciPy converts it
         X = validate_data(self, X, accept_sparse="csr", dtype=list(FLOAT_DTYPES),
                           order="C", reset=False)
         X = as_csr32(X)

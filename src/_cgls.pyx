@@ -17,6 +17,7 @@ import numpy as np
 from cython cimport floating
 from cython.parallel cimport parallel, prange, threadid
 from libc.string cimport memset
+from libc.stdlib cimport malloc, free
 from semisvm._core._blas cimport _dot, _axpy, _copy
 from semisvm._core._dataset cimport RowData, row_dot, row_axpy, row_view
 
@@ -36,7 +37,10 @@ cdef void rows_matvec(RowData X, floating bias_scale, const int *rows,
         for k in range(n_rows):
             out[k] = row_dot(X, rows[k], v) + vb
         return
-    for k in prange(n_rows, schedule="static", num_threads=n_threads):
+    # (one value per row: any schedule gives the same bits; dynamic chunks
+    # let a thread that runs take the rows of one the system descheduled)
+    for k in prange(n_rows, schedule="dynamic", chunksize=1024,
+                    num_threads=n_threads):
         out[k] = row_dot(X, rows[k], v) + vb
 
 
@@ -235,104 +239,390 @@ cdef void rows_rmatvec_diag(RowData X, floating bias_scale, const int *rows,
     diag[X.n_cols] = <floating> (bias_scale * bias_scale * asum)
 
 
+# ---------------------------------------------------------------------------
+# row blocks: the passes over the active rows of one CG solve
+#
+# The active rows are cut into n_blocks(...) consecutive blocks, a number that
+# depends on the size of the pass only (never on the thread count). Each block
+# accumulates its d-vector(s) in a slice of its own (block 0 straight into the
+# output), and the slices are added in block order: the sums, hence the bits,
+# are the same for any number of threads. Threads take whole blocks
+# (dynamically, one at a time), all in one parallel region per pass, the slices'
+# reduction included (its implicit barrier is the only one): the former three
+# regions per CG iteration (X_J p, X_J' z, the reduction) left the other
+# thread spinning in OpenMP's wait loop between them.
+
+# a block holds at least this many stored entries, and at least 4 (d+1)
+# (the reduction's cost stays a fraction of the pass); below two blocks'
+# worth a pass is one block, on one thread. Measured in bench/bench_linear_mfn.py
+# (--threads): a smaller pass gains nothing from a second thread.
+cdef Py_ssize_t BLOCK_NNZ = 100000
+cdef int MAX_BLOCKS = 8
+
+
+def _set_blocking(Py_ssize_t block_nnz, int max_blocks):
+    """Test/bench hook: set (entries per block, block cap); returns the old pair."""
+    global BLOCK_NNZ, MAX_BLOCKS
+    if block_nnz < 1 or not 1 <= max_blocks <= 64:
+        raise ValueError("block_nnz must be >= 1 and max_blocks in [1, 64]")
+    old = (BLOCK_NNZ, MAX_BLOCKS)
+    BLOCK_NNZ, MAX_BLOCKS = block_nnz, max_blocks
+    return old
+
+
+cdef int n_blocks(RowData X, Py_ssize_t n_rows) noexcept nogil:
+    """Blocks of a pass over ``n_rows`` rows of X (1 .. MAX_BLOCKS)."""
+    cdef double per_row, nnz
+    cdef Py_ssize_t least, b
+    if X.n_rows == 0 or n_rows < 2:
+        return 1
+    if X.indptr == NULL:
+        per_row = <double> X.n_cols
+    else:
+        per_row = X.indptr[X.n_rows] / <double> X.n_rows
+    nnz = per_row * n_rows
+    least = max(BLOCK_NNZ, 4 * (X.n_cols + 1))
+    b = <Py_ssize_t> (nnz / least)
+    if b > MAX_BLOCKS:
+        b = MAX_BLOCKS
+    if b > n_rows:
+        b = n_rows
+    return <int> max(b, 1)
+
+
+cdef enum:
+    PASS_RMATVEC = 0      # out = X_J' z
+    PASS_HESSP = 1        # q = X_J v, out = X_J' A q (one pass)
+    PASS_START = 2        # X_J' A t, X_J' A (t - o), diag(X_J' A X_J)
+    PART_STRIDE = 8       # doubles per block's partial sums (own cache line)
+
+
+cdef void _block_pass(int kind, RowData X, const int *rows, Py_ssize_t k0,
+                      Py_ssize_t k1, const floating *a, const floating *t,
+                      floating *o, floating gprev, const floating *v,
+                      floating vb, floating *z, floating *q, floating *out0,
+                      floating *out1, floating *out2,
+                      double *part) noexcept nogil:
+    """One block (rows[k0:k1]) of a pass, into out0/out1/out2[:d] (cleared
+    here) and part[0:3] (the block's double sums for the bias entries)."""
+    cdef Py_ssize_t k, m, i, nnz, d = X.n_cols
+    cdef const floating *vals
+    cdef const int *ix
+    cdef floating zk, ai, tv, at, zr
+    cdef double s0 = 0, s1 = 0, s2 = 0
+    for m in range(d):
+        out0[m] = 0
+    if kind == PASS_START:
+        for m in range(d):
+            out1[m] = 0
+            out2[m] = 0
+    if kind == PASS_RMATVEC:
+        # out0 += z_k x_k ; s0 = sum z_k
+        for k in range(k0, k1):
+            zk = z[k]
+            s0 += zk
+            if zk != 0:
+                row_axpy(X, rows[k], zk, out0)
+    elif kind == PASS_HESSP:
+        # (o_i += gprev q_k: the previous iteration's output update, folded
+        # in) ; q_k = x_i.v ; out0 += (a_i q_k) x_i ; s0 = sum a_i q_k^2,
+        # s1 = sum a_i q_k
+        for k in range(k0, k1):
+            i = rows[k]
+            if o != NULL:
+                o[i] += gprev * q[k]
+            tv = row_dot(X, i, v) + vb
+            q[k] = tv
+            ai = a[i]
+            s0 += ai * tv * tv
+            at = ai * tv
+            s1 += at
+            if at != 0:
+                row_axpy(X, i, at, out0)
+    else:
+        # out0 += (a_i t_i) x_i ; out1 += z_k x_k, z_k = a_i (t_i - o_i) ;
+        # out2 += a_i x_i^2 ; s0, s1, s2 the sums of a t, a, z
+        for k in range(k0, k1):
+            i = rows[k]
+            ai = a[i]
+            zr = ai * t[i]
+            zk = ai * (t[i] - o[i])
+            z[k] = zk
+            nnz = row_view(X, i, &vals, &ix)
+            for m in range(nnz):
+                out0[ix[m]] += zr * vals[m]
+                out2[ix[m]] += ai * vals[m] * vals[m]
+            if zk != 0:
+                for m in range(nnz):
+                    out1[ix[m]] += zk * vals[m]
+            s0 += zr
+            s1 += ai
+            s2 += zk
+    part[0] = s0
+    part[1] = s1
+    part[2] = s2
+
+
+cdef void rows_pass(int kind, RowData X, const int *rows, Py_ssize_t n_rows,
+                    int n_blk, int n_threads, const floating *a,
+                    const floating *t, floating *o, floating gprev,
+                    const floating *v, floating vb, floating *z, floating *q,
+                    floating *out0, floating *out1, floating *out2,
+                    floating *buf, double *part) noexcept nogil:
+    """A pass over rows[:n_rows] in ``n_blk`` blocks (see :func:`n_blocks`),
+    ``n_threads`` threads taking whole blocks. ``buf`` holds
+    (n_blk - 1) n_out d entries (n_out = 3 for PASS_START, else 1), ``part``
+    PART_STRIDE n_blk doubles; out*[:d] receive the block sums in block
+    order, part[0:3] the block order sums of the blocks' part[0:3]."""
+    cdef Py_ssize_t d = X.n_cols, j, k0, k1
+    cdef int b, c, n_out = 3 if kind == PASS_START else 1
+    cdef floating *o0
+    cdef floating *o1
+    cdef floating *o2
+    cdef floating acc
+    if n_blk <= 1:
+        _block_pass(kind, X, rows, 0, n_rows, a, t, o, gprev, v, vb, z, q,
+                    out0, out1, out2, part)
+        return
+    if n_threads > n_blk:
+        n_threads = n_blk
+    if n_threads <= 1:
+        for b in range(n_blk):
+            _block_slices(kind, X, rows, n_rows, n_blk, b, a, t, o, gprev, v,
+                          vb, z, q, out0, out1, out2, buf, part)
+        for j in range(d):
+            _reduce_entry(j, d, n_blk, n_out, out0, out1, out2, buf)
+    else:
+        with parallel(num_threads=n_threads):
+            # blocks are handed out one at a time (dynamic): a block's sums
+            # do not depend on the thread that makes them, and a thread the
+            # system deschedules on a shared machine holds up one block only
+            for b in prange(n_blk, schedule="dynamic", chunksize=1):
+                _block_slices(kind, X, rows, n_rows, n_blk, b, a, t, o, gprev,
+                              v, vb, z, q, out0, out1, out2, buf, part)
+            for j in prange(d, schedule="dynamic", chunksize=4096):
+                _reduce_entry(j, d, n_blk, n_out, out0, out1, out2, buf)
+    for c in range(3):
+        for b in range(1, n_blk):
+            part[c] += part[b * PART_STRIDE + c]
+
+
+cdef inline void _block_slices(int kind, RowData X, const int *rows,
+                               Py_ssize_t n_rows, int n_blk, int b,
+                               const floating *a, const floating *t,
+                               floating *o, floating gprev, const floating *v,
+                               floating vb, floating *z, floating *q,
+                               floating *out0, floating *out1, floating *out2,
+                               floating *buf, double *part) noexcept nogil:
+    """Block b of rows_pass: block 0 into the outputs, block b > 0 into its
+    slices of ``buf``."""
+    cdef Py_ssize_t d = X.n_cols
+    cdef Py_ssize_t k0 = (n_rows * b) // n_blk, k1 = (n_rows * (b + 1)) // n_blk
+    cdef int n_out = 3 if kind == PASS_START else 1
+    cdef floating *base
+    if b == 0:
+        _block_pass(kind, X, rows, k0, k1, a, t, o, gprev, v, vb, z, q, out0,
+                    out1, out2, part)
+    else:
+        base = buf + (b - 1) * n_out * d
+        _block_pass(kind, X, rows, k0, k1, a, t, o, gprev, v, vb, z, q, base,
+                    base + d, base + 2 * d, part + b * PART_STRIDE)
+
+
+cdef inline void _reduce_entry(Py_ssize_t j, Py_ssize_t d, int n_blk,
+                               int n_out, floating *out0, floating *out1,
+                               floating *out2, const floating *buf) noexcept nogil:
+    """out*[j] += the slices' entries j, in block order."""
+    cdef int b
+    cdef const floating *base
+    cdef floating x0 = out0[j], x1 = 0, x2 = 0
+    if n_out == 3:
+        x1 = out1[j]
+        x2 = out2[j]
+    for b in range(1, n_blk):
+        base = buf + (b - 1) * n_out * d
+        x0 = x0 + base[j]
+        if n_out == 3:
+            x1 = x1 + base[d + j]
+            x2 = x2 + base[2 * d + j]
+    out0[j] = x0
+    if n_out == 3:
+        out1[j] = x1
+        out2[j] = x2
+
+
 cdef int cgls(RowData X, floating bias_scale, const int *active,
               Py_ssize_t n_active, const floating *a, const floating *t,
               floating lam, floating *beta, floating *o, floating tol,
               floating eta, int max_iter, floating *z, floating *q,
               floating *r, floating *p, floating *s, floating *minv,
-              floating *tbuf, int n_threads, int *n_iter) noexcept nogil:
-    """Seeded, preconditioned CGLS over the rows ``active[:n_active]``.
+              floating *tbuf, int n_threads, int *n_iter, bint one_pass=True,
+              double gstop2=0.0, double *gnorm2=NULL,
+              bint blocked=True) noexcept nogil:
+    """Seeded, preconditioned CG over the rows ``active[:n_active]``.
 
     ``a``, ``t`` and ``o`` are indexed by row number; ``o`` holds X beta on
     the active rows on entry and is kept equal to it. ``z``/``q`` (n_active)
-    and ``r``/``p``/``s``/``minv`` (n_cols + 1) are work arrays. The
+    and ``r``/``p``/``s``/``minv`` (n_cols + 1) are work arrays (``tbuf`` is
+    unused: the block slices are allocated here). The
     preconditioner is M = (1 - PREC_MIX) lam I + PREC_MIX diag(H),
     H = lam I + X_J' A_J X_J (Hsia, Chiang & Lin 2018, as LIBLINEAR >= 2.40),
     which leaves the iterates those of CG on the same normal equations in a
-    rescaled basis. With r the residual of the normal equations (r = -gradient
-    of the quadratic model), returns
+    rescaled basis.
 
+    ``one_pass`` (the default): each iteration is one pass over the active
+    rows, u = X_J' A_J (X_J p) row by row (as LIBLINEAR's Hessian-vector
+    product), and the residual follows r -= gamma (u + lam p) (the
+    recurrence of the distributed twin ``semisvm._rows.cgls_twin``). Else
+    CGLS proper: q = X_J p and r = X_J' z - lam beta from the maintained
+    z = A_J (t_J - o_J), two passes (Paige & Saunders' stable form).
+
+    With r the residual of the normal equations (r = -gradient of the
+    quadratic model; at the seed, -gradient of the MFN objective) returns
+
+    * 3 when ||r_seed||^2 <= gstop2 (``gstop2 > 0``: the outer gradient
+      test; nothing is changed),
     * 1 when ||r|| <= tol * ||X_J' A_J t_J|| (solved to the tolerance),
     * 2 when ||r|| <= eta * ||r_seed|| first (inexact Newton forcing term;
       ``eta = 0`` disables it),
     * 0 when ``max_iter`` iterations did not suffice.
+
+    ``gnorm2`` (if not NULL) receives ||r_seed||^2. ``blocked=False``: one
+    block whatever the size (with ``one_pass=False``, the arithmetic of the
+    former single-threaded CGLS, bit for bit).
     """
     cdef int D = <int> (X.n_cols + 1)
-    cdef Py_ssize_t k, i, j
-    cdef int it
+    cdef Py_ssize_t k, i, j, d = X.n_cols
+    cdef int it, status = 0, n_blk, nt
     cdef double rho, rho_new, omega_z, omega_q, pp, bnorm2, gamma, tol2, force2
-    cdef floating g
+    cdef floating g, gprev = 0, lp
+    cdef floating *buf = NULL
+    cdef double part[64 * PART_STRIDE]
+    cdef bint dense_direct
 
-    # rhs = X_J' A_J t_J (only for the scale of the stopping test) and the
-    # preconditioner's diagonal sum_J a_i x_ij^2, in one pass over the rows
-    for k in range(n_active):
-        i = active[k]
-        q[k] = a[i] * t[i]
-    rows_rmatvec_diag(X, bias_scale, active, n_active, q, a, p, minv)
+    n_blk = n_blocks(X, n_active) if blocked else 1
+    nt = n_threads if n_threads < n_blk else n_blk
+    if n_blk > 1:
+        buf = <floating *> malloc(3 * (n_blk - 1) * d * sizeof(floating) + 1)
+        if buf == NULL:
+            n_blk = 1
+            nt = 1
+    # rhs = X_J' A_J t_J (only for the scale of the stopping test), the
+    # preconditioner's diagonal sum_J a_i x_ij^2 and the seeded residual's
+    # X_J' A_J (t_J - o_J) (z = A_J (t_J - o_J)), in one pass over the rows
+    # (dense rows, one block: the four-row loop of rows_rmatvec_diag)
+    dense_direct = X.indptr == NULL and n_blk == 1
+    if dense_direct:
+        for k in range(n_active):
+            i = active[k]
+            q[k] = a[i] * t[i]
+        rows_rmatvec_diag(X, bias_scale, active, n_active, q, a, p, minv)
+        for k in range(n_active):
+            i = active[k]
+            z[k] = a[i] * (t[i] - o[i])
+        rows_rmatvec(X, bias_scale, active, n_active, z, r, tbuf, 1)
+    else:
+        rows_pass(PASS_START, X, active, n_active, n_blk, nt, a, t, o, 0,
+                  NULL, 0, z, q, p, r, minv, buf, part)
+        p[d] = <floating> (bias_scale * part[0])
+        minv[d] = <floating> (bias_scale * bias_scale * part[1])
+        r[d] = <floating> (bias_scale * part[2])
     bnorm2 = _dot(D, p, 1, p, 1)
     tol2 = tol * tol * (bnorm2 if bnorm2 > 0 else 1.0)
     for j in range(D):
         minv[j] = 1 / (lam + PREC_MIX * minv[j])
 
-    # z = A_J (t_J - o_J);  r = X_J' z - lam * beta;  s = M^-1 r
-    for k in range(n_active):
-        i = active[k]
-        z[k] = a[i] * (t[i] - o[i])
-    rows_rmatvec(X, bias_scale, active, n_active, z, r, tbuf, n_threads)
+    # r = X_J' z - lam * beta;  s = M^-1 r
     _axpy(D, -lam, beta, 1, r, 1)
+    omega_z = _dot(D, r, 1, r, 1)
+    n_iter[0] = 0
+    if gnorm2 != NULL:
+        gnorm2[0] = omega_z
+    if gstop2 > 0 and omega_z <= gstop2:
+        free(buf)
+        return 3
     for j in range(D):
         s[j] = minv[j] * r[j]
     _copy(D, s, 1, p, 1)
-    omega_z = _dot(D, r, 1, r, 1)
     rho = _dot(D, r, 1, s, 1)
     force2 = eta * eta * omega_z
 
-    n_iter[0] = 0
     if omega_z <= tol2:
+        free(buf)
         return 1
     for it in range(1, max_iter + 1):
         n_iter[0] = it
-        # q = X_J p ; gamma = r's / (lam ||p||^2 + q' A q)
-        rows_matvec(X, bias_scale, active, n_active, p, q, n_threads)
-        omega_q = 0
-        for k in range(n_active):
-            omega_q += a[active[k]] * q[k] * q[k]
-        pp = _dot(D, p, 1, p, 1)
-        gamma = rho / (lam * pp + omega_q)
-        g = <floating> gamma
-        # beta += gamma p ; o_J += gamma q ; z -= gamma A q
-        _axpy(D, g, p, 1, beta, 1)
-        for k in range(n_active):
-            i = active[k]
-            o[i] += g * q[k]
-            z[k] -= g * a[i] * q[k]
-        # r = X_J' z - lam beta ; s = M^-1 r
-        rows_rmatvec(X, bias_scale, active, n_active, z, r, tbuf, n_threads)
-        _axpy(D, -lam, beta, 1, r, 1)
+        if one_pass:
+            # q = X_J p ; s = X_J' A_J q (one pass; the last step's
+            # o_J += gamma q folded in) ; gamma = r's / (lam ||p||^2 + q'Aq)
+            rows_pass(PASS_HESSP, X, active, n_active, n_blk, nt, a, t,
+                      o if it > 1 else NULL, gprev, p,
+                      bias_scale * p[X.n_cols], z, q, s, NULL, NULL, buf,
+                      part)
+            s[d] = <floating> (bias_scale * part[1])
+            omega_q = part[0]
+            pp = _dot(D, p, 1, p, 1)
+            gamma = rho / (lam * pp + omega_q)
+            g = <floating> gamma
+            gprev = g
+            # beta += gamma p ; r -= gamma (s + lam p)
+            _axpy(D, g, p, 1, beta, 1)
+            for j in range(D):
+                lp = lam * p[j]
+                lp = s[j] + lp
+                r[j] = r[j] - g * lp
+        else:
+            # q = X_J p ; gamma = r's / (lam ||p||^2 + q' A q)
+            rows_matvec(X, bias_scale, active, n_active, p, q, nt)
+            omega_q = 0
+            for k in range(n_active):
+                omega_q += a[active[k]] * q[k] * q[k]
+            pp = _dot(D, p, 1, p, 1)
+            gamma = rho / (lam * pp + omega_q)
+            g = <floating> gamma
+            # beta += gamma p ; o_J += gamma q ; z -= gamma A q
+            _axpy(D, g, p, 1, beta, 1)
+            for k in range(n_active):
+                i = active[k]
+                o[i] += g * q[k]
+                z[k] -= g * a[i] * q[k]
+            # r = X_J' z - lam beta
+            rows_pass(PASS_RMATVEC, X, active, n_active, n_blk, nt, a, t,
+                      NULL, 0, NULL, 0, z, q, r, NULL, NULL, buf, part)
+            r[d] = <floating> (bias_scale * part[0])
+            _axpy(D, -lam, beta, 1, r, 1)
         omega_z = _dot(D, r, 1, r, 1)
         if omega_z <= tol2:
-            return 1
+            status = 1
+            break
         if omega_z <= force2:
-            return 2
+            status = 2
+            break
+        # s = M^-1 r ; p = s + (rho_new / rho) p
         for j in range(D):
             s[j] = minv[j] * r[j]
         rho_new = _dot(D, r, 1, s, 1)
-        # p = s + (rho_new / rho) p
         g = <floating> (rho_new / rho)
         for j in range(D):
             p[j] = s[j] + g * p[j]
         rho = rho_new
-    return 0
+    if one_pass and n_iter[0] > 0:
+        # the last step's o_J += gamma q
+        for k in range(n_active):
+            o[active[k]] += gprev * q[k]
+    free(buf)
+    return status
 
 
 def _cgls_py(RowData X, double bias_scale, const int[::1] active,
              const floating[::1] a, const floating[::1] t, double lam,
              floating[::1] beta, floating[::1] o, double tol, int max_iter,
-             double eta=0.0, int n_threads=1):
+             double eta=0.0, int n_threads=1, bint one_pass=True,
+             double gstop2=0.0):
     """Test hook: run :c:func:`cgls` in place on ``beta`` and ``o``.
 
     Returns ``(status, n_iter)`` (status 1: tol reached, 2: forcing term
-    ``eta`` reached, 0: ``max_iter`` used).
+    ``eta`` reached, 0: ``max_iter`` used, 3: seed gradient below ``gstop2``).
     """
     cdef Py_ssize_t n = X.n_rows, D = X.n_cols + 1, k
     cdef int n_iter = 0, status
@@ -362,5 +652,55 @@ def _cgls_py(RowData X, double bias_scale, const int[::1] active,
                       active.shape[0], &a[0], &t[0], <floating> lam, &beta[0],
                       &o[0], <floating> tol, <floating> eta, max_iter, &z[0],
                       &q[0], &r[0], &p[0], &s[0], &minv[0], &tbuf[0],
-                      n_threads, &n_iter)
+                      n_threads, &n_iter, one_pass, gstop2)
     return status, n_iter
+
+
+def _product_py(RowData X, double bias_scale, const int[::1] active,
+                const floating[::1] a, const floating[::1] v, int n_threads=1,
+                bint one_pass=True):
+    """Test hook: ``(u, q, q'Aq)`` with q = X_J v (bias included),
+    u = X_J' A_J q, by the one-pass product or by the two passes (q, then
+    X_J' (A q)) of CGLS, blocked as in :c:func:`cgls`."""
+    cdef Py_ssize_t n = X.n_rows, D = X.n_cols + 1, d = X.n_cols, k
+    cdef Py_ssize_t m = active.shape[0]
+    cdef bint is32 = False
+    if floating is float:
+        is32 = True
+    if is32 != X.is_float32:
+        raise TypeError("arrays must have X's dtype")
+    if a.shape[0] != n or v.shape[0] != D:
+        raise ValueError("a needs n_rows entries and v n_cols + 1")
+    for k in range(m):
+        if not 0 <= active[k] < n:
+            raise ValueError("active holds an out-of-range row")
+    if n_threads < 1:
+        raise ValueError("n_threads must be >= 1")
+    dt = np.float32 if is32 else np.float64
+    cdef floating[::1] q = np.zeros(max(m, 1), dtype=dt)
+    cdef floating[::1] z = np.zeros(max(m, 1), dtype=dt)
+    cdef floating[::1] u = np.zeros(D, dtype=dt)
+    cdef int n_blk = n_blocks(X, m)
+    cdef floating[::1] buf = np.zeros(max(3 * (n_blk - 1) * d, 1), dtype=dt)
+    cdef double part[64 * PART_STRIDE]
+    cdef double qaq = 0
+    if m == 0:
+        return np.asarray(u), np.asarray(q)[:0], 0.0
+    with nogil:
+        if one_pass:
+            rows_pass(PASS_HESSP, X, &active[0], m, n_blk, n_threads, &a[0],
+                      NULL, NULL, 0, &v[0], <floating> bias_scale * v[d],
+                      &z[0], &q[0], &u[0], NULL, NULL, &buf[0], part)
+            u[d] = <floating> (bias_scale * part[1])
+            qaq = part[0]
+        else:
+            rows_matvec(X, <floating> bias_scale, &active[0], m, &v[0], &q[0],
+                        n_threads)
+            for k in range(m):
+                qaq += a[active[k]] * q[k] * q[k]
+                z[k] = a[active[k]] * q[k]
+            rows_pass(PASS_RMATVEC, X, &active[0], m, n_blk, n_threads,
+                      &a[0], NULL, NULL, 0, NULL, 0, &z[0], &q[0], &u[0],
+                      NULL, NULL, &buf[0], part)
+            u[d] = <floating> (bias_scale * part[0])
+    return np.asarray(u), np.asarray(q)[:m].copy(), qaq

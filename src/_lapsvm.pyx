@@ -25,9 +25,10 @@ defined).
 import numpy as np
 
 from libc.math cimport sqrt
-from libc.stdlib cimport qsort
 from cython cimport floating
 from semisvm._core._blas cimport _dot, _axpy, _copy, _gemv_rm, _gemm_rm
+from semisvm._core._linesearch cimport Event, sorted_root
+from semisvm._core._dataset cimport RowData
 
 # early-stopping rules (the Python layer maps names to these codes)
 cdef enum:
@@ -50,26 +51,9 @@ cdef enum:
     STATUS_MAX_ITER = 5
 
 
-ctypedef struct Break:
-    double s          # step at which a labeled point enters or leaves E
-    double dL         # change of the slope's constant part
-    double dR         # change of the slope's linear part
-    Py_ssize_t key    # point index, for a deterministic order of ties
-
-
-cdef int _cmp_break(const void *a, const void *b) noexcept nogil:
-    cdef const Break *ea = <const Break *> a
-    cdef const Break *eb = <const Break *> b
-    if ea.s < eb.s:
-        return -1
-    if ea.s > eb.s:
-        return 1
-    return (ea.key > eb.key) - (ea.key < eb.key)
-
-
 cdef double _line_search(Py_ssize_t n_lab, const int *lab, const floating *y,
                          const floating *f, const floating *df, double left,
-                         double right, bint hinge, Break *brk) noexcept nogil:
+                         double right, bint hinge, Event *brk) noexcept nogil:
     """argmin_{s >= 0} of F along f + s df.
 
     ``left + s right`` is the slope of the quadratic (regulariser) part; each
@@ -78,7 +62,7 @@ cdef double _line_search(Py_ssize_t n_lab, const int *lab, const floating *y,
     ``brk`` holds >= n_lab slots.
     """
     cdef Py_ssize_t j, i, n_brk = 0
-    cdef double L = left, R = right, o, do, yi, root
+    cdef double L = left, R = right, o, do, yi
     for j in range(n_lab):
         i = lab[j]
         o = f[i]
@@ -88,13 +72,13 @@ cdef double _line_search(Py_ssize_t n_lab, const int *lab, const floating *y,
             L += do * (o - yi)
             R += do * do
             if hinge and yi * do > 0:      # leaves E at s_i > 0
-                brk[n_brk].s = (yi - o) / do
+                brk[n_brk].delta = (yi - o) / do
                 brk[n_brk].dL = -do * (o - yi)
                 brk[n_brk].dR = -do * do
                 brk[n_brk].key = i
                 n_brk += 1
         elif yi * do < 0:                  # enters E at s_i >= 0
-            brk[n_brk].s = (yi - o) / do
+            brk[n_brk].delta = (yi - o) / do
             brk[n_brk].dL = do * (o - yi)
             brk[n_brk].dR = do * do
             brk[n_brk].key = i
@@ -102,18 +86,7 @@ cdef double _line_search(Py_ssize_t n_lab, const int *lab, const floating *y,
     # phi'(0) >= 0: no descent along this direction
     if L >= 0 or R <= 0:
         return 0.0
-    qsort(brk, n_brk, sizeof(Break), _cmp_break)
-    # invariant: on [brk[j-1].s, brk[j].s] the slope is L + s R
-    root = -L / R
-    for j in range(n_brk):
-        if brk[j].s >= root:
-            break
-        L += brk[j].dL
-        R += brk[j].dR
-        if R <= 0:
-            return brk[j].s
-        root = -L / R
-    return root
+    return sorted_root(brk, n_brk, L, R)
 
 
 cdef inline void _spmv(Py_ssize_t n, const int *indptr, const int *indices,
@@ -129,20 +102,18 @@ cdef inline void _spmv(Py_ssize_t n, const int *indptr, const int *indices,
         out[i] = acc
 
 
-cdef inline void _lmv(Py_ssize_t n, const int *indptr, const int *indices,
-                      const floating *data, const floating *Ld,
-                      const floating *x, floating *out) noexcept nogil:
-    # out = L @ x: BLAS gemv when L is given dense (a nearly full L^p), else CSR
-    if Ld != NULL:
-        _gemv_rm(<int> n, <int> n, 1, Ld, x, 0, out)
+cdef inline void _lmv(RowData L, const floating *x,
+                      floating *out) noexcept nogil:
+    # out = L @ x: BLAS gemv when L is held dense (a nearly full L^p), else CSR
+    cdef Py_ssize_t n = L.n_rows
+    if L.indptr == NULL:
+        _gemv_rm(<int> n, <int> n, 1, <const floating *> L.data, x, 0, out)
     else:
-        _spmv(n, indptr, indices, data, x, out)
+        _spmv(n, L.indptr, L.indices, <const floating *> L.data, x, out)
 
 
-cdef inline void _lmv_pow(Py_ssize_t n, const int *indptr, const int *indices,
-                          const floating *data, const floating *Ld, int power,
-                          const floating *x, floating *out,
-                          floating *tmp) noexcept nogil:
+cdef inline void _lmv_pow(RowData L, int power, const floating *x,
+                          floating *out, floating *tmp) noexcept nogil:
     # out = L^power @ x by ``power`` products with L (L^p is never formed:
     # its fill grows with p, the products' cost only linearly); the
     # destinations alternate between out and tmp so that the last is out
@@ -151,7 +122,7 @@ cdef inline void _lmv_pow(Py_ssize_t n, const int *indptr, const int *indices,
     cdef floating *dst
     for r in range(power):
         dst = out if (power - 1 - r) % 2 == 0 else tmp
-        _lmv(n, indptr, indices, data, Ld, src, dst)
+        _lmv(L, src, dst)
         src = dst
 
 
@@ -229,8 +200,8 @@ cdef void _kg_active(Py_ssize_t n, Py_ssize_t c, const floating *K, Prob *st,
             m += 1
 
 
-cdef void _pcg(Py_ssize_t n, Py_ssize_t c, const floating *K, const int *Lp,
-               const int *Li, const floating *Lx, const floating *Ld, int power,
+cdef void _pcg(Py_ssize_t n, Py_ssize_t c, const floating *K, RowData L,
+               int power,
                Py_ssize_t n_lab, const int *lab, const floating *Y,
                Py_ssize_t n_unl,
                const int *unl, Py_ssize_t n_val, const floating *Kval,
@@ -241,7 +212,7 @@ cdef void _pcg(Py_ssize_t n, Py_ssize_t c, const floating *K, const int *Lp,
                floating *D, floating *KD, floating *DF, floating *LDF,
                floating *buf, floating *kbuf, floating *ltmp, floating *fval,
                signed char *SGN,
-               Break *brk, double *hist_obj, double *hist_val,
+               Event *brk, double *hist_obj, double *hist_val,
                int n_hist_val, bint joint, int *CLS) noexcept nogil:
     """PCG on the c binary problems (columns of Y) in lockstep.
 
@@ -293,7 +264,7 @@ cdef void _pcg(Py_ssize_t n, Py_ssize_t c, const floating *K, const int *Lp,
         _gemv_rm(<int> n, <int> n, 1, K, alpha, 0, f)
         for i in range(n):
             f[i] += st[j].b
-        _lmv_pow(n, Lp, Li, Lx, Ld, power, f, Lf, ltmp)
+        _lmv_pow(L, power, f, Lf, ltmp)
         _grad(n, n_lab, lab, y, alpha, f, Lf, gamma_A, gamma_I, hinge, g,
               &st[j].gb, &loss)
         if not fit_b:
@@ -325,7 +296,7 @@ cdef void _pcg(Py_ssize_t n, Py_ssize_t c, const floating *K, const int *Lp,
             # df = K d + db 1;  Ldf = L df
             for i in range(n):
                 df[i] = Kd[i] + st[j].db
-            _lmv_pow(n, Lp, Li, Lx, Ld, power, df, Ldf, ltmp)
+            _lmv_pow(L, power, df, Ldf, ltmp)
             # slope of the quadratic part along d: left + s right
             left = gamma_A * _dot(<int> n, Kd, 1, alpha, 1) \
                 + gamma_I * _dot(<int> n, df, 1, Lf, 1)
@@ -478,9 +449,7 @@ cdef void _pcg(Py_ssize_t n, Py_ssize_t c, const floating *K, const int *Lp,
             break
 
 
-def pcg(const floating[:, ::1] K, const int[::1] L_indptr,
-        const int[::1] L_indices, const floating[::1] L_data,
-        const floating[:, ::1] L_dense,
+def pcg(const floating[:, ::1] K, RowData L not None,
         const floating[:, ::1] Y, const int[::1] lab, const int[::1] unl,
         const floating[:, ::1] K_val, const floating[:, ::1] Y_val,
         double gamma_A, double gamma_I, bint hinge, bint fit_intercept,
@@ -497,9 +466,9 @@ def pcg(const floating[:, ::1] K, const int[::1] L_indptr,
 
     Parameters
     ----------
-    K : (n, n) kernel matrix; L_* : CSR Laplacian (n x n, int32 indices);
-    L_dense : the same Laplacian as a dense (n, n) array, used instead of the
-    CSR arrays when it is not (0, 0); power : the objective's graph term is
+    K : (n, n) kernel matrix; L : the graph Laplacian (n x n) as a
+    :class:`~semisvm._core._dataset.RowData` of K's dtype, CSR (sparse
+    products) or dense (BLAS gemv, for a nearly full L^p); power : the objective's graph term is
     f' L^power f, applied as ``power`` products with L; Y : (c, n) targets
     (+-1 at ``lab``,
     ignored elsewhere); lab, unl : indices of the labeled / unlabeled points;
@@ -523,18 +492,22 @@ def pcg(const floating[:, ::1] K, const int[::1] L_indptr,
     if K.shape[1] != n or Y.shape[1] != n or alpha.shape[1] != n \
             or alpha.shape[0] != c or b0.shape[0] != c:
         raise ValueError("K must be square and match Y, alpha and b0")
-    if L_indptr.shape[0] != n + 1 or L_indices.shape[0] != L_data.shape[0]:
-        raise ValueError("L must be a CSR matrix of shape (n, n)")
-    if L_dense.shape[0] != 0 and (L_dense.shape[0] != n or L_dense.shape[1] != n):
-        raise ValueError("L_dense must have shape (n, n) or (0, 0)")
-    if L_indptr[0] != 0 or L_indptr[n] != L_data.shape[0]:
-        raise ValueError("L has an inconsistent indptr")
-    for i in range(n):
-        if L_indptr[i + 1] < L_indptr[i]:
-            raise ValueError("L has a decreasing indptr")
-    for i in range(L_indices.shape[0]):
-        if L_indices[i] < 0 or L_indices[i] >= n:
-            raise ValueError("L has column indices out of range")
+    if L.n_rows != n or L.n_cols != n:
+        raise ValueError(f"L must have shape ({n}, {n}), got ({L.n_rows}, {L.n_cols})")
+    cdef bint is32 = False
+    if floating is float:
+        is32 = True
+    if L.is_float32 != is32:
+        raise TypeError("L must have K's dtype")
+    if L.indptr != NULL:
+        if L.indptr[0] != 0:
+            raise ValueError("L has an inconsistent indptr")
+        for i in range(n):
+            if L.indptr[i + 1] < L.indptr[i]:
+                raise ValueError("L has a decreasing indptr")
+        for i in range(L.indptr[n]):
+            if L.indices[i] < 0 or L.indices[i] >= n:
+                raise ValueError("L has column indices out of range")
     for i in range(n_lab):
         if lab[i] < 0 or lab[i] >= n:
             raise ValueError("lab has indices out of range")
@@ -562,7 +535,7 @@ def pcg(const floating[:, ::1] K, const int[::1] L_indptr,
     fval_arr = np.zeros(max(c * n_val, 1), dtype=dt)
     cls_arr = np.full(max(n_unl, 1), -1, dtype=np.intc)
     sgn_arr = np.zeros(max(c * n_unl, 1), dtype=np.int8)
-    brk_arr = np.empty(max(n_lab, 1) * sizeof(Break), dtype=np.uint8)
+    brk_arr = np.empty(max(n_lab, 1) * sizeof(Event), dtype=np.uint8)
     st_arr = np.zeros(c * sizeof(Prob), dtype=np.uint8)
     cdef int n_hv = max_iter // check_every + 1
     hist = np.zeros((c, max_iter + 1), dtype=np.float64)
@@ -584,11 +557,8 @@ def pcg(const floating[:, ::1] K, const int[::1] L_indptr,
     cdef const floating *yval_ptr = &Y_val[0, 0] if n_val else NULL
     cdef const int *lab_ptr = &lab[0] if n_lab else NULL
     cdef const int *unl_ptr = &unl[0] if n_unl else NULL
-    cdef const int *li_ptr = &L_indices[0] if L_indices.shape[0] else NULL
-    cdef const floating *lx_ptr = &L_data[0] if L_data.shape[0] else NULL
-    cdef const floating *ld_ptr = &L_dense[0, 0] if L_dense.shape[0] else NULL
     with nogil:
-        _pcg(n, c, &K[0, 0], &L_indptr[0], li_ptr, lx_ptr, ld_ptr, power, n_lab,
+        _pcg(n, c, &K[0, 0], L, power, n_lab,
              lab_ptr,
              &Y[0, 0], n_unl, unl_ptr, n_val, kval_ptr, yval_ptr, gamma_A,
              gamma_I, hinge, fit_intercept, &alpha[0, 0], st, max_iter, rule,
@@ -596,7 +566,7 @@ def pcg(const floating[:, ::1] K, const int[::1] L_indptr,
              &w[3, 0, 0], &w[4, 0, 0], &w[5, 0, 0], &w[6, 0, 0], &w[7, 0, 0],
              &w[8, 0, 0], &w[9, 0, 0], &bb[0, 0, 0], &bb[1, 0, 0], &ltmp[0],
              &fval[0],
-             &sgn[0], <Break *> &brk[0], &h[0, 0], &hv[0, 0], n_hv, joint,
+             &sgn[0], <Event *> &brk[0], &h[0, 0], &hv[0, 0], n_hv, joint,
              &cls[0])
     b_out = np.array([st[i].b for i in range(c)])
     n_iter = np.array([st[i].n_iter for i in range(c)], dtype=np.intp)
@@ -623,10 +593,10 @@ def line_search(const floating[::1] y, const int[::1] lab,
             raise ValueError("lab has indices out of range")
     if n_lab == 0:
         return max(0.0, -left / right) if right > 0 else 0.0
-    brk_arr = np.empty(n_lab * sizeof(Break), dtype=np.uint8)
+    brk_arr = np.empty(n_lab * sizeof(Event), dtype=np.uint8)
     cdef unsigned char[::1] brk = brk_arr
     cdef double s
     with nogil:
         s = _line_search(n_lab, &lab[0], &y[0], &f[0], &df[0], left, right,
-                         hinge, <Break *> &brk[0])
+                         hinge, <Event *> &brk[0])
     return s

@@ -17,18 +17,7 @@ for y = +1), TSVM's temporary labels and DA's probabilistic labels alike.
 
 import numpy as np
 
-from libc.stdlib cimport qsort
 from cython cimport floating
-
-
-cdef int _cmp_event(const void *a, const void *b) noexcept nogil:
-    cdef const Event *ea = <const Event *> a
-    cdef const Event *eb = <const Event *> b
-    if ea.delta < eb.delta:
-        return -1
-    if ea.delta > eb.delta:
-        return 1
-    return (ea.key > eb.key) - (ea.key < eb.key)
 
 
 cdef inline double _slope(double delta, double L, double R, const Event *events,
@@ -103,7 +92,7 @@ cdef double line_search(Py_ssize_t D, double lam, const floating *w,
                         Event *events) noexcept nogil:
     """Return argmin_{delta >= 0} phi(delta). ``events`` holds >= 2n slots."""
     cdef Py_ssize_t j, m, n_ev = 0
-    cdef double L = 0, R = 0, root, hi
+    cdef double L = 0, R = 0, hi
     cdef double wd
 
     # regulariser part of the slope: lam (w + delta d_w) . d_w
@@ -128,18 +117,7 @@ cdef double line_search(Py_ssize_t D, double lam, const floating *w,
         if events[j].delta < hi:
             events[m] = events[j]
             m += 1
-    qsort(events, m, sizeof(Event), _cmp_event)
-    # invariant: on [events[j-1].delta, events[j].delta] the slope is L + delta R
-    root = -L / R
-    for j in range(m):
-        if events[j].delta >= root:
-            break
-        L += events[j].dL
-        R += events[j].dR
-        if R <= 0:                       # only when lam = 0 and no term left
-            return events[j].delta
-        root = -L / R
-    return root
+    return sorted_root(events, m, L, R)
 
 
 def _line_search_py(const floating[::1] w, const floating[::1] wbar, double lam,

@@ -40,6 +40,7 @@ from cython.parallel cimport prange
 from semisvm._core._blas cimport _dot, _copy
 from semisvm._core._dataset cimport RowData, row_dot, row_view
 from semisvm._core._cgls cimport cgls, rows_matvec, rows_rmatvec, rows_rmatvec_diag
+from semisvm._core._cgls cimport n_blocks
 from semisvm._core._linesearch cimport Event, line_search as _line_search
 from semisvm._core._linesearch cimport collect_events
 from scipy.linalg.cython_lapack cimport dpotrf, dpotrs
@@ -323,11 +324,16 @@ cdef int _newton_point(RowData X, floating bias_scale, const int *active,
                        bint direct, floating *z, floating *q, floating *r,
                        floating *p, floating *s, floating *minv,
                        floating *tbuf, double *H, double *b, int n_threads,
-                       int *n_iter) noexcept nogil:
-    """The body of :func:`newton_point` (n >= 1); returns the status."""
+                       int *n_iter, bint one_pass=True, double gstop2=0.0,
+                       double *gnorm2=NULL, bint blocked=True) noexcept nogil:
+    """The body of :func:`newton_point` (n >= 1); returns the status (3:
+    the CG seed's gradient norm^2, stored in ``gnorm2``, is <= ``gstop2``;
+    nothing was changed). ``gnorm2`` gets -1 after a Cholesky step."""
     cdef Py_ssize_t n = X.n_rows, D = X.n_cols + 1, i, k
-    cdef int status = 1
+    cdef int status = 1, nt
     n_iter[0] = 0
+    if gnorm2 != NULL:
+        gnorm2[0] = -1
     # obar starts at o (CGLS keeps it = X wbar on the active rows)
     _copy(<int> n, o, 1, obar, 1)
     if direct and _newton_direct(X, bias_scale, active, n_act, a, t, lam, H,
@@ -339,11 +345,21 @@ cdef int _newton_point(RowData X, floating bias_scale, const int *active,
         # (a failed factorisation leaves wbar as it was: CGLS starts there)
         status = cgls(X, bias_scale, active, n_act, a, t, <floating> lam,
                       wbar, obar, <floating> tol, <floating> eta, max_iter,
-                      z, q, r, p, s, minv, tbuf, n_threads, n_iter)
-    # outputs of wbar on the inactive rows
-    for i in range(n):
-        if a[i] == 0:
-            obar[i] = row_dot(X, i, wbar) + bias_scale * wbar[D - 1]
+                      z, q, r, p, s, minv, tbuf, n_threads, n_iter, one_pass,
+                      gstop2, gnorm2, blocked)
+        if status == 3:
+            return 3
+    # outputs of wbar on the inactive rows (one value per row: the same
+    # bits on any number of threads)
+    nt = n_threads if n_blocks(X, n - n_act) > 1 else 1
+    if nt > 1:
+        for i in prange(n, schedule="dynamic", chunksize=1024, num_threads=nt):
+            if a[i] == 0:
+                obar[i] = row_dot(X, i, wbar) + bias_scale * wbar[D - 1]
+    else:
+        for i in range(n):
+            if a[i] == 0:
+                obar[i] = row_dot(X, i, wbar) + bias_scale * wbar[D - 1]
     return status
 
 
@@ -452,7 +468,8 @@ def newton_point(RowData X, double bias_scale, const int[::1] active,
                  double eta, int max_iter, bint direct, floating[::1] z,
                  floating[::1] q, floating[::1] r, floating[::1] p,
                  floating[::1] s, floating[::1] minv, floating[::1] tbuf,
-                 double[::1] H, double[::1] b, int n_threads=1):
+                 double[::1] H, double[::1] b, int n_threads=1,
+                 bint one_pass=True, double gstop2=0.0, bint blocked=True):
     """Newton point of the active rows, in place on ``wbar`` (seeded) and
     ``obar`` (its outputs on all rows).
 
@@ -461,11 +478,15 @@ def newton_point(RowData X, double bias_scale, const int[::1] active,
     preconditioned CGLS of :mod:`semisvm._core._cgls` (tolerance ``tol``,
     forcing term ``eta``, ``max_iter`` iterations), which keeps obar = X wbar
     on the active rows. ``z``/``q`` (n) and ``r``/``p``/``s``/``minv`` (d+1),
-    ``tbuf`` ((d+1) n_threads) are work arrays. Returns ``(status, n_iter)``
-    with CGLS's status (1 the Cholesky step).
+    ``tbuf`` ((d+1) n_threads) are work arrays. ``one_pass``: CG's product
+    in one pass over the rows (else CGLS's two). Returns ``(status, n_iter,
+    gnorm2)`` with CGLS's status (1 the Cholesky step; 3 when the gradient
+    norm^2 at wbar, ``gnorm2``, is <= ``gstop2`` > 0: nothing is changed) and
+    ``gnorm2`` -1 after a Cholesky step.
     """
     cdef Py_ssize_t n = X.n_rows, D = X.n_cols + 1
     cdef int status = 1, n_iter = 0
+    cdef double gn2 = -1
     cdef bint is32 = False
     if floating is float:
         is32 = True
@@ -482,15 +503,16 @@ def newton_point(RowData X, double bias_scale, const int[::1] active,
         raise ValueError("H and b need (n_cols + 1)^2 and n_cols + 1 entries")
     _check_active(active, n_act, n)
     if n == 0:
-        return 1, 0
+        return 1, 0, -1.0
     with nogil:
         status = _newton_point(X, <floating> bias_scale, &active[0], n_act,
                                &a[0], &t[0], lam, &wbar[0], &o[0], &obar[0],
                                tol, eta, max_iter, direct, &z[0], &q[0], &r[0],
                                &p[0], &s[0], &minv[0], &tbuf[0],
                                &H[0] if direct else NULL,
-                               &b[0] if direct else NULL, n_threads, &n_iter)
-    return status, n_iter
+                               &b[0] if direct else NULL, n_threads, &n_iter,
+                               one_pass, gstop2, &gn2, blocked)
+    return status, n_iter, gn2
 
 
 def same_state(const floating[::1] o, const floating[::1] obar,
@@ -555,7 +577,8 @@ def mfn_run(RowData X, double bias_scale, floating[::1] w, double lam,
             object events, double tol, int max_iter,
             int cg_max_iter, bint cold_start, double rel_tol, double eta,
             bint direct, double[::1] hobj, int[::1] hcg, int[::1] hact,
-            int n_threads=1):
+            int n_threads=1, double grad_tol=0.0, bint one_pass=True,
+            bint blocked=True):
     """The whole L2-SVM-MFN outer loop of ``semisvm._rows.mfn_loop`` in one
     call, for the in-memory backend: the same steps (the kernels above) in
     the same order, without the GIL.
@@ -571,6 +594,10 @@ def mfn_run(RowData X, double bias_scale, floating[::1] w, double lam,
     ``(n_iter, status, F, swapped, events)``: ``swapped`` when the final
     outputs are in ``obar`` (the caller swaps its references), ``events``
     the line search's buffer (None if none was needed or given).
+    ``grad_tol`` > 0: status 3 (and the iteration not counted) when a CG
+    solve's seed has ||grad F(w)|| <= grad_tol ||grad F(w_start)||, the
+    latter the first CG seed's. ``one_pass``: see :func:`newton_point`;
+    ``blocked=False``: every pass one row block (see ``_cgls.cgls``).
     """
     cdef Py_ssize_t n = X.n_rows, D = X.n_cols + 1, j
     cdef bint is32 = False
@@ -609,7 +636,7 @@ def mfn_run(RowData X, double bias_scale, floating[::1] w, double lam,
     cdef bint loose = cold_start, swapped = False
     cdef int it, n_iter = 0, status = 2, cg_status, cg_iter
     cdef Py_ssize_t n_act
-    cdef double F, F_new, delta
+    cdef double F, F_new, delta, gn2 = -1, gstop2 = 0.0
     with nogil:
         # F = lam/2 ||w||^2 + loss(o)
         F = 0.5 * lam * <double> _dot(<int> D, &w[0], 1, &w[0], 1) \
@@ -627,8 +654,15 @@ def mfn_run(RowData X, double bias_scale, floating[::1] w, double lam,
                 &wbar[0], po, pb, tol, eta, cg_max_iter, direct, &z[0], &q[0],
                 &r[0], &p[0], &s[0], &minv[0], &tbuf[0],
                 &H[0] if direct else NULL, &b[0] if direct else NULL,
-                n_threads, &cg_iter)
+                n_threads, &cg_iter, one_pass, gstop2, &gn2, blocked)
             hcg[it - 1] = cg_iter
+            if cg_status == 3:
+                # ||grad F(w)|| <= grad_tol ||grad F(w_start)||: w stays
+                n_iter = it - 1
+                status = 3
+                break
+            if grad_tol > 0 and gstop2 == 0 and gn2 > 0:
+                gstop2 = grad_tol * grad_tol * gn2
             if _same_state(n, po, pb, &cpos[0], &cneg[0]):
                 # finite termination: the active terms are unchanged at wbar
                 _copy(<int> D, &wbar[0], 1, &w[0], 1)

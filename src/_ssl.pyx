@@ -25,13 +25,8 @@ underflows to 0 or 1: KL divergence and entropy never see log(0).
 import numpy as np
 
 from libc.math cimport exp, log, log1p, fabs
-from libc.stdlib cimport qsort
 from cython cimport floating
-
-
-ctypedef struct Key:
-    double key
-    int j
+from semisvm._core._linesearch cimport Event, sort_events
 
 
 # status codes of the balance root finder
@@ -39,16 +34,6 @@ cdef enum:
     ROOT_OK = 0            # |mean(p) - r| <= tol
     ROOT_STALLED = 1       # bracket at machine precision before tol was met
     ROOT_MAX_ITER = 2      # max_iter steps used
-
-
-cdef int _cmp_key(const void *a, const void *b) noexcept nogil:
-    cdef const Key *ka = <const Key *> a
-    cdef const Key *kb = <const Key *> b
-    if ka.key < kb.key:
-        return -1
-    if ka.key > kb.key:
-        return 1
-    return (ka.j > kb.j) - (ka.j < kb.j)
 
 
 cdef inline double _softplus(double x) noexcept nogil:
@@ -110,8 +95,8 @@ cdef inline double _l2(double z) noexcept nogil:
 
 cdef Py_ssize_t _switch(const floating *o, const int *idx_u, Py_ssize_t u,
                         signed char *yu, Py_ssize_t S, floating cu,
-                        floating *cpos, floating *cneg, Key *kp,
-                        Key *kn) noexcept nogil:
+                        floating *cpos, floating *cneg, Event *kp,
+                        Event *kn) noexcept nogil:
     cdef Py_ssize_t j, n_p = 0, n_n = 0, k
     cdef double min_pos = 1e300, max_neg = -1e300, oj
     # only outputs that can be part of a lowering pair are sorted:
@@ -130,23 +115,24 @@ cdef Py_ssize_t _switch(const floating *o, const int *idx_u, Py_ssize_t u,
         oj = o[idx_u[j]]
         if yu[j] > 0:
             if oj < max_neg:
-                kp[n_p].key = oj
-                kp[n_p].j = <int> j
+                kp[n_p].delta = oj
+                kp[n_p].key = j
                 n_p += 1
         elif oj > min_pos:
-            kn[n_n].key = -oj
-            kn[n_n].j = <int> j
+            kn[n_n].delta = -oj
+            kn[n_n].key = j
             n_n += 1
-    # L+ ascending by output, L- descending (ties: lowest index first)
-    qsort(kp, n_p, sizeof(Key), _cmp_key)
-    qsort(kn, n_n, sizeof(Key), _cmp_key)
+    # L+ ascending by output, L- descending (ties: lowest index first); the
+    # break-point struct of _linesearch holds the sort key (delta) and the row
+    sort_events(kp, n_p)
+    sort_events(kn, n_n)
     k = 0
-    while k < S and k < n_p and k < n_n and kp[k].key < -kn[k].key:
-        j = kp[k].j
+    while k < S and k < n_p and k < n_n and kp[k].delta < -kn[k].delta:
+        j = kp[k].key
         yu[j] = -1
         cpos[idx_u[j]] = 0
         cneg[idx_u[j]] = cu
-        j = kn[k].j
+        j = kn[k].key
         yu[j] = 1
         cpos[idx_u[j]] = cu
         cneg[idx_u[j]] = 0
@@ -316,9 +302,9 @@ def tsvm_switch(const floating[::1] o, const int[::1] idx_u,
     _check_common(o.shape[0], idx_u, cpos, cneg)
     if u == 0:
         return 0
-    buf = np.empty(2 * u * sizeof(Key), dtype=np.uint8)
+    buf = np.empty(2 * u * sizeof(Event), dtype=np.uint8)
     cdef unsigned char[::1] raw = buf
-    cdef Key *kp = <Key *> &raw[0]
+    cdef Event *kp = <Event *> &raw[0]
     with nogil:
         k = _switch(&o[0], &idx_u[0], u, &yu[0], S, <floating> cu, &cpos[0],
                     &cneg[0], kp, kp + u)

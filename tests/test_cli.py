@@ -2,10 +2,13 @@
 import io
 import logging
 import os
+import stat
 import subprocess
 import sys
+import threading
 import time
 from importlib.metadata import entry_points
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -322,8 +325,302 @@ def test_progress_silent_when_not_a_terminal_or_quiet():
     assert stream.getvalue() == ""
 
 
-def test_console_script_entry_point():
+def test_console_script_entry_point(files, tmp_path, capsys):
+    # the signal-handling wrapper of semisvm.__main__ around cli.main
     (ep,) = [ep for ep in entry_points(group="console_scripts")
              if ep.name == "semisvm"]
-    assert ep.value == "semisvm.cli:main"
-    assert ep.load() is main
+    assert ep.value == "semisvm.__main__:main"
+    from semisvm.__main__ import main as entry
+    assert ep.load() is entry
+    model = tmp_path / "m.model"
+    assert entry(["train", "-q", str(files[0]), str(model)]) == 0
+    assert entry(["predict", "-q", str(files[1]), str(model), "-"]) == 0
+    assert len(capsys.readouterr().out.splitlines()) == 100
+
+
+# ------------------------------------------------- output files (issue 16)
+
+def _lines(path):
+    return Path(path).read_text().splitlines()
+
+
+def test_output_to_character_device_is_written_not_replaced(trained, files, tmp_path,
+                                                           capsys):
+    # a character device in a temporary directory (root: a real null device,
+    # otherwise a symlink to /dev/null stands in for one)
+    dev = tmp_path / "null"
+    try:
+        os.mknod(dev, stat.S_IFCHR | 0o666, os.makedev(1, 3))
+    except (PermissionError, OSError):
+        dev.symlink_to("/dev/null")
+    assert main(["predict", "-q", str(files[1]), str(trained), str(dev)]) == 0
+    assert stat.S_ISCHR(os.stat(dev).st_mode)
+    assert sorted(os.listdir(tmp_path)) == ["null"]   # no temporary file left
+
+
+def test_output_to_fifo_and_stdout(trained, files, tmp_path, capsys):
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(Path(fifo).read_text()))
+    reader.start()
+    assert main(["predict", "-q", str(files[1]), str(trained), str(fifo)]) == 0
+    reader.join(10)
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)
+    assert len(got[0].splitlines()) == 100
+    assert main(["predict", "-q", str(files[1]), str(trained), "-"]) == 0
+    assert capsys.readouterr().out == got[0]
+    assert sorted(os.listdir(tmp_path)) == ["pipe"]
+
+
+@pytest.mark.parametrize("which", ["test", "model", "hardlink", "symlink", "train"])
+def test_output_equal_to_an_input_is_refused(which, trained, files, tmp_path, capsys):
+    test = tmp_path / "test.svm"
+    test.write_bytes(files[1].read_bytes())
+    model = tmp_path / "m.model"
+    model.write_bytes(trained.read_bytes())
+    before = {p: p.read_bytes() for p in (test, model)}
+    if which == "train":
+        status = main(["train", str(test), str(test)])
+        _check_error(capsys, status, "MODEL file", "same file as the TRAIN file")
+    else:
+        out = {"test": test, "model": model, "hardlink": tmp_path / "hard",
+               "symlink": tmp_path / "sym"}[which]
+        if which == "hardlink":
+            os.link(test, out)
+        elif which == "symlink":
+            out.symlink_to(model)
+        status = main(["predict", str(test), str(model), str(out)])
+        role = "TEST" if which in ("test", "hardlink") else "MODEL"
+        _check_error(capsys, status, "OUTPUT file", f"same file as the {role} file")
+    assert {p: p.read_bytes() for p in before} == before
+
+
+def test_output_permissions_as_cp(trained, files, tmp_path, capsys):
+    out = tmp_path / "out.txt"
+    out.write_text("old\n")
+    os.chmod(out, 0o640)
+    assert main(["predict", "-q", str(files[1]), str(trained), str(out)]) == 0
+    assert stat.S_IMODE(os.stat(out).st_mode) == 0o640      # kept
+    assert len(_lines(out)) == 100
+    os.chmod(out, 0o444)                                     # read-only: refused
+    kept = out.read_bytes()
+    status = main(["predict", "-q", str(files[1]), str(trained), str(out)])
+    _check_error(capsys, status, "OUTPUT file", "read-only")
+    assert out.read_bytes() == kept
+    # a symlink to a regular file: the target is replaced, the link stays
+    target, link = tmp_path / "target.txt", tmp_path / "link.txt"
+    target.write_text("old\n")
+    link.symlink_to(target)
+    assert main(["predict", "-q", str(files[1]), str(trained), str(link)]) == 0
+    assert link.is_symlink() and len(_lines(target)) == 100
+    # a new file: the umask's permissions
+    new = tmp_path / "new.txt"
+    old_mask = os.umask(0o027)
+    try:
+        assert main(["predict", "-q", str(files[1]), str(trained), str(new)]) == 0
+    finally:
+        os.umask(old_mask)
+    assert stat.S_IMODE(os.stat(new).st_mode) == 0o640
+
+
+# ------------------------------------------------------- signals (issue 16)
+
+_SIGNAL_SCRIPT = r"""
+import os, signal, sys, time
+mode, argv = sys.argv[1], sys.argv[2:]
+if mode == "import":
+    # the signal arrives while the start-up imports are running
+    def hook(event, args):
+        if event == "import" and args[0] == "scipy.sparse":
+            os.kill(os.getpid(), signal.SIGINT)
+    sys.addaudithook(hook)
+else:
+    import numpy.lib.format as fmt
+    write = fmt.write_array
+    calls = []
+    def slow_write(*a, **k):
+        calls.append(1)
+        if len(calls) == 2:   # in the middle of the archive
+            os.kill(os.getpid(), getattr(signal, mode))
+            time.sleep(5)
+        return write(*a, **k)
+    fmt.write_array = slow_write
+from semisvm.__main__ import main
+sys.exit(main(argv))
+"""
+
+
+def _run_signal(mode, argv):
+    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
+    return subprocess.run([sys.executable, "-c", _SIGNAL_SCRIPT, mode, *argv],
+                          capture_output=True, text=True, timeout=300, env=env)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("sig, status, word", [("SIGTERM", 143, "terminated"),
+                                               ("SIGINT", 130, "interrupted")])
+def test_signal_during_save_cleans_up(sig, status, word, files, trained, tmp_path):
+    model = tmp_path / "m.model"
+    model.write_bytes(trained.read_bytes())
+    proc = _run_signal(sig, ["train", "-q", str(files[0]), str(model)])
+    assert proc.returncode == status, proc.stderr
+    assert proc.stderr.strip() == f"semisvm train: {word}"
+    assert os.listdir(tmp_path) == ["m.model"]               # no temporary file
+    assert model.read_bytes() == trained.read_bytes()        # previous model kept
+
+
+@pytest.mark.slow
+def test_sigint_during_start_up_imports_no_traceback(files, tmp_path):
+    proc = _run_signal("import", ["train", "-q", str(files[0]),
+                                  str(tmp_path / "m.model")])
+    assert proc.returncode == 130, proc.stderr
+    assert proc.stderr.strip() == "semisvm train: interrupted"
+    assert os.listdir(tmp_path) == []
+
+
+@pytest.mark.slow
+def test_sigkill_leftover_removed_by_next_save(files, tmp_path):
+    model = tmp_path / "m.model"
+    proc = _run_signal("SIGKILL", ["train", "-q", str(files[0]), str(model)])
+    assert proc.returncode == -9
+    (left,) = os.listdir(tmp_path)
+    # identifiable: the target's name, the tag and the dead writer's pid
+    assert left.startswith(".m.model.semisvm-tmp-") and left.endswith(".tmp")
+    pid = int(left[len(".m.model.semisvm-tmp-"):].split("-")[0])
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
+    assert main(["train", "-q", str(files[0]), str(model)]) == 0
+    assert os.listdir(tmp_path) == ["m.model"]
+
+
+# -------------------------------------- one-line errors, exit 2 (issue 16)
+
+@pytest.mark.parametrize("ext", ["gz", "bz2"])
+def test_truncated_compressed_train_file(ext, files, tmp_path, capsys):
+    import bz2
+    import gzip
+    data = files[0].read_bytes()
+    packed = gzip.compress(data) if ext == "gz" else bz2.compress(data)
+    path = tmp_path / f"train.svm.{ext}"
+    path.write_bytes(packed[: len(packed) // 2])
+    status = main(["train", str(path), str(tmp_path / "m.model")])
+    _check_error(capsys, status, path, "truncated")
+    assert sorted(os.listdir(tmp_path)) == [path.name]
+
+
+def test_train_file_changed_while_read(files, tmp_path, capsys, monkeypatch):
+    import sklearn.datasets
+    path = tmp_path / "train.svm"
+    path.write_bytes(files[0].read_bytes())
+    real = sklearn.datasets.load_svmlight_file
+
+    def truncating(f, **kw):
+        out = real(f, **kw)
+        with open(path, "r+b") as fh:        # another process truncates it
+            fh.truncate(100)
+        return out
+
+    monkeypatch.setattr(sklearn.datasets, "load_svmlight_file", truncating)
+    status = main(["train", str(path), str(tmp_path / "m.model")])
+    _check_error(capsys, status, path, "changed (truncated or rewritten) while")
+
+
+_RLIMIT_CLI = r"""
+import resource, sys
+import semisvm.cli, sklearn.datasets, scipy.sparse, numpy
+with open("/proc/self/status") as f:
+    vm = next(int(l.split()[1]) * 1024 for l in f if l.startswith("VmSize:"))
+resource.setrlimit(resource.RLIMIT_AS, (vm + int(sys.argv[1]) * 2**20,
+                                        resource.RLIM_INFINITY))
+from semisvm.__main__ import main
+sys.exit(main(sys.argv[2:]))
+"""
+
+
+def _run_limited(megabytes, argv):
+    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
+    return subprocess.run([sys.executable, "-c", _RLIMIT_CLI, str(megabytes), *argv],
+                          capture_output=True, text=True, timeout=600, env=env)
+
+
+@pytest.mark.slow
+def test_feature_index_2_31_refused_with_memory_needed(tmp_path):
+    path = tmp_path / "train.svm"
+    path.write_text("1 1:1 2147483647:1\n-1 2:1\n1 3:1\n-1 1:2\n")
+    proc = _run_limited(300, ["train", str(path), str(tmp_path / "m.model")])
+    assert proc.returncode == 2, proc.stderr
+    err = proc.stderr.strip()
+    assert len(err.splitlines()) == 1 and "Traceback" not in err
+    assert str(path) in err
+    assert "not enough memory: needs 144.0 GiB" in err
+    assert "2147483647 features" in err
+    assert os.listdir(tmp_path) == ["train.svm"]
+
+
+@pytest.mark.slow
+def test_gzip_bomb_refused_in_one_line(tmp_path):
+    import gzip
+    path = tmp_path / "bomb.svm.gz"
+    with gzip.open(path, "wb", compresslevel=9) as f:
+        block = b"1 1:1 2:1 3:1\n" * 100_000
+        for _ in range(40):           # 4M rows, 56 MB of text from ~110 kB
+            f.write(block)
+    assert path.stat().st_size < 300_000
+    proc = _run_limited(120, ["train", str(path), str(tmp_path / "m.model")])
+    assert proc.returncode == 2, proc.stderr
+    err = proc.stderr.strip()
+    assert len(err.splitlines()) == 1 and "Traceback" not in err, err
+    assert str(path) in err and "not enough memory" in err
+    assert os.listdir(tmp_path) == ["bomb.svm.gz"]
+
+
+def test_non_finite_fit_is_not_saved(files, tmp_path, capsys, monkeypatch):
+    def nan_fit(self, X, y, **kw):
+        self.coef_ = np.full(X.shape[1], np.nan)
+        self.intercept_ = 0.0
+        self.classes_ = np.array([-1.0, 1.0])
+        self.n_features_in_ = X.shape[1]
+        return self
+    monkeypatch.setattr(LinearSVM, "fit", nan_fit)
+    status = main(["train", str(files[0]), str(tmp_path / "m.model")])
+    _check_error(capsys, status, files[0], "non-finite values in coef_")
+    assert os.listdir(tmp_path) == []
+
+
+def test_demo_save_writes_the_readme_files(tmp_path, capsys):
+    out = tmp_path / "ex"
+    assert main(["demo", "--save", str(out)]) == 0
+    assert "wrote" in capsys.readouterr().out
+    X, y = load_svmlight_file(str(out / "train.svm"), zero_based=False)
+    X_test, y_test = load_svmlight_file(str(out / "test.svm"), zero_based=False,
+                                        n_features=X.shape[1])
+    assert X.shape[1] == 64 and X.shape[0] + X_test.shape[0] == 1077
+    assert set(np.unique(y)) == {-1.0, 0.0, 1.0} and np.sum(y != 0) == 20
+    assert set(np.unique(y_test)) == {-1.0, 1.0}
+    assert main(["train", "-a", "tsvm", "-q", str(out / "train.svm"),
+                 str(out / "m")]) == 0
+    assert main(["predict", str(out / "test.svm"), str(out / "m"),
+                 str(out / "p.txt")]) == 0
+    acc = float(capsys.readouterr().err.split("accuracy ")[1].split("%")[0])
+    assert acc > 85.0
+    assert main(["demo", "--save", str(out / "train.svm" / "x")]) == 2
+    assert "--save directory" in capsys.readouterr().err
+
+
+def test_linear_multiclass_train_predict(tmp_path, capsys):
+    X, digit = load_digits(return_X_y=True)
+    X, y = X[:500] / 16.0, digit[:500] + 1.0        # labels 1..10 (0 = unlabeled)
+    y_file = y.copy()
+    y_file[::4] = 0
+    dump_svmlight_file(X, y_file, str(tmp_path / "tr.svm"), zero_based=False)
+    model, pred = tmp_path / "m", tmp_path / "p.txt"
+    assert main(["train", "-a", "linear", "--lam", "0.01", "-q",
+                 str(tmp_path / "tr.svm"), str(model)]) == 0
+    assert main(["predict", str(tmp_path / "tr.svm"), str(model), str(pred)]) == 0
+    api = LinearSVM(lam=0.01).fit(X[y_file != 0], y[y_file != 0])
+    loaded = semisvm.load(model)
+    assert loaded.coef_.shape == (10, 64)
+    np.testing.assert_array_equal(loaded.coef_, api.coef_)
+    # more than two classes: one label per row (decision values are (n, 10))
+    np.testing.assert_array_equal(np.loadtxt(pred), api.predict(X))

@@ -153,6 +153,23 @@ def test_linearsvm_distributed_equals_in_memory(client, kind):
                                rtol=1e-7, atol=1e-9)
 
 
+def test_linearsvm_one_vs_rest_distributed_equals_in_memory(client):
+    X, _ = _text(seed=5)
+    rng = np.random.default_rng(5)
+    score = np.asarray(X @ rng.standard_normal(X.shape[1])).ravel()
+    y = np.digitize(score, np.quantile(score, [1 / 3, 2 / 3])) + 1      # 1, 2, 3
+    kw = dict(lam=0.2, newton="cgls", tol=1e-9, class_weight="balanced")
+    ref = LinearSVM(**kw).fit(X, y)
+    dist = LinearSVM(**kw).fit(_dask(X), da.from_array(y, chunks=CHUNKS))
+    assert ref.coef_.shape == dist.coef_.shape == (3, X.shape[1])
+    for r_d, r_m in zip(dist.result_, ref.result_):
+        assert r_d.objective == pytest.approx(r_m.objective, rel=1e-8)
+    np.testing.assert_allclose(dist.coef_, ref.coef_, rtol=1e-5, atol=1e-8)
+    scores = dist.decision_function(_dask(X))
+    assert scores.shape == (X.shape[0], 3)
+    np.testing.assert_array_equal(dist.predict(_dask(X)).compute(), ref.predict(X))
+
+
 def test_l2svm_mfn_distributed_cholesky_and_float32(client):
     X, y = _text(n=800, d=20, seed=3)
     for dtype, rel in ((np.float64, 1e-8), (np.float32, 1e-5)):

@@ -1,9 +1,13 @@
 """Model files: semisvm.save / semisvm.load (no pickle, atomic, validated)."""
 import dataclasses
+import io
 import json
 import os
 import pickle
 import re
+import stat
+import subprocess
+import sys
 import zipfile
 from pathlib import Path
 
@@ -340,3 +344,137 @@ def test_model_files_of_the_previous_layout_load_and_agree(name):
     assert np.array_equal(model.coef_, fresh.coef_)
     assert model.intercept_ == fresh.intercept_
     assert np.array_equal(model.decision_function(X), fresh.decision_function(X))
+
+
+# ------------------------------------------------------------ issue 16
+
+def _with_member(path, meta_edit, member_writer):
+    """Rewrite a model file: metadata edited, one member written by a callback."""
+    with zipfile.ZipFile(path) as zf:
+        members = {m: zf.read(m) for m in zf.namelist()}
+    meta = json.loads(members.pop(sio.METADATA_MEMBER))
+    member = meta_edit(meta)
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as z:
+        z.writestr(sio.METADATA_MEMBER, json.dumps(meta))
+        for name, data in members.items():
+            if name != member:
+                z.writestr(name, data)
+        with z.open(member, "w", force_zip64=True) as f:
+            member_writer(f)
+
+
+def test_load_refuses_member_inflating_beyond_its_stored_size(fitted, tmp_path):
+    """A small file whose array member inflates far beyond it is refused unread."""
+    path = tmp_path / "m.model"
+    semisvm.save(fitted, path)
+    n = 200 * 2**20 // 8   # 200 MB of zeros (deflate: about 200 kB)
+
+    def edit(meta):
+        meta["estimator"]["state"]["coef_"].update(shape=[n])
+        return meta["estimator"]["state"]["coef_"]["member"]
+
+    def write(f):
+        np.lib.format.write_array_header_1_0(
+            f, {"descr": "<f8", "fortran_order": False, "shape": (n,)})
+        block = bytes(2**22)
+        for _ in range(n * 8 // len(block)):
+            f.write(block)
+
+    _with_member(path, edit, write)
+    assert path.stat().st_size < 2**20
+    with pytest.raises(ValueError, match=r"inflates from \d+ to 2097\d+ bytes"):
+        semisvm.load(path)
+
+
+def test_load_checks_memory_before_reading_a_member(fitted, tmp_path, monkeypatch):
+    path = tmp_path / "m.model"
+    semisvm.save(fitted, path)
+    from semisvm import _validation
+    monkeypatch.setattr(_validation, "memory_budget", lambda: (100.0, "RLIMIT_AS limit"))
+    with pytest.raises(ValueError, match=r"not enough memory: needs .* for "
+                                         r"model\.\w+: member arrays/"):
+        semisvm.load(path)
+
+
+@pytest.mark.parametrize("attr", ["predict", "decision_function", "fit", "get_params",
+                                  "_solve", "plain"])
+def test_load_refuses_attribute_shadowing_the_class(attr, fitted, tmp_path):
+    path = tmp_path / "m.model"
+    semisvm.save(fitted, path)
+
+    def edit(meta):
+        meta["estimator"]["state"][attr] = {"kind": "json", "value": 1}
+    _rewrite(path, edit_meta=edit)
+    with pytest.raises(ValueError, match=f"'{attr}' is not a fitted attribute of "
+                                         "LinearSVM"):
+        semisvm.load(path)
+
+
+@pytest.mark.parametrize("what", ["classes_nan", "classes_repeated", "coef_inf",
+                                  "intercept_nan"])
+def test_load_refuses_non_finite_or_invalid_fitted_values(what, fitted, tmp_path):
+    path = tmp_path / "m.model"
+    semisvm.save(fitted, path)
+    state = json.loads(zipfile.ZipFile(path).read(sio.METADATA_MEMBER))[
+        "estimator"]["state"]
+    attr = what.split("_")[0] + "_"
+    node = state[attr]
+    value = {"classes_nan": np.array([-1.0, np.nan]),
+             "classes_repeated": np.array([1.0, 1.0]),
+             "coef_inf": np.where(np.arange(64) == 3, np.inf, fitted.coef_),
+             "intercept_nan": np.float64(np.nan)}[what]
+    if node["kind"] == "float":   # a Python float in the JSON
+        _rewrite(path, edit_meta=lambda m: m["estimator"]["state"][attr].update(
+            value="nan"))
+        with pytest.raises(ValueError, match=f"model.{attr}: non-finite"):
+            semisvm.load(path)
+        return
+    value = value.astype(node["dtype"]) if node["kind"] == "ndarray" else value
+
+    def swap(members):
+        buf = io.BytesIO()
+        np.lib.format.write_array(buf, np.asarray(value), allow_pickle=False)
+        members[node["member"]] = buf.getvalue()
+
+    def meta(m):
+        m["estimator"]["state"][attr].update(shape=list(np.shape(value)),
+                                             dtype=np.asarray(value).dtype.str)
+    _rewrite(path, edit_meta=meta, edit_arrays=swap)
+    match = "repeated labels" if what == "classes_repeated" else "non-finite"
+    with pytest.raises(ValueError, match=f"model.{attr}: {match}"):
+        semisvm.load(path)
+
+
+def test_stale_temporaries_of_dead_savers_removed(fitted, tmp_path):
+    path = tmp_path / "m.model"
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True).stdout.strip()
+    stale = tmp_path / f".m.model.semisvm-tmp-{dead}-abc.tmp"
+    alive = tmp_path / f".m.model.semisvm-tmp-{os.getppid()}-abc.tmp"
+    other = tmp_path / f".other.model.semisvm-tmp-{dead}-abc.tmp"
+    for p in (stale, alive, other):
+        p.write_bytes(b"partial")
+    semisvm.save(fitted, path)
+    assert sorted(os.listdir(tmp_path)) == sorted(["m.model", alive.name, other.name])
+
+
+def test_atomic_open_rules(tmp_path):
+    # non-regular targets are written directly
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    assert sio.is_stream_target(fifo) and sio.is_stream_target("-")
+    assert sio.is_stream_target("/dev/null") and sio.is_stream_target("/dev/stdout")
+    assert not sio.is_stream_target(tmp_path / "new")
+    with sio.atomic_open("/dev/null", "w") as f:
+        f.write("x")
+    assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
+    # a read-only regular file (no write bit) is refused, even for root
+    ro = tmp_path / "ro"
+    ro.write_text("keep")
+    os.chmod(ro, 0o444)
+    with pytest.raises(PermissionError, match="read-only"):
+        with sio.atomic_open(ro, "w") as f:
+            f.write("new")
+    assert ro.read_text() == "keep"
+    assert sio.same_file(ro, tmp_path / "." / "ro")
+    assert not sio.same_file(ro, tmp_path / "missing")

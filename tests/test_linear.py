@@ -109,8 +109,7 @@ def test_linearsvm_warns_when_max_iter_is_hit():
     "X, y, exc, match",
     [
         (np.ones((4, 2)), [1, 1, 1, 1], ValueError, "needs 2 classes"),
-        (np.ones((6, 2)), [0, 1, 2, 0, 1, 2], ValueError,
-         "Only binary classification is supported"),
+        (np.ones((6, 2)), [[0, 1]] * 6, ValueError, "y should be a 1d array"),
         (np.ones((4, 2)), [0.5, 1.5, 0.2, 1], ValueError, "Unknown label type"),
         (np.ones((4, 2)), [0, 1, 0], ValueError, "inconsistent numbers of samples"),
         (np.array([[1.0, np.inf], [0, 1]]), [0, 1], ValueError, "infinity"),
@@ -202,7 +201,7 @@ def test_mfn_reaches_the_lbfgs_optimum(dtype, container, weighted, fit_intercept
     costs = rng.rand(150) * 2 if weighted else None
     lam = 0.05
     res = l2svm_mfn(container(X.astype(dtype)), y, lam=lam, costs=costs, tol=1e-9,
-                    fit_intercept=fit_intercept, newton=newton)
+                    grad_tol=0, fit_intercept=fit_intercept, newton=newton)
     w_ref, b_ref, f_ref = l2svm_lbfgs(X, y, lam, costs, fit_intercept=fit_intercept)
     # float32 may stop on the relative objective test: its CGLS floor is 1e-5
     assert res.converged and (res.status == "optimal" or dtype == np.float32)
@@ -344,15 +343,73 @@ def test_mfn_rejects_bad_data():
         l2svm_mfn(X + 1j, y)
 
 
-def test_mfn_threads_agree_and_are_reproducible(dtype):
+@pytest.mark.parametrize("newton", ["auto", "cgls"])
+def test_mfn_has_the_same_bits_for_any_thread_count(dtype, newton):
+    from semisvm._core._cgls import _set_blocking
     X, y = make_classification(n=3000, d=40, seed=12, density=0.3)
     S = sp.csr_matrix(X.astype(dtype))
-    one = l2svm_mfn(S, y, lam=0.05, n_jobs=1)
-    two = l2svm_mfn(S, y, lam=0.05, n_jobs=2)
-    again = l2svm_mfn(S, y, lam=0.05, n_jobs=2)
+    old = _set_blocking(2000, 6)      # several row blocks even at this size
+    try:
+        res = [l2svm_mfn(S, y, lam=0.05, n_jobs=k, newton=newton, grad_tol=0)
+               for k in (1, 2, 3, 2)]
+    finally:
+        _set_blocking(*old)
+    one = l2svm_mfn(S, y, lam=0.05, newton=newton, grad_tol=0)   # one block
+    for r in res[1:]:
+        assert r.coef.tobytes() == res[0].coef.tobytes()
+        assert r.decision.tobytes() == res[0].decision.tobytes()
+        assert r.n_cg_iter == res[0].n_cg_iter
     tol = 1e-6 if dtype == np.float64 else 1e-3
-    np.testing.assert_allclose(two.coef, one.coef, rtol=tol, atol=tol)
-    assert two.coef.tobytes() == again.coef.tobytes()
+    np.testing.assert_allclose(res[0].coef, one.coef, rtol=tol, atol=tol)
+
+
+def _liblinear_scale(y):
+    n_pos = int(np.sum(y > 0))
+    return max(min(n_pos, y.size - n_pos), 1) / y.size
+
+
+@pytest.mark.parametrize("grad_tol", [0.01, 1e-3])
+def test_mfn_default_stops_on_liblinears_gradient_test(grad_tol):
+    X, y = make_classification(n=2000, d=300, seed=4, density=0.05)
+    S = sp.csr_matrix(X)
+    lam = 0.01
+    res = l2svm_mfn(S, y, lam=lam, **({} if grad_tol == 0.01 else {"grad_tol": grad_tol}))
+    assert res.status == "gradient" and res.converged and res.n_cg_iter > 0
+    g = l2svm_gradient(X, y, res.coef, res.intercept, lam)
+    g0 = l2svm_gradient(X, y, np.zeros(300), 0.0, lam)
+    bound = grad_tol * _liblinear_scale(y) * np.linalg.norm(g0)
+    assert np.linalg.norm(g) <= bound
+    # it stopped at the first iterate passing the test, not later
+    assert res.n_iter >= 1
+    prev = l2svm_mfn(S, y, lam=lam, grad_tol=grad_tol, max_iter=res.n_iter)
+    assert prev.coef.tobytes() == res.coef.tobytes()
+    if res.n_iter > 1:
+        early = l2svm_mfn(S, y, lam=lam, grad_tol=grad_tol, max_iter=res.n_iter - 1)
+        ge = l2svm_gradient(X, y, early.coef, early.intercept, lam)
+        assert np.linalg.norm(ge) > bound
+    # grad_tol=0: the reference implementation's finite termination
+    exact = l2svm_mfn(S, y, lam=lam, grad_tol=0)
+    assert exact.status == "optimal"
+    assert res.objective >= exact.objective
+    assert res.objective == pytest.approx(exact.objective, rel=1e-3)
+
+
+def test_mfn_default_objective_is_within_liblinears_default():
+    liblinearutil = pytest.importorskip("liblinear.liblinearutil")
+    X, y = make_classification(n=3000, d=400, seed=8, density=0.05)
+    S = sp.csr_matrix(X)
+    lam = 0.05
+    res = l2svm_mfn(S, y, lam=lam)
+    assert res.status == "gradient"
+    model = liblinearutil.train(
+        liblinearutil.problem(y, S, bias=1),
+        liblinearutil.parameter(f"-s 2 -c {1 / (2 * lam)!r} -B 1 -q"))
+    wf = np.ctypeslib.as_array(model.w, (401,)).copy()
+    if model.get_labels()[0] != 1:
+        wf = -wf
+    f_ll = l2svm_objective(X, y, wf[:400], wf[400], lam)
+    f = l2svm_objective(X, y, res.coef, res.intercept, lam)
+    assert f <= f_ll * (1 + 1e-6)
 
 
 @pytest.mark.parametrize("n_jobs, match", [(0, "non-zero"), (1.5, "integer")])
@@ -371,7 +428,7 @@ def test_mfn_cholesky_handles_repeated_column_indices_in_a_row():
     indptr = S.indptr * 2
     dup = sp.csr_matrix((data, indices, indptr), shape=S.shape)
     dup.has_canonical_format = False
-    ref = l2svm_mfn(X, y, lam=0.1, newton="cgls", tol=1e-10)
+    ref = l2svm_mfn(X, y, lam=0.1, newton="cgls", tol=1e-10, grad_tol=0)
     res = l2svm_mfn(dup, y, lam=0.1, newton="cholesky")
     np.testing.assert_allclose(res.coef, ref.coef, rtol=1e-7, atol=1e-9)
 
@@ -1031,3 +1088,90 @@ def test_cholesky_newton_steps_match_cgls(monkeypatch):
     np.testing.assert_array_equal(direct_tsvm.labels, cg_tsvm.labels)
     assert direct_tsvm.objective == pytest.approx(cg_tsvm.objective, rel=1e-6)
     assert direct_da.objective == pytest.approx(cg_da.objective, rel=1e-3)
+
+
+# ---------------------------------------------------------------------------
+# LinearSVM with more than two classes: one-vs-rest (issue 18)
+
+def _three_classes(n=240, d=12, seed=0):
+    rng = np.random.default_rng(seed)
+    centers = 2.0 * rng.standard_normal((3, d))
+    y = rng.integers(0, 3, n)
+    X = centers[y] + rng.standard_normal((n, d))
+    return X, np.array(["a", "b", "c"])[y]
+
+
+def test_linearsvm_one_vs_rest_matches_liblinear_objective():
+    # independent reference: LinearSVC (LIBLINEAR -s 1/-s 2 squared hinge)
+    # solves lam * (1/2 ||[w, b]||^2 + C sum l2) per class with C = 1/(2 lam)
+    from sklearn.svm import LinearSVC
+
+    X, y = _three_classes()
+    lam = 0.05
+    clf = LinearSVM(lam=lam).fit(X, y)
+    ref = LinearSVC(C=1 / (2 * lam), tol=1e-10, max_iter=100_000,
+                    intercept_scaling=1.0).fit(X, y)
+    assert clf.coef_.shape == (3, X.shape[1]) and clf.intercept_.shape == (3,)
+    np.testing.assert_array_equal(clf.classes_, ref.classes_)
+    np.testing.assert_allclose(clf.coef_, ref.coef_, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(clf.intercept_, ref.intercept_, rtol=1e-4, atol=1e-5)
+    np.testing.assert_array_equal(clf.predict(X), ref.predict(X))
+    assert len(clf.result_) == 3 and all(r.converged for r in clf.result_)
+    assert clf.n_iter_ == max(r.n_iter for r in clf.result_)
+
+
+def test_linearsvm_one_vs_rest_is_k_binary_fits():
+    X, y = _three_classes(seed=1)
+    w = np.random.default_rng(1).random(X.shape[0]) + 0.5
+    clf = LinearSVM(lam=0.1, class_weight={"a": 2.0, "b": 1.0, "c": 0.5}).fit(
+        X, y, sample_weight=w)
+    cw = np.array([2.0, 1.0, 0.5])[np.searchsorted(clf.classes_, y)]
+    scores = clf.decision_function(X)
+    assert scores.shape == (X.shape[0], 3)
+    for k, c in enumerate(clf.classes_):
+        res = l2svm_mfn(X, np.where(y == c, 1.0, -1.0), lam=0.1, costs=w * cw)
+        np.testing.assert_array_equal(clf.coef_[k], res.coef)
+        assert clf.intercept_[k] == res.intercept
+        np.testing.assert_allclose(scores[:, k], X @ res.coef + res.intercept)
+    np.testing.assert_array_equal(clf.predict(X), clf.classes_[scores.argmax(1)])
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_linearsvm_one_vs_rest_dense_csr_same_bits(dtype):
+    X, y = _three_classes(seed=2)
+    X = X.astype(dtype)
+    dense = LinearSVM(lam=0.1, newton="cgls").fit(X, y)
+    csr = LinearSVM(lam=0.1, newton="cgls").fit(sp.csr_matrix(X), y)
+    assert dense.coef_.dtype == dtype
+    if dtype == np.float64:
+        np.testing.assert_allclose(dense.coef_, csr.coef_, rtol=1e-10, atol=1e-12)
+    for a, b in zip(dense.result_, csr.result_):    # float32: solved to 1e-5
+        assert a.objective == pytest.approx(b.objective, rel=1e-4 if dtype ==
+                                            np.float32 else 1e-12)
+    np.testing.assert_array_equal(dense.predict(X), csr.predict(sp.csr_matrix(X)))
+    again = LinearSVM(lam=0.1, newton="cgls").fit(X, y)
+    np.testing.assert_array_equal(dense.coef_, again.coef_)     # same input, same bits
+    with pytest.warns(ConvergenceWarning, match="max_iter=1"):
+        LinearSVM(lam=1e-4, max_iter=1).fit(X, y)
+
+
+def test_tsvm_and_da_keep_the_former_single_block_arithmetic():
+    # TSVM/DA pin one_pass=False, blocked=False on their rows (the papers'
+    # tables keep their digits): cutting passes into blocks changes nothing
+    from semisvm._core._cgls import _set_blocking
+    rng = np.random.RandomState(0)
+    X = sp.random(1500, 2100, density=0.02, format="csr", random_state=rng)
+    y = np.zeros(1500)
+    lab = rng.choice(1500, 100, replace=False)
+    y[lab] = np.where(X[lab].sum(axis=1).A.ravel() > np.median(X[lab].sum(axis=1)), 1, -1)
+    runs = []
+    for blocking in (None, (1, 8)):
+        old = _set_blocking(*blocking) if blocking else None
+        try:
+            runs.append((linear.tsvm(X, ssl01(y), lam=1e-2, lam_u=1.0),
+                         linear.da_s3vm(X, ssl01(y), lam=1e-2, lam_u=1.0)))
+        finally:
+            if old:
+                _set_blocking(*old)
+    for a, b in zip(*runs):
+        assert a.coef.tobytes() == b.coef.tobytes()

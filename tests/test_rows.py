@@ -210,3 +210,117 @@ def test_set_label_costs_is_the_numpy_assignment(dtype):
     ref_n[idx_u] = np.where(yu < 0, cu, 0)
     set_label_costs(idx_u, yu, cu, cpos, cneg)
     assert np.array_equal(cpos, ref_p) and np.array_equal(cneg, ref_n)
+
+
+# --- the driver-side line search (row blocks, Dask) without Dask (issue 21) --
+
+def _ray_events(w, wbar, lam, o, obar, cpos, cneg, hi=np.inf):
+    """The regulariser's and the rows' slope at 0 and every break point, as a
+    block driver gathers them (``_mfn.ls_bins`` / ``ls_events``)."""
+    L0, R0, *_ = K.ls_bins(o, obar, cpos, cneg, np.array([1.0]))
+    d = wbar - w
+    L0 += lam * float(w @ d)
+    R0 += lam * float(d @ d)
+    ev = K.ls_events(o, obar, cpos, cneg, 0.0, hi, 0)
+    return L0, R0, ev
+
+
+@pytest.mark.parametrize("case", ["past_last", "between", "random"])
+def test_scan_events_is_the_compiled_line_search(case):
+    from semisvm._core._linesearch import _line_search_py
+    from semisvm._rows import scan_events
+    # the bracket [0, hi) the driver gathers (the root lies below hi)
+    if case == "past_last":    # root 1.2 past the last break point (1/4) below 2
+        args = (np.zeros(1), np.ones(1), 1.0, np.array([0.0, -2.0]),
+                np.array([4.0, -1.5]), np.ones(2), np.zeros(2))
+        hi = 2.0
+    elif case == "between":    # root between the break points 1/4 and 1/2
+        args = (np.zeros(1), np.ones(1), 1.0, np.array([0.0, 0.0, -1.0]),
+                np.array([4.0, 2.0, -0.9]), np.ones(3), np.zeros(3))
+        hi = 1.0
+    else:
+        hi = np.inf
+        rng = np.random.default_rng(2)
+        n = 80
+        c, p = rng.random(n), rng.random(n)
+        args = (rng.standard_normal(5), rng.standard_normal(5), 0.03,
+                2 * rng.standard_normal(n), 2 * rng.standard_normal(n), c * p,
+                c * (1 - p))
+    L0, R0, ev = _ray_events(*args, hi=hi)
+    assert L0 < 0 < R0
+    got = scan_events(L0, R0, *ev)
+    assert got == pytest.approx(_line_search_py(*args), rel=1e-12)
+    if case == "past_last":
+        assert got == pytest.approx(1.2, rel=1e-14)
+
+
+@pytest.mark.parametrize("k", [1, 4])
+def test_cgls_twin_stops_as_the_compiled_cgls(k):
+    # the driver-side CGLS (used over Dask row blocks) tested without Dask:
+    # the iteration cap, the tolerance and the forcing term stop it at the
+    # compiled loop's iteration, with the same iterate to rounding
+    from semisvm._core._cgls import _cgls_py
+    from semisvm._rows import cgls_twin
+    rng = np.random.RandomState(5)
+    n, d, lam = 120, 30, 0.05
+    X = rng.randn(n, d) * rng.rand(d) * 3
+    a, t = rng.rand(n) + 0.5, np.sign(rng.randn(n))
+    Xa = np.c_[X, np.ones(n)]
+    H = Xa.T @ (a[:, None] * Xa)
+
+    def prod(p):
+        u = H @ p
+        return u, float(p @ u)
+
+    rhs, diag = Xa.T @ (a * t), np.einsum("ij,ij,i->j", Xa, Xa, a)
+    for tol, eta, cap in ((1e-14, 0.0, k), (None, 0.0, 100), (1e-14, None, 100)):
+        # tol / eta: the compiled loop's stop after exactly k iterations
+        if tol is None or eta is None:
+            b = np.zeros(d + 1)
+            _, n_ref = _cgls_py(RowData(X), 1.0, np.arange(n, dtype=np.int32), a, t,
+                                lam, b, np.zeros(n), 1e-14, k)
+            bb = np.zeros(d + 1)
+            r_k = np.linalg.norm(rhs - H @ b - lam * b)
+            if k > 1:
+                _cgls_py(RowData(X), 1.0, np.arange(n, dtype=np.int32), a, t, lam,
+                         bb, np.zeros(n), 1e-14, k - 1)
+            r_km1 = np.linalg.norm(rhs - H @ bb - lam * bb)
+            mid = np.sqrt(r_k * r_km1) / np.linalg.norm(rhs)
+            tol, eta = (mid, 0.0) if tol is None else (1e-14, mid)
+        beta_c = np.zeros(d + 1)
+        st_c, it_c = _cgls_py(RowData(X), 1.0, np.arange(n, dtype=np.int32), a, t,
+                              lam, beta_c, np.zeros(n), tol, cap, eta=eta)
+        beta_t = np.zeros(d + 1)
+        st_t, it_t = cgls_twin(prod, rhs, rhs.copy(), diag, beta_t, lam, tol, eta, cap)
+        assert (st_t, it_t) == (st_c, it_c)
+        assert it_c == k
+        np.testing.assert_allclose(beta_t, beta_c, rtol=1e-8, atol=1e-12)
+
+
+@pytest.mark.parametrize("cold_start", [False, True])
+def test_python_loop_relative_stop_is_the_compiled_one(cold_start):
+    # a relative tolerance that binds (CG capped at 3 iterations, no finite
+    # termination): the Python loop must stop at the compiled loop's iteration
+    rng = np.random.RandomState(3)
+    X = rng.randn(200, 20)
+    y = np.sign(X @ rng.randn(20) + 0.3 * rng.randn(200))
+    cpos, cneg = np.where(y > 0, 1.0, 0.0), np.where(y < 0, 1.0, 0.0)
+    kw = dict(tol=1e-12, max_iter=60, cg_max_iter=3, cold_start=cold_start)
+    B = LocalRows(RowData(X), 1.0, cpos.copy(), cneg.copy())
+    hobj = mfn_loop(B, np.zeros(21), 1e-3, rel_tol=0.0, **kw)[4]
+    ratios = -np.diff(hobj) / np.abs(hobj[1:])
+    # a step k >= 1 whose decrease is a new low: rel between it and the others
+    k = next(j for j in range(1, len(ratios)) if ratios[j] < 0.5 * ratios[:j].min())
+    assert ratios[k] > 0
+    rel = float(np.sqrt(ratios[k] * ratios[:k].min()))
+    outs = []
+    for cls in (LocalRows, _PythonRows):
+        B = cls(RowData(X), 1.0, cpos.copy(), cneg.copy())
+        w = np.zeros(21)
+        outs.append(mfn_loop(B, w, 1e-3, rel_tol=rel, **kw))
+    (n1, _, st1, *_), (n2, _, st2, *_) = outs
+    assert st1 == st2 == 1 and n1 == n2
+    if not cold_start:
+        assert n1 == k + 1
+    else:       # the loose phase goes on after its first small decrease
+        assert n1 > k + 1

@@ -1,4 +1,6 @@
 """check_X: the fast return for already valid arrays keeps every error."""
+import re
+
 import numpy as np
 import pytest
 
@@ -8,15 +10,13 @@ from semisvm._validation import check_X
 @pytest.mark.parametrize("bad, match", [
     (np.array([[np.nan, 1.0]]), "NaN"),
     (np.array([[np.inf, 1.0]]), "infinity"),
-    (np.full((2, 2), 1e308), None),       # finite, but the sum overflows
+    # finite, but the sum overflows: the full check runs, and the squared row
+    # norms overflow too (issue 16: refused, the solvers would return NaN)
+    (np.full((2, 2), 1e308), "squared norm of a row"),
     (np.zeros((0, 3)), "0 sample"),
     (np.zeros((3, 0)), "0 feature"),
 ])
 def test_check_X_fast_path_keeps_the_errors(bad, match):
-    if match is None:
-        # the full check runs and accepts it
-        assert check_X(bad) is bad
-        return
     with pytest.raises(ValueError, match=match):
         check_X(bad)
 
@@ -28,3 +28,225 @@ def test_check_X_returns_valid_arrays_as_they_are(dtype):
     F = np.asfortranarray(np.arange(12.0).reshape(3, 4))
     assert check_X(F).flags.c_contiguous
     assert check_X(np.arange(6).reshape(2, 3)).dtype == np.float64
+
+
+# ---- issue 16: sparse structure and value scale ----
+
+def _csr_bad(kind):
+    import scipy.sparse as sp_
+    X = sp_.csr_matrix(np.arange(1.0, 13.0).reshape(4, 3))
+    if kind == "neg":
+        X.indices[2] = -1
+    elif kind == "big":
+        X.indices[2] = 3
+    elif kind == "indptr_dec":
+        X.indptr[2] = X.indptr[3] + 1
+    elif kind == "indptr_past":
+        X.indptr[-1] = X.indices.size + 1
+    elif kind == "indptr_start":
+        X.indptr[0] = 1
+    elif kind == "indptr_len":
+        X.indptr = X.indptr[:-1]
+    elif kind == "data_len":
+        X.data = X.data[:-1]
+    return X
+
+
+@pytest.mark.parametrize("kind,message", [
+    ("neg", "column index -1 outside [0, 3)"),
+    ("big", "column index 3 outside [0, 3)"),
+    ("indptr_dec", "indptr decreases at row"),
+    ("indptr_past", "but there are only 12 stored indices"),
+    ("indptr_start", "indptr[0] is 1"),
+    ("indptr_len", "indptr has 4 entries, expected 5"),
+    ("data_len", "data has shape"),
+])
+def test_malformed_csr_refused_naming_the_problem(kind, message):
+    from semisvm._validation import as_csr32, check_sparse_structure
+    X = _csr_bad(kind)
+    for f in (check_sparse_structure, as_csr32, check_X):
+        with pytest.raises(ValueError, match=re.escape(message)) as info:
+            f(X, "Xtrain")
+        assert str(info.value).startswith("Xtrain is a malformed sparse matrix")
+
+
+def test_malformed_csc_coo_bsr_refused_before_conversion():
+    import scipy.sparse as sp_
+
+    from semisvm._validation import check_sparse_structure
+    A = np.arange(1.0, 13.0).reshape(4, 3)
+    C = sp_.csc_matrix(A)
+    C.indices[0] = 4  # row index of a CSC matrix
+    with pytest.raises(ValueError, match="row index 4 outside"):
+        check_sparse_structure(C)
+    O = sp_.coo_matrix(A)
+    O.row[0] = -2
+    with pytest.raises(ValueError, match="row index -2 outside"):
+        check_sparse_structure(O)
+    B = sp_.bsr_matrix(A, blocksize=(2, 1))
+    B.indices[0] = 3
+    with pytest.raises(ValueError, match="block column index 3 outside"):
+        check_sparse_structure(B)
+
+
+def test_int64_index_beyond_int32_refused_not_wrapped():
+    import scipy.sparse as sp_
+
+    from semisvm._validation import as_csr32
+    X = sp_.csr_matrix(np.eye(3))
+    X.indices = X.indices.astype(np.int64)
+    X.indptr = X.indptr.astype(np.int64)
+    X.indices[1] = 2**32 + 1  # astype(int32) would wrap it to 1
+    with pytest.raises(ValueError, match="column index 4294967297 outside"):
+        as_csr32(X)
+
+
+def test_stored_entries_past_indptr_are_dropped():
+    import scipy.sparse as sp_
+
+    from semisvm._validation import as_csr32
+    X = sp_.csr_matrix(np.eye(3))
+    X2 = sp_.csr_matrix((np.r_[X.data, 7.0], np.r_[X.indices, 99].astype(np.int32),
+                         X.indptr), shape=(3, 3))
+    Y = as_csr32(X2)
+    assert Y.data.shape == (3,) and Y.indices.shape == (3,)
+    np.testing.assert_array_equal(Y.toarray(), np.eye(3))
+
+
+def test_valid_csr_passes_unchanged():
+    import scipy.sparse as sp_
+
+    from semisvm._validation import as_csr32
+    X = sp_.random(50, 20, density=0.2, format="csr", random_state=0)
+    X.indices = X.indices.astype(np.int32)
+    X.indptr = X.indptr.astype(np.int32)
+    Y = as_csr32(X)
+    assert Y is X
+
+
+@pytest.mark.parametrize("dtype,value", [(np.float64, 1e200), (np.float32, 1e19)])
+def test_entries_whose_squared_norm_overflows_are_refused(dtype, value):
+    import scipy.sparse as sp_
+    X = np.ones((5, 4), dtype=dtype)
+    X[2, 1] = value
+    with pytest.raises(ValueError, match="squared norm of a row .* overflows"):
+        check_X(X)
+    with pytest.raises(ValueError, match="rescale the features"):
+        check_X(sp_.csr_matrix(X))
+
+
+def test_large_but_safe_entries_are_accepted():
+    # above the cheap bound sqrt(max / (4 d)) but with a finite squared norm
+    X = np.zeros((3, 10**4))
+    X[0, 0] = 1e152
+    assert check_X(X) is X
+
+
+# ---- issue 16: memory refused up front (under resource.setrlimit) ----
+
+_RLIMIT_SCRIPT = r"""
+import resource, sys, numpy as np, scipy.sparse as sp
+import semisvm
+from semisvm.kernels import kernel_matrix
+from semisvm._validation import memory_budget
+with open("/proc/self/status") as f:
+    vm = next(int(l.split()[1]) * 1024 for l in f if l.startswith("VmSize:"))
+limit = vm + 400 * 2**20
+resource.setrlimit(resource.RLIMIT_AS, (limit, resource.RLIM_INFINITY))
+budget, source = memory_budget()
+assert source == "RLIMIT_AS limit" and budget < 500 * 2**20, (budget, source)
+n = 12000                        # an n x n float64 matrix: 1.07 GiB
+X = np.random.default_rng(0).standard_normal((n, 3))
+y = np.full(n, -1); y[0], y[1] = 0, 1
+for name, call in [
+        ("LapSVM", lambda: semisvm.LapSVM().fit(X, y)),
+        ("LapRLS", lambda: semisvm.LapRLS(solver="closed").fit(X, y)),
+        ("TVRLS", lambda: semisvm.TVRLS().fit(X, y)),
+        ("CheegerSVM", lambda: semisvm.CheegerSVM().fit(X, y)),
+        ("kernel_matrix", lambda: kernel_matrix(X, kernel="rbf")),
+        ("LinearSVM", lambda: semisvm.LinearSVM().fit(
+            sp.csr_matrix(([1.0, 1.0], ([0, 1], [0, 2**26 - 1])),
+                          shape=(2, 2**26)), [0, 1]))]:
+    try:
+        call()
+    except MemoryError as exc:
+        assert isinstance(exc, ValueError), name
+        print(name, "|", exc)
+    else:
+        print(name, "| FITTED")
+"""
+
+
+@pytest.mark.slow
+def test_n_by_n_allocations_refused_under_rlimit_as():
+    import subprocess
+    import sys
+    resource = pytest.importorskip("resource")
+    del resource
+    proc = subprocess.run([sys.executable, "-c", _RLIMIT_SCRIPT], capture_output=True,
+                          text=True, timeout=300,
+                          env={**__import__("os").environ, "OMP_NUM_THREADS": "1",
+                               "OPENBLAS_NUM_THREADS": "1"})
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    out = dict(line.split(" | ", 1) for line in proc.stdout.strip().splitlines())
+    assert set(out) == {"LapSVM", "LapRLS", "TVRLS", "CheegerSVM", "kernel_matrix",
+                        "LinearSVM"}
+    for name, msg in out.items():
+        assert msg.startswith("not enough memory: needs "), (name, msg)
+        assert "RLIMIT_AS limit" in msg, msg
+    assert "LapSVM on n=12000 samples: the 12000 x 12000 float64 kernel matrix" \
+        in out["LapSVM"]
+    assert "1152000000 bytes" in out["LapSVM"]          # 12000^2 x 8
+    assert "2304000000 bytes" in out["LapRLS"]          # and its linear system
+    assert "TVRLS on n=12000" in out["TVRLS"] and "CheegerSVM on n=12000" \
+        in out["CheegerSVM"]
+    assert "kernel_matrix: the 12000 x 12000" in out["kernel_matrix"]
+    assert "L2-SVM-MFN solver on 2 rows x 67108864 features" in out["LinearSVM"]
+
+
+def test_check_memory_message():
+    from semisvm._validation import NotEnoughMemoryError, check_memory
+    with pytest.raises(NotEnoughMemoryError,
+                       match=r"not enough memory: needs 1024\.0 GiB \(1099511627776 "
+                             r"bytes\) for Foo on n=1: the thing;"):
+        check_memory(2**40, "Foo on n=1: the thing")
+    check_memory(1024, "a kilobyte")  # fits
+
+
+# ---- issue 16: consistency and no silent NaN ----
+
+_ALL = ["LinearSVM", "TSVM", "DASVM", "LapSVM", "LapRLS", "PUSVM", "TVRLS", "TVSVM",
+        "CheegerRLS", "CheegerSVM"]
+
+
+@pytest.mark.parametrize("name", _ALL)
+def test_y_mixing_strings_and_minus_one_names_y(name):
+    import semisvm
+    X = np.random.default_rng(0).standard_normal((20, 3))
+    y = np.array(["a", "b"] + [-1] * 18, dtype=object)
+    kw = {"prior": 0.5} if name == "PUSVM" else {}
+    with pytest.raises(TypeError, match="^y mixes labels of types int, str"):
+        getattr(semisvm, name)(**kw).fit(X, y)
+
+
+@pytest.mark.parametrize("name", ["LapSVM", "LapRLS", "TVRLS", "TVSVM", "CheegerRLS",
+                                  "CheegerSVM"])
+def test_n_neighbors_not_below_n_samples_refused_by_every_graph_estimator(name):
+    import semisvm
+    X = np.random.default_rng(0).standard_normal((8, 2))
+    y = np.array([0, 1] + [-1] * 6)
+    with pytest.raises(ValueError, match="n_neighbors=8 must be smaller than the "
+                                         "number of training samples n=8"):
+        getattr(semisvm, name)(n_neighbors=8).fit(X, y)
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_pusvm_tiny_lam_refused_not_nan():
+    import semisvm
+    X = np.random.default_rng(0).standard_normal((40, 3))
+    y = np.where(X[:, 0] > 0, 1, -1)
+    y[::2] = -1
+    with pytest.raises(ValueError, match=r"lam=5e-324 is too small"):
+        semisvm.PUSVM(prior=0.5, lam=5e-324).fit(X, y)
+    assert np.all(np.isfinite(semisvm.PUSVM(prior=0.5, lam=1e-100, max_iter=1000).fit(X, y)
+                              .decision_function(X)))

@@ -74,3 +74,207 @@ def test_cgls_forcing_term_stops_early_with_status_2():
     beta2, o2 = np.zeros(61), np.zeros(n)
     status2, n_tight = _cgls_py(RowData(X), 1.0, active, a, t, 1e-3, beta2, o2, 1e-12, 500)
     assert status2 == 1 and n_tight > n_loose
+
+
+# --- row blocks, threads and the one-pass product ---------------------------
+
+from semisvm._core._cgls import _product_py, _set_blocking  # noqa: E402
+
+
+@pytest.fixture
+def small_blocks():
+    """Cut even small passes into (up to 5) row blocks, as large ones are."""
+    old = _set_blocking(1, 5)
+    yield
+    _set_blocking(*old)
+
+
+def _problem(dtype, sparse, n=300, d=40, seed=0):
+    import scipy.sparse as sp
+    rng = np.random.RandomState(seed)
+    X = (rng.randn(n, d) * (rng.rand(n, d) < 0.3)).astype(dtype)
+    a = (rng.rand(n) + 0.1).astype(dtype)
+    a[rng.rand(n) < 0.2] = 0          # some rows weigh nothing
+    active = np.sort(rng.choice(n, 2 * n // 3, replace=False)).astype(np.int32)
+    v = rng.randn(d + 1).astype(dtype)
+    return RowData(sp.csr_matrix(X) if sparse else X), X, a, active, v
+
+
+@pytest.mark.parametrize("sparse", [True, False])
+def test_one_pass_product_is_the_two_pass_product_bit_for_bit(dtype, sparse):
+    # one block: each row's x.v, a x.v and its terms are added in the same order
+    R, X, a, active, v = _problem(dtype, sparse)
+    u1, q1, s1 = _product_py(R, 0.7, active, a, v, one_pass=True)
+    u2, q2, s2 = _product_py(R, 0.7, active, a, v, one_pass=False)
+    assert u1.tobytes() == u2.tobytes() and q1.tobytes() == q2.tobytes()
+    assert s1 == s2
+    # and it is X_J' A X_J v (float64 reference)
+    Xa = np.c_[X, 0.7 * np.ones(X.shape[0])].astype(np.float64)[active]
+    q = Xa @ v.astype(np.float64)
+    tol = 1e-10 if dtype == np.float64 else 1e-4
+    np.testing.assert_allclose(q1, q, rtol=tol, atol=tol)
+    np.testing.assert_allclose(u1, Xa.T @ (a[active] * q), rtol=tol, atol=tol)
+    assert s1 == pytest.approx(float(a[active] @ q ** 2), rel=tol)
+
+
+@pytest.mark.parametrize("sparse", [True, False])
+def test_blocked_products_have_the_same_bits_for_any_thread_count(
+        dtype, sparse, small_blocks):
+    R, X, a, active, v = _problem(dtype, sparse, seed=1)
+    outs = [_product_py(R, 1.0, active, a, v, n_threads=k, one_pass=op)
+            for op in (True, False) for k in (1, 2, 3, 8)]
+    for j, (u, q, s) in enumerate(outs):
+        assert u.tobytes() == outs[0][0].tobytes()
+        assert q.tobytes() == outs[0][1].tobytes()
+        # q'Aq: block sums in one pass, one running sum in two
+        assert s == outs[4 * (j // 4)][2]
+    assert outs[0][2] == pytest.approx(outs[4][2], rel=1e-12 if dtype == np.float64 else 1e-5)
+    # blocked sums are a re-association of the one-block sums
+    _set_blocking(10**9, 1)
+    u1, _, _ = _product_py(R, 1.0, active, a, v)
+    tol = 1e-12 if dtype == np.float64 else 1e-5
+    np.testing.assert_allclose(outs[0][0], u1, rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("sparse", [True, False])
+def test_cg_one_pass_and_cgls_reach_the_same_solution(dtype, sparse, small_blocks):
+    R, X, a, active, _ = _problem(dtype, sparse, seed=2)
+    n, d = X.shape
+    t = np.sign(np.random.RandomState(5).randn(n)).astype(dtype)
+    res = {}
+    for one_pass in (True, False):
+        for k in (1, 2):
+            beta = np.zeros(d + 1, dtype=dtype)
+            o = np.zeros(n, dtype=dtype)
+            st, it = _cgls_py(R, 1.0, active, a, t, 0.5, beta, o,
+                              1e-10 if dtype == np.float64 else 1e-5, 500,
+                              n_threads=k, one_pass=one_pass)
+            assert st == 1
+            res[one_pass, k] = (beta, o, it)
+    # the same bits for any thread count, in either form
+    for op in (True, False):
+        assert res[op, 1][0].tobytes() == res[op, 2][0].tobytes()
+        assert res[op, 1][1].tobytes() == res[op, 2][1].tobytes()
+    # the two forms differ by rounding only, with about as many iterations
+    tol = 1e-8 if dtype == np.float64 else 2e-3
+    np.testing.assert_allclose(res[True, 1][0], res[False, 1][0], rtol=tol, atol=tol)
+    assert abs(res[True, 1][2] - res[False, 1][2]) <= 2
+    # o stays X beta on the active rows (one pass: the folded updates)
+    Xa = np.c_[X, np.ones(n)].astype(np.float64)
+    beta, o, _ = res[True, 1]
+    np.testing.assert_allclose(o[active], Xa[active] @ beta, rtol=tol, atol=tol)
+
+
+def test_cgls_gradient_stop_changes_nothing():
+    rng = np.random.RandomState(4)
+    X = rng.randn(60, 8)
+    a, t = np.ones(60), np.sign(rng.randn(60))
+    active = np.arange(60, dtype=np.int32)
+    beta, o = np.zeros(9), np.zeros(60)
+    g0 = np.linalg.norm(np.c_[X, np.ones(60)].T @ t) ** 2     # ||r_seed||^2
+    st, it = _cgls_py(RowData(X), 1.0, active, a, t, 1.0, beta, o, 1e-8, 100,
+                      gstop2=1.0001 * g0)
+    assert (st, it) == (3, 0) and not beta.any() and not o.any()
+    st, it = _cgls_py(RowData(X), 1.0, active, a, t, 1.0, beta, o, 1e-8, 100,
+                      gstop2=0.9999 * g0)
+    assert st == 1 and it > 0
+
+
+def test_set_blocking_rejects_bad_values():
+    with pytest.raises(ValueError, match="block_nnz"):
+        _set_blocking(0, 4)
+    with pytest.raises(ValueError, match="max_blocks"):
+        _set_blocking(10, 65)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("preset, expected", [(None, "PASSIVE"), ("active", "active")])
+def test_openmp_threads_wait_passively_unless_the_user_says(preset, expected):
+    import os
+    import subprocess
+    import sys
+    env = {k: v for k, v in os.environ.items() if k != "OMP_WAIT_POLICY"}
+    if preset is not None:
+        env["OMP_WAIT_POLICY"] = preset
+    out = subprocess.run(
+        [sys.executable, "-c", "import os, semisvm._core._cgls; "
+         "print(os.environ['OMP_WAIT_POLICY'])"],
+        env=env, capture_output=True, text=True, check=True).stdout.strip()
+    assert out == expected
+
+
+# --- the stopping rules, pinned against a reference PCG (issue 21) ---------
+
+def _pcg_reference(Xa, a, t, lam, beta0, k):
+    """k iterations of preconditioned CG on (lam I + X'AX) beta = X'At from
+    beta0, with CGLS's preconditioner lam + 0.01 diag(X'AX): the iterates and
+    the residual norms ||r_0||, ..., ||r_k||."""
+    H = lam * np.eye(Xa.shape[1]) + Xa.T @ (a[:, None] * Xa)
+    b = Xa.T @ (a * t)
+    minv = 1.0 / (lam + 0.01 * np.einsum("ij,ij,i->j", Xa, Xa, a))
+    beta = beta0.copy()
+    r = b - H @ beta
+    s = minv * r
+    p = s.copy()
+    rho = r @ s
+    norms = [np.linalg.norm(r)]
+    for _ in range(k):
+        gamma = rho / (p @ H @ p)
+        beta = beta + gamma * p
+        r = r - gamma * (H @ p)
+        norms.append(np.linalg.norm(r))
+        s = minv * r
+        rho_new = r @ s
+        p = s + rho_new / rho * p
+        rho = rho_new
+    return beta, np.array(norms), np.linalg.norm(b)
+
+
+def _cgls_problem(seed=5, n=120, d=30):
+    rng = np.random.RandomState(seed)
+    X = rng.randn(n, d) * rng.rand(d) * 3
+    a = rng.rand(n) + 0.5
+    t = np.sign(rng.randn(n))
+    Xa = np.c_[X, np.ones(n)]
+    return X, Xa, a, t
+
+
+@pytest.mark.parametrize("k", [1, 2, 7])
+def test_cgls_iteration_limit_is_exact(k):
+    # max_iter = k: exactly k iterations, status 0, and the iterate is the k-th
+    # of the reference PCG (not one more, not one fewer)
+    X, Xa, a, t = _cgls_problem()
+    n = X.shape[0]
+    beta0 = 0.01 * np.arange(Xa.shape[1])
+    beta, o = beta0.copy(), Xa @ beta0
+    status, n_iter = _cgls_py(RowData(X), 1.0, np.arange(n, dtype=np.int32), a, t,
+                              0.05, beta, o, 1e-14, k)
+    assert (status, n_iter) == (0, k)
+    ref, _, _ = _pcg_reference(Xa, a, t, 0.05, beta0, k)
+    np.testing.assert_allclose(beta, ref, rtol=1e-9, atol=1e-12)
+    ref_prev, _, _ = _pcg_reference(Xa, a, t, 0.05, beta0, k - 1)
+    assert not np.allclose(beta, ref_prev, rtol=1e-6)
+    np.testing.assert_allclose(o, Xa @ beta, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("k", [3, 6])
+def test_cgls_tolerance_stops_at_the_first_small_residual(k):
+    # tol between the reference residual ratios after k - 1 and k iterations:
+    # CGLS must stop after exactly k (||r|| <= tol ||X'At||, status 1)
+    X, Xa, a, t = _cgls_problem()
+    n = X.shape[0]
+    beta0 = np.zeros(Xa.shape[1])
+    _, norms, bnorm = _pcg_reference(Xa, a, t, 0.05, beta0, k)
+    ratios = norms / bnorm
+    assert np.all(np.diff(ratios[:k + 1]) < 0)   # monotone on this problem
+    tol = np.sqrt(ratios[k - 1] * ratios[k])
+    beta, o = beta0.copy(), np.zeros(n)
+    status, n_iter = _cgls_py(RowData(X), 1.0, np.arange(n, dtype=np.int32), a, t,
+                              0.05, beta, o, tol, 100)
+    assert (status, n_iter) == (1, k)
+    # the forcing term eta (relative to the seed's residual) in the same way
+    beta, o = beta0.copy(), np.zeros(n)
+    eta = np.sqrt(ratios[k - 1] * ratios[k]) / ratios[0]
+    status, n_iter = _cgls_py(RowData(X), 1.0, np.arange(n, dtype=np.int32), a, t,
+                              0.05, beta, o, 1e-14, 100, eta=eta)
+    assert (status, n_iter) == (2, k)

@@ -1,8 +1,10 @@
 """Cython kernels of LapSVM: exact line search and the BLAS gemv shim."""
 import numpy as np
 import pytest
+import scipy.sparse as sp
 
 from semisvm._core import _blas, _lapsvm
+from semisvm._core._dataset import RowData
 
 
 def _phi(s, y, lab, f, df, left, right, hinge):
@@ -50,13 +52,11 @@ def test_gemv_rowmajor(dtype):
 
 def test_pcg_rejects_bad_indices():
     K = np.eye(3)
-    L = np.zeros(3)
+    L = RowData(sp.csr_matrix((3, 3)))
     with pytest.raises(ValueError, match="lab has indices out of range"):
-        _lapsvm.pcg(K, np.zeros(4, np.int32), np.zeros(0, np.int32), np.zeros(0),
-                    np.zeros((0, 0)), np.ones((1, 3)), np.array([5], np.int32), np.zeros(0, np.int32),
+        _lapsvm.pcg(K, L, np.ones((1, 3)), np.array([5], np.int32), np.zeros(0, np.int32),
                     np.zeros((0, 3)), np.zeros((1, 0)), 1.0, 1.0, True, True,
                     np.zeros((1, 3)), np.zeros(1), 10, 0, 1e-8, 1, 0.015)
-    del L
 
 
 def test_gemm_rowmajor(dtype):
@@ -68,3 +68,130 @@ def test_gemm_rowmajor(dtype):
 
 def test_module_name():
     assert _lapsvm.__name__ == "semisvm._core._lapsvm"
+
+
+# --- PCG's stopping rules, pinned on hand-made problems (issue 21) ---------
+# rule codes and status codes of _lapsvm (the Python layer's maps)
+NONE, STABILITY, VALIDATION, MIXED, GRADIENT, PGRADIENT, PNORM, OBJECTIVE = range(8)
+ST_TOL, ST_STABILITY, ST_VALIDATION, ST_MIXED, ST_NO_DESCENT, ST_MAX_ITER = range(6)
+
+
+def _pcg_problem(n=40, seed=0, c=1):
+    rng = np.random.RandomState(seed)
+    Z = rng.randn(n, 5)
+    K = np.exp(-0.2 * ((Z[:, None] - Z[None]) ** 2).sum(-1))
+    W = np.exp(-((Z[:, None] - Z[None]) ** 2).sum(-1))
+    np.fill_diagonal(W, 0)
+    L = np.diag(W.sum(1)) - W
+    Y = np.where(rng.rand(c, n) > 0.5, 1.0, -1.0)
+    lab = np.arange(0, n, 3, dtype=np.int32)
+    unl = np.setdiff1d(np.arange(n), lab).astype(np.int32)
+    return K, L, Y, lab, unl
+
+
+def _pcg(K, L, Y, lab, unl, K_val, Y_val, rule, *, tol=1e-8, check_every=1,
+         eta=0.015, max_iter=100, joint=False, hinge=True, dense_L=False):
+    c, n = Y.shape
+    Lr = RowData(np.ascontiguousarray(L) if dense_L else sp.csr_matrix(L))
+    return _lapsvm.pcg(K, Lr, Y, lab, unl, K_val, Y_val, 1e-2, 1e-1, hinge, True,
+                       np.zeros((c, n), K.dtype), np.zeros(c), max_iter, rule, tol,
+                       check_every, eta, 1, joint)
+
+
+@pytest.mark.parametrize("check_every", [1, 3])
+@pytest.mark.parametrize("joint", [False, True])
+def test_pcg_validation_stop_on_a_flat_validation_error(check_every, joint):
+    # K_val = 0 and no intercept movement that helps: every validation point
+    # stays misclassified (error 1 at every check), so the error never
+    # decreases by a point: the rule stops at the second check (the first
+    # only records the error), i.e. after exactly 2 check_every iterations
+    K, L, Y, lab, unl = _pcg_problem(c=2 if joint else 1)
+    c = Y.shape[0]
+    n_val = 5
+    K_val = np.zeros((n_val, K.shape[0]))
+    Y_val = np.zeros((c, n_val))            # y = 0: f y <= 0, always an error
+    b, F, n_iter, status, obj, hist, hval, n_chk = _pcg(
+        K, L, Y, lab, unl, K_val, Y_val, VALIDATION, check_every=check_every,
+        joint=joint)
+    np.testing.assert_array_equal(status, ST_VALIDATION)
+    np.testing.assert_array_equal(n_iter, 2 * check_every)
+    np.testing.assert_array_equal(n_chk, 2)
+    np.testing.assert_array_equal(hval[:, :2], 1.0)
+
+
+def test_pcg_validation_error_that_falls_keeps_going():
+    # the same problem with validation points that PCG learns: the error
+    # falls below the start's and the rule does not stop at the second check
+    K, L, Y, lab, unl = _pcg_problem()
+    K_val = K[lab]
+    Y_val = Y[:, lab]
+    *_, n_iter, status, _, _, hval, n_chk = _pcg(K, L, Y, lab, unl, K_val, Y_val,
+                                                  VALIDATION, max_iter=200)
+    k = int(n_chk[0])
+    errs = hval[0, :k]
+    assert k >= 3 and errs[-1] < errs[0]
+    if status[0] == ST_VALIDATION:
+        # it stopped at the first check whose error did not fall by a point
+        drops = errs[:-1] - errs[1:]
+        assert np.all(drops[:-1] >= 1 / len(lab) - 1e-12)
+        assert drops[-1] < 1 / len(lab) - 1e-12
+
+
+@pytest.mark.parametrize("joint", [False, True])
+def test_pcg_stability_needs_a_reference_check(joint):
+    # with no unlabeled point the flip fraction is 0 at every check: the
+    # first check only takes the reference snapshot, so the stop comes at the
+    # second one
+    K, L, Y, lab, _ = _pcg_problem(c=2 if joint else 1)
+    c = Y.shape[0]
+    *_, n_iter, status, _, _, _, n_chk = _pcg(
+        K, L, Y, lab, np.zeros(0, np.int32), np.zeros((0, K.shape[0])),
+        np.zeros((c, 0)), STABILITY, check_every=2, joint=joint)
+    np.testing.assert_array_equal(status, ST_STABILITY)
+    np.testing.assert_array_equal(n_iter, 4)
+
+
+@pytest.mark.parametrize("dense_L", [False, True])
+def test_pcg_objective_rule_stops_at_the_first_small_decrease(dense_L):
+    K, L, Y, lab, unl = _pcg_problem()
+    e = (np.zeros((0, K.shape[0])), np.zeros((1, 0)))
+    full = _pcg(K, L, Y, lab, unl, *e, OBJECTIVE, tol=0.0, max_iter=25,
+                dense_L=dense_L)
+    h = full[5][0]
+    dec = (h[:-1] - h[1:]) / h[0]
+    k = 6
+    assert np.all(dec[:k] > dec[k]) and dec[k] > 0
+    tol = np.sqrt(dec[k - 1] * dec[k]) if dec[k - 1] > dec[k] else dec[k] * 1.01
+    tol = min(tol, 0.999 * dec[:k].min())
+    out = _pcg(K, L, Y, lab, unl, *e, OBJECTIVE, tol=tol, max_iter=25,
+               dense_L=dense_L)
+    assert out[3][0] == ST_TOL and out[2][0] == k + 1
+    assert out[4][0] == h[k + 1]
+
+
+def test_pcg_sparse_and_dense_laplacian_agree(dtype):
+    K, L, Y, lab, unl = (a.astype(dtype) if a.dtype.kind == "f" else a
+                         for a in _pcg_problem())
+    e = (np.zeros((0, K.shape[0]), dtype), np.zeros((1, 0), dtype))
+    s = _pcg(K, L, Y, lab, unl, *e, GRADIENT, max_iter=30)
+    d = _pcg(K, L, Y, lab, unl, *e, GRADIENT, max_iter=30, dense_L=True)
+    rtol = 1e-4 if dtype == np.float32 else 1e-10
+    np.testing.assert_allclose(s[1], d[1], rtol=rtol, atol=rtol)
+    np.testing.assert_array_equal(s[2], d[2])
+
+
+def test_pcg_rejects_a_laplacian_of_the_wrong_shape_or_dtype():
+    K, L, Y, lab, unl = _pcg_problem()
+    e = (np.zeros((0, 40)), np.zeros((1, 0)))
+    args = (Y, lab, unl, *e, 1e-2, 1e-1, True, True, np.zeros((1, 40)),
+            np.zeros(1), 10, GRADIENT, 1e-8, 1, 0.015)
+    with pytest.raises(ValueError, match=r"L must have shape \(40, 40\)"):
+        _lapsvm.pcg(K, RowData(sp.csr_matrix(L[:39])), *args)
+    with pytest.raises(TypeError, match="dtype"):
+        _lapsvm.pcg(K, RowData(sp.csr_matrix(L.astype(np.float32))), *args)
+    bad = sp.csr_matrix(L)
+    bad.indices[3] = 77
+    with pytest.raises(ValueError, match="column indices out of range"):
+        _lapsvm.pcg(K, RowData(bad), *args)
+    with pytest.raises(TypeError):
+        _lapsvm.pcg(K, None, *args)

@@ -59,3 +59,40 @@ def test_pair_step_across_a_sub_ulp_segment_to_the_kink():
     assert 0 < b1 < 1e-17
     t = _pair_t_py(si, sj, -0.3101383490755749, 1.9984446409643344, c2)
     assert t == b1
+
+
+# --- USMO's stopping tests pinned directly (issue 21) ----------------------
+
+def _usmo_run(tol, max_iter):
+    from semisvm._core._dataset import RowData
+    from semisvm._core._kernel_cache import KERNEL_CODES, KernelCache
+    from semisvm._core._smo import kernel_sums, usmo
+    rng = np.random.RandomState(0)
+    X = rng.randn(60, 4)
+    urows = np.arange(20, 60, dtype=np.int32)
+    prows = np.arange(0, 20, dtype=np.int32)
+    n, n_p, prior, lam = 40, 20, 0.4, 1e-2
+    c1, c2 = prior / (2 * lam * n_p), 1 / (2 * lam * n)
+    cache = KernelCache(RowData(X), urows, KERNEL_CODES["rbf"], 0.5, 0.0, 3, 100.0)
+    qP = kernel_sums(cache, urows, prows)
+    s = np.full(n, c1 * n_p / n)          # feasible: sum s = c1 n_p, s <= c2
+    assert s[0] <= c2
+    return usmo(cache, urows, prows, c1, c2, s, qP, tol, max_iter, 1)
+
+
+@pytest.mark.parametrize("k", [1, 5, 12])
+def test_usmo_takes_exactly_max_iter_pair_steps(k):
+    _, _, n_iter, status, _, viol, hist, _ = _usmo_run(0.0, k)
+    assert (n_iter, status) == (k, 1)
+    assert len(hist) == k + 1 and viol == hist[-1] > 0
+
+
+def test_usmo_stops_at_the_first_violation_within_tol():
+    *_, hist, _ = _usmo_run(0.0, 60)
+    # a step whose violation is a new low: tol = that violation stops there
+    # (the test is <= tol), and not before
+    lows = [k for k in range(1, len(hist)) if hist[k] < hist[:k].min()]
+    assert len(lows) >= 3
+    for k in lows[1:4]:
+        _, _, n_iter, status, _, viol, _, _ = _usmo_run(hist[k], 1000)
+        assert (n_iter, status) == (k, 0) and viol == hist[k]

@@ -178,3 +178,67 @@ def test_da_pstep_over_relaxed(omega):
     with pytest.raises(ValueError, match="omega"):
         _ssl.da_pstep(o, idx_u, lam_u, T, r, z, p, 1.0 / u, cpos, cneg,
                       omega=2.0)
+
+
+# --- stopping rules and bounds pinned directly (issue 21) ------------------
+
+def test_balance_root_iteration_limit_and_tolerance_are_exact():
+    g = np.random.default_rng(4).normal(scale=2.0, size=300)
+    T, r = 0.3, 0.27
+    # max_iter = k: k evaluations, status 2 (max_iter) until the tolerance is met
+    resid = []
+    for k in range(1, 6):
+        nu, res, n_iter, status = _ssl._balance_py(g, T, r, tol=1e-300, max_iter=k)
+        assert (n_iter, status) == (k, 2)
+        resid.append(abs(res))
+    # a tolerance between two consecutive residuals stops at exactly that step
+    for k in (2, 4):
+        if resid[k - 2] > resid[k - 1] > 0:
+            tol = np.sqrt(resid[k - 2] * resid[k - 1])
+            _, res, n_iter, status = _ssl._balance_py(g, T, r, tol=tol, max_iter=50)
+            assert (n_iter, status) == (k, 0) and abs(res) <= tol
+
+
+def test_balance_root_stalls_on_a_step_function():
+    # T tiny: mean(p) jumps from 0.5 to 0.6 at nu = 5 (0.55 at 5 itself),
+    # so no nu meets the tolerance and the bracket shrinks to adjacent
+    # floats around 5: status 1 (stalled), well before max_iter
+    g = np.arange(10.0)
+    nu, res, n_iter, status = _ssl._balance_py(g, 1e-300, 0.57, tol=1e-3,
+                                               max_iter=5000)
+    assert status == 1 and n_iter < 5000
+    assert nu == pytest.approx(5.0, abs=1e-12) and abs(res) >= 0.02 - 1e-12
+
+
+def test_tsvm_switch_needs_a_strict_gain():
+    # a +1 row and a -1 row with equal outputs: swapping them changes nothing,
+    # so it is not a switch (k = 0); a slightly lower +1 output is one
+    idx_u = np.arange(2, dtype=np.int32)
+    for o_pos, expect in ((0.5, 0), (0.4999, 1)):
+        o = np.array([o_pos, 0.5])
+        yu = np.array([1, -1], np.int8)
+        c = np.zeros(2)
+        assert _ssl.tsvm_switch(o, idx_u, yu, 5, 1.0, c, c.copy()) == expect
+
+
+def test_tsvm_switch_takes_at_most_S_pairs():
+    o = np.array([-3.0, -2.0, -1.0, 1.0, 2.0, 3.0])
+    yu = np.array([1, 1, 1, -1, -1, -1], np.int8)      # every pair lowers F
+    idx_u = np.arange(6, dtype=np.int32)
+    for S in (1, 2, 3, 10):
+        y = yu.copy()
+        c = np.zeros(6)
+        assert _ssl.tsvm_switch(o, idx_u, y, S, 1.0, c, c.copy()) == min(S, 3)
+        assert (y > 0).sum() == 3
+
+
+def test_tsvm_switch_ties_take_the_lowest_index_first():
+    # three +1 rows with equal outputs below one -1 row: the one pair switched
+    # is the lowest-index +1 row (a fixed order, so the same input always
+    # gives the same labels)
+    o = np.array([0.9, 0.2, 0.2, 0.2, 0.9, -0.1])
+    idx_u = np.arange(6, dtype=np.int32)
+    yu = np.array([-1, 1, 1, 1, -1, -1], np.int8)
+    c = np.zeros(6)
+    assert _ssl.tsvm_switch(o, idx_u, yu, 1, 1.0, c, c.copy()) == 1
+    np.testing.assert_array_equal(yu, [1, -1, 1, 1, -1, -1])
