@@ -34,9 +34,28 @@ cdef class KernelCache:
     cdef double *work64             # scatter buffer for one sparse row
     cdef float *work32
     cdef object _refs
+    # active set (shrinking): columns are computed on the n_act entries
+    # act[:n_act] only; a cached column stays valid while the active set
+    # shrinks, and is recomputed after it grows back (gen changes)
+    cdef int *act                   # active column indices, increasing
+    cdef int *act_rows              # rows[act[k]]
+    cdef readonly Py_ssize_t n_act
+    cdef int gen
+    cdef int *slot_gen              # slot -> gen its column was computed in
+    cdef bint gather                # dense data: rows of the active set are
+    cdef void *xg                   # gathered (n_act x d, X's dtype) for gemv
+    cdef double *dots               # m scratch values (float64 dots / column)
+    cdef float *dots32              # m scratch values (float32 dots)
 
     cdef const double *get_col(self, Py_ssize_t j) noexcept nogil
     cdef double kernel_self_dot(self, Py_ssize_t r) noexcept nogil
     cdef void kernel_row(self, Py_ssize_t r, const int *targets,
                          Py_ssize_t n_targets, double *out) noexcept nogil
     cdef double kernel_diag(self, Py_ssize_t r) noexcept nogil
+    cdef void set_active(self, const int *act, Py_ssize_t n_act) noexcept nogil
+    cdef void unshrink(self) noexcept nogil
+    cdef void _fill(self, Py_ssize_t j, double *col) noexcept nogil
+    cdef void weighted_sums(self, const int *rows_a, Py_ssize_t n_a,
+                            const int *rows_b, Py_ssize_t n_b,
+                            const double *wts, double *tmp,
+                            double *out) noexcept nogil

@@ -48,14 +48,16 @@ cdef enum:
     STATUS_STALLED = 2      # a pair step changed nothing (rounding limit)
 
 
-cdef inline void _select(Py_ssize_t n, const double *s, const double *F,
-                         double c2, Py_ssize_t *i_out, Py_ssize_t *j_out,
-                         double *a_min, double *b_max) noexcept nogil:
-    """Maximal violating pair under the complete tau-optimality test."""
+cdef inline void _select(const int *act, Py_ssize_t na, const double *s,
+                         const double *F, double c2, Py_ssize_t *i_out,
+                         Py_ssize_t *j_out, double *a_min,
+                         double *b_max) noexcept nogil:
+    """Maximal violating pair over the active set act[:na] (complete test)."""
     cdef double half = 0.5 * c2, su, g, v
     cdef double amin = INFINITY, bmax = -INFINITY
-    cdef Py_ssize_t u, i = -1, j = -1
-    for u in range(n):
+    cdef Py_ssize_t k, u, i = -1, j = -1
+    for k in range(na):
+        u = act[k]
         su = s[u]
         g = -F[u]
         if su < c2:
@@ -75,13 +77,14 @@ cdef inline void _select(Py_ssize_t n, const double *s, const double *F,
 
 
 cdef inline Py_ssize_t _second_order_j(
-        Py_ssize_t n, const double *s, const double *F, double c2, double a_i,
-        const double *Ki, const double *diag, Py_ssize_t i,
-        Py_ssize_t j_first) noexcept nogil:
-    """argmax over {u: s_u > 0, b_u > a_i} of (b_u - a_i)^2 / eta_iu."""
+        const int *act, Py_ssize_t na, const double *s, const double *F,
+        double c2, double a_i, const double *Ki, const double *diag,
+        Py_ssize_t i, Py_ssize_t j_first) noexcept nogil:
+    """argmax over active {u: s_u > 0, b_u > a_i} of (b_u - a_i)^2 / eta_iu."""
     cdef double half = 0.5 * c2, bu, gap, eta, score, best = -1.0
-    cdef Py_ssize_t u, j = j_first
-    for u in range(n):
+    cdef Py_ssize_t k, u, j = j_first
+    for k in range(na):
+        u = act[k]
         if s[u] <= 0:
             continue
         bu = -F[u] - 1.0 if s[u] <= half else -F[u] + 1.0
@@ -98,11 +101,16 @@ cdef inline Py_ssize_t _second_order_j(
     return j
 
 
-cdef inline double _slope(double si, double sj, double t,
-                          double half) noexcept nogil:
-    """Derivative of the non-smooth part -h(s_i + t) - h(s_j - t) at t."""
-    cdef double d = -1.0 if si + t < half else 1.0
-    return d + (1.0 if sj - t < half else -1.0)
+cdef inline double _slope(double b1, double b2, double t) noexcept nogil:
+    """Derivative of the non-smooth part -h(s_i + t) - h(s_j - t) at t.
+
+    Decided in t-space against the break points b1 = c2/2 - s_i and
+    b2 = s_j - c2/2 (s_i + t < c2/2 iff t < b1; s_j - t < c2/2 iff t > b2):
+    evaluating s_i + t itself rounds when the segment is narrower than an
+    ulp of s_i, and then picks the wrong slope (a zero step, "stalled").
+    """
+    cdef double d = -1.0 if t < b1 else 1.0
+    return d + (1.0 if t > b2 else -1.0)
 
 
 cdef double _pair_t(double si, double sj, double g, double eta,
@@ -133,7 +141,7 @@ cdef double _pair_t(double si, double sj, double g, double eta,
         bp[1] = tmp
     for k in range(nb + 1):
         R = bp[k] if k < nb else hi
-        c = _slope(si, sj, 0.5 * (L + R), half)
+        c = _slope(b1, b2, 0.5 * (L + R))
         dR = g + eta * R + c
         if dR < 0:
             if k < nb:
@@ -149,38 +157,156 @@ cdef double _pair_t(double si, double sj, double g, double eta,
     return hi
 
 
+cdef Py_ssize_t _shrink(int *act, Py_ssize_t na, const double *s,
+                        const double *F, double c2, double amin,
+                        double bmax) noexcept nogil:
+    """Drop from act[:na] the variables that cannot move; return the new na.
+
+    u is stuck when it cannot go up (s_u = c2 or a_u > max b) and cannot go
+    down (s_u = 0 or b_u < min a): at a bound, or on the kink with both
+    one-sided slopes outside [min a, max b]. A free variable (a_u = b_u)
+    never is. The order of the kept indices is preserved.
+    """
+    cdef double half = 0.5 * c2, su, g
+    cdef Py_ssize_t k, u, m = 0
+    cdef bint up, down
+    for k in range(na):
+        u = act[k]
+        su = s[u]
+        g = -F[u]
+        up = su < c2 and (g - 1.0 if su < half else g + 1.0) <= bmax
+        down = su > 0 and (g - 1.0 if su <= half else g + 1.0) >= amin
+        if up or down:
+            act[m] = <int> u
+            m += 1
+    return m
+
+
+cdef void _reconstruct(KernelCache cache, const int *urows, Py_ssize_t n,
+                       const double *s, double *F, double *s0,
+                       double *F0, const int *act, Py_ssize_t na,
+                       int *chg_rows, double *chg_ds, signed char *flag,
+                       double *tmp, int *inact, int *pos,
+                       double *out) noexcept nogil:
+    """Exact F on the inactive variables, from the phase base (F0, s0).
+
+    F_u = F0_u - sum_v (s_v - s0_v) k(u, v) over the v that moved since the
+    base (where F0 was exact everywhere); afterwards (F0, s0) = (F, s).
+    """
+    cdef Py_ssize_t k, u, v, n_chg = 0, na_out
+    for u in range(n):
+        flag[u] = 0
+    for k in range(na):
+        flag[act[k]] = 1
+    for v in range(n):
+        if s[v] != s0[v]:
+            chg_rows[n_chg] = urows[v]
+            chg_ds[n_chg] = s[v] - s0[v]
+            n_chg += 1
+    # the inactive rows, then their weighted kernel sums against the moved
+    # ones (BLAS on dense data); flag[u] = 1 marks active u
+    na_out = 0
+    for u in range(n):
+        if not flag[u]:
+            inact[na_out] = urows[u]
+            pos[na_out] = <int> u
+            na_out += 1
+    if na_out > 0:
+        cache.weighted_sums(inact, na_out, chg_rows, n_chg, chg_ds, tmp, out)
+        for k in range(na_out):
+            F[pos[k]] = F0[pos[k]] - out[k]
+    for u in range(n):
+        F0[u] = F[u]
+        s0[u] = s[u]
+
+
 cdef int _usmo(KernelCache cache, const int *urows, const int *prows,
                Py_ssize_t n, Py_ssize_t n_p, double c1, double c2,
                double *s, double tol, long long max_iter, double *F,
                double *G, const double *qP, double *diag, double *tmp_n,
                double *tmp_p, int *sv, double *hist, Py_ssize_t n_hist_max,
-               long long hist_stride, long long *n_iter, double *bias,
-               double *violation, Py_ssize_t *n_hist) noexcept nogil:
-    cdef Py_ssize_t u, v, i, j, n_sv, nh = 0, n_free
-    cdef long long it = 0
+               long long hist_stride, bint shrinking, int *act, double *s0,
+               double *F0, signed char *flag, double *tmp2, int *inact,
+               int *ipos, double *out3, double *pones, double *pout,
+               double *scr, long long *n_iter, double *bias,
+               double *violation, Py_ssize_t *n_hist,
+               long long *n_unshrink) noexcept nogil:
+    cdef Py_ssize_t u, v, i, j, n_sv, nh = 0, n_free, k, na = n, na_new
+    cdef long long it = 0, last_rec = -1, n_re = 0
     cdef int status = STATUS_MAX_ITER
     cdef double amin, bmax, si, sj, eta, dsi, dsj, acc, half = 0.5 * c2
     cdef double new_si, new_sj
     cdef const double *Ki
     cdef const double *Kj
+    cdef Py_ssize_t period = n if n < 1000 else 1000, counter
+    cdef bint unshrunk = False
 
-    # F = c1 qP - sum_v s_v K[:, v] over the columns with s_v > 0 only, so
-    # that a sparse start costs fewer columns; qP_u = sum_P k(u, p) is given
+    # F = c1 qP - sum_v s_v K[:, v] over the v with s_v > 0 only, so that
+    # a sparse start costs less; qP_u = sum_P k(u, p) is given
     for u in range(n):
         F[u] = c1 * qP[u]
         diag[u] = cache.kernel_diag(urows[u])
+        act[u] = <int> u
+    # weighted kernel sums against the rows with s_v > 0 (BLAS on dense
+    # data; the same arithmetic whatever the cache size)
+    n_sv = 0
     for v in range(n):
         if s[v] > 0:
-            Ki = cache.get_col(v)
-            for u in range(n):
-                F[u] -= s[v] * Ki[u]
+            sv[n_sv] = urows[v]
+            tmp_n[n_sv] = s[v]
+            n_sv += 1
+    cache.weighted_sums(urows, n, sv, n_sv, tmp_n, tmp2, F0)
+    for u in range(n):
+        F[u] -= F0[u]
+    for u in range(n):
+        F0[u] = F[u]
+        s0[u] = s[u]
+    counter = period
 
     while True:
-        _select(n, s, F, c2, &i, &j, &amin, &bmax)
-        violation[0] = bmax - amin
-        if hist_stride > 0 and it % hist_stride == 0 and nh < n_hist_max:
+        if shrinking:
+            counter -= 1
+            if counter <= 0:
+                # LIBSVM's do_shrinking: every min(n, 1000) steps; once
+                # the violation is within 10 tol, unshrink once first
+                counter = period
+                _select(act, na, s, F, c2, &i, &j, &amin, &bmax)
+                if not unshrunk and bmax - amin <= 10.0 * tol:
+                    unshrunk = True
+                    if na < n:
+                        _reconstruct(cache, urows, n, s, F, s0, F0, act, na,
+                                     sv, tmp_n, flag, tmp2, inact, ipos, out3)
+                        n_re += 1
+                        na = n
+                        for u in range(n):
+                            act[u] = <int> u
+                        cache.unshrink()
+                        _select(act, na, s, F, c2, &i, &j, &amin, &bmax)
+                na_new = _shrink(act, na, s, F, c2, amin, bmax)
+                if na_new < na:
+                    na = na_new
+                    cache.set_active(act, na)
+        _select(act, na, s, F, c2, &i, &j, &amin, &bmax)
+        if na == n:
+            violation[0] = bmax - amin
+        if (hist_stride > 0 and it % hist_stride == 0 and it != last_rec
+                and nh < n_hist_max):
             hist[nh] = bmax - amin
             nh += 1
+            last_rec = it
+        if (bmax - amin <= tol or i < 0 or j < 0) and na < n:
+            # optimal on the active set: exact F and the test on all
+            # variables (LIBSVM: shrink again at the next step if not done)
+            _reconstruct(cache, urows, n, s, F, s0, F0, act, na, sv,
+                         tmp_n, flag, tmp2, inact, ipos, out3)
+            n_re += 1
+            na = n
+            for u in range(n):
+                act[u] = <int> u
+            cache.unshrink()
+            counter = 1
+            _select(act, na, s, F, c2, &i, &j, &amin, &bmax)
+            violation[0] = bmax - amin
         if bmax - amin <= tol or i < 0 or j < 0:
             status = STATUS_OPTIMAL
             break
@@ -190,7 +316,7 @@ cdef int _usmo(KernelCache cache, const int *urows, const int *prows,
         Ki = cache.get_col(i)
         # second-order choice of j (Fan, Chen & Lin 2005, WSS 2) among the
         # variables violating with i: the largest (b_u - a_i)^2 / eta_iu
-        j = _second_order_j(n, s, F, c2, amin, Ki, diag, i, j)
+        j = _second_order_j(act, na, s, F, c2, amin, Ki, diag, i, j)
         Kj = cache.get_col(j)
         si = s[i]
         sj = s[j]
@@ -204,12 +330,23 @@ cdef int _usmo(KernelCache cache, const int *urows, const int *prows,
             break
         s[i] = new_si
         s[j] = new_sj
-        # eq. (15): F -= K[:, i] ds_i + K[:, j] ds_j
-        for u in range(n):
+        # eq. (15): F -= K[:, i] ds_i + K[:, j] ds_j (on the active set)
+        for k in range(na):
+            u = act[k]
             F[u] -= dsi * Ki[u] + dsj * Kj[u]
 
+    if na < n:
+        # stopped early (max_iter, stalled) while shrunk: exact F everywhere
+        _reconstruct(cache, urows, n, s, F, s0, F0, act, na, sv, tmp_n, flag,
+                     tmp2, inact, ipos, out3)
+        n_re += 1
+        na = n
+        for u in range(n):
+            act[u] = <int> u
+        cache.unshrink()
     n_iter[0] = it
     n_hist[0] = nh
+    n_unshrink[0] = n_re
 
     # eq. (16): the bias from the free points, or the middle of [max b, min a]
     acc = 0.0
@@ -223,7 +360,8 @@ cdef int _usmo(KernelCache cache, const int *urows, const int *prows,
         if 0 < s[u] < c2 and s[u] != half:
             acc += -F[u] - 1.0 if s[u] < half else -F[u] + 1.0
             n_free += 1
-    _select(n, s, F, c2, &i, &j, &amin, &bmax)
+    _select(act, n, s, F, c2, &i, &j, &amin, &bmax)
+    violation[0] = bmax - amin
     if n_free > 0:
         bias[0] = acc / n_free
     elif i >= 0 and j >= 0:
@@ -233,34 +371,26 @@ cdef int _usmo(KernelCache cache, const int *urows, const int *prows,
 
     # G_p = f(x_p) - b = c1 sum_P k(p, p') - sum_U s_u k(p, u), for the
     # primal objective; tmp_n[:n_sv] holds s over the support vectors
-    for u in range(n_p):
-        cache.kernel_row(prows[u], prows, n_p, tmp_p)
-        acc = 0.0
-        for v in range(n_p):
-            acc += tmp_p[v]
-        G[u] = c1 * acc
-    if n_sv > 0:
+    if n_p > 0:
         for u in range(n_p):
-            # reuse diag as scratch for the kernel row against the SVs
-            cache.kernel_row(prows[u], sv, n_sv, diag)
-            acc = 0.0
-            for v in range(n_sv):
-                acc += tmp_n[v] * diag[v]
-            G[u] -= acc
+            pones[u] = 1.0
+        cache.weighted_sums(prows, n_p, prows, n_p, pones, scr, G)
+        for u in range(n_p):
+            G[u] *= c1
+        if n_sv > 0:
+            cache.weighted_sums(prows, n_p, sv, n_sv, tmp_n, scr, pout)
+            for u in range(n_p):
+                G[u] -= pout[u]
     return status
 
 
 cdef void _kernel_sums(KernelCache cache, const int *rows, Py_ssize_t n,
                        const int *targets, Py_ssize_t n_t, double *tmp,
-                       double *out) noexcept nogil:
-    cdef Py_ssize_t u, v
-    cdef double acc
-    for u in range(n):
-        cache.kernel_row(rows[u], targets, n_t, tmp)
-        acc = 0.0
-        for v in range(n_t):
-            acc += tmp[v]
-        out[u] = acc
+                       double *ones, double *out) noexcept nogil:
+    cdef Py_ssize_t v
+    for v in range(n_t):
+        ones[v] = 1.0
+    cache.weighted_sums(rows, n, targets, n_t, ones, tmp, out)
 
 
 def kernel_sums(KernelCache cache, const int[::1] rows, const int[::1] targets):
@@ -268,6 +398,7 @@ def kernel_sums(KernelCache cache, const int[::1] rows, const int[::1] targets):
     cdef Py_ssize_t n = rows.shape[0], n_t = targets.shape[0], u
     cdef double[::1] out = np.zeros(n, dtype=np.float64)
     cdef double[::1] tmp = np.zeros(max(n_t, 1), dtype=np.float64)
+    cdef double[::1] ones = np.zeros(max(n_t, 1), dtype=np.float64)
     for u in range(n):
         if not 0 <= rows[u] < cache.X.n_rows:
             raise IndexError(rows[u])
@@ -276,13 +407,14 @@ def kernel_sums(KernelCache cache, const int[::1] rows, const int[::1] targets):
             raise IndexError(targets[u])
     if n > 0 and n_t > 0:
         with nogil:
-            _kernel_sums(cache, &rows[0], n, &targets[0], n_t, &tmp[0], &out[0])
+            _kernel_sums(cache, &rows[0], n, &targets[0], n_t, &tmp[0],
+                         &ones[0], &out[0])
     return np.asarray(out)
 
 
 def usmo(KernelCache cache, const int[::1] urows, const int[::1] prows,
          double c1, double c2, double[::1] s, const double[::1] qP, double tol,
-         long long max_iter, long long hist_stride=1):
+         long long max_iter, long long hist_stride=1, bint shrinking=True):
     """Run USMO from the feasible start ``s`` (modified in place).
 
     Parameters
@@ -303,12 +435,20 @@ def usmo(KernelCache cache, const int[::1] urows, const int[::1] prows,
         Maximum number of pair steps.
     hist_stride : int
         Record the violation every ``hist_stride`` steps (at most 1024 values).
+    shrinking : bool
+        LIBSVM-style shrinking: every min(n, 1000) steps the variables that
+        cannot move (see ``_shrink``) leave the active set, on which columns
+        are computed and the pair chosen; once the violation is within
+        10 tol the whole set is restored once, and optimality on the active
+        set is always followed by an exact F on all variables and the test
+        on all of them (the same optimum as without shrinking).
 
     Returns
     -------
-    (F, G, n_iter, status, bias, violation, history)
+    (F, G, n_iter, status, bias, violation, history, n_unshrink)
         F over U and G over P are f - b at the solution; status 0 optimal,
-        1 max_iter, 2 stalled.
+        1 max_iter, 2 stalled; n_unshrink counts the restorations of the
+        whole set (each recomputes F on the inactive variables).
     """
     cdef Py_ssize_t n = urows.shape[0], n_p = prows.shape[0], n_hist = 0
     cdef long long n_iter = 0
@@ -327,14 +467,30 @@ def usmo(KernelCache cache, const int[::1] urows, const int[::1] prows,
     cdef double[::1] tmp_p = np.zeros(max(n_p, 1), dtype=np.float64)
     cdef int[::1] sv = np.zeros(n, dtype=np.int32)
     cdef double[::1] hist = np.zeros(1024, dtype=np.float64)
+    cdef int[::1] act = np.zeros(n, dtype=np.int32)
+    cdef double[::1] s0 = np.zeros(n, dtype=np.float64)
+    cdef double[::1] F0 = np.zeros(n, dtype=np.float64)
+    cdef double[::1] tmp2 = np.zeros(n, dtype=np.float64)
+    cdef signed char[::1] flag = np.zeros(n, dtype=np.int8)
+    cdef int[::1] inact = np.zeros(n, dtype=np.int32)
+    cdef int[::1] ipos = np.zeros(n, dtype=np.int32)
+    cdef double[::1] out3 = np.zeros(n, dtype=np.float64)
+    cdef double[::1] pones = np.zeros(max(n_p, 1), dtype=np.float64)
+    cdef double[::1] pout = np.zeros(max(n_p, 1), dtype=np.float64)
+    cdef double[::1] scr = np.zeros(n + n_p, dtype=np.float64)
+    cdef long long n_unshrink = 0
     cdef const int *pp = &prows[0] if n_p > 0 else NULL
+    cache.unshrink()
     with nogil:
         status = _usmo(cache, &urows[0], pp, n, n_p, c1, c2, &s[0], tol,
                        max_iter, &F[0], &G[0], &qP[0], &diag[0], &tmp_n[0],
                        &tmp_p[0], &sv[0], &hist[0], 1024, hist_stride,
-                       &n_iter, &bias, &violation, &n_hist)
+                       shrinking, &act[0], &s0[0], &F0[0], &flag[0], &tmp2[0],
+                       &inact[0], &ipos[0], &out3[0], &pones[0], &pout[0],
+                       &scr[0], &n_iter, &bias, &violation, &n_hist, &n_unshrink)
     return (np.asarray(F), np.asarray(G)[:n_p], int(n_iter), int(status),
-            float(bias), float(violation), np.asarray(hist)[:n_hist].copy())
+            float(bias), float(violation), np.asarray(hist)[:n_hist].copy(),
+            int(n_unshrink))
 
 
 cdef void _pair_update(double si, double sj, double g, double eta, double c2,

@@ -22,7 +22,7 @@ import numpy as np
 
 from cython cimport floating
 from libc.math cimport INFINITY
-from semisvm._core._dataset cimport RowData, row_view
+from semisvm._core._dataset cimport RowData, row_axpy, row_dot, row_view
 from semisvm._core._smo cimport _pair_update
 
 cdef enum:
@@ -33,11 +33,19 @@ cdef enum:
 
 cdef inline double _wdot(RowData X, const floating *dummy, Py_ssize_t r,
                          const double *w) noexcept nogil:
-    """x_r . w (``dummy`` only selects the fused specialisation)."""
+    """x_r . w (``dummy`` only selects the fused specialisation).
+
+    float64 data: ``RowData.row_dot`` (BLAS on dense rows). float32 data
+    keeps w in float64 (the row kernels work in the data's precision), so
+    the product is accumulated here in float64.
+    """
     cdef const floating *v
     cdef const int *ix
-    cdef Py_ssize_t k, nnz = row_view(X, r, &v, &ix)
+    cdef Py_ssize_t k, nnz
     cdef double s = 0.0
+    if floating is double:
+        return row_dot(X, r, w)
+    nnz = row_view(X, r, &v, &ix)
     if X.indptr == NULL:
         for k in range(nnz):
             s += v[k] * w[k]
@@ -49,10 +57,14 @@ cdef inline double _wdot(RowData X, const floating *dummy, Py_ssize_t r,
 
 cdef inline void _waxpy(RowData X, const floating *dummy, Py_ssize_t r,
                         double a, double *w) noexcept nogil:
-    """w += a x_r."""
+    """w += a x_r (float64 data: ``RowData.row_axpy``; see ``_wdot``)."""
     cdef const floating *v
     cdef const int *ix
-    cdef Py_ssize_t k, nnz = row_view(X, r, &v, &ix)
+    cdef Py_ssize_t k, nnz
+    if floating is double:
+        row_axpy(X, r, a, w)
+        return
+    nnz = row_view(X, r, &v, &ix)
     if X.indptr == NULL:
         for k in range(nnz):
             w[k] += a * v[k]

@@ -185,10 +185,11 @@ def test_pusvm_rejects_prior_outside_unit_interval(prior):
         PUSVM(prior=prior).fit(X, y)
 
 
-def test_pusvm_requires_prior():
+def test_pusvm_prior_none_is_rejected_and_auto_is_the_default():
     X, y = _pu_problem()
     with pytest.raises(ValueError, match="prior is required"):
-        PUSVM().fit(X, y)
+        PUSVM(prior=None).fit(X, y)
+    assert PUSVM().prior == "auto"
 
 
 @pytest.mark.parametrize("labels, match", [
@@ -375,3 +376,111 @@ def test_pusvm_verbose_logs_a_summary(caplog):
     with caplog.at_level("INFO", logger="semisvm"):
         PUSVM(prior=PRIOR, lam=0.01, verbose=1).fit(X, y)
     assert any("USMO optimal" in r.getMessage() for r in caplog.records)
+
+
+# ---- shrinking, gamma="scale", prior="auto", the PU scorer (issue 20) ----
+
+@pytest.mark.parametrize("seed", range(6))
+def test_usmo_shrinking_keeps_the_unshrunk_optimum(seed):
+    rng = np.random.RandomState(seed)
+    n = 300
+    X = rng.randn(n, 3)
+    X[: n // 3] += 1.0
+    y = -np.ones(n)
+    y[rng.choice(n // 3, 30, replace=False)] = 1
+    kw = dict(prior=0.3, lam=[1e-3, 1e-2, 1e-1][seed % 3], kernel="rbf",
+              gamma=0.7, tol=1e-9, init=["uniform", "parzen"][seed % 2],
+              cache_size=[200, 0.05][seed % 2])
+    ref = usmo(X, y, shrinking=False, **kw)
+    res = usmo(X, y, shrinking=True, **kw)
+    assert ref.converged and res.converged
+    assert res.objective == pytest.approx(ref.objective, rel=1e-8)
+    assert res.violation <= 1e-9
+    np.testing.assert_allclose(res.decision, ref.decision, atol=1e-6)
+
+
+def test_usmo_shrinking_stops_on_the_whole_set_at_max_iter():
+    X, y = _pu_problem(seed=7, n=200)
+    res = usmo(X, y, prior=PRIOR, lam=1e-3, gamma=0.5, max_iter=300, tol=1e-12,
+               shrinking=True)
+    assert res.status == "max_iter"
+    # F is exact on every variable at exit (also the shrunk ones): the
+    # decision values equal those recomputed from the dual coefficients
+    K = pairwise_kernels(X, metric="rbf", gamma=0.5)
+    f = K @ res.dual_coef + res.intercept
+    np.testing.assert_allclose(res.decision, f, atol=1e-8)
+
+
+@pytest.mark.parametrize("scale", [1e-3, 7.0, 1e4])
+def test_pusvm_default_gamma_follows_the_scale_of_x(scale):
+    X, y = _pu_problem(seed=8, n=80, d=3)
+    ref = PUSVM(prior=PRIOR, tol=1e-8).fit(X, y)
+    res = PUSVM(prior=PRIOR, tol=1e-8).fit(X * scale, y)
+    assert PUSVM().gamma == "scale"
+    assert res.gamma_ == pytest.approx(ref.gamma_ / scale**2, rel=1e-12)
+    np.testing.assert_allclose(res.result_.decision, ref.result_.decision,
+                               atol=1e-6)
+    np.testing.assert_array_equal(res.predict(X * scale), ref.predict(X))
+
+
+def test_pu_score_recovers_the_error_on_unlabeled_rows():
+    # 1-D Gaussians N(+1, 1) (positives) and N(-1, 1); f(x) = x; SCAR labels
+    from semisvm.pu import pu_score
+    from scipy.stats import norm
+
+    rng = np.random.RandomState(0)
+    n_pos, n_neg, prior = 60000, 140000, 0.3
+    x = np.r_[rng.randn(n_pos) + 1, rng.randn(n_neg) - 1][:, None]
+    y = -np.ones(n_pos + n_neg)
+    y[rng.choice(n_pos, n_pos // 4, replace=False)] = 1
+    truth = np.r_[np.ones(n_pos), np.zeros(n_neg)]
+    U = y != 1
+    pi_u = truth[U].mean()
+
+    class Thresh:
+        prior_ = pi_u
+
+        def decision_function(self, X):
+            return X[:, 0]
+
+    err_true = np.mean((x[U, 0] > 0) != (truth[U] == 1))
+    exact = pi_u * norm.cdf(-1) + (1 - pi_u) * norm.cdf(-1)
+    score = pu_score(Thresh(), x, y)
+    assert -score == pytest.approx(err_true, abs=0.01)
+    assert -score == pytest.approx(exact, abs=0.01)
+    assert prior == pytest.approx(n_pos / (n_pos + n_neg))
+
+
+def test_pu_score_in_grid_search_with_default_grid():
+    from sklearn.model_selection import GridSearchCV, StratifiedKFold
+    from semisvm.pu import default_param_grid, pu_score
+
+    X, y = _pu_problem(seed=9, n=120)
+    grid = default_param_grid(X)
+    assert grid["lam"] == [1e-4, 1e-3, 1e-2, 1e-1] and len(grid["gamma"]) == 3
+    gs = GridSearchCV(PUSVM(prior=PRIOR), grid, scoring=pu_score,
+                      cv=StratifiedKFold(3)).fit(X, y)
+    assert gs.best_params_["lam"] in grid["lam"]
+    assert np.isfinite(gs.best_score_)
+    with pytest.raises(ValueError, match="no labeled positive"):
+        pu_score(gs.best_estimator_, X[y != 1], y[y != 1])
+
+
+@pytest.mark.parametrize("prior", [0.2, 0.5])
+def test_estimate_prior_on_separated_classes(prior):
+    from semisvm.pu import estimate_prior
+
+    rng = np.random.RandomState(1)
+    n_u = 1000
+    n_pos_u = int(prior * n_u)
+    n_lab = 200
+    X = np.r_[rng.randn(n_lab + n_pos_u, 4) + 2.5,
+              rng.randn(n_u - n_pos_u, 4) - 2.5]
+    y = -np.ones(X.shape[0])
+    y[:n_lab] = 1
+    est = estimate_prior(X, y)
+    assert est == pytest.approx(prior, abs=0.05)
+    m = PUSVM().fit(X, y)
+    assert m.prior_ == est
+    with pytest.raises(ValueError, match="n_splits"):
+        estimate_prior(X[:n_lab + 3], y[:n_lab + 3])

@@ -93,3 +93,24 @@ def test_kernel_cache_module_names():
     assert _smo.usmo.__module__ == "semisvm._core._smo"
     assert _smo_linear.usmo_linear.__module__ == "semisvm._core._smo_linear"
     assert pickle.loads(pickle.dumps(KERNEL_CODES)) == KERNEL_CODES
+
+
+@pytest.mark.parametrize("kernel", ["linear", "rbf", "poly"])
+def test_kernel_cache_active_set_columns(kernel, dtype, container):
+    X, Xc = _data(dtype, container)
+    rows = np.arange(25, dtype=np.int32)
+    cache = KernelCache(RowData(Xc), rows, KERNEL_CODES[kernel], 0.3, 1.5, 3, 200)
+    K = pairwise_kernels(X, X, metric=kernel, gamma=0.3, degree=3, coef0=1.5,
+                         filter_params=True)
+    rtol = 1e-12 if dtype == np.float64 else 1e-5
+    act = np.array([1, 2, 5, 9, 20], dtype=np.int32)
+    full0 = cache._get_col_py(0)
+    cache._set_active_py(act)
+    c7 = cache._get_col_py(7)            # computed on the active entries only
+    np.testing.assert_allclose(c7[act], K[act, 7], rtol=rtol, atol=rtol)
+    np.testing.assert_allclose(cache._get_col_py(0)[act], full0[act])
+    assert cache.n_act == 5
+    cache._unshrink_py()                 # every column is recomputed in full
+    misses = cache.misses
+    np.testing.assert_allclose(cache._get_col_py(7), K[:, 7], rtol=rtol, atol=rtol)
+    assert cache.misses == misses + 1 and cache.n_act == 25

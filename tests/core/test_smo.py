@@ -49,6 +49,18 @@ def test_pair_step_without_curvature_goes_to_the_end():
     assert t == 0.4
 
 
+def test_pair_step_across_a_sub_ulp_segment_to_the_kink():
+    # s_i one ulp below the kink c2/2: the first segment [0, c2/2 - s_i] is
+    # narrower than an ulp of s_i, so s_i + t rounds; the step must still
+    # reach the kink (it used to return 0 and USMO stopped as "stalled")
+    c2 = 0.018518518518518517
+    si, sj = 0.009259259259259257, 0.005555555555555555
+    b1 = 0.5 * c2 - si
+    assert 0 < b1 < 1e-17
+    t = _pair_t_py(si, sj, -0.3101383490755749, 1.9984446409643344, c2)
+    assert t == b1
+
+
 # --- USMO's stopping tests pinned directly (issue 21) ----------------------
 
 def _usmo_run(tol, max_iter):
@@ -70,17 +82,17 @@ def _usmo_run(tol, max_iter):
 
 @pytest.mark.parametrize("k", [1, 5, 12])
 def test_usmo_takes_exactly_max_iter_pair_steps(k):
-    _, _, n_iter, status, _, viol, hist = _usmo_run(0.0, k)
+    _, _, n_iter, status, _, viol, hist, _ = _usmo_run(0.0, k)
     assert (n_iter, status) == (k, 1)
     assert len(hist) == k + 1 and viol == hist[-1] > 0
 
 
 def test_usmo_stops_at_the_first_violation_within_tol():
-    *_, hist = _usmo_run(0.0, 60)
+    *_, hist, _ = _usmo_run(0.0, 60)
     # a step whose violation is a new low: tol = that violation stops there
     # (the test is <= tol), and not before
     lows = [k for k in range(1, len(hist)) if hist[k] < hist[:k].min()]
     assert len(lows) >= 3
     for k in lows[1:4]:
-        _, _, n_iter, status, _, viol, _ = _usmo_run(hist[k], 1000)
+        _, _, n_iter, status, _, viol, _, _ = _usmo_run(hist[k], 1000)
         assert (n_iter, status) == (k, 0) and viol == hist[k]
