@@ -361,7 +361,7 @@ def encode_classes(y, name="y", estimator="This estimator"):
     Returns ``(classes, y_idx)``; two labels give the binary problem with
     ``classes[1]`` positive, more a one-vs-rest fit.
     """
-    check_classification_targets(y)
+    check_targets(y, name)
     classes, y_idx = np.unique(y, return_inverse=True)
     if classes.shape[0] < 2:
         raise ValueError(
