@@ -83,7 +83,37 @@ UNLABELED = -1
 
 
 def labeled_mask(y, unlabeled=UNLABELED):
-    """Boolean mask of the labeled rows of ``y`` (``y != unlabeled``)."""
+    """Boolean mask of the labeled rows of ``y`` (``y != unlabeled``).
+
+    Parameters
+    ----------
+    y : array-like of shape (n_samples,)
+        Targets, 1-d; ``None`` or a 2-d ``y`` raises ``ValueError``. Rows equal
+        to ``unlabeled`` are unlabeled. For string / object labels a row is
+        unlabeled when it equals ``unlabeled`` or its string form (``-1`` or
+        ``"-1"``).
+    unlabeled : int, default=-1
+        The label value that marks an unlabeled row.
+
+    Returns
+    -------
+    mask : ndarray of bool, shape (n_samples,)
+        True for the labeled rows.
+
+    See Also
+    --------
+    LabeledStratifiedKFold : Splits that test on the labeled rows only.
+    LabeledOnly : Fits a supervised estimator on the labeled rows.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from semisvm.model_selection import labeled_mask
+    >>> labeled_mask(np.array([0, 1, -1, 1, -1])).tolist()
+    [True, True, False, True, False]
+    >>> labeled_mask(["a", "-1", "b"]).tolist()
+    [True, False, True]
+    """
     if y is None:
         raise ValueError("y is required: the splitters need to know which rows are labeled")
     y = np.asarray(y)
@@ -119,6 +149,18 @@ class LabeledStratifiedKFold(BaseCrossValidator):
         Seed of the shuffle (an int gives the same folds every call).
     unlabeled : int, default=-1
         The label value that marks an unlabeled row.
+
+    Attributes
+    ----------
+    n_splits : int
+        The requested number of folds (:meth:`get_n_splits` with ``y`` gives
+        the number actually used).
+
+    See Also
+    --------
+    RepeatedLabeledStratifiedKFold : The same splits, repeated with reshuffles.
+    sklearn.model_selection.StratifiedKFold : The split of the labeled rows.
+    labeled_mask : Which rows count as labeled.
 
     Examples
     --------
@@ -196,6 +238,18 @@ class RepeatedLabeledStratifiedKFold(LabeledStratifiedKFold):
     random_state : int, RandomState or None, default=0
     unlabeled : int, default=-1
 
+    Attributes
+    ----------
+    n_splits : int
+        The requested number of folds per repetition.
+    n_repeats : int
+        The number of repetitions.
+
+    See Also
+    --------
+    LabeledStratifiedKFold : A single k-fold over the labeled rows.
+    sklearn.model_selection.RepeatedStratifiedKFold : The supervised analogue.
+
     Examples
     --------
     >>> import numpy as np
@@ -249,6 +303,12 @@ class LabeledOnly(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     estimator_ : the fitted clone
     classes_ : ndarray
 
+    See Also
+    --------
+    unlabeled_gain : Compares a semi-supervised estimator with this baseline.
+    labeled_mask : Which rows are kept.
+    semisvm.TSVM : A semi-supervised estimator it can be compared with.
+
     Examples
     --------
     >>> import numpy as np
@@ -270,6 +330,7 @@ class LabeledOnly(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         return tags
 
     def fit(self, X, y, **fit_params):
+        """Fit a clone of ``estimator`` on the rows with ``y != unlabeled``."""
         lab = labeled_mask(y, self.unlabeled)
         if not lab.any():
             raise ValueError("y has no labeled row (every row is unlabeled)")
@@ -280,14 +341,17 @@ class LabeledOnly(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         return self
 
     def predict(self, X):
+        """Class labels from the fitted ``estimator_``."""
         check_is_fitted(self)
         return self.estimator_.predict(X)
 
     def decision_function(self, X):
+        """Decision values from the fitted ``estimator_``."""
         check_is_fitted(self)
         return self.estimator_.decision_function(X)
 
     def predict_proba(self, X):
+        """Class probabilities from the fitted ``estimator_``."""
         check_is_fitted(self)
         return self.estimator_.predict_proba(X)
 
@@ -352,6 +416,11 @@ def default_param_grid(estimator, X=None):
     -------
     dict
         Parameter name -> list of values.
+
+    See Also
+    --------
+    LabeledStratifiedKFold : The splitter to search this grid with.
+    sklearn.model_selection.GridSearchCV : The search that takes this grid.
 
     Examples
     --------
@@ -442,6 +511,12 @@ def unlabeled_gain(semi, supervised, X, y, *, cv=None, scoring=None):
         ``mean(semi scores - supervised scores)`` over the folds.
     semi_scores, supervised_scores : ndarray
 
+    See Also
+    --------
+    SafeSemiSupervisedMixin : The fallback built on this comparison.
+    LabeledOnly : A supervised counterpart that accepts unlabeled rows.
+    RepeatedLabeledStratifiedKFold : The default ``cv``.
+
     Examples
     --------
     >>> import numpy as np
@@ -490,6 +565,36 @@ class SafeSemiSupervisedMixin:
     very few labels (2-5 per class) it is noisy; ties keep the
     semi-supervised model. It costs ``n_splits * n_repeats`` extra fits of
     each model.
+
+    Attributes
+    ----------
+    unlabeled_gain_ : float or None
+        Mean paired difference of fold accuracies, semi-supervised minus
+        supervised (None when ``safe`` is False or there is nothing to
+        cross-validate).
+    fell_back_ : bool
+        True when the fallback fired.
+    safe_scores_ : tuple of ndarray
+        The fold scores ``(semi, supervised)``; set only when the check ran.
+
+    See Also
+    --------
+    unlabeled_gain : The comparison run at ``fit``.
+    semisvm.TSVM : An estimator with this safety net (``safe=True``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from semisvm import TSVM
+    >>> from semisvm.model_selection import SafeSemiSupervisedMixin
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.r_[rng.normal(-2, 1, (20, 2)), rng.normal(2, 1, (20, 2))]
+    >>> y = np.full(40, -1); y[:4], y[20:24] = 0, 1
+    >>> isinstance(TSVM(), SafeSemiSupervisedMixin)
+    True
+    >>> model = TSVM(safe=True, safe_cv=2).fit(X, y)
+    >>> isinstance(model.unlabeled_gain_, float), isinstance(model.fell_back_, bool)
+    (True, True)
     """
 
     def _safe_cv(self):
@@ -534,10 +639,19 @@ def platt_calibrate(decision, y, *, max_iter=100):
     ----------
     decision : array of shape (n,)
     y : array of shape (n,), 0/1 (or False/True)
+    max_iter : int, default=100
+        Maximum number of Newton steps (each with a backtracking line search
+        on the cross-entropy); the loop stops earlier once a step changes
+        ``a`` and ``b`` by less than 1e-10.
 
     Returns
     -------
     a, b : float
+
+    See Also
+    --------
+    estimate_class_prior : Uses this calibration on the labeled scores.
+    sklearn.calibration.CalibratedClassifierCV : Sigmoid calibration of a classifier.
 
     Examples
     --------
@@ -588,10 +702,20 @@ def em_class_prior(proba, prior_train, *, tol=1e-8, max_iter=1000):
     ----------
     proba : array of shape (n,) (binary: P(class 1)) or (n, K)
     prior_train : float (binary) or array of shape (K,)
+    tol : float, default=1e-8
+        Stop when no prior changes by more than this (max-norm) between two
+        iterations.
+    max_iter : int, default=1000
+        Maximum number of EM iterations.
 
     Returns
     -------
     prior : float (binary) or ndarray of shape (K,)
+
+    See Also
+    --------
+    estimate_class_prior : Calibrates the scores and calls this function.
+    platt_calibrate : Posteriors from decision values.
 
     Examples
     --------
@@ -653,6 +777,11 @@ def estimate_class_prior(decision_labeled, y_labeled, decision_unlabeled, *,
     Returns
     -------
     float
+
+    See Also
+    --------
+    platt_calibrate : The calibration of the labeled scores.
+    em_class_prior : The EM adjustment of ``method="em"``.
 
     Examples
     --------
