@@ -5,6 +5,7 @@ import os
 import stat
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from importlib.metadata import entry_points
@@ -453,8 +454,11 @@ sys.exit(main(argv))
 
 def _run_signal(mode, argv):
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
+    # cwd: `-c` puts the working directory first on sys.path, and a source
+    # checkout's semisvm/ (no compiled extensions) must not shadow the install
     return subprocess.run([sys.executable, "-c", _SIGNAL_SCRIPT, mode, *argv],
-                          capture_output=True, text=True, timeout=300, env=env)
+                          capture_output=True, text=True, timeout=300, env=env,
+                          cwd=tempfile.gettempdir())
 
 
 @pytest.mark.slow
@@ -541,7 +545,8 @@ sys.exit(main(sys.argv[2:]))
 def _run_limited(megabytes, argv):
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
     return subprocess.run([sys.executable, "-c", _RLIMIT_CLI, str(megabytes), *argv],
-                          capture_output=True, text=True, timeout=600, env=env)
+                          capture_output=True, text=True, timeout=600, env=env,
+                          cwd=tempfile.gettempdir())
 
 
 @pytest.mark.slow

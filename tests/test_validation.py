@@ -183,8 +183,10 @@ def test_n_by_n_allocations_refused_under_rlimit_as():
     import sys
     resource = pytest.importorskip("resource")
     del resource
+    import tempfile
+    # cwd: not a source checkout, whose semisvm/ would shadow the install
     proc = subprocess.run([sys.executable, "-c", _RLIMIT_SCRIPT], capture_output=True,
-                          text=True, timeout=300,
+                          text=True, timeout=300, cwd=tempfile.gettempdir(),
                           env={**__import__("os").environ, "OMP_NUM_THREADS": "1",
                                "OPENBLAS_NUM_THREADS": "1"})
     assert proc.returncode == 0, proc.stderr[-3000:]
