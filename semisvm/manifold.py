@@ -65,7 +65,6 @@ import logging
 import warnings
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -637,15 +636,8 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
         p = None if self.p is None else check_int(self.p, "p")
         self.intrinsic_dim_ = None
         if affinity is not None:
-            W = check_affinity(affinity)
-            if W.shape != (n, n):
-                raise ValueError(
-                    f"affinity must have shape ({n}, {n}) (one row per training "
-                    f"sample), got {W.shape}")
-            K = self._kernel(X)
-            # no distances to estimate the dimension from: the plain Laplacian
-            self.p_ = 1 if p is None else p
-            return K, laplacian(W, normalized=self.normalized_laplacian, p=1)
+            L = self._user_laplacian(affinity, n, p)
+            return self._kernel(X), L
         k = self._n_neighbors(n)
         if self.kernel == "precomputed" or callable(self.kernel):
             K = self._kernel(X)
@@ -664,13 +656,27 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
                 coef0=self.coef0, n_neighbors=k)
             W = neighbors_affinity(dist, ind, weight=self.graph_weight,
                                    t=self.graph_t, dtype=X.dtype)
+        self._set_p(p, dist, k)
+        return K, laplacian(W, normalized=self.normalized_laplacian, p=1)
+
+    def _user_laplacian(self, affinity, n, p):
+        """L of a user-given affinity; ``p_`` is ``p`` or 1 (no distances to
+        estimate the intrinsic dimension from: the plain Laplacian)."""
+        W = check_affinity(affinity)
+        if W.shape != (n, n):
+            raise ValueError(
+                f"affinity must have shape ({n}, {n}) (one row per training "
+                f"sample), got {W.shape}")
+        self.p_ = 1 if p is None else p
+        return laplacian(W, normalized=self.normalized_laplacian, p=1)
+
+    def _set_p(self, p, dist, k):
+        """``p_``: the given p, else p = 1 on low-dimensional manifolds and the
+        iterated Laplacian p = 2 above (see the module docstring)."""
         if p is None:
-            # p = 1 on low-dimensional manifolds, the iterated Laplacian
-            # p = 2 above (see the module docstring)
             self.intrinsic_dim_ = intrinsic_dimension(dist) if k >= 2 else 0.0
             p = 1 if self.intrinsic_dim_ < _P_AUTO_DIM else 2
         self.p_ = p
-        return K, laplacian(W, normalized=self.normalized_laplacian, p=1)
 
     def _check_X(self, X, reset):
         sparse = self.kernel != "precomputed"
@@ -854,21 +860,12 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
         p = None if self.p is None else check_int(self.p, "p")
         self.intrinsic_dim_ = None
         if affinity is not None:
-            W = check_affinity(affinity)
-            if W.shape != (n, n):
-                raise ValueError(
-                    f"affinity must have shape ({n}, {n}) (one row per training "
-                    f"sample), got {W.shape}")
-            self.p_ = 1 if p is None else p
-        else:
-            k = self._n_neighbors(n)
-            W, dist = knn_affinity(X, k, weight=self.graph_weight, t=self.graph_t,
-                                   return_distances=True,
-                                   random_state=self.random_state)
-            if p is None:
-                self.intrinsic_dim_ = intrinsic_dimension(dist) if k >= 2 else 0.0
-                p = 1 if self.intrinsic_dim_ < _P_AUTO_DIM else 2
-            self.p_ = p
+            return self._user_laplacian(affinity, n, p)
+        k = self._n_neighbors(n)
+        W, dist = knn_affinity(X, k, weight=self.graph_weight, t=self.graph_t,
+                               return_distances=True,
+                               random_state=self.random_state)
+        self._set_p(p, dist, k)
         return laplacian(W, normalized=self.normalized_laplacian, p=1)
 
     def _fit_w(self, X, y, labeled, classes, affinity):

@@ -678,11 +678,7 @@ class PUSVM(ClassifierMixin, BaseEstimator):
                    max_iter=self.max_iter, init=self.init,
                    solver=self.solver, shrinking=self.shrinking,
                    verbose=bool(self.verbose))
-        if res.status != "optimal":
-            warnings.warn(
-                f"USMO stopped ({res.status}) after {res.n_iter} steps with "
-                f"violation {res.violation:.3g} > tol={self.tol}; increase "
-                "max_iter or tol", ConvergenceWarning, stacklevel=2)
+        self._warn_unconverged(res, stacklevel=3)
         unl = -1 if np.any(y == -1) else 0
         self.classes_ = np.array([unl, 1], dtype=y.dtype)
         alpha = res.dual_coef
@@ -730,6 +726,13 @@ class PUSVM(ClassifierMixin, BaseEstimator):
                              f"training samples n={n}")
         return m
 
+    def _warn_unconverged(self, res, stacklevel):
+        if res.status != "optimal":
+            warnings.warn(
+                f"USMO stopped ({res.status}) after {res.n_iter} steps with "
+                f"violation {res.violation:.3g} > tol={self.tol}; increase "
+                "max_iter or tol", ConvergenceWarning, stacklevel=stacklevel)
+
     def _fit_nystroem(self, X, y, prior):
         """USMO's linear path on Nystroem features Z (Z Z' ~ K)."""
         from semisvm._lowrank import nystroem_features
@@ -747,11 +750,7 @@ class PUSVM(ClassifierMixin, BaseEstimator):
                    cache_size=self.cache_size, tol=self.tol,
                    max_iter=self.max_iter, init=self.init, solver="linear",
                    verbose=bool(self.verbose))
-        if res.status != "optimal":
-            warnings.warn(
-                f"USMO stopped ({res.status}) after {res.n_iter} steps with "
-                f"violation {res.violation:.3g} > tol={self.tol}; increase "
-                "max_iter or tol", ConvergenceWarning, stacklevel=3)
+        self._warn_unconverged(res, stacklevel=4)
         unl = -1 if np.any(y == -1) else 0
         self.classes_ = np.array([unl, 1], dtype=y.dtype)
         # f(x) = k(x, X_m) N w + b: the landmarks act as the support vectors
