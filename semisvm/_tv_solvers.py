@@ -262,6 +262,120 @@ class _Factor:
         alpha = sla.cho_solve(self.chol, B, check_finite=False)
         return alpha, (B - self.lam * alpha) / self.r
 
+    def kernel_columns(self, lab):
+        """``G[:, lab]`` of ``G = K (lam I + r K)^-1``: ``G E = (E - lam A^-1 E) / r``."""
+        n = self.chol[0].shape[0]
+        E = np.zeros((n, lab.shape[0]), dtype=self.chol[0].dtype)
+        E[lab, np.arange(lab.shape[0])] = 1.0
+        return self.solve(E)[1]
+
+
+class _WeightedFactor:
+    """One LU factorisation of ``A = D K + lam I``, ``D = diag(d)`` (d > 0).
+
+    ``solve(B)`` returns ``alpha = A^-1 B`` and ``K alpha = (B - lam alpha) / d``.
+    """
+
+    def __init__(self, K, lam, d):
+        self.d = d[:, None]
+        A = K * self.d
+        A[np.diag_indices(K.shape[0])] += lam
+        self.lu = sla.lu_factor(A, overwrite_a=True, check_finite=False)
+        self.lam = lam
+
+    def solve(self, B):
+        alpha = sla.lu_solve(self.lu, B, check_finite=False)
+        return alpha, (B - self.lam * alpha) / self.d
+
+
+class _LowRankFactor:
+    """``A = lam I + D K`` for a low-rank kernel ``K = Z Z'`` (Z: n x m).
+
+    By the Woodbury identity ``A^-1 B = (B - D Z M^-1 Z'B) / lam`` with the
+    m x m system ``M = lam I + Z' D Z`` (Cholesky, float64): ``solve(B)``
+    returns ``alpha = A^-1 B`` and ``K alpha = Z S``, ``S = M^-1 Z'B`` (=
+    ``Z' alpha``, the weights of the feature map), in O(n m) per column.
+    ``ZtDZ`` is ``Z' D Z``, formed by the caller (shared across factors).
+    """
+
+    def __init__(self, Z, ZtDZ, lam, d):
+        M = np.array(ZtDZ, dtype=np.float64, copy=True)
+        M[np.diag_indices_from(M)] += lam
+        self.chol = sla.cho_factor(M, lower=True, overwrite_a=True,
+                                   check_finite=False)
+        self.Z = Z
+        self.lam = lam
+        self.d = d
+        self.r = d
+
+    def solve(self, B):
+        S = sla.cho_solve(self.chol, self.Z.T @ B, check_finite=False)
+        f = (self.Z @ S.astype(self.Z.dtype, copy=False)).astype(B.dtype, copy=False)
+        return (B - self.d * f) / self.lam, f
+
+    def kernel_columns(self, lab):
+        """``G[:, lab]`` of ``G = K (lam I + r K)^-1 = Z M^-1 Z'``."""
+        S = sla.cho_solve(self.chol, self.Z[lab].T.astype(np.float64),
+                          check_finite=False)
+        return self.Z @ S.astype(self.Z.dtype, copy=False)
+
+
+class RKHS:
+    """The kernel of the RKHS term: an (n, n) matrix K or a factor Z, K = Z Z'.
+
+    Hands out the factorisations the loops solve with: ``factor(lam, r)`` for
+    ``lam I + r K`` and ``weighted_factor(lam, r, eta, labeled)`` for ``lam I
+    + D K`` with ``D = r + eta`` on the labeled rows and ``r`` elsewhere.
+    With Z (n x m) everything is O(n m) memory and each solve O(n m) per
+    column; ``Z'Z`` (m x m, float64, O(n m^2) once) is computed at the first
+    factorisation, or passed in (``gram``) to share it across fits.
+    """
+
+    def __init__(self, K=None, Z=None, gram=None):
+        if (K is None) == (Z is None):
+            raise ValueError("give K or Z")
+        self.K = K
+        self.Z = Z
+        self.gram = gram
+        A = K if Z is None else Z
+        self.n = A.shape[0]
+        self.dtype = A.dtype
+
+    @property
+    def low_rank(self):
+        return self.Z is not None
+
+    def _gram(self):
+        if self.gram is None:
+            self.gram = feature_gram(self.Z)
+        return self.gram
+
+    def factor(self, lam, r):
+        if self.Z is None:
+            return _Factor(self.K, lam, r)
+        return _LowRankFactor(self.Z, r * self._gram(), lam, r)
+
+    def weighted_factor(self, lam, r, eta, labeled):
+        d = (eta * labeled + r).astype(self.dtype)
+        if self.Z is None:
+            return _WeightedFactor(self.K, lam, d)
+        ZL = self.Z[labeled].astype(np.float64)
+        return _LowRankFactor(self.Z, r * self._gram() + eta * (ZL.T @ ZL),
+                              lam, d[:, None])
+
+
+_GRAM_BLOCK = 8192
+
+
+def feature_gram(Z):
+    """``Z'Z`` in float64, accumulated over blocks of rows (O(block m) extra memory)."""
+    m = Z.shape[1]
+    G = np.zeros((m, m))
+    for a in range(0, Z.shape[0], _GRAM_BLOCK):
+        Zb = np.asarray(Z[a:a + _GRAM_BLOCK], dtype=np.float64)
+        G += Zb.T @ Zb
+    return 0.5 * (G + G.T)
+
 
 def hinge_prox(e, y, r, mu):
     """Exact h-step of binary TV-SVM on the labeled points.
@@ -310,10 +424,7 @@ class _KernelSVMProx:
         self.r = factor.r
         self.mu = mu
         self.tol = tol
-        n = factor.chol[0].shape[0]
-        E = np.zeros((n, lab.shape[0]), dtype=factor.chol[0].dtype)
-        E[lab, np.arange(lab.shape[0])] = 1.0
-        _, GL = factor.solve(E)                       # G[:, L], n x l
+        GL = factor.kernel_columns(lab)               # G[:, L], n x l
         self.GL = np.asarray(GL, dtype=np.float64)
         GLL = self.GL[lab]
         self.GLL = 0.5 * (GLL + GLL.T)
@@ -335,14 +446,14 @@ class _KernelSVMProx:
 _STABLE_FACTOR = 2     # "labels_stable" after _STABLE_FACTOR * n_stable iterations
 
 
-def tv_splitting(K, W, y, n_classes, loss, gamma, lam, eta, mu, r1, r2, r,
+def tv_splitting(rk, W, y, n_classes, loss, gamma, lam, eta, mu, r1, r2, r,
                  normalize, tol, n_stable, max_iter, rof_tol, rof_max_iter,
                  smo_tol, verbose, label_tol):
     if n_classes == 2:
-        return _tv_binary(K, W, y, loss, gamma, lam, eta, mu, r1, r2, normalize,
+        return _tv_binary(rk, W, y, loss, gamma, lam, eta, mu, r1, r2, normalize,
                           tol, n_stable, max_iter, rof_tol, rof_max_iter,
                           smo_tol, verbose, label_tol)
-    return _tv_multi(K, W, y, n_classes, loss, gamma, lam, eta, mu, r,
+    return _tv_multi(rk, W, y, n_classes, loss, gamma, lam, eta, mu, r,
                      normalize, tol, n_stable, max_iter, rof_tol, rof_max_iter,
                      smo_tol, verbose, label_tol)
 
@@ -399,11 +510,11 @@ def _no_improvement(state, obj, it, tol, n_stable):
     return None
 
 
-def _tv_binary(K, W, y, loss, gamma, lam, eta, mu, r1, r2, normalize, tol,
+def _tv_binary(rk, W, y, loss, gamma, lam, eta, mu, r1, r2, normalize, tol,
                n_stable, max_iter, rof_tol, rof_max_iter, smo_tol, verbose,
                label_tol):
-    n = K.shape[0]
-    dt = K.dtype
+    n = rk.n
+    dt = rk.dtype
     lab = np.flatnonzero(y != UNLABELED)
     unl = y == UNLABELED
     ypm = np.zeros(n, dtype=dt)
@@ -411,7 +522,7 @@ def _tv_binary(K, W, y, loss, gamma, lam, eta, mu, r1, r2, normalize, tol,
     J = (~unl).astype(dt)
     radius = None if normalize is None else (n if normalize == "n" else np.sqrt(n))
     rof = _ROF(W, 1, rof_tol, rof_max_iter, dt)
-    fac = _Factor(K, lam, r1)
+    fac = rk.factor(lam, r1)
     g = np.zeros((n, 1), dtype=dt)
     u1 = np.zeros(n, dtype=dt)
     u2 = np.zeros(n, dtype=dt)
@@ -470,11 +581,11 @@ def _tv_binary(K, W, y, loss, gamma, lam, eta, mu, r1, r2, normalize, tol,
                 rof_cpu_time=rof.cpu_time)
 
 
-def _tv_multi(K, W, y, c, loss, gamma, lam, eta, mu, r, normalize, tol,
+def _tv_multi(rk, W, y, c, loss, gamma, lam, eta, mu, r, normalize, tol,
               n_stable, max_iter, rof_tol, rof_max_iter, smo_tol, verbose,
               label_tol):
-    n = K.shape[0]
-    dt = K.dtype
+    n = rk.n
+    dt = rk.dtype
     lab = np.flatnonzero(y != UNLABELED)
     unl = y == UNLABELED
     Y1 = np.zeros((n, c), dtype=dt)
@@ -484,13 +595,9 @@ def _tv_multi(K, W, y, c, loss, gamma, lam, eta, mu, r, normalize, tol,
     rof = _ROF(W, c, rof_tol, rof_max_iter, dt)
     if loss == "squared":
         # (eta J K + r K + lam I) alpha = rhs  =>  K alpha = (rhs - lam alpha) / D
-        Dg = (eta * (~unl) + r).astype(dt)[:, None]
-        A = K * Dg
-        A[np.diag_indices(n)] += lam
-        lu = sla.lu_factor(A, overwrite_a=True, check_finite=False)
-        del A
+        fac = rk.weighted_factor(lam, r, eta, ~unl)
     else:
-        fac = _Factor(K, lam, r)
+        fac = rk.factor(lam, r)
         svm = _KernelSVMProx(fac, lab, mu, smo_tol)
         betas = [None] * c
     G = np.zeros((n, c), dtype=dt)
@@ -504,9 +611,7 @@ def _tv_multi(K, W, y, c, loss, gamma, lam, eta, mu, r, normalize, tol,
     it = 0
     for it in range(1, max_iter + 1):
         if loss == "squared":
-            rhs = eta * Y1 + r * G - U
-            Alpha = sla.lu_solve(lu, rhs, check_finite=False)
-            F = (rhs - lam * Alpha) / Dg
+            Alpha, F = fac.solve(eta * Y1 + r * G - U)
         else:
             E = G - U / r
             rhs = r * E
@@ -550,12 +655,12 @@ def _tv_multi(K, W, y, c, loss, gamma, lam, eta, mu, r, normalize, tol,
 
 # ----------------------------------------------------------------- Cheeger
 
-def cheeger_ratio(K, W, y, n_classes, loss, lam, mu, r, c, balance, start,
+def cheeger_ratio(rk, W, y, n_classes, loss, lam, mu, r, c, balance, start,
              normalize, tol, n_stable, label_tol, max_iter, rof_tol,
              rof_max_iter, smo_tol, verbose):
     """The ratio-minimisation loop of :func:`semisvm.graph_tv.graph_cheeger`."""
-    n = K.shape[0]
-    dt = K.dtype
+    n = rk.n
+    dt = rk.dtype
     lab = np.flatnonzero(y != UNLABELED)
     unl = y == UNLABELED
     binary = n_classes == 2
@@ -568,7 +673,7 @@ def cheeger_ratio(K, W, y, n_classes, loss, lam, mu, r, c, balance, start,
     Ypm = (Ylab[lab] if binary else np.where(Ylab[lab] > 0, 1.0, -1.0))
     radius = None if normalize is None else (n if normalize == "n" else np.sqrt(n))
     rof = _ROF(W, ncol, rof_tol, rof_max_iter, dt)
-    fac = _Factor(K, lam, r)
+    fac = rk.factor(lam, r)
     svm = _KernelSVMProx(fac, lab, mu, smo_tol) if loss == "hinge" else None
     betas = [None] * ncol
     # [NP] start from the kernel-RLS fit of the labels (the paper's

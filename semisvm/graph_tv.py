@@ -71,8 +71,9 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
+from semisvm._lowrank import nystroem_features
 from semisvm._results import GraphTVResult
-from semisvm._tv_solvers import cheeger_ratio, tv_splitting
+from semisvm._tv_solvers import RKHS, cheeger_ratio, tv_splitting
 from semisvm._validation import (
     FLOAT_DTYPES,
     UNLABELED,
@@ -98,6 +99,13 @@ __all__ = [
 ]
 
 
+# n_components="auto": the exact kernel-matrix path up to this many training
+# rows, the Nystroem feature map with AUTO_COMPONENTS landmarks above (the
+# exact path factorises the n x n system: O(n^3) time, 2 n^2 floats)
+LOWRANK_MIN_SAMPLES = 2000
+AUTO_COMPONENTS = 500
+
+
 # ---------------------------------------------------------------- checks
 
 
@@ -115,10 +123,30 @@ def _result(**kw):
     return GraphTVResult(**kw)
 
 
-def _common_checks(K, W, y, lam, r_values, tol, max_iter, n_stable, rof_tol,
+def _check_features(Z):
+    """The kernel factor Z (n, m), K = Z Z': finite, C-contiguous, float32 kept."""
+    Z = np.asarray(Z)
+    if Z.dtype.kind not in "biuf":
+        raise TypeError(f"Z must be a numeric matrix, got dtype {Z.dtype}")
+    if Z.ndim != 2 or 0 in Z.shape:
+        raise ValueError(f"Z must be a (n, m) feature matrix, got shape {Z.shape}")
+    Z = np.ascontiguousarray(
+        Z, dtype=np.float32 if Z.dtype == np.float32 else np.float64)
+    if not np.all(np.isfinite(Z)):
+        raise ValueError("Z must be finite (no NaN or inf)")
+    return Z
+
+
+def _common_checks(K, Z, W, y, lam, r_values, tol, max_iter, n_stable, rof_tol,
                    rof_max_iter):
-    K = check_kernel_matrix(K)
-    n = K.shape[0]
+    if Z is None:
+        K = check_kernel_matrix(K)
+        rk = RKHS(K=K)
+    elif K is not None:
+        raise ValueError("give the kernel as K or as its factor Z, not both")
+    else:
+        rk = RKHS(Z=_check_features(Z))
+    n = rk.n
     W = check_affinity(W, "W")     # square, symmetric, finite, >= 0 (CSR)
     if W.shape != (n, n):
         raise ValueError(f"W must have shape ({n}, {n}) (one row per sample), "
@@ -132,7 +160,7 @@ def _common_checks(K, W, y, lam, r_values, tol, max_iter, n_stable, rof_tol,
     check_int(max_iter, "max_iter")
     check_int(n_stable, "n_stable", minimum=0)
     check_int(rof_max_iter, "rof_max_iter")
-    return K, W, y, n_classes
+    return rk, W, y, n_classes
 
 
 def _check_label_tol(label_tol):
@@ -147,8 +175,7 @@ def _check_label_tol(label_tol):
 def graph_tv(K, W, y, *, loss="squared", gamma=1.0, lam=1.0, eta=1.0, mu=1.0,
              r1=1.0, r2=1.0, r=1.0, normalize="n", tol=1e-4, n_stable=10,
              label_tol=0.01, max_iter=300, rof_tol=1e-4, rof_max_iter=500,
-             smo_tol=1e-6,
-             verbose=False):
+             smo_tol=1e-6, verbose=False, Z=None):
     r"""TV-RLS (``loss="squared"``) or TV-SVM (``loss="hinge"``), binary or multi-class.
 
     Binary (2 classes; class 1 is +1), the splitting ``f = K alpha = g``,
@@ -176,8 +203,9 @@ def graph_tv(K, W, y, *, loss="squared", gamma=1.0, lam=1.0, eta=1.0, mu=1.0,
 
     Parameters
     ----------
-    K : array (n, n)
-        Kernel matrix over all (labeled and unlabeled) samples.
+    K : array (n, n) or None
+        Kernel matrix over all (labeled and unlabeled) samples; None when the
+        kernel is given by its factor ``Z``.
     W : sparse or dense (n, n)
         Non-negative affinities; ``TV(g) = sum_{i,j} w_ij |g_i - g_j|``.
     y : int array (n,)
@@ -217,6 +245,12 @@ def graph_tv(K, W, y, *, loss="squared", gamma=1.0, lam=1.0, eta=1.0, mu=1.0,
         Tolerance of the SMO solves (hinge loss).
     verbose : bool, default=False
         Log every iteration (logger ``"semisvm"``).
+    Z : array (n, m), optional
+        A factor of the kernel, ``K = Z Z'`` (e.g. Nystroem features,
+        :func:`semisvm._lowrank.nystroem_features`), given instead of K: the
+        RKHS steps then solve m x m systems (Woodbury identity) and nothing
+        n x n is formed; ``alpha`` is still over the n samples (``Z' alpha``
+        are the feature weights). With m = n landmarks this is the K path.
 
     Returns
     -------
@@ -244,8 +278,8 @@ def graph_tv(K, W, y, *, loss="squared", gamma=1.0, lam=1.0, eta=1.0, mu=1.0,
     """
     if loss not in ("squared", "hinge"):
         raise ValueError(f"loss must be 'squared' or 'hinge', got {loss!r}")
-    K, W, y, n_classes = _common_checks(
-        K, W, y, lam, {"eta": eta, "mu": mu, "r1": r1, "r2": r2, "r": r},
+    rk, W, y, n_classes = _common_checks(
+        K, Z, W, y, lam, {"eta": eta, "mu": mu, "r1": r1, "r2": r2, "r": r},
         tol, max_iter, n_stable, rof_tol, rof_max_iter)
     check_positive(gamma, "gamma", allow_zero=True)
     _check_label_tol(label_tol)
@@ -257,7 +291,7 @@ def graph_tv(K, W, y, *, loss="squared", gamma=1.0, lam=1.0, eta=1.0, mu=1.0,
     # one thread, 37% with two, whose blocked solves sum in another order),
     # and the per-iteration triangular solves gain little from threads
     with threadpool_limits(limits=1, user_api="blas"):
-        out = tv_splitting(K, W, y, n_classes, loss, gamma, lam, eta, mu, r1,
+        out = tv_splitting(rk, W, y, n_classes, loss, gamma, lam, eta, mu, r1,
                            r2, r, normalize, tol, n_stable, max_iter, rof_tol,
                            rof_max_iter, smo_tol, verbose, label_tol)
     out["total_time"] = time.perf_counter() - t0
@@ -270,7 +304,7 @@ def graph_tv(K, W, y, *, loss="squared", gamma=1.0, lam=1.0, eta=1.0, mu=1.0,
 def graph_cheeger(K, W, y, *, loss="squared", lam=1.0, mu=1.0, r=1.0, c=1.0,
                   balance="median", start="auto", normalize="n", tol=1e-6, n_stable=10,
                   label_tol=0.01, max_iter=300, rof_tol=1e-4, rof_max_iter=500,
-                  smo_tol=1e-6, verbose=False):
+                  smo_tol=1e-6, verbose=False, Z=None):
     r"""Cheeger-RLS (``loss="squared"``) or Cheeger-SVM (``loss="hinge"``).
 
     Minimises the balanced Cheeger ratio ``E(f) = TV(f) / B(f)`` with ``f_i =
@@ -323,8 +357,9 @@ def graph_cheeger(K, W, y, *, loss="squared", lam=1.0, mu=1.0, r=1.0, c=1.0,
 
     Parameters
     ----------
-    K : array (n, n)
-        Kernel matrix over all (labeled and unlabeled) samples.
+    K : array (n, n) or None
+        Kernel matrix over all (labeled and unlabeled) samples; None when the
+        kernel is given by its factor ``Z``.
     W : sparse or dense (n, n)
         Non-negative affinities; ``TV(g) = sum_{i,j} w_ij |g_i - g_j|``.
     y : int array (n,)
@@ -357,6 +392,12 @@ def graph_cheeger(K, W, y, *, loss="squared", lam=1.0, mu=1.0, r=1.0, c=1.0,
         Tolerance of the SMO solves (hinge loss).
     verbose : bool, default=False
         Log every iteration (logger ``"semisvm"``).
+    Z : array (n, m), optional
+        A factor of the kernel, ``K = Z Z'`` (e.g. Nystroem features,
+        :func:`semisvm._lowrank.nystroem_features`), given instead of K: the
+        RKHS steps then solve m x m systems (Woodbury identity) and nothing
+        n x n is formed; ``alpha`` is still over the n samples (``Z' alpha``
+        are the feature weights). With m = n landmarks this is the K path.
 
     Returns
     -------
@@ -390,15 +431,15 @@ def graph_cheeger(K, W, y, *, loss="squared", lam=1.0, mu=1.0, r=1.0, c=1.0,
     if isinstance(balance, str) and balance not in ("median", "lambda", "auto"):
         raise ValueError(f"balance must be 'median', 'lambda', 'auto' or class "
                          f"fractions, got {balance!r}")
-    K, W, y, n_classes = _common_checks(
-        K, W, y, lam, {"mu": mu, "r": r, "c": c}, tol, max_iter, n_stable,
+    rk, W, y, n_classes = _common_checks(
+        K, Z, W, y, lam, {"mu": mu, "r": r, "c": c}, tol, max_iter, n_stable,
         rof_tol, rof_max_iter)
     _check_label_tol(label_tol)
     normalize = _check_normalize(normalize)
     t0 = time.perf_counter()
     c0 = time.process_time()
     with threadpool_limits(limits=1, user_api="blas"):   # see graph_tv
-        out = cheeger_ratio(K, W, y, n_classes, loss, lam, mu, r, c, balance,
+        out = cheeger_ratio(rk, W, y, n_classes, loss, lam, mu, r, c, balance,
                             start, normalize, tol, n_stable, label_tol,
                             max_iter, rof_tol, rof_max_iter, smo_tol, verbose)
     out["total_time"] = time.perf_counter() - t0
@@ -539,11 +580,10 @@ class _GraphTVBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
         self._check_params()
         n = X.shape[0]
         k = self._n_neighbors(n) if W is None else None
-        # the dense n x n kernel matrix and the factorised system beside it:
-        # refused before the graph and the kernel are built
-        check_memory(2 * n * n * X.dtype.itemsize,
-                     f"{type(self).__name__} on n={n} samples: the {n} x {n} "
-                     f"{X.dtype} kernel matrix and its factorisation")
+        self.mode_, self.n_components_ = self._mode(n)
+        # the memory of the path taken, refused before the graph and the
+        # kernel are built
+        self._check_memory(n, X.dtype)
         lab = y != UNLABELED
         if not np.any(lab):
             raise ValueError("y has no labeled sample: every entry is -1 "
@@ -572,20 +612,74 @@ class _GraphTVBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
         with threadpool_limits(limits=1, user_api="blas"):
             # one thread, as in the solvers: the same K (to the last bit)
             # whatever the BLAS thread count
-            K = self._kernel(X)
-        res = self._solve(K, W, y_enc)
+            if self.mode_ == "exact":
+                K, Z = self._kernel(X), None
+            else:
+                rs = self.random_state
+                # the labeled rows are landmarks (as LapSVM's Nystroem mode);
+                # random_state=None draws the others with seed 0 (same input,
+                # same bits)
+                K = None
+                Z, landmarks, N = nystroem_features(
+                    X, self._kernel, self.n_components_,
+                    random_state=0 if rs is None else rs, include=np.flatnonzero(lab))
+        res = self._solve(K, W, y_enc, Z)
         if not res.converged:
             warnings.warn(
                 f"{type(self).__name__} did not converge in max_iter={self.max_iter} "
                 "iterations; increase max_iter or tol", ConvergenceWarning,
                 stacklevel=2)
-        self.X_fit_ = X
-        self.alpha_ = res.alpha
+        if Z is None:
+            self.X_fit_ = X
+            self.landmarks_ = None
+            self.alpha_ = res.alpha
+        else:
+            # f(x) = k(x, X_m) N Z' alpha + b: the landmarks are the expansion
+            # points of the feature-map solution
+            self.X_fit_ = X[landmarks]
+            self.landmarks_ = landmarks
+            W_feat = Z.T.astype(np.float64) @ np.asarray(res.alpha, dtype=np.float64)
+            self.alpha_ = (N @ W_feat).astype(X.dtype)
         self.intercept_ = res.intercept
         self.transduction_ = self.classes_[res.labels]
         self.n_iter_ = res.n_iter
         self.result_ = res
         return self._safe_fit(X, y)
+
+    def _mode(self, n):
+        """("exact" | "nystroem", n_components_) for a fit on n rows."""
+        m = self.n_components
+        if m is None:
+            return "exact", None
+        if isinstance(m, str):
+            if m != "auto":
+                raise ValueError(
+                    f"n_components must be None, 'auto' or an int, got {m!r}")
+            if n <= LOWRANK_MIN_SAMPLES:
+                return "exact", None
+            return "nystroem", min(AUTO_COMPONENTS, n)
+        m = check_int(m, "n_components")
+        if m > n:
+            raise ValueError(f"n_components={m} must be at most the number of "
+                             f"training samples n={n}")
+        return "nystroem", m
+
+    def _check_memory(self, n, dtype):
+        """Refuse a fit whose path (exact or Nystroem) does not fit in memory."""
+        size = np.dtype(dtype).itemsize
+        name = type(self).__name__
+        if self.mode_ == "exact":
+            # the dense n x n kernel matrix and the factorised system beside it
+            check_memory(2 * n * n * size,
+                         f"{name} on n={n} samples: the {n} x {n} {np.dtype(dtype)} "
+                         "kernel matrix and its factorisation (n_components="
+                         "'auto' or an int takes the Nystroem path)")
+        else:
+            m = self.n_components_
+            # Z and a block of kernel values, the m x m systems, the iterates
+            check_memory(2 * n * m * size + 4 * m * m * 8 + 32 * n * 8,
+                         f"{name} on n={n} samples: the {n} x {m} {np.dtype(dtype)} "
+                         "Nystroem features and the iterates")
 
     # -- the safety net (semisvm.model_selection.SafeSemiSupervisedMixin) --
     def _supervised_counterpart(self):
@@ -595,7 +689,8 @@ class _GraphTVBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
         cls = TVSVM if self._loss == "hinge" else TVRLS
         params = {k: v for k, v in self.get_params().items()
                   if k in ("kernel", "kernel_gamma", "degree", "coef0",
-                           "n_neighbors", "weights", "random_state")}
+                           "n_neighbors", "weights", "random_state",
+                           "n_components")}
         if isinstance(self, _TVBase):
             params.update(lam=self.lam, eta=self.eta, mu=self.mu)
         return cls(gamma=0.0, normalize=None, safe=False, **params)
@@ -604,7 +699,8 @@ class _GraphTVBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
         """Become the supervised solution (the safety net fired)."""
         sup = self._supervised_counterpart().fit(X, y)
         for name in ("alpha_", "intercept_", "_kernel_gamma", "X_fit_",
-                     "n_iter_", "result_"):
+                     "n_iter_", "result_", "mode_", "n_components_",
+                     "landmarks_"):
             setattr(self, name, getattr(sup, name))
         lab = np.asarray(y) != UNLABELED
         self.transduction_ = np.where(lab, np.asarray(y, dtype=object),
@@ -687,6 +783,14 @@ _COMMON_DOC = """
         ``-safe_margin``.
     verbose : int
         Log every outer iteration (logger "semisvm").
+    n_components : {"auto"} or int or None, default="auto"
+        The RKHS term's kernel: None, the exact (n, n) kernel matrix (its
+        factorisation is O(n^3) time and 2 n^2 floats); an int m, the
+        Nystroem feature map over m landmark rows (the labeled rows first,
+        the others drawn with ``random_state``, seed 0 when None), ``K ~ Z
+        Z'``, every RKHS step an m x m system (O(n m) memory); "auto": exact
+        up to 2000 training rows, Nystroem with min(500, n) landmarks above.
+        With m = n the Nystroem path gives the exact solution.
 
     Attributes
     ----------
@@ -694,9 +798,17 @@ _COMMON_DOC = """
     transduction_ : ndarray of shape (n_samples,)
         Labels given to the training rows (sign / argmax of the final iterate).
     alpha_ : ndarray of shape (n_samples,) or (n_samples, n_classes)
-        Expansion coefficients over the training rows.
+        Expansion coefficients over the rows of ``X_fit_`` (the training
+        rows; the landmarks on the Nystroem path).
     intercept_ : float or ndarray of shape (n_classes,)
-    X_fit_ : training data (for out-of-sample kernels).
+    X_fit_ : the expansion rows (for out-of-sample kernels).
+    mode_ : {"exact", "nystroem"}
+        The RKHS path taken (see ``n_components``).
+    n_components_ : int or None
+        Landmarks of the Nystroem path (None on the exact path).
+    landmarks_ : ndarray of shape (n_components_,) or None
+        Training-row indices of the landmarks; ``X_fit_`` holds those rows
+        and ``alpha_`` their coefficients on the Nystroem path.
     n_iter_ : int
     result_ : GraphTVResult
         Objective history, residuals, iterations, stop reason, ROF time.
@@ -740,7 +852,7 @@ class _TVBase(_GraphTVBase):
                  tol=1e-4, n_stable=10, label_tol=0.01, max_iter=300,
                  rof_tol=1e-3, rof_max_iter=200, conflict_tol=0.1,
                  random_state=None, safe=False, safe_cv=5,
-                 safe_margin=0.0, verbose=0):
+                 safe_margin=0.0, verbose=0, n_components="auto"):
         self.gamma = gamma
         self.lam = lam
         self.eta = eta
@@ -767,8 +879,9 @@ class _TVBase(_GraphTVBase):
         self.safe_cv = safe_cv
         self.safe_margin = safe_margin
         self.verbose = verbose
+        self.n_components = n_components
 
-    def _solve(self, K, W, y):
+    def _solve(self, K, W, y, Z=None):
         gamma = self.gamma
         if gamma is None:
             # found on USPS: 4 vs 9 best near 1, {0,1,4,9} near 0.3
@@ -784,7 +897,7 @@ class _TVBase(_GraphTVBase):
                   r2=self.r2, r=self.r, tol=self.tol, n_stable=self.n_stable,
                   label_tol=self.label_tol, max_iter=self.max_iter,
                   rof_tol=self.rof_tol, rof_max_iter=self.rof_max_iter,
-                  verbose=bool(self.verbose))
+                  verbose=bool(self.verbose), Z=Z)
         res = graph_tv(K, W, y, gamma=gamma, mu=self.mu,
                        normalize=self.normalize, **kw)
         lab = y != UNLABELED
@@ -819,7 +932,7 @@ class _CheegerBase(_GraphTVBase):
                  n_neighbors=None, weights="self-tuning", tol=1e-6, n_stable=10,
                  label_tol=0.01, max_iter=300, rof_tol=1e-3, rof_max_iter=200,
                  random_state=None, safe=False, safe_cv=5,
-                 safe_margin=0.0, verbose=0):
+                 safe_margin=0.0, verbose=0, n_components="auto"):
         self.lam = lam
         self.mu = mu
         self.r = r
@@ -844,9 +957,10 @@ class _CheegerBase(_GraphTVBase):
         self.safe_cv = safe_cv
         self.safe_margin = safe_margin
         self.verbose = verbose
+        self.n_components = n_components
 
-    def _solve(self, K, W, y):
-        return graph_cheeger(K, W, y, loss=self._loss, lam=self.lam, mu=self.mu,
+    def _solve(self, K, W, y, Z=None):
+        return graph_cheeger(K, W, y, Z=Z, loss=self._loss, lam=self.lam, mu=self.mu,
                              r=self.r, c=self.c, balance=self.balance,
                              start=self.start,
                              normalize=self.normalize,
