@@ -43,7 +43,7 @@ from semisvm._validation import (
 
 __all__ = ["knn_affinity", "knn_search", "laplacian", "graph_laplacian",
            "check_affinity", "kernel_distances", "intrinsic_dimension",
-           "neighbors_affinity", "ANN_MIN_SAMPLES"]
+           "neighbors_affinity", "graph_nbytes", "ANN_MIN_SAMPLES"]
 
 #: ``method="auto"`` searches the k nearest neighbours approximately (NN-descent,
 #: pynndescent) from this many points on, exactly below. At 50,000 points x 50
@@ -52,6 +52,44 @@ __all__ = ["knn_affinity", "knn_search", "laplacian", "graph_laplacian",
 #: recall at k = 10 is above 0.95 on such data (tests/test_graph.py checks
 #: it on a small set) for a cost that grows about as n^1.14.
 ANN_MIN_SAMPLES = 50_000
+
+
+def graph_nbytes(n, n_neighbors, itemsize=8, n_features=0):
+    """Bytes a kNN graph over ``n`` points holds at the peak of its build.
+
+    The (n, k) distance and index lists, the symmetrised affinity (up to
+    2 n k edges, value and int32 index) and the copies its symmetrisation
+    and Laplacian make (four in all), and, from :data:`ANN_MIN_SAMPLES`
+    points on, the approximate index (a float32 copy of the points and
+    its neighbour links). Used by the memory checks of the estimators.
+
+    Parameters
+    ----------
+    n : int
+        Number of points.
+    n_neighbors : int
+        k.
+    itemsize : int, default=8
+        Bytes per weight (4: float32, 8: float64).
+    n_features : int, default=0
+        Dimension of the points (for the approximate index).
+
+    Returns
+    -------
+    int
+        The estimate in bytes.
+
+    Examples
+    --------
+    >>> from semisvm.graph import graph_nbytes
+    >>> graph_nbytes(1000, 10) / 2**20 < 2
+    True
+    """
+    n, k = int(n), int(n_neighbors)
+    lists = n * k * 16
+    edges = 4 * 2 * n * k * (int(itemsize) + 4) + 4 * (n + 1) * 8
+    index = n * (4 * int(n_features) + 2 * 32 * 4 + 64) if n >= ANN_MIN_SAMPLES else 0
+    return lists + edges + index
 
 
 def _have_pynndescent():

@@ -86,10 +86,12 @@ from semisvm._validation import (
     check_ssl_targets,
     check_targets,
     check_X,
+    fits_in_memory,
     pm1_from_01,
 )
 from semisvm.graph import (
     check_affinity,
+    graph_nbytes,
     intrinsic_dimension,
     kernel_distances,
     knn_affinity,
@@ -714,12 +716,6 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
             dtype=list(FLOAT_DTYPES), order="C", accept_large_sparse=True)
         X = as_csr32(X)
         n = X.shape[0]
-        # the dense n x n Gram matrix (and, for the direct solvers, an
-        # (n + 1) x (n + 1) system beside it): refused before any work
-        check_memory(n * n * X.dtype.itemsize * (1 if self.solver == "pcg" else 2),
-                     f"{type(self).__name__} on n={n} samples: the {n} x {n} "
-                     f"{X.dtype} kernel matrix"
-                     + ("" if self.solver == "pcg" else " and its linear system"))
         if self.kernel == "precomputed" and X.shape != (n, n):
             raise ValueError(
                 f"kernel='precomputed' needs a square (n, n) Gram matrix as X, "
@@ -742,6 +738,8 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
         if self.gamma is None and self.kernel in ("rbf", "poly"):
             self._gamma = scale_gamma(X)
         self.mode_, self.n_components_ = self._mode(X)
+        # the memory of the path this fit takes, refused before any work
+        check_memory(*self._path_memory(X, self.mode_, self.n_components_))
         if self.mode_ != "exact":
             return self._fit_w(X, y, labeled, classes, affinity)
         K, L = self._kernel_and_laplacian(X, affinity)
@@ -827,10 +825,14 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
                     f"n_components must be None, 'auto' or an int, got {m!r}")
             if self.kernel == "linear":
                 mode, m = "linear", None
-            elif (self.kernel == "precomputed" or callable(self.kernel)
-                  or n <= LOWRANK_MIN_SAMPLES):
+            elif self.kernel == "precomputed" or callable(self.kernel):
+                mode, m = "exact", None
+            elif (n <= LOWRANK_MIN_SAMPLES
+                  and fits_in_memory(self._path_memory(X, "exact", None)[0])):
                 mode, m = "exact", None
             else:
+                # above the threshold, or where the n x n matrix does not
+                # fit in the memory left (the exact path would be refused)
                 mode, m = "nystroem", min(AUTO_COMPONENTS, n)
         else:
             m = check_int(m, "n_components")
@@ -852,6 +854,37 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
                  "nystroem": "Nystroem low-rank"}[mode], n,
                 f", {m} landmarks" if mode == "nystroem" else "")
         return mode, m
+
+    def _path_memory(self, X, mode, m):
+        """``(bytes, what)``: the largest arrays the path ``mode`` allocates
+        (the message of :func:`semisvm._validation.check_memory`)."""
+        n, d = X.shape
+        item = X.dtype.itemsize
+        name = f"{type(self).__name__} on n={n} samples"
+        if mode == "exact":
+            # the dense n x n Gram matrix (and, for the direct solvers, an
+            # (n + 1) x (n + 1) system beside it)
+            direct = self.solver != "pcg"
+            return (n * n * item * (2 if direct else 1),
+                    f"{name}: the {n} x {n} {X.dtype} kernel matrix"
+                    + (" and its linear system" if direct else "")
+                    + " (n_components=None, the exact path; n_components="
+                    "'auto' or an int m uses m Nystroem landmarks, O(n m))")
+        k = max(1, min(10, n - 1)) if self.n_neighbors is None else self.n_neighbors
+        k = k if isinstance(k, (int, np.integer)) and 0 < k < n else min(10, n - 1)
+        graph = graph_nbytes(n, k, item, d)
+        if mode == "linear":
+            # the graph, and the Newton / CG vectors over the n rows and d
+            # features (X itself is the feature matrix, never copied)
+            return (graph + 12 * (n + d) * 8,
+                    f"{name}: the kNN graph (k={k}) and the linear "
+                    f"solver's vectors")
+        # Nystroem: Z (n x m) in X's dtype, the kernel blocks it is built
+        # from, the m x m eigendecomposition and Newton systems
+        return (n * m * item + 2 * min(n, 4096) * m * 8 + 6 * (m + 1) ** 2 * 8
+                + graph,
+                f"{name}: the {n} x {m} {X.dtype} Nystroem features "
+                f"(n_components={m}) and the kNN graph (k={k})")
 
     def _graph(self, X, affinity):
         """Base Laplacian from the kNN graph of X (approximate above
@@ -1033,7 +1066,9 @@ _PARAMS_DOC = """
         ``eta``, ``check_every`` and validation points apply to the exact mode
         only; ``max_iter`` counts Newton steps there):
 
-        * ``None``: the exact kernel-matrix path (K is n x n).
+        * ``None``: the exact kernel-matrix path (K is n x n; refused up
+          front, naming the bytes it needs, when that does not fit in the
+          memory left).
         * an int m: Nystroem, Z = K(X, X_m) K_mm^{-1/2} over m landmark rows:
           every labeled row (the first m if there are more), then rows drawn
           uniformly without replacement with ``random_state`` (in the order
@@ -1042,10 +1077,17 @@ _PARAMS_DOC = """
         * ``"auto"``: ``kernel="linear"``: Z = X, the linear LapSVM in w
           (exact; CSR input is never densified, O(nnz(X) + p nnz(L)) per CG
           iteration); other kernels: exact up to ``LOWRANK_MIN_SAMPLES`` =
-          10,000 training rows, Nystroem with ``AUTO_COMPONENTS`` = 1,000
-          landmarks above (logged on the ``"semisvm"`` logger; ``mode_`` and
+          10,000 training rows when the n x n kernel matrix fits in the
+          memory left, else Nystroem with ``AUTO_COMPONENTS`` = 1,000
+          landmarks (logged on the ``"semisvm"`` logger; ``mode_`` and
           ``n_components_`` record the choice). Precomputed and callable
           kernels are always exact.
+
+        Each fit checks the memory of the path it takes, after choosing
+        it (the n x n matrix for the exact path, the n x m features and the
+        kNN graph for Nystroem, the graph for the linear path) and refuses
+        up front (a ``ValueError`` and ``MemoryError``) where it does
+        not fit.
 
         In the scalable modes the kNN graph is built over X by
         :func:`semisvm.graph.knn_affinity` (approximate nearest neighbours
