@@ -90,6 +90,7 @@ from semisvm._validation import (
     pm1_from_01,
 )
 from semisvm.graph import (
+    KNNGraph,
     check_affinity,
     graph_nbytes,
     intrinsic_dimension,
@@ -574,6 +575,13 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
     """Shared fit / predict of LapSVM and LapRLS."""
 
     _loss = "squared_hinge"
+    # the kNN graph object is a training-time helper: model files hold None
+    _transient_params = ("graph",)
+
+    @property
+    def graph_(self):
+        """The :class:`~semisvm.graph.KNNGraph` the fit used, or None."""
+        return getattr(self, "_graph_obj", None)
 
     def __init__(self, *, gamma_A=1e-4, gamma_I=1.0, kernel="rbf", gamma=None,
                  degree=3, coef0=0.0, n_neighbors=None, graph_weight="heat",
@@ -581,7 +589,7 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
                  fit_intercept=True, stop="stability", tol=None, max_iter=None,
                  check_every=None, eta=None, safe=False, safe_cv=5,
                  safe_margin=0.0, verbose=0, n_components="auto",
-                 random_state=0):
+                 random_state=0, graph=None):
         self.gamma_A = gamma_A
         self.gamma_I = gamma_I
         self.kernel = kernel
@@ -606,6 +614,7 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
         self.verbose = verbose
         self.n_components = n_components
         self.random_state = random_state
+        self.graph = graph
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -640,6 +649,8 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
         if affinity is not None:
             L = self._user_laplacian(affinity, n, p)
             return self._kernel(X), L
+        if self.graph is not None:
+            return self._kernel(X), self._graph(X, None)
         k = self._n_neighbors(n)
         if self.kernel == "precomputed" or callable(self.kernel):
             K = self._kernel(X)
@@ -716,6 +727,17 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
             dtype=list(FLOAT_DTYPES), order="C", accept_large_sparse=True)
         X = as_csr32(X)
         n = X.shape[0]
+        if self.graph is not None:
+            if affinity is not None:
+                raise ValueError("give graph= or affinity=, not both")
+            if self.kernel == "precomputed":
+                raise ValueError(
+                    "graph= is a kNN graph over the points X; with "
+                    "kernel='precomputed' pass the graph as affinity=")
+            if not isinstance(self.graph, KNNGraph):
+                raise TypeError("graph must be a semisvm.graph.KNNGraph or "
+                                f"None, got {type(self.graph).__name__}")
+        self._graph_obj = None
         if self.kernel == "precomputed" and X.shape != (n, n):
             raise ValueError(
                 f"kernel='precomputed' needs a square (n, n) Gram matrix as X, "
@@ -887,17 +909,31 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
                 f"(n_components={m}) and the kNN graph (k={k})")
 
     def _graph(self, X, affinity):
-        """Base Laplacian from the kNN graph of X (approximate above
-        ``semisvm.graph.ANN_MIN_SAMPLES``) or the user's affinity; sets p_."""
+        """Base Laplacian from the kNN graph of X (a :class:`KNNGraph`: the
+        given ``graph`` or one built here, approximate above
+        ``semisvm.graph.ANN_MIN_SAMPLES``) or the user's affinity; sets
+        ``p_`` and ``graph_``."""
         n = X.shape[0]
         p = None if self.p is None else check_int(self.p, "p")
         self.intrinsic_dim_ = None
         if affinity is not None:
             return self._user_laplacian(affinity, n, p)
-        k = self._n_neighbors(n)
-        W, dist = knn_affinity(X, k, weight=self.graph_weight, t=self.graph_t,
-                               return_distances=True,
-                               random_state=self.random_state)
+        g = self.graph
+        if g is None:
+            g = KNNGraph(self._n_neighbors(n), weight=self.graph_weight,
+                         t=self.graph_t, random_state=self.random_state)
+        if not hasattr(g, "affinity_"):
+            # an unfitted graph (or none given): built here, on X
+            g = clone(g).fit(X)
+        out = g.graph_for(X)
+        if out is None:
+            raise ValueError(
+                f"graph was fitted on {g.n_samples_fit_} rows that X (n={n}) "
+                "is neither equal to nor a subset of: fit the graph on these "
+                "rows (or on a superset of them)")
+        W, dist = out
+        self._graph_obj = g
+        k = dist.shape[1]
         self._set_p(p, dist, k)
         return laplacian(W, normalized=self.normalized_laplacian, p=1)
 
@@ -1095,6 +1131,18 @@ _PARAMS_DOC = """
         installed).
     random_state : int or None, default=0
         Seed of the Nystroem landmarks and of the approximate kNN search.
+    graph : semisvm.graph.KNNGraph or None, default=None
+        The kNN graph, built once and shared: a fitted
+        :class:`~semisvm.graph.KNNGraph` over the training rows (or a
+        superset of them, e.g. all rows of a data set whose
+        cross-validation folds are fitted) is read, never searched again,
+        by every one-vs-rest problem, refit, clone, fold and grid point; an
+        unfitted one is fitted on X (a copy; the argument stays unfitted).
+        Its own ``n_neighbors``, ``weight`` and ``t`` replace
+        ``n_neighbors``, ``graph_weight`` and ``graph_t``; its affinity is
+        float32. None: the estimator's own graph (exact mode: from the
+        kernel matrix's nearest neighbours; scalable modes: a
+        :class:`~semisvm.graph.KNNGraph` built on X, ``graph_``).
 
     Attributes
     ----------
@@ -1128,6 +1176,9 @@ _PARAMS_DOC = """
         Power of the Laplacian used.
     intrinsic_dim_ : float or None
         Estimated intrinsic dimension (``p=None`` with a kNN graph only).
+    graph_ : semisvm.graph.KNNGraph or None
+        The graph object the fit used (None for a user-given ``affinity``
+        and for the exact mode's own graph).
     n_features_in_ : int
 """
 
@@ -1217,7 +1268,7 @@ class LapRLS(_LaplacianBase):
                  fit_intercept=True, stop="stability", tol=None, max_iter=None,
                  check_every=None, eta=None, safe=False, safe_cv=5,
                  safe_margin=0.0, verbose=0, n_components="auto",
-                 random_state=0):
+                 random_state=0, graph=None):
         # the same parameters as LapSVM; only the default solver differs
         super().__init__(**{k: v for k, v in locals().items()
                             if k not in ("self", "__class__")})
