@@ -289,54 +289,63 @@ class _WeightedFactor:
 
 
 class _LowRankFactor:
-    """``A = lam I + D K`` for a low-rank kernel ``K = Z Z'`` (Z: n x m).
+    """``A = Lam + D Z Z'`` (Lam, D diagonal) for a low-rank kernel ``Z Z' + delta I``.
 
-    By the Woodbury identity ``A^-1 B = (B - D Z M^-1 Z'B) / lam`` with the
-    m x m system ``M = lam I + Z' D Z`` (Cholesky, float64): ``solve(B)``
-    returns ``alpha = A^-1 B`` and ``K alpha = Z S``, ``S = M^-1 Z'B`` (=
-    ``Z' alpha``, the weights of the feature map), in O(n m) per column.
-    ``ZtDZ`` is ``Z' D Z``, formed by the caller (shared across factors).
+    The kernel ``K = Z Z' + delta I`` (Z: n x m, ``delta >= 0`` the nugget)
+    enters ``A = lam I + D K`` as ``Lam = lam + delta d``. By the Woodbury
+    identity ``A^-1 B = Lam^-1 (B - D Z S)`` with ``S = Z' A^-1 B`` the
+    solution of the m x m system ``M S = Z' Lam^-1 B``, ``M = I + Z' diag(d /
+    Lam) Z`` (Cholesky, float64; ``ZtCZ = Z' diag(d / Lam) Z`` formed by the
+    caller from the shared ``Z'Z``). ``solve(B)`` returns ``alpha = A^-1 B``
+    and ``K alpha = Z S + delta alpha`` in O(n m) per column.
     """
 
-    def __init__(self, Z, ZtDZ, lam, d):
-        M = np.array(ZtDZ, dtype=np.float64, copy=True)
-        M[np.diag_indices_from(M)] += lam
+    def __init__(self, Z, ZtCZ, lam, d, delta=0.0):
+        M = np.array(ZtCZ, dtype=np.float64, copy=True)
+        M[np.diag_indices_from(M)] += 1.0
         self.chol = sla.cho_factor(M, lower=True, overwrite_a=True,
                                    check_finite=False)
         self.Z = Z
-        self.lam = lam
         self.d = d
+        self.Lam = lam + delta * d
+        self.delta = delta
         self.r = d
 
     def solve(self, B):
-        S = sla.cho_solve(self.chol, self.Z.T @ B, check_finite=False)
-        f = (self.Z @ S.astype(self.Z.dtype, copy=False)).astype(B.dtype, copy=False)
-        return (B - self.d * f) / self.lam, f
+        S = sla.cho_solve(self.chol, self.Z.T @ (B / self.Lam), check_finite=False)
+        ZS = (self.Z @ S.astype(self.Z.dtype, copy=False)).astype(B.dtype, copy=False)
+        alpha = (B - self.d * ZS) / self.Lam
+        return alpha, ZS + self.delta * alpha if self.delta else ZS
 
     def kernel_columns(self, lab):
-        """``G[:, lab]`` of ``G = K (lam I + r K)^-1 = Z M^-1 Z'``."""
-        S = sla.cho_solve(self.chol, self.Z[lab].T.astype(np.float64),
-                          check_finite=False)
-        return self.Z @ S.astype(self.Z.dtype, copy=False)
+        """``G[:, lab]`` of ``G = K (lam I + r K)^-1``."""
+        E = np.zeros((self.Z.shape[0], lab.shape[0]), dtype=self.Z.dtype)
+        E[lab, np.arange(lab.shape[0])] = 1.0
+        return self.solve(E)[1]
 
 
 class RKHS:
-    """The kernel of the RKHS term: an (n, n) matrix K or a factor Z, K = Z Z'.
+    """The kernel of the RKHS term: an (n, n) matrix K or a factor Z.
 
     Hands out the factorisations the loops solve with: ``factor(lam, r)`` for
     ``lam I + r K`` and ``weighted_factor(lam, r, eta, labeled)`` for ``lam I
     + D K`` with ``D = r + eta`` on the labeled rows and ``r`` elsewhere.
-    With Z (n x m) everything is O(n m) memory and each solve O(n m) per
-    column; ``Z'Z`` (m x m, float64, O(n m^2) once) is computed at the first
-    factorisation, or passed in (``gram``) to share it across fits.
+    With Z (n x m) the kernel is ``Z Z' + delta I``: the Nystroem
+    approximation plus a nugget ``delta`` (the mean of what it misses on the
+    diagonal, ``k(x, x) - ||z||^2``, 0 when m = n) that leaves each row a
+    little freedom outside the m-dimensional span; everything is O(n m)
+    memory and each solve O(n m) per column. ``Z'Z`` (m x m, float64,
+    O(n m^2) once) is computed at the first factorisation, or passed in
+    (``gram``) to share it across fits.
     """
 
-    def __init__(self, K=None, Z=None, gram=None):
+    def __init__(self, K=None, Z=None, gram=None, delta=0.0):
         if (K is None) == (Z is None):
             raise ValueError("give K or Z")
         self.K = K
         self.Z = Z
         self.gram = gram
+        self.delta = float(delta)
         A = K if Z is None else Z
         self.n = A.shape[0]
         self.dtype = A.dtype
@@ -353,15 +362,20 @@ class RKHS:
     def factor(self, lam, r):
         if self.Z is None:
             return _Factor(self.K, lam, r)
-        return _LowRankFactor(self.Z, r * self._gram(), lam, r)
+        c = r / (lam + self.delta * r)
+        return _LowRankFactor(self.Z, c * self._gram(), lam, r, self.delta)
 
     def weighted_factor(self, lam, r, eta, labeled):
         d = (eta * labeled + r).astype(self.dtype)
         if self.Z is None:
             return _WeightedFactor(self.K, lam, d)
+        # d / Lam takes two values: r / (lam + delta r) on the unlabeled
+        # rows, (r + eta) / (lam + delta (r + eta)) on the labeled ones
+        cu = r / (lam + self.delta * r)
+        cl = (r + eta) / (lam + self.delta * (r + eta))
         ZL = self.Z[labeled].astype(np.float64)
-        return _LowRankFactor(self.Z, r * self._gram() + eta * (ZL.T @ ZL),
-                              lam, d[:, None])
+        return _LowRankFactor(self.Z, cu * self._gram() + (cl - cu) * (ZL.T @ ZL),
+                              lam, d[:, None], self.delta)
 
 
 _GRAM_BLOCK = 8192

@@ -63,7 +63,7 @@ import time
 import warnings
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics.pairwise import pairwise_kernels
 from sklearn.neighbors import NearestNeighbors
@@ -86,7 +86,7 @@ from semisvm._validation import (
     check_sparse_structure,
     check_targets,
 )
-from semisvm.graph import check_affinity, knn_affinity
+from semisvm.graph import KNNGraph, check_affinity, knn_affinity
 from semisvm.model_selection import SafeSemiSupervisedMixin
 
 __all__ = [
@@ -104,6 +104,15 @@ __all__ = [
 # exact path factorises the n x n system: O(n^3) time, 2 n^2 floats)
 LOWRANK_MIN_SAMPLES = 2000
 AUTO_COMPONENTS = 500
+# ... except the multi-class TV models, exact up to this many rows: their
+# normalised simplex iteration needs f = K alpha to follow the graph iterate
+# closely, which a rank-m kernel cannot (USPS {0,1,4,9}, n = 4495, one label
+# per class, seed 0: TV-RLS 1.4% error exact, 72% / 35% / 41% with 500 /
+# 500 + nugget / 1000 landmarks, stuck at max_iter; 10 labels: 1.6% against
+# 12% / 6.8% / 12%); two-class TV (USPS 4 vs 9: 2.5 / 3.2% exact, 2.4 /
+# 2.4% with 500 landmarks) and Cheeger (3.9 / 2.4% both ways) keep their
+# accuracy
+LOWRANK_MIN_SAMPLES_MULTI_TV = 10_000
 
 
 # ---------------------------------------------------------------- checks
@@ -137,7 +146,7 @@ def _check_features(Z):
     return Z
 
 
-def _common_checks(K, Z, W, y, lam, r_values, tol, max_iter, n_stable, rof_tol,
+def _common_checks(K, Z, nugget, W, y, lam, r_values, tol, max_iter, n_stable, rof_tol,
                    rof_max_iter):
     if Z is None:
         K = check_kernel_matrix(K)
@@ -145,7 +154,8 @@ def _common_checks(K, Z, W, y, lam, r_values, tol, max_iter, n_stable, rof_tol,
     elif K is not None:
         raise ValueError("give the kernel as K or as its factor Z, not both")
     else:
-        rk = RKHS(Z=_check_features(Z))
+        rk = RKHS(Z=_check_features(Z),
+                  delta=check_positive(nugget, "nugget", allow_zero=True))
     n = rk.n
     W = check_affinity(W, "W")     # square, symmetric, finite, >= 0 (CSR)
     if W.shape != (n, n):
@@ -175,7 +185,7 @@ def _check_label_tol(label_tol):
 def graph_tv(K, W, y, *, loss="squared", gamma=1.0, lam=1.0, eta=1.0, mu=1.0,
              r1=1.0, r2=1.0, r=1.0, normalize="n", tol=1e-4, n_stable=10,
              label_tol=0.01, max_iter=300, rof_tol=1e-4, rof_max_iter=500,
-             smo_tol=1e-6, verbose=False, Z=None):
+             smo_tol=1e-6, verbose=False, Z=None, nugget=0.0):
     r"""TV-RLS (``loss="squared"``) or TV-SVM (``loss="hinge"``), binary or multi-class.
 
     Binary (2 classes; class 1 is +1), the splitting ``f = K alpha = g``,
@@ -251,6 +261,10 @@ def graph_tv(K, W, y, *, loss="squared", gamma=1.0, lam=1.0, eta=1.0, mu=1.0,
         RKHS steps then solve m x m systems (Woodbury identity) and nothing
         n x n is formed; ``alpha`` is still over the n samples (``Z' alpha``
         are the feature weights). With m = n landmarks this is the K path.
+    nugget : float, default=0.0
+        With Z: the kernel is ``Z Z' + nugget I`` (a Nystroem approximation
+        plus the mean of what it misses on the diagonal lets each sample's
+        value leave the m-dimensional span a little).
 
     Returns
     -------
@@ -279,7 +293,7 @@ def graph_tv(K, W, y, *, loss="squared", gamma=1.0, lam=1.0, eta=1.0, mu=1.0,
     if loss not in ("squared", "hinge"):
         raise ValueError(f"loss must be 'squared' or 'hinge', got {loss!r}")
     rk, W, y, n_classes = _common_checks(
-        K, Z, W, y, lam, {"eta": eta, "mu": mu, "r1": r1, "r2": r2, "r": r},
+        K, Z, nugget, W, y, lam, {"eta": eta, "mu": mu, "r1": r1, "r2": r2, "r": r},
         tol, max_iter, n_stable, rof_tol, rof_max_iter)
     check_positive(gamma, "gamma", allow_zero=True)
     _check_label_tol(label_tol)
@@ -304,7 +318,7 @@ def graph_tv(K, W, y, *, loss="squared", gamma=1.0, lam=1.0, eta=1.0, mu=1.0,
 def graph_cheeger(K, W, y, *, loss="squared", lam=1.0, mu=1.0, r=1.0, c=1.0,
                   balance="median", start="auto", normalize="n", tol=1e-6, n_stable=10,
                   label_tol=0.01, max_iter=300, rof_tol=1e-4, rof_max_iter=500,
-                  smo_tol=1e-6, verbose=False, Z=None):
+                  smo_tol=1e-6, verbose=False, Z=None, nugget=0.0):
     r"""Cheeger-RLS (``loss="squared"``) or Cheeger-SVM (``loss="hinge"``).
 
     Minimises the balanced Cheeger ratio ``E(f) = TV(f) / B(f)`` with ``f_i =
@@ -398,6 +412,10 @@ def graph_cheeger(K, W, y, *, loss="squared", lam=1.0, mu=1.0, r=1.0, c=1.0,
         RKHS steps then solve m x m systems (Woodbury identity) and nothing
         n x n is formed; ``alpha`` is still over the n samples (``Z' alpha``
         are the feature weights). With m = n landmarks this is the K path.
+    nugget : float, default=0.0
+        With Z: the kernel is ``Z Z' + nugget I`` (a Nystroem approximation
+        plus the mean of what it misses on the diagonal lets each sample's
+        value leave the m-dimensional span a little).
 
     Returns
     -------
@@ -432,7 +450,7 @@ def graph_cheeger(K, W, y, *, loss="squared", lam=1.0, mu=1.0, r=1.0, c=1.0,
         raise ValueError(f"balance must be 'median', 'lambda', 'auto' or class "
                          f"fractions, got {balance!r}")
     rk, W, y, n_classes = _common_checks(
-        K, Z, W, y, lam, {"mu": mu, "r": r, "c": c}, tol, max_iter, n_stable,
+        K, Z, nugget, W, y, lam, {"mu": mu, "r": r, "c": c}, tol, max_iter, n_stable,
         rof_tol, rof_max_iter)
     _check_label_tol(label_tol)
     normalize = _check_normalize(normalize)
@@ -453,13 +471,14 @@ def graph_cheeger(K, W, y, *, loss="squared", lam=1.0, mu=1.0, r=1.0, c=1.0,
 _WEIGHTS = {"self-tuning": "self-tuning", "heat": "heat", "connectivity": "binary"}
 
 
-def _knn_graph(X, *, n_neighbors=10, weights="self-tuning"):
+def _knn_graph(X, *, n_neighbors=10, weights="self-tuning", return_distances=False):
     """The estimators' default graph: :func:`semisvm.graph.knn_affinity`.
 
     Symmetric kNN (an edge when either end is among the other's
     ``n_neighbors`` nearest neighbours, capped at n - 1), weights
     ``"self-tuning"`` (local scale: the 7th neighbour), ``"heat"`` or
-    ``"connectivity"`` (1).
+    ``"connectivity"`` (1). ``return_distances``: also the (n, k) sorted
+    neighbour distances.
     """
     if weights not in _WEIGHTS:
         raise ValueError("weights must be 'self-tuning', 'heat' or 'connectivity', "
@@ -467,7 +486,8 @@ def _knn_graph(X, *, n_neighbors=10, weights="self-tuning"):
     n = X.shape[0]
     if n < 2:
         raise ValueError(f"at least 2 samples are needed to build a graph, got {n}")
-    return knn_affinity(X, min(n_neighbors, n - 1), weight=_WEIGHTS[weights])
+    return knn_affinity(X, min(n_neighbors, n - 1), weight=_WEIGHTS[weights],
+                        return_distances=return_distances)
 
 
 def _median_rbf_gamma(X, random_state, n_max=1000):
@@ -503,8 +523,17 @@ class _GraphTVBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
     # default RBF width s = min(median pairwise distance, _knn_width x the
     # mean distance to the n_neighbors-th neighbour); None: the median alone
     _knn_width = None
+    # the kNN graph object is a training-time helper: model files hold None
+    _transient_params = ("graph",)
 
-    def _default_kernel_gamma(self, X):
+    @property
+    def graph_(self):
+        """The :class:`~semisvm.graph.KNNGraph` the fit used, or None."""
+        return getattr(self, "_graph_obj", None)
+
+    def _default_kernel_gamma(self, X, dist=None):
+        """The default kernel width; ``dist``: the (n, k) kNN distances of
+        the graph, when it was built from X (else searched here)."""
         gamma = _median_rbf_gamma(X, self.random_state)
         if (self._knn_width is None or X.shape[0] < 3
                 or self.classes_.shape[0] != 2):
@@ -514,8 +543,16 @@ class _GraphTVBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
             return gamma
         k = min(10 if self.n_neighbors is None else self.n_neighbors,
                 X.shape[0] - 1)
-        dist, _ = NearestNeighbors(n_neighbors=k + 1).fit(X).kneighbors(X)
-        s = self._knn_width * float(np.mean(dist[:, k]))
+        if dist is not None and dist.shape[1] >= k and (
+                dist.dtype == np.float64 or self._graph_obj is not None):
+            # the graph's own search: the k-th neighbour of each row (the
+            # default graph of float32 X keeps float32 distances: the width
+            # is then taken from float64 ones, searched here, as before the
+            # graph's distances were reused)
+            kth = dist[:, k - 1]
+        else:
+            kth = NearestNeighbors(n_neighbors=k + 1).fit(X).kneighbors(X)[0][:, k]
+        s = self._knn_width * float(np.mean(kth))
         return max(gamma, 1.0 / (2.0 * s * s)) if s > 0 else gamma
 
     def __sklearn_tags__(self):
@@ -543,6 +580,28 @@ class _GraphTVBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
             check_positive(self.kernel_gamma, "kernel_gamma")
         if self.n_neighbors is not None:
             check_int(self.n_neighbors, "n_neighbors")
+        if self.graph is not None and not isinstance(self.graph, KNNGraph):
+            raise TypeError("graph must be a semisvm.graph.KNNGraph or None, "
+                            f"got {type(self.graph).__name__}")
+
+    def _shared_graph(self, X, k):
+        """(W, distances) from a :class:`KNNGraph`: the given ``graph``
+        (fitted on X or on a superset of its rows: a fold reads its subset)
+        or, for ``safe=True``, one built here on X and shared with the
+        check's fits."""
+        g = self.graph
+        if g is None:
+            g = KNNGraph(k, weight=_WEIGHTS[self.weights])
+        if not hasattr(g, "affinity_"):
+            g = clone(g).fit(X)
+        out = g.graph_for(X)
+        if out is None:
+            raise ValueError(
+                f"graph was fitted on {g.n_samples_fit_} rows that X "
+                f"(n={X.shape[0]}) is neither equal to nor a subset of: fit "
+                "the graph on these rows (or on a superset of them)")
+        self._graph_obj = g
+        return out
 
     def _n_neighbors(self, n):
         """k of the kNN graph: None -> 10 (n - 1 below 11 rows); k >= n refused."""
@@ -580,10 +639,6 @@ class _GraphTVBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
         self._check_params()
         n = X.shape[0]
         k = self._n_neighbors(n) if W is None else None
-        self.mode_, self.n_components_ = self._mode(n)
-        # the memory of the path taken, refused before the graph and the
-        # kernel are built
-        self._check_memory(n, X.dtype)
         lab = y != UNLABELED
         if not np.any(lab):
             raise ValueError("y has no labeled sample: every entry is -1 "
@@ -593,10 +648,21 @@ class _GraphTVBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
             raise ValueError(
                 f"{type(self).__name__} needs labeled samples of at least 2 classes "
                 f"in y; got 1 class ({self.classes_.tolist()})")
+        self.mode_, self.n_components_ = self._mode(n)
+        # the memory of the path taken, refused before the graph and the
+        # kernel are built
+        self._check_memory(n, X.dtype)
         y_enc = np.full(y.shape[0], UNLABELED, dtype=np.intp)
         y_enc[lab] = y_idx
-        if W is None:
-            W = _knn_graph(X, n_neighbors=k, weights=self.weights)
+        dist = None
+        self._graph_obj = None
+        if W is not None and self.graph is not None:
+            raise ValueError("give graph= or affinity=, not both")
+        if W is None and (self.graph is not None or self.safe):
+            W, dist = self._shared_graph(X, k)
+        elif W is None:
+            W, dist = _knn_graph(X, n_neighbors=k, weights=self.weights,
+                                 return_distances=True)
         else:
             if self.safe:
                 raise ValueError(
@@ -608,7 +674,7 @@ class _GraphTVBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
                     f"{name} must have shape ({X.shape[0]}, {X.shape[0]}) (one "
                     f"row per training sample), got {W.shape}")
         self._kernel_gamma = (self.kernel_gamma if self.kernel_gamma is not None
-                              else self._default_kernel_gamma(X))
+                              else self._default_kernel_gamma(X, dist))
         with threadpool_limits(limits=1, user_api="blas"):
             # one thread, as in the solvers: the same K (to the last bit)
             # whatever the BLAS thread count
@@ -623,7 +689,8 @@ class _GraphTVBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
                 Z, landmarks, N = nystroem_features(
                     X, self._kernel, self.n_components_,
                     random_state=0 if rs is None else rs, include=np.flatnonzero(lab))
-        res = self._solve(K, W, y_enc, Z)
+        self.nugget_ = 0.0 if Z is None else self._nugget(X, Z)
+        res = self._solve(K, W, y_enc, Z, self.nugget_)
         if not res.converged:
             warnings.warn(
                 f"{type(self).__name__} did not converge in max_iter={self.max_iter} "
@@ -655,7 +722,8 @@ class _GraphTVBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
             if m != "auto":
                 raise ValueError(
                     f"n_components must be None, 'auto' or an int, got {m!r}")
-            if n <= LOWRANK_MIN_SAMPLES:
+            multi_tv = isinstance(self, _TVBase) and self.classes_.shape[0] > 2
+            if n <= (LOWRANK_MIN_SAMPLES_MULTI_TV if multi_tv else LOWRANK_MIN_SAMPLES):
                 return "exact", None
             return "nystroem", min(AUTO_COMPONENTS, n)
         m = check_int(m, "n_components")
@@ -663,6 +731,15 @@ class _GraphTVBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
             raise ValueError(f"n_components={m} must be at most the number of "
                              f"training samples n={n}")
         return "nystroem", m
+
+    def _nugget(self, X, Z, n_max=1000):
+        """Mean of ``k(x, x) - ||z(x)||^2`` (what the Nystroem map misses on
+        the kernel's diagonal) over at most n_max evenly spaced rows."""
+        rows = np.unique(np.linspace(0, X.shape[0] - 1, min(X.shape[0], n_max))
+                         .round().astype(np.intp))
+        kd = np.diag(np.asarray(self._kernel(X[rows], X[rows]), dtype=np.float64))
+        zz = np.sum(np.asarray(Z[rows], dtype=np.float64) ** 2, axis=1)
+        return max(float(np.mean(kd - zz)), 0.0)
 
     def _check_memory(self, n, dtype):
         """Refuse a fit whose path (exact or Nystroem) does not fit in memory."""
@@ -682,6 +759,17 @@ class _GraphTVBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
                          "Nystroem features and the iterates")
 
     # -- the safety net (semisvm.model_selection.SafeSemiSupervisedMixin) --
+    def _safe_fit(self, X, y):
+        """The check's fits share this fit's kNN graph: each fold reads its
+        rows' graph from the stored neighbour lists instead of searching."""
+        if not self.safe or self.graph is not None or self._graph_obj is None:
+            return super()._safe_fit(X, y)
+        self.graph = self._graph_obj     # seen by the clones of the check
+        try:
+            return super()._safe_fit(X, y)
+        finally:
+            self.graph = None
+
     def _supervised_counterpart(self):
         """The kernel machine on the labeled rows alone: TVRLS / TVSVM with
         ``gamma=0, normalize=None`` (kernel ridge classification / the
@@ -690,7 +778,7 @@ class _GraphTVBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
         params = {k: v for k, v in self.get_params().items()
                   if k in ("kernel", "kernel_gamma", "degree", "coef0",
                            "n_neighbors", "weights", "random_state",
-                           "n_components")}
+                           "n_components", "graph")}
         if isinstance(self, _TVBase):
             params.update(lam=self.lam, eta=self.eta, mu=self.mu)
         return cls(gamma=0.0, normalize=None, safe=False, **params)
@@ -700,7 +788,7 @@ class _GraphTVBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
         sup = self._supervised_counterpart().fit(X, y)
         for name in ("alpha_", "intercept_", "_kernel_gamma", "X_fit_",
                      "n_iter_", "result_", "mode_", "n_components_",
-                     "landmarks_"):
+                     "landmarks_", "nugget_"):
             setattr(self, name, getattr(sup, name))
         lab = np.asarray(y) != UNLABELED
         self.transduction_ = np.where(lab, np.asarray(y, dtype=object),
@@ -789,8 +877,18 @@ _COMMON_DOC = """
         Nystroem feature map over m landmark rows (the labeled rows first,
         the others drawn with ``random_state``, seed 0 when None), ``K ~ Z
         Z'``, every RKHS step an m x m system (O(n m) memory); "auto": exact
-        up to 2000 training rows, Nystroem with min(500, n) landmarks above.
+        up to 2000 training rows (TVRLS / TVSVM with more than two classes:
+        10,000), Nystroem with min(500, n) landmarks above.
         With m = n the Nystroem path gives the exact solution.
+    graph : semisvm.graph.KNNGraph or None, default=None
+        The kNN graph, built once and shared (its ``n_neighbors`` and
+        ``weight`` replace this estimator's): a fitted graph over the
+        training rows or a superset of them (a cross-validation fold reads
+        its rows' graph from the stored neighbour lists), or an unfitted one
+        (fitted here). None: the graph is built from X with ``n_neighbors``
+        and ``weights`` (and, for ``safe=True``, kept as a
+        :class:`~semisvm.graph.KNNGraph` that the check's fits share). Not
+        with ``fit(..., affinity=...)``.
 
     Attributes
     ----------
@@ -806,6 +904,9 @@ _COMMON_DOC = """
         The RKHS path taken (see ``n_components``).
     n_components_ : int or None
         Landmarks of the Nystroem path (None on the exact path).
+    nugget_ : float
+        The Nystroem path's kernel is ``Z Z' + nugget_ I`` on the training
+        rows (see :func:`graph_tv`); 0 on the exact path.
     landmarks_ : ndarray of shape (n_components_,) or None
         Training-row indices of the landmarks; ``X_fit_`` holds those rows
         and ``alpha_`` their coefficients on the Nystroem path.
@@ -852,7 +953,8 @@ class _TVBase(_GraphTVBase):
                  tol=1e-4, n_stable=10, label_tol=0.01, max_iter=300,
                  rof_tol=1e-3, rof_max_iter=200, conflict_tol=0.1,
                  random_state=None, safe=False, safe_cv=5,
-                 safe_margin=0.0, verbose=0, n_components="auto"):
+                 safe_margin=0.0, verbose=0, n_components="auto",
+                 graph=None):
         self.gamma = gamma
         self.lam = lam
         self.eta = eta
@@ -880,8 +982,9 @@ class _TVBase(_GraphTVBase):
         self.safe_margin = safe_margin
         self.verbose = verbose
         self.n_components = n_components
+        self.graph = graph
 
-    def _solve(self, K, W, y, Z=None):
+    def _solve(self, K, W, y, Z=None, nugget=0.0):
         gamma = self.gamma
         if gamma is None:
             # found on USPS: 4 vs 9 best near 1, {0,1,4,9} near 0.3
@@ -897,7 +1000,7 @@ class _TVBase(_GraphTVBase):
                   r2=self.r2, r=self.r, tol=self.tol, n_stable=self.n_stable,
                   label_tol=self.label_tol, max_iter=self.max_iter,
                   rof_tol=self.rof_tol, rof_max_iter=self.rof_max_iter,
-                  verbose=bool(self.verbose), Z=Z)
+                  verbose=bool(self.verbose), Z=Z, nugget=nugget)
         res = graph_tv(K, W, y, gamma=gamma, mu=self.mu,
                        normalize=self.normalize, **kw)
         lab = y != UNLABELED
@@ -932,7 +1035,8 @@ class _CheegerBase(_GraphTVBase):
                  n_neighbors=None, weights="self-tuning", tol=1e-6, n_stable=10,
                  label_tol=0.01, max_iter=300, rof_tol=1e-3, rof_max_iter=200,
                  random_state=None, safe=False, safe_cv=5,
-                 safe_margin=0.0, verbose=0, n_components="auto"):
+                 safe_margin=0.0, verbose=0, n_components="auto",
+                 graph=None):
         self.lam = lam
         self.mu = mu
         self.r = r
@@ -958,9 +1062,10 @@ class _CheegerBase(_GraphTVBase):
         self.safe_margin = safe_margin
         self.verbose = verbose
         self.n_components = n_components
+        self.graph = graph
 
-    def _solve(self, K, W, y, Z=None):
-        return graph_cheeger(K, W, y, Z=Z, loss=self._loss, lam=self.lam, mu=self.mu,
+    def _solve(self, K, W, y, Z=None, nugget=0.0):
+        return graph_cheeger(K, W, y, Z=Z, nugget=nugget, loss=self._loss, lam=self.lam, mu=self.mu,
                              r=self.r, c=self.c, balance=self.balance,
                              start=self.start,
                              normalize=self.normalize,

@@ -183,3 +183,99 @@ def test_float32_nystroem_path_stays_float32():
     assert est.alpha_.dtype == np.float32
     assert est.decision_function(X.astype(np.float32)).dtype == np.float32
     np.testing.assert_array_equal(est.alpha_, again.alpha_)
+
+
+# --- one kNN graph shared by the fit, the safety check's folds, a grid ------
+
+def _xor(n=200, per_class=5, noise=True):
+    rng = np.random.RandomState(0)
+    X = rng.uniform(-1, 1, size=(n, 2))
+    yt = ((X[:, 0] > 0) ^ (X[:, 1] > 0)).astype(int)
+    if noise:
+        X = np.hstack([X, 0.3 * rng.randn(n, 3)])
+    y = np.full(n, -1)
+    r = np.random.default_rng(0)
+    for c in (0, 1):
+        y[r.choice(np.flatnonzero(yt == c), per_class, replace=False)] = c
+    return X, y, yt
+
+
+@pytest.mark.parametrize("Est", ESTIMATORS)
+def test_given_graph_is_the_default_graph(Est):
+    from semisvm.graph import KNNGraph
+    X, y, _ = _problem(2, n=80)
+    g = KNNGraph(10, weight="self-tuning").fit(X)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        a = Est(max_iter=30).fit(X, y)
+        b = Est(max_iter=30, graph=g).fit(X, y)
+    assert b.graph_ is g and a.graph_ is None
+    # the same graph (float32 weights against float64): the same labels
+    np.testing.assert_array_equal(a.transduction_, b.transduction_)
+    with pytest.raises(ValueError, match="not both"):
+        Est(graph=g).fit(X, y, affinity=g.affinity_)
+    with pytest.raises(TypeError, match="KNNGraph"):
+        Est(graph=g.affinity_).fit(X, y)
+
+
+@pytest.mark.parametrize("Est", [TVRLS, CheegerRLS])
+@pytest.mark.parametrize("noise", [True, False])
+def test_safe_check_shares_the_graph_and_chooses_as_cold_selection(Est, noise):
+    # the check's folds read their graph from the fit's neighbour lists
+    # (one search); the gain and the choice are those of a check whose
+    # folds search their own graphs (the check as it ran before)
+    from sklearn.base import clone
+
+    from semisvm.model_selection import unlabeled_gain
+    X, y, _ = _xor(noise=noise)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        safe = Est(safe=True).fit(X, y)
+        cold = Est(safe=False)
+        sup = cold._supervised_counterpart()
+        gain, s, b = unlabeled_gain(clone(cold), sup, X, y, cv=safe._safe_cv())
+    assert safe.graph is None and safe.graph_.n_samples_fit_ == X.shape[0]
+    assert safe.graph_.n_builds_ <= 2     # one search (+ a partial one)
+    assert safe.fell_back_ == (gain < -safe.safe_margin)
+    np.testing.assert_allclose(safe.safe_scores_[0], s, atol=0.1 + 1e-9)
+    np.testing.assert_allclose(safe.safe_scores_[1], b, atol=0.1 + 1e-9)
+    assert abs(safe.unlabeled_gain_ - gain) <= 0.02
+
+
+def test_multi_class_tv_switches_at_its_own_size(monkeypatch):
+    # multi-class TV keeps the exact path up to LOWRANK_MIN_SAMPLES_MULTI_TV;
+    # multi-class Cheeger and two-class TV switch at LOWRANK_MIN_SAMPLES
+    monkeypatch.setattr(gt, "LOWRANK_MIN_SAMPLES", 40)
+    monkeypatch.setattr(gt, "LOWRANK_MIN_SAMPLES_MULTI_TV", 60)
+    monkeypatch.setattr(gt, "AUTO_COMPONENTS", 20)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for n, tv_mode in ((60, "exact"), (61, "nystroem")):
+            X, y, _ = _problem(3, n=n)
+            assert TVRLS(max_iter=5).fit(X, y).mode_ == tv_mode
+            assert CheegerRLS(max_iter=5).fit(X, y).mode_ == "nystroem"
+        X, y, _ = _problem(2, n=60)
+        assert TVSVM(max_iter=5).fit(X, y).mode_ == "nystroem"
+
+
+def test_low_rank_factor_with_a_nugget():
+    # K = Z Z' + delta I: the Woodbury solves against dense solves
+    rng = np.random.default_rng(1)
+    Z = rng.standard_normal((30, 5))
+    K = Z @ Z.T + 0.07 * np.eye(30)
+    B = rng.standard_normal((30, 2))
+    lab = np.zeros(30, dtype=bool)
+    lab[::7] = True
+    rk = RKHS(Z=Z, delta=0.07)
+    alpha, f = rk.factor(0.2, 3.0).solve(B)
+    ref = np.linalg.solve(0.2 * np.eye(30) + 3.0 * K, B)
+    np.testing.assert_allclose(alpha, ref, rtol=1e-9, atol=1e-10)
+    np.testing.assert_allclose(f, K @ ref, rtol=1e-9, atol=1e-10)
+    d = 3.0 + 5.0 * lab
+    alpha, f = rk.weighted_factor(0.2, 3.0, 5.0, lab).solve(B)
+    ref = np.linalg.solve(0.2 * np.eye(30) + d[:, None] * K, B)
+    np.testing.assert_allclose(alpha, ref, rtol=1e-9, atol=1e-10)
+    np.testing.assert_allclose(f, K @ ref, rtol=1e-9, atol=1e-10)
+    with pytest.raises(ValueError, match="nugget"):
+        graph_tv(None, knn_affinity(rng.standard_normal((30, 2)), 4),
+                 np.r_[0, 1, [-1] * 28], Z=Z, nugget=-1.0)
