@@ -5,7 +5,8 @@ transductive error on the unlabeled rows):
 
 * ``--part small``: the held-out sizes, 5,000 rows x {10, 60} features x
   {2, 10} classes (``make_classification(n, d, n_informative=min(d, 10),
-  n_classes=c, n_clusters_per_class=1, class_sep=2.0, random_state=0)``),
+  n_redundant=min(2, d - n_informative), n_classes=c,
+  n_clusters_per_class=1, class_sep=2.0, random_state=0)``),
   10 labels per class drawn per class with ``default_rng(0)``; each estimator
   with its defaults and with ``n_components=None`` (the exact kernel path),
   and scikit-learn's LabelSpreading (kNN kernel) as the peer.
@@ -38,9 +39,10 @@ MODELS = ["TVRLS", "TVSVM", "CheegerRLS", "CheegerSVM"]
 
 def _problem(n, d, c, n_informative):
     from sklearn.datasets import make_classification
-    X, yt = make_classification(n, d, n_informative=n_informative, n_classes=c,
-                                n_clusters_per_class=1, class_sep=2.0,
-                                random_state=0)
+    X, yt = make_classification(n, d, n_informative=n_informative,
+                                n_redundant=min(2, d - n_informative),
+                                n_classes=c, n_clusters_per_class=1,
+                                class_sep=2.0, random_state=0)
     rng = np.random.default_rng(0)
     y = np.full(n, -1)
     for k in range(c):
@@ -107,7 +109,7 @@ def _row(label, r, ref=None):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--part", choices=["small", "large"], default="small")
-    ap.add_argument("--models", nargs="+", default=MODELS)
+    ap.add_argument("--models", nargs="*", default=MODELS)
     ap.add_argument("--no-exact", action="store_true",
                     help="small part: skip the n_components=None fits")
     ap.add_argument("--timeout", type=float, default=1800)

@@ -279,3 +279,24 @@ def test_low_rank_factor_with_a_nugget():
     with pytest.raises(ValueError, match="nugget"):
         graph_tv(None, knn_affinity(rng.standard_normal((30, 2)), 4),
                  np.r_[0, 1, [-1] * 28], Z=Z, nugget=-1.0)
+
+
+def test_label_spreading_cg_above_the_switch_is_the_lu_below(monkeypatch):
+    # the Cheeger start / balance: conjugate gradients above
+    # SPREAD_CG_MIN_SAMPLES, the sparse LU at or below it; same solution
+    import semisvm._tv_solvers as ts
+    X, y, _ = _problem(3, n=120)
+    W = knn_affinity(X, 8, weight="self-tuning")
+    Y = np.zeros((120, 3))
+    Y[y >= 0, y[y >= 0]] = 1.0
+    monkeypatch.setattr(ts, "SPREAD_CG_MIN_SAMPLES", 120)
+    lu = ts._label_spreading(W, Y)
+    monkeypatch.setattr(ts, "SPREAD_CG_MIN_SAMPLES", 119)
+    cg = ts._label_spreading(W, Y)
+    S = W.toarray() / np.sqrt(np.outer(W.sum(1), W.sum(1)))
+    ref = np.linalg.solve(np.eye(120) - 0.99 * S, Y)
+    np.testing.assert_allclose(lu, ref, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(cg, ref, rtol=1e-7, atol=1e-9 * np.abs(ref).max())
+    assert not np.array_equal(cg, lu)     # the other solver did run
+    np.testing.assert_allclose(ts._label_spreading(W, Y[:, 0]), ref[:, 0],
+                               rtol=1e-7, atol=1e-9 * np.abs(ref).max())
