@@ -33,6 +33,7 @@ Everything is a ``scipy.sparse.csr_matrix`` with int32 indices, in X's dtype.
 """
 from __future__ import annotations
 
+import collections
 import contextlib
 import hashlib
 import threading
@@ -891,6 +892,8 @@ class KNNGraph:
         self._ind_all = np.ascontiguousarray(ind, dtype=np.int32)
         self._hashes = _row_hashes(X)
         self._fit_key = self._key()
+        self._work = collections.OrderedDict()
+        self._work_hits = 0
         self.distances_ = self._dist_all[:, :k]
         self.indices_ = self._ind_all[:, :k]
         self.affinity_ = self._affinity(self.distances_, self.indices_)
@@ -982,6 +985,10 @@ class KNNGraph:
         (affinity, distances) or None
             The (m, m) float32 CSR affinity and the (m, k) distances.
         """
+        out = self._graph_and_rows(X)
+        return None if out is None else out[:2]
+
+    def _graph_and_rows(self, X):
         self._check_fitted()
         X = check_X(X)
         rows = self.rows_of(X)
@@ -989,7 +996,7 @@ class KNNGraph:
             return None
         n, m = self.n_samples_fit_, rows.size
         if m == n and np.all(rows == np.arange(n)):
-            return self.affinity_, self.distances_
+            return self.affinity_, self.distances_, rows
         k = self._check_params(m)
         new = np.full(n, -1, dtype=np.int64)
         new[rows] = np.arange(m)
@@ -1010,7 +1017,32 @@ class KNNGraph:
             self.n_builds_ += 1
         ind = ind.astype(np.int32)
         dist = np.ascontiguousarray(dist, dtype=np.float32)
-        return self._affinity(dist, ind), dist
+        return self._affinity(dist, ind), dist, rows
+
+    # -- work shared by the estimators that hold this graph ----------------
+    #: bytes of shared work (kernel features, solutions) kept, least
+    #: recently used first out
+    _WORK_BYTES = 1 << 30
+
+    def _recall(self, key):
+        """Work stored under ``key`` by an estimator fitted on (a subset of)
+        this graph's rows, or None."""
+        work = getattr(self, "_work", None)
+        if work is None or key not in work:
+            return None
+        work.move_to_end(key)
+        self._work_hits += 1
+        return work[key][0]
+
+    def _store(self, key, value, nbytes):
+        """Keep ``value`` (about ``nbytes``) for the next fit on these rows."""
+        work = getattr(self, "_work", None)
+        if work is None or nbytes > self._WORK_BYTES // 2:
+            return
+        work[key] = (value, int(nbytes))
+        work.move_to_end(key)
+        while sum(v[1] for v in work.values()) > self._WORK_BYTES:
+            work.popitem(last=False)
 
     def affinity_for(self, X):
         """The float32 CSR affinity over ``X`` (see :meth:`graph_for`).
