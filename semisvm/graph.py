@@ -117,16 +117,18 @@ def knn_search(X, n_neighbors, *, method="auto", random_state=0, n_jobs=None):
     n_neighbors : int, 1 <= n_neighbors < n
     method : {"auto", "exact", "approximate", "nndescent"}, default="auto"
         ``"exact"``: scikit-learn's ``NearestNeighbors`` (Euclidean).
-        ``"approximate"``: a hierarchical navigable small-world graph
-        (HNSW, faiss-cpu's ``IndexHNSWFlat``, a core dependency; chosen by
-        measurement, see ``bench/bench_graph_index.py``), built with one
-        thread (deterministic) and searched with ``n_jobs`` threads, on a
-        float32 copy of dense ``X`` (sparse ``X`` is searched exactly, or by
-        ``"nndescent"``). ``"nndescent"``: pynndescent's NN-descent (the
+        ``"approximate"``: for dense ``X`` a hierarchical navigable
+        small-world graph (HNSW, faiss-cpu's ``IndexHNSWFlat``, a core
+        dependency; chosen by measurement, see
+        ``bench/bench_graph_index.py``), built with one thread
+        (deterministic) and searched with ``n_jobs`` threads, on a float32
+        copy of ``X``; for sparse ``X`` (faiss searches dense vectors only)
+        ``"nndescent"``. ``"nndescent"``: pynndescent's NN-descent (the
         optional extra ``pip install semisvm[ann]``; it compiles its numba
         kernels in each new process, tens of seconds; dense or CSR).
-        ``"auto"``: ``"approximate"`` for dense ``X`` from
-        :data:`ANN_MIN_SAMPLES` points on, else exact.
+        ``"auto"``: exact below :data:`ANN_MIN_SAMPLES` points; from it on
+        ``"approximate"`` for dense ``X``, and for sparse ``X``
+        ``"nndescent"`` when pynndescent is installed, else exact.
     random_state : int, default=0
         Seed of the approximate search (same input, seed and ``n_jobs`` ->
         same neighbours).
@@ -165,11 +167,7 @@ def knn_search(X, n_neighbors, *, method="auto", random_state=0, n_jobs=None):
         raise ValueError("method must be 'auto', 'exact', 'approximate' or "
                          f"'nndescent', got {method!r}")
     threads = n_threads(n_jobs)
-    if method == "auto":
-        method = ("approximate" if n >= ANN_MIN_SAMPLES and not sp.issparse(X)
-                  else "exact")
-    if method == "approximate" and sp.issparse(X):
-        method = "exact"
+    method = _resolve_method(method, X)
     if method == "exact" or k + 1 >= n:
         nn = NearestNeighbors(n_neighbors=k, n_jobs=threads).fit(X)
         dist, ind = nn.kneighbors(None, return_distance=True)
@@ -241,6 +239,30 @@ def _hnsw_search(X, k, *, random_state=0, threads=1):
         D[bad] **= 2
     dist = np.sqrt(np.maximum(D, 0, out=D), out=D)
     return _drop_self(ind, dist, k, X.dtype)
+
+
+def _have_pynndescent():
+    try:
+        import pynndescent  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _resolve_method(method, X):
+    """"auto" and "approximate" made concrete for X: the HNSW index for
+    dense X, NN-descent for sparse X (faiss searches dense vectors only)."""
+    sparse = sp.issparse(X)
+    if method == "auto":
+        if X.shape[0] < ANN_MIN_SAMPLES:
+            return "exact"
+        if not sparse:
+            return "approximate"
+        # sparse rows at scale: NN-descent where it is installed
+        return "nndescent" if _have_pynndescent() else "exact"
+    if method == "approximate" and sparse:
+        return "nndescent"
+    return method
 
 
 def _drop_self(ind, dist, k, dtype):
@@ -797,6 +819,18 @@ class KNNGraph:
     ((100, 100), dtype('float32'), True)
     >>> g.is_fitted_on(X[:50]), g.affinity_for(X[10:60]).shape
     (False, (50, 50))
+
+    One search for a whole grid search (every class, fold and grid point):
+
+    >>> from sklearn.model_selection import GridSearchCV
+    >>> from semisvm import LapRLS
+    >>> from semisvm.model_selection import LabeledStratifiedKFold
+    >>> y = np.full(100, -1); y[:10] = np.arange(10) % 2
+    >>> cv = LabeledStratifiedKFold(2, random_state=0)
+    >>> g = KNNGraph(n_neighbors=5).fit(X)
+    >>> search = GridSearchCV(LapRLS(graph=g), {"gamma_I": [0.1, 1.0]}, cv=cv)
+    >>> search.fit(X, y).best_estimator_.graph_ is g, g.n_builds_
+    (True, 1)
     """
 
     def __init__(self, n_neighbors=10, *, weight="heat", t=None, n_scale=7,
@@ -879,10 +913,7 @@ class KNNGraph:
         n = X.shape[0]
         k = self._check_params(n)
         ks = min(k + _SPARE_NEIGHBORS, n - 1)
-        method = self.method
-        if method == "auto":
-            method = ("approximate" if n >= ANN_MIN_SAMPLES and not sp.issparse(X)
-                      else "exact")
+        method = _resolve_method(self.method, X)
         dist, ind = knn_search(X, ks, method=method,
                                random_state=self.random_state, n_jobs=self.n_jobs)
         self.n_builds_ = 1

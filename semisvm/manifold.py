@@ -1187,10 +1187,10 @@ _PARAMS_DOC = """
         up front (a ``ValueError`` and ``MemoryError``) where it does
         not fit.
 
-        In the scalable modes the kNN graph is built over X by
-        :func:`semisvm.graph.knn_affinity` (approximate nearest neighbours
-        above ``semisvm.graph.ANN_MIN_SAMPLES`` rows when pynndescent is
-        installed).
+        In the scalable modes the kNN graph is a
+        :class:`semisvm.graph.KNNGraph` over X (float32 affinity; approximate
+        nearest neighbours by faiss's HNSW index from
+        ``semisvm.graph.ANN_MIN_SAMPLES`` dense rows on).
     random_state : int or None, default=0
         Seed of the Nystroem landmarks and of the approximate kNN search.
     graph : semisvm.graph.KNNGraph or None, default=None
