@@ -104,7 +104,7 @@ def run_faiss(X, n_jobs, build_threads=1, M=32, ef_c=40, ef_s=64):
     return drop_self(ind), t1 - t0, t2 - t1
 
 
-def run_usearch(X, n_jobs, build_threads=1, M=16, ef_c=128, ef_s=64):
+def run_usearch(X, n_jobs, build_threads=1, M=16, ef_c=64, ef_s=64):
     from usearch.index import Index
     t0 = time.perf_counter()
     index = Index(ndim=X.shape[1], metric="l2sq", dtype="f32", connectivity=M,

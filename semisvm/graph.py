@@ -10,7 +10,7 @@ Everything is a ``scipy.sparse.csr_matrix`` with int32 indices, in X's dtype.
   stored neighbour lists.
 - :func:`knn_affinity`: symmetrised k-nearest-neighbour affinity ``W``
   (Euclidean distance; exact by scikit-learn's ``NearestNeighbors`` up to
-  ``ANN_MIN_SAMPLES`` points, approximate above by faiss-cpu's HNSW index,
+  ``ANN_MIN_SAMPLES`` points, approximate above by usearch's HNSW index,
   a core dependency chosen by measurement (``bench/bench_graph_index.py``),
   see :func:`knn_search`). An edge i-j is
   kept when j is among the k nearest neighbours of i *or* i among those of j
@@ -34,9 +34,7 @@ Everything is a ``scipy.sparse.csr_matrix`` with int32 indices, in X's dtype.
 from __future__ import annotations
 
 import collections
-import contextlib
 import hashlib
-import threading
 
 import numpy as np
 import scipy.sparse as sp
@@ -56,7 +54,7 @@ __all__ = ["knn_affinity", "knn_search", "laplacian", "graph_laplacian",
            "check_affinity", "kernel_distances", "intrinsic_dimension",
            "neighbors_affinity", "graph_nbytes", "KNNGraph", "ANN_MIN_SAMPLES"]
 
-#: ``method="auto"`` searches the k nearest neighbours approximately (faiss's
+#: ``method="auto"`` searches the k nearest neighbours approximately (usearch's
 #: HNSW index) from this many dense points on, exactly below. At 50,000
 #: points x 50 dense features the exact brute-force search costs 2.5e9
 #: distance evaluations (about 10-20 s on one core) and grows as n^2; the
@@ -118,20 +116,19 @@ def knn_search(X, n_neighbors, *, method="auto", random_state=0, n_jobs=None):
     method : {"auto", "exact", "approximate", "nndescent"}, default="auto"
         ``"exact"``: scikit-learn's ``NearestNeighbors`` (Euclidean).
         ``"approximate"``: for dense ``X`` a hierarchical navigable
-        small-world graph (HNSW, faiss-cpu's ``IndexHNSWFlat``, a core
-        dependency; chosen by measurement, see
-        ``bench/bench_graph_index.py``), built with one thread
-        (deterministic) and searched with ``n_jobs`` threads, on a float32
-        copy of ``X``; for sparse ``X`` (faiss searches dense vectors only)
-        ``"nndescent"``. ``"nndescent"``: pynndescent's NN-descent (the
+        small-world graph (HNSW, usearch's ``Index``, a core dependency;
+        chosen by measurement, see ``bench/bench_graph_index.py``), built
+        with one thread (deterministic) and searched with ``n_jobs``
+        threads, on a float32 copy of ``X``; for sparse ``X`` (the index
+        holds dense vectors) ``"nndescent"``. ``"nndescent"``: pynndescent's NN-descent (the
         optional extra ``pip install semisvm[ann]``; it compiles its numba
         kernels in each new process, tens of seconds; dense or CSR).
         ``"auto"``: exact below :data:`ANN_MIN_SAMPLES` points; from it on
         ``"approximate"`` for dense ``X``, and for sparse ``X``
         ``"nndescent"`` when pynndescent is installed, else exact.
     random_state : int, default=0
-        Seed of the approximate search (same input, seed and ``n_jobs`` ->
-        same neighbours).
+        Seed of NN-descent. The HNSW index is deterministic without one:
+        same input (and any ``n_jobs``) -> same neighbours.
     n_jobs : int or None, default=None
         Threads of the search (scikit-learn's convention: None is 1, -1 all
         cores).
@@ -189,54 +186,41 @@ def knn_search(X, n_neighbors, *, method="auto", random_state=0, n_jobs=None):
     return _drop_self(np.asarray(ind), np.asarray(dist), k, X.dtype)
 
 
-#: HNSW parameters of ``method="approximate"`` (faiss ``IndexHNSWFlat``):
-#: links per point, candidate list of the insertion and of the search
-#: (at least 2 (k + 1)). Measured on 20,000 and 200,000 points x 50
-#: features: recall@10 above 0.99 (bench/bench_graph_index.py).
-HNSW_M = 32
-HNSW_EF_CONSTRUCTION = 40
+#: HNSW parameters of ``method="approximate"`` (usearch's ``Index``): links
+#: per point (connectivity), candidate list of the insertion and of the
+#: search (at least 2 (k + 1)). Measured on 50,000 points x 50 features:
+#: recall@10 0.999 (bench/bench_graph_index.py).
+HNSW_M = 16
+HNSW_EF_CONSTRUCTION = 64
 HNSW_EF_SEARCH = 64
-
-_FAISS_LOCK = threading.Lock()
-
-
-@contextlib.contextmanager
-def _faiss_threads(faiss, threads):
-    """faiss's OpenMP threads for the block (its setting is process-wide:
-    restored after, one block at a time)."""
-    with _FAISS_LOCK:
-        old = faiss.omp_get_max_threads()
-        faiss.omp_set_num_threads(int(threads))
-        try:
-            yield
-        finally:
-            faiss.omp_set_num_threads(old)
 
 
 def _hnsw_search(X, k, *, random_state=0, threads=1):
-    """kNN lists by faiss's HNSW index: one-thread insertion (the graph is
-    then a function of the input and the seed), multi-thread search (each
-    query independent: the same lists for any thread count)."""
-    import faiss
+    """kNN lists by usearch's HNSW index: one-thread insertion in row order
+    (the graph is then a function of the input alone: ``random_state`` does
+    not enter), ``threads`` threads for the search (each query independent:
+    the same lists for any thread count). usearch runs its own threads (no
+    OpenMP runtime beside scikit-learn's and semisvm's)."""
+    from usearch.index import Index
 
+    del random_state            # the index is deterministic as built
     X32 = np.ascontiguousarray(X, dtype=np.float32)
     n, d = X32.shape
-    index = faiss.IndexHNSWFlat(d, HNSW_M)
-    index.hnsw.efConstruction = HNSW_EF_CONSTRUCTION
-    if random_state is not None:
-        index.hnsw.rng = faiss.RandomGenerator(int(random_state) + 1)
-    with _faiss_threads(faiss, 1):
-        index.add(X32)
-    index.hnsw.efSearch = max(HNSW_EF_SEARCH, 2 * (k + 1))
-    with _faiss_threads(faiss, threads):
-        D, ind = index.search(X32, k + 1)
-    del index
-    bad = np.flatnonzero((ind < 0).any(axis=1))
+    index = Index(ndim=d, metric="l2sq", dtype="f32", connectivity=HNSW_M,
+                  expansion_add=HNSW_EF_CONSTRUCTION,
+                  expansion_search=max(HNSW_EF_SEARCH, 2 * (k + 1)))
+    index.add(np.arange(n, dtype=np.uint64), X32, threads=1)
+    found = index.search(X32, k + 1, threads=int(threads))
+    ind = np.asarray(found.keys).astype(np.int64)
+    D = np.asarray(found.distances, dtype=np.float32).copy()
+    counts = np.asarray(found.counts)
+    del index, found
+    bad = np.flatnonzero(counts < k + 1)
     if bad.size:
         # a query that found fewer than k + 1 points: exact for that row
         nn = NearestNeighbors(n_neighbors=k + 1).fit(X32)
-        D[bad], ind[bad] = nn.kneighbors(X32[bad], return_distance=True)
-        D[bad] **= 2
+        db, ib = nn.kneighbors(X32[bad], return_distance=True)
+        D[bad], ind[bad] = db * db, ib
     dist = np.sqrt(np.maximum(D, 0, out=D), out=D)
     return _drop_self(ind, dist, k, X.dtype)
 
@@ -251,7 +235,7 @@ def _have_pynndescent():
 
 def _resolve_method(method, X):
     """"auto" and "approximate" made concrete for X: the HNSW index for
-    dense X, NN-descent for sparse X (faiss searches dense vectors only)."""
+    dense X, NN-descent for sparse X (the index holds dense vectors)."""
     sparse = sp.issparse(X)
     if method == "auto":
         if X.shape[0] < ANN_MIN_SAMPLES:
@@ -357,7 +341,7 @@ def knn_affinity(X, n_neighbors=6, *, weight="heat", t=None, metric="euclidean",
         nearest neighbours (e.g. for :func:`intrinsic_dimension`).
     method : {"auto", "exact", "approximate", "nndescent"}, default="auto"
         Neighbour search (``metric="euclidean"`` only), see
-        :func:`knn_search`: approximate (faiss's HNSW index) from
+        :func:`knn_search`: approximate (usearch's HNSW index) from
         :data:`ANN_MIN_SAMPLES` dense points on.
     random_state : int, default=0
         Seed of the approximate search.

@@ -1189,7 +1189,7 @@ _PARAMS_DOC = """
 
         In the scalable modes the kNN graph is a
         :class:`semisvm.graph.KNNGraph` over X (float32 affinity; approximate
-        nearest neighbours by faiss's HNSW index from
+        nearest neighbours by usearch's HNSW index from
         ``semisvm.graph.ANN_MIN_SAMPLES`` dense rows on).
     random_state : int or None, default=0
         Seed of the Nystroem landmarks and of the approximate kNN search.
