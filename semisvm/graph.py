@@ -102,7 +102,8 @@ def graph_nbytes(n, n_neighbors, itemsize=8, n_features=0):
     n, k = int(n), int(n_neighbors)
     lists = n * k * 16
     edges = 4 * 2 * n * k * (int(itemsize) + 4) + 4 * (n + 1) * 8
-    index = n * (4 * int(n_features) + 2 * 32 * 4 + 64) if n >= ANN_MIN_SAMPLES else 0
+    index = (n * (4 * int(n_features) + 2 * HNSW_M * 8 + 64)
+             if n >= ANN_MIN_SAMPLES else 0)
     return lists + edges + index
 
 
