@@ -191,7 +191,8 @@ def _objective(prob, y, lab, hinge, w, b, f):
 
 def lap_primal_w(Z, L, y, *, gamma_A=1e-4, gamma_I=1.0, loss="squared_hinge",
                  fit_intercept=True, power=1, max_iter=50, tol=1e-9,
-                 cg_tol=None, cg_max_iter=None, gram=None, verbose=False):
+                 cg_tol=None, cg_max_iter=None, gram=None, w0=None, intercept0=0.0,
+                 verbose=False):
     r"""LapSVM / LapRLS over the features ``Z``: minimise over w, b
 
     .. math::
@@ -217,6 +218,11 @@ def lap_primal_w(Z, L, y, *, gamma_A=1e-4, gamma_I=1.0, loss="squared_hinge",
     gram : ndarray (D+1, D+1), optional
         :func:`lap_gram` of (Z, L, power): the Newton systems are then solved
         directly (Cholesky in D + 1 dimensions) instead of by CG.
+    w0, intercept0 : ndarray (D,) and float, optional
+        Warm start (e.g. the solution for a neighbouring regularisation):
+        Newton starts from its error-vector set and CG from it. The minimiser
+        is unique: only the work changes (and, with CG, the result within
+        the CG tolerance).
 
     Returns
     -------
@@ -248,6 +254,14 @@ def lap_primal_w(Z, L, y, *, gamma_A=1e-4, gamma_I=1.0, loss="squared_hinge",
     Ldiag = np.abs(L.diagonal()).astype(np.float64) ** power
     x = np.zeros(D + fit_b, dtype=dtype)
     f = np.zeros(n, dtype=dtype)
+    if w0 is not None:
+        w0 = np.asarray(w0, dtype=dtype).ravel()
+        if w0.shape != (D,) or not np.all(np.isfinite(w0)):
+            raise ValueError(f"w0 must be a finite vector of length {D}")
+        x[:D] = w0
+        if fit_b:
+            x[D] = float(intercept0)
+        f = prob.out(x[:D], float(x[D]) if fit_b else 0.0)
     obj = _objective(prob, y, lab, hinge, x[:D], 0.0, f)
     hist = [obj]
 

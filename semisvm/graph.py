@@ -10,7 +10,7 @@ Everything is a ``scipy.sparse.csr_matrix`` with int32 indices, in X's dtype.
   stored neighbour lists.
 - :func:`knn_affinity`: symmetrised k-nearest-neighbour affinity ``W``
   (Euclidean distance; exact by scikit-learn's ``NearestNeighbors`` up to
-  ``ANN_MIN_SAMPLES`` points, approximate above by faiss-cpu's HNSW index,
+  ``ANN_MIN_SAMPLES`` points, approximate above by usearch's HNSW index,
   a core dependency chosen by measurement (``bench/bench_graph_index.py``),
   see :func:`knn_search`). An edge i-j is
   kept when j is among the k nearest neighbours of i *or* i among those of j
@@ -33,9 +33,8 @@ Everything is a ``scipy.sparse.csr_matrix`` with int32 indices, in X's dtype.
 """
 from __future__ import annotations
 
-import contextlib
+import collections
 import hashlib
-import threading
 
 import numpy as np
 import scipy.sparse as sp
@@ -55,7 +54,7 @@ __all__ = ["knn_affinity", "knn_search", "laplacian", "graph_laplacian",
            "check_affinity", "kernel_distances", "intrinsic_dimension",
            "neighbors_affinity", "graph_nbytes", "KNNGraph", "ANN_MIN_SAMPLES"]
 
-#: ``method="auto"`` searches the k nearest neighbours approximately (faiss's
+#: ``method="auto"`` searches the k nearest neighbours approximately (usearch's
 #: HNSW index) from this many dense points on, exactly below. At 50,000
 #: points x 50 dense features the exact brute-force search costs 2.5e9
 #: distance evaluations (about 10-20 s on one core) and grows as n^2; the
@@ -103,7 +102,8 @@ def graph_nbytes(n, n_neighbors, itemsize=8, n_features=0):
     n, k = int(n), int(n_neighbors)
     lists = n * k * 16
     edges = 4 * 2 * n * k * (int(itemsize) + 4) + 4 * (n + 1) * 8
-    index = n * (4 * int(n_features) + 2 * 32 * 4 + 64) if n >= ANN_MIN_SAMPLES else 0
+    index = (n * (4 * int(n_features) + 2 * HNSW_M * 8 + 64)
+             if n >= ANN_MIN_SAMPLES else 0)
     return lists + edges + index
 
 
@@ -116,19 +116,20 @@ def knn_search(X, n_neighbors, *, method="auto", random_state=0, n_jobs=None):
     n_neighbors : int, 1 <= n_neighbors < n
     method : {"auto", "exact", "approximate", "nndescent"}, default="auto"
         ``"exact"``: scikit-learn's ``NearestNeighbors`` (Euclidean).
-        ``"approximate"``: a hierarchical navigable small-world graph
-        (HNSW, faiss-cpu's ``IndexHNSWFlat``, a core dependency; chosen by
-        measurement, see ``bench/bench_graph_index.py``), built with one
-        thread (deterministic) and searched with ``n_jobs`` threads, on a
-        float32 copy of dense ``X`` (sparse ``X`` is searched exactly, or by
-        ``"nndescent"``). ``"nndescent"``: pynndescent's NN-descent (the
+        ``"approximate"``: for dense ``X`` a hierarchical navigable
+        small-world graph (HNSW, usearch's ``Index``, a core dependency;
+        chosen by measurement, see ``bench/bench_graph_index.py``), built
+        with one thread (deterministic) and searched with ``n_jobs``
+        threads, on a float32 copy of ``X``; for sparse ``X`` (the index
+        holds dense vectors) ``"nndescent"``. ``"nndescent"``: pynndescent's NN-descent (the
         optional extra ``pip install semisvm[ann]``; it compiles its numba
         kernels in each new process, tens of seconds; dense or CSR).
-        ``"auto"``: ``"approximate"`` for dense ``X`` from
-        :data:`ANN_MIN_SAMPLES` points on, else exact.
+        ``"auto"``: exact below :data:`ANN_MIN_SAMPLES` points; from it on
+        ``"approximate"`` for dense ``X``, and for sparse ``X``
+        ``"nndescent"`` when pynndescent is installed, else exact.
     random_state : int, default=0
-        Seed of the approximate search (same input, seed and ``n_jobs`` ->
-        same neighbours).
+        Seed of NN-descent. The HNSW index is deterministic without one:
+        same input (and any ``n_jobs``) -> same neighbours.
     n_jobs : int or None, default=None
         Threads of the search (scikit-learn's convention: None is 1, -1 all
         cores).
@@ -164,11 +165,7 @@ def knn_search(X, n_neighbors, *, method="auto", random_state=0, n_jobs=None):
         raise ValueError("method must be 'auto', 'exact', 'approximate' or "
                          f"'nndescent', got {method!r}")
     threads = n_threads(n_jobs)
-    if method == "auto":
-        method = ("approximate" if n >= ANN_MIN_SAMPLES and not sp.issparse(X)
-                  else "exact")
-    if method == "approximate" and sp.issparse(X):
-        method = "exact"
+    method = _resolve_method(method, X)
     if method == "exact" or k + 1 >= n:
         nn = NearestNeighbors(n_neighbors=k, n_jobs=threads).fit(X)
         dist, ind = nn.kneighbors(None, return_distance=True)
@@ -190,56 +187,67 @@ def knn_search(X, n_neighbors, *, method="auto", random_state=0, n_jobs=None):
     return _drop_self(np.asarray(ind), np.asarray(dist), k, X.dtype)
 
 
-#: HNSW parameters of ``method="approximate"`` (faiss ``IndexHNSWFlat``):
-#: links per point, candidate list of the insertion and of the search
-#: (at least 2 (k + 1)). Measured on 20,000 and 200,000 points x 50
-#: features: recall@10 above 0.99 (bench/bench_graph_index.py).
-HNSW_M = 32
-HNSW_EF_CONSTRUCTION = 40
+#: HNSW parameters of ``method="approximate"`` (usearch's ``Index``): links
+#: per point (connectivity), candidate list of the insertion and of the
+#: search (at least 2 (k + 1)). Measured on 50,000 points x 50 features:
+#: recall@10 0.999 (bench/bench_graph_index.py).
+HNSW_M = 16
+HNSW_EF_CONSTRUCTION = 64
 HNSW_EF_SEARCH = 64
-
-_FAISS_LOCK = threading.Lock()
-
-
-@contextlib.contextmanager
-def _faiss_threads(faiss, threads):
-    """faiss's OpenMP threads for the block (its setting is process-wide:
-    restored after, one block at a time)."""
-    with _FAISS_LOCK:
-        old = faiss.omp_get_max_threads()
-        faiss.omp_set_num_threads(int(threads))
-        try:
-            yield
-        finally:
-            faiss.omp_set_num_threads(old)
 
 
 def _hnsw_search(X, k, *, random_state=0, threads=1):
-    """kNN lists by faiss's HNSW index: one-thread insertion (the graph is
-    then a function of the input and the seed), multi-thread search (each
-    query independent: the same lists for any thread count)."""
-    import faiss
+    """kNN lists by usearch's HNSW index: one-thread insertion in row order
+    (the graph is then a function of the input alone: ``random_state`` does
+    not enter), ``threads`` threads for the search (each query independent:
+    the same lists for any thread count). usearch runs its own threads (no
+    OpenMP runtime beside scikit-learn's and semisvm's)."""
+    from usearch.index import Index
 
+    del random_state            # the index is deterministic as built
     X32 = np.ascontiguousarray(X, dtype=np.float32)
     n, d = X32.shape
-    index = faiss.IndexHNSWFlat(d, HNSW_M)
-    index.hnsw.efConstruction = HNSW_EF_CONSTRUCTION
-    if random_state is not None:
-        index.hnsw.rng = faiss.RandomGenerator(int(random_state) + 1)
-    with _faiss_threads(faiss, 1):
-        index.add(X32)
-    index.hnsw.efSearch = max(HNSW_EF_SEARCH, 2 * (k + 1))
-    with _faiss_threads(faiss, threads):
-        D, ind = index.search(X32, k + 1)
-    del index
-    bad = np.flatnonzero((ind < 0).any(axis=1))
+    index = Index(ndim=d, metric="l2sq", dtype="f32", connectivity=HNSW_M,
+                  expansion_add=HNSW_EF_CONSTRUCTION,
+                  expansion_search=max(HNSW_EF_SEARCH, 2 * (k + 1)))
+    index.add(np.arange(n, dtype=np.uint64), X32, threads=1)
+    found = index.search(X32, k + 1, threads=int(threads))
+    ind = np.asarray(found.keys).astype(np.int64)
+    D = np.asarray(found.distances, dtype=np.float32).copy()
+    counts = np.asarray(found.counts)
+    del index, found
+    bad = np.flatnonzero(counts < k + 1)
     if bad.size:
         # a query that found fewer than k + 1 points: exact for that row
         nn = NearestNeighbors(n_neighbors=k + 1).fit(X32)
-        D[bad], ind[bad] = nn.kneighbors(X32[bad], return_distance=True)
-        D[bad] **= 2
+        db, ib = nn.kneighbors(X32[bad], return_distance=True)
+        D[bad], ind[bad] = db * db, ib
     dist = np.sqrt(np.maximum(D, 0, out=D), out=D)
     return _drop_self(ind, dist, k, X.dtype)
+
+
+def _have_pynndescent():
+    try:
+        import pynndescent  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _resolve_method(method, X):
+    """"auto" and "approximate" made concrete for X: the HNSW index for
+    dense X, NN-descent for sparse X (the index holds dense vectors)."""
+    sparse = sp.issparse(X)
+    if method == "auto":
+        if X.shape[0] < ANN_MIN_SAMPLES:
+            return "exact"
+        if not sparse:
+            return "approximate"
+        # sparse rows at scale: NN-descent where it is installed
+        return "nndescent" if _have_pynndescent() else "exact"
+    if method == "approximate" and sparse:
+        return "nndescent"
+    return method
 
 
 def _drop_self(ind, dist, k, dtype):
@@ -334,7 +342,7 @@ def knn_affinity(X, n_neighbors=6, *, weight="heat", t=None, metric="euclidean",
         nearest neighbours (e.g. for :func:`intrinsic_dimension`).
     method : {"auto", "exact", "approximate", "nndescent"}, default="auto"
         Neighbour search (``metric="euclidean"`` only), see
-        :func:`knn_search`: approximate (faiss's HNSW index) from
+        :func:`knn_search`: approximate (usearch's HNSW index) from
         :data:`ANN_MIN_SAMPLES` dense points on.
     random_state : int, default=0
         Seed of the approximate search.
@@ -796,6 +804,18 @@ class KNNGraph:
     ((100, 100), dtype('float32'), True)
     >>> g.is_fitted_on(X[:50]), g.affinity_for(X[10:60]).shape
     (False, (50, 50))
+
+    One search for a whole grid search (every class, fold and grid point):
+
+    >>> from sklearn.model_selection import GridSearchCV
+    >>> from semisvm import LapRLS
+    >>> from semisvm.model_selection import LabeledStratifiedKFold
+    >>> y = np.full(100, -1); y[:10] = np.arange(10) % 2
+    >>> cv = LabeledStratifiedKFold(2, random_state=0)
+    >>> g = KNNGraph(n_neighbors=5).fit(X)
+    >>> search = GridSearchCV(LapRLS(graph=g), {"gamma_I": [0.1, 1.0]}, cv=cv)
+    >>> search.fit(X, y).best_estimator_.graph_ is g, g.n_builds_
+    (True, 1)
     """
 
     def __init__(self, n_neighbors=10, *, weight="heat", t=None, n_scale=7,
@@ -878,10 +898,7 @@ class KNNGraph:
         n = X.shape[0]
         k = self._check_params(n)
         ks = min(k + _SPARE_NEIGHBORS, n - 1)
-        method = self.method
-        if method == "auto":
-            method = ("approximate" if n >= ANN_MIN_SAMPLES and not sp.issparse(X)
-                      else "exact")
+        method = _resolve_method(self.method, X)
         dist, ind = knn_search(X, ks, method=method,
                                random_state=self.random_state, n_jobs=self.n_jobs)
         self.n_builds_ = 1
@@ -891,6 +908,8 @@ class KNNGraph:
         self._ind_all = np.ascontiguousarray(ind, dtype=np.int32)
         self._hashes = _row_hashes(X)
         self._fit_key = self._key()
+        self._work = collections.OrderedDict()
+        self._work_hits = 0
         self.distances_ = self._dist_all[:, :k]
         self.indices_ = self._ind_all[:, :k]
         self.affinity_ = self._affinity(self.distances_, self.indices_)
@@ -982,6 +1001,10 @@ class KNNGraph:
         (affinity, distances) or None
             The (m, m) float32 CSR affinity and the (m, k) distances.
         """
+        out = self._graph_and_rows(X)
+        return None if out is None else out[:2]
+
+    def _graph_and_rows(self, X):
         self._check_fitted()
         X = check_X(X)
         rows = self.rows_of(X)
@@ -989,7 +1012,7 @@ class KNNGraph:
             return None
         n, m = self.n_samples_fit_, rows.size
         if m == n and np.all(rows == np.arange(n)):
-            return self.affinity_, self.distances_
+            return self.affinity_, self.distances_, rows
         k = self._check_params(m)
         new = np.full(n, -1, dtype=np.int64)
         new[rows] = np.arange(m)
@@ -1010,7 +1033,32 @@ class KNNGraph:
             self.n_builds_ += 1
         ind = ind.astype(np.int32)
         dist = np.ascontiguousarray(dist, dtype=np.float32)
-        return self._affinity(dist, ind), dist
+        return self._affinity(dist, ind), dist, rows
+
+    # -- work shared by the estimators that hold this graph ----------------
+    #: bytes of shared work (kernel features, solutions) kept, least
+    #: recently used first out
+    _WORK_BYTES = 1 << 30
+
+    def _recall(self, key):
+        """Work stored under ``key`` by an estimator fitted on (a subset of)
+        this graph's rows, or None."""
+        work = getattr(self, "_work", None)
+        if work is None or key not in work:
+            return None
+        work.move_to_end(key)
+        self._work_hits += 1
+        return work[key][0]
+
+    def _store(self, key, value, nbytes):
+        """Keep ``value`` (about ``nbytes``) for the next fit on these rows."""
+        work = getattr(self, "_work", None)
+        if work is None or nbytes > self._WORK_BYTES // 2:
+            return
+        work[key] = (value, int(nbytes))
+        work.move_to_end(key)
+        while sum(v[1] for v in work.values()) > self._WORK_BYTES:
+            work.popitem(last=False)
 
     def affinity_for(self, X):
         """The float32 CSR affinity over ``X`` (see :meth:`graph_for`).

@@ -85,10 +85,12 @@ mistakes).
 """
 from __future__ import annotations
 
+import hashlib
 import logging
 import warnings
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -124,7 +126,7 @@ from semisvm.graph import (
     neighbors_affinity,
 )
 from semisvm.kernels import kernel_matrix, scale_gamma
-from semisvm.model_selection import SafeSemiSupervisedMixin
+from semisvm.model_selection import LabeledOnly, SafeSemiSupervisedMixin
 
 __all__ = ["LapRLS", "LapSVM", "lapsvm_primal"]
 
@@ -789,7 +791,8 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
         # the memory of the path this fit takes, refused before any work
         check_memory(*self._path_memory(X, self.mode_, self.n_components_))
         if self.mode_ != "exact":
-            return self._fit_w(X, y, labeled, classes, affinity)
+            self._fit_w(X, y, labeled, classes, affinity)
+            return self._safe_fit(X, y)
         K, L = self._kernel_and_laplacian(X, affinity)
         K_val = yv = None
         if self.stop in ("validation", "mixed") and self.solver == "pcg" and (
@@ -844,20 +847,41 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
 
     # -- the safety net (semisvm.model_selection.SafeSemiSupervisedMixin) --
     def _supervised_counterpart(self):
-        """The same estimator with ``gamma_I=0``: the supervised kernel
-        machine on the labeled rows (squared-hinge SVM / kernel ridge with
-        C = 1 / gamma_A), same kernel."""
-        return clone(self).set_params(gamma_I=0.0, safe=False)
+        """The supervised kernel machine (squared-hinge SVM / kernel ridge
+        with C = 1 / gamma_A, the same kernel and gamma as this fit): this
+        estimator with ``gamma_I=0`` fitted on the labeled rows only, by its
+        exact solver (Newton / closed form; with gamma_I = 0 the minimiser
+        over all rows has alpha = 0 off the labeled rows: the same model,
+        without the n x n work)."""
+        params = dict(gamma_I=0.0, safe=False, graph=None, n_neighbors=None,
+                      p=1, solver="newton" if self._loss == "squared_hinge"
+                      else "closed")
+        if self.gamma is None and getattr(self, "_gamma", None) is not None:
+            params["gamma"] = self._gamma
+        return LabeledOnly(clone(self).set_params(**params))
+
+    def _safe_semi(self):
+        """The semi-supervised model refitted on each fold of the safety
+        check: shares this fit's kNN graph object (each fold's graph is read
+        from it, not searched again)."""
+        semi = clone(self).set_params(safe=False)
+        if self.graph_ is not None:
+            semi.set_params(graph=self.graph_)
+        return semi
 
     def _adopt_supervised(self, X, y):
         """Become the supervised solution (the safety net fired)."""
-        sup = self._supervised_counterpart().fit(X, y)
+        sup = self._supervised_counterpart().fit(X, y).estimator_
         for name in ("X_fit_", "dual_coef_", "intercept_", "result_", "n_iter_",
-                     "_gamma", "p_", "intrinsic_dim_"):
-            setattr(self, name, getattr(sup, name))
+                     "_gamma", "p_", "intrinsic_dim_", "mode_", "n_components_",
+                     "coef_", "landmarks_"):
+            if hasattr(sup, name):
+                setattr(self, name, getattr(sup, name))
+            elif hasattr(self, name):
+                delattr(self, name)
         lab = np.asarray(y) != UNLABELED
         self.transduction_ = np.where(lab, np.asarray(y, dtype=object),
-                                      sup.transduction_.astype(object)
+                                      sup.predict(X).astype(object)
                                       ).astype(self.classes_.dtype)
 
     # -- scalable modes (issue 17): f = Z w + b, Z = X or Nystroem features --
@@ -979,6 +1003,10 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
                 f"lowrank_fit must be 'auto', 'coupled' or 'graph', got {how!r}")
         if self.mode_ != "nystroem":
             return None
+        if (isinstance(self.gamma_I, (int, float, np.floating, np.integer))
+                and self.gamma_I == 0):
+            # no graph term: the supervised kernel machine (coupled)
+            return "coupled"
         if how == "auto":
             return "graph" if n > LOWRANK_MIN_SAMPLES else "coupled"
         return how
@@ -987,24 +1015,54 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
         from semisvm._lowrank import lap_gram, lap_primal_w, nystroem_features
         if self.lowrank_fit_ == "graph":
             return self._fit_graph(X, y, labeled, classes, affinity)
-        L = self._graph(X, affinity)
+        if (isinstance(self.gamma_I, (int, float, np.floating, np.integer))
+                and self.gamma_I == 0 and affinity is None and self.graph is None):
+            # no graph term: no graph (the solver skips L when gamma_I = 0)
+            n = X.shape[0]
+            self.intrinsic_dim_ = None
+            self.p_ = 1 if self.p is None else check_int(self.p, "p")
+            L = sp.csr_matrix((n, n), dtype=X.dtype)
+        else:
+            L = self._graph(X, affinity)
         gram = None
+        # with a shared graph (graph=), the work over the same rows is shared
+        # too: the Nystroem features and Z'L^p Z of each fold, and each
+        # problem's solution as the next grid point's warm start
+        g = self.graph_ if self.graph is not None else None
+        key = None
+        if g is not None:
+            rows = g.rows_of(X)
+            key = (hashlib.blake2b(rows.tobytes(), digest_size=16).hexdigest(),
+                   X.dtype.str, self.mode_, self.n_components_, self.p_,
+                   self.normalized_laplacian, str(self.kernel), self._gamma,
+                   self.degree, self.coef0, self.random_state,
+                   hashlib.blake2b(np.flatnonzero(labeled).tobytes(),
+                                   digest_size=16).hexdigest())
         if self.mode_ == "linear":
             Z = X
         else:
-            rs = self.random_state
-            # the labeled rows are landmarks (the exact solution's expansion
-            # is anchored there: with few labels, uniform landmarks alone
-            # missed most of them and lost 3-7 points of accuracy)
-            Z, landmarks, N = nystroem_features(
-                X, self._kernel, self.n_components_,
-                random_state=None if rs is None else check_int(rs, "random_state",
-                                                               minimum=0),
-                include=np.flatnonzero(labeled))
-            if self.n_components_ <= _DIRECT_MAX_COMPONENTS:
-                # Newton in m dimensions: Z'L^p Z formed once, shared by the
-                # steps and the one-vs-rest problems (Cholesky solves)
-                gram = lap_gram(Z, L, self.p_)
+            feats = None if key is None else g._recall(("nystroem",) + key)
+            if feats is None:
+                rs = self.random_state
+                # the labeled rows are landmarks (the exact solution's
+                # expansion is anchored there: with few labels, uniform
+                # landmarks alone missed most of them and lost 3-7 points of
+                # accuracy)
+                Z, landmarks, N = nystroem_features(
+                    X, self._kernel, self.n_components_,
+                    random_state=None if rs is None else check_int(
+                        rs, "random_state", minimum=0),
+                    include=np.flatnonzero(labeled))
+                if self.n_components_ <= _DIRECT_MAX_COMPONENTS:
+                    # Newton in m dimensions: Z'L^p Z formed once, shared by
+                    # the steps and the one-vs-rest problems (Cholesky solves)
+                    gram = lap_gram(Z, L, self.p_)
+                if key is not None:
+                    g._store(("nystroem",) + key, (Z, landmarks, N, gram),
+                             Z.nbytes + N.nbytes
+                             + (0 if gram is None else gram.nbytes))
+            else:
+                Z, landmarks, N, gram = feats
         problems = [classes[1]] if classes.shape[0] == 2 else list(classes)
         max_iter = 50 if self.max_iter is None else check_int(self.max_iter,
                                                               "max_iter")
@@ -1013,10 +1071,18 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
             # +1 / -1 on the labeled rows, 0 unlabeled; the problems share Z, L
             yy = np.where(y == c, 1.0, -1.0)
             yy[~labeled] = 0.0
-            results.append(lap_primal_w(
+            wkey = None if key is None else ("w", self._loss, self.fit_intercept,
+                                             repr(c)) + key
+            warm = None if wkey is None else g._recall(wkey)
+            res = lap_primal_w(
                 Z, L, yy, gamma_A=self.gamma_A, gamma_I=self.gamma_I,
                 loss=self._loss, fit_intercept=self.fit_intercept, power=self.p_,
-                max_iter=max_iter, gram=gram, verbose=bool(self.verbose)))
+                max_iter=max_iter, gram=gram, verbose=bool(self.verbose),
+                w0=None if warm is None else warm[0],
+                intercept0=0.0 if warm is None else warm[1])
+            if wkey is not None:
+                g._store(wkey, (res.coef, res.intercept), res.coef.nbytes)
+            results.append(res)
         for res in results:
             if not res.converged:
                 warnings.warn(
@@ -1240,10 +1306,10 @@ _PARAMS_DOC = """
         training rows the fit is, by default, the two-stage one of
         ``lowrank_fit``.
 
-        In the scalable modes the kNN graph is built over X by
-        :func:`semisvm.graph.knn_affinity` (approximate nearest neighbours
-        above ``semisvm.graph.ANN_MIN_SAMPLES`` rows when pynndescent is
-        installed).
+        In the scalable modes the kNN graph is a
+        :class:`semisvm.graph.KNNGraph` over X (float32 affinity; approximate
+        nearest neighbours by usearch's HNSW index from
+        ``semisvm.graph.ANN_MIN_SAMPLES`` dense rows on).
     lowrank_fit : {"auto", "coupled", "graph"}, default="auto"
         How the Nystroem mode fits (other modes ignore it).
 
@@ -1276,7 +1342,8 @@ _PARAMS_DOC = """
           labels per class): 1.85 % error (stage 1 alone 2.25 %, Poisson
           learning 2.29 %, the coupled objective 24.6 %).
         * ``"auto"``: ``"graph"`` above ``LOWRANK_MIN_SAMPLES`` = 10,000
-          training rows, else ``"coupled"``.
+          training rows, else ``"coupled"``; ``gamma_I=0`` (no graph term)
+          is always ``"coupled"``.
     random_state : int or None, default=0
         Seed of the Nystroem landmarks and of the approximate kNN search.
     graph : semisvm.graph.KNNGraph or None, default=None

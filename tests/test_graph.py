@@ -190,6 +190,8 @@ def test_knn_search_auto_threshold(monkeypatch):
     # above the threshold: the HNSW index, for dense X only
     W_ap = knn_affinity(X, 5)
     assert calls == [1] and W_ap.shape == W_ex.shape
+    # sparse rows: NN-descent where pynndescent is installed, else exact
+    monkeypatch.setattr(g, "_have_pynndescent", lambda: False)
     W_sp = knn_affinity(sp.csr_matrix(X), 5)          # exact (rounding aside)
     assert calls == [1] and abs(W_sp - W_ex).max() < 1e-12
     with pytest.raises(ValueError, match="method"):
@@ -339,3 +341,23 @@ def test_knn_graph_is_shared_not_copied():
         KNNGraph(100).fit(X)
     with pytest.raises(ValueError, match="weight"):
         KNNGraph(weight="cosine").fit(X)
+
+
+def test_knn_graph_exact_below_the_threshold_approximate_above(monkeypatch):
+    import semisvm.graph as g
+    X = _clusters(n=300)
+    exact = g.KNNGraph(8).fit(X)
+    assert exact.method_ == "exact"
+    monkeypatch.setattr(g, "ANN_MIN_SAMPLES", 200)
+    ap = g.KNNGraph(8, n_jobs=2).fit(X)
+    assert ap.method_ == "approximate"
+    recall = np.mean([len(set(a) & set(b)) / 8
+                      for a, b in zip(ap.indices_, exact.indices_)])
+    assert recall > 0.99
+    # deterministic: same input -> same graph, for any number of threads
+    again = g.KNNGraph(8, n_jobs=1).fit(X)
+    assert (again.affinity_ != ap.affinity_).nnz == 0
+    # a fold's graph read from the approximate lists
+    rows = np.arange(20, 300)
+    W = ap.affinity_for(X[rows])
+    assert W.shape == (280, 280) and W.dtype == np.float32 and (W != W.T).nnz == 0

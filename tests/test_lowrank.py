@@ -369,6 +369,29 @@ def test_auto_below_threshold_exact_unless_it_does_not_fit(monkeypatch, Est):
         Est(kernel="linear").fit(X, y)
 
 
+@pytest.mark.parametrize("loss", ["squared_hinge", "squared"])
+@pytest.mark.parametrize("direct", [False, True])
+def test_primal_w_warm_start_same_minimiser(loss, direct):
+    from semisvm._lowrank import lap_gram
+    X, y, _ = _blobs(n=120, seed=5)
+    L = laplacian(knn_affinity(X, 6))
+    gram = lap_gram(X, L, 1) if direct else None
+    cold = lap_primal_w(X, L, _pm(y), gamma_A=1e-2, gamma_I=1.0, loss=loss,
+                        gram=gram)
+    # from the solution of a neighbouring problem (gamma_I = 0.3)
+    near = lap_primal_w(X, L, _pm(y), gamma_A=1e-2, gamma_I=0.3, loss=loss,
+                        gram=gram)
+    warm = lap_primal_w(X, L, _pm(y), gamma_A=1e-2, gamma_I=1.0, loss=loss,
+                        gram=gram, w0=near.coef, intercept0=near.intercept)
+    assert warm.converged
+    if not direct and loss == "squared":
+        assert warm.n_cg_iter <= cold.n_cg_iter     # one CG solve, from near
+    np.testing.assert_allclose(warm.objective, cold.objective, rtol=1e-10)
+    np.testing.assert_allclose(warm.decision, cold.decision, atol=1e-7)
+    with pytest.raises(ValueError, match="w0"):
+        lap_primal_w(X, L, _pm(y), w0=np.ones(3))
+
+
 # ---------------------------------------------------------------------------
 # lowrank_fit="graph": graph objective over the n rows, then the landmark
 # kernel ridge fit on the labels it gives

@@ -563,11 +563,21 @@ def test_safety_net_falls_back(Est):
         warnings.simplefilter("ignore", ConvergenceWarning)
         semi = Est().fit(X, y)
         safe = Est(safe=True).fit(X, y)
-        sup = Est(gamma_I=0.0).fit(X, y)
+        # the supervised model: gamma_I = 0, solved exactly (alpha = 0 off
+        # the labeled rows), with the kernel width of the fit on all rows
+        solver = "newton" if Est is LapSVM else "closed"
+        sup = Est(gamma_I=0.0, solver=solver).fit(X, y)
+        sup_l = Est(gamma_I=0.0, solver=solver, gamma=semi._gamma).fit(
+            X[y != -1], y[y != -1])
     assert semi.unlabeled_gain_ is None and not semi.fell_back_
     assert safe.unlabeled_gain_ < 0 and safe.fell_back_
-    # the fallback is the supervised model, in and out of sample
-    np.testing.assert_array_equal(safe.dual_coef_, sup.dual_coef_)
+    # the fallback is the supervised model, in and out of sample: fitted on
+    # the labeled rows, the same function as on all rows
+    np.testing.assert_array_equal(safe.dual_coef_, sup_l.dual_coef_)
+    np.testing.assert_allclose(np.abs(sup.dual_coef_[:, y == -1]).max(), 0,
+                               atol=1e-8)
+    np.testing.assert_allclose(safe.decision_function(X), sup.decision_function(X),
+                               atol=1e-6)
     np.testing.assert_array_equal(safe.predict(X), sup.predict(X))
     lab = y != -1
     np.testing.assert_array_equal(safe.transduction_[lab], y[lab])
@@ -628,3 +638,59 @@ def test_graph_argument_one_search_across_classes_and_refits(monkeypatch, Est,
         Est(graph=g).fit(X, y, affinity=g.affinity_)
     with pytest.raises(TypeError, match="KNNGraph"):
         Est(graph=g.affinity_).fit(X, y)
+
+
+def _three_blobs(n=240, seed=0):
+    rng = np.random.RandomState(seed)
+    yt = np.arange(n) % 3
+    X = rng.randn(n, 4) + 4 * np.eye(4)[yt]
+    y = np.full(n, -1)
+    for c in range(3):
+        y[np.flatnonzero(yt == c)[:6]] = c
+    return X, y, yt
+
+
+@pytest.mark.parametrize("kernel", ["rbf", "linear"])
+@pytest.mark.parametrize("Est", [LapSVM, LapRLS])
+def test_one_graph_search_across_folds_and_grid_points(monkeypatch, Est, kernel):
+    from sklearn.model_selection import GridSearchCV
+
+    from semisvm.graph import KNNGraph
+    from semisvm.model_selection import LabeledStratifiedKFold
+    X, y, yt = _three_blobs()
+    calls = _count_searches(monkeypatch)
+    g = KNNGraph(10).fit(X)
+    grid = {"gamma_A": [1e-4, 1e-2], "gamma_I": [0.0, 1.0]}
+    cv = LabeledStratifiedKFold(3, random_state=0)
+    kw = dict(p=1, n_components=60 if kernel == "rbf" else "auto", kernel=kernel)
+    search = GridSearchCV(Est(graph=g, **kw), grid, cv=cv).fit(X, y)
+    # 3 classes x 3 folds x 4 grid points + the refit: the one search of fit
+    assert calls == [240] and g.n_builds_ == 1
+    assert search.best_estimator_.graph_ is g
+    # the grid points of a fold share its kernel features and warm-start
+    # from each other's solutions (3 folds x 3 later grid points x 3 classes)
+    assert g._work_hits >= 27
+    # each fold's graph is the one a new search over its rows gives: the
+    # same choice, and the same scores, as the cold search without it
+    calls.clear()
+    cold = GridSearchCV(Est(**kw), grid, cv=cv).fit(X, y)
+    # without it: one per fold and grid point with gamma_I > 0, and the refit
+    assert len(calls) == 3 * 2 + (cold.best_params_["gamma_I"] > 0)
+    assert cold.best_params_ == search.best_params_
+    np.testing.assert_allclose(cold.cv_results_["mean_test_score"],
+                               search.cv_results_["mean_test_score"])
+
+
+@pytest.mark.parametrize("Est", [LapSVM, LapRLS])
+def test_safe_fit_one_graph_search(monkeypatch, Est):
+    import semisvm.manifold as m
+    X, y, yt = _three_blobs()
+    monkeypatch.setattr(m, "LOWRANK_MIN_SAMPLES", 100)      # Nystroem
+    monkeypatch.setattr(m, "AUTO_COMPONENTS", 60)
+    calls = _count_searches(monkeypatch)
+    est = Est(p=1, safe=True, safe_cv=3).fit(X, y)
+    # the fit's graph; the 6 semi-supervised refits read it, the supervised
+    # counterparts (gamma_I = 0, labeled rows) need none
+    assert calls == [240] and est.graph_.n_builds_ == 1
+    assert est.unlabeled_gain_ is not None and not est.fell_back_
+    assert est.mode_ == "nystroem"
