@@ -89,6 +89,7 @@ from semisvm._validation import (
     FLOAT_DTYPES,
     UNLABELED,
     as_csr32,
+    atomic_fit,
     check_class_indices,
     check_int,
     check_kernel_matrix,
@@ -96,6 +97,7 @@ from semisvm._validation import (
     check_positive,
     check_sparse_structure,
     check_targets,
+    unlabeled_hint,
 )
 from semisvm.graph import check_affinity, knn_affinity
 from semisvm.model_selection import SafeSemiSupervisedMixin
@@ -1159,6 +1161,7 @@ class _GraphTVBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
                 f"samples n={n}")
         return k
 
+    @atomic_fit
     def fit(self, X, y, W=None, *, affinity=None):
         """Fit on all rows of X; ``y == -1`` marks unlabeled rows.
 
@@ -1197,7 +1200,7 @@ class _GraphTVBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
         if self.classes_.shape[0] < 2:
             raise ValueError(
                 f"{type(self).__name__} needs labeled samples of at least 2 classes "
-                f"in y; got 1 class ({self.classes_.tolist()})")
+                f"in y; got 1 class ({self.classes_.tolist()})" + unlabeled_hint(y))
         y_enc = np.full(y.shape[0], UNLABELED, dtype=np.intp)
         y_enc[lab] = y_idx
         if W is None:

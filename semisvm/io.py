@@ -47,19 +47,29 @@ Any other attribute or parameter that cannot be stored (a callable, a
 ``RandomState`` ...) makes :func:`save` raise ``TypeError`` naming it.
 
 Writing is atomic (:func:`atomic_open`): the archive is written to a temporary
-file ``.NAME.semisvm-tmp-PID-XXXX.tmp`` in the target's directory, flushed and
+file ``.NAME.semisvm-tmp-PID-XXXX.tmp`` (NAME cut to its first 64 bytes, so
+that any legal target name leaves room) in the target's directory, flushed and
 ``fsync``-ed, then renamed over the target with ``os.replace``; on any failure
 (or an interrupt) the temporary file is removed and an existing model at
 ``path`` is left untouched, and a temporary file left by a killed save is
 removed by the next save to the same path. A target that is not a regular
-file (``-``, ``/dev/stdout``, a device, a FIFO) is written directly; a
-read-only target is refused (``PermissionError``) as ``cp`` would.
+file (``-``, ``/dev/stdout``, a device, a FIFO) is written directly (the
+archive assembled in a seekable spool first, as ``/dev/null`` and pipes cannot
+seek); a read-only target is refused (``PermissionError``) as ``cp`` would, and
+a closed standard output raises ``OSError`` (``EBADF``).
 
-Loading checks the archive's CRCs, the format name and version, that the
+Loading first checks the whole archive's budget before anything is inflated:
+at most ``_MAX_MEMBERS`` members, declared stored sizes within the file,
+declared sizes adding up to at most ``_MAX_RATIO`` times the stored bytes (plus
+1 MiB) and to the memory left, and memory for the parsed metadata (at most 8
+MiB of JSON). Then the archive's CRCs, the format name and version, that the
 estimator class is one of semisvm's (:data:`semisvm._registry.ALGORITHMS`), that
 every parameter is one the class takes, that every array has the shape and dtype
-the metadata declares, and finally that the model predicts on one row; anything
-else raises ``ValueError`` naming the file.
+the metadata declares, that those shapes are the estimator's own (``coef_`` and
+``intercept_`` against ``classes_`` and ``n_features_in_``, kernel expansions
+against the fitted rows), and finally that the model predicts on three rows
+with outputs of the right shape; anything else raises ``ValueError`` naming
+the file.
 """
 from __future__ import annotations
 
@@ -931,7 +941,7 @@ def _check_invariants(model):
     else:  # graph TV / Cheeger: a kernel expansion over the fitted rows
         alpha = st.get("alpha_")
         _expect(isinstance(alpha, np.ndarray) and alpha.ndim in (1, 2),
-                f"model.alpha_ is not a 1-D or 2-D array")
+                "model.alpha_ is not a 1-D or 2-D array")
         want("alpha_", (alpha.shape[0],) if K == 2 else (alpha.shape[0], K))
         want("intercept_", () if K == 2 else (K,))
         want("X_fit_", (alpha.shape[0], d))
