@@ -391,7 +391,9 @@ def test_tsvm_r_auto_on_dask_equals_in_memory(client):
 def test_dask_l2svm_mfn_takes_0_1_labels_as_in_memory(client):
     X, y = _text(seed=7)
     y01 = (y > 0).astype(int)
-    ref = l2svm_mfn(X, y01, lam=0.1)
+    mem = l2svm_mfn(X, y01, lam=0.1)
+    ref = l2svm_mfn(_dask(X), y, lam=0.1)               # -1/+1 on dask
+    assert ref.objective == pytest.approx(mem.objective, rel=1e-8)
     for yy in (y01, da.from_array(y01, chunks=(CHUNKS,))):
         res = l2svm_mfn(_dask(X), yy, lam=0.1)
         assert np.array_equal(res.coef, ref.coef) and res.intercept == ref.intercept
