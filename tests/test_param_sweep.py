@@ -219,3 +219,19 @@ def test_minus_one_plus_one_labels_get_an_error_that_says_how_to_encode(name):
         warnings.simplefilter("ignore")
         model = getattr(semisvm, name)().fit(X, (y + 1) // 2)
     assert list(model.classes_) == [0, 1]
+
+
+def test_kernel_width_is_the_same_for_a_csr_matrix_and_its_duplicate_entry_twin():
+    import scipy.sparse as sp
+    X = sp.random(40, 6, density=0.5, random_state=2, format="csr") * 2
+    rows = np.repeat(np.arange(40), np.diff(X.indptr))
+    twin = sp.csr_matrix((np.r_[X.data / 2, X.data / 2][np.argsort(
+        np.r_[rows, rows], kind="stable")],
+        np.r_[X.indices, X.indices][np.argsort(np.r_[rows, rows], kind="stable")],
+        np.r_[0, np.cumsum(2 * np.diff(X.indptr))]), shape=X.shape)
+    assert not twin.has_canonical_format
+    y = np.where(np.arange(40) % 3 == 0, 1, -1)
+    a = semisvm.PUSVM(prior=0.4).fit(X, y)
+    b = semisvm.PUSVM(prior=0.4).fit(twin, y)
+    assert a.gamma_ == b.gamma_
+    assert np.allclose(a.decision_function(X), b.decision_function(twin))
