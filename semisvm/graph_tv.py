@@ -78,6 +78,7 @@ from semisvm._validation import (
     FLOAT_DTYPES,
     UNLABELED,
     as_csr32,
+    atomic_fit,
     check_class_indices,
     check_int,
     check_kernel_matrix,
@@ -85,6 +86,7 @@ from semisvm._validation import (
     check_positive,
     check_sparse_structure,
     check_targets,
+    unlabeled_hint,
 )
 from semisvm.graph import KNNGraph, check_affinity, knn_affinity
 from semisvm.model_selection import SafeSemiSupervisedMixin
@@ -614,6 +616,7 @@ class _GraphTVBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
                 f"samples n={n}")
         return k
 
+    @atomic_fit
     def fit(self, X, y, W=None, *, affinity=None):
         """Fit on all rows of X; ``y == -1`` marks unlabeled rows.
 
@@ -647,7 +650,7 @@ class _GraphTVBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
         if self.classes_.shape[0] < 2:
             raise ValueError(
                 f"{type(self).__name__} needs labeled samples of at least 2 classes "
-                f"in y; got 1 class ({self.classes_.tolist()})")
+                f"in y; got 1 class ({self.classes_.tolist()})" + unlabeled_hint(y))
         self.mode_, self.n_components_ = self._mode(n)
         # the memory of the path taken, refused before the graph and the
         # kernel are built

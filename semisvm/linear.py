@@ -137,7 +137,6 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from semisvm import _rows
 from semisvm._core._dataset import RowData
 from semisvm._results import DAResult, MFNResult, TSVMResult
-from semisvm.model_selection import SafeSemiSupervisedMixin
 from semisvm._rows import (
     FLOAT32_TOL,
     MFN_STATUS,
@@ -151,6 +150,7 @@ from semisvm._rows import (
 from semisvm._validation import (
     FLOAT_DTYPES,
     as_csr32,
+    atomic_fit,
     check_class_fractions,
     check_costs,
     check_fraction,
@@ -164,6 +164,7 @@ from semisvm._validation import (
     is_dask,
     pm1_from_01,
 )
+from semisvm.model_selection import SafeSemiSupervisedMixin
 
 __all__ = ["DASVM", "TSVM", "LinearSVM", "da_s3vm", "default_lam", "l2svm_mfn", "tsvm"]
 
@@ -981,8 +982,8 @@ def da_s3vm(X, y, *, lam="auto", lam_u=1.0, r=None, T0=None, T_rate=1.5,
                 break
             if P.lam > lam:
                 P.lam = max(P.lam / T_rate, lam)
-            if not cold:
-                T /= T_rate
+            if not cold:  # (never 0: a huge T_rate holds T at the floor)
+                T = max(T / T_rate, 1e-300)
         else:
             status = "max_outer_iter"
     if status == "entropy":
@@ -1218,6 +1219,7 @@ class LinearSVM(_LinearDecisionMixin, ClassifierMixin, BaseEstimator):
         tags.input_tags.sparse = True
         return tags
 
+    @atomic_fit
     def fit(self, X, y, sample_weight=None):
         """Fit the model on two or more labels (more: one-vs-rest).
 
@@ -1443,6 +1445,15 @@ class _SemiSupervisedLinear(SafeSemiSupervisedMixin, _LinearDecisionMixin,
     def _solver_params(self):
         raise NotImplementedError
 
+    def __getstate__(self):
+        # fitted on dask: transduction_ and result_ are lazy graphs over the
+        # workers' blocks; pickled computed, as the in-memory fit holds them
+        state = super().__getstate__()
+        if any(is_dask(v) for v in state.values()):
+            from semisvm._distributed import materialize
+            state = materialize(state)
+        return state
+
     def _fit_binary(self, X, y_ssl, r):
         res = type(self)._solver(
             X, y_ssl, lam=self.lam_, lam_u=self.lam_u, r=r,
@@ -1457,6 +1468,7 @@ class _SemiSupervisedLinear(SafeSemiSupervisedMixin, _LinearDecisionMixin,
                 ConvergenceWarning, stacklevel=3)
         return res
 
+    @atomic_fit
     def fit(self, X, y):
         """Fit on labeled and unlabeled rows (``y == -1`` marks unlabeled).
 

@@ -102,6 +102,7 @@ from semisvm._validation import (
     FLOAT_DTYPES,
     UNLABELED,
     as_csr32,
+    atomic_fit,
     check_gram,
     check_int,
     check_laplacian,
@@ -114,6 +115,7 @@ from semisvm._validation import (
     check_X,
     fits_in_memory,
     pm1_from_01,
+    unlabeled_hint,
 )
 from semisvm.graph import (
     KNNGraph,
@@ -726,6 +728,7 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
         return as_csr32(X)
 
     # -- fit -------------------------------------------------------------
+    @atomic_fit
     def fit(self, X, y, *, affinity=None, X_val=None, y_val=None):
         """Fit on all rows of X; ``y == -1`` marks unlabeled rows.
 
@@ -779,7 +782,7 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
         if classes.shape[0] < 2:
             raise ValueError(
                 f"{type(self).__name__} needs labeled samples of at least 2 "
-                f"classes; got 1 class ({classes.tolist()})")
+                f"classes; got 1 class ({classes.tolist()})" + unlabeled_hint(y))
         self.classes_ = classes
         # the data-derived gamma is fixed on the training rows, so that
         # prediction uses the same kernel
