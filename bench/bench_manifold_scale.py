@@ -148,9 +148,11 @@ def worker(kind, n, method, graph_path):
         rss0 = _rss_mb()
         t, c = time.perf_counter(), time.process_time()
         train = np.flatnonzero(~unl)
+        # graphlearning wants the labels 0..k-1
+        classes, code = np.unique(yl[train], return_inverse=True)
         model = (gl.ssl.laplace(W) if method == "gl-laplace"
                  else gl.ssl.poisson(W))
-        pred = model.fit_predict(train, yl[train])
+        pred = classes[model.fit_predict(train, code)]
         wall, cpu = time.perf_counter() - t, time.process_time() - c
         err = 100.0 * float(np.mean(pred[unl] != y[unl]))
     else:
@@ -250,9 +252,11 @@ def plot(rows):
     except ImportError:
         print("matplotlib is absent: no plot")
         return
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4.2))
     ok = [r for r in rows if "error" not in r and r["kind"] == "dense"
           and "twall" in r]
+    if not ok:
+        return
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.2))
     for m in sorted({r["method"] for r in ok}):
         pts = sorted((r["n"], r["twall"], r["tcpu"]) for r in ok
                      if r["method"] == m)
@@ -326,6 +330,14 @@ def _run(name, X, y, n_lab_per_class, seed=0):
 def main():
     if len(sys.argv) > 1 and sys.argv[1] == "--worker":
         worker(sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5])
+        return
+    if len(sys.argv) > 1 and sys.argv[1] == "--replot":
+        # the table and the plot again from the rows a run printed (its log)
+        import ast
+        rows = [ast.literal_eval(line) for line in open(sys.argv[2])
+                if line.startswith("{")]
+        table(rows)
+        plot(rows)
         return
     ap = argparse.ArgumentParser()
     ap.add_argument("--mnist", action="store_true")
