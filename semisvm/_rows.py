@@ -537,7 +537,7 @@ class LocalSSL:
 
     distributed = False
 
-    def __init__(self, X, y, costs):
+    def __init__(self, X, y, costs, n_threads=1):
         from semisvm._core._dataset import RowData
         from semisvm._validation import check_costs, check_ssl_targets, check_X
 
@@ -559,13 +559,14 @@ class LocalSSL:
         self.cneg = np.zeros(self.n, dtype=self.dtype)
         self.cpos[self.idx_l] = np.where(self.y_l > 0, self.c_l, 0)
         self.cneg[self.idx_l] = np.where(self.y_l < 0, self.c_l, 0)
-        self.rows = LocalRows(RowData(X), 0.0, self.cpos, self.cneg)
-        # TSVM/DA: the former arithmetic (one thread, two-pass CGLS, one
-        # block), so that the papers' tables keep their values to the digit:
-        # their label switches turn rounding into different trajectories
-        # (uspst: 24.81 -> 24.64 % for TSVM S=1e4 with one pass and blocks)
+        self.rows = LocalRows(RowData(X), 0.0, self.cpos, self.cneg,
+                              n_threads=n_threads)
+        # TSVM/DA: two-pass CGLS (the former arithmetic within a block), so
+        # that the papers' tables keep their values: their label switches
+        # turn rounding into different trajectories (uspst: 24.81 -> 24.64 %
+        # for TSVM S=1e4 with one pass). Passes are cut into blocks by size,
+        # as LocalRows does, so that the bits do not depend on n_jobs.
         self.rows.one_pass = False
-        self.rows.blocked = False
         self._no_yu = np.zeros(0, dtype=np.int8)
 
     def set_bias(self, s):

@@ -135,6 +135,7 @@ from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from semisvm import _rows
+from semisvm._threads import follows_n_jobs, limit as _limit_threads
 from semisvm._core._dataset import RowData
 from semisvm._results import DAResult, MFNResult, TSVMResult
 from semisvm.model_selection import SafeSemiSupervisedMixin
@@ -174,6 +175,7 @@ logger = logging.getLogger("semisvm")
 # ---------------------------------------------------------------------------
 # L2-SVM-MFN (§2)
 
+@follows_n_jobs
 def l2svm_mfn(X, y, *, lam=1.0, costs=None, w0=None, fit_intercept=True,
               intercept_scaling=1.0, tol=1e-6, max_iter=50, cg_max_iter=10000,
               rel_tol=1e-9, cold_start=None, newton="auto", n_jobs=None,
@@ -243,8 +245,11 @@ def l2svm_mfn(X, y, *, lam=1.0, costs=None, w0=None, fit_intercept=True,
         costs less than about 50 CG iterations (few features: dense or
         low-dimensional data); the step is then exact and ``n_cg_iter`` 0.
     n_jobs : int or None
-        Threads for the passes over the rows (OpenMP): None means 1, -1 all
-        cores. Each pass is cut into row blocks by its size alone (one block
+        Threads for the passes over the rows (OpenMP): None means 1 (as
+        ``n_jobs=1``: one core), -1 all cores, -k all but k - 1. Every
+        thread of the call follows it: BLAS (used only on d-length vectors)
+        is held at one thread and OpenMP at ``n_jobs`` for the time of the
+        call (threadpoolctl; see :mod:`semisvm._threads`). Each pass is cut into row blocks by its size alone (one block
         below about 200,000 stored entries, where a second thread does not
         pay), the threads take whole blocks and the blocks' sums are added
         in block order: the result has the same bits for any ``n_jobs``.
@@ -374,12 +379,14 @@ class _Problem:
     """
 
     def __init__(self, X, y, costs, lam, lam_u, r, fit_intercept,
-                 intercept_scaling, tol, rel_tol, max_iter, cg_max_iter):
+                 intercept_scaling, tol, rel_tol, max_iter, cg_max_iter,
+                 n_jobs=None):
+        nt = n_threads(n_jobs)
         if is_dask(X):
             from semisvm._distributed import DaskSSL
             self.ssl = DaskSSL.load(X, y, costs)
         else:
-            self.ssl = LocalSSL(X, y, costs)
+            self.ssl = LocalSSL(X, y, costs, n_threads=nt)
         ssl = self.ssl
         self.rows = ssl.rows
         self.n, self.d, self.dtype = ssl.n, ssl.d, ssl.dtype
@@ -575,10 +582,11 @@ def _tiers(inner_tol, cur, lam_u):
     return [inner_tol * cur / lam_u, "newton", None]
 
 
+@follows_n_jobs
 def tsvm(X, y, *, lam="auto", lam_u=1.0, r=None, S=10000, lam_u_init=1e-2,
          lam_u_rate=1.5, lam_factor=1.0, costs=None, fit_intercept=True, intercept_scaling=1.0,
          tol=1e-6, max_iter=50, cg_max_iter=10000, rel_tol=1e-9,
-         max_inner_iter=10000, inner_tol=1e-2, verbose=0) -> TSVMResult:
+         max_inner_iter=10000, inner_tol=1e-2, n_jobs=None, verbose=0) -> TSVMResult:
     r"""Linear transductive SVM with multiple label switching (TSVM, §3.1).
 
     Minimises, over w (the bias is a regularised constant feature
@@ -658,6 +666,9 @@ def tsvm(X, y, *, lam="auto", lam_u=1.0, r=None, S=10000, lam_u_init=1e-2,
         intermediate weights stop after the loose tier, the final weight on
         an exact solve with no lowering pair switch. None: every call to
         ``tol`` (the reference implementation).
+    n_jobs : int or None, default=None
+        Threads of the passes over the rows, as in :func:`l2svm_mfn` (None:
+        one; the same bits for any value; BLAS held at one thread).
     verbose : int
         1: log each annealing step; 2: also each switching round and each
         MFN iteration (logger ``"semisvm"``, INFO).
@@ -689,7 +700,7 @@ def tsvm(X, y, *, lam="auto", lam_u=1.0, r=None, S=10000, lam_u_init=1e-2,
     """
     lam = default_lam(X, lam)
     P = _Problem(X, y, costs, lam, lam_u, r, fit_intercept, intercept_scaling,
-                 tol, rel_tol, max_iter, cg_max_iter)
+                 tol, rel_tol, max_iter, cg_max_iter, n_jobs)
     S = check_int(S, "S")
     lam_u_init = check_positive(lam_u_init, "lam_u_init")
     lam_u_rate = check_positive(lam_u_rate, "lam_u_rate")
@@ -790,12 +801,13 @@ def tsvm(X, y, *, lam="auto", lam_u=1.0, r=None, S=10000, lam_u_init=1e-2,
     )
 
 
+@follows_n_jobs
 def da_s3vm(X, y, *, lam="auto", lam_u=1.0, r=None, T0=None, T_rate=1.5,
             lam_factor=1.0, max_outer_iter=30, max_inner_iter=100, kl_tol=1e-5,
             entropy_tol=1e-6, costs=None, fit_intercept=True,
             intercept_scaling=1.0, tol=1e-6, max_iter=50, cg_max_iter=10000,
             rel_tol=1e-9, root_tol=1e-12, inner_tol=1e-3, relax=1.5,
-            newton_steps=1, verbose=0) -> DAResult:
+            newton_steps=1, n_jobs=None, verbose=0) -> DAResult:
     r"""Deterministic-annealing semi-supervised linear SVM (DA-S3VM, §3.2).
 
     At each temperature T minimises, over w and p in [0, 1]^u with
@@ -854,6 +866,9 @@ def da_s3vm(X, y, *, lam="auto", lam_u=1.0, r=None, T0=None, T_rate=1.5,
         MFN iterations per w-step (a partial w-step still lowers the DA
         objective); None: each w-step solved to ``inner_tol`` (the
         reference).
+    n_jobs : int or None, default=None
+        Threads of the passes over the rows, as in :func:`l2svm_mfn` (None:
+        one; the same bits for any value; BLAS held at one thread).
     verbose : int
         1: log each temperature; 2: also each alternating round and MFN
         iteration.
@@ -884,7 +899,7 @@ def da_s3vm(X, y, *, lam="auto", lam_u=1.0, r=None, T0=None, T_rate=1.5,
     """
     lam = default_lam(X, lam)
     P = _Problem(X, y, costs, lam, lam_u, r, fit_intercept, intercept_scaling,
-                 tol, rel_tol, max_iter, cg_max_iter)
+                 tol, rel_tol, max_iter, cg_max_iter, n_jobs)
     T_rate = check_positive(T_rate, "T_rate")
     if not T_rate > 1:
         raise ValueError(f"T_rate must be > 1, got {T_rate!r}")
@@ -1062,8 +1077,14 @@ class _LinearDecisionMixin:
         (positive -> ``classes_[1]``), (n, n_classes) for one-vs-rest.
 
         A dask array X (row blocks) gives a lazy dask array, computed blockwise.
+        In memory the product runs with BLAS held at one thread (the same
+        bits whatever the environment).
         """
         check_is_fitted(self)
+        with _limit_threads(getattr(self, "n_jobs", None)):
+            return self._decision_function(X)
+
+    def _decision_function(self, X):
         if is_dask(X):
             from semisvm import _distributed
             _distributed.check_predict_input(self, X)
@@ -1152,8 +1173,11 @@ class LinearSVM(_LinearDecisionMixin, ClassifierMixin, BaseEstimator):
         Newton systems by preconditioned CGLS (the paper; large d) or by an
         exact Cholesky factorisation (few features); "auto" picks by cost.
     n_jobs : int or None, default=None
-        Threads for the passes over the rows (None: 1, -1: all cores); the
-        same bits for any thread count (see :func:`l2svm_mfn`).
+        Threads for the passes over the rows in fit and predict (None: one,
+        as 1; -1: all cores); BLAS is held at one thread during the fit
+        (used only on d-length vectors), so ``n_jobs=1`` runs on one core,
+        and the result has the same bits for any value (see
+        :func:`l2svm_mfn`).
     verbose : int, default=0
         If > 0, log every Newton iteration (logger ``"semisvm"``, INFO).
 
@@ -1240,6 +1264,11 @@ class LinearSVM(_LinearDecisionMixin, ClassifierMixin, BaseEstimator):
         self : LinearSVM
             The fitted estimator.
         """
+        # every thread of the fit follows n_jobs (semisvm._threads)
+        with _limit_threads(self.n_jobs):
+            return self._fit(X, y, sample_weight)
+
+    def _fit(self, X, y, sample_weight):
         if is_dask(X):
             return self._fit_dask(X, y, sample_weight)
         check_sparse_structure(X)  # before SciPy converts it
@@ -1297,7 +1326,7 @@ class LinearSVM(_LinearDecisionMixin, ClassifierMixin, BaseEstimator):
 
 
 def class_balance(X, y, *, lam="auto", method="cc", n_splits=5, fit_intercept=True,
-                  intercept_scaling=1.0):
+                  intercept_scaling=1.0, n_jobs=None):
     r"""Fraction of each class among the unlabeled rows, estimated (``r="auto"``).
 
     A supervised linear L2-SVM is fitted on the labeled rows (the labeled
@@ -1348,6 +1377,8 @@ def class_balance(X, y, *, lam="auto", method="cc", n_splits=5, fit_intercept=Tr
         (lowered to the smallest class count).
     fit_intercept, intercept_scaling : bool, float
         As in :class:`LinearSVM`.
+    n_jobs : int or None, default=None
+        Threads of the supervised fits (see :func:`l2svm_mfn`).
 
     Returns
     -------
@@ -1373,11 +1404,11 @@ def class_balance(X, y, *, lam="auto", method="cc", n_splits=5, fit_intercept=Tr
     Xu = X[unl]
     return _class_balance(X[lab], y[lab], lambda coef, b: np.asarray(Xu @ coef).ravel() + b,
                           default_lam(X, lam), method, n_splits, fit_intercept,
-                          intercept_scaling)
+                          intercept_scaling, n_jobs)
 
 
 def _class_balance(Xl, yl, decision_u, lam, method, n_splits, fit_intercept,
-                   intercept_scaling):
+                   intercept_scaling, n_jobs=None):
     """:func:`class_balance` on the labeled rows ``Xl`` (in memory);
     ``decision_u(coef, intercept)`` gives the outputs of the unlabeled rows
     (in memory or over dask row blocks)."""
@@ -1396,7 +1427,8 @@ def _class_balance(Xl, yl, decision_u, lam, method, n_splits, fit_intercept,
 
     def fit(rows, ypm):
         return l2svm_mfn(Xl[rows], ypm[rows], lam=lam * rows.size,
-                         fit_intercept=fit_intercept, intercept_scaling=intercept_scaling)
+                         fit_intercept=fit_intercept, intercept_scaling=intercept_scaling,
+                         n_jobs=n_jobs)
 
     out, decs = [], []
     for k in ([1] if K == 2 else range(K)):
@@ -1449,7 +1481,8 @@ class _SemiSupervisedLinear(SafeSemiSupervisedMixin, _LinearDecisionMixin,
             fit_intercept=self.fit_intercept,
             intercept_scaling=self.intercept_scaling, tol=self.tol,
             max_iter=self.max_iter, cg_max_iter=self.cg_max_iter,
-            verbose=int(self.verbose), **self._solver_params())
+            n_jobs=self.n_jobs, verbose=int(self.verbose),
+            **self._solver_params())
         if not res.converged:
             warnings.warn(
                 f"{type(self).__name__} stopped on a cap ({res.status}); "
@@ -1464,6 +1497,11 @@ class _SemiSupervisedLinear(SafeSemiSupervisedMixin, _LinearDecisionMixin,
         ``transduction_`` and ``result_``'s per-row arrays are then lazy dask
         arrays over the blocks.
         """
+        # every thread of the fit follows n_jobs (semisvm._threads)
+        with _limit_threads(self.n_jobs):
+            return self._fit(X, y)
+
+    def _fit(self, X, y):
         if is_dask(X):
             return self._fit_dask(X, y)
         check_sparse_structure(X)  # before SciPy converts it
@@ -1504,7 +1542,7 @@ class _SemiSupervisedLinear(SafeSemiSupervisedMixin, _LinearDecisionMixin,
                 raise ValueError(f"r must be 'auto', None, a fraction or one fraction "
                                  f"per class, got {r!r}")
             r = class_balance(X, y_idx, lam=self.lam_, fit_intercept=self.fit_intercept,
-                              intercept_scaling=self.intercept_scaling)
+                              intercept_scaling=self.intercept_scaling, n_jobs=self.n_jobs)
         if r is None:
             lab = y_idx[y_idx >= 0]
             frac = np.bincount(lab, minlength=K) / lab.size
@@ -1576,7 +1614,7 @@ class _SemiSupervisedLinear(SafeSemiSupervisedMixin, _LinearDecisionMixin,
                     return np.asarray(_distributed.decision_function(
                         X, coef, b).compute())[unl]
                 r = _class_balance(Xl, y_idx[lab], dec_u, self.lam_, "cc", 5,
-                                   self.fit_intercept, self.intercept_scaling)
+                                   self.fit_intercept, self.intercept_scaling, self.n_jobs)
             if r is None:
                 frac = np.bincount(y_idx[lab], minlength=K) / lab.size
                 r = float(frac[1]) if K == 2 else frac
@@ -1753,6 +1791,11 @@ class TSVM(_SemiSupervisedLinear):
         n_repeats=2)``, k lowered to the smallest labeled class count).
     safe_margin : float, default=0.0
         Fall back when ``unlabeled_gain_ < -safe_margin``.
+    n_jobs : int or None, default=None
+        Threads of the passes over the rows in every fit and predict (None:
+        one, as 1; -1: all cores); BLAS is held at one thread during the
+        fit, so ``n_jobs=1`` runs on one core, and the result has the same
+        bits for any value (see :func:`semisvm.solvers.l2svm_mfn`).
     verbose : int, default=0
         1: log each annealing step (logger ``"semisvm"``, INFO); 2: also each
         switching round and Newton iteration.
@@ -1802,7 +1845,9 @@ class TSVM(_SemiSupervisedLinear):
     def __init__(self, *, lam="auto", lam_u=1.0, r="auto", S=10000, lam_u_init=1e-2,
                  lam_u_rate=1.5, lam_factor=1.0, fit_intercept=True, intercept_scaling=1.0,
                  tol=1e-6, max_iter=50, cg_max_iter=10000, max_inner_iter=10000,
-                 inner_tol=1e-2, safe=False, safe_cv=5, safe_margin=0.0, verbose=0):
+                 inner_tol=1e-2, safe=False, safe_cv=5, safe_margin=0.0, n_jobs=None,
+                 verbose=0):
+        self.n_jobs = n_jobs
         self.safe = safe
         self.safe_cv = safe_cv
         self.safe_margin = safe_margin
@@ -1889,6 +1934,8 @@ class DASVM(_SemiSupervisedLinear):
     newton_steps : int or None, default=1
         MFN iterations per w-step; None: each w-step solved to ``tol`` (the
         reference).
+    n_jobs : int or None, default=None
+        As in :class:`TSVM`.
     verbose : int, default=0
         1: log each temperature; 2: also each round and Newton iteration.
 
@@ -1929,7 +1976,8 @@ class DASVM(_SemiSupervisedLinear):
                  entropy_tol=1e-6, fit_intercept=True, intercept_scaling=1.0,
                  tol=1e-6, max_iter=50, cg_max_iter=10000, inner_tol=1e-3,
                  relax=1.5, newton_steps=1, safe=False, safe_cv=5, safe_margin=0.0,
-                 verbose=0):
+                 n_jobs=None, verbose=0):
+        self.n_jobs = n_jobs
         self.safe = safe
         self.safe_cv = safe_cv
         self.safe_margin = safe_margin
