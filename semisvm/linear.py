@@ -1335,7 +1335,24 @@ def class_balance(X, y, *, lam="auto", method="cc", n_splits=5, fit_intercept=Tr
     unlabeled rows:
 
     * ``"cc"`` (default; "classify and count"): the fraction of unlabeled
-      rows with a positive output;
+      rows with a positive output. With two classes it is checked against
+      Forman's adjusted count ``(cc - fpr) / (tpr - fpr)`` (tpr, fpr: the
+      out-of-fold rates of the labeled rows, stratified ``n_splits``-fold):
+      when the two differ by more than 2 standard errors of the adjusted
+      count (delta method on the binomial errors of tpr, fpr and cc) the
+      count is biased and the adjusted count (if its standard error is at
+      most 0.1) is returned. When that check cannot be made (tpr - fpr
+      below 0.1, or a standard error above 0.1: few labels) and the median
+      |output| of the unlabeled rows is below 0.5 (their signs follow the
+      bias), the estimate is uncertain and the labeled fraction is
+      returned. Why: where few labels in many sparse features leave
+      the unlabeled outputs inside the margin near the bias (the README's
+      Dask data: 380 labels, 1000 features, 99.9 % of the unlabeled outputs
+      in (-1, 1), median -0.17 at the bias -0.16), the sign count follows
+      the bias (0.25 where 0.45 of the rows are positive), and TSVM then
+      labels the unlabeled rows worse than its supervised start; the
+      adjusted count finds 0.443. On the tune part of the suite the check
+      lowered cc's mean absolute error from 6.1 to 5.6 points;
     * ``"pcc"``: the mean of the Platt-calibrated posteriors
       (:func:`semisvm.model_selection.platt_calibrate` on the out-of-fold
       outputs of the labeled rows, stratified ``n_splits``-fold);
@@ -1407,11 +1424,43 @@ def class_balance(X, y, *, lam="auto", method="cc", n_splits=5, fit_intercept=Tr
                           intercept_scaling, n_jobs)
 
 
+#: ``"cc"`` with two classes: the count is replaced by the adjusted count
+#: when their difference exceeds this many standard errors of the latter ...
+ACC_Z = 2.0
+#: ... and the adjusted count is used when its standard error is at most
+#: this, else the labeled fraction (the estimate is uncertain)
+ACC_MAX_SE = 0.1
+#: below this out-of-fold tpr - fpr the count cannot be adjusted
+ACC_MIN_J = 0.1
+#: a count that cannot be checked is uncertain when the median |output| of
+#: the unlabeled rows is below this (their signs then follow the bias)
+CC_MIN_MARGIN = 0.5
+
+
+def _adjusted_count(cc, oof, pos, u):
+    """Forman's adjusted classify-and-count from the out-of-fold outputs of
+    the labeled rows: ``(r_acc, se)``, or None when tpr - fpr is below
+    ``ACC_MIN_J``. ``se`` is the delta-method standard error of r_acc from
+    the binomial errors of tpr (n+ rows), fpr (n- rows) and cc (u rows)."""
+    n_pos, n_neg = int(pos.sum()), int((~pos).sum())
+    tpr = float(np.mean(oof[pos] > 0))
+    fpr = float(np.mean(oof[~pos] > 0))
+    J = tpr - fpr
+    if J < ACC_MIN_J:
+        return None
+    r = min(max((cc - fpr) / J, 0.0), 1.0)
+    var = (r * r * tpr * (1 - tpr) / n_pos + (1 - r) ** 2 * fpr * (1 - fpr) / n_neg
+           + cc * (1 - cc) / max(u, 1))
+    return r, float(np.sqrt(var)) / J
+
+
 def _class_balance(Xl, yl, decision_u, lam, method, n_splits, fit_intercept,
-                   intercept_scaling, n_jobs=None):
+                   intercept_scaling, n_jobs=None, info=None):
     """:func:`class_balance` on the labeled rows ``Xl`` (in memory);
     ``decision_u(coef, intercept)`` gives the outputs of the unlabeled rows
-    (in memory or over dask row blocks)."""
+    (in memory or over dask row blocks). ``info`` (a dict) receives
+    ``"source"`` (how the value was found) and, for binary "cc", ``"cc"``,
+    ``"adjusted"`` and ``"se"``."""
     from sklearn.model_selection import StratifiedKFold
 
     from semisvm.model_selection import estimate_class_prior
@@ -1421,7 +1470,7 @@ def _class_balance(Xl, yl, decision_u, lam, method, n_splits, fit_intercept,
         return None
     if method not in ("cc", "pcc", "em"):
         raise ValueError(f"method must be 'cc', 'pcc' or 'em', got {method!r}")
-    folds = [] if method == "cc" else list(
+    folds = [] if method == "cc" and K > 2 else list(
         StratifiedKFold(min(n_splits, int(counts.min())), shuffle=True,
                         random_state=0).split(np.zeros((yl.size, 1)), yl))
 
@@ -1442,7 +1491,11 @@ def _class_balance(Xl, yl, decision_u, lam, method, n_splits, fit_intercept,
         decs.append(dec_u)
         out.append(estimate_class_prior(oof, yl == k, dec_u, method=method))
     if K == 2:
-        return out[0]
+        if method != "cc":
+            return out[0]
+        return _checked_count(out[0], oof, yl == 1, decs[0].size,
+                              float(np.mean(yl == 1)), info,
+                              float(np.median(np.abs(decs[0]))))
     if method == "cc":
         # count the one-vs-rest model's predictions (largest output)
         r = np.bincount(np.argmax(np.stack(decs, axis=1), axis=1), minlength=K) / decs[0].size
@@ -1450,6 +1503,32 @@ def _class_balance(Xl, yl, decision_u, lam, method, n_splits, fit_intercept,
         r = np.asarray(out)
     r = np.clip(r / r.sum(), 0.02, 0.98)
     return r / r.sum()
+
+
+def _checked_count(cc, oof, pos, u, labeled, info, margin=np.inf):
+    """The binary count ``cc``, checked against its adjusted value (precise
+    when its standard error is at most ``ACC_MAX_SE``): kept when they agree
+    within ``ACC_Z`` standard errors, the adjusted value when they do not
+    and it is precise. When the check cannot be made (tpr - fpr below
+    ``ACC_MIN_J``, or an imprecise adjusted count) the count is kept unless
+    the median |output| of the unlabeled rows, ``margin``, is below
+    ``CC_MIN_MARGIN``: the estimate is then uncertain and the ``labeled``
+    fraction is returned."""
+    info = {} if info is None else info
+    info.update(cc=float(cc), adjusted=None, se=None, source="cc")
+    adj = _adjusted_count(cc, oof, pos, u)
+    if adj is not None:
+        r_acc, se = adj
+        info.update(adjusted=r_acc, se=se)
+        if se <= ACC_MAX_SE:
+            if abs(r_acc - cc) <= ACC_Z * se:
+                return cc
+            info["source"] = "adjusted count"
+            return float(min(max(r_acc, 0.02), 0.98))
+    if margin >= CC_MIN_MARGIN:
+        return cc
+    info["source"] = "labeled fraction (estimate uncertain)"
+    return labeled
 
 
 class _SemiSupervisedLinear(SafeSemiSupervisedMixin, _LinearDecisionMixin,
@@ -1537,12 +1616,22 @@ class _SemiSupervisedLinear(SafeSemiSupervisedMixin, _LinearDecisionMixin,
         """The class balance used: ``r``, the labeled fraction (None) or the
         estimate of :func:`class_balance` ("auto")."""
         r = self.r
+        self.r_source_ = "given" if r is not None else "labeled fraction"
         if isinstance(r, str):
             if r != "auto":
                 raise ValueError(f"r must be 'auto', None, a fraction or one fraction "
                                  f"per class, got {r!r}")
-            r = class_balance(X, y_idx, lam=self.lam_, fit_intercept=self.fit_intercept,
-                              intercept_scaling=self.intercept_scaling, n_jobs=self.n_jobs)
+            lab = np.flatnonzero(y_idx >= 0)
+            unl = np.flatnonzero(y_idx < 0)
+            r, info = None, {}
+            if unl.size:
+                Xu = X[unl]
+                r = _class_balance(
+                    X[lab], y_idx[lab],
+                    lambda coef, b: np.asarray(Xu @ coef).ravel() + b, self.lam_,
+                    "cc", 5, self.fit_intercept, self.intercept_scaling,
+                    self.n_jobs, info)
+            self._note_r_source(r, info)
         if r is None:
             lab = y_idx[y_idx >= 0]
             frac = np.bincount(lab, minlength=K) / lab.size
@@ -1550,6 +1639,17 @@ class _SemiSupervisedLinear(SafeSemiSupervisedMixin, _LinearDecisionMixin,
         if K == 2:
             return check_fraction(r, "r")
         return np.asarray(check_class_fractions(r, K), dtype=np.float64)
+
+    def _note_r_source(self, r, info):
+        """Set ``r_source_`` for r="auto" (and log it when verbose)."""
+        if r is None:
+            self.r_source_ = "labeled fraction (too few labels or no unlabeled row)"
+        else:
+            self.r_source_ = info.get("source", "cc")
+        if self.verbose and info.get("adjusted") is not None:
+            logger.info("%s r='auto': %s (classify and count %.4f, adjusted count "
+                        "%.4f +- %.4f)", type(self).__name__, self.r_source_,
+                        info["cc"], info["adjusted"], info["se"])
 
     def _supervised_counterpart(self):
         """The same estimator without the unlabeled loss (``lam_u = 0``)."""
@@ -1605,7 +1705,7 @@ class _SemiSupervisedLinear(SafeSemiSupervisedMixin, _LinearDecisionMixin,
                      if numeric else np.searchsorted(cls, y_np))
             lab = np.flatnonzero(y_idx >= 0)
             unl = np.flatnonzero(y_idx < 0)
-            r = None
+            r, info = None, {}
             if unl.size:
                 Xl = X[lab].compute()
                 Xl = as_csr32(sp.csr_matrix(Xl) if sp.issparse(Xl) else np.ascontiguousarray(Xl))
@@ -1614,13 +1714,16 @@ class _SemiSupervisedLinear(SafeSemiSupervisedMixin, _LinearDecisionMixin,
                     return np.asarray(_distributed.decision_function(
                         X, coef, b).compute())[unl]
                 r = _class_balance(Xl, y_idx[lab], dec_u, self.lam_, "cc", 5,
-                                   self.fit_intercept, self.intercept_scaling, self.n_jobs)
+                                   self.fit_intercept, self.intercept_scaling, self.n_jobs,
+                                   info)
+            self._note_r_source(r, info)
             if r is None:
                 frac = np.bincount(y_idx[lab], minlength=K) / lab.size
                 r = float(frac[1]) if K == 2 else frac
             self.r_ = r
         else:
             self.r_ = self.r
+            self.r_source_ = "given" if self.r is not None else "labeled fraction"
             if self.r_ is not None:
                 self.r_ = (check_fraction(self.r_, "r") if K == 2 else
                            np.asarray(check_class_fractions(self.r_, K)))
@@ -1815,6 +1918,12 @@ class TSVM(_SemiSupervisedLinear):
         The regularisation weight used (``lam``, or its "auto" value).
     r_ : float or ndarray of shape (n_classes,)
         The class balance used.
+    r_source_ : str
+        Where ``r_`` came from: "given", "labeled fraction", or for
+        ``r="auto"`` "cc" (classify and count), "adjusted count" (the count
+        was biased, see :func:`class_balance`), "labeled fraction (estimate
+        uncertain)" or "labeled fraction (too few labels or no unlabeled
+        row)". Logged when ``verbose``.
     unlabeled_gain_ : float or None
         Safety net: cross-validated accuracy of the model minus that of its
         supervised counterpart (None unless ``safe``).
@@ -1941,7 +2050,7 @@ class DASVM(_SemiSupervisedLinear):
 
     Attributes
     ----------
-    coef_, intercept_, classes_, n_features_in_, lam_, r_, unlabeled_gain_, fell_back_
+    coef_, intercept_, classes_, n_features_in_, lam_, r_, r_source_, unlabeled_gain_, fell_back_
         As in :class:`TSVM`.
     transduction_ : ndarray of shape (n_samples,)
         Given labels, and ``p_j > 1/2`` on the unlabeled rows.
