@@ -561,12 +561,12 @@ class LocalSSL:
         self.cneg[self.idx_l] = np.where(self.y_l < 0, self.c_l, 0)
         self.rows = LocalRows(RowData(X), 0.0, self.cpos, self.cneg,
                               n_threads=n_threads)
-        # TSVM/DA: two-pass CGLS (the former arithmetic within a block), so
-        # that the papers' tables keep their values: their label switches
-        # turn rounding into different trajectories (uspst: 24.81 -> 24.64 %
-        # for TSVM S=1e4 with one pass). Passes are cut into blocks by size,
-        # as LocalRows does, so that the bits do not depend on n_jobs.
-        self.rows.one_pass = False
+        # TSVM/DA take LocalRows' fast path: the fused one-pass CG step and
+        # passes cut into row blocks by size (the same bits for any n_jobs).
+        # Their label switches turn rounding into other trajectories on some
+        # splits: the papers' tables moved by at most 0.2 points
+        # (bench/bench_linear_tsvm.py; the two-pass arithmetic: one_pass =
+        # False here).
         self._no_yu = np.zeros(0, dtype=np.int8)
 
     def set_bias(self, s):
