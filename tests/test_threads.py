@@ -186,8 +186,11 @@ def test_n_jobs_1_fit_runs_on_one_thread(est):
     env = dict(os.environ)
     for v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         env.pop(v, None)
+    # (without the limits the BLAS threads of a loaded machine spin: the
+    # same fit took 48 s of CPU instead of 0.2 s; a timeout is a failure)
     out = subprocess.run([sys.executable, "-c", _CPU_SCRIPT.format(est=est)],
-                         capture_output=True, text=True, env=env, check=True)
+                         capture_output=True, text=True, env=env, check=True,
+                         timeout=300)
     cpu, other = map(float, out.stdout.split())
     assert cpu > 0.05, "the fit is too short to tell"
     assert other <= 0.02 + 0.02 * cpu, (cpu, other)
