@@ -133,6 +133,18 @@ def _nested_clouds(seed, n=1000, d=5):
     return X[perm], y[perm]
 
 
+def _sparse_planted(seed, n=2000, d=1000, nnz=10):
+    """The README's Dask example data, smaller: uniform sparse non-negative
+    rows (``nnz`` stored entries of d), labels the sign of a Gaussian
+    direction without offset (about 45 % positive). No cluster structure; a
+    supervised model on few labels leaves the unlabeled outputs inside the
+    margin near its bias, where counting their signs misjudges the balance."""
+    rng = np.random.default_rng(seed)
+    X = sp.random(n, d, density=nnz / d, format="csr", random_state=seed)
+    y = (X @ rng.standard_normal(d) > 0).astype(np.int64)
+    return X, y
+
+
 def _classification(seed, **kw):
     from sklearn.datasets import make_classification
     args = dict(n_samples=1500, n_features=20, n_informative=6, n_redundant=4,
@@ -189,6 +201,8 @@ def _catalogue():
         _Spec("isolet", "tune", _sh("isolet"), note="USMO 2-class isolet, 600 x 51"),
         _Spec("mnist10", "tune", _sh("mnist_t10k"),
               note="MNIST test, 10 classes, 10000 x 784 (0..255) -> 2000"),
+        _Spec("sparse_planted", "tune", lambda: _sparse_planted(0),
+              note="README Dask data: 2000 x 1000 sparse uniform, 10 per row, planted sign"),
         # ---------------- REPORT (never used to choose anything)
         _Spec("digits", "report", _sk(skd.load_digits),
               note="scikit-learn digits, 1797 x 64, 10 classes"),
@@ -210,6 +224,8 @@ def _catalogue():
               note="LIBSVM a9a train, sparse 123 binary features -> 2000"),
         _Spec("bank", "report", _sh("bank_marketing"), standardize=True,
               note="bank-full, 45211 x 51 -> 2000, ~88/12"),
+        _Spec("sparse_planted_b", "report", lambda: _sparse_planted(7, n=2000, d=3000, nnz=20),
+              note="as sparse_planted: 2000 x 3000, 20 per row (seed 7)"),
         _Spec("shuttle", "report", _sh("shuttle"), standardize=True,
               classes=(1, 4, 5),
               note="Statlog shuttle train, classes 1/4/5 (the others have < 40 rows) -> 2000"),
@@ -218,9 +234,11 @@ def _catalogue():
 
 
 TUNE = ("breast_cancer", "wine", "moons", "circles", "xor", "blobs_75_25",
-        "nested_clouds", "ionosphere", "diabetes", "krvskp", "isolet", "mnist10")
+        "nested_clouds", "ionosphere", "diabetes", "krvskp", "isolet", "mnist10",
+        "sparse_planted")
 REPORT = ("digits", "classif_a", "classif_b", "classif_85_15", "australian",
-          "heart_statlog", "house_votes", "spectf", "clean1", "a9a", "bank", "shuttle")
+          "heart_statlog", "house_votes", "spectf", "clean1", "a9a", "bank", "shuttle",
+          "sparse_planted_b")
 
 
 def names(part="tune"):
