@@ -70,6 +70,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from semisvm._core import _lapsvm
+from semisvm._fallback import auto_fallback, check_safe
 from semisvm._core._dataset import RowData
 from semisvm._results import LapSVMResult
 from semisvm._validation import (
@@ -577,7 +578,7 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
                  degree=3, coef0=0.0, n_neighbors=None, graph_weight="heat",
                  graph_t=None, normalized_laplacian=True, p=None, solver="pcg",
                  fit_intercept=True, stop="stability", tol=None, max_iter=None,
-                 check_every=None, eta=None, safe=False, safe_cv=5,
+                 check_every=None, eta=None, safe="auto", safe_cv=5,
                  safe_margin=0.0, verbose=0, n_components="auto",
                  random_state=0):
         self.gamma_A = gamma_A
@@ -702,8 +703,9 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
             Validation points and labels for ``stop="validation"``/``"mixed"``.
         """
         check_sparse_structure(X)  # before SciPy converts it
-        if self.safe and (affinity is not None or self.kernel == "precomputed"
-                          or X_val is not None):
+        safe = check_safe(self.safe)
+        if safe is True and (affinity is not None or self.kernel == "precomputed"
+                             or X_val is not None):
             raise ValueError(
                 "safe=True refits on folds of the rows: it needs X as points "
                 "and the graph built from them (no affinity=, no "
@@ -742,8 +744,9 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
         if self.gamma is None and self.kernel in ("rbf", "poly"):
             self._gamma = scale_gamma(X)
         self.mode_, self.n_components_ = self._mode(X)
+        self.supervised_ = None
         if self.mode_ != "exact":
-            return self._fit_w(X, y, labeled, classes, affinity)
+            return self._fit_w(X, y, labeled, classes, affinity, safe)
         K, L = self._kernel_and_laplacian(X, affinity)
         K_val = yv = None
         if self.stop in ("validation", "mixed") and self.solver == "pcg" and (
@@ -762,22 +765,26 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
                                  f"{yv.shape}")
         solver = self.solver
         problems = [classes[1]] if classes.shape[0] == 2 else list(classes)
-        ys = []
-        for c in problems:
-            yy = (y == c).astype(np.int8)
-            yy[~labeled] = -1
-            ys.append(yy)
         kw = {}
         if K_val is not None:
             kw = {"K_val": K_val,
                   "y_val": [(yv == c).astype(np.int8) for c in problems]}
-        # the one-vs-rest problems share K and L (PCG: one gemm per iteration)
-        results = _lapsvm_multi(
-            K, L, ys, gamma_A=self.gamma_A, gamma_I=self.gamma_I,
-            loss=self._loss, solver=solver, fit_intercept=self.fit_intercept,
-            stop=self.stop, tol=self.tol, max_iter=self.max_iter,
-            check_every=self.check_every, eta=self.eta,
-            power=self.p_, verbose=bool(self.verbose), joint_stop=True, **kw)
+
+        def solve(y):
+            ys = []
+            for c in problems:
+                yy = (y == c).astype(np.int8)
+                yy[y == UNLABELED] = -1
+                ys.append(yy)
+            # the one-vs-rest problems share K and L (PCG: one gemm per iteration)
+            return _lapsvm_multi(
+                K, L, ys, gamma_A=self.gamma_A, gamma_I=self.gamma_I,
+                loss=self._loss, solver=solver, fit_intercept=self.fit_intercept,
+                stop=self.stop, tol=self.tol, max_iter=self.max_iter,
+                check_every=self.check_every, eta=self.eta,
+                power=self.p_, verbose=bool(self.verbose), joint_stop=True, **kw)
+
+        results = solve(y)
         for res in results:
             if not res.converged:
                 warnings.warn(
@@ -794,6 +801,20 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
         self.n_iter_ = max(r.n_iter for r in results)
         F = np.column_stack([r.decision for r in results])
         self.transduction_ = self._labels(F)
+        return self._fallback(X, y, safe, solve)
+
+    def _fallback(self, X, y, safe, solve):
+        """The default check (``safe="auto"``, :mod:`semisvm._fallback`: the
+        same K and L, two label folds) or the safety net (``safe=True``)."""
+        if safe == "auto":
+            def labels(y_hidden):
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", ConvergenceWarning)
+                    res = solve(y_hidden)
+                return self._labels(np.column_stack([r.decision for r in res]))
+            return auto_fallback(self, X, y, labels, kernel=self.kernel,
+                                 degree=self.degree, coef0=self.coef0,
+                                 margin=self.safe_margin)
         return self._safe_fit(X, y)
 
     # -- the safety net (semisvm.model_selection.SafeSemiSupervisedMixin) --
@@ -868,7 +889,7 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
         self._set_p(p, dist, k)
         return laplacian(W, normalized=self.normalized_laplacian, p=1)
 
-    def _fit_w(self, X, y, labeled, classes, affinity):
+    def _fit_w(self, X, y, labeled, classes, affinity, safe):
         from semisvm._lowrank import lap_gram, lap_primal_w, nystroem_features
         L = self._graph(X, affinity)
         gram = None
@@ -891,15 +912,20 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
         problems = [classes[1]] if classes.shape[0] == 2 else list(classes)
         max_iter = 50 if self.max_iter is None else check_int(self.max_iter,
                                                               "max_iter")
-        results = []
-        for c in problems:
-            # +1 / -1 on the labeled rows, 0 unlabeled; the problems share Z, L
-            yy = np.where(y == c, 1.0, -1.0)
-            yy[~labeled] = 0.0
-            results.append(lap_primal_w(
-                Z, L, yy, gamma_A=self.gamma_A, gamma_I=self.gamma_I,
-                loss=self._loss, fit_intercept=self.fit_intercept, power=self.p_,
-                max_iter=max_iter, gram=gram, verbose=bool(self.verbose)))
+
+        def solve(y):
+            results = []
+            for c in problems:
+                # +1 / -1 on the labeled rows, 0 unlabeled; the problems share Z, L
+                yy = np.where(y == c, 1.0, -1.0)
+                yy[y == UNLABELED] = 0.0
+                results.append(lap_primal_w(
+                    Z, L, yy, gamma_A=self.gamma_A, gamma_I=self.gamma_I,
+                    loss=self._loss, fit_intercept=self.fit_intercept, power=self.p_,
+                    max_iter=max_iter, gram=gram, verbose=bool(self.verbose)))
+            return results
+
+        results = solve(y)
         for res in results:
             if not res.converged:
                 warnings.warn(
@@ -922,7 +948,7 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
         self.n_iter_ = max(r.n_iter for r in results)
         F = np.column_stack([r.decision for r in results])
         self.transduction_ = self._labels(F)
-        return self
+        return self._fallback(X, y, safe, solve)
 
     def _labels(self, F):
         if F.shape[1] == 1:
@@ -935,6 +961,9 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
         ``classes_[1]``), else (n, n_classes) one-vs-rest scores."""
         check_is_fitted(self)
         X = self._check_X(X, reset=False)
+        if getattr(self, "supervised_", None) is not None:
+            # the default check fell back: the SVC on the labeled rows
+            return self.supervised_.decision_function(X)
         if getattr(self, "mode_", "exact") == "linear":
             F = X @ self.coef_.T.astype(X.dtype) + self.intercept_.astype(X.dtype)
             F = np.asarray(F)
@@ -1011,19 +1040,36 @@ _PARAMS_DOC = """
         paper's 0.015 from n = 10,000 on, less on smaller problems, where the
         paper's value stops early and less accurately; see the module
         docstring).
-    safe : bool, default=False
-        The safety net (:class:`semisvm.model_selection.SafeSemiSupervisedMixin`):
-        after the fit, compare the model with its supervised counterpart (the
-        same estimator with ``gamma_I=0``) by cross-validation on the labeled
-        rows (unlabeled rows always in training), store the mean accuracy
-        gain in ``unlabeled_gain_`` and, when it is below ``-safe_margin``,
-        become the supervised model (``fell_back_``). Needs X as points and
-        the kNN graph (no ``affinity=``, ``kernel="precomputed"`` or
-        ``X_val``).
+    safe : {"auto", True, False}, default="auto"
+        Whether the model may fall back to a supervised one when the
+        unlabeled rows do not help (the classes are not the graph's
+        clusters).
+
+        * ``"auto"`` (the default, :mod:`semisvm._fallback`): two stratified
+          folds of the labeled rows; each fold's labels are hidden and the
+          problem solved again on the same kernel matrix and graph; the
+          hidden rows' labels are compared with those of an RBF
+          :class:`sklearn.svm.SVC` (``C=1, gamma="scale"``) trained on the
+          other fold. When the semi-supervised labels are less accurate by
+          more than ``safe_margin``, the estimator becomes that SVC trained
+          on all labeled rows (``fell_back_``, ``supervised_``; logged at
+          ``verbose``). Two extra solves (at most 3x a fit); skipped when a
+          class has fewer than two labels, and for precomputed or callable
+          kernels.
+        * ``True``: the full safety net
+          (:class:`semisvm.model_selection.SafeSemiSupervisedMixin`):
+          compare the model with its supervised counterpart (the same
+          estimator with ``gamma_I=0``) by ``safe_cv``-fold cross-validation
+          on the labeled rows, repeated twice, refitting everything; when the
+          mean gain is below ``-safe_margin``, become that supervised model.
+          Needs X as points and the kNN graph (no ``affinity=``,
+          ``kernel="precomputed"`` or ``X_val``); about 20 extra fits.
+        * ``False``: no check.
     safe_cv : int or cross-validator, default=5
-        Folds of the check (an int k: k labeled-row folds, repeated twice).
+        Folds of ``safe=True`` (an int k: k labeled-row folds, repeated twice).
     safe_margin : float, default=0.0
-        Fall back when the cross-validated gain is below ``-safe_margin``.
+        Fall back when the accuracy gain is below ``-safe_margin`` (ties keep
+        the semi-supervised model).
     verbose : int, default=0
     n_components : {"auto"} or int or None, default="auto"
         Scalable modes, which minimise the same objective over f = Z w + b
@@ -1078,10 +1124,15 @@ _PARAMS_DOC = """
     n_iter_ : int
         Largest iteration count over the binary problems.
     unlabeled_gain_ : float or None
-        ``safe=True``: cross-validated accuracy gain over the supervised
-        counterpart (None when ``safe=False``).
+        Held-out accuracy of the semi-supervised model minus that of its
+        supervised counterpart on the labeled rows (``safe="auto"``: the two
+        folds; ``safe=True``: the mean over the folds); None when no check
+        ran.
     fell_back_ : bool
-        True when the safety net replaced the model by the supervised one.
+        True when the check replaced the model by the supervised one.
+    supervised_ : sklearn.svm.SVC or None
+        ``safe="auto"`` fell back: the SVC on the labeled rows that now
+        makes the decisions; else None.
     p_ : int
         Power of the Laplacian used.
     intrinsic_dim_ : float or None
@@ -1173,7 +1224,7 @@ class LapRLS(_LaplacianBase):
                  degree=3, coef0=0.0, n_neighbors=None, graph_weight="heat",
                  graph_t=None, normalized_laplacian=True, p=None, solver="closed",
                  fit_intercept=True, stop="stability", tol=None, max_iter=None,
-                 check_every=None, eta=None, safe=False, safe_cv=5,
+                 check_every=None, eta=None, safe="auto", safe_cv=5,
                  safe_margin=0.0, verbose=0, n_components="auto",
                  random_state=0):
         # the same parameters as LapSVM; only the default solver differs

@@ -561,9 +561,9 @@ def test_safety_net_falls_back(Est):
     X, y, yt = _nested_clouds()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        semi = Est().fit(X, y)
+        semi = Est(safe=False).fit(X, y)
         safe = Est(safe=True).fit(X, y)
-        sup = Est(gamma_I=0.0).fit(X, y)
+        sup = Est(gamma_I=0.0, safe=False).fit(X, y)
     assert semi.unlabeled_gain_ is None and not semi.fell_back_
     assert safe.unlabeled_gain_ < 0 and safe.fell_back_
     # the fallback is the supervised model, in and out of sample
