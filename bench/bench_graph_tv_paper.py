@@ -82,6 +82,9 @@ def _make(name):
     kw = {}
     if "random_state" in cls().get_params():
         kw["random_state"] = 0
+    # the papers' methods: no fallback to a supervised model (the default
+    # safe="auto" could replace a model by the RBF SVC on the labels)
+    kw["safe"] = False
     if "balance" in cls().get_params():
         # the paper's balanced Cheeger cut (the estimators' default "auto"
         # estimates the class fraction instead, issue 15)

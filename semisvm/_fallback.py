@@ -5,7 +5,12 @@ by default, that the unlabeled rows help: when they do not (the classes are
 not the graph's clusters: nested or overlapping classes), the estimator
 becomes its supervised counterpart, an RBF support vector classifier
 (:class:`sklearn.svm.SVC`, ``C=1``, ``gamma="scale"``) trained on the labeled
-rows, and says so in ``fell_back_`` (and in the log at ``verbose``).
+rows, and says so in ``fell_back_`` (and in the log at ``verbose``). The
+SVC's decision function is taken over into the estimator's own attributes
+(expansion rows, coefficients, kernel width), so ``predict``,
+``decision_function``, pickling and :func:`semisvm.io.save` work as for any
+fit. Two classes: the decision of ``SVC().fit`` on the labeled rows; more:
+one binary SVC per class against the rest (argmax of the decisions).
 
 The check is the cheap form of the safety net
 (:class:`semisvm.model_selection.SafeSemiSupervisedMixin`, ``safe=True``):
@@ -32,11 +37,12 @@ It costs two solves on top of the fit's (about 3x a fit where the solve
 dominates, less where the graph or kernel does) and two SVC fits on at
 most the labeled rows. It is skipped (``unlabeled_gain_ = None``) when a
 class has fewer than two labels (nothing to hold out), when every row is
-labeled, and for a precomputed or callable kernel (no SVC to fall back to).
+labeled, and for kernels other than "rbf" and "linear".
 """
 from __future__ import annotations
 
 import logging
+import numbers
 
 import numpy as np
 
@@ -44,8 +50,8 @@ from semisvm._validation import UNLABELED
 
 logger = logging.getLogger("semisvm")
 
-__all__ = ["check_safe", "two_folds", "supervised_counterpart", "auto_fallback",
-           "Z_FALLBACK"]
+__all__ = ["check_safe", "two_folds", "supervised_counterpart", "fit_supervised",
+           "auto_fallback", "Z_FALLBACK"]
 
 # the SVC must lead the semi-supervised model by more than this many
 # standard deviations of the paired difference (McNemar: (c - b) / sqrt(b + c))
@@ -86,20 +92,62 @@ def two_folds(y, labeled):
 
 
 def supervised_counterpart(kernel, degree=3, coef0=0.0):
-    """The SVC the estimators fall back to (None for kernels it cannot take)."""
+    """The SVC the estimators fall back to (None for kernels it cannot take).
+
+    RBF (``gamma="scale"``, computed on the labeled rows, as scikit-learn
+    does) or linear, ``C=1``: the kernels whose decision function the
+    estimators can then evaluate themselves (``k(x, x') = exp(-g ||x -
+    x'||^2)`` or ``<x, x'>``).
+    """
     from sklearn.svm import SVC
     if kernel == "rbf":
         return SVC()
     if kernel == "linear":
         return SVC(kernel="linear")
-    if kernel in ("poly", "polynomial"):
-        return SVC(kernel="poly", degree=degree, coef0=coef0)
-    if kernel == "sigmoid":
-        return SVC(kernel="sigmoid", coef0=coef0)
     return None
 
 
-def auto_fallback(est, X, y, solve, *, kernel, degree=3, coef0=0.0, margin=0.0):
+def fit_supervised(sup, X, y, classes):
+    """The counterpart on the rows of ``X`` with labels ``y``, one-vs-rest.
+
+    Returns ``(coef, intercept, gamma)``: ``coef`` of shape (n_problems,
+    n_rows) over the rows of X (zero off the support vectors), ``intercept``
+    of shape (n_problems,), ``gamma`` the RBF width used (None for the linear
+    kernel); the decision of problem k is ``K(x, X) coef[k] + intercept[k]``,
+    positive for ``classes[1]`` (two classes) or for ``classes[k]``. One
+    binary SVC for two classes (the same decision as ``SVC().fit(X, y)``),
+    one per class against the rest otherwise.
+    """
+    problems = [classes[1]] if classes.shape[0] == 2 else list(classes)
+    n = X.shape[0]
+    coef = np.zeros((len(problems), n))
+    intercept = np.zeros(len(problems))
+    gamma = None
+    for k, c in enumerate(problems):
+        svc = sup.__class__(**sup.get_params()).fit(X, (y == c).astype(np.intp))
+        # scikit-learn: decision > 0 is classes_[1] = 1, i.e. class c
+        dual = svc.dual_coef_        # sparse when X is
+        coef[k, svc.support_] = np.asarray(dual.toarray() if hasattr(dual, "toarray")
+                                           else dual)[0]
+        intercept[k] = svc.intercept_[0]
+        if sup.kernel == "rbf":
+            gamma = float(svc._gamma)
+    return coef, intercept, gamma
+
+
+def _decide(X, Xfit, coef, intercept, gamma):
+    from sklearn.metrics.pairwise import linear_kernel, rbf_kernel
+    K = linear_kernel(X, Xfit) if gamma is None else rbf_kernel(X, Xfit, gamma=gamma)
+    return np.asarray(K @ coef.T) + intercept
+
+
+def _labels(F, classes):
+    if F.shape[1] == 1:
+        return classes[(F[:, 0] > 0).astype(np.intp)]
+    return classes[np.argmax(F, axis=1)]
+
+
+def auto_fallback(est, X, y, solve, adopt, *, kernel, margin=0.0):
     """Run the cheap check on a fitted estimator; fall back when it loses.
 
     Parameters
@@ -111,25 +159,32 @@ def auto_fallback(est, X, y, solve, *, kernel, degree=3, coef0=0.0, margin=0.0):
         Re-solves the semi-supervised problem on the same graph and kernel
         with the labels of ``y_hidden`` (``-1`` where hidden) and returns the
         transductive labels of all rows (the user's label values).
-    kernel, degree, coef0 : the estimator's kernel (for the counterpart).
+    adopt : callable ``(rows, coef, intercept, gamma) -> None``
+        Makes the estimator the supervised model: decisions ``K(x,
+        X[rows]) coef[k] + intercept[k]`` with the RBF width ``gamma`` (None:
+        linear kernel), as returned by :func:`fit_supervised`.
+    kernel : the estimator's kernel (the counterpart uses the same family).
     margin : float
-        Fall back when the gain is below ``-margin``.
+        Fall back when the gain is below ``-margin`` (and the lead is more
+        than noise, see the module docstring).
 
-    Sets ``unlabeled_gain_``, ``fell_back_`` and ``supervised_`` (the fitted
-    SVC, or None); on a fallback also ``transduction_``.
+    Sets ``unlabeled_gain_`` and ``fell_back_``; on a fallback calls
+    ``adopt`` and sets ``transduction_``.
     """
+    if (not isinstance(margin, numbers.Real) or isinstance(margin, bool)
+            or not margin >= 0):
+        raise ValueError(f"safe_margin must be a number >= 0, got {margin!r}")
     est.unlabeled_gain_ = None
     est.fell_back_ = False
-    est.supervised_ = None
     y = np.asarray(y)
     labeled = y != UNLABELED
-    sup = supervised_counterpart(kernel, degree, coef0) if isinstance(kernel, str) \
-        else None
+    sup = supervised_counterpart(kernel) if isinstance(kernel, str) else None
     if sup is None or labeled.all():
         return est
     fold = two_folds(y, labeled)
     if fold is None:
         return est
+    classes = est.classes_
     idx = np.flatnonzero(labeled)
     right_semi = right_sup = only_semi = only_sup = 0
     for k in (0, 1):
@@ -138,7 +193,8 @@ def auto_fallback(est, X, y, solve, *, kernel, degree=3, coef0=0.0, margin=0.0):
         y_hidden = y.copy()
         y_hidden[held] = UNLABELED
         ok_semi = np.asarray(solve(y_hidden))[held] == y[held]
-        pred = sup.__class__(**sup.get_params()).fit(X[train], y[train]).predict(X[held])
+        coef, b, gamma = fit_supervised(sup, X[train], y[train], classes)
+        pred = _labels(_decide(X[held], X[train], coef, b, gamma), classes)
         ok_sup = pred == y[held]
         right_semi += int(np.sum(ok_semi))
         right_sup += int(np.sum(ok_sup))
@@ -149,18 +205,19 @@ def auto_fallback(est, X, y, solve, *, kernel, degree=3, coef0=0.0, margin=0.0):
     lead = only_sup - only_semi
     if gain < -margin and lead > Z_FALLBACK * np.sqrt(only_sup + only_semi):
         est.fell_back_ = True
-        est.supervised_ = sup.fit(X[idx], y[idx])
+        coef, b, gamma = fit_supervised(sup, X[idx], y[idx], classes)
+        adopt(idx, coef, b, gamma)
         trans = np.array(est.transduction_, copy=True)
         unl = np.flatnonzero(~labeled)
         if unl.size:
-            trans[unl] = est.supervised_.predict(X[unl])
+            trans[unl] = _labels(_decide(X[unl], X[idx], coef, b, gamma), classes)
         trans[idx] = y[idx]
         est.transduction_ = trans
     if est.fell_back_ or getattr(est, "verbose", 0):
         logger.log(logging.INFO if getattr(est, "verbose", 0) else logging.DEBUG,
                    "%s: held-out labeled accuracy %d/%d semi-supervised, %d/%d "
-                   "supervised (RBF SVC on the labels): %s", type(est).__name__,
-                   right_semi, idx.size, right_sup, idx.size,
+                   "supervised (%s SVC on the labels): %s", type(est).__name__,
+                   right_semi, idx.size, right_sup, idx.size, kernel,
                    "falling back to the supervised model" if est.fell_back_
                    else "keeping the semi-supervised model")
     return est

@@ -53,6 +53,10 @@ of ``bench/_suite.py`` with ``bench/bench_graph_tv_suite.py``, see
   spreading gives (the paper's median forces an even split);
 * the normalised two-class TV iterations stop on ``"no_improvement"`` when
   they cycle instead of running into ``max_iter``;
+* ``safe="auto"`` (the default) checks the model against an RBF SVC on the
+  labels on two label folds solved on the same graph and kernel, and falls
+  back to the SVC when the unlabeled rows do not help
+  (:mod:`semisvm._fallback`);
 * ``safe=True`` checks the model against its supervised counterpart by
   cross-validation on the labeled rows and falls back to it
   (:class:`semisvm.model_selection.SafeSemiSupervisedMixin`).
@@ -71,6 +75,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
+from semisvm._fallback import auto_fallback, check_safe
 from semisvm._results import GraphTVResult
 from semisvm._tv_solvers import cheeger_ratio, tv_splitting
 from semisvm._validation import (
@@ -526,6 +531,7 @@ class _GraphTVBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
         the classes.
         """
         check_sparse_structure(X)  # before SciPy converts it
+        safe = check_safe(self.safe)
         if W is not None and affinity is not None:
             raise ValueError("give the graph as affinity= or W=, not both")
         name = "W"
@@ -558,7 +564,7 @@ class _GraphTVBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
         if W is None:
             W = _knn_graph(X, n_neighbors=k, weights=self.weights)
         else:
-            if self.safe:
+            if safe is True:
                 raise ValueError(
                     "safe=True refits on folds of the rows and needs the graph "
                     "built from X: pass no affinity (or safe=False)")
@@ -585,7 +591,39 @@ class _GraphTVBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
         self.transduction_ = self.classes_[res.labels]
         self.n_iter_ = res.n_iter
         self.result_ = res
+        if safe == "auto":
+            return self._auto_fallback(X, y, K, W)
         return self._safe_fit(X, y)
+
+    def _auto_fallback(self, X, y, K, W):
+        """The default check (:mod:`semisvm._fallback`): the label folds are
+        solved again on this fit's K and W (nothing rebuilt)."""
+        keep = {k: getattr(self, k) for k in ("label_conflict_", "refit_convex_")
+                if hasattr(self, k)}
+
+        def labels(y_hidden):
+            lab = y_hidden != UNLABELED
+            y_enc = np.full(y_hidden.shape[0], UNLABELED, dtype=np.intp)
+            y_enc[lab] = np.searchsorted(self.classes_, y_hidden[lab])
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", ConvergenceWarning)
+                res = self._solve(K, W, y_enc)
+            return self.classes_[res.labels]
+
+        def adopt(rows, coef, intercept, gamma):
+            # the SVC's decision k(x, X[rows]) coef + b in this model's terms
+            binary = coef.shape[0] == 1
+            self.X_fit_ = X[rows]
+            self.alpha_ = coef[0] if binary else coef.T.copy()
+            self.intercept_ = float(intercept[0]) if binary else intercept
+            if gamma is not None:
+                self._kernel_gamma = gamma
+
+        auto_fallback(self, X, y, labels, adopt, kernel=self.kernel,
+                      margin=self.safe_margin)
+        for k, v in keep.items():      # the fit's own, not the last fold's
+            setattr(self, k, v)
+        return self
 
     # -- the safety net (semisvm.model_selection.SafeSemiSupervisedMixin) --
     def _supervised_counterpart(self):
@@ -670,21 +708,42 @@ _COMMON_DOC = """
         Only used to subsample rows for the default kernel width when there
         are more than 1000; None: evenly spaced rows (no randomness: two fits
         of the same data give the same bits).
-    safe : bool, default=False
-        The safety net (:class:`semisvm.model_selection.SafeSemiSupervisedMixin`):
-        after the fit, compare the model with its supervised counterpart
-        (TVRLS / TVSVM with ``gamma=0, normalize=None``: kernel ridge
-        classification / the kernel SVM on the labeled rows, same kernel) by
-        cross-validation on the labeled rows (every unlabeled row stays in
-        training), store the mean accuracy gain in ``unlabeled_gain_`` and,
-        when it is below ``-safe_margin``, become that supervised model
-        (``fell_back_``). Costs ``2 x safe_cv x 2`` extra fits; needs the
-        graph built from X (not ``fit(..., W=...)``).
+    safe : {"auto", True, False}, default="auto"
+        Whether the model may fall back to a supervised one when the
+        unlabeled rows do not help (the classes are not the graph's
+        clusters).
+
+        * ``"auto"`` (the default, :mod:`semisvm._fallback`): two stratified
+          folds of the labeled rows; each fold's labels are hidden and the
+          problem solved again on the same kernel matrix and graph; the
+          hidden rows' labels are compared with those of an RBF
+          :class:`sklearn.svm.SVC` (``C=1, gamma="scale"``) trained on the
+          other fold. When the semi-supervised labels are less accurate by
+          more than ``safe_margin`` (and by more than noise), the estimator
+          becomes that SVC trained on all labeled rows (``fell_back_``;
+          logged at ``verbose``): its decision function is taken over into
+          ``X_fit_``, ``alpha_``, ``intercept_`` (one binary SVC per class
+          against the rest for more than two classes). Two extra solves (at
+          most 3x a fit); skipped when a class has fewer than two labels,
+          and for kernels other than "rbf" and "linear" (with
+          ``kernel="linear"`` the counterpart is a linear SVC). Works with
+          ``affinity=``.
+        * ``True``: the full safety net
+          (:class:`semisvm.model_selection.SafeSemiSupervisedMixin`):
+          compare the model with its supervised counterpart (TVRLS / TVSVM
+          with ``gamma=0, normalize=None``: kernel ridge classification /
+          the kernel SVM on the labeled rows, same kernel) by cross-validation
+          on the labeled rows (every unlabeled row stays in training), store
+          the mean accuracy gain in ``unlabeled_gain_`` and, when it is below
+          ``-safe_margin``, become that supervised model (``fell_back_``).
+          Costs ``2 x safe_cv x 2`` extra fits; needs the graph built from X
+          (not ``fit(..., W=...)``).
+        * ``False``: no check.
     safe_cv : int or cross-validator, default=5
-        Folds of the check (an int k: k labeled-row folds, repeated twice).
+        Folds of ``safe=True`` (an int k: k labeled-row folds, repeated twice).
     safe_margin : float, default=0.0
-        Fall back when the cross-validated accuracy gain is below
-        ``-safe_margin``.
+        Fall back when the accuracy gain is below ``-safe_margin`` (ties keep
+        the semi-supervised model).
     verbose : int
         Log every outer iteration (logger "semisvm").
 
@@ -701,10 +760,11 @@ _COMMON_DOC = """
     result_ : GraphTVResult
         Objective history, residuals, iterations, stop reason, ROF time.
     unlabeled_gain_ : float or None
-        ``safe=True``: cross-validated accuracy of the model minus that of
-        its supervised counterpart (None when ``safe=False``).
+        Held-out accuracy of the model minus that of its supervised
+        counterpart on the labeled rows (``safe="auto"``: the two folds;
+        ``safe=True``: the mean over the folds); None when no check ran.
     fell_back_ : bool
-        True when the safety net replaced the model by the supervised one.
+        True when the check replaced the model by the supervised one.
     n_features_in_ : int
 """
 
@@ -739,7 +799,7 @@ class _TVBase(_GraphTVBase):
                  degree=3, coef0=0.0, n_neighbors=None, weights="self-tuning",
                  tol=1e-4, n_stable=10, label_tol=0.01, max_iter=300,
                  rof_tol=1e-3, rof_max_iter=200, conflict_tol=0.1,
-                 random_state=None, safe=False, safe_cv=5,
+                 random_state=None, safe="auto", safe_cv=5,
                  safe_margin=0.0, verbose=0):
         self.gamma = gamma
         self.lam = lam
@@ -818,7 +878,7 @@ class _CheegerBase(_GraphTVBase):
                  normalize="sqrt", kernel="rbf", kernel_gamma=None, degree=3, coef0=0.0,
                  n_neighbors=None, weights="self-tuning", tol=1e-6, n_stable=10,
                  label_tol=0.01, max_iter=300, rof_tol=1e-3, rof_max_iter=200,
-                 random_state=None, safe=False, safe_cv=5,
+                 random_state=None, safe="auto", safe_cv=5,
                  safe_margin=0.0, verbose=0):
         self.lam = lam
         self.mu = mu

@@ -744,7 +744,6 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
         if self.gamma is None and self.kernel in ("rbf", "poly"):
             self._gamma = scale_gamma(X)
         self.mode_, self.n_components_ = self._mode(X)
-        self.supervised_ = None
         if self.mode_ != "exact":
             return self._fit_w(X, y, labeled, classes, affinity, safe)
         K, L = self._kernel_and_laplacian(X, affinity)
@@ -812,8 +811,20 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
                     warnings.simplefilter("ignore", ConvergenceWarning)
                     res = solve(y_hidden)
                 return self._labels(np.column_stack([r.decision for r in res]))
-            return auto_fallback(self, X, y, labels, kernel=self.kernel,
-                                 degree=self.degree, coef0=self.coef0,
+            def adopt(rows, coef, intercept, gamma):
+                # the SVC's decision k(x, X[rows]) coef + b in this model's terms
+                if self.mode_ == "linear":
+                    self.coef_ = np.asarray((X[rows].T @ coef.T).T, dtype=X.dtype)
+                else:
+                    self.X_fit_ = X[rows]
+                    self.dual_coef_ = coef.astype(X.dtype)
+                    if self.mode_ == "nystroem":
+                        self.landmarks_ = rows
+                    if gamma is not None:
+                        self._gamma = gamma
+                self.intercept_ = intercept.astype(X.dtype)
+
+            return auto_fallback(self, X, y, labels, adopt, kernel=self.kernel,
                                  margin=self.safe_margin)
         return self._safe_fit(X, y)
 
@@ -961,9 +972,6 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
         ``classes_[1]``), else (n, n_classes) one-vs-rest scores."""
         check_is_fitted(self)
         X = self._check_X(X, reset=False)
-        if getattr(self, "supervised_", None) is not None:
-            # the default check fell back: the SVC on the labeled rows
-            return self.supervised_.decision_function(X)
         if getattr(self, "mode_", "exact") == "linear":
             F = X @ self.coef_.T.astype(X.dtype) + self.intercept_.astype(X.dtype)
             F = np.asarray(F)
@@ -1051,11 +1059,14 @@ _PARAMS_DOC = """
           hidden rows' labels are compared with those of an RBF
           :class:`sklearn.svm.SVC` (``C=1, gamma="scale"``) trained on the
           other fold. When the semi-supervised labels are less accurate by
-          more than ``safe_margin``, the estimator becomes that SVC trained
-          on all labeled rows (``fell_back_``, ``supervised_``; logged at
-          ``verbose``). Two extra solves (at most 3x a fit); skipped when a
-          class has fewer than two labels, and for precomputed or callable
-          kernels.
+          more than ``safe_margin`` (and by more than noise), the estimator
+          becomes that SVC trained on all labeled rows (``fell_back_``;
+          logged at ``verbose``): its decision function is taken over into
+          ``X_fit_``, ``dual_coef_``, ``intercept_`` (one binary SVC per
+          class against the rest for more than two classes). Two extra
+          solves (at most 3x a fit); skipped when a class has fewer than two
+          labels, and for kernels other than "rbf" and "linear". With
+          ``kernel="linear"`` the counterpart is a linear SVC.
         * ``True``: the full safety net
           (:class:`semisvm.model_selection.SafeSemiSupervisedMixin`):
           compare the model with its supervised counterpart (the same
@@ -1130,9 +1141,6 @@ _PARAMS_DOC = """
         ran.
     fell_back_ : bool
         True when the check replaced the model by the supervised one.
-    supervised_ : sklearn.svm.SVC or None
-        ``safe="auto"`` fell back: the SVC on the labeled rows that now
-        makes the decisions; else None.
     p_ : int
         Power of the Laplacian used.
     intrinsic_dim_ : float or None
