@@ -260,3 +260,15 @@ def test_fallback_linear_kernel_and_sparse(monkeypatch):
     np.testing.assert_allclose(est.decision_function(Xs), sup.decision_function(Xs),
                                atol=1e-6)
     np.testing.assert_array_equal(est.transduction_[~lab], sup.predict(Xs[~lab]))
+
+
+@pytest.mark.parametrize("Est", LAP + TV)
+def test_defaults_invariant_to_feature_scale(Est):
+    # every default width (kernel, graph weights) is a multiple of a distance
+    # of the data: the same transduction in any unit
+    X, y, _ = _moons(120, k=3)
+    a = _fit(Est(), X, y)
+    for s in (1e-3, 1e3):
+        b = _fit(Est(), X * s, y)
+        np.testing.assert_array_equal(a.transduction_, b.transduction_)
+        assert a.fell_back_ == b.fell_back_
