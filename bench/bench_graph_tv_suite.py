@@ -67,8 +67,20 @@ def _fit_one(name, params, X, y_semi, y):
     nwarn = sum(issubclass(x.category, ConvergenceWarning) for x in w)
     res = getattr(est, "result_", None)
     status = getattr(res, "status", None) if not isinstance(res, list) else None
+    sc = getattr(est, "safe_scores_", None)
+    if sc is not None and getattr(est, "unlabeled_gain_", None) is not None:
+        # the default check's held-out counts: semi right, SVC right, only
+        # semi right, only SVC right (to replay other fallback rules)
+        sc = [int(np.sum(sc[0])), int(np.sum(sc[1])), int(np.sum(sc[0] & ~sc[1])),
+              int(np.sum(sc[1] & ~sc[0]))]
+    else:
+        sc = None
+    semi = getattr(est, "_semi_transduction", None)   # set when it fell back
+    err_semi = (100.0 * float(np.mean(semi[unl] != y[unl])) if semi is not None
+                else None)
     return dict(err=100.0 * float(np.mean(pred != y[unl])), cpu=cpu,
-                fell_back=bool(getattr(est, "fell_back_", False)),
+                fell_back=bool(getattr(est, "fell_back_", False)), check=sc,
+                err_semi=err_semi,
                 warn=int(nwarn), n_iter=int(np.max(np.asarray(getattr(est, "n_iter_", 0)))),
                 status=status,
                 frac=np.bincount(pred.astype(np.intp), minlength=int(y.max()) + 1).tolist())
@@ -99,6 +111,9 @@ def main():
         rows = [json.loads(line) for f in args.replay for line in open(f) if line.strip()]
         if args.tag:
             rows = [r for r in rows if r.get("tag") == args.tag]
+        if args.only:
+            rows = [r for r in rows if r["set"] in args.only]
+        rows = [r for r in rows if r["seed"] in args.seeds]
         models = ["SVC"] + [m for m in args.models if m != "SVC"]
         rows = [r for r in rows if r["model"] in models]
         summarize(rows, models, md=args.md, title=f"replay of {' '.join(args.replay)} "

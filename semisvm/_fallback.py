@@ -168,14 +168,17 @@ def auto_fallback(est, X, y, solve, adopt, *, kernel, margin=0.0):
         Fall back when the gain is below ``-margin`` (and the lead is more
         than noise, see the module docstring).
 
-    Sets ``unlabeled_gain_`` and ``fell_back_``; on a fallback calls
-    ``adopt`` and sets ``transduction_``.
+    Sets ``unlabeled_gain_``, ``fell_back_`` and ``safe_scores_`` (two
+    boolean arrays over the labeled rows, in index order: the semi-supervised
+    and the supervised held-out label right); on a fallback calls ``adopt``
+    and sets ``transduction_``.
     """
     if (not isinstance(margin, numbers.Real) or isinstance(margin, bool)
             or not margin >= 0):
         raise ValueError(f"safe_margin must be a number >= 0, got {margin!r}")
     est.unlabeled_gain_ = None
     est.fell_back_ = False
+    est._semi_transduction = None
     y = np.asarray(y)
     labeled = y != UNLABELED
     sup = supervised_counterpart(kernel) if isinstance(kernel, str) else None
@@ -187,6 +190,7 @@ def auto_fallback(est, X, y, solve, adopt, *, kernel, margin=0.0):
     classes = est.classes_
     idx = np.flatnonzero(labeled)
     right_semi = right_sup = only_semi = only_sup = 0
+    scores = [np.zeros(idx.size, dtype=bool), np.zeros(idx.size, dtype=bool)]
     for k in (0, 1):
         held = idx[fold == k]
         train = idx[fold != k]
@@ -196,18 +200,22 @@ def auto_fallback(est, X, y, solve, adopt, *, kernel, margin=0.0):
         coef, b, gamma = fit_supervised(sup, X[train], y[train], classes)
         pred = _labels(_decide(X[held], X[train], coef, b, gamma), classes)
         ok_sup = pred == y[held]
+        scores[0][fold == k] = ok_semi
+        scores[1][fold == k] = ok_sup
         right_semi += int(np.sum(ok_semi))
         right_sup += int(np.sum(ok_sup))
         only_semi += int(np.sum(ok_semi & ~ok_sup))
         only_sup += int(np.sum(ok_sup & ~ok_semi))
     gain = (right_semi - right_sup) / idx.size
     est.unlabeled_gain_ = float(gain)
+    est.safe_scores_ = tuple(scores)
     lead = only_sup - only_semi
     if gain < -margin and lead > Z_FALLBACK * np.sqrt(only_sup + only_semi):
         est.fell_back_ = True
         coef, b, gamma = fit_supervised(sup, X[idx], y[idx], classes)
         adopt(idx, coef, b, gamma)
         trans = np.array(est.transduction_, copy=True)
+        est._semi_transduction = trans.copy()    # diagnostics: what was replaced
         unl = np.flatnonzero(~labeled)
         if unl.size:
             trans[unl] = _labels(_decide(X[unl], X[idx], coef, b, gamma), classes)
