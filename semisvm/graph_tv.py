@@ -90,7 +90,7 @@ from semisvm._validation import (
     check_sparse_structure,
     check_targets,
 )
-from semisvm.graph import check_affinity, knn_affinity
+from semisvm.graph import check_affinity, intrinsic_dimension, knn_affinity
 from semisvm.model_selection import SafeSemiSupervisedMixin
 
 __all__ = [
@@ -417,7 +417,7 @@ def graph_cheeger(K, W, y, *, loss="squared", lam=1.0, mu=1.0, r=1.0, c=1.0,
 _WEIGHTS = {"self-tuning": "self-tuning", "heat": "heat", "connectivity": "binary"}
 
 
-def _knn_graph(X, *, n_neighbors=10, weights="self-tuning"):
+def _knn_graph(X, *, n_neighbors=10, weights="self-tuning", return_distances=False):
     """The estimators' default graph: :func:`semisvm.graph.knn_affinity`.
 
     Symmetric kNN (an edge when either end is among the other's
@@ -431,7 +431,8 @@ def _knn_graph(X, *, n_neighbors=10, weights="self-tuning"):
     n = X.shape[0]
     if n < 2:
         raise ValueError(f"at least 2 samples are needed to build a graph, got {n}")
-    return knn_affinity(X, min(n_neighbors, n - 1), weight=_WEIGHTS[weights])
+    return knn_affinity(X, min(n_neighbors, n - 1), weight=_WEIGHTS[weights],
+                        return_distances=return_distances)
 
 
 def _median_rbf_gamma(X, random_state, n_max=1000):
@@ -562,8 +563,13 @@ class _GraphTVBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
         y_enc = np.full(y.shape[0], UNLABELED, dtype=np.intp)
         y_enc[lab] = y_idx
         if W is None:
-            W = _knn_graph(X, n_neighbors=k, weights=self.weights)
+            W, dist = _knn_graph(X, n_neighbors=k, weights=self.weights,
+                                 return_distances=True)
+            # the intrinsic dimension of the rows (Levina-Bickel, from the
+            # graph's own distances): sets how the default weights grow with n
+            self.intrinsic_dim_ = intrinsic_dimension(dist) if k >= 2 else None
         else:
+            self.intrinsic_dim_ = None
             if safe is True:
                 raise ValueError(
                     "safe=True refits on folds of the rows and needs the graph "
@@ -757,6 +763,10 @@ _COMMON_DOC = """
     intercept_ : float or ndarray of shape (n_classes,)
     X_fit_ : training data (for out-of-sample kernels).
     n_iter_ : int
+    intrinsic_dim_ : float or None
+        Levina-Bickel estimate of the rows' intrinsic dimension from the kNN
+        graph's distances (None with a user-given graph); sets the two-class
+        default weights.
     result_ : GraphTVResult
         Objective history, residuals, iterations, stop reason, ROF time.
     unlabeled_gain_ : float or None
@@ -838,16 +848,22 @@ class _TVBase(_GraphTVBase):
         More classes: ``gamma = 0.3``, ``mu = 1`` (USPS {0, 1, 4, 9}).
         """
         binary = self.classes_.shape[0] == 2
+        d = getattr(self, "intrinsic_dim_", None)
+        # the growth with n: (n / TV_ROWS)^(2 / d) for an intrinsic
+        # dimension d >= 2 (two moons: d ~ 2, n / TV_ROWS; digits: d ~ 7,
+        # about the cube root), n / TV_ROWS for a user-given graph
+        s = (n / TV_ROWS) ** (2.0 / max(d, 2.0) if d else 1.0)
         gamma = self.gamma
         if gamma is None:
-            gamma = n / TV_ROWS if binary else 0.3
+            gamma = s if binary else 0.3
         mu = self.mu
         if mu is None:
-            mu = 10.0 * n / TV_ROWS if binary else 1.0
+            mu = 10.0 * s if binary else 1.0
         return gamma, mu
 
     def _solve(self, K, W, y):
         gamma, mu = self._default_weights(K.shape[0])
+        binary = self.classes_.shape[0] == 2
         eta = self.eta
         if eta is None:
             # USPS {0,1,4,9}, one label per class: eta = 1 left a draw at 37%
@@ -875,13 +891,17 @@ class _TVBase(_GraphTVBase):
             # normalised fit mislabels 15-20% of the labeled rows, 34% test
             # error; the refit 13-14%, supervised linear SVM 14.8%)
             self.refit_convex_ = True
-            res = graph_tv(K, W, y, gamma=_CONVEX_GAMMA * gamma,
-                           mu=_CONVEX_MU * mu, normalize=None, **kw)
+            # the convex problem's weights do not grow with n (its labels
+            # and kernel lead; measured with gamma = mu = 1 as the base)
+            g0 = 1.0 if self.gamma is None and binary else gamma
+            mu0 = 1.0 if self.mu is None and binary else mu
+            res = graph_tv(K, W, y, gamma=_CONVEX_GAMMA * g0,
+                           mu=_CONVEX_MU * mu0, normalize=None, **kw)
         return res
 
 
-# the default TV weight (two classes) is gamma = n / TV_ROWS (and TVSVM's
-# hinge weight mu = 10 n / TV_ROWS): measured on two moons (noise 0.15, 3
+# the default TV weight (two classes) is gamma = (n / TV_ROWS)^(2/d) (and
+# TVSVM's hinge weight mu = 10 gamma), d the intrinsic dimension: measured on two moons (noise 0.15, 3
 # labels per class, seeds 0-2), TVRLS with gamma = 1 has 1.9 / 2.0 / 10.7 %
 # mean error at n = 300 / 600 / 1500, with gamma = n / 300 1.9 / 1.5 / 1.4 %;
 # TVSVM (mu = 1, gamma = 1) 16.6 / 22.7 / 38 %, (mu = 10 n/300, gamma = n/300)
@@ -973,10 +993,19 @@ _TV_DEFAULTS_DOC = """
       weight lam instead (lam x n/300 or / (n/300)) did not help (10.9% /
       11.7%); gamma = n/300 with eta fixed: 1.9 / 1.5 / 1.4% at n = 300 /
       600 / 1500; TVSVM with gamma = n/300, mu = 10 n/300: 9.3 / 1.5 / 1.2%.
-      Defaults: ``gamma = n / 300``, TVSVM ``mu = 10 n / 300`` (two
-      classes; more classes keep gamma = 0.3, mu = 1). Chosen on two moons
-      and checked on the binary sets of the tune part of
-      ``bench/_suite.py``; the paper bench passes gamma = 1, mu = 1.
+      How far the labels must travel, in graph hops, grows like n^(1/d)
+      for an intrinsic dimension d; measured, the weights must grow like
+      (n/300)^(2/d): two moons (d = 2.0) need the full n/300, while on the
+      ``semisvm demo`` digits (d = 7.4, n = 718) gamma = n/300 = 2.4 raised
+      TVSVM's test error from 14.6% to 20.1% and (n/300)^(2/7.4) = 1.3
+      keeps it near gamma = 1. Defaults: ``s = (n / 300)^(2 / max(d, 2))``
+      with d the Levina-Bickel estimate from the kNN graph's own distances
+      (``intrinsic_dim_``; ``s = n / 300`` for a user-given graph),
+      ``gamma = s``, TVSVM ``mu = 10 s`` (two classes; more classes keep
+      gamma = 0.3, mu = 1; the convex refit below keeps its weights of
+      300 rows). Chosen on two moons and the demo digits, and checked on
+      the binary sets of the tune part of ``bench/_suite.py``; the paper
+      bench passes gamma = 1, mu = 1.
     * **eta = 10 (two classes, was 1).** Two moons n = 200, noise 0.1: eta
       = 1 left a draw at 9% error, eta = 10 at 0%; USPS 4 vs 9 (2 draws,
       1/5/10/50 labels): TV-RLS 2.45/2.41/2.39/2.83% -> 2.45/2.47/2.75/2.80%.
@@ -1024,11 +1053,13 @@ class TVRLS(_TVBase):
     Parameters
     ----------
     gamma : float or None, default=None
-        TV weight; None: two classes, ``n / 300`` for n training rows (1 per
-        300 rows: the weight that works on 300 rows means the same on 1,500,
-        see "Defaults"; the paper bench's USPS 4 vs 9 used 1.0: 2.5% error
-        with 10 labels per class); more classes, 0.3 (found on USPS {0, 1,
-        4, 9}: 1.0% error with 10 labels per class).
+        TV weight; None: two classes, ``s = (n / 300)^(2 / max(d, 2))`` for
+        n training rows of intrinsic dimension d (``intrinsic_dim_``; n /
+        300 with a user-given graph): 1 on 300 rows, and the weight that
+        works on 300 rows means the same on 1,500 (see "Defaults"; the paper
+        bench's USPS 4 vs 9 used 1.0: 2.5% error with 10 labels per class);
+        more classes, 0.3 (found on USPS {0, 1, 4, 9}: 1.0% error with 10
+        labels per class).
     lam : float, default=0.1
         RKHS weight.
     eta : float or None, default=None
@@ -1099,13 +1130,13 @@ class TVSVM(_TVBase):
     Parameters
     ----------
     gamma : float or None, default=None
-        TV weight; None: ``n / 300`` for two classes (n training rows), 0.3
-        for more (as :class:`TVRLS`).
+        TV weight; None: ``s = (n / 300)^(2 / max(d, 2))`` for two classes
+        (as :class:`TVRLS`), 0.3 for more.
     lam : float, default=0.1
         RKHS weight.
     mu : float or None, default=None
-        Hinge-loss weight (LIBSVM C = mu / lam); None: two classes, ``10 n /
-        300``, i.e. ten times the TV weight (the same ratio as TVRLS's
+        Hinge-loss weight (LIBSVM C = mu / lam); None: two classes, ``10 s``,
+        i.e. ten times the TV weight (the same ratio as TVRLS's
         squared-loss weight eta = 10 to its TV weight at 300 rows); more
         classes, 1.0.
     eta : float
