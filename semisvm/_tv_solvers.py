@@ -262,6 +262,134 @@ class _Factor:
         alpha = sla.cho_solve(self.chol, B, check_finite=False)
         return alpha, (B - self.lam * alpha) / self.r
 
+    def kernel_columns(self, lab):
+        """``G[:, lab]`` of ``G = K (lam I + r K)^-1``: ``G E = (E - lam A^-1 E) / r``."""
+        n = self.chol[0].shape[0]
+        E = np.zeros((n, lab.shape[0]), dtype=self.chol[0].dtype)
+        E[lab, np.arange(lab.shape[0])] = 1.0
+        return self.solve(E)[1]
+
+
+class _WeightedFactor:
+    """One LU factorisation of ``A = D K + lam I``, ``D = diag(d)`` (d > 0).
+
+    ``solve(B)`` returns ``alpha = A^-1 B`` and ``K alpha = (B - lam alpha) / d``.
+    """
+
+    def __init__(self, K, lam, d):
+        self.d = d[:, None]
+        A = K * self.d
+        A[np.diag_indices(K.shape[0])] += lam
+        self.lu = sla.lu_factor(A, overwrite_a=True, check_finite=False)
+        self.lam = lam
+
+    def solve(self, B):
+        alpha = sla.lu_solve(self.lu, B, check_finite=False)
+        return alpha, (B - self.lam * alpha) / self.d
+
+
+class _LowRankFactor:
+    """``A = Lam + D Z Z'`` (Lam, D diagonal) for a low-rank kernel ``Z Z' + delta I``.
+
+    The kernel ``K = Z Z' + delta I`` (Z: n x m, ``delta >= 0`` the nugget)
+    enters ``A = lam I + D K`` as ``Lam = lam + delta d``. By the Woodbury
+    identity ``A^-1 B = Lam^-1 (B - D Z S)`` with ``S = Z' A^-1 B`` the
+    solution of the m x m system ``M S = Z' Lam^-1 B``, ``M = I + Z' diag(d /
+    Lam) Z`` (Cholesky, float64; ``ZtCZ = Z' diag(d / Lam) Z`` formed by the
+    caller from the shared ``Z'Z``). ``solve(B)`` returns ``alpha = A^-1 B``
+    and ``K alpha = Z S + delta alpha`` in O(n m) per column.
+    """
+
+    def __init__(self, Z, ZtCZ, lam, d, delta=0.0):
+        M = np.array(ZtCZ, dtype=np.float64, copy=True)
+        M[np.diag_indices_from(M)] += 1.0
+        self.chol = sla.cho_factor(M, lower=True, overwrite_a=True,
+                                   check_finite=False)
+        self.Z = Z
+        self.d = d
+        self.Lam = lam + delta * d
+        self.delta = delta
+        self.r = d
+
+    def solve(self, B):
+        S = sla.cho_solve(self.chol, self.Z.T @ (B / self.Lam), check_finite=False)
+        ZS = (self.Z @ S.astype(self.Z.dtype, copy=False)).astype(B.dtype, copy=False)
+        alpha = (B - self.d * ZS) / self.Lam
+        return alpha, ZS + self.delta * alpha if self.delta else ZS
+
+    def kernel_columns(self, lab):
+        """``G[:, lab]`` of ``G = K (lam I + r K)^-1``."""
+        E = np.zeros((self.Z.shape[0], lab.shape[0]), dtype=self.Z.dtype)
+        E[lab, np.arange(lab.shape[0])] = 1.0
+        return self.solve(E)[1]
+
+
+class RKHS:
+    """The kernel of the RKHS term: an (n, n) matrix K or a factor Z.
+
+    Hands out the factorisations the loops solve with: ``factor(lam, r)`` for
+    ``lam I + r K`` and ``weighted_factor(lam, r, eta, labeled)`` for ``lam I
+    + D K`` with ``D = r + eta`` on the labeled rows and ``r`` elsewhere.
+    With Z (n x m) the kernel is ``Z Z' + delta I``: the Nystroem
+    approximation plus a nugget ``delta`` (the mean of what it misses on the
+    diagonal, ``k(x, x) - ||z||^2``, 0 when m = n) that leaves each row a
+    little freedom outside the m-dimensional span; everything is O(n m)
+    memory and each solve O(n m) per column. ``Z'Z`` (m x m, float64,
+    O(n m^2) once) is computed at the first factorisation, or passed in
+    (``gram``) to share it across fits.
+    """
+
+    def __init__(self, K=None, Z=None, gram=None, delta=0.0):
+        if (K is None) == (Z is None):
+            raise ValueError("give K or Z")
+        self.K = K
+        self.Z = Z
+        self.gram = gram
+        self.delta = float(delta)
+        A = K if Z is None else Z
+        self.n = A.shape[0]
+        self.dtype = A.dtype
+
+    @property
+    def low_rank(self):
+        return self.Z is not None
+
+    def _gram(self):
+        if self.gram is None:
+            self.gram = feature_gram(self.Z)
+        return self.gram
+
+    def factor(self, lam, r):
+        if self.Z is None:
+            return _Factor(self.K, lam, r)
+        c = r / (lam + self.delta * r)
+        return _LowRankFactor(self.Z, c * self._gram(), lam, r, self.delta)
+
+    def weighted_factor(self, lam, r, eta, labeled):
+        d = (eta * labeled + r).astype(self.dtype)
+        if self.Z is None:
+            return _WeightedFactor(self.K, lam, d)
+        # d / Lam takes two values: r / (lam + delta r) on the unlabeled
+        # rows, (r + eta) / (lam + delta (r + eta)) on the labeled ones
+        cu = r / (lam + self.delta * r)
+        cl = (r + eta) / (lam + self.delta * (r + eta))
+        ZL = self.Z[labeled].astype(np.float64)
+        return _LowRankFactor(self.Z, cu * self._gram() + (cl - cu) * (ZL.T @ ZL),
+                              lam, d[:, None], self.delta)
+
+
+_GRAM_BLOCK = 8192
+
+
+def feature_gram(Z):
+    """``Z'Z`` in float64, accumulated over blocks of rows (O(block m) extra memory)."""
+    m = Z.shape[1]
+    G = np.zeros((m, m))
+    for a in range(0, Z.shape[0], _GRAM_BLOCK):
+        Zb = np.asarray(Z[a:a + _GRAM_BLOCK], dtype=np.float64)
+        G += Zb.T @ Zb
+    return 0.5 * (G + G.T)
+
 
 def hinge_prox(e, y, r, mu):
     """Exact h-step of binary TV-SVM on the labeled points.
@@ -310,10 +438,7 @@ class _KernelSVMProx:
         self.r = factor.r
         self.mu = mu
         self.tol = tol
-        n = factor.chol[0].shape[0]
-        E = np.zeros((n, lab.shape[0]), dtype=factor.chol[0].dtype)
-        E[lab, np.arange(lab.shape[0])] = 1.0
-        _, GL = factor.solve(E)                       # G[:, L], n x l
+        GL = factor.kernel_columns(lab)               # G[:, L], n x l
         self.GL = np.asarray(GL, dtype=np.float64)
         GLL = self.GL[lab]
         self.GLL = 0.5 * (GLL + GLL.T)
@@ -335,14 +460,14 @@ class _KernelSVMProx:
 _STABLE_FACTOR = 2     # "labels_stable" after _STABLE_FACTOR * n_stable iterations
 
 
-def tv_splitting(K, W, y, n_classes, loss, gamma, lam, eta, mu, r1, r2, r,
+def tv_splitting(rk, W, y, n_classes, loss, gamma, lam, eta, mu, r1, r2, r,
                  normalize, tol, n_stable, max_iter, rof_tol, rof_max_iter,
                  smo_tol, verbose, label_tol):
     if n_classes == 2:
-        return _tv_binary(K, W, y, loss, gamma, lam, eta, mu, r1, r2, normalize,
+        return _tv_binary(rk, W, y, loss, gamma, lam, eta, mu, r1, r2, normalize,
                           tol, n_stable, max_iter, rof_tol, rof_max_iter,
                           smo_tol, verbose, label_tol)
-    return _tv_multi(K, W, y, n_classes, loss, gamma, lam, eta, mu, r,
+    return _tv_multi(rk, W, y, n_classes, loss, gamma, lam, eta, mu, r,
                      normalize, tol, n_stable, max_iter, rof_tol, rof_max_iter,
                      smo_tol, verbose, label_tol)
 
@@ -399,11 +524,11 @@ def _no_improvement(state, obj, it, tol, n_stable):
     return None
 
 
-def _tv_binary(K, W, y, loss, gamma, lam, eta, mu, r1, r2, normalize, tol,
+def _tv_binary(rk, W, y, loss, gamma, lam, eta, mu, r1, r2, normalize, tol,
                n_stable, max_iter, rof_tol, rof_max_iter, smo_tol, verbose,
                label_tol):
-    n = K.shape[0]
-    dt = K.dtype
+    n = rk.n
+    dt = rk.dtype
     lab = np.flatnonzero(y != UNLABELED)
     unl = y == UNLABELED
     ypm = np.zeros(n, dtype=dt)
@@ -411,7 +536,7 @@ def _tv_binary(K, W, y, loss, gamma, lam, eta, mu, r1, r2, normalize, tol,
     J = (~unl).astype(dt)
     radius = None if normalize is None else (n if normalize == "n" else np.sqrt(n))
     rof = _ROF(W, 1, rof_tol, rof_max_iter, dt)
-    fac = _Factor(K, lam, r1)
+    fac = rk.factor(lam, r1)
     g = np.zeros((n, 1), dtype=dt)
     u1 = np.zeros(n, dtype=dt)
     u2 = np.zeros(n, dtype=dt)
@@ -470,11 +595,11 @@ def _tv_binary(K, W, y, loss, gamma, lam, eta, mu, r1, r2, normalize, tol,
                 rof_cpu_time=rof.cpu_time)
 
 
-def _tv_multi(K, W, y, c, loss, gamma, lam, eta, mu, r, normalize, tol,
+def _tv_multi(rk, W, y, c, loss, gamma, lam, eta, mu, r, normalize, tol,
               n_stable, max_iter, rof_tol, rof_max_iter, smo_tol, verbose,
               label_tol):
-    n = K.shape[0]
-    dt = K.dtype
+    n = rk.n
+    dt = rk.dtype
     lab = np.flatnonzero(y != UNLABELED)
     unl = y == UNLABELED
     Y1 = np.zeros((n, c), dtype=dt)
@@ -484,13 +609,9 @@ def _tv_multi(K, W, y, c, loss, gamma, lam, eta, mu, r, normalize, tol,
     rof = _ROF(W, c, rof_tol, rof_max_iter, dt)
     if loss == "squared":
         # (eta J K + r K + lam I) alpha = rhs  =>  K alpha = (rhs - lam alpha) / D
-        Dg = (eta * (~unl) + r).astype(dt)[:, None]
-        A = K * Dg
-        A[np.diag_indices(n)] += lam
-        lu = sla.lu_factor(A, overwrite_a=True, check_finite=False)
-        del A
+        fac = rk.weighted_factor(lam, r, eta, ~unl)
     else:
-        fac = _Factor(K, lam, r)
+        fac = rk.factor(lam, r)
         svm = _KernelSVMProx(fac, lab, mu, smo_tol)
         betas = [None] * c
     G = np.zeros((n, c), dtype=dt)
@@ -504,9 +625,7 @@ def _tv_multi(K, W, y, c, loss, gamma, lam, eta, mu, r, normalize, tol,
     it = 0
     for it in range(1, max_iter + 1):
         if loss == "squared":
-            rhs = eta * Y1 + r * G - U
-            Alpha = sla.lu_solve(lu, rhs, check_finite=False)
-            F = (rhs - lam * Alpha) / Dg
+            Alpha, F = fac.solve(eta * Y1 + r * G - U)
         else:
             E = G - U / r
             rhs = r * E
@@ -550,12 +669,12 @@ def _tv_multi(K, W, y, c, loss, gamma, lam, eta, mu, r, normalize, tol,
 
 # ----------------------------------------------------------------- Cheeger
 
-def cheeger_ratio(K, W, y, n_classes, loss, lam, mu, r, c, balance, start,
+def cheeger_ratio(rk, W, y, n_classes, loss, lam, mu, r, c, balance, start,
              normalize, tol, n_stable, label_tol, max_iter, rof_tol,
              rof_max_iter, smo_tol, verbose):
     """The ratio-minimisation loop of :func:`semisvm.graph_tv.graph_cheeger`."""
-    n = K.shape[0]
-    dt = K.dtype
+    n = rk.n
+    dt = rk.dtype
     lab = np.flatnonzero(y != UNLABELED)
     unl = y == UNLABELED
     binary = n_classes == 2
@@ -568,7 +687,7 @@ def cheeger_ratio(K, W, y, n_classes, loss, lam, mu, r, c, balance, start,
     Ypm = (Ylab[lab] if binary else np.where(Ylab[lab] > 0, 1.0, -1.0))
     radius = None if normalize is None else (n if normalize == "n" else np.sqrt(n))
     rof = _ROF(W, ncol, rof_tol, rof_max_iter, dt)
-    fac = _Factor(K, lam, r)
+    fac = rk.factor(lam, r)
     svm = _KernelSVMProx(fac, lab, mu, smo_tol) if loss == "hinge" else None
     betas = [None] * ncol
     # [NP] start from the kernel-RLS fit of the labels (the paper's

@@ -87,6 +87,12 @@ def check_memory(nbytes, what):
             f"{what}; {_gib(budget)} left ({source})")
 
 
+def fits_in_memory(nbytes):
+    """Whether ``nbytes`` fit in what :func:`memory_budget` leaves (the test
+    :func:`check_memory` makes, for code that chooses a path by memory)."""
+    return nbytes <= memory_budget()[0]
+
+
 def check_positive(value, name, *, allow_zero=False):
     """Return ``value`` as float if it is a finite real > 0 (>= 0 if allowed)."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):

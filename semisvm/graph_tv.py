@@ -67,7 +67,7 @@ import time
 import warnings
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics.pairwise import pairwise_kernels
 from sklearn.neighbors import NearestNeighbors
@@ -76,8 +76,9 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
 from semisvm._fallback import auto_fallback, check_safe
+from semisvm._lowrank import nystroem_features
 from semisvm._results import GraphTVResult
-from semisvm._tv_solvers import cheeger_ratio, tv_splitting
+from semisvm._tv_solvers import RKHS, cheeger_ratio, tv_splitting
 from semisvm._validation import (
     FLOAT_DTYPES,
     UNLABELED,
@@ -90,7 +91,7 @@ from semisvm._validation import (
     check_sparse_structure,
     check_targets,
 )
-from semisvm.graph import check_affinity, intrinsic_dimension, knn_affinity
+from semisvm.graph import KNNGraph, check_affinity, intrinsic_dimension, knn_affinity
 from semisvm.model_selection import SafeSemiSupervisedMixin
 
 __all__ = [
@@ -101,6 +102,22 @@ __all__ = [
     "graph_tv",
     "graph_cheeger",
 ]
+
+
+# n_components="auto": the exact kernel-matrix path up to this many training
+# rows, the Nystroem feature map with AUTO_COMPONENTS landmarks above (the
+# exact path factorises the n x n system: O(n^3) time, 2 n^2 floats)
+LOWRANK_MIN_SAMPLES = 2000
+AUTO_COMPONENTS = 500
+# ... except the multi-class TV models, exact up to this many rows: their
+# normalised simplex iteration needs f = K alpha to follow the graph iterate
+# closely, which a rank-m kernel cannot (USPS {0,1,4,9}, n = 4495, one label
+# per class, seed 0: TV-RLS 1.4% error exact, 72% / 35% / 41% with 500 /
+# 500 + nugget / 1000 landmarks, stuck at max_iter; 10 labels: 1.6% against
+# 12% / 6.8% / 12%); two-class TV (USPS 4 vs 9: 2.5 / 3.2% exact, 2.4 /
+# 2.4% with 500 landmarks) and Cheeger (3.9 / 2.4% both ways) keep their
+# accuracy
+LOWRANK_MIN_SAMPLES_MULTI_TV = 10_000
 
 
 # ---------------------------------------------------------------- checks
@@ -120,10 +137,31 @@ def _result(**kw):
     return GraphTVResult(**kw)
 
 
-def _common_checks(K, W, y, lam, r_values, tol, max_iter, n_stable, rof_tol,
+def _check_features(Z):
+    """The kernel factor Z (n, m), K = Z Z': finite, C-contiguous, float32 kept."""
+    Z = np.asarray(Z)
+    if Z.dtype.kind not in "biuf":
+        raise TypeError(f"Z must be a numeric matrix, got dtype {Z.dtype}")
+    if Z.ndim != 2 or 0 in Z.shape:
+        raise ValueError(f"Z must be a (n, m) feature matrix, got shape {Z.shape}")
+    Z = np.ascontiguousarray(
+        Z, dtype=np.float32 if Z.dtype == np.float32 else np.float64)
+    if not np.all(np.isfinite(Z)):
+        raise ValueError("Z must be finite (no NaN or inf)")
+    return Z
+
+
+def _common_checks(K, Z, nugget, W, y, lam, r_values, tol, max_iter, n_stable, rof_tol,
                    rof_max_iter):
-    K = check_kernel_matrix(K)
-    n = K.shape[0]
+    if Z is None:
+        K = check_kernel_matrix(K)
+        rk = RKHS(K=K)
+    elif K is not None:
+        raise ValueError("give the kernel as K or as its factor Z, not both")
+    else:
+        rk = RKHS(Z=_check_features(Z),
+                  delta=check_positive(nugget, "nugget", allow_zero=True))
+    n = rk.n
     W = check_affinity(W, "W")     # square, symmetric, finite, >= 0 (CSR)
     if W.shape != (n, n):
         raise ValueError(f"W must have shape ({n}, {n}) (one row per sample), "
@@ -137,7 +175,7 @@ def _common_checks(K, W, y, lam, r_values, tol, max_iter, n_stable, rof_tol,
     check_int(max_iter, "max_iter")
     check_int(n_stable, "n_stable", minimum=0)
     check_int(rof_max_iter, "rof_max_iter")
-    return K, W, y, n_classes
+    return rk, W, y, n_classes
 
 
 def _check_label_tol(label_tol):
@@ -152,8 +190,7 @@ def _check_label_tol(label_tol):
 def graph_tv(K, W, y, *, loss="squared", gamma=1.0, lam=1.0, eta=1.0, mu=1.0,
              r1=1.0, r2=1.0, r=1.0, normalize="n", tol=1e-4, n_stable=10,
              label_tol=0.01, max_iter=300, rof_tol=1e-4, rof_max_iter=500,
-             smo_tol=1e-6,
-             verbose=False):
+             smo_tol=1e-6, verbose=False, Z=None, nugget=0.0):
     r"""TV-RLS (``loss="squared"``) or TV-SVM (``loss="hinge"``), binary or multi-class.
 
     Binary (2 classes; class 1 is +1), the splitting ``f = K alpha = g``,
@@ -181,8 +218,9 @@ def graph_tv(K, W, y, *, loss="squared", gamma=1.0, lam=1.0, eta=1.0, mu=1.0,
 
     Parameters
     ----------
-    K : array (n, n)
-        Kernel matrix over all (labeled and unlabeled) samples.
+    K : array (n, n) or None
+        Kernel matrix over all (labeled and unlabeled) samples; None when the
+        kernel is given by its factor ``Z``.
     W : sparse or dense (n, n)
         Non-negative affinities; ``TV(g) = sum_{i,j} w_ij |g_i - g_j|``.
     y : int array (n,)
@@ -222,6 +260,16 @@ def graph_tv(K, W, y, *, loss="squared", gamma=1.0, lam=1.0, eta=1.0, mu=1.0,
         Tolerance of the SMO solves (hinge loss).
     verbose : bool, default=False
         Log every iteration (logger ``"semisvm"``).
+    Z : array (n, m), optional
+        A factor of the kernel, ``K = Z Z'`` (e.g. Nystroem features,
+        :func:`semisvm._lowrank.nystroem_features`), given instead of K: the
+        RKHS steps then solve m x m systems (Woodbury identity) and nothing
+        n x n is formed; ``alpha`` is still over the n samples (``Z' alpha``
+        are the feature weights). With m = n landmarks this is the K path.
+    nugget : float, default=0.0
+        With Z: the kernel is ``Z Z' + nugget I`` (a Nystroem approximation
+        plus the mean of what it misses on the diagonal lets each sample's
+        value leave the m-dimensional span a little).
 
     Returns
     -------
@@ -249,8 +297,8 @@ def graph_tv(K, W, y, *, loss="squared", gamma=1.0, lam=1.0, eta=1.0, mu=1.0,
     """
     if loss not in ("squared", "hinge"):
         raise ValueError(f"loss must be 'squared' or 'hinge', got {loss!r}")
-    K, W, y, n_classes = _common_checks(
-        K, W, y, lam, {"eta": eta, "mu": mu, "r1": r1, "r2": r2, "r": r},
+    rk, W, y, n_classes = _common_checks(
+        K, Z, nugget, W, y, lam, {"eta": eta, "mu": mu, "r1": r1, "r2": r2, "r": r},
         tol, max_iter, n_stable, rof_tol, rof_max_iter)
     check_positive(gamma, "gamma", allow_zero=True)
     _check_label_tol(label_tol)
@@ -262,7 +310,7 @@ def graph_tv(K, W, y, *, loss="squared", gamma=1.0, lam=1.0, eta=1.0, mu=1.0,
     # one thread, 37% with two, whose blocked solves sum in another order),
     # and the per-iteration triangular solves gain little from threads
     with threadpool_limits(limits=1, user_api="blas"):
-        out = tv_splitting(K, W, y, n_classes, loss, gamma, lam, eta, mu, r1,
+        out = tv_splitting(rk, W, y, n_classes, loss, gamma, lam, eta, mu, r1,
                            r2, r, normalize, tol, n_stable, max_iter, rof_tol,
                            rof_max_iter, smo_tol, verbose, label_tol)
     out["total_time"] = time.perf_counter() - t0
@@ -275,7 +323,7 @@ def graph_tv(K, W, y, *, loss="squared", gamma=1.0, lam=1.0, eta=1.0, mu=1.0,
 def graph_cheeger(K, W, y, *, loss="squared", lam=1.0, mu=1.0, r=1.0, c=1.0,
                   balance="median", start="auto", normalize="n", tol=1e-6, n_stable=10,
                   label_tol=0.01, max_iter=300, rof_tol=1e-4, rof_max_iter=500,
-                  smo_tol=1e-6, verbose=False):
+                  smo_tol=1e-6, verbose=False, Z=None, nugget=0.0):
     r"""Cheeger-RLS (``loss="squared"``) or Cheeger-SVM (``loss="hinge"``).
 
     Minimises the balanced Cheeger ratio ``E(f) = TV(f) / B(f)`` with ``f_i =
@@ -328,8 +376,9 @@ def graph_cheeger(K, W, y, *, loss="squared", lam=1.0, mu=1.0, r=1.0, c=1.0,
 
     Parameters
     ----------
-    K : array (n, n)
-        Kernel matrix over all (labeled and unlabeled) samples.
+    K : array (n, n) or None
+        Kernel matrix over all (labeled and unlabeled) samples; None when the
+        kernel is given by its factor ``Z``.
     W : sparse or dense (n, n)
         Non-negative affinities; ``TV(g) = sum_{i,j} w_ij |g_i - g_j|``.
     y : int array (n,)
@@ -362,6 +411,16 @@ def graph_cheeger(K, W, y, *, loss="squared", lam=1.0, mu=1.0, r=1.0, c=1.0,
         Tolerance of the SMO solves (hinge loss).
     verbose : bool, default=False
         Log every iteration (logger ``"semisvm"``).
+    Z : array (n, m), optional
+        A factor of the kernel, ``K = Z Z'`` (e.g. Nystroem features,
+        :func:`semisvm._lowrank.nystroem_features`), given instead of K: the
+        RKHS steps then solve m x m systems (Woodbury identity) and nothing
+        n x n is formed; ``alpha`` is still over the n samples (``Z' alpha``
+        are the feature weights). With m = n landmarks this is the K path.
+    nugget : float, default=0.0
+        With Z: the kernel is ``Z Z' + nugget I`` (a Nystroem approximation
+        plus the mean of what it misses on the diagonal lets each sample's
+        value leave the m-dimensional span a little).
 
     Returns
     -------
@@ -395,15 +454,15 @@ def graph_cheeger(K, W, y, *, loss="squared", lam=1.0, mu=1.0, r=1.0, c=1.0,
     if isinstance(balance, str) and balance not in ("median", "lambda", "auto"):
         raise ValueError(f"balance must be 'median', 'lambda', 'auto' or class "
                          f"fractions, got {balance!r}")
-    K, W, y, n_classes = _common_checks(
-        K, W, y, lam, {"mu": mu, "r": r, "c": c}, tol, max_iter, n_stable,
+    rk, W, y, n_classes = _common_checks(
+        K, Z, nugget, W, y, lam, {"mu": mu, "r": r, "c": c}, tol, max_iter, n_stable,
         rof_tol, rof_max_iter)
     _check_label_tol(label_tol)
     normalize = _check_normalize(normalize)
     t0 = time.perf_counter()
     c0 = time.process_time()
     with threadpool_limits(limits=1, user_api="blas"):   # see graph_tv
-        out = cheeger_ratio(K, W, y, n_classes, loss, lam, mu, r, c, balance,
+        out = cheeger_ratio(rk, W, y, n_classes, loss, lam, mu, r, c, balance,
                             start, normalize, tol, n_stable, label_tol,
                             max_iter, rof_tol, rof_max_iter, smo_tol, verbose)
     out["total_time"] = time.perf_counter() - t0
@@ -423,7 +482,8 @@ def _knn_graph(X, *, n_neighbors=10, weights="self-tuning", return_distances=Fal
     Symmetric kNN (an edge when either end is among the other's
     ``n_neighbors`` nearest neighbours, capped at n - 1), weights
     ``"self-tuning"`` (local scale: the 7th neighbour), ``"heat"`` or
-    ``"connectivity"`` (1).
+    ``"connectivity"`` (1). ``return_distances``: also the (n, k) sorted
+    neighbour distances.
     """
     if weights not in _WEIGHTS:
         raise ValueError("weights must be 'self-tuning', 'heat' or 'connectivity', "
@@ -433,6 +493,23 @@ def _knn_graph(X, *, n_neighbors=10, weights="self-tuning", return_distances=Fal
         raise ValueError(f"at least 2 samples are needed to build a graph, got {n}")
     return knn_affinity(X, min(n_neighbors, n - 1), weight=_WEIGHTS[weights],
                         return_distances=return_distances)
+
+
+def _intrinsic_dim(X, n_max=1000, k=10):
+    """Levina-Bickel intrinsic dimension of the rows (None below 4 rows).
+
+    From the k nearest neighbours among at most ``n_max`` evenly spaced rows
+    (deterministic; the estimate does not depend on the density, so a
+    subsample gives the same dimension).
+    """
+    n = X.shape[0]
+    if n < 4:
+        return None
+    rows = np.unique(np.linspace(0, n - 1, min(n, n_max)).round().astype(np.intp))
+    Xs = X[rows]
+    kk = min(k, rows.size - 1)
+    dist, _ = NearestNeighbors(n_neighbors=kk + 1).fit(Xs).kneighbors(Xs)
+    return float(intrinsic_dimension(np.asarray(dist[:, 1:], dtype=np.float64)))
 
 
 def _median_rbf_gamma(X, random_state, n_max=1000):
@@ -468,8 +545,17 @@ class _GraphTVBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
     # default RBF width s = min(median pairwise distance, _knn_width x the
     # mean distance to the n_neighbors-th neighbour); None: the median alone
     _knn_width = None
+    # the kNN graph object is a training-time helper: model files hold None
+    _transient_params = ("graph",)
 
-    def _default_kernel_gamma(self, X):
+    @property
+    def graph_(self):
+        """The :class:`~semisvm.graph.KNNGraph` the fit used, or None."""
+        return getattr(self, "_graph_obj", None)
+
+    def _default_kernel_gamma(self, X, dist=None):
+        """The default kernel width; ``dist``: the (n, k) kNN distances of
+        the graph, when it was built from X (else searched here)."""
         gamma = _median_rbf_gamma(X, self.random_state)
         if (self._knn_width is None or X.shape[0] < 3
                 or self.classes_.shape[0] != 2):
@@ -479,8 +565,16 @@ class _GraphTVBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
             return gamma
         k = min(10 if self.n_neighbors is None else self.n_neighbors,
                 X.shape[0] - 1)
-        dist, _ = NearestNeighbors(n_neighbors=k + 1).fit(X).kneighbors(X)
-        s = self._knn_width * float(np.mean(dist[:, k]))
+        if dist is not None and dist.shape[1] >= k and (
+                dist.dtype == np.float64 or self._graph_obj is not None):
+            # the graph's own search: the k-th neighbour of each row (the
+            # default graph of float32 X keeps float32 distances: the width
+            # is then taken from float64 ones, searched here, as before the
+            # graph's distances were reused)
+            kth = dist[:, k - 1]
+        else:
+            kth = NearestNeighbors(n_neighbors=k + 1).fit(X).kneighbors(X)[0][:, k]
+        s = self._knn_width * float(np.mean(kth))
         return max(gamma, 1.0 / (2.0 * s * s)) if s > 0 else gamma
 
     def __sklearn_tags__(self):
@@ -508,6 +602,28 @@ class _GraphTVBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
             check_positive(self.kernel_gamma, "kernel_gamma")
         if self.n_neighbors is not None:
             check_int(self.n_neighbors, "n_neighbors")
+        if self.graph is not None and not isinstance(self.graph, KNNGraph):
+            raise TypeError("graph must be a semisvm.graph.KNNGraph or None, "
+                            f"got {type(self.graph).__name__}")
+
+    def _shared_graph(self, X, k):
+        """(W, distances) from a :class:`KNNGraph`: the given ``graph``
+        (fitted on X or on a superset of its rows: a fold reads its subset)
+        or, for ``safe=True``, one built here on X and shared with the
+        check's fits."""
+        g = self.graph
+        if g is None:
+            g = KNNGraph(k, weight=_WEIGHTS[self.weights])
+        if not hasattr(g, "affinity_"):
+            g = clone(g).fit(X)
+        out = g.graph_for(X)
+        if out is None:
+            raise ValueError(
+                f"graph was fitted on {g.n_samples_fit_} rows that X "
+                f"(n={X.shape[0]}) is neither equal to nor a subset of: fit "
+                "the graph on these rows (or on a superset of them)")
+        self._graph_obj = g
+        return out
 
     def _n_neighbors(self, n):
         """k of the kNN graph: None -> 10 (n - 1 below 11 rows); k >= n refused."""
@@ -546,11 +662,6 @@ class _GraphTVBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
         self._check_params()
         n = X.shape[0]
         k = self._n_neighbors(n) if W is None else None
-        # the dense n x n kernel matrix and the factorised system beside it:
-        # refused before the graph and the kernel are built
-        check_memory(2 * n * n * X.dtype.itemsize,
-                     f"{type(self).__name__} on n={n} samples: the {n} x {n} "
-                     f"{X.dtype} kernel matrix and its factorisation")
         lab = y != UNLABELED
         if not np.any(lab):
             raise ValueError("y has no labeled sample: every entry is -1 "
@@ -560,16 +671,26 @@ class _GraphTVBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
             raise ValueError(
                 f"{type(self).__name__} needs labeled samples of at least 2 classes "
                 f"in y; got 1 class ({self.classes_.tolist()})")
+        self.mode_, self.n_components_ = self._mode(n)
+        # the memory of the path taken, refused before the graph and the
+        # kernel are built
+        self._check_memory(n, X.dtype)
         y_enc = np.full(y.shape[0], UNLABELED, dtype=np.intp)
         y_enc[lab] = y_idx
-        if W is None:
+        dist = None
+        self._graph_obj = None
+        user_graph = W is not None
+        if user_graph and self.graph is not None:
+            raise ValueError("give graph= or affinity=, not both")
+        if not user_graph and (self.graph is not None or safe is True):
+            W, dist = self._shared_graph(X, k)
+        elif not user_graph:
             W, dist = _knn_graph(X, n_neighbors=k, weights=self.weights,
                                  return_distances=True)
-            # the intrinsic dimension of the rows (Levina-Bickel, from the
-            # graph's own distances): sets how the default weights grow with n
-            self.intrinsic_dim_ = intrinsic_dimension(dist) if k >= 2 else None
-        else:
-            self.intrinsic_dim_ = None
+        # the intrinsic dimension of the rows: sets how the default weights
+        # grow with n (the same whichever graph is used)
+        self.intrinsic_dim_ = _intrinsic_dim(X)
+        if user_graph:
             if safe is True:
                 raise ValueError(
                     "safe=True refits on folds of the rows and needs the graph "
@@ -580,30 +701,51 @@ class _GraphTVBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
                     f"{name} must have shape ({X.shape[0]}, {X.shape[0]}) (one "
                     f"row per training sample), got {W.shape}")
         self._kernel_gamma = (self.kernel_gamma if self.kernel_gamma is not None
-                              else self._default_kernel_gamma(X))
+                              else self._default_kernel_gamma(X, dist))
         with threadpool_limits(limits=1, user_api="blas"):
             # one thread, as in the solvers: the same K (to the last bit)
             # whatever the BLAS thread count
-            K = self._kernel(X)
-        res = self._solve(K, W, y_enc)
+            if self.mode_ == "exact":
+                K, Z = self._kernel(X), None
+            else:
+                rs = self.random_state
+                # the labeled rows are landmarks (as LapSVM's Nystroem mode);
+                # random_state=None draws the others with seed 0 (same input,
+                # same bits)
+                K = None
+                Z, landmarks, N = nystroem_features(
+                    X, self._kernel, self.n_components_,
+                    random_state=0 if rs is None else rs, include=np.flatnonzero(lab))
+        self.nugget_ = 0.0 if Z is None else self._nugget(X, Z)
+        res = self._solve(K, W, y_enc, Z, self.nugget_)
         if not res.converged:
             warnings.warn(
                 f"{type(self).__name__} did not converge in max_iter={self.max_iter} "
                 "iterations; increase max_iter or tol", ConvergenceWarning,
                 stacklevel=2)
-        self.X_fit_ = X
-        self.alpha_ = res.alpha
+        if Z is None:
+            self.X_fit_ = X
+            self.landmarks_ = None
+            self.alpha_ = res.alpha
+        else:
+            # f(x) = k(x, X_m) N Z' alpha + b: the landmarks are the expansion
+            # points of the feature-map solution
+            self.X_fit_ = X[landmarks]
+            self.landmarks_ = landmarks
+            W_feat = Z.T.astype(np.float64) @ np.asarray(res.alpha, dtype=np.float64)
+            self.alpha_ = (N @ W_feat).astype(X.dtype)
         self.intercept_ = res.intercept
         self.transduction_ = self.classes_[res.labels]
         self.n_iter_ = res.n_iter
         self.result_ = res
         if safe == "auto":
-            return self._auto_fallback(X, y, K, W)
+            return self._auto_fallback(X, y, K, W, Z, self.nugget_)
         return self._safe_fit(X, y)
 
-    def _auto_fallback(self, X, y, K, W):
+    def _auto_fallback(self, X, y, K, W, Z, nugget):
         """The default check (:mod:`semisvm._fallback`): the label folds are
-        solved again on this fit's K and W (nothing rebuilt)."""
+        solved again on this fit's K (or Nystroem features Z) and W
+        (nothing rebuilt)."""
         keep = {k: getattr(self, k) for k in ("label_conflict_", "refit_convex_")
                 if hasattr(self, k)}
 
@@ -613,13 +755,15 @@ class _GraphTVBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
             y_enc[lab] = np.searchsorted(self.classes_, y_hidden[lab])
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", ConvergenceWarning)
-                res = self._solve(K, W, y_enc)
+                res = self._solve(K, W, y_enc, Z, nugget)
             return self.classes_[res.labels]
 
         def adopt(rows, coef, intercept, gamma):
             # the SVC's decision k(x, X[rows]) coef + b in this model's terms
             binary = coef.shape[0] == 1
             self.X_fit_ = X[rows]
+            if self.mode_ != "exact":
+                self.landmarks_ = rows
             self.alpha_ = coef[0] if binary else coef.T.copy()
             self.intercept_ = float(intercept[0]) if binary else intercept
             if gamma is not None:
@@ -631,7 +775,63 @@ class _GraphTVBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
             setattr(self, k, v)
         return self
 
+    def _mode(self, n):
+        """("exact" | "nystroem", n_components_) for a fit on n rows."""
+        m = self.n_components
+        if m is None:
+            return "exact", None
+        if isinstance(m, str):
+            if m != "auto":
+                raise ValueError(
+                    f"n_components must be None, 'auto' or an int, got {m!r}")
+            multi_tv = isinstance(self, _TVBase) and self.classes_.shape[0] > 2
+            if n <= (LOWRANK_MIN_SAMPLES_MULTI_TV if multi_tv else LOWRANK_MIN_SAMPLES):
+                return "exact", None
+            return "nystroem", min(AUTO_COMPONENTS, n)
+        m = check_int(m, "n_components")
+        if m > n:
+            raise ValueError(f"n_components={m} must be at most the number of "
+                             f"training samples n={n}")
+        return "nystroem", m
+
+    def _nugget(self, X, Z, n_max=1000):
+        """Mean of ``k(x, x) - ||z(x)||^2`` (what the Nystroem map misses on
+        the kernel's diagonal) over at most n_max evenly spaced rows."""
+        rows = np.unique(np.linspace(0, X.shape[0] - 1, min(X.shape[0], n_max))
+                         .round().astype(np.intp))
+        kd = np.diag(np.asarray(self._kernel(X[rows], X[rows]), dtype=np.float64))
+        zz = np.sum(np.asarray(Z[rows], dtype=np.float64) ** 2, axis=1)
+        return max(float(np.mean(kd - zz)), 0.0)
+
+    def _check_memory(self, n, dtype):
+        """Refuse a fit whose path (exact or Nystroem) does not fit in memory."""
+        size = np.dtype(dtype).itemsize
+        name = type(self).__name__
+        if self.mode_ == "exact":
+            # the dense n x n kernel matrix and the factorised system beside it
+            check_memory(2 * n * n * size,
+                         f"{name} on n={n} samples: the {n} x {n} {np.dtype(dtype)} "
+                         "kernel matrix and its factorisation (n_components="
+                         "'auto' or an int takes the Nystroem path)")
+        else:
+            m = self.n_components_
+            # Z and a block of kernel values, the m x m systems, the iterates
+            check_memory(2 * n * m * size + 4 * m * m * 8 + 32 * n * 8,
+                         f"{name} on n={n} samples: the {n} x {m} {np.dtype(dtype)} "
+                         "Nystroem features and the iterates")
+
     # -- the safety net (semisvm.model_selection.SafeSemiSupervisedMixin) --
+    def _safe_fit(self, X, y):
+        """The check's fits share this fit's kNN graph: each fold reads its
+        rows' graph from the stored neighbour lists instead of searching."""
+        if not self.safe or self.graph is not None or self._graph_obj is None:
+            return super()._safe_fit(X, y)
+        self.graph = self._graph_obj     # seen by the clones of the check
+        try:
+            return super()._safe_fit(X, y)
+        finally:
+            self.graph = None
+
     def _supervised_counterpart(self):
         """The kernel machine on the labeled rows alone: TVRLS / TVSVM with
         ``gamma=0, normalize=None`` (kernel ridge classification / the
@@ -639,7 +839,8 @@ class _GraphTVBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
         cls = TVSVM if self._loss == "hinge" else TVRLS
         params = {k: v for k, v in self.get_params().items()
                   if k in ("kernel", "kernel_gamma", "degree", "coef0",
-                           "n_neighbors", "weights", "random_state")}
+                           "n_neighbors", "weights", "random_state",
+                           "n_components", "graph")}
         if isinstance(self, _TVBase):
             params.update(lam=self.lam, eta=self.eta, mu=self.mu)
         return cls(gamma=0.0, normalize=None, safe=False, **params)
@@ -648,7 +849,8 @@ class _GraphTVBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
         """Become the supervised solution (the safety net fired)."""
         sup = self._supervised_counterpart().fit(X, y)
         for name in ("alpha_", "intercept_", "_kernel_gamma", "X_fit_",
-                     "n_iter_", "result_"):
+                     "n_iter_", "result_", "mode_", "n_components_",
+                     "landmarks_", "nugget_"):
             setattr(self, name, getattr(sup, name))
         lab = np.asarray(y) != UNLABELED
         self.transduction_ = np.where(lab, np.asarray(y, dtype=object),
@@ -752,6 +954,24 @@ _COMMON_DOC = """
         the semi-supervised model).
     verbose : int
         Log every outer iteration (logger "semisvm").
+    n_components : {"auto"} or int or None, default="auto"
+        The RKHS term's kernel: None, the exact (n, n) kernel matrix (its
+        factorisation is O(n^3) time and 2 n^2 floats); an int m, the
+        Nystroem feature map over m landmark rows (the labeled rows first,
+        the others drawn with ``random_state``, seed 0 when None), ``K ~ Z
+        Z'``, every RKHS step an m x m system (O(n m) memory); "auto": exact
+        up to 2000 training rows (TVRLS / TVSVM with more than two classes:
+        10,000), Nystroem with min(500, n) landmarks above.
+        With m = n the Nystroem path gives the exact solution.
+    graph : semisvm.graph.KNNGraph or None, default=None
+        The kNN graph, built once and shared (its ``n_neighbors`` and
+        ``weight`` replace this estimator's): a fitted graph over the
+        training rows or a superset of them (a cross-validation fold reads
+        its rows' graph from the stored neighbour lists), or an unfitted one
+        (fitted here). None: the graph is built from X with ``n_neighbors``
+        and ``weights`` (and, for ``safe=True``, kept as a
+        :class:`~semisvm.graph.KNNGraph` that the check's fits share). Not
+        with ``fit(..., affinity=...)``.
 
     Attributes
     ----------
@@ -759,14 +979,25 @@ _COMMON_DOC = """
     transduction_ : ndarray of shape (n_samples,)
         Labels given to the training rows (sign / argmax of the final iterate).
     alpha_ : ndarray of shape (n_samples,) or (n_samples, n_classes)
-        Expansion coefficients over the training rows.
+        Expansion coefficients over the rows of ``X_fit_`` (the training
+        rows; the landmarks on the Nystroem path).
     intercept_ : float or ndarray of shape (n_classes,)
-    X_fit_ : training data (for out-of-sample kernels).
+    X_fit_ : the expansion rows (for out-of-sample kernels).
+    mode_ : {"exact", "nystroem"}
+        The RKHS path taken (see ``n_components``).
+    n_components_ : int or None
+        Landmarks of the Nystroem path (None on the exact path).
+    nugget_ : float
+        The Nystroem path's kernel is ``Z Z' + nugget_ I`` on the training
+        rows (see :func:`graph_tv`); 0 on the exact path.
+    landmarks_ : ndarray of shape (n_components_,) or None
+        Training-row indices of the landmarks; ``X_fit_`` holds those rows
+        and ``alpha_`` their coefficients on the Nystroem path.
     n_iter_ : int
     intrinsic_dim_ : float or None
-        Levina-Bickel estimate of the rows' intrinsic dimension from the kNN
-        graph's distances (None with a user-given graph); sets the two-class
-        default weights.
+        Levina-Bickel estimate of the rows' intrinsic dimension (10 nearest
+        neighbours among at most 1,000 evenly spaced rows; None below 4
+        rows); sets the two-class default weights.
     result_ : GraphTVResult
         Objective history, residuals, iterations, stop reason, ROF time.
     unlabeled_gain_ : float or None
@@ -810,7 +1041,8 @@ class _TVBase(_GraphTVBase):
                  tol=1e-4, n_stable=10, label_tol=0.01, max_iter=300,
                  rof_tol=1e-3, rof_max_iter=200, conflict_tol=0.1,
                  random_state=None, safe="auto", safe_cv=5,
-                 safe_margin=0.0, verbose=0):
+                 safe_margin=0.0, verbose=0, n_components="auto",
+                 graph=None):
         self.gamma = gamma
         self.lam = lam
         self.eta = eta
@@ -837,21 +1069,25 @@ class _TVBase(_GraphTVBase):
         self.safe_cv = safe_cv
         self.safe_margin = safe_margin
         self.verbose = verbose
+        self.n_components = n_components
+        self.graph = graph
 
     def _default_weights(self, n):
         """``(gamma, mu)`` of this fit: the given values, or the defaults.
 
-        Two classes: ``gamma = n / TV_ROWS`` and (TVSVM) ``mu = 10 n /
-        TV_ROWS``, i.e. ``gamma = 1`` and ``mu = 10`` per ``TV_ROWS`` = 300
-        training rows: the TV and hinge weights grow with the number of rows
-        against the RKHS term and the splitting penalties (see "Defaults").
-        More classes: ``gamma = 0.3``, ``mu = 1`` (USPS {0, 1, 4, 9}).
+        Two classes: ``gamma = s`` and (TVSVM) ``mu = 10 s`` with ``s = (n /
+        TV_ROWS)^(2 / max(d, 2))``, d the rows' intrinsic dimension
+        (``intrinsic_dim_``):
+        1 and 10 on ``TV_ROWS`` = 300 training rows; the TV and hinge weights
+        grow with the rows against the RKHS term and the splitting penalties
+        (see "Defaults"). More classes: ``gamma = 0.3``, ``mu = 1`` (USPS
+        {0, 1, 4, 9}).
         """
         binary = self.classes_.shape[0] == 2
         d = getattr(self, "intrinsic_dim_", None)
         # the growth with n: (n / TV_ROWS)^(2 / d) for an intrinsic
         # dimension d >= 2 (two moons: d ~ 2, n / TV_ROWS; digits: d ~ 7,
-        # about the cube root), n / TV_ROWS for a user-given graph
+        # about the cube root)
         s = (n / TV_ROWS) ** (2.0 / max(d, 2.0) if d else 1.0)
         gamma = self.gamma
         if gamma is None:
@@ -861,8 +1097,8 @@ class _TVBase(_GraphTVBase):
             mu = 10.0 * s if binary else 1.0
         return gamma, mu
 
-    def _solve(self, K, W, y):
-        gamma, mu = self._default_weights(K.shape[0])
+    def _solve(self, K, W, y, Z=None, nugget=0.0):
+        gamma, mu = self._default_weights(y.shape[0])
         binary = self.classes_.shape[0] == 2
         eta = self.eta
         if eta is None:
@@ -875,7 +1111,7 @@ class _TVBase(_GraphTVBase):
                   r2=self.r2, r=self.r, tol=self.tol, n_stable=self.n_stable,
                   label_tol=self.label_tol, max_iter=self.max_iter,
                   rof_tol=self.rof_tol, rof_max_iter=self.rof_max_iter,
-                  verbose=bool(self.verbose))
+                  verbose=bool(self.verbose), Z=Z, nugget=nugget)
         res = graph_tv(K, W, y, gamma=gamma, mu=mu,
                        normalize=self.normalize, **kw)
         lab = y != UNLABELED
@@ -922,7 +1158,8 @@ class _CheegerBase(_GraphTVBase):
                  n_neighbors=None, weights="self-tuning", tol=1e-6, n_stable=10,
                  label_tol=0.01, max_iter=300, rof_tol=1e-3, rof_max_iter=200,
                  random_state=None, safe="auto", safe_cv=5,
-                 safe_margin=0.0, verbose=0):
+                 safe_margin=0.0, verbose=0, n_components="auto",
+                 graph=None):
         self.lam = lam
         self.mu = mu
         self.r = r
@@ -947,9 +1184,11 @@ class _CheegerBase(_GraphTVBase):
         self.safe_cv = safe_cv
         self.safe_margin = safe_margin
         self.verbose = verbose
+        self.n_components = n_components
+        self.graph = graph
 
-    def _solve(self, K, W, y):
-        return graph_cheeger(K, W, y, loss=self._loss, lam=self.lam, mu=self.mu,
+    def _solve(self, K, W, y, Z=None, nugget=0.0):
+        return graph_cheeger(K, W, y, Z=Z, nugget=nugget, loss=self._loss, lam=self.lam, mu=self.mu,
                              r=self.r, c=self.c, balance=self.balance,
                              start=self.start,
                              normalize=self.normalize,
@@ -999,8 +1238,9 @@ _TV_DEFAULTS_DOC = """
       ``semisvm demo`` digits (d = 7.4, n = 718) gamma = n/300 = 2.4 raised
       TVSVM's test error from 14.6% to 20.1% and (n/300)^(2/7.4) = 1.3
       keeps it near gamma = 1. Defaults: ``s = (n / 300)^(2 / max(d, 2))``
-      with d the Levina-Bickel estimate from the kNN graph's own distances
-      (``intrinsic_dim_``; ``s = n / 300`` for a user-given graph),
+      with d the Levina-Bickel estimate from the 10 nearest neighbours
+      among at most 1,000 evenly spaced rows (``intrinsic_dim_``; the same
+      with a user-given graph),
       ``gamma = s``, TVSVM ``mu = 10 s`` (two classes; more classes keep
       gamma = 0.3, mu = 1; the convex refit below keeps its weights of
       300 rows). Chosen on two moons and the demo digits, and checked on
@@ -1054,8 +1294,8 @@ class TVRLS(_TVBase):
     ----------
     gamma : float or None, default=None
         TV weight; None: two classes, ``s = (n / 300)^(2 / max(d, 2))`` for
-        n training rows of intrinsic dimension d (``intrinsic_dim_``; n /
-        300 with a user-given graph): 1 on 300 rows, and the weight that
+        n training rows of intrinsic dimension d (``intrinsic_dim_``): 1 on
+        300 rows, and the weight that
         works on 300 rows means the same on 1,500 (see "Defaults"; the paper
         bench's USPS 4 vs 9 used 1.0: 2.5% error with 10 labels per class);
         more classes, 0.3 (found on USPS {0, 1, 4, 9}: 1.0% error with 10

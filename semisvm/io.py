@@ -361,7 +361,12 @@ class _Encoder:
         """Node of a semisvm estimator and the list of skipped attribute names."""
         params = est.get_params(deep=False)
         pnodes = {}
+        # training-time helpers (e.g. a shared kNN graph object): not part of
+        # the model, stored as None
+        transient = getattr(type(est), "_transient_params", ())
         for name, value in params.items():
+            if name in transient:
+                value = None
             try:
                 pnodes[name] = self.encode(value, f"parameter {name}")
             except _Unstorable as exc:

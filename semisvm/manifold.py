@@ -87,10 +87,13 @@ from semisvm._validation import (
     check_ssl_targets,
     check_targets,
     check_X,
+    fits_in_memory,
     pm1_from_01,
 )
 from semisvm.graph import (
+    KNNGraph,
     check_affinity,
+    graph_nbytes,
     intrinsic_dimension,
     kernel_distances,
     knn_affinity,
@@ -573,6 +576,13 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
     """Shared fit / predict of LapSVM and LapRLS."""
 
     _loss = "squared_hinge"
+    # the kNN graph object is a training-time helper: model files hold None
+    _transient_params = ("graph",)
+
+    @property
+    def graph_(self):
+        """The :class:`~semisvm.graph.KNNGraph` the fit used, or None."""
+        return getattr(self, "_graph_obj", None)
 
     def __init__(self, *, gamma_A=1e-4, gamma_I=1.0, kernel="rbf", gamma=None,
                  degree=3, coef0=0.0, n_neighbors=None, graph_weight="heat",
@@ -580,7 +590,7 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
                  fit_intercept=True, stop="stability", tol=None, max_iter=None,
                  check_every=None, eta=None, safe="auto", safe_cv=5,
                  safe_margin=0.0, verbose=0, n_components="auto",
-                 random_state=0):
+                 random_state=0, graph=None):
         self.gamma_A = gamma_A
         self.gamma_I = gamma_I
         self.kernel = kernel
@@ -605,6 +615,7 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
         self.verbose = verbose
         self.n_components = n_components
         self.random_state = random_state
+        self.graph = graph
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -639,6 +650,8 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
         if affinity is not None:
             L = self._user_laplacian(affinity, n, p)
             return self._kernel(X), L
+        if self.graph is not None:
+            return self._kernel(X), self._graph(X, None)
         k = self._n_neighbors(n)
         if self.kernel == "precomputed" or callable(self.kernel):
             K = self._kernel(X)
@@ -716,12 +729,17 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
             dtype=list(FLOAT_DTYPES), order="C", accept_large_sparse=True)
         X = as_csr32(X)
         n = X.shape[0]
-        # the dense n x n Gram matrix (and, for the direct solvers, an
-        # (n + 1) x (n + 1) system beside it): refused before any work
-        check_memory(n * n * X.dtype.itemsize * (1 if self.solver == "pcg" else 2),
-                     f"{type(self).__name__} on n={n} samples: the {n} x {n} "
-                     f"{X.dtype} kernel matrix"
-                     + ("" if self.solver == "pcg" else " and its linear system"))
+        if self.graph is not None:
+            if affinity is not None:
+                raise ValueError("give graph= or affinity=, not both")
+            if self.kernel == "precomputed":
+                raise ValueError(
+                    "graph= is a kNN graph over the points X; with "
+                    "kernel='precomputed' pass the graph as affinity=")
+            if not isinstance(self.graph, KNNGraph):
+                raise TypeError("graph must be a semisvm.graph.KNNGraph or "
+                                f"None, got {type(self.graph).__name__}")
+        self._graph_obj = None
         if self.kernel == "precomputed" and X.shape != (n, n):
             raise ValueError(
                 f"kernel='precomputed' needs a square (n, n) Gram matrix as X, "
@@ -744,6 +762,8 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
         if self.gamma is None and self.kernel in ("rbf", "poly"):
             self._gamma = scale_gamma(X)
         self.mode_, self.n_components_ = self._mode(X)
+        # the memory of the path this fit takes, refused before any work
+        check_memory(*self._path_memory(X, self.mode_, self.n_components_))
         if self.mode_ != "exact":
             return self._fit_w(X, y, labeled, classes, affinity, safe)
         K, L = self._kernel_and_laplacian(X, affinity)
@@ -859,10 +879,14 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
                     f"n_components must be None, 'auto' or an int, got {m!r}")
             if self.kernel == "linear":
                 mode, m = "linear", None
-            elif (self.kernel == "precomputed" or callable(self.kernel)
-                  or n <= LOWRANK_MIN_SAMPLES):
+            elif self.kernel == "precomputed" or callable(self.kernel):
+                mode, m = "exact", None
+            elif (n <= LOWRANK_MIN_SAMPLES
+                  and fits_in_memory(self._path_memory(X, "exact", None)[0])):
                 mode, m = "exact", None
             else:
+                # above the threshold, or where the n x n matrix does not
+                # fit in the memory left (the exact path would be refused)
                 mode, m = "nystroem", min(AUTO_COMPONENTS, n)
         else:
             m = check_int(m, "n_components")
@@ -885,18 +909,63 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
                 f", {m} landmarks" if mode == "nystroem" else "")
         return mode, m
 
+    def _path_memory(self, X, mode, m):
+        """``(bytes, what)``: the largest arrays the path ``mode`` allocates
+        (the message of :func:`semisvm._validation.check_memory`)."""
+        n, d = X.shape
+        item = X.dtype.itemsize
+        name = f"{type(self).__name__} on n={n} samples"
+        if mode == "exact":
+            # the dense n x n Gram matrix (and, for the direct solvers, an
+            # (n + 1) x (n + 1) system beside it)
+            direct = self.solver != "pcg"
+            return (n * n * item * (2 if direct else 1),
+                    f"{name}: the {n} x {n} {X.dtype} kernel matrix"
+                    + (" and its linear system" if direct else "")
+                    + " (n_components=None, the exact path; n_components="
+                    "'auto' or an int m uses m Nystroem landmarks, O(n m))")
+        k = max(1, min(10, n - 1)) if self.n_neighbors is None else self.n_neighbors
+        k = k if isinstance(k, (int, np.integer)) and 0 < k < n else min(10, n - 1)
+        graph = graph_nbytes(n, k, item, d)
+        if mode == "linear":
+            # the graph, and the Newton / CG vectors over the n rows and d
+            # features (X itself is the feature matrix, never copied)
+            return (graph + 12 * (n + d) * 8,
+                    f"{name}: the kNN graph (k={k}) and the linear "
+                    f"solver's vectors")
+        # Nystroem: Z (n x m) in X's dtype, the kernel blocks it is built
+        # from, the m x m eigendecomposition and Newton systems
+        return (n * m * item + 2 * min(n, 4096) * m * 8 + 6 * (m + 1) ** 2 * 8
+                + graph,
+                f"{name}: the {n} x {m} {X.dtype} Nystroem features "
+                f"(n_components={m}) and the kNN graph (k={k})")
+
     def _graph(self, X, affinity):
-        """Base Laplacian from the kNN graph of X (approximate above
-        ``semisvm.graph.ANN_MIN_SAMPLES``) or the user's affinity; sets p_."""
+        """Base Laplacian from the kNN graph of X (a :class:`KNNGraph`: the
+        given ``graph`` or one built here, approximate above
+        ``semisvm.graph.ANN_MIN_SAMPLES``) or the user's affinity; sets
+        ``p_`` and ``graph_``."""
         n = X.shape[0]
         p = None if self.p is None else check_int(self.p, "p")
         self.intrinsic_dim_ = None
         if affinity is not None:
             return self._user_laplacian(affinity, n, p)
-        k = self._n_neighbors(n)
-        W, dist = knn_affinity(X, k, weight=self.graph_weight, t=self.graph_t,
-                               return_distances=True,
-                               random_state=self.random_state)
+        g = self.graph
+        if g is None:
+            g = KNNGraph(self._n_neighbors(n), weight=self.graph_weight,
+                         t=self.graph_t, random_state=self.random_state)
+        if not hasattr(g, "affinity_"):
+            # an unfitted graph (or none given): built here, on X
+            g = clone(g).fit(X)
+        out = g.graph_for(X)
+        if out is None:
+            raise ValueError(
+                f"graph was fitted on {g.n_samples_fit_} rows that X (n={n}) "
+                "is neither equal to nor a subset of: fit the graph on these "
+                "rows (or on a superset of them)")
+        W, dist = out
+        self._graph_obj = g
+        k = dist.shape[1]
         self._set_p(p, dist, k)
         return laplacian(W, normalized=self.normalized_laplacian, p=1)
 
@@ -1090,7 +1159,9 @@ _PARAMS_DOC = """
         ``eta``, ``check_every`` and validation points apply to the exact mode
         only; ``max_iter`` counts Newton steps there):
 
-        * ``None``: the exact kernel-matrix path (K is n x n).
+        * ``None``: the exact kernel-matrix path (K is n x n; refused up
+          front, naming the bytes it needs, when that does not fit in the
+          memory left).
         * an int m: Nystroem, Z = K(X, X_m) K_mm^{-1/2} over m landmark rows:
           every labeled row (the first m if there are more), then rows drawn
           uniformly without replacement with ``random_state`` (in the order
@@ -1099,10 +1170,17 @@ _PARAMS_DOC = """
         * ``"auto"``: ``kernel="linear"``: Z = X, the linear LapSVM in w
           (exact; CSR input is never densified, O(nnz(X) + p nnz(L)) per CG
           iteration); other kernels: exact up to ``LOWRANK_MIN_SAMPLES`` =
-          10,000 training rows, Nystroem with ``AUTO_COMPONENTS`` = 1,000
-          landmarks above (logged on the ``"semisvm"`` logger; ``mode_`` and
+          10,000 training rows when the n x n kernel matrix fits in the
+          memory left, else Nystroem with ``AUTO_COMPONENTS`` = 1,000
+          landmarks (logged on the ``"semisvm"`` logger; ``mode_`` and
           ``n_components_`` record the choice). Precomputed and callable
           kernels are always exact.
+
+        Each fit checks the memory of the path it takes, after choosing
+        it (the n x n matrix for the exact path, the n x m features and the
+        kNN graph for Nystroem, the graph for the linear path) and refuses
+        up front (a ``ValueError`` and ``MemoryError``) where it does
+        not fit.
 
         In the scalable modes the kNN graph is built over X by
         :func:`semisvm.graph.knn_affinity` (approximate nearest neighbours
@@ -1110,6 +1188,18 @@ _PARAMS_DOC = """
         installed).
     random_state : int or None, default=0
         Seed of the Nystroem landmarks and of the approximate kNN search.
+    graph : semisvm.graph.KNNGraph or None, default=None
+        The kNN graph, built once and shared: a fitted
+        :class:`~semisvm.graph.KNNGraph` over the training rows (or a
+        superset of them, e.g. all rows of a data set whose
+        cross-validation folds are fitted) is read, never searched again,
+        by every one-vs-rest problem, refit, clone, fold and grid point; an
+        unfitted one is fitted on X (a copy; the argument stays unfitted).
+        Its own ``n_neighbors``, ``weight`` and ``t`` replace
+        ``n_neighbors``, ``graph_weight`` and ``graph_t``; its affinity is
+        float32. None: the estimator's own graph (exact mode: from the
+        kernel matrix's nearest neighbours; scalable modes: a
+        :class:`~semisvm.graph.KNNGraph` built on X, ``graph_``).
 
     Attributes
     ----------
@@ -1145,6 +1235,9 @@ _PARAMS_DOC = """
         Power of the Laplacian used.
     intrinsic_dim_ : float or None
         Estimated intrinsic dimension (``p=None`` with a kNN graph only).
+    graph_ : semisvm.graph.KNNGraph or None
+        The graph object the fit used (None for a user-given ``affinity``
+        and for the exact mode's own graph).
     n_features_in_ : int
 """
 
@@ -1234,7 +1327,7 @@ class LapRLS(_LaplacianBase):
                  fit_intercept=True, stop="stability", tol=None, max_iter=None,
                  check_every=None, eta=None, safe="auto", safe_cv=5,
                  safe_margin=0.0, verbose=0, n_components="auto",
-                 random_state=0):
+                 random_state=0, graph=None):
         # the same parameters as LapSVM; only the default solver differs
         super().__init__(**{k: v for k, v in locals().items()
                             if k not in ("self", "__class__")})

@@ -293,3 +293,77 @@ def test_nystroem_landmarks_include_the_labeled_rows():
     perm = np.random.RandomState(0).permutation(300)
     rest = perm[~np.isin(perm, lab)][:12]
     np.testing.assert_array_equal(est.landmarks_, np.sort(np.r_[lab, rest]))
+
+
+# ------------------------------------------- memory checks follow the path taken
+
+def _budget(monkeypatch, nbytes):
+    """Fake the memory the system reports available."""
+    import semisvm._validation as v
+    monkeypatch.setattr(v, "memory_budget", lambda: (float(nbytes), "available RAM"))
+
+
+def _big(n=450, seed=0):
+    rng = np.random.RandomState(seed)
+    yt = np.arange(n) % 3
+    X = rng.randn(n, 6) + 3.0 * np.eye(6)[yt]
+    y = np.full(n, -1)
+    y[:12] = yt[:12]
+    return X, y, yt
+
+
+@pytest.mark.parametrize("Est", [LapSVM, LapRLS])
+def test_scalable_paths_fit_where_the_exact_one_is_refused(monkeypatch, Est):
+    import semisvm.manifold as m
+    from semisvm._validation import NotEnoughMemoryError
+    X, y, yt = _big()
+    n = X.shape[0]
+    # 1.2 MB: the exact path's n x n float64 matrix is 1.6 MB (twice that
+    # with LapRLS's linear system), Nystroem with 20 landmarks and the kNN
+    # graph about 0.8 MB, the linear path less
+    _budget(monkeypatch, 1.2e6)
+    monkeypatch.setattr(m, "LOWRANK_MIN_SAMPLES", 100)      # above the threshold
+    monkeypatch.setattr(m, "AUTO_COMPONENTS", 20)
+    est = Est().fit(X, y)                                  # the defaults
+    assert est.mode_ == "nystroem" and est.n_components_ == 20
+    assert np.mean(est.transduction_ == yt) > 0.9
+    assert Est(n_components=30).fit(X, y).mode_ == "nystroem"
+    for Xin in (X, sp.csr_matrix(X)):
+        lin = Est(kernel="linear").fit(Xin, y)
+        assert lin.mode_ == "linear"
+    # the exact path is refused before any work, naming what it needs
+    def no_kernel(*a, **k):
+        raise AssertionError("the kernel matrix was computed")
+    monkeypatch.setattr(m, "kernel_matrix", no_kernel)
+    with pytest.raises(NotEnoughMemoryError,
+                       match=rf"needs 0\.0 GiB \({n * n * 8 * (1 if Est is LapSVM else 2)} "
+                             rf"bytes\) for {Est.__name__} on n={n} samples: the "
+                             rf"{n} x {n} float64 kernel matrix.*n_components=None"):
+        Est(n_components=None).fit(X, y)
+    with pytest.raises(NotEnoughMemoryError, match="kernel matrix"):
+        Est(n_components=None, kernel="linear").fit(X, y)
+
+
+@pytest.mark.parametrize("Est", [LapSVM, LapRLS])
+def test_auto_below_threshold_exact_unless_it_does_not_fit(monkeypatch, Est):
+    import semisvm.manifold as m
+    from semisvm._validation import NotEnoughMemoryError
+    X, y, _ = _big()
+    monkeypatch.setattr(m, "AUTO_COMPONENTS", 20)
+    assert X.shape[0] < m.LOWRANK_MIN_SAMPLES
+    _budget(monkeypatch, 1e9)
+    ref = Est().fit(X, y)
+    assert ref.mode_ == "exact"
+    # the same fit, bit for bit, as an explicit n_components=None
+    np.testing.assert_array_equal(ref.dual_coef_,
+                                  Est(n_components=None).fit(X, y).dual_coef_)
+    _budget(monkeypatch, 1.2e6)          # the n x n matrix no longer fits
+    low = Est().fit(X, y)
+    assert low.mode_ == "nystroem" and low.n_components_ == 20
+    _budget(monkeypatch, 1e5)          # nor the Nystroem features
+    with pytest.raises(NotEnoughMemoryError,
+                       match=r"450 x 20 float64 Nystroem features \(n_components=20\) "
+                             r"and the kNN graph \(k=10\)"):
+        Est().fit(X, y)
+    with pytest.raises(NotEnoughMemoryError, match="kNN graph"):
+        Est(kernel="linear").fit(X, y)

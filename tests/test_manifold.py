@@ -576,3 +576,55 @@ def test_safety_net_falls_back(Est):
     assert err < np.mean(semi.transduction_[~lab] != yt[~lab]) - 0.1
     with pytest.raises(ValueError, match="safe=True"):
         Est(safe=True).fit(X, y, affinity=graph_laplacian(X) * 0 + sp.eye(200))
+
+
+# ------------------------------------------------ one graph, built once, shared
+
+def _count_searches(monkeypatch):
+    import semisvm.graph as g
+    calls = []
+    real = g.knn_search
+    monkeypatch.setattr(g, "knn_search",
+                        lambda *a, **k: calls.append(a[0].shape[0]) or real(*a, **k))
+    return calls
+
+
+@pytest.mark.parametrize("Est", [LapSVM, LapRLS])
+@pytest.mark.parametrize("n_components", [None, 40])
+def test_graph_argument_one_search_across_classes_and_refits(monkeypatch, Est,
+                                                             n_components):
+    from sklearn.base import clone
+
+    from semisvm.graph import KNNGraph
+    rng = np.random.RandomState(0)
+    yt = np.arange(240) % 3
+    X = rng.randn(240, 4) + 4 * np.eye(4)[yt]
+    y = np.where(np.arange(240) < 12, yt, -1)
+    calls = _count_searches(monkeypatch)
+    g = KNNGraph(10).fit(X)
+    assert calls == [240]
+    est = Est(graph=g, n_components=n_components, p=1)
+    a = est.fit(X, y)
+    b = clone(est).fit(X, y)                 # a clone holds the same graph
+    c = Est(graph=g, n_components=n_components, p=1, gamma_A=1e-3).fit(X, y)
+    assert calls == [240]                    # three classes, three fits: no search
+    assert a.graph_ is g and b.graph_ is g and c.graph_ is g
+    np.testing.assert_array_equal(a.dual_coef_, b.dual_coef_)
+    assert np.mean(a.transduction_ == yt) > 0.95
+    # the same model as the estimator's own graph with the same settings
+    # (the Nystroem path builds a KNNGraph itself)
+    own = Est(n_components=n_components, p=1).fit(X, y)
+    if n_components is not None:
+        np.testing.assert_array_equal(own.dual_coef_, a.dual_coef_)
+    np.testing.assert_array_equal(own.transduction_, a.transduction_)
+    # an unfitted graph is fitted on X (a copy: the argument stays unfitted)
+    u = KNNGraph(10)
+    d = Est(graph=u, n_components=n_components, p=1).fit(X, y)
+    assert not hasattr(u, "affinity_") and d.graph_.is_fitted_on(X)
+    # a graph of other rows, with affinity=, with a precomputed kernel: errors
+    with pytest.raises(ValueError, match="graph was fitted on 240 rows"):
+        Est(graph=g).fit(X[:100] + 1, y[:100])
+    with pytest.raises(ValueError, match="not both"):
+        Est(graph=g).fit(X, y, affinity=g.affinity_)
+    with pytest.raises(TypeError, match="KNNGraph"):
+        Est(graph=g.affinity_).fit(X, y)
