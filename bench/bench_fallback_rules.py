@@ -27,6 +27,8 @@ def main():
     ap.add_argument("--z", type=float, nargs="+", default=[0.0, 0.5, 1.0, 1.5])
     ap.add_argument("--min-lead", type=int, nargs="+", default=[1, 2])
     ap.add_argument("--tag", default=None)
+    ap.add_argument("--skip-schemes", nargs="*", default=[],
+                    help="label schemes on which the check is not run")
     args = ap.parse_args()
     rows = [json.loads(line) for f in args.files for line in open(f) if line.strip()]
     if args.tag:
@@ -47,7 +49,7 @@ def main():
                     pre = r["err_semi"] if r.get("fell_back") else r["err"]
                     c = r.get("check")
                     fire = False
-                    if c is not None:
+                    if c is not None and r["scheme"] not in args.skip_schemes:
                         only_semi, only_sup = c[2], c[3]
                         lead = only_sup - only_semi
                         fire = (c[0] < c[1] and lead >= lead_min

@@ -932,7 +932,7 @@ _COMMON_DOC = """
           logged at ``verbose``): its decision function is taken over into
           ``X_fit_``, ``alpha_``, ``intercept_`` (one binary SVC per class
           against the rest for more than two classes). Two extra solves (at
-          most 3x a fit); skipped when a class has fewer than two labels,
+          most 3x a fit); skipped when a class has fewer than 4 labels,
           and for kernels other than "rbf" and "linear" (with
           ``kernel="linear"`` the counterpart is a linear SVC). Works with
           ``affinity=``.

@@ -1133,7 +1133,7 @@ _PARAMS_DOC = """
           logged at ``verbose``): its decision function is taken over into
           ``X_fit_``, ``dual_coef_``, ``intercept_`` (one binary SVC per
           class against the rest for more than two classes). Two extra
-          solves (at most 3x a fit); skipped when a class has fewer than two
+          solves (at most 3x a fit); skipped when a class has fewer than 4
           labels, and for kernels other than "rbf" and "linear". With
           ``kernel="linear"`` the counterpart is a linear SVC.
         * ``True``: the full safety net

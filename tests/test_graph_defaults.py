@@ -48,7 +48,7 @@ def _xor(n=240, seed=0, k=10):
     return X, _draw(yt, k, seed), yt
 
 
-def _moons(n=200, seed=0, k=3):
+def _moons(n=200, seed=0, k=5):
     X, yt = make_moons(n, noise=0.1, random_state=seed)
     return X, _draw(yt, k, seed), yt
 
@@ -73,7 +73,7 @@ def test_check_safe():
 
 
 def test_two_folds_stratified_and_fixed():
-    y = np.array([0, 0, 0, 1, 1, 1, 1, -1, -1, 2, 2])
+    y = np.array([0, 0, 0, 0, 0, 1, 1, 1, 1, -1, -1, 2, 2, 2, 2])
     lab = y != -1
     f = two_folds(y, lab)
     yl = y[lab]
@@ -83,7 +83,7 @@ def test_two_folds_stratified_and_fixed():
     assert abs(int(np.sum(f == 0)) - int(np.sum(f == 1))) <= 1
     np.testing.assert_array_equal(f, two_folds(y, lab))
     y1 = y.copy()
-    y1[0:2] = -1          # class 0 keeps one label: nothing to hold out
+    y1[11] = -1          # class 2 keeps 3 labels: too few to hold half out
     assert two_folds(y1, y1 != -1) is None
 
 
@@ -119,7 +119,7 @@ def test_fallback_fires_where_the_cluster_assumption_fails(Est, data):
 @pytest.mark.parametrize("Est", [LapSVM, LapRLS, TVRLS] + [
     pytest.param(E, marks=pytest.mark.slow) for E in (TVSVM, CheegerRLS, CheegerSVM)])
 def test_fallback_silent_on_two_moons(Est):
-    X, y, yt = _moons()
+    X, y, yt = _moons(k=5)
     est = _fit(Est(), X, y)
     off = _fit(Est(safe=False), X, y)
     assert not est.fell_back_ and est.unlabeled_gain_ >= 0
@@ -128,10 +128,11 @@ def test_fallback_silent_on_two_moons(Est):
 
 
 @pytest.mark.parametrize("Est", LAP)
-def test_fallback_skipped_with_one_label_per_class(Est):
-    X, y, _ = _moons(k=1)
-    est = _fit(Est(), X, y)
-    assert est.unlabeled_gain_ is None and not est.fell_back_
+def test_fallback_skipped_below_four_labels_per_class(Est):
+    for k in (1, 3):
+        X, y, _ = _moons(k=k)
+        est = _fit(Est(), X, y)
+        assert est.unlabeled_gain_ is None and not est.fell_back_
 
 
 def test_fallback_reuses_the_graph_and_kernel(monkeypatch):
@@ -266,7 +267,7 @@ def test_fallback_linear_kernel_and_sparse(monkeypatch):
 def test_defaults_invariant_to_feature_scale(Est):
     # every default width (kernel, graph weights) is a multiple of a distance
     # of the data: the same transduction in any unit
-    X, y, _ = _moons(120, k=3)
+    X, y, _ = _moons(120, k=5)
     a = _fit(Est(), X, y)
     for s in (1e-3, 1e3):
         b = _fit(Est(), X * s, y)
