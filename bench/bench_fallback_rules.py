@@ -29,11 +29,28 @@ def main():
     ap.add_argument("--tag", default=None)
     ap.add_argument("--skip-schemes", nargs="*", default=[],
                     help="label schemes on which the check is not run")
+    ap.add_argument("--min-per-class", type=int, default=0,
+                    help="run the check only when every class has this many labels "
+                         "(recomputed from the suite's label draws)")
+    ap.add_argument("--max-rows", type=int, default=600,
+                    help="the --max-rows of the runs (for --min-per-class)")
     args = ap.parse_args()
     rows = [json.loads(line) for f in args.files for line in open(f) if line.strip()]
     if args.tag:
         rows = [r for r in rows if r.get("tag") == args.tag]
     svc = {(r["set"], r["scheme"], r["seed"]): r["err"] for r in rows if r["model"] == "SVC"}
+    few = set()
+    if args.min_per_class:
+        import os
+        import sys
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import _suite
+        for name in sorted({k[0] for k in svc}):
+            yy = _suite.load(name, max_rows=args.max_rows).y
+            for key in [k for k in svc if k[0] == name]:
+                lab = _suite.label_draw(yy, key[1], key[2])
+                if np.bincount(lab[lab >= 0]).min() < args.min_per_class:
+                    few.add(key)
     models = sorted({r["model"] for r in rows} - {"SVC"})
     print(f"{'rule':18s} " + " ".join(f"{m:>16s}" for m in models) + "   (worse/better, fell back)")
     for z in args.z:
@@ -49,7 +66,8 @@ def main():
                     pre = r["err_semi"] if r.get("fell_back") else r["err"]
                     c = r.get("check")
                     fire = False
-                    if c is not None and r["scheme"] not in args.skip_schemes:
+                    if (c is not None and r["scheme"] not in args.skip_schemes
+                            and key not in few):
                         only_semi, only_sup = c[2], c[3]
                         lead = only_sup - only_semi
                         fire = (c[0] < c[1] and lead >= lead_min
