@@ -134,9 +134,14 @@ def fit_supervised(sup, X, y, classes):
     for k, c in enumerate(problems):
         svc = sup.__class__(**sup.get_params()).fit(X, (y == c).astype(np.intp))
         # scikit-learn: decision > 0 is classes_[1] = 1, i.e. class c
-        dual = svc.dual_coef_        # sparse when X is
-        coef[k, svc.support_] = np.asarray(dual.toarray() if hasattr(dual, "toarray")
-                                           else dual)[0]
+        dual = svc.dual_coef_        # a 1 x n_sv sparse row when X is sparse
+        if hasattr(dual, "tocsr"):
+            dual = dual.tocsr()
+            row = np.zeros(dual.shape[1])
+            row[dual.indices] = dual.data
+        else:
+            row = np.asarray(dual)[0]
+        coef[k, svc.support_] = row
         intercept[k] = svc.intercept_[0]
         if sup.kernel == "rbf":
             gamma = float(svc._gamma)
@@ -144,9 +149,11 @@ def fit_supervised(sup, X, y, classes):
 
 
 def _decide(X, Xfit, coef, intercept, gamma):
-    from sklearn.metrics.pairwise import linear_kernel, rbf_kernel
-    K = linear_kernel(X, Xfit) if gamma is None else rbf_kernel(X, Xfit, gamma=gamma)
-    return np.asarray(K @ coef.T) + intercept
+    from sklearn.metrics.pairwise import rbf_kernel
+    if gamma is None:
+        # linear: X (Xfit' coef'), never densifying a sparse X
+        return np.asarray(X @ np.asarray(Xfit.T @ coef.T)) + intercept
+    return np.asarray(rbf_kernel(X, Xfit, gamma=gamma) @ coef.T) + intercept
 
 
 def _labels(F, classes):
