@@ -53,6 +53,10 @@ of ``bench/_suite.py`` with ``bench/bench_graph_tv_suite.py``, see
   spreading gives (the paper's median forces an even split);
 * the normalised two-class TV iterations stop on ``"no_improvement"`` when
   they cycle instead of running into ``max_iter``;
+* ``safe="auto"`` (the default) checks the model against an RBF SVC on the
+  labels on two label folds solved on the same graph and kernel, and falls
+  back to the SVC when the unlabeled rows do not help
+  (:mod:`semisvm._fallback`);
 * ``safe=True`` checks the model against its supervised counterpart by
   cross-validation on the labeled rows and falls back to it
   (:class:`semisvm.model_selection.SafeSemiSupervisedMixin`).
@@ -71,6 +75,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
+from semisvm._fallback import auto_fallback, check_safe
 from semisvm._lowrank import nystroem_features
 from semisvm._results import GraphTVResult
 from semisvm._tv_solvers import RKHS, cheeger_ratio, tv_splitting
@@ -88,7 +93,7 @@ from semisvm._validation import (
     check_targets,
     unlabeled_hint,
 )
-from semisvm.graph import KNNGraph, check_affinity, knn_affinity
+from semisvm.graph import KNNGraph, check_affinity, intrinsic_dimension, knn_affinity
 from semisvm.model_selection import SafeSemiSupervisedMixin
 
 __all__ = [
@@ -492,6 +497,23 @@ def _knn_graph(X, *, n_neighbors=10, weights="self-tuning", return_distances=Fal
                         return_distances=return_distances)
 
 
+def _intrinsic_dim(X, n_max=1000, k=10):
+    """Levina-Bickel intrinsic dimension of the rows (None below 4 rows).
+
+    From the k nearest neighbours among at most ``n_max`` evenly spaced rows
+    (deterministic; the estimate does not depend on the density, so a
+    subsample gives the same dimension).
+    """
+    n = X.shape[0]
+    if n < 4:
+        return None
+    rows = np.unique(np.linspace(0, n - 1, min(n, n_max)).round().astype(np.intp))
+    Xs = X[rows]
+    kk = min(k, rows.size - 1)
+    dist, _ = NearestNeighbors(n_neighbors=kk + 1).fit(Xs).kneighbors(Xs)
+    return float(intrinsic_dimension(np.asarray(dist[:, 1:], dtype=np.float64)))
+
+
 def _median_rbf_gamma(X, random_state, n_max=1000):
     """RBF gamma = 1 / (2 s^2), s the median pairwise distance (on <= n_max rows).
 
@@ -629,6 +651,7 @@ class _GraphTVBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
         the classes.
         """
         check_sparse_structure(X)  # before SciPy converts it
+        safe = check_safe(self.safe)
         if W is not None and affinity is not None:
             raise ValueError("give the graph as affinity= or W=, not both")
         name = "W"
@@ -659,15 +682,19 @@ class _GraphTVBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
         y_enc[lab] = y_idx
         dist = None
         self._graph_obj = None
-        if W is not None and self.graph is not None:
+        user_graph = W is not None
+        if user_graph and self.graph is not None:
             raise ValueError("give graph= or affinity=, not both")
-        if W is None and (self.graph is not None or self.safe):
+        if not user_graph and (self.graph is not None or safe is True):
             W, dist = self._shared_graph(X, k)
-        elif W is None:
+        elif not user_graph:
             W, dist = _knn_graph(X, n_neighbors=k, weights=self.weights,
                                  return_distances=True)
-        else:
-            if self.safe:
+        # the intrinsic dimension of the rows: sets how the default weights
+        # grow with n (the same whichever graph is used)
+        self.intrinsic_dim_ = _intrinsic_dim(X)
+        if user_graph:
+            if safe is True:
                 raise ValueError(
                     "safe=True refits on folds of the rows and needs the graph "
                     "built from X: pass no affinity (or safe=False)")
@@ -714,7 +741,42 @@ class _GraphTVBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
         self.transduction_ = self.classes_[res.labels]
         self.n_iter_ = res.n_iter
         self.result_ = res
+        if safe == "auto":
+            return self._auto_fallback(X, y, K, W, Z, self.nugget_)
         return self._safe_fit(X, y)
+
+    def _auto_fallback(self, X, y, K, W, Z, nugget):
+        """The default check (:mod:`semisvm._fallback`): the label folds are
+        solved again on this fit's K (or Nystroem features Z) and W
+        (nothing rebuilt)."""
+        keep = {k: getattr(self, k) for k in ("label_conflict_", "refit_convex_")
+                if hasattr(self, k)}
+
+        def labels(y_hidden):
+            lab = y_hidden != UNLABELED
+            y_enc = np.full(y_hidden.shape[0], UNLABELED, dtype=np.intp)
+            y_enc[lab] = np.searchsorted(self.classes_, y_hidden[lab])
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", ConvergenceWarning)
+                res = self._solve(K, W, y_enc, Z, nugget)
+            return self.classes_[res.labels]
+
+        def adopt(rows, coef, intercept, gamma):
+            # the SVC's decision k(x, X[rows]) coef + b in this model's terms
+            binary = coef.shape[0] == 1
+            self.X_fit_ = X[rows]
+            if self.mode_ != "exact":
+                self.landmarks_ = rows
+            self.alpha_ = coef[0] if binary else coef.T.copy()
+            self.intercept_ = float(intercept[0]) if binary else intercept
+            if gamma is not None:
+                self._kernel_gamma = gamma
+
+        auto_fallback(self, X, y, labels, adopt, kernel=self.kernel,
+                      margin=self.safe_margin)
+        for k, v in keep.items():      # the fit's own, not the last fold's
+            setattr(self, k, v)
+        return self
 
     def _mode(self, n):
         """("exact" | "nystroem", n_components_) for a fit on n rows."""
@@ -857,21 +919,42 @@ _COMMON_DOC = """
         Only used to subsample rows for the default kernel width when there
         are more than 1000; None: evenly spaced rows (no randomness: two fits
         of the same data give the same bits).
-    safe : bool, default=False
-        The safety net (:class:`semisvm.model_selection.SafeSemiSupervisedMixin`):
-        after the fit, compare the model with its supervised counterpart
-        (TVRLS / TVSVM with ``gamma=0, normalize=None``: kernel ridge
-        classification / the kernel SVM on the labeled rows, same kernel) by
-        cross-validation on the labeled rows (every unlabeled row stays in
-        training), store the mean accuracy gain in ``unlabeled_gain_`` and,
-        when it is below ``-safe_margin``, become that supervised model
-        (``fell_back_``). Costs ``2 x safe_cv x 2`` extra fits; needs the
-        graph built from X (not ``fit(..., W=...)``).
+    safe : {"auto", True, False}, default="auto"
+        Whether the model may fall back to a supervised one when the
+        unlabeled rows do not help (the classes are not the graph's
+        clusters).
+
+        * ``"auto"`` (the default, :mod:`semisvm._fallback`): two stratified
+          folds of the labeled rows; each fold's labels are hidden and the
+          problem solved again on the same kernel matrix and graph; the
+          hidden rows' labels are compared with those of an RBF
+          :class:`sklearn.svm.SVC` (``C=1, gamma="scale"``) trained on the
+          other fold. When the semi-supervised labels are less accurate by
+          more than ``safe_margin`` (and by more than noise), the estimator
+          becomes that SVC trained on all labeled rows (``fell_back_``;
+          logged at ``verbose``): its decision function is taken over into
+          ``X_fit_``, ``alpha_``, ``intercept_`` (one binary SVC per class
+          against the rest for more than two classes). Two extra solves (at
+          most 3x a fit); skipped when a class has fewer than 4 labels,
+          and for kernels other than "rbf" and "linear" (with
+          ``kernel="linear"`` the counterpart is a linear SVC). Works with
+          ``affinity=``.
+        * ``True``: the full safety net
+          (:class:`semisvm.model_selection.SafeSemiSupervisedMixin`):
+          compare the model with its supervised counterpart (TVRLS / TVSVM
+          with ``gamma=0, normalize=None``: kernel ridge classification /
+          the kernel SVM on the labeled rows, same kernel) by cross-validation
+          on the labeled rows (every unlabeled row stays in training), store
+          the mean accuracy gain in ``unlabeled_gain_`` and, when it is below
+          ``-safe_margin``, become that supervised model (``fell_back_``).
+          Costs ``2 x safe_cv x 2`` extra fits; needs the graph built from X
+          (not ``fit(..., W=...)``).
+        * ``False``: no check.
     safe_cv : int or cross-validator, default=5
-        Folds of the check (an int k: k labeled-row folds, repeated twice).
+        Folds of ``safe=True`` (an int k: k labeled-row folds, repeated twice).
     safe_margin : float, default=0.0
-        Fall back when the cross-validated accuracy gain is below
-        ``-safe_margin``.
+        Fall back when the accuracy gain is below ``-safe_margin`` (ties keep
+        the semi-supervised model).
     verbose : int
         Log every outer iteration (logger "semisvm").
     n_components : {"auto"} or int or None, default="auto"
@@ -914,13 +997,18 @@ _COMMON_DOC = """
         Training-row indices of the landmarks; ``X_fit_`` holds those rows
         and ``alpha_`` their coefficients on the Nystroem path.
     n_iter_ : int
+    intrinsic_dim_ : float or None
+        Levina-Bickel estimate of the rows' intrinsic dimension (10 nearest
+        neighbours among at most 1,000 evenly spaced rows; None below 4
+        rows); sets the two-class default weights.
     result_ : GraphTVResult
         Objective history, residuals, iterations, stop reason, ROF time.
     unlabeled_gain_ : float or None
-        ``safe=True``: cross-validated accuracy of the model minus that of
-        its supervised counterpart (None when ``safe=False``).
+        Held-out accuracy of the model minus that of its supervised
+        counterpart on the labeled rows (``safe="auto"``: the two folds;
+        ``safe=True``: the mean over the folds); None when no check ran.
     fell_back_ : bool
-        True when the safety net replaced the model by the supervised one.
+        True when the check replaced the model by the supervised one.
     n_features_in_ : int
 """
 
@@ -950,12 +1038,12 @@ _CHEEGER_DOC = """balance : {"auto", "median", "lambda"} or float or array, defa
 
 class _TVBase(_GraphTVBase):
     _knn_width = 2.0
-    def __init__(self, *, gamma=None, lam=0.1, eta=None, mu=1.0, r1=1.0, r2=1.0,
+    def __init__(self, *, gamma=None, lam=0.1, eta=None, mu=None, r1=1.0, r2=1.0,
                  r=1.0, normalize="sqrt", kernel="rbf", kernel_gamma=None,
                  degree=3, coef0=0.0, n_neighbors=None, weights="self-tuning",
                  tol=1e-4, n_stable=10, label_tol=0.01, max_iter=300,
                  rof_tol=1e-3, rof_max_iter=200, conflict_tol=0.1,
-                 random_state=None, safe=False, safe_cv=5,
+                 random_state=None, safe="auto", safe_cv=5,
                  safe_margin=0.0, verbose=0, n_components="auto",
                  graph=None):
         self.gamma = gamma
@@ -987,11 +1075,34 @@ class _TVBase(_GraphTVBase):
         self.n_components = n_components
         self.graph = graph
 
-    def _solve(self, K, W, y, Z=None, nugget=0.0):
+    def _default_weights(self, n):
+        """``(gamma, mu)`` of this fit: the given values, or the defaults.
+
+        Two classes: ``gamma = s`` and (TVSVM) ``mu = 10 s`` with ``s = (n /
+        TV_ROWS)^(2 / max(d, 2))``, d the rows' intrinsic dimension
+        (``intrinsic_dim_``):
+        1 and 10 on ``TV_ROWS`` = 300 training rows; the TV and hinge weights
+        grow with the rows against the RKHS term and the splitting penalties
+        (see "Defaults"). More classes: ``gamma = 0.3``, ``mu = 1`` (USPS
+        {0, 1, 4, 9}).
+        """
+        binary = self.classes_.shape[0] == 2
+        d = getattr(self, "intrinsic_dim_", None)
+        # the growth with n: (n / TV_ROWS)^(2 / d) for an intrinsic
+        # dimension d >= 2 (two moons: d ~ 2, n / TV_ROWS; digits: d ~ 7,
+        # about the cube root)
+        s = (n / TV_ROWS) ** (2.0 / max(d, 2.0) if d else 1.0)
         gamma = self.gamma
         if gamma is None:
-            # found on USPS: 4 vs 9 best near 1, {0,1,4,9} near 0.3
-            gamma = 1.0 if self.classes_.shape[0] == 2 else 0.3
+            gamma = s if binary else 0.3
+        mu = self.mu
+        if mu is None:
+            mu = 10.0 * s if binary else 1.0
+        return gamma, mu
+
+    def _solve(self, K, W, y, Z=None, nugget=0.0):
+        gamma, mu = self._default_weights(y.shape[0])
+        binary = self.classes_.shape[0] == 2
         eta = self.eta
         if eta is None:
             # USPS {0,1,4,9}, one label per class: eta = 1 left a draw at 37%
@@ -1004,7 +1115,7 @@ class _TVBase(_GraphTVBase):
                   label_tol=self.label_tol, max_iter=self.max_iter,
                   rof_tol=self.rof_tol, rof_max_iter=self.rof_max_iter,
                   verbose=bool(self.verbose), Z=Z, nugget=nugget)
-        res = graph_tv(K, W, y, gamma=gamma, mu=self.mu,
+        res = graph_tv(K, W, y, gamma=gamma, mu=mu,
                        normalize=self.normalize, **kw)
         lab = y != UNLABELED
         self.label_conflict_ = float(np.mean(res.labels[lab] != y[lab]))
@@ -1019,10 +1130,22 @@ class _TVBase(_GraphTVBase):
             # normalised fit mislabels 15-20% of the labeled rows, 34% test
             # error; the refit 13-14%, supervised linear SVM 14.8%)
             self.refit_convex_ = True
-            res = graph_tv(K, W, y, gamma=_CONVEX_GAMMA * gamma,
-                           mu=_CONVEX_MU * self.mu, normalize=None, **kw)
+            # the convex problem's weights do not grow with n (its labels
+            # and kernel lead; measured with gamma = mu = 1 as the base)
+            g0 = 1.0 if self.gamma is None and binary else gamma
+            mu0 = 1.0 if self.mu is None and binary else mu
+            res = graph_tv(K, W, y, gamma=_CONVEX_GAMMA * g0,
+                           mu=_CONVEX_MU * mu0, normalize=None, **kw)
         return res
 
+
+# the default TV weight (two classes) is gamma = (n / TV_ROWS)^(2/d) (and
+# TVSVM's hinge weight mu = 10 gamma), d the intrinsic dimension: measured on two moons (noise 0.15, 3
+# labels per class, seeds 0-2), TVRLS with gamma = 1 has 1.9 / 2.0 / 10.7 %
+# mean error at n = 300 / 600 / 1500, with gamma = n / 300 1.9 / 1.5 / 1.4 %;
+# TVSVM (mu = 1, gamma = 1) 16.6 / 22.7 / 38 %, (mu = 10 n/300, gamma = n/300)
+# 9.3 / - / 1.2 % (mu = 10, gamma = 2 at 600: 1.5 %)
+TV_ROWS = 300.0
 
 # the convex refit after a label conflict: gamma x 0.01 (and the hinge weight
 # mu x 10); measured on the digits demo, TV-RLS: gamma 0.003 / 0.01 / 0.03 ->
@@ -1037,7 +1160,7 @@ class _CheegerBase(_GraphTVBase):
                  normalize="sqrt", kernel="rbf", kernel_gamma=None, degree=3, coef0=0.0,
                  n_neighbors=None, weights="self-tuning", tol=1e-6, n_stable=10,
                  label_tol=0.01, max_iter=300, rof_tol=1e-3, rof_max_iter=200,
-                 random_state=None, safe=False, safe_cv=5,
+                 random_state=None, safe="auto", safe_cv=5,
                  safe_margin=0.0, verbose=0, n_components="auto",
                  graph=None):
         self.lam = lam
@@ -1100,6 +1223,32 @@ _TV_DEFAULTS_DOC = """
       the median); factor 3 left two moons draws at 16-27%. Multi-class keeps
       the median: USPS {0,1,4,9} with one label per class went from 1.4% to
       17.5% error at median / 1.1.
+    * **Weights that grow with the rows (two classes).** The TV weight
+      gamma = 1 (and TVSVM's mu = 1) was found on 200-300 rows and on USPS;
+      on two moons with 1,500 rows (noise 0.15, 3 labels per class) it left
+      TVRLS at 10.7% and TVSVM at 38% mean error. Measured on moons with 3
+      labels per class (seeds 0-2; TVRLS / TVSVM): the TV and hinge weights
+      have to grow in proportion to n against the RKHS term and the
+      splitting penalties r1, r2 (the normalised iteration carries the
+      labels a bounded distance along the graph per iteration: on more rows
+      it stops before they reach the far end of a moon). Scaling the RKHS
+      weight lam instead (lam x n/300 or / (n/300)) did not help (10.9% /
+      11.7%); gamma = n/300 with eta fixed: 1.9 / 1.5 / 1.4% at n = 300 /
+      600 / 1500; TVSVM with gamma = n/300, mu = 10 n/300: 9.3 / 1.5 / 1.2%.
+      How far the labels must travel, in graph hops, grows like n^(1/d)
+      for an intrinsic dimension d; measured, the weights must grow like
+      (n/300)^(2/d): two moons (d = 2.0) need the full n/300, while on the
+      ``semisvm demo`` digits (d = 7.4, n = 718) gamma = n/300 = 2.4 raised
+      TVSVM's test error from 14.6% to 20.1% and (n/300)^(2/7.4) = 1.3
+      keeps it near gamma = 1. Defaults: ``s = (n / 300)^(2 / max(d, 2))``
+      with d the Levina-Bickel estimate from the 10 nearest neighbours
+      among at most 1,000 evenly spaced rows (``intrinsic_dim_``; the same
+      with a user-given graph),
+      ``gamma = s``, TVSVM ``mu = 10 s`` (two classes; more classes keep
+      gamma = 0.3, mu = 1; the convex refit below keeps its weights of
+      300 rows). Chosen on two moons and the demo digits, and checked on
+      the binary sets of the tune part of ``bench/_suite.py``; the paper
+      bench passes gamma = 1, mu = 1.
     * **eta = 10 (two classes, was 1).** Two moons n = 200, noise 0.1: eta
       = 1 left a draw at 9% error, eta = 10 at 0%; USPS 4 vs 9 (2 draws,
       1/5/10/50 labels): TV-RLS 2.45/2.41/2.39/2.83% -> 2.45/2.47/2.75/2.80%.
@@ -1147,9 +1296,13 @@ class TVRLS(_TVBase):
     Parameters
     ----------
     gamma : float or None, default=None
-        TV weight; None: 1.0 for two classes, 0.3 for more (the values found
-        on USPS 4 vs 9 and {0, 1, 4, 9}: 2.5% and 1.0% error with 10 labels
-        per class).
+        TV weight; None: two classes, ``s = (n / 300)^(2 / max(d, 2))`` for
+        n training rows of intrinsic dimension d (``intrinsic_dim_``): 1 on
+        300 rows, and the weight that
+        works on 300 rows means the same on 1,500 (see "Defaults"; the paper
+        bench's USPS 4 vs 9 used 1.0: 2.5% error with 10 labels per class);
+        more classes, 0.3 (found on USPS {0, 1, 4, 9}: 1.0% error with 10
+        labels per class).
     lam : float, default=0.1
         RKHS weight.
     eta : float or None, default=None
@@ -1157,7 +1310,7 @@ class TVRLS(_TVBase):
         label per class, eta = 1 left one of two draws at 37% error, 4s and
         9s merged; eta = 10 gave 1.4% on both, 1.2-1.6% with 5-50 labels;
         two classes: see "Defaults").
-    mu : float
+    mu : float or None
         Unused (hinge weight of TVSVM); kept for a common signature.
     r1, r2 : float, default=1.0
         Augmented-Lagrangian penalties (binary).
@@ -1220,11 +1373,15 @@ class TVSVM(_TVBase):
     Parameters
     ----------
     gamma : float or None, default=None
-        TV weight; None: 1.0 for two classes, 0.3 for more (found on USPS).
+        TV weight; None: ``s = (n / 300)^(2 / max(d, 2))`` for two classes
+        (as :class:`TVRLS`), 0.3 for more.
     lam : float, default=0.1
         RKHS weight.
-    mu : float, default=1.0
-        Hinge-loss weight (LIBSVM C = mu / lam).
+    mu : float or None, default=None
+        Hinge-loss weight (LIBSVM C = mu / lam); None: two classes, ``10 s``,
+        i.e. ten times the TV weight (the same ratio as TVRLS's
+        squared-loss weight eta = 10 to its TV weight at 300 rows); more
+        classes, 1.0.
     eta : float
         Unused (squared-loss weight of TVRLS).
     r1, r2, r : float, default=1.0

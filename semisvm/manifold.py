@@ -96,6 +96,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from semisvm._core import _lapsvm
+from semisvm._fallback import auto_fallback, check_safe
 from semisvm._core._dataset import RowData
 from semisvm._results import LapSVMResult, LapWResult
 from semisvm._validation import (
@@ -170,6 +171,15 @@ def _lap_objective(K, L, y, lab, alpha, b, gamma_A, gamma_I, hinge):
         r = r[y[lab] * f[lab] < 1]
     return 0.5 * (float(r @ r) + gamma_A * float(alpha @ (f - b))
                   + gamma_I * float(f @ (L @ f))), f
+
+
+class _Decision:
+    """A solve's decision values, as the fallback's label folds read them."""
+
+    __slots__ = ("decision",)
+
+    def __init__(self, decision):
+        self.decision = decision
 
 
 def _newton_solve(K, LK, L1, y, E, gamma_A, gamma_I, fit_b):
@@ -615,7 +625,7 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
                  degree=3, coef0=0.0, n_neighbors=None, graph_weight="heat",
                  graph_t=None, normalized_laplacian=True, p=None, solver="pcg",
                  fit_intercept=True, stop="stability", tol=None, max_iter=None,
-                 check_every=None, eta=None, safe=False, safe_cv=5,
+                 check_every=None, eta=None, safe="auto", safe_cv=5,
                  safe_margin=0.0, verbose=0, n_components="auto",
                  lowrank_fit="auto", random_state=0, graph=None):
         self.gamma_A = gamma_A
@@ -745,8 +755,9 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
             Validation points and labels for ``stop="validation"``/``"mixed"``.
         """
         check_sparse_structure(X)  # before SciPy converts it
-        if self.safe and (affinity is not None or self.kernel == "precomputed"
-                          or X_val is not None):
+        safe = check_safe(self.safe)
+        if safe is True and (affinity is not None or self.kernel == "precomputed"
+                             or X_val is not None):
             raise ValueError(
                 "safe=True refits on folds of the rows: it needs X as points "
                 "and the graph built from them (no affinity=, no "
@@ -794,8 +805,7 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
         # the memory of the path this fit takes, refused before any work
         check_memory(*self._path_memory(X, self.mode_, self.n_components_))
         if self.mode_ != "exact":
-            self._fit_w(X, y, labeled, classes, affinity)
-            return self._safe_fit(X, y)
+            return self._fit_w(X, y, labeled, classes, affinity, safe)
         K, L = self._kernel_and_laplacian(X, affinity)
         K_val = yv = None
         if self.stop in ("validation", "mixed") and self.solver == "pcg" and (
@@ -814,22 +824,26 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
                                  f"{yv.shape}")
         solver = self.solver
         problems = [classes[1]] if classes.shape[0] == 2 else list(classes)
-        ys = []
-        for c in problems:
-            yy = (y == c).astype(np.int8)
-            yy[~labeled] = -1
-            ys.append(yy)
         kw = {}
         if K_val is not None:
             kw = {"K_val": K_val,
                   "y_val": [(yv == c).astype(np.int8) for c in problems]}
-        # the one-vs-rest problems share K and L (PCG: one gemm per iteration)
-        results = _lapsvm_multi(
-            K, L, ys, gamma_A=self.gamma_A, gamma_I=self.gamma_I,
-            loss=self._loss, solver=solver, fit_intercept=self.fit_intercept,
-            stop=self.stop, tol=self.tol, max_iter=self.max_iter,
-            check_every=self.check_every, eta=self.eta,
-            power=self.p_, verbose=bool(self.verbose), joint_stop=True, **kw)
+
+        def solve(y):
+            ys = []
+            for c in problems:
+                yy = (y == c).astype(np.int8)
+                yy[y == UNLABELED] = -1
+                ys.append(yy)
+            # the one-vs-rest problems share K and L (PCG: one gemm per iteration)
+            return _lapsvm_multi(
+                K, L, ys, gamma_A=self.gamma_A, gamma_I=self.gamma_I,
+                loss=self._loss, solver=solver, fit_intercept=self.fit_intercept,
+                stop=self.stop, tol=self.tol, max_iter=self.max_iter,
+                check_every=self.check_every, eta=self.eta,
+                power=self.p_, verbose=bool(self.verbose), joint_stop=True, **kw)
+
+        results = solve(y)
         for res in results:
             if not res.converged:
                 warnings.warn(
@@ -846,6 +860,32 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
         self.n_iter_ = max(r.n_iter for r in results)
         F = np.column_stack([r.decision for r in results])
         self.transduction_ = self._labels(F)
+        return self._fallback(X, y, safe, solve)
+
+    def _fallback(self, X, y, safe, solve):
+        """The default check (``safe="auto"``, :mod:`semisvm._fallback`: the
+        same K and L, two label folds) or the safety net (``safe=True``)."""
+        if safe == "auto":
+            def labels(y_hidden):
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", ConvergenceWarning)
+                    res = solve(y_hidden)
+                return self._labels(np.column_stack([r.decision for r in res]))
+            def adopt(rows, coef, intercept, gamma):
+                # the SVC's decision k(x, X[rows]) coef + b in this model's terms
+                if self.mode_ == "linear":
+                    self.coef_ = np.asarray((X[rows].T @ coef.T).T, dtype=X.dtype)
+                else:
+                    self.X_fit_ = X[rows]
+                    self.dual_coef_ = coef.astype(X.dtype)
+                    if self.mode_ == "nystroem":
+                        self.landmarks_ = rows
+                    if gamma is not None:
+                        self._gamma = gamma
+                self.intercept_ = intercept.astype(X.dtype)
+
+            return auto_fallback(self, X, y, labels, adopt, kernel=self.kernel,
+                                 margin=self.safe_margin)
         return self._safe_fit(X, y)
 
     # -- the safety net (semisvm.model_selection.SafeSemiSupervisedMixin) --
@@ -1014,10 +1054,10 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
             return "graph" if n > LOWRANK_MIN_SAMPLES else "coupled"
         return how
 
-    def _fit_w(self, X, y, labeled, classes, affinity):
+    def _fit_w(self, X, y, labeled, classes, affinity, safe):
         from semisvm._lowrank import lap_gram, lap_primal_w, nystroem_features
         if self.lowrank_fit_ == "graph":
-            return self._fit_graph(X, y, labeled, classes, affinity)
+            return self._fit_graph(X, y, labeled, classes, affinity, safe)
         if (isinstance(self.gamma_I, (int, float, np.floating, np.integer))
                 and self.gamma_I == 0 and affinity is None and self.graph is None):
             # no graph term: no graph (the solver skips L when gamma_I = 0)
@@ -1069,23 +1109,31 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
         problems = [classes[1]] if classes.shape[0] == 2 else list(classes)
         max_iter = 50 if self.max_iter is None else check_int(self.max_iter,
                                                               "max_iter")
-        results = []
-        for c in problems:
-            # +1 / -1 on the labeled rows, 0 unlabeled; the problems share Z, L
-            yy = np.where(y == c, 1.0, -1.0)
-            yy[~labeled] = 0.0
-            wkey = None if key is None else ("w", self._loss, self.fit_intercept,
-                                             repr(c)) + key
-            warm = None if wkey is None else g._recall(wkey)
-            res = lap_primal_w(
-                Z, L, yy, gamma_A=self.gamma_A, gamma_I=self.gamma_I,
-                loss=self._loss, fit_intercept=self.fit_intercept, power=self.p_,
-                max_iter=max_iter, gram=gram, verbose=bool(self.verbose),
-                w0=None if warm is None else warm[0],
-                intercept0=0.0 if warm is None else warm[1])
-            if wkey is not None:
-                g._store(wkey, (res.coef, res.intercept), res.coef.nbytes)
-            results.append(res)
+
+        def solve(y_):
+            results = []
+            for c in problems:
+                # +1 / -1 on the labeled rows, 0 unlabeled; the problems share Z, L
+                yy = np.where(y_ == c, 1.0, -1.0)
+                yy[y_ == UNLABELED] = 0.0
+                # the fit's own labels warm-start from (and store) the shared
+                # graph's last solution; the fallback's label folds do not
+                wkey = None if (key is None or y_ is not y) else (
+                    ("w", self._loss, self.fit_intercept, repr(c)) + key)
+                warm = None if wkey is None else g._recall(wkey)
+                res = lap_primal_w(
+                    Z, L, yy, gamma_A=self.gamma_A, gamma_I=self.gamma_I,
+                    loss=self._loss, fit_intercept=self.fit_intercept,
+                    power=self.p_, max_iter=max_iter, gram=gram,
+                    verbose=bool(self.verbose),
+                    w0=None if warm is None else warm[0],
+                    intercept0=0.0 if warm is None else warm[1])
+                if wkey is not None:
+                    g._store(wkey, (res.coef, res.intercept), res.coef.nbytes)
+                results.append(res)
+            return results
+
+        results = solve(y)
         for res in results:
             if not res.converged:
                 warnings.warn(
@@ -1108,9 +1156,9 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
         self.n_iter_ = max(r.n_iter for r in results)
         F = np.column_stack([r.decision for r in results])
         self.transduction_ = self._labels(F)
-        return self
+        return self._fallback(X, y, safe, solve)
 
-    def _fit_graph(self, X, y, labeled, classes, affinity):
+    def _fit_graph(self, X, y, labeled, classes, affinity, safe):
         """The two-stage Nystroem fit (``lowrank_fit="graph"``): the graph
         objective over the n training rows, then the landmark kernel RLS on
         the labels it gives (see ``lowrank_fit`` in the class docstring)."""
@@ -1173,7 +1221,16 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
         if len(self.result_) == 1:
             self.result_ = self.result_[0]
         self.n_iter_ = n_newton
-        return self
+
+        def solve(y_):
+            # the fallback's label folds: the graph stage again (the same L)
+            Yh = np.column_stack([np.where(y_ == c, 1.0, -1.0) for c in problems])
+            Yh[y_ == UNLABELED] = 0.0
+            Fh = graph_transduction(L, Yh, gamma_I=gI, loss=self._loss,
+                                    power=self.p_, null=null, max_iter=max_iter)[0]
+            return [_Decision(Fh[:, j]) for j in range(Fh.shape[1])]
+
+        return self._fallback(X, y, safe, solve)
 
     def _labels(self, F):
         if F.shape[1] == 1:
@@ -1262,19 +1319,39 @@ _PARAMS_DOC = """
         paper's 0.015 from n = 10,000 on, less on smaller problems, where the
         paper's value stops early and less accurately; see the module
         docstring).
-    safe : bool, default=False
-        The safety net (:class:`semisvm.model_selection.SafeSemiSupervisedMixin`):
-        after the fit, compare the model with its supervised counterpart (the
-        same estimator with ``gamma_I=0``) by cross-validation on the labeled
-        rows (unlabeled rows always in training), store the mean accuracy
-        gain in ``unlabeled_gain_`` and, when it is below ``-safe_margin``,
-        become the supervised model (``fell_back_``). Needs X as points and
-        the kNN graph (no ``affinity=``, ``kernel="precomputed"`` or
-        ``X_val``).
+    safe : {"auto", True, False}, default="auto"
+        Whether the model may fall back to a supervised one when the
+        unlabeled rows do not help (the classes are not the graph's
+        clusters).
+
+        * ``"auto"`` (the default, :mod:`semisvm._fallback`): two stratified
+          folds of the labeled rows; each fold's labels are hidden and the
+          problem solved again on the same kernel matrix and graph; the
+          hidden rows' labels are compared with those of an RBF
+          :class:`sklearn.svm.SVC` (``C=1, gamma="scale"``) trained on the
+          other fold. When the semi-supervised labels are less accurate by
+          more than ``safe_margin`` (and by more than noise), the estimator
+          becomes that SVC trained on all labeled rows (``fell_back_``;
+          logged at ``verbose``): its decision function is taken over into
+          ``X_fit_``, ``dual_coef_``, ``intercept_`` (one binary SVC per
+          class against the rest for more than two classes). Two extra
+          solves (at most 3x a fit); skipped when a class has fewer than 4
+          labels, and for kernels other than "rbf" and "linear". With
+          ``kernel="linear"`` the counterpart is a linear SVC.
+        * ``True``: the full safety net
+          (:class:`semisvm.model_selection.SafeSemiSupervisedMixin`):
+          compare the model with its supervised counterpart (the same
+          estimator with ``gamma_I=0``) by ``safe_cv``-fold cross-validation
+          on the labeled rows, repeated twice, refitting everything; when the
+          mean gain is below ``-safe_margin``, become that supervised model.
+          Needs X as points and the kNN graph (no ``affinity=``,
+          ``kernel="precomputed"`` or ``X_val``); about 20 extra fits.
+        * ``False``: no check.
     safe_cv : int or cross-validator, default=5
-        Folds of the check (an int k: k labeled-row folds, repeated twice).
+        Folds of ``safe=True`` (an int k: k labeled-row folds, repeated twice).
     safe_margin : float, default=0.0
-        Fall back when the cross-validated gain is below ``-safe_margin``.
+        Fall back when the accuracy gain is below ``-safe_margin`` (ties keep
+        the semi-supervised model).
     verbose : int, default=0
     n_components : {"auto"} or int or None, default="auto"
         Scalable modes, which minimise the same objective over f = Z w + b
@@ -1393,10 +1470,12 @@ _PARAMS_DOC = """
     n_iter_ : int
         Largest iteration count over the binary problems.
     unlabeled_gain_ : float or None
-        ``safe=True``: cross-validated accuracy gain over the supervised
-        counterpart (None when ``safe=False``).
+        Held-out accuracy of the semi-supervised model minus that of its
+        supervised counterpart on the labeled rows (``safe="auto"``: the two
+        folds; ``safe=True``: the mean over the folds); None when no check
+        ran.
     fell_back_ : bool
-        True when the safety net replaced the model by the supervised one.
+        True when the check replaced the model by the supervised one.
     p_ : int
         Power of the Laplacian used.
     intrinsic_dim_ : float or None
@@ -1491,7 +1570,7 @@ class LapRLS(_LaplacianBase):
                  degree=3, coef0=0.0, n_neighbors=None, graph_weight="heat",
                  graph_t=None, normalized_laplacian=True, p=None, solver="closed",
                  fit_intercept=True, stop="stability", tol=None, max_iter=None,
-                 check_every=None, eta=None, safe=False, safe_cv=5,
+                 check_every=None, eta=None, safe="auto", safe_cv=5,
                  safe_margin=0.0, verbose=0, n_components="auto",
                  lowrank_fit="auto", random_state=0, graph=None):
         # the same parameters as LapSVM; only the default solver differs

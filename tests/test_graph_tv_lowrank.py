@@ -119,10 +119,11 @@ def test_auto_size_switch_both_sides(Est, monkeypatch):
     X, y, yt = _problem(2, n=50)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        at = Est(max_iter=30).fit(X, y)
+        # (safe=False: the paths themselves, not the default fallback)
+        at = Est(max_iter=30, safe=False).fit(X, y)
         X2, y2, yt2 = _problem(2, n=51)
-        above = Est(max_iter=30).fit(X2, y2)
-        exact = Est(max_iter=30, n_components=None).fit(X2, y2)
+        above = Est(max_iter=30, safe=False).fit(X2, y2)
+        exact = Est(max_iter=30, n_components=None, safe=False).fit(X2, y2)
     assert at.mode_ == "exact" and at.n_components_ is None
     assert at.X_fit_.shape[0] == 50
     assert above.mode_ == "nystroem" and above.n_components_ == 20

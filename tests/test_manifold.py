@@ -561,13 +561,13 @@ def test_safety_net_falls_back(Est):
     X, y, yt = _nested_clouds()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        semi = Est().fit(X, y)
+        semi = Est(safe=False).fit(X, y)
         safe = Est(safe=True).fit(X, y)
         # the supervised model: gamma_I = 0, solved exactly (alpha = 0 off
         # the labeled rows), with the kernel width of the fit on all rows
         solver = "newton" if Est is LapSVM else "closed"
-        sup = Est(gamma_I=0.0, solver=solver).fit(X, y)
-        sup_l = Est(gamma_I=0.0, solver=solver, gamma=semi._gamma).fit(
+        sup = Est(gamma_I=0.0, solver=solver, safe=False).fit(X, y)
+        sup_l = Est(gamma_I=0.0, solver=solver, gamma=semi._gamma, safe=False).fit(
             X[y != -1], y[y != -1])
     assert semi.unlabeled_gain_ is None and not semi.fell_back_
     assert safe.unlabeled_gain_ < 0 and safe.fell_back_
