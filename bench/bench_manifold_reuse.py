@@ -67,6 +67,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="one 5k problem only")
     ap.add_argument("--no-safe", action="store_true")
+    ap.add_argument("--safe-first-only", action="store_true",
+                    help="the safety check on the first problem only")
     ap.add_argument("--no-large", action="store_true")
     args = ap.parse_args()
     import warnings
@@ -86,7 +88,7 @@ def main():
             est, w, c = timed(lambda: Est().fit(X, y))
             err = float(np.mean(est.transduction_ != yt))
             sw = sc = float("nan")
-            if not args.no_safe:
+            if not args.no_safe and not (args.safe_first_only and d != shapes[0][0]):
                 _, sw, sc = timed(lambda: Est(safe=True).fit(X, y))
             print(f"{Est.__name__:9s} {'5000 x %d' % d:>11s} {k:3d} {est.mode_:>8s} "
                   f"{w:6.2f} {c:6.2f} {err:6.3f} {sw:9.2f} {sc:8.2f} "

@@ -1044,11 +1044,11 @@ class KNNGraph:
         """Work stored under ``key`` by an estimator fitted on (a subset of)
         this graph's rows, or None."""
         work = getattr(self, "_work", None)
-        if work is None or key not in work:
+        entry = None if work is None else work.get(key)
+        if entry is None:
             return None
-        work.move_to_end(key)
         self._work_hits += 1
-        return work[key][0]
+        return entry[0]
 
     def _store(self, key, value, nbytes):
         """Keep ``value`` (about ``nbytes``) for the next fit on these rows."""
@@ -1057,7 +1057,7 @@ class KNNGraph:
             return
         work[key] = (value, int(nbytes))
         work.move_to_end(key)
-        while sum(v[1] for v in work.values()) > self._WORK_BYTES:
+        while work and sum(v[1] for v in list(work.values())) > self._WORK_BYTES:
             work.popitem(last=False)
 
     def affinity_for(self, X):
