@@ -106,7 +106,8 @@ def load_real(name):
     if name != "adult_a9a":
         sd = X.std(axis=0)
         X = (X - X.mean(axis=0)) / np.where(sd > 0, sd, 1.0)
-    return X.astype(np.float32), np.asarray(d["y"])
+    # classes 0..k-1 (a9a's -1 would read as "unlabeled")
+    return X.astype(np.float32), np.unique(d["y"], return_inverse=True)[1]
 
 
 def load_problem(kind, n):
@@ -343,15 +344,16 @@ def main():
     ap.add_argument("--mnist", action="store_true")
     ap.add_argument("--synthetic", type=int, default=0)
     ap.add_argument("--sizes", type=int, nargs="*", default=[])
-    ap.add_argument("--real", action="store_true")
+    ap.add_argument("--real", nargs="*", default=None,
+                    help="the real sets (all 20k+ ones if none named)")
     ap.add_argument("--text", type=int, default=0,
                     help="rows of the text-like CSR problem (linear LapSVM)")
     ap.add_argument("--timeout", type=float, default=None,
                     help="seconds per method process")
     args = ap.parse_args()
     problems = [("dense", n) for n in args.sizes]
-    if args.real:
-        problems += [(name, 0) for name in REAL
+    if args.real is not None:
+        problems += [(name, 0) for name in (args.real or REAL)
                      if (DATA_DIR / f"{name}.npz").exists()]
     if args.text:
         problems.append(("text", args.text))

@@ -24,27 +24,35 @@ count, and the decision values must have the same bits for any ``n_jobs``
 (``tests/test_threads.py``).
 
 The controller that finds the libraries is built once (scanning the loaded
-libraries costs about a millisecond), as scikit-learn does; a library loaded
-after that is not held.
+libraries costs about a millisecond), as scikit-learn does, and built again
+when more Python modules have been imported since, so that a native library
+loaded later (an OpenMP runtime brought by another package) is held too.
 """
 from __future__ import annotations
 
 import contextlib
 import functools
+import sys
 
 from semisvm._rows import n_threads
 
 __all__ = ["follows_n_jobs", "limit", "n_threads"]
 
-_CONTROLLER = None
+_CONTROLLER = (None, -1)
 
 
 def _controller():
+    # native libraries arrive with Python modules (an OpenMP runtime with
+    # scikit-learn's SVC or the kNN index, say): scan again when the set of
+    # imported modules has grown, so that a library loaded after the first
+    # fit is held too
     global _CONTROLLER
-    if _CONTROLLER is None:
+    ctl, seen = _CONTROLLER
+    if ctl is None or seen != len(sys.modules):
         from threadpoolctl import ThreadpoolController
-        _CONTROLLER = ThreadpoolController()
-    return _CONTROLLER
+        ctl = ThreadpoolController()
+        _CONTROLLER = (ctl, len(sys.modules))
+    return ctl
 
 
 @contextlib.contextmanager
