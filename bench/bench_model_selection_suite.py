@@ -108,7 +108,10 @@ def counterpart(name, params):
 def search(est, X, cv_splits, cv_repeats, sup=False, name=None):
     from sklearn.model_selection import GridSearchCV
 
-    from semisvm.model_selection import RepeatedLabeledStratifiedKFold, default_param_grid
+    from semisvm.model_selection import (
+        RepeatedLabeledStratifiedKFold,
+        default_param_grid,
+    )
     grid = default_param_grid(est, X)
     if sup and name in LINEAR:           # TSVM(lam_u=0): only lam is searched
         grid = {"lam": grid["lam"]}

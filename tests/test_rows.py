@@ -11,10 +11,10 @@ import math
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from semisvm._core._dataset import RowData
-from semisvm._core._ssl import _np_sum, da_pstep, objective_sums, set_label_costs
 
 from semisvm._core import _mfn as K
+from semisvm._core._dataset import RowData
+from semisvm._core._ssl import _np_sum, da_pstep, objective_sums, set_label_costs
 from semisvm._rows import LocalRows, mfn_loop
 
 

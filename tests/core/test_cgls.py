@@ -1,5 +1,6 @@
 import numpy as np
 import pytest
+
 from semisvm._core._cgls import _cgls_py
 from semisvm._core._dataset import RowData
 

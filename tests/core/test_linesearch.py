@@ -1,6 +1,7 @@
 import numpy as np
 import pytest
 from scipy.optimize import minimize_scalar
+
 from semisvm._core._linesearch import _line_search_py
 
 

@@ -1,6 +1,7 @@
 """The exact two-variable step of USMO (the paper's Table I, four cases)."""
 import numpy as np
 import pytest
+
 from semisvm._core._smo import _pair_t_py
 
 
