@@ -246,7 +246,7 @@ def test_every_option_against_every_algorithm(alg):
     # one meaning per option: it sets the parameter(s) of that meaning, or is
     # refused with one line naming the option (and, where one exists, the
     # option that has the meaning the user probably wants)
-    from semisvm.cli import ESTIMATOR_OPTIONS, _ALL, _build_parser, _estimator_params
+    from semisvm.cli import _ALL, ESTIMATOR_OPTIONS, _build_parser, _estimator_params
 
     assert alg.name in _ALL  # a new algorithm must be placed in the option table
     cls = _registry.get_class(alg)
