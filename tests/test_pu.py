@@ -378,7 +378,7 @@ def test_pusvm_verbose_logs_a_summary(caplog):
     assert any("USMO optimal" in r.getMessage() for r in caplog.records)
 
 
-# ---- shrinking, gamma="scale", prior="auto", the PU scorer (issue 20) ----
+# ---- shrinking, gamma="scale", prior="auto", the PU scorer ----
 
 @pytest.mark.parametrize("seed", range(6))
 def test_usmo_shrinking_keeps_the_unshrunk_optimum(seed):

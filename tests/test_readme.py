@@ -1,4 +1,4 @@
-"""The README runs as written (issue 18).
+"""The README runs as written.
 
 * every fenced ``python`` block is executed, self-contained (a block that
   starts a Dask LocalCluster is run as a script, so its ``__main__`` guard

@@ -212,7 +212,7 @@ def test_set_label_costs_is_the_numpy_assignment(dtype):
     assert np.array_equal(cpos, ref_p) and np.array_equal(cneg, ref_n)
 
 
-# --- the driver-side line search (row blocks, Dask) without Dask (issue 21) --
+# --- the driver-side line search (row blocks, Dask) without Dask ------------
 
 def _ray_events(w, wbar, lam, o, obar, cpos, cneg, hi=np.inf):
     """The regulariser's and the rows' slope at 0 and every break point, as a

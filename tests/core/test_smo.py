@@ -62,7 +62,7 @@ def test_pair_step_across_a_sub_ulp_segment_to_the_kink():
     assert t == b1
 
 
-# --- USMO's stopping tests pinned directly (issue 21) ----------------------
+# --- USMO's stopping tests pinned directly ---------------------------------
 
 def _usmo_run(tol, max_iter):
     from semisvm._core._dataset import RowData
