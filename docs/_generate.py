@@ -12,6 +12,9 @@ pulled into a page with ``.. include::``:
 """
 from __future__ import annotations
 
+import contextlib
+import io
+import re
 import runpy
 import warnings
 from pathlib import Path
@@ -33,6 +36,11 @@ def _list_table(header, rows, widths=None):
     return "\n".join(lines) + "\n"
 
 
+def _literal_flags(text):
+    """Command-line flags (``--gamma-A``, ``-r``) as literals: no en dashes."""
+    return re.sub(r"(?<![\w`])(--?[A-Za-z][\w-]*(?:=[A-Z]+)?)", r"``\1``", text)
+
+
 def cli_options_table():
     """One row per option: its meaning and the parameter it sets, per algorithm."""
     from semisvm import _registry
@@ -48,12 +56,16 @@ def cli_options_table():
             f"``{'``, ``'.join(names)}`` of {', '.join(f'``{a}``' for a in algs)}"
             for names, algs in by_params.items())
         refused = [a.name for a in _registry.ALGORITHMS if a.name not in opt.params]
-        hints = "; ".join(f"``{a}``: {opt.instead[a]}" for a in refused
-                          if a in opt.instead)
+        by_hint = {}
+        for a in refused:
+            if a in opt.instead:
+                by_hint.setdefault(_literal_flags(opt.instead[a]), []).append(a)
+        hints = "; ".join(f"{', '.join(f'``{a}``' for a in algs)}: {hint}"
+                          for hint, algs in by_hint.items())
         ref = ", ".join(f"``{a}``" for a in refused) or "none"
         if hints:
             ref += f" ({hints})"
-        rows.append([flags, opt.help, sets, ref])
+        rows.append([flags, _literal_flags(opt.help), sets, ref])
     return _list_table(["option", "meaning", "sets", "refused by"], rows,
                        widths=(14, 34, 30, 22))
 
@@ -65,7 +77,7 @@ def digits_table():
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
         warnings.simplefilter("ignore", UserWarning)   # plt.show() under Agg
         ns = runpy.run_path(str(ROOT / "examples" / "plot_digits_labels.py"),
                             run_name="__docs__")
