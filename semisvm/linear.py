@@ -53,7 +53,7 @@ per-row costs, so no row of X is ever copied:
   returned, with the p-step's answer to it.
 
 **DA's iteration count** (``relax``, ``newton_steps``, ``kl_tol``, ``T0``;
-issue 4). With the reference settings g50c (550 x 50) took 15 temperatures,
+``bench/bench_linear_tsvm_small.py``). With the reference settings g50c (550 x 50) took 15 temperatures,
 155 rounds and 255 Newton iterations per fit: over half of the rounds at
 the 3-4 temperatures of the phase transition (T ~ 0.4-1.3 lam_u), where the
 alternation contracts slowly (the KL between successive p stalls near 1e-5
@@ -137,7 +137,6 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from semisvm import _rows
 from semisvm._core._dataset import RowData
 from semisvm._results import DAResult, MFNResult, TSVMResult
-from semisvm.model_selection import SafeSemiSupervisedMixin
 from semisvm._rows import (
     FLOAT32_TOL,
     MFN_STATUS,
@@ -164,6 +163,7 @@ from semisvm._validation import (
     is_dask,
     pm1_from_01,
 )
+from semisvm.model_selection import SafeSemiSupervisedMixin
 
 __all__ = ["DASVM", "TSVM", "LinearSVM", "da_s3vm", "default_lam", "l2svm_mfn", "tsvm"]
 
@@ -1321,7 +1321,7 @@ def class_balance(X, y, *, lam="auto", method="cc", n_splits=5, fit_intercept=Tr
     fraction), the other methods estimate each class against the rest; the
     estimates are clipped to [0.02, 0.98] and normalised to sum to one.
 
-    Why ``"cc"``: measured on the tune part of the issue-15 suite
+    Why ``"cc"``: measured on the tune part of the held-out benchmark suite
     (``bench/bench_model_selection_prior.py --part tune --fit``: 12 sets, 5 /
     25 labels per class and a 5 % proportional draw, seeds 0-2), mean TSVM
     error on the unlabeled rows 22.81 % with cc, 24.05 % pcc, 25.87 % em,
@@ -1677,8 +1677,8 @@ class TSVM(_SemiSupervisedLinear):
     of Saerens et al. and the mean Platt posterior there). The former default,
     the labeled fraction (``r=None``, the paper's initial estimate and what
     the paper benchmarks pass), is 1/2 whenever each class gets the same
-    number of labels, whatever the truth: on the tune part of the issue-15
-    suite (12 sets, 5 / 25 labels per class and a 5 % proportional draw)
+    number of labels, whatever the truth: on the tune part of the held-out
+    benchmark suite (12 sets, 5 / 25 labels per class and a 5 % proportional draw)
     the mean TSVM error went from 25.2 % to 22.8 %. When the labels were
     drawn in proportion to the classes, ``r=None`` is as good.
 
