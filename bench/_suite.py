@@ -1,4 +1,4 @@
-"""The broad held-out suite of issue 15: data loading and label draws.
+"""The broad held-out benchmark suite: data loading and label draws.
 
 Shared by every bench script that tunes or reports defaults on data the papers
 never used.  Two parts, fixed here once and for all:

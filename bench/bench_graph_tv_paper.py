@@ -91,7 +91,7 @@ def _make(name, n_classes=2):
         kw.update(gamma=1.0, mu=1.0)
     if "balance" in cls().get_params():
         # the paper's balanced Cheeger cut (the estimators' default "auto"
-        # estimates the class fraction instead, issue 15)
+        # estimates the class fraction instead, chosen on the held-out suite)
         kw["balance"] = "median"
     return cls(**kw)
 

@@ -1,4 +1,4 @@
-"""The kernel and graph families on the issue-15 held-out suite, beside RBF SVC.
+"""The kernel and graph families on the held-out benchmark suite, beside RBF SVC.
 
 Every estimator of :mod:`semisvm.manifold` (LapSVM, LapRLS) and
 :mod:`semisvm.graph_tv` (TVRLS, TVSVM, CheegerRLS, CheegerSVM) with its

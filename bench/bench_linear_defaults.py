@@ -46,7 +46,7 @@ of the binary problem, l_min = its smaller labeled class):
 * ``~<x>``         suffix: TSVM's first unlabeled weight ``lam_u_init =
                    x`` (default 1e-5).
 
-Record of session 3 (issue 4, accuracy; 2026-11-23; lam, lam_u, T0 and
+Record of the TSVM/DA accuracy tuning (2026-11-23; lam, lam_u, T0 and
 the schedule rates were kept; TSVM's lam_u_init moved from 1e-5 to 1e-2,
 last table). Mean error % on the unlabeled rows, TSVM / DA, binary sets seeds
 0-2 (``--draws 3``) unless stated, one-vs-rest 2 draws; objective: mean
@@ -117,7 +117,7 @@ them: +0.12 g50c, +0.15 uspst).
 * ``%<preset>``     suffix: DA-S3VM iteration options (``DA_PRESETS``;
                    DA only, run with ``--solvers DA``).
 
-DA-S3VM's iteration options (issue 4, DA speed; 2026-11-23, load 1.7-3.5;
+DA-S3VM's iteration options (the DA speed work; 2026-11-23, load 1.7-3.5;
 ``--solvers DA --draws 6``, one-vs-rest also 6 draws; presets of
 ``DA_PRESETS``: ``ref`` = the former defaults relax 1, exact w-steps,
 kl_tol 1e-6, T0 = 10 lam_u; ``fast`` = the new defaults relax 1.5, one
@@ -220,7 +220,7 @@ def multiclass_sets():
     return out
 
 
-# ``%<name>`` suffix: DA-S3VM iteration options (issue 4, DA speed; the
+# ``%<name>`` suffix: DA-S3VM iteration options (the DA speed work; the
 # defaults are "fast" since 2026-11-23, "ref" the former ones)
 DA_PRESETS = {
     "ref": dict(relax=1.0, newton_steps=None, kl_tol=1e-6, T0="10lam_u"),

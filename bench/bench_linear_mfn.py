@@ -80,8 +80,8 @@ def label(solver):
         f"n_jobs={v}" if k == "n_jobs" else f"{k}={v:g}" for k, v in kw.items())
 
 
-# --issue19: both defaults, matched objectives, float32, 1 and 2 threads
-ISSUE19 = ("liblinear_s2,liblinear_s2@0.001,liblinear_s2@0.0001,"
+# --tolerances: both defaults, matched objectives, float32, 1 and 2 threads
+TOLERANCE_ROWS = ("liblinear_s2,liblinear_s2@0.001,liblinear_s2@0.0001,"
            "mfn64,mfn64:grad_tol=0,mfn64:grad_tol=0.001,mfn64:grad_tol=0.0001,"
            "mfn32,mfn64:n_jobs=2,mfn64:grad_tol=0+n_jobs=2")
 
@@ -484,8 +484,8 @@ def main(argv=None):
     ap.add_argument("--repeat", type=int, default=1, help="fits per solver (min time)")
     ap.add_argument("--rounds", type=int, default=1,
                     help="rounds over all solvers (interleaved best of ROUNDS)")
-    ap.add_argument("--issue19", action="store_true",
-                    help="issue 19's rows: LIBLINEAR -s 2 -e 0.01/1e-3/1e-4, "
+    ap.add_argument("--tolerances", action="store_true",
+                    help="the tolerance study: LIBLINEAR -s 2 -e 0.01/1e-3/1e-4, "
                          "LinearSVM at its default (grad_tol=0.01), at the former "
                          "default (grad_tol=0), at grad_tol 1e-3/1e-4, float32, "
                          "and both defaults with n_jobs=2")
@@ -524,8 +524,8 @@ def main(argv=None):
     print(f"# lam = {lam:g}  (LIBLINEAR / LinearSVC C = {C:g}), bias as a constant "
           f"feature 1 (regularised), threads pinned to 1")
 
-    if args.issue19:
-        args.solvers = ISSUE19
+    if args.tolerances:
+        args.solvers = TOLERANCE_ROWS
     solvers = [s.strip() for s in args.solvers.split(",") if s.strip()]
     if args.skip_sklearn and "sklearn" in solvers:
         solvers.remove("sklearn")

@@ -25,7 +25,7 @@ coef, objective, label, p and history bitwise equal between the two)::
     uspst  TSVM     88-100   51-64   1.6x         60.8      96.1     332.6
     uspst  DASVM   220-255  112-147  1.8x        124.3     208.4     579.8
 
-DA's iterations (2026-11-23, issue 4: over-relaxed p-steps, one Newton
+DA's iterations (2026-11-23, the DA speed work: over-relaxed p-steps, one Newton
 step per w-step, kl_tol 1e-5, T0 = lam_u; ``--models DAref DASVM --data
 g50c uspst pcmac --repeat 3``, load 1.6-1.8; DAref = the former settings)::
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """Which estimator of the unlabeled rows' class balance ``r="auto"`` uses.
 
-On a part of the issue-15 suite (``bench/_suite.py``; ``--part tune`` is the
+On a part of the held-out benchmark suite (``bench/_suite.py``; ``--part tune`` is the
 only part used to choose), every label draw (schemes 5 / 25 / prop, seeds
 0-2): the true fraction of each class among the unlabeled rows against the
 estimates of :func:`semisvm.linear.class_balance` with ``method`` = ``em``

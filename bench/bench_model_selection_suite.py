@@ -1,6 +1,6 @@
 #!/usr/bin/env python
 """Semi-supervised estimators against their supervised counterparts on the
-broad held-out suite of issue 15 (``bench/_suite.py``).
+broad held-out benchmark suite (``bench/_suite.py``).
 
 For every cell (set, label scheme) of the part asked (``--part tune`` -- the
 only part on which defaults may be chosen -- or ``--part report``, never used
@@ -22,7 +22,7 @@ kernel/graph estimators an RBF ``sklearn.svm.SVC`` on the labeled rows (C=1,
 Figure: % error on the unlabeled rows (transductive), mean over the draws.
 Printed per estimator: the table of cells, and the counts of cells where the
 semi-supervised model is worse / better than its counterpart by more than 2
-points (the issue's target: worse in at most 1 cell in 12).
+points (the target: worse in at most 1 cell in 12).
 
 Examples::
 
@@ -108,7 +108,10 @@ def counterpart(name, params):
 def search(est, X, cv_splits, cv_repeats, sup=False, name=None):
     from sklearn.model_selection import GridSearchCV
 
-    from semisvm.model_selection import RepeatedLabeledStratifiedKFold, default_param_grid
+    from semisvm.model_selection import (
+        RepeatedLabeledStratifiedKFold,
+        default_param_grid,
+    )
     grid = default_param_grid(est, X)
     if sup and name in LINEAR:           # TSVM(lam_u=0): only lam is searched
         grid = {"lam": grid["lam"]}

@@ -53,8 +53,14 @@ import warnings
 from pathlib import Path
 
 import numpy as np
-from sklearn.datasets import (load_breast_cancer, load_digits, load_wine,
-                              make_circles, make_classification, make_moons)
+from sklearn.datasets import (
+    load_breast_cancer,
+    load_digits,
+    load_wine,
+    make_circles,
+    make_classification,
+    make_moons,
+)
 from sklearn.metrics import f1_score
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC

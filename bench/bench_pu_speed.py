@@ -3,7 +3,7 @@
     export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
     nice -n 10 python bench/bench_pu_speed.py [n ...]      (default 5000 20000)
 
-Issue 20's protocol: ``make_classification(n, 20, n_informative=10,
+The protocol: ``make_classification(n, 20, n_informative=10,
 random_state=0)``, a third of the positives labeled, the true prior of the
 unlabeled rows given (and ``prior="auto"`` in a second row). Peers measured
 side by side in one process, interleaved, best of k CPU times

@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""Cost of the input checks of issue 16 against a LinearSVM fit.
+"""Cost of the hostile-input checks against a LinearSVM fit.
 
 ``as_csr32`` (CSR structure: ``indptr`` monotone and consistent, one
 ``max`` over the indices viewed as unsigned; value scale: ``max``/``min`` over

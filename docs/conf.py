@@ -2,6 +2,7 @@
 
 Build (warnings are errors):  sphinx-build -W -b html docs docs/_build/html
 """
+import importlib
 import os
 import sys
 import warnings
@@ -11,6 +12,10 @@ import semisvm
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "docs"))
+
+# the tables computed at build time (docs/_generate.py): the command-line
+# options and the held-out digits table of the estimator chooser
+importlib.import_module("_generate").write_all()
 
 project = "semisvm"
 author = "the semisvm developers"

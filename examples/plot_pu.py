@@ -5,8 +5,11 @@ Positive-unlabeled learning with the class prior
 :class:`~semisvm.PUSVM` (USMO, Sansone, De Natale & Zhou 2018) learns from a
 few labeled **positive** rows (``y == 1``) and many unlabeled rows
 (``y == -1``) that mix both classes, given the class prior ``prior``: the
-fraction of positives among the unlabeled rows. A biased SVM that treats every
-unlabeled row as negative is drawn for comparison.
+fraction of positives among the unlabeled rows. By default (``prior="auto"``)
+the prior is estimated from the data with :func:`semisvm.pu.estimate_prior`;
+here the model with the true prior and the one with the estimate are both
+shown. A biased SVM that treats every unlabeled row as negative is drawn for
+comparison.
 
 Left: the PU boundary with the true prior. Right: the test error when the
 prior given to the model is wrong, which shows how much it matters to know it.
@@ -33,8 +36,11 @@ X_test += np.where(y_test[:, None] == 1, [1.2, 1.2], [-1.0, -0.6])
 true_prior = float(np.mean(y_true[unl] == 1))
 pu = PUSVM(prior=true_prior, kernel="linear", lam=1e-3).fit(X, y_pu)
 biased = SVC(kernel="linear", class_weight="balanced").fit(X, y_pu)
-print(f"prior of the unlabeled rows {true_prior:.2f}; test error: "
-      f"PUSVM {100 * np.mean(pu.predict(X_test) != y_test):.1f}%, "
+auto = PUSVM(kernel="linear", lam=1e-3).fit(X, y_pu)     # prior="auto"
+print(f"prior of the unlabeled rows {true_prior:.2f}, estimated "
+      f"{auto.prior_:.2f} (prior='auto'); test error: "
+      f"PUSVM with the true prior {100 * np.mean(pu.predict(X_test) != y_test):.1f}%, "
+      f"with the estimate {100 * np.mean(auto.predict(X_test) != y_test):.1f}%, "
       f"biased SVM {100 * np.mean(biased.predict(X_test) != y_test):.1f}%")
 
 fig, (ax, ax2) = plt.subplots(1, 2, figsize=(11, 4.5))

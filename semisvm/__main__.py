@@ -53,6 +53,11 @@ def main(argv=None):
         if block is not None:
             block(signal.SIG_BLOCK, _SIGNALS)
         try:
+            try:  # a source tree without its compiled extensions: one line
+                import semisvm._core  # noqa: F401
+            except ImportError as exc:
+                _say(f"error: {exc}", argv)
+                return 2
             from semisvm.cli import main as cli_main
         finally:
             if block is not None:

@@ -1,6 +1,6 @@
 """LapSVM / LapRLS in the primal over explicit features: f = Z w + b.
 
-The manifold family's scalable paths (issue 17). With a feature matrix Z
+The manifold family's scalable paths (large n). With a feature matrix Z
 (n x D) whose Gram matrix Z Z' is the kernel, the LapSVM objective over
 f = K alpha + b equals, with w = Z' alpha,
 

@@ -50,52 +50,169 @@ class CLIError(Exception):
     """A user-facing error: printed as one line, exit status 2."""
 
 
-# ----------------------------------------------------------------------------------
-# estimator options: (flags, parameter name, argparse keywords)
-# ----------------------------------------------------------------------------------
+def _float_or_auto(text):
+    if text.strip() == "auto":
+        return "auto"
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected a number or 'auto', got {text!r}") from None
 
 
-def _opt(type_=str, metavar=None, help_=""):
-    return {"type": type_, "metavar": metavar, "help": help_}
+# ----------------------------------------------------------------------------------
+# estimator options: one meaning per option, mapped per algorithm
+# ----------------------------------------------------------------------------------
+
+# algorithm groups (names of _registry.ALGORITHMS)
+_LINEAR = ("linear",)
+_SSL_LINEAR = ("tsvm", "da")
+_LAPLACIAN = ("lapsvm", "laprls")
+_PU = ("pu",)
+_TV = ("tvsvm", "tvrls")
+_CHEEGER = ("cheegersvm", "cheegerrls")
+_KERNEL = _LAPLACIAN + _PU + _TV + _CHEEGER
+_ALL = _LINEAR + _SSL_LINEAR + _KERNEL
+
+
+class Option:
+    """One command-line option of ``train``: one meaning for every algorithm.
+
+    ``params`` maps each algorithm the option applies to onto the estimator
+    parameter(s) that carry that meaning (the names differ between families:
+    the kernel width is ``gamma`` for LapSVM and ``kernel_gamma`` for TVRLS).
+    For any other algorithm the option is refused; ``instead`` names the
+    option to use there, when one has the meaning the user probably wants.
+    """
+
+    def __init__(self, flags, help_, params, *, instead=None, **argparse_kw):
+        self.flags = tuple(flags)
+        self.dest = "opt_" + self.flags[0].lstrip("-").replace("-", "_")
+        self.help = help_
+        self.params = {alg: ((p,) if isinstance(p, str) else tuple(p))
+                       for alg, p in params.items()}
+        self.instead = dict(instead or {})
+        self.argparse_kw = argparse_kw
+
+    @property
+    def flag(self):
+        return self.flags[0]
+
+    def help_text(self):
+        """The help line: the meaning, then which parameter it sets where."""
+        by_params = {}
+        for alg, names in self.params.items():
+            by_params.setdefault(names, []).append(alg)
+        where = "; ".join(f"{'/'.join(names)} of {', '.join(algs)}"
+                          for names, algs in by_params.items())
+        return f"{self.help} [sets {where}]"
+
+    def refusal(self, alg):
+        """The one-line message refusing this option for algorithm ``alg``."""
+        msg = (f"{self.flag} ({self.help.split(';')[0].split(' (')[0]}) does not "
+               f"apply to -a {alg}")
+        hint = self.instead.get(alg)
+        if hint:
+            msg += f"; {hint}"
+        return msg
+
+
+def _of(algs, param):
+    return {a: param for a in algs}
 
 
 ESTIMATOR_OPTIONS = (
-    (("--lam", "-W"), "lam",
-     _opt(float, "LAM", "regularization weight lambda (SVMlin -W); "
-                        "LIBLINEAR C = 1/(2 lambda)")),
-    (("--lam-u", "-U"), "lam_u",
-     _opt(float, "LAM_U", "weight lambda_u of the unlabeled loss (SVMlin -U)")),
-    (("-r", "-R"), "r",
-     _opt(float, "R", "fraction of unlabeled rows that are positive "
-                      "(SVMlin -R, SVM-light -p)")),
-    (("-S",), "S",
-     _opt(int, "S", "label pairs switched at once by TSVM (SVMlin -S; "
-                    "1 = Joachims' TSVM)")),
-    (("--prior",), "prior", _opt(float, "PI", "class prior pi of the positives (PU)")),
-    (("--kernel",), "kernel",
-     _opt(str, "NAME", "kernel: linear, rbf, poly (SVM-light -t)")),
-    (("--gamma", "-g"), "gamma", _opt(float, "G", "kernel width (SVM-light -g)")),
-    (("--degree", "-d"), "degree",
-     _opt(int, "D", "polynomial kernel degree (SVM-light -d)")),
-    (("--coef0",), "coef0",
-     _opt(float, "C0", "polynomial kernel offset (SVM-light -r)")),
-    (("--gamma-A",), "gamma_A",
-     _opt(float, "GA", "ambient (RKHS) regularization gamma_A")),
-    (("--gamma-I",), "gamma_I",
-     _opt(float, "GI", "intrinsic (graph) regularization gamma_I")),
-    (("--n-neighbors", "-k"), "n_neighbors",
-     _opt(int, "K", "neighbours of the kNN graph")),
-    (("--solver",), "solver", _opt(str, "NAME", "solver variant")),
-    (("--cache-size",), "cache_size", _opt(float, "MB", "kernel cache budget (MB)")),
-    (("--max-iter",), "max_iter", _opt(int, "N", "iteration limit")),
-    (("--tol",), "tol", _opt(float, "TOL", "tolerance")),
-    (("--class-weight",), "class_weight",
-     {"choices": ["balanced"], "help": "reweight classes"}),
-    (("--no-intercept",), "fit_intercept",
-     {"action": "store_const", "const": False, "help": "fit no bias term"}),
-    (("--seed",), "random_state", _opt(int, "SEED", "random seed (random_state)")),
+    Option(("--lam", "-W"),
+           "weight lambda of the norm regularizer (SVMlin -W): lambda/2 ||w||^2, "
+           "or the RKHS norm of a kernel model; for linear, tsvm and da LIBLINEAR "
+           "C = 1/(2 lambda)",
+           _of(_LINEAR + _SSL_LINEAR + _PU + _TV + _CHEEGER, "lam"),
+           instead=_of(_LAPLACIAN, "its RKHS weight is --gamma-A"),
+           type=float, metavar="LAM"),
+    Option(("--lam-u", "-U"), "weight lambda_u of the unlabeled loss (SVMlin -U)",
+           _of(_SSL_LINEAR, "lam_u"),
+           instead={**_of(_LAPLACIAN, "its graph weight is --gamma-I"),
+                    **_of(_TV, "its graph weight is --tv-weight")},
+           type=float, metavar="LAM_U"),
+    Option(("-r", "-R"),
+           "fraction of the unlabeled rows that are positive (SVMlin -R, "
+           "SVM-light -p)",
+           _of(_SSL_LINEAR, "r"),
+           instead={**_of(_PU, "the fraction of positives is --prior"),
+                    **_of(_TV, "the estimator parameter r of this algorithm is "
+                               "a solver penalty, set by --penalty"),
+                    **_of(_CHEEGER, "the fraction of rows in the second class is "
+                                    "--param balance=FRACTION; the estimator "
+                                    "parameter r of this algorithm is a solver "
+                                    "penalty, set by --penalty")},
+           type=float, metavar="R"),
+    Option(("-S",), "label pairs switched at once (SVMlin -S; 1 = Joachims' TSVM)",
+           _of(("tsvm",), "S"), type=int, metavar="S"),
+    Option(("--prior",),
+           "class prior pi: fraction of the positives among the unlabeled rows "
+           "(positive-unlabeled learning; 'auto' estimates it)",
+           _of(_PU, "prior"),
+           instead=_of(_SSL_LINEAR, "the fraction of positive unlabeled rows is -r"),
+           type=_float_or_auto, metavar="PI"),
+    Option(("--kernel",), "kernel: linear, rbf, poly (SVM-light -t)",
+           _of(_KERNEL, "kernel"),
+           instead=_of(_LINEAR + _SSL_LINEAR, "a linear algorithm has no kernel "
+                                              "(-a lapsvm, pu, tvrls ... have one)"),
+           type=str, metavar="NAME"),
+    Option(("--gamma", "-g"),
+           "kernel width of the rbf and poly kernels (SVM-light -g)",
+           {**_of(_LAPLACIAN + _PU, "gamma"), **_of(_TV + _CHEEGER, "kernel_gamma")},
+           instead=_of(_LINEAR + _SSL_LINEAR, "a linear algorithm has no kernel"),
+           type=float, metavar="G"),
+    Option(("--degree", "-d"), "degree of the poly kernel (SVM-light -d)",
+           _of(_KERNEL, "degree"), type=int, metavar="D"),
+    Option(("--coef0",), "offset of the poly kernel (SVM-light -r)",
+           _of(_KERNEL, "coef0"), type=float, metavar="C0"),
+    Option(("--gamma-A",), "ambient (RKHS) regularization weight gamma_A",
+           _of(_LAPLACIAN, "gamma_A"),
+           instead=_of(_LINEAR + _SSL_LINEAR + _PU + _TV + _CHEEGER,
+                       "its RKHS (norm) weight is --lam"),
+           type=float, metavar="GA"),
+    Option(("--gamma-I",), "intrinsic (graph Laplacian) regularization weight gamma_I",
+           _of(_LAPLACIAN, "gamma_I"),
+           instead=_of(_TV, "its graph (total variation) weight is --tv-weight"),
+           type=float, metavar="GI"),
+    Option(("--tv-weight",), "weight gamma of the graph total-variation term",
+           _of(_TV, "gamma"),
+           instead=_of(_LAPLACIAN, "its graph weight is --gamma-I"),
+           type=float, metavar="TV"),
+    Option(("--penalty",),
+           "penalty of the splitting solver (augmented-Lagrangian / proximal "
+           "weight of the TV and Cheeger iterations)",
+           {**_of(_TV, ("r1", "r2", "r")), **_of(_CHEEGER, "r")},
+           type=float, metavar="P"),
+    Option(("--n-neighbors", "-k"), "neighbours of the kNN graph",
+           _of(_LAPLACIAN + _TV + _CHEEGER, "n_neighbors"), type=int, metavar="K"),
+    Option(("--solver",), "solver variant (see the estimator's solver parameter)",
+           _of(_LAPLACIAN + _PU, "solver"), type=str, metavar="NAME"),
+    Option(("--cache-size",), "kernel cache budget (MB)",
+           _of(_PU, "cache_size"), type=float, metavar="MB"),
+    Option(("--max-iter",), "iteration limit of the estimator's outer loop",
+           _of(_ALL, "max_iter"), type=int, metavar="N"),
+    Option(("--tol",), "stopping tolerance of the estimator's outer loop",
+           _of(_ALL, "tol"), type=float, metavar="TOL"),
+    Option(("--class-weight",), "reweight the classes",
+           _of(_LINEAR, "class_weight"), choices=["balanced"]),
+    Option(("--no-intercept",), "fit no bias term",
+           _of(_LINEAR + _SSL_LINEAR + _LAPLACIAN, "fit_intercept"),
+           action="store_const", const=False),
+    Option(("--safe",),
+           "the safety net: compare with the supervised counterpart by "
+           "cross-validation on the labeled rows and fall back to it when the "
+           "unlabeled rows do not help (safe=True)",
+           _of(_SSL_LINEAR + _LAPLACIAN + _TV + _CHEEGER, "safe"),
+           action="store_const", const=True),
+    Option(("--n-jobs",), "threads of the fit (n_jobs)",
+           _of(_LINEAR, "n_jobs"), type=int, metavar="N"),
+    Option(("--seed",), "random seed (random_state)",
+           _of(_LAPLACIAN + _PU + _TV + _CHEEGER, "random_state"),
+           type=int, metavar="SEED"),
 )
-_PARAM_FLAG = {param: flags[0] for flags, param, _ in ESTIMATOR_OPTIONS}
 
 
 def _parse_value(text):
@@ -143,19 +260,23 @@ def _build_parser():
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Fit a model on TRAIN (svmlight/libsvm; label 0 = unlabeled) "
                     "and write it to MODEL.",
-        epilog=f"algorithms (-a):\n{algs}\n\nAn estimator option applies when the "
-               "algorithm's estimator has that parameter; any other parameter can "
-               "be set with --param NAME=VALUE.")
+        epilog=f"algorithms (-a):\n{algs}\n\nAn option that does not apply to the "
+               "algorithm is refused (exit status 2); any other estimator "
+               "parameter can be set with --param NAME=VALUE.")
     train.add_argument("-a", "--algorithm", default="linear",
                        choices=[a.name for a in _registry.ALGORITHMS],
                        metavar="ALG", help="algorithm (default: linear); see below")
-    opts = train.add_argument_group("estimator parameters")
-    for flags, param, kw in ESTIMATOR_OPTIONS:
-        opts.add_argument(*flags, dest=f"param_{param}", default=argparse.SUPPRESS,
-                          **kw)
+    opts = train.add_argument_group(
+        "estimator parameters",
+        "Each option has one meaning; [sets ...] names the estimator parameter "
+        "it sets for each algorithm, and any other algorithm refuses it.")
+    for opt in ESTIMATOR_OPTIONS:
+        opts.add_argument(*opt.flags, dest=opt.dest, default=argparse.SUPPRESS,
+                          help=opt.help_text(), **opt.argparse_kw)
     opts.add_argument("--param", dest="extra_params", action="append",
                       type=_param_pair, default=[], metavar="NAME=VALUE",
-                      help="any other estimator parameter (repeatable)")
+                      help="set the estimator parameter NAME (its Python name, "
+                           "see the estimator's documentation) (repeatable)")
     _add_input_options(train)
     train.add_argument("-q", "--quiet", action="store_true",
                        help="no progress indicator and no information on stderr")
@@ -504,20 +625,33 @@ def _info(args, msg):
 
 
 def _estimator_params(args, alg, cls):
-    given = {k[len("param_"):]: v for k, v in vars(args).items()
-             if k.startswith("param_")}
-    sources = {name: _PARAM_FLAG[name] for name in given}
-    for name, value in args.extra_params:
+    """``{parameter: value}`` for ``cls`` from the options given; CLIError if an
+    option does not apply to ``alg`` or two options set the same parameter."""
+    given, sources = {}, {}
+
+    def _set(name, value, source):
+        if name in given:
+            raise CLIError(f"{source} and {sources[name]} both set the parameter "
+                           f"{name!r} of {cls.__name__}: give one")
         given[name] = value
-        sources[name] = f"--param {name}"
+        sources[name] = source
+
+    values = vars(args)
+    for opt in ESTIMATOR_OPTIONS:
+        if opt.dest not in values:
+            continue
+        if alg.name not in opt.params:
+            raise CLIError(opt.refusal(alg.name))
+        for name in opt.params[alg.name]:
+            _set(name, values[opt.dest], opt.flag)
     accepted = cls().get_params(deep=False)
-    unknown = [n for n in given if n not in accepted]
-    if unknown:
-        name = unknown[0]
-        raise CLIError(f"{sources[name]} does not apply to -a {alg.name} ({cls.__name__} "
-                       f"has no parameter {name!r}; its parameters: "
-                       f"{', '.join(sorted(accepted))})")
-    return given
+    for name, value in args.extra_params:
+        if name not in accepted:
+            raise CLIError(f"--param {name} does not apply to -a {alg.name} "
+                           f"({cls.__name__} has no parameter {name!r}; its "
+                           f"parameters: {', '.join(sorted(accepted))})")
+        _set(name, value, f"--param {name}")
+    return given, sources
 
 
 def _for_estimator(X, cls):
@@ -544,7 +678,7 @@ def cmd_train(args):
         cls = _registry.get_class(alg)
     except _registry.NotAvailableError as exc:
         raise CLIError(str(exc)) from None
-    params = _estimator_params(args, alg, cls)
+    params, sources = _estimator_params(args, alg, cls)
     zero_based = bool(args.zero_based)
     X, y = read_svmlight(args.train, "TRAIN", zero_based=zero_based,
                          dtype=np.dtype(args.dtype))
@@ -574,9 +708,8 @@ def cmd_train(args):
                        f"{_one_line(exc)}") from None
     except (TypeError, ValueError) as exc:
         msg = _one_line(exc)
-        hint = next((f" (option {_PARAM_FLAG[p]})" for p in sorted(
-            model.get_params(deep=False), key=len, reverse=True)
-            if msg.startswith(p + " ") and p in _PARAM_FLAG), "")
+        hint = next((f" (option {sources[p]})" for p in sorted(
+            sources, key=len, reverse=True) if msg.startswith(p + " ")), "")
         raise CLIError(f"TRAIN file {args.train}: {cls.__name__} cannot be fitted: "
                        f"{msg}{hint}") from None
     finally:
@@ -687,6 +820,7 @@ def cmd_predict(args):
 
 
 DEMO_NEGATIVE, DEMO_POSITIVE = (2, 3, 5), (6, 8, 9)
+DEMO_BASELINE = "linear"  # the supervised baseline of the demo table
 
 
 def _demo_splits(n_labeled, seed, repeats):
@@ -770,6 +904,12 @@ def _demo_save(directory, split):
     return 0
 
 
+def _say(text):
+    import textwrap
+
+    print(textwrap.fill(text, width=79))
+
+
 def cmd_demo(args):
     if args.n_labeled < 2:
         raise CLIError("--n-labeled must be at least 2")
@@ -779,15 +919,24 @@ def cmd_demo(args):
     if args.save is not None:
         return _demo_save(args.save, splits[0])
     X, _, lab, X_test, _ = splits[0]
-    print(f"semisvm demo: scikit-learn digits {','.join(map(str, DEMO_NEGATIVE))} vs "
-          f"{','.join(map(str, DEMO_POSITIVE))}; {X.shape[0]} training rows of which "
-          f"{lab.size} labeled, {X_test.shape[0]} test rows; mean of {len(splits)} "
-          "random draws")
+    draws = "one random draw" if len(splits) == 1 else f"mean of {len(splits)} " \
+        "random draws"
+    _say(f"semisvm demo: scikit-learn digits {','.join(map(str, DEMO_NEGATIVE))} vs "
+         f"{','.join(map(str, DEMO_POSITIVE))}; {X.shape[0]} training rows of which "
+         f"{lab.size} labeled, {X_test.shape[0]} test rows; {draws}.")
+    _say("Each row fits one algorithm (default parameters; -r from the labeled "
+          "rows, PU: the true prior) and gives its error on the test rows. The "
+          "first row, linear, is the supervised baseline: it sees the labeled "
+          "rows only. 'vs baseline' is the error minus the baseline's, in "
+          "points; WORSE marks an algorithm that loses to the baseline here.")
+    print()
     head = (f"{'algorithm':<11} {'estimator':<11} {'trained on':<22} "
-            f"{'test error':>10} {'fit time':>9}")
+            f"{'test error':>10} {'vs baseline':>11} {'fit time':>9}")
     print(head)
     print("-" * len(head))
     missing = []
+    baseline = None
+    n_worse = 0
     for alg in _registry.ALGORITHMS:
         try:
             cls = _registry.get_class(alg)
@@ -798,18 +947,34 @@ def cmd_demo(args):
         used = {_registry.SUPERVISED: f"{lab.size} labeled",
                 _registry.SEMI: f"{lab.size} lab. + {X.shape[0] - lab.size} unlab.",
                 _registry.PU: f"{n_pos} pos. + {X.shape[0] - n_pos} unlab."}[alg.kind]
+        vs, mark = "", ""
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             try:
                 runs = [_demo_fit(alg, cls, split, args.seed) for split in splits]
-                err = f"{100.0 * np.mean([e for e, _ in runs]):9.1f}%"
+                error = 100.0 * np.mean([e for e, _ in runs])
+                err = f"{error:9.1f}%"
                 tm = f"{np.mean([t for _, t in runs]):8.2f}s"
+                if baseline is None and alg.name == DEMO_BASELINE:
+                    baseline = error
+                    vs = "baseline"
+                elif baseline is not None:
+                    vs = f"{error - baseline:+.1f}"
+                    if error > baseline:
+                        mark = "  WORSE"
+                        n_worse += 1
             except Exception as exc:  # noqa: BLE001  (one failure must not stop the demo)
                 err, tm = "failed", f"({type(exc).__name__}: {_one_line(exc)[:60]})"
         note = "  (did not converge)" if any(
             "converge" in str(w.message).lower() for w in caught) else ""
-        print(f"{alg.name:<11} {alg.cls:<11} {used:<22} {err:>10} {tm:>9}{note}",
-              flush=True)
+        print(f"{alg.name:<11} {alg.cls:<11} {used:<22} {err:>10} {vs:>11} "
+              f"{tm:>9}{mark}{note}", flush=True)
+    if baseline is not None:
+        print()
+        _say(f"{n_worse} of the algorithms lose to the labels-only baseline on this "
+             "problem. Whether unlabeled rows help depends on the data: safe=True "
+             "(or semisvm.model_selection) checks it on your own data by "
+             "cross-validation on the labeled rows.")
     if missing:
         print(f"not in this installation: {', '.join(missing)}")
     return 0

@@ -55,7 +55,7 @@ per-row costs, so no row of X is ever copied:
   returned, with the p-step's answer to it.
 
 **DA's iteration count** (``relax``, ``newton_steps``, ``kl_tol``, ``T0``;
-issue 4). With the reference settings g50c (550 x 50) took 15 temperatures,
+``bench/bench_linear_tsvm_small.py``). With the reference settings g50c (550 x 50) took 15 temperatures,
 155 rounds and 255 Newton iterations per fit: over half of the rounds at
 the 3-4 temperatures of the phase transition (T ~ 0.4-1.3 lam_u), where the
 alternation contracts slowly (the KL between successive p stalls near 1e-5
@@ -694,7 +694,7 @@ def class_balance(X, y, *, lam="auto", method="cc", n_splits=5, fit_intercept=Tr
     fraction), the other methods estimate each class against the rest; the
     estimates are clipped to [0.02, 0.98] and normalised to sum to one.
 
-    Why ``"cc"``: measured on the tune part of the issue-15 suite
+    Why ``"cc"``: measured on the tune part of the held-out benchmark suite
     (``bench/bench_model_selection_prior.py --part tune --fit``: 12 sets, 5 /
     25 labels per class and a 5 % proportional draw, seeds 0-2), mean TSVM
     error on the unlabeled rows 22.81 % with cc, 24.05 % pcc, 25.87 % em,
@@ -1155,8 +1155,8 @@ class TSVM(_SemiSupervisedLinear):
     of Saerens et al. and the mean Platt posterior there). The former default,
     the labeled fraction (``r=None``, the paper's initial estimate and what
     the paper benchmarks pass), is 1/2 whenever each class gets the same
-    number of labels, whatever the truth: on the tune part of the issue-15
-    suite (12 sets, 5 / 25 labels per class and a 5 % proportional draw)
+    number of labels, whatever the truth: on the tune part of the held-out
+    benchmark suite (12 sets, 5 / 25 labels per class and a 5 % proportional draw)
     the mean TSVM error went from 25.2 % to 22.8 %. When the labels were
     drawn in proportion to the classes, ``r=None`` is as good.
 

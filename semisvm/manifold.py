@@ -927,7 +927,7 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
                                       sup.predict(X).astype(object)
                                       ).astype(self.classes_.dtype)
 
-    # -- scalable modes (issue 17): f = Z w + b, Z = X or Nystroem features --
+    # -- scalable modes (large n): f = Z w + b, Z = X or Nystroem features --
     def _mode(self, X):
         """("exact" | "linear" | "nystroem", n_components_) for this fit."""
         n = X.shape[0]

@@ -374,12 +374,8 @@ cdef void rows_pass(int kind, RowData X, const int *rows, Py_ssize_t n_rows,
     (n_blk - 1) n_out d entries (n_out = 3 for PASS_START, else 1), ``part``
     PART_STRIDE n_blk doubles; out*[:d] receive the block sums in block
     order, part[0:3] the block order sums of the blocks' part[0:3]."""
-    cdef Py_ssize_t d = X.n_cols, j, k0, k1
+    cdef Py_ssize_t d = X.n_cols, j
     cdef int b, c, n_out = 3 if kind == PASS_START else 1
-    cdef floating *o0
-    cdef floating *o1
-    cdef floating *o2
-    cdef floating acc
     if n_blk <= 1:
         _block_pass(kind, X, rows, 0, n_rows, a, t, o, gprev, v, vb, z, q,
                     out0, out1, out2, part)

@@ -172,7 +172,7 @@ cdef void _regather(KernelCache c) noexcept nogil:
 cdef void _gemv_col(KernelCache c, RowData X, const floating *dummy,
                     Py_ssize_t r, double *col) noexcept nogil:
     """col[act[k]] = k(x_r, x_{act_rows[k]}) through one BLAS gemv."""
-    cdef Py_ssize_t k, t, d = X.n_cols, na = c.n_act
+    cdef Py_ssize_t k, d = X.n_cols, na = c.n_act
     cdef const floating *xr = (<const floating *> X.data) + r * d
     cdef double dot
     if floating is float:

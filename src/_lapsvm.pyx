@@ -476,8 +476,9 @@ def pcg(const floating[:, ::1] K, RowData L not None,
     ----------
     K : (n, n) kernel matrix; L : the graph Laplacian (n x n) as a
     :class:`~semisvm._core._dataset.RowData` of K's dtype, CSR (sparse
-    products) or dense (BLAS gemv, for a nearly full L^p); power : the objective's graph term is
-    f' L^power f, applied as ``power`` products with L; Y : (c, n) targets
+    products) or dense (BLAS gemv, for a nearly full L^p); power : the
+    objective's graph term is f' L^power f, applied as ``power`` products
+    with L; Y : (c, n) targets
     (+-1 at ``lab``,
     ignored elsewhere); lab, unl : indices of the labeled / unlabeled points;
     K_val, Y_val : validation kernel rows (n_val, n) and +-1 labels

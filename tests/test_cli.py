@@ -219,7 +219,8 @@ def test_train_bad_options(files, tmp_path, capsys):
     train, _ = files
     model = tmp_path / "m"
     _check_error(capsys, main(["train", "--lam-u", "1", str(train), str(model)]),
-                 "--lam-u does not apply to -a linear")
+                 "--lam-u (weight lambda_u of the unlabeled loss) does not apply "
+                 "to -a linear")
     _check_error(capsys, main(["train", "--param", "bogus=1", str(train), str(model)]),
                  "--param bogus does not apply")
     _check_error(capsys, main(["train", "--lam", "-1", str(train), str(model)]),
@@ -227,6 +228,99 @@ def test_train_bad_options(files, tmp_path, capsys):
     _check_error(capsys, main(["train", str(train), str(tmp_path / "no" / "m")]),
                  "MODEL file", "cannot write")
     assert os.listdir(tmp_path) == []
+
+
+def _option_value(opt):
+    """A value to give ``opt`` on the command line ([] for a flag)."""
+    kw = opt.argparse_kw
+    if kw.get("action") == "store_const":
+        return []
+    if "choices" in kw:
+        return [kw["choices"][0]]
+    return ["rbf" if kw.get("type") is str else "3" if kw.get("type") is int
+            else "0.5"]
+
+
+@pytest.mark.parametrize("alg", _available_cases())
+def test_every_option_against_every_algorithm(alg):
+    # one meaning per option: it sets the parameter(s) of that meaning, or is
+    # refused with one line naming the option (and, where one exists, the
+    # option that has the meaning the user probably wants)
+    from semisvm.cli import _ALL, ESTIMATOR_OPTIONS, _build_parser, _estimator_params
+
+    assert alg.name in _ALL  # a new algorithm must be placed in the option table
+    cls = _registry.get_class(alg)
+    accepted = cls().get_params(deep=False)
+    parser = _build_parser()
+    for opt in ESTIMATOR_OPTIONS:
+        argv = ["train", "-a", alg.name, opt.flag, *_option_value(opt), "T", "M"]
+        args = parser.parse_args(argv)
+        if alg.name in opt.params:
+            params, sources = _estimator_params(args, alg, cls)
+            assert set(params) == set(opt.params[alg.name]), opt.flag
+            assert set(params) <= set(accepted), (opt.flag, params)
+            assert set(sources.values()) == {opt.flag}
+            value = vars(args)[opt.dest]
+            assert all(v == value for v in params.values())
+            cls(**params)
+            for name in params:   # documented: --help says which parameter
+                assert name in opt.help_text()
+        else:
+            with pytest.raises(CLIError) as info:
+                _estimator_params(args, alg, cls)
+            msg = str(info.value)
+            assert msg.startswith(f"{opt.flag} (") and "\n" not in msg
+            assert f"does not apply to -a {alg.name}" in msg
+            hint = opt.instead.get(alg.name)
+            if hint is not None:
+                assert hint in msg
+                named = [o for o in ESTIMATOR_OPTIONS
+                         if any(f in hint.split() or f + "," in hint for f in o.flags)]
+                # the option a refusal points to applies to this algorithm
+                assert all(alg.name in o.params for o in named), (opt.flag, hint)
+
+
+@pytest.mark.parametrize("argv, expected", [
+    (["-a", "tvrls", "--gamma", "0.5"], {"kernel_gamma": 0.5}),
+    (["-a", "cheegerrls", "--gamma", "0.5"], {"kernel_gamma": 0.5}),
+    (["-a", "lapsvm", "--gamma", "0.5"], {"gamma": 0.5}),
+    (["-a", "pu", "--gamma", "0.5", "--prior", "auto"], {"gamma": 0.5, "prior": "auto"}),
+    (["-a", "tvrls", "--tv-weight", "2"], {"gamma": 2.0}),
+    (["-a", "tvsvm", "--penalty", "3"], {"r1": 3.0, "r2": 3.0, "r": 3.0}),
+    (["-a", "cheegersvm", "--penalty", "3"], {"r": 3.0}),
+    (["-a", "tsvm", "-r", "0.3", "--safe"], {"r": 0.3, "safe": True}),
+    (["-a", "tvrls", "-r", "0.5"], "--penalty"),
+    (["-a", "cheegerrls", "-r", "0.5"], "--param balance=FRACTION"),
+    (["-a", "pu", "-r", "0.5"], "--prior"),
+    (["-a", "lapsvm", "--lam", "1"], "--gamma-A"),
+    (["-a", "tvrls", "--gamma-I", "1"], "--tv-weight"),
+    (["-a", "tsvm", "--gamma", "1"], "no kernel"),
+    (["-a", "tvrls", "--tv-weight", "1", "--param", "gamma=2"], "both set"),
+])
+def test_option_meanings(argv, expected):
+    from semisvm.cli import _build_parser, _estimator_params
+
+    args = _build_parser().parse_args(["train", *argv, "T", "M"])
+    alg = _registry.by_name(args.algorithm)
+    cls = _registry.get_class(alg)
+    if isinstance(expected, dict):
+        assert _estimator_params(args, alg, cls)[0] == expected
+    else:
+        with pytest.raises(CLIError, match=expected.replace("=", ".")):
+            _estimator_params(args, alg, cls)
+
+
+def test_tv_kernel_width_option_end_to_end(files, tmp_path, capsys):
+    # --gamma is the kernel width for TVRLS too, never its TV weight
+    train, _ = files
+    model = tmp_path / "m"
+    assert main(["train", "-q", "-a", "tvrls", "--gamma", "0.5", "--max-iter", "5",
+                 str(train), str(model)]) == 0
+    fitted = semisvm.load(model)
+    assert fitted.kernel_gamma == 0.5 and fitted.gamma is None
+    capsys.readouterr()
+    _check_error(capsys, main(["train", "-a", "tvrls", "-r", "0.5", str(train),
+                               str(model)]), "-r (fraction", "--penalty")
 
 
 def test_train_unavailable_algorithm(files, tmp_path, capsys, monkeypatch):
@@ -295,12 +389,30 @@ def test_demo_prints_table(capsys):
     # (no wall-clock bound: speed lives in bench/, this machine is shared)
     assert main(["demo"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[1].split()[:2] == ["algorithm", "estimator"]
-    rows = {line.split()[0]: line for line in lines[3:]}
+    at = next(i for i, line in enumerate(lines) if line.startswith("algorithm "))
+    assert lines[at].split()[:2] == ["algorithm", "estimator"]
+    assert "supervised baseline" in " ".join(lines[:at])  # says what the rows are
+    rows = {}
+    for line in lines[at + 2:]:
+        if not line.strip():
+            break
+        rows[line.split()[0]] = line
     available = [alg for alg, _ in _registry.available()]
     for alg in available:
         assert alg.name in rows and "%" in rows[alg.name], rows
-    err = float(rows["linear"].split("%")[0].split()[-1])
+    base = float(rows["linear"].split("%")[0].split()[-1])
+    assert "baseline" in rows["linear"] and "WORSE" not in rows["linear"]
+    for name, line in rows.items():  # WORSE marks exactly the rows that lose
+        if name == "linear" or "%" not in line:
+            continue
+        error = float(line.split("%")[0].split()[-1])
+        delta = float(line.split("%")[1].split()[0])
+        assert delta == pytest.approx(error - base, abs=0.11)
+        if error != base:
+            assert ("WORSE" in line) == (error > base), line
+    n_worse = sum("WORSE" in line for line in rows.values())
+    assert f"{n_worse} of the algorithms lose" in " ".join(lines)
+    err = base
     assert 0 <= err < 50  # better than chance on a balanced problem
 
 
@@ -339,7 +451,7 @@ def test_console_script_entry_point(files, tmp_path, capsys):
     assert len(capsys.readouterr().out.splitlines()) == 100
 
 
-# ------------------------------------------------- output files (issue 16)
+# ------------------------------------------------------------- output files
 
 def _lines(path):
     return Path(path).read_text().splitlines()
@@ -425,7 +537,7 @@ def test_output_permissions_as_cp(trained, files, tmp_path, capsys):
     assert stat.S_IMODE(os.stat(new).st_mode) == 0o640
 
 
-# ------------------------------------------------------- signals (issue 16)
+# ------------------------------------------------------------------ signals
 
 _SIGNAL_SCRIPT = r"""
 import os, signal, sys, time
@@ -498,7 +610,7 @@ def test_sigkill_leftover_removed_by_next_save(files, tmp_path):
     assert os.listdir(tmp_path) == ["m.model"]
 
 
-# -------------------------------------- one-line errors, exit 2 (issue 16)
+# --------------------------------------------------- one-line errors, exit 2
 
 @pytest.mark.parametrize("ext", ["gz", "bz2"])
 def test_truncated_compressed_train_file(ext, files, tmp_path, capsys):

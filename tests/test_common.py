@@ -36,7 +36,7 @@ SEMI_SUPERVISED = ("TSVM", "DASVM", "PUSVM", "LapSVM", "LapRLS", "TVRLS", "TVSVM
                    "CheegerRLS", "CheegerSVM")
 
 # PU estimators accept only 1 (labeled positive) and -1/0 (unlabeled) and
-# reject any other label with a clear error (issue 6); these three checks fit
+# reject any other label with a clear error; these three checks fit
 # on the labels {1, 2}.
 PU_LABELS = ("PUSVM",)
 _PU_REASON = "PU labels are 1 (positive) and -1/0 (unlabeled); the check fits on {1, 2}"

@@ -13,11 +13,11 @@ from _reference import ssl01
 
 pytest.importorskip("dask.distributed")
 import dask.array as da  # noqa: E402
-from semisvm._core._cgls import _cgls_py  # noqa: E402
-from semisvm._core._dataset import RowData  # noqa: E402
 
 from semisvm import TSVM, LinearSVM  # noqa: E402
 from semisvm._core import _mfn as K  # noqa: E402
+from semisvm._core._cgls import _cgls_py  # noqa: E402
+from semisvm._core._dataset import RowData  # noqa: E402
 from semisvm._rows import (  # noqa: E402
     LADDER,
     bracket_from_bins,

@@ -1,7 +1,7 @@
 """Every public class and function has a numpydoc docstring that passes
 ``numpydoc.validate`` for the sections Parameters, Returns (functions),
 Attributes (estimators), See Also and Examples, and every Examples section
-runs as a doctest (as scikit-learn's ``test_docstrings.py``; issues 14, 18).
+runs as a doctest (as scikit-learn's ``test_docstrings.py``).
 """
 import doctest
 import importlib

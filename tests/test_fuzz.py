@@ -1,4 +1,4 @@
-"""Malformed CSR / dense / memmap input to every public entry point (issue 16).
+"""Malformed CSR / dense / memmap input to every public entry point.
 
 The driver ``tests/_fuzz_driver.py`` runs in a subprocess so that a memory
 error in compiled code (a segfault before the structure checks existed) fails

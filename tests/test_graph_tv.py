@@ -306,7 +306,7 @@ def test_two_moons_defaults_converge(Est):
     assert np.mean(est.transduction_ != yt) <= 0.01
 
 
-# ------------------------------------------------- defaults (issue 15)
+# ------------------------------------------------------------- defaults
 
 
 @pytest.mark.parametrize("Est", [TVRLS, TVSVM, CheegerRLS, CheegerSVM])

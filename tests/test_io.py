@@ -320,7 +320,7 @@ def test_save_keeps_mode_of_replaced_file(fitted, tmp_path):
     assert os.stat(path).st_mode & 0o777 == 0o600
 
 
-# -- model files written before the family modules were merged (issue 14) ----
+# -- model files written before the family modules were merged ---------------
 
 def _v01_problem():
     """The data the files in tests/data/v0.1-*.model were fitted on."""
@@ -366,7 +366,7 @@ def test_load_gives_the_same_bits(name, tmp_path):
     assert np.array_equal(model.decision_function(X), fitted.decision_function(X))
 
 
-# ------------------------------------------------------------ issue 16
+# ------------------------------------------------------------ hostile input
 
 def _with_member(path, meta_edit, member_writer):
     """Rewrite a model file: metadata edited, one member written by a callback."""

@@ -1,4 +1,4 @@
-"""Model files: the size bounds of array and metadata members (issue 21).
+"""Model files: the size bounds of array and metadata members.
 
 A ``.npy`` member must hold its array's bytes plus at most a header's worth
 (``_NPY_HEADER_MAX``); a member padded with junk or larger than its metadata

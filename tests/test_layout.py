@@ -1,12 +1,20 @@
 """The package's layout: imports run one way, ``solvers`` is only a facade.
 
-DESIGN.md's layers, from the bottom: the compiled core (``semisvm._core``),
-then validation and results, then the engine and shared helpers, then one
-module per paper family, then the faces (facade, package, model files,
-command line). An import may only go to its own layer or a lower one, no
-chain of imports may come back to where it started (also through imports
-inside functions), and a module takes private names (``_name``) only from the
-engine and validation layers below it.
+The package is built in layers (``LAYERS`` below), from the bottom: the
+compiled core (``semisvm._core``, the Cython kernels of ``src/``), then input
+validation, result dataclasses and the estimator registry, then the engine
+and shared helpers (the MFN row loop, Dask, graphs, kernels), then one module
+per paper family (``linear``, ``manifold``, ``pu``, ``graph_tv``, and
+``model_selection``, which they all use), then the faces users call (the
+``solvers`` facade, the package itself, model files, the command line). Why:
+a family can be read, tested and changed without the ones beside it, and
+nothing below a face depends on how users call it.
+
+An import may only go to its own layer or a lower one, no chain of imports
+may come back to where it started (also through imports inside functions),
+and a module takes private names (``_name``) only from the engine and
+validation layers below it. A new module must be given its layer in
+``LAYERS`` (and listed in ``semisvm/meson.build``, or it is not installed).
 """
 import ast
 import importlib
@@ -147,3 +155,38 @@ def test_star_import_gives_the_public_names():
     for name in semisvm.__all__:
         assert name in ns
     exec("import semisvm.solvers", ns)
+
+
+@pytest.mark.slow  # four Python start-ups with NumPy, SciPy and scikit-learn
+def test_source_tree_without_extensions_says_what_to_do(tmp_path):
+    # Python started in a checkout's root imports the checkout's semisvm/,
+    # which has no compiled modules: one sentence saying what to do, for the
+    # Python API and for `python -m semisvm`
+    import shutil
+    import subprocess
+    import sys
+
+    shutil.copytree(PACKAGE, tmp_path / "semisvm",
+                    ignore=shutil.ignore_patterns("*.so", "*.pyd", "__pycache__"))
+    (tmp_path / "semisvm" / "_core" / "meson.build").write_text("# source tree\n")
+    # an editable install's import hook would find the built package anyway
+    pre = ("import sys; sys.meta_path[:] = [f for f in sys.meta_path if "
+           "'editable' not in type(f).__module__]; ")
+    for code in ("from semisvm import TSVM",
+                 "from semisvm._core import _mfn",
+                 "from semisvm.manifold import LapSVM"):
+        r = subprocess.run([sys.executable, "-c", pre + code], cwd=tmp_path,
+                           capture_output=True, text=True)
+        assert r.returncode == 1
+        last = r.stderr.strip().splitlines()[-1]
+        assert last.startswith("ImportError: semisvm is being imported from its "
+                               "source tree"), r.stderr
+        assert "pip install ." in last and "_mfn" not in last
+    r = subprocess.run(
+        [sys.executable, "-c", pre + "import runpy; runpy.run_module('semisvm', "
+         "run_name='__main__')", "train", "a.svm", "m"],
+        cwd=tmp_path, capture_output=True, text=True)
+    assert r.returncode == 2
+    assert r.stderr.startswith("semisvm train: error: semisvm is being imported "
+                               "from its source tree")
+    assert len(r.stderr.splitlines()) == 1, r.stderr

@@ -186,7 +186,7 @@ def test_linearsvm_two_fits_in_two_threads_match_serial_fits():
 
 
 # -- l2svm_mfn ------------------------------------------------------------
-# float64: objective to 1e-6 relative (the issue's bar), gradient to 1e-6 relative.
+# float64: objective to 1e-6 relative (the accuracy bar), gradient to 1e-6 relative.
 # float32: the solver computes in single precision; 1e-4 relative is its floor.
 TOL = {np.float64: 1e-6, np.float32: 1e-4}
 
@@ -1096,7 +1096,7 @@ def test_cholesky_newton_steps_match_cgls(monkeypatch):
 
 
 # ---------------------------------------------------------------------------
-# issue 15: r="auto" (class_balance) and the safety net (safe=True)
+# r="auto" (class_balance) and the safety net (safe=True)
 
 def _imbalanced_blobs(seed, n=600, frac=0.2, sep=3.0, n_lab=5):
     rng = np.random.default_rng(seed)
@@ -1242,7 +1242,7 @@ def test_lam_u_zero_transduction_is_the_supervised_prediction(Est):
 
 
 # ---------------------------------------------------------------------------
-# LinearSVM with more than two classes: one-vs-rest (issue 18)
+# LinearSVM with more than two classes: one-vs-rest
 
 def _three_classes(n=240, d=12, seed=0):
     rng = np.random.default_rng(seed)

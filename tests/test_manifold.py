@@ -528,7 +528,7 @@ def test_dense_laplacian_path_equals_sparse():
 @pytest.mark.parametrize("Est", [LapSVM, LapRLS])
 @pytest.mark.parametrize("n_classes", [2, 3])
 def test_defaults_deterministic(Est, n_classes):
-    # same input -> same bits with every parameter at its default (issue 15)
+    # same input -> same bits with every parameter at its default
     X, yt = make_blobs(120, centers=n_classes, cluster_std=2.0, random_state=0)
     y = np.full(120, -1)
     rng = np.random.default_rng(0)

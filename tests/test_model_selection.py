@@ -16,7 +16,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
 
-from semisvm import DASVM, TSVM, LapRLS, LapSVM, LinearSVM, TVRLS, CheegerRLS, PUSVM
+from semisvm import DASVM, PUSVM, TSVM, TVRLS, CheegerRLS, LapRLS, LapSVM, LinearSVM
 from semisvm.model_selection import (
     LabeledOnly,
     LabeledStratifiedKFold,

@@ -378,7 +378,7 @@ def test_pusvm_verbose_logs_a_summary(caplog):
     assert any("USMO optimal" in r.getMessage() for r in caplog.records)
 
 
-# ---- shrinking, gamma="scale", prior="auto", the PU scorer (issue 20) ----
+# ---- shrinking, gamma="scale", prior="auto", the PU scorer ----
 
 @pytest.mark.parametrize("seed", range(6))
 def test_usmo_shrinking_keeps_the_unshrunk_optimum(seed):
@@ -425,8 +425,9 @@ def test_pusvm_default_gamma_follows_the_scale_of_x(scale):
 
 def test_pu_score_recovers_the_error_on_unlabeled_rows():
     # 1-D Gaussians N(+1, 1) (positives) and N(-1, 1); f(x) = x; SCAR labels
-    from semisvm.pu import pu_score
     from scipy.stats import norm
+
+    from semisvm.pu import pu_score
 
     rng = np.random.RandomState(0)
     n_pos, n_neg, prior = 60000, 140000, 0.3
@@ -453,6 +454,7 @@ def test_pu_score_recovers_the_error_on_unlabeled_rows():
 
 def test_pu_score_in_grid_search_with_default_grid():
     from sklearn.model_selection import GridSearchCV, StratifiedKFold
+
     from semisvm.pu import default_param_grid, pu_score
 
     X, y = _pu_problem(seed=9, n=120)

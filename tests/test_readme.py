@@ -1,4 +1,4 @@
-"""The README runs as written (issue 18).
+"""The README runs as written.
 
 * every fenced ``python`` block is executed, self-contained (a block that
   starts a Dask LocalCluster is run as a script, so its ``__main__`` guard
@@ -43,8 +43,12 @@ def test_every_fence_is_labelled():
         [lang for lang, _ in BLOCKS]
 
 
+# seconds, not a fraction of one: a Dask cluster, a grid search with the safety net
+SLOW = ("LocalCluster", "GridSearchCV")
+
+
 @pytest.mark.parametrize("i", [
-    pytest.param(i, marks=[pytest.mark.slow] if "LocalCluster" in src else [])
+    pytest.param(i, marks=[pytest.mark.slow] if any(w in src for w in SLOW) else [])
     for i, src in enumerate(PYTHON)])
 def test_python_block_runs(i, tmp_path):
     src = PYTHON[i]

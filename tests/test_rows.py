@@ -11,10 +11,10 @@ import math
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from semisvm._core._dataset import RowData
-from semisvm._core._ssl import _np_sum, da_pstep, objective_sums, set_label_costs
 
 from semisvm._core import _mfn as K
+from semisvm._core._dataset import RowData
+from semisvm._core._ssl import _np_sum, da_pstep, objective_sums, set_label_costs
 from semisvm._rows import LocalRows, mfn_loop
 
 
@@ -212,7 +212,7 @@ def test_set_label_costs_is_the_numpy_assignment(dtype):
     assert np.array_equal(cpos, ref_p) and np.array_equal(cneg, ref_n)
 
 
-# --- the driver-side line search (row blocks, Dask) without Dask (issue 21) --
+# --- the driver-side line search (row blocks, Dask) without Dask ------------
 
 def _ray_events(w, wbar, lam, o, obar, cpos, cneg, hi=np.inf):
     """The regulariser's and the rows' slope at 0 and every break point, as a

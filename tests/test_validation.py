@@ -11,7 +11,7 @@ from semisvm._validation import check_X
     (np.array([[np.nan, 1.0]]), "NaN"),
     (np.array([[np.inf, 1.0]]), "infinity"),
     # finite, but the sum overflows: the full check runs, and the squared row
-    # norms overflow too (issue 16: refused, the solvers would return NaN)
+    # norms overflow too (refused: the solvers would return NaN)
     (np.full((2, 2), 1e308), "squared norm of a row"),
     (np.zeros((0, 3)), "0 sample"),
     (np.zeros((3, 0)), "0 feature"),
@@ -30,7 +30,7 @@ def test_check_X_returns_valid_arrays_as_they_are(dtype):
     assert check_X(np.arange(6).reshape(2, 3)).dtype == np.float64
 
 
-# ---- issue 16: sparse structure and value scale ----
+# ---- hostile input: sparse structure and value scale ----
 
 def _csr_bad(kind):
     import scipy.sparse as sp_
@@ -142,7 +142,7 @@ def test_large_but_safe_entries_are_accepted():
     assert check_X(X) is X
 
 
-# ---- issue 16: memory refused up front (under resource.setrlimit) ----
+# ---- memory refused up front (under resource.setrlimit) ----
 
 _RLIMIT_SCRIPT = r"""
 import resource, sys, numpy as np, scipy.sparse as sp
@@ -216,7 +216,7 @@ def test_check_memory_message():
     check_memory(1024, "a kilobyte")  # fits
 
 
-# ---- issue 16: consistency and no silent NaN ----
+# ---- consistency and no silent NaN ----
 
 _ALL = ["LinearSVM", "TSVM", "DASVM", "LapSVM", "LapRLS", "PUSVM", "TVRLS", "TVSVM",
         "CheegerRLS", "CheegerSVM"]

@@ -1,5 +1,6 @@
 import numpy as np
 import pytest
+
 from semisvm._core._cgls import _cgls_py
 from semisvm._core._dataset import RowData
 
@@ -204,7 +205,7 @@ def test_openmp_threads_wait_passively_unless_the_user_says(preset, expected):
     assert out == expected
 
 
-# --- the stopping rules, pinned against a reference PCG (issue 21) ---------
+# --- the stopping rules, pinned against a reference PCG --------------------
 
 def _pcg_reference(Xa, a, t, lam, beta0, k):
     """k iterations of preconditioned CG on (lam I + X'AX) beta = X'At from

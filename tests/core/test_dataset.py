@@ -3,9 +3,9 @@ import pickle
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from semisvm._core._dataset import RowData
 
 from semisvm._core import _dataset
+from semisvm._core._dataset import RowData
 
 
 def test_rowdata_reports_dotted_module_and_pickles():

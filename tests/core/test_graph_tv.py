@@ -201,7 +201,7 @@ def test_rof_multi_matches_columns(dtype):
         np.testing.assert_allclose(G[:, k], g, atol=tol)
 
 
-# --- the accelerated iteration itself (issue 21) ---------------------------
+# --- the accelerated iteration itself --------------------------------------
 
 def _rof_twin(src, dst, w, z, gamma, rho, k, L):
     """k iterations of Chambolle & Pock (2011) Algorithm 2 on the graph ROF

@@ -3,9 +3,10 @@ import pickle
 
 import numpy as np
 import pytest
+from sklearn.metrics.pairwise import pairwise_kernels
+
 from semisvm._core._dataset import RowData
 from semisvm._core._kernel_cache import KERNEL_CODES, KernelCache
-from sklearn.metrics.pairwise import pairwise_kernels
 
 
 def _data(dtype, container, seed=0, n=25, d=6):

@@ -70,7 +70,7 @@ def test_module_name():
     assert _lapsvm.__name__ == "semisvm._core._lapsvm"
 
 
-# --- PCG's stopping rules, pinned on hand-made problems (issue 21) ---------
+# --- PCG's stopping rules, pinned on hand-made problems --------------------
 # rule codes and status codes of _lapsvm (the Python layer's maps)
 NONE, STABILITY, VALIDATION, MIXED, GRADIENT, PGRADIENT, PNORM, OBJECTIVE = range(8)
 ST_TOL, ST_STABILITY, ST_VALIDATION, ST_MIXED, ST_NO_DESCENT, ST_MAX_ITER = range(6)

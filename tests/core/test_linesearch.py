@@ -1,6 +1,7 @@
 import numpy as np
 import pytest
 from scipy.optimize import minimize_scalar
+
 from semisvm._core._linesearch import _line_search_py
 
 
@@ -51,7 +52,7 @@ def test_line_search_finds_a_root_beyond_the_newton_point():
     assert delta == pytest.approx(6.0, rel=1e-12)
 
 
-# --- the scan itself, pinned on hand-made rays (issue 21) -------------------
+# --- the scan itself, pinned on hand-made rays ------------------------------
 # Two active rows and lam = 1, w = 0, wbar = 1 (D = 1): row A (o 0 -> 4) leaves
 # its margin at delta = 1/4, row B (o -2 -> -1.5) at delta = 6. The slope is
 # -5.5 + 17.25 delta before A leaves (root 0.319 > 1/4), -1.5 + 1.25 delta

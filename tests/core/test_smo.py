@@ -1,6 +1,7 @@
 """The exact two-variable step of USMO (the paper's Table I, four cases)."""
 import numpy as np
 import pytest
+
 from semisvm._core._smo import _pair_t_py
 
 
@@ -61,7 +62,7 @@ def test_pair_step_across_a_sub_ulp_segment_to_the_kink():
     assert t == b1
 
 
-# --- USMO's stopping tests pinned directly (issue 21) ----------------------
+# --- USMO's stopping tests pinned directly ---------------------------------
 
 def _usmo_run(tol, max_iter):
     from semisvm._core._dataset import RowData

@@ -1,6 +1,7 @@
 """usmo_linear: explicit-w USMO through the RowData row kernels."""
 import numpy as np
 import pytest
+
 from semisvm._core._dataset import RowData
 from semisvm._core._smo_linear import usmo_linear
 

@@ -180,7 +180,7 @@ def test_da_pstep_over_relaxed(omega):
                       omega=2.0)
 
 
-# --- stopping rules and bounds pinned directly (issue 21) ------------------
+# --- stopping rules and bounds pinned directly -----------------------------
 
 def test_balance_root_iteration_limit_and_tolerance_are_exact():
     g = np.random.default_rng(4).normal(scale=2.0, size=300)
