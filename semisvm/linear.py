@@ -136,10 +136,9 @@ from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from semisvm import _rows
-from semisvm._threads import follows_n_jobs, limit as _limit_threads
 from semisvm._core._dataset import RowData
-from semisvm._results import MFNResult
 from semisvm._linear_ssl import LAM_SCALE, da_s3vm, default_lam, tsvm  # noqa: F401
+from semisvm._results import MFNResult
 from semisvm._rows import (
     FLOAT32_TOL,
     MFN_STATUS,
@@ -149,6 +148,8 @@ from semisvm._rows import (
     n_threads,
     run_mfn,
 )
+from semisvm._threads import follows_n_jobs
+from semisvm._threads import limit as _limit_threads
 from semisvm._validation import (
     FLOAT_DTYPES,
     as_csr32,

@@ -1,6 +1,7 @@
 """Tests of semisvm._core._graph_tv: graph ROF (primal-dual), simplex, SMO."""
 import numpy as np
 import pytest
+
 from semisvm._core._graph_tv import (
     graph_tv_value,
     rof_pd,
