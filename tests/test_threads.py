@@ -158,7 +158,12 @@ _CPU_SCRIPT = textwrap.dedent("""
 
     rng = np.random.default_rng(0)
     n, d = 20000, 60000
-    X = sp.random(n, d, density=25 / d, format="csr", random_state=0)
+    # 25 entries per row, built directly (sp.random draws its positions from
+    # all n * d cells: 10 GB here)
+    cols = np.sort(rng.choice(d, size=(n, 25)), axis=1).ravel().astype(np.int32)
+    X = sp.csr_matrix((rng.random(n * 25), cols, np.arange(0, n * 25 + 1, 25)),
+                      shape=(n, d))
+    X.sum_duplicates()
     y = (X @ rng.standard_normal(d) > 0).astype(int)
     if "{est}" != "LinearSVM":
         y = np.where(rng.random(n) < 0.05, y, -1)
