@@ -16,7 +16,17 @@ unlabeled rows.  Label schemes:
 * ``"5"``    -- 5 labeled rows per class (stratified), all others unlabeled;
 * ``"25"``   -- 25 labeled rows per class;
 * ``"prop"`` -- a proportional draw: about 5 % of the rows, stratified, so the
-  labeled class balance follows the data's (at least 2 rows per class).
+  labeled class balance follows the data's (at least 2 rows per class);
+* ``"1"``, ``"3"``, ``"10"`` -- 1, 3 or 10 labeled rows per class: the schemes
+  of the *classic* cases (below).
+
+The classic cases are what every user tries first: two moons, two circles,
+nested clouds, XOR and imbalanced blobs. Each part has its own five
+(``CLASSIC_TUNE``: the tune part's moons, circles, xor, blobs_75_25,
+nested_clouds; ``CLASSIC_REPORT``: other draws and shapes of the same
+families, 1,500 points each, never tuned on), and they are run with the
+schemes ``CLASSIC_SCHEMES`` = 1, 3, 10 labels per class
+(``cells(part, classic=True)``).
 
 If a class is too small for ``k`` labels, it gets ``n_c // 2`` of them (so it
 keeps as many unlabeled rows as labeled ones).
@@ -50,10 +60,12 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["TUNE", "REPORT", "SCHEMES", "SEEDS", "Dataset", "names", "load",
+__all__ = ["TUNE", "REPORT", "SCHEMES", "SEEDS", "CLASSIC_TUNE", "CLASSIC_REPORT",
+           "CLASSIC_SCHEMES", "classic", "Dataset", "names", "load",
            "label_draw", "cells", "available", "data_dir"]
 
 SCHEMES = ("5", "25", "prop")
+CLASSIC_SCHEMES = ("1", "3", "10")
 SEEDS = (0, 1, 2)
 MAX_ROWS = 2000
 SUBSAMPLE_SEED = 12345      # the rows kept from a large set (fixed, never a draw seed)
@@ -93,22 +105,28 @@ def _shared(name):
 
 
 # ---------------------------------------------------------------- synthetic sets
-def _moons(seed):
+def _moons(seed, n=1000, noise=0.15):
     from sklearn.datasets import make_moons
-    return make_moons(1000, noise=0.15, random_state=seed)
+    return make_moons(n, noise=noise, random_state=seed)
 
 
-def _circles(seed):
+def _circles(seed, n=1000, noise=0.08, factor=0.5):
     from sklearn.datasets import make_circles
-    return make_circles(1000, noise=0.08, factor=0.5, random_state=seed)
+    return make_circles(n, noise=noise, factor=factor, random_state=seed)
 
 
-def _xor(seed):
+def _xor(seed, n=1000, n_noise=3):
     rng = np.random.RandomState(seed)
-    X = rng.uniform(-1.0, 1.0, size=(1000, 2))
+    X = rng.uniform(-1.0, 1.0, size=(n, 2))
     y = ((X[:, 0] > 0) ^ (X[:, 1] > 0)).astype(np.int64)
-    X = np.hstack([X, 0.3 * rng.randn(1000, 3)])      # three noise features
+    X = np.hstack([X, 0.3 * rng.randn(n, n_noise)])      # noise features
     return X, y
+
+
+def _moons_scaled(seed, n=1500, noise=0.2, scale=(100.0, 0.01)):
+    """Two moons with a different unit per axis (the defaults must be scale-aware)."""
+    X, y = _moons(seed, n=n, noise=noise)
+    return X * np.asarray(scale), y
 
 
 def _imbalanced_blobs(seed, n=1000, frac=0.25, d=5, sep=2.5):
@@ -124,13 +142,25 @@ def _imbalanced_blobs(seed, n=1000, frac=0.25, d=5, sep=2.5):
     return X[perm], y[perm]
 
 
-def _nested_clouds(seed, n=1000, d=5):
-    """Two concentric Gaussian clouds of different spread (std 1 and 3)."""
+def _nested_clouds(seed, n=1000, d=5, spread=3.0):
+    """Two concentric Gaussian clouds of different spread (std 1 and ``spread``)."""
     rng = np.random.RandomState(seed)
     y = (np.arange(n) % 2).astype(np.int64)
-    X = rng.randn(n, d) * np.where(y == 1, 3.0, 1.0)[:, None]
+    X = rng.randn(n, d) * np.where(y == 1, spread, 1.0)[:, None]
     perm = rng.permutation(n)
     return X[perm], y[perm]
+
+
+def _sparse_planted(seed, n=2000, d=1000, nnz=10):
+    """The README's Dask example data, smaller: uniform sparse non-negative
+    rows (``nnz`` stored entries of d), labels the sign of a Gaussian
+    direction without offset (about 45 % positive). No cluster structure; a
+    supervised model on few labels leaves the unlabeled outputs inside the
+    margin near its bias, where counting their signs misjudges the balance."""
+    rng = np.random.default_rng(seed)
+    X = sp.random(n, d, density=nnz / d, format="csr", random_state=seed)
+    y = (X @ rng.standard_normal(d) > 0).astype(np.int64)
+    return X, y
 
 
 def _classification(seed, **kw):
@@ -189,6 +219,8 @@ def _catalogue():
         _Spec("isolet", "tune", _sh("isolet"), note="USMO 2-class isolet, 600 x 51"),
         _Spec("mnist10", "tune", _sh("mnist_t10k"),
               note="MNIST test, 10 classes, 10000 x 784 (0..255) -> 2000"),
+        _Spec("sparse_planted", "tune", lambda: _sparse_planted(0),
+              note="README Dask data: 2000 x 1000 sparse uniform, 10 per row, planted sign"),
         # ---------------- REPORT (never used to choose anything)
         _Spec("digits", "report", _sk(skd.load_digits),
               note="scikit-learn digits, 1797 x 64, 10 classes"),
@@ -210,17 +242,48 @@ def _catalogue():
               note="LIBSVM a9a train, sparse 123 binary features -> 2000"),
         _Spec("bank", "report", _sh("bank_marketing"), standardize=True,
               note="bank-full, 45211 x 51 -> 2000, ~88/12"),
+        _Spec("sparse_planted_b", "report", lambda: _sparse_planted(7, n=2000, d=3000, nnz=20),
+              note="as sparse_planted: 2000 x 3000, 20 per row (seed 7)"),
         _Spec("shuttle", "report", _sh("shuttle"), standardize=True,
               classes=(1, 4, 5),
               note="Statlog shuttle train, classes 1/4/5 (the others have < 40 rows) -> 2000"),
+        # ---------------- REPORT, classic cases (1 / 3 / 10 labels per class)
+        _Spec("moons_r", "report", lambda: _moons_scaled(7),
+              note="make_moons(1500, noise=.2, seed 7), axes x100 and x0.01"),
+        _Spec("circles_r", "report", lambda: _circles(7, n=1500, noise=0.1, factor=0.4),
+              note="make_circles(1500, noise=.1, factor=.4, seed 7)"),
+        _Spec("xor_r", "report", lambda: _xor(7, n=1500, n_noise=8),
+              note="XOR on [-1,1]^2 + 8 noise features, 1500 rows (seed 7)"),
+        _Spec("blobs_90_10", "report",
+              lambda: _imbalanced_blobs(7, n=1500, frac=0.1, d=10, sep=3.0),
+              note="two Gaussian blobs in 10-d, 90/10, 1500 rows (seed 7)"),
+        _Spec("nested_clouds_r", "report",
+              lambda: _nested_clouds(7, n=1500, d=10, spread=2.0),
+              note="concentric Gaussians, std 1 vs 2, 10-d, 1500 rows (seed 7)"),
     ]
     return {s.name: s for s in specs}
 
 
 TUNE = ("breast_cancer", "wine", "moons", "circles", "xor", "blobs_75_25",
-        "nested_clouds", "ionosphere", "diabetes", "krvskp", "isolet", "mnist10")
+        "nested_clouds", "ionosphere", "diabetes", "krvskp", "isolet", "mnist10",
+        "sparse_planted")
 REPORT = ("digits", "classif_a", "classif_b", "classif_85_15", "australian",
-          "heart_statlog", "house_votes", "spectf", "clean1", "a9a", "bank", "shuttle")
+          "heart_statlog", "house_votes", "spectf", "clean1", "a9a", "bank", "shuttle",
+          "sparse_planted_b")
+# the classic cases of each part (run with CLASSIC_SCHEMES)
+CLASSIC_TUNE = ("moons", "circles", "xor", "blobs_75_25", "nested_clouds")
+CLASSIC_REPORT = ("moons_r", "circles_r", "xor_r", "blobs_90_10", "nested_clouds_r")
+
+
+def classic(part="tune"):
+    """The classic-case set names of ``part`` ("tune", "report" or "all")."""
+    if part == "tune":
+        return CLASSIC_TUNE
+    if part == "report":
+        return CLASSIC_REPORT
+    if part == "all":
+        return CLASSIC_TUNE + CLASSIC_REPORT
+    raise ValueError(f"part must be 'tune', 'report' or 'all', got {part!r}")
 
 
 def names(part="tune"):
@@ -291,7 +354,8 @@ def load(name, max_rows=MAX_ROWS):
 def label_draw(y, scheme, seed):
     """``y`` with the unlabeled rows set to ``-1`` for one label draw.
 
-    ``scheme`` is ``"5"``, ``"25"`` (labels per class, stratified) or ``"prop"``
+    ``scheme`` is a number of labels per class (``"1"``, ``"3"``, ``"5"``,
+    ``"10"``, ``"25"``: stratified) or ``"prop"``
     (about 5 % of the rows, class proportions kept, at least 2 per class).
     """
     y = np.asarray(y)
@@ -304,7 +368,8 @@ def label_draw(y, scheme, seed):
         try:
             k = int(scheme)
         except ValueError:
-            raise ValueError(f"scheme must be '5', '25' or 'prop', got {scheme!r}") from None
+            raise ValueError(f"scheme must be a count ('5', '25', ...) or 'prop', "
+                             f"got {scheme!r}") from None
         want = np.full(classes.size, k)
     want = np.minimum(want, counts // 2)
     out = np.full(y.shape[0], -1, dtype=np.int64)
@@ -329,14 +394,17 @@ def available(name):
     return True, ""
 
 
-def cells(part="tune", schemes=SCHEMES, seeds=SEEDS, max_rows=MAX_ROWS, only=None):
+def cells(part="tune", schemes=SCHEMES, seeds=SEEDS, max_rows=MAX_ROWS, only=None,
+          classic=False):
     """Yield ``(dataset, scheme, seed, y_semi)`` over a part of the suite.
 
     Sets whose shared file is absent are skipped with a message on stderr.
-    ``only`` restricts to a collection of set names.
+    ``only`` restricts to a collection of set names. ``classic=True``: the
+    classic cases of the part instead (pass ``schemes=CLASSIC_SCHEMES``).
     """
     import sys
-    for name in names(part):
+    for name in (CLASSIC_TUNE if part == "tune" else CLASSIC_REPORT) if classic \
+            else names(part):
         if only is not None and name not in only:
             continue
         ok, why = available(name)
@@ -351,7 +419,7 @@ def cells(part="tune", schemes=SCHEMES, seeds=SEEDS, max_rows=MAX_ROWS, only=Non
 
 if __name__ == "__main__":
     for part in ("tune", "report"):
-        for name in names(part):
+        for name in names(part) + tuple(c for c in classic(part) if c not in names(part)):
             ok, why = available(name)
             if not ok:
                 print(f"{part:6s} {name:14s} SKIPPED: {why}")

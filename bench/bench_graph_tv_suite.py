@@ -17,11 +17,18 @@ Tune on ``--part tune`` only; ``--part report`` is for reporting::
     python bench/bench_graph_tv_suite.py --part report --models CheegerRLS \\
         --params '{"CheegerRLS": {"balance": "median"}}'
 
+``--cases classic`` runs the part's classic cases (moons, circles, nested
+clouds, XOR, imbalanced blobs) with 1 / 3 / 10 labels per class instead of
+its main sets; ``--cases both`` runs both (the default schemes of each)::
+
+    python bench/bench_graph_tv_suite.py --part report --cases both --max-rows 600
+
 ``--jsonl`` appends one line per fit (so a long run can be read while it
 runs); ``--md`` appends the markdown table.
 """
 import argparse
 import json
+import os
 import sys
 import time
 import warnings
@@ -60,7 +67,20 @@ def _fit_one(name, params, X, y_semi, y):
     nwarn = sum(issubclass(x.category, ConvergenceWarning) for x in w)
     res = getattr(est, "result_", None)
     status = getattr(res, "status", None) if not isinstance(res, list) else None
+    sc = getattr(est, "safe_scores_", None)
+    if sc is not None and getattr(est, "unlabeled_gain_", None) is not None:
+        # the default check's held-out counts: semi right, SVC right, only
+        # semi right, only SVC right (to replay other fallback rules)
+        sc = [int(np.sum(sc[0])), int(np.sum(sc[1])), int(np.sum(sc[0] & ~sc[1])),
+              int(np.sum(sc[1] & ~sc[0]))]
+    else:
+        sc = None
+    semi = getattr(est, "_semi_transduction", None)   # set when it fell back
+    err_semi = (100.0 * float(np.mean(semi[unl] != y[unl])) if semi is not None
+                else None)
     return dict(err=100.0 * float(np.mean(pred != y[unl])), cpu=cpu,
+                fell_back=bool(getattr(est, "fell_back_", False)), check=sc,
+                err_semi=err_semi,
                 warn=int(nwarn), n_iter=int(np.max(np.asarray(getattr(est, "n_iter_", 0)))),
                 status=status,
                 frac=np.bincount(pred.astype(np.intp), minlength=int(y.max()) + 1).tolist())
@@ -71,7 +91,11 @@ def main():
     ap.add_argument("--part", default="tune", choices=["tune", "report"])
     ap.add_argument("--models", nargs="+", default=list(MODELS))
     ap.add_argument("--only", nargs="+", default=None, help="restrict to these sets")
-    ap.add_argument("--schemes", nargs="+", default=list(_suite.SCHEMES))
+    ap.add_argument("--cases", default="main", choices=["main", "classic", "both"],
+                    help="the part's main sets, its classic cases, or both")
+    ap.add_argument("--schemes", nargs="+", default=None,
+                    help="label schemes (default: 5 25 prop for the main sets, "
+                         "1 3 10 for the classic cases)")
     ap.add_argument("--seeds", type=int, nargs="+", default=list(_suite.SEEDS))
     ap.add_argument("--max-rows", type=int, default=_suite.MAX_ROWS)
     ap.add_argument("--params", default="{}",
@@ -79,14 +103,38 @@ def main():
     ap.add_argument("--tag", default="", help="label stored with each jsonl line")
     ap.add_argument("--jsonl", default=None)
     ap.add_argument("--md", default=None)
+    ap.add_argument("--replay", nargs="+", default=None,
+                    help="print the table of these --jsonl files (no fits); "
+                         "--tag and --models filter their lines")
     args = ap.parse_args()
+    if args.replay:
+        rows = [json.loads(line) for f in args.replay for line in open(f) if line.strip()]
+        if args.tag:
+            rows = [r for r in rows if r.get("tag") == args.tag]
+        if args.only:
+            rows = [r for r in rows if r["set"] in args.only]
+        rows = [r for r in rows if r["seed"] in args.seeds]
+        models = ["SVC"] + [m for m in args.models if m != "SVC"]
+        rows = [r for r in rows if r["model"] in models]
+        summarize(rows, models, md=args.md, title=f"replay of {' '.join(args.replay)} "
+                  f"{args.tag}")
+        return
     overrides = json.loads(args.params)
     models = ["SVC"] + [m for m in args.models if m != "SVC"]
     rows = []
-    for d, scheme, seed, y_semi in _suite.cells(args.part, schemes=args.schemes,
-                                                seeds=args.seeds,
-                                                max_rows=args.max_rows,
-                                                only=args.only):
+    groups = []
+    if args.cases in ("main", "both"):
+        groups.append((False, args.schemes or list(_suite.SCHEMES)))
+    if args.cases in ("classic", "both"):
+        groups.append((True, args.schemes or list(_suite.CLASSIC_SCHEMES)))
+    load0 = os.getloadavg()
+    print(f"# load average before: {load0[0]:.2f} {load0[1]:.2f} {load0[2]:.2f}", flush=True)
+    wall0 = time.time()
+    cells = [c for classic, schemes in groups
+             for c in _suite.cells(args.part, schemes=schemes, seeds=args.seeds,
+                                   max_rows=args.max_rows, only=args.only,
+                                   classic=classic)]
+    for d, scheme, seed, y_semi in cells:
         for name in models:
             r = _fit_one(name, overrides.get(name, {}), d.X, y_semi, d.y)
             r.update(set=d.name, scheme=scheme, seed=seed, model=name, tag=args.tag)
@@ -97,7 +145,10 @@ def main():
             if args.jsonl:
                 with open(args.jsonl, "a") as fh:
                     fh.write(json.dumps(r) + "\n")
-    summarize(rows, models, md=args.md, title=f"{args.part} part, "
+    load1 = os.getloadavg()
+    print(f"# load average after: {load1[0]:.2f} {load1[1]:.2f} {load1[2]:.2f}; "
+          f"wall {time.time() - wall0:.0f} s")
+    summarize(rows, models, md=args.md, title=f"{args.part} part ({args.cases}), "
               f"max_rows {args.max_rows}, seeds {args.seeds} {args.tag}")
 
 
@@ -116,7 +167,7 @@ def summarize(rows, models, md=None, title=""):
         lines.append(f"| {c[0]} | {c[1]} | " + " | ".join(
             f"{mean[m, c]:.1f}" for m in models) + " |")
     foot = {"worse > 2": [], "better > 2": [], "mean err": [], "conv. warnings": [],
-            "cpu s / fit": []}
+            "fell back": [], "cpu s / fit": []}
     for m in models:
         d = np.array([mean[m, c] - mean["SVC", c] for c in cells])
         ok = ~np.isnan(d)
@@ -125,6 +176,7 @@ def summarize(rows, models, md=None, title=""):
         foot["mean err"].append(f"{np.nanmean([mean[m, c] for c in cells]):.2f}")
         mr = [r for r in rows if r["model"] == m]
         foot["conv. warnings"].append(f"{sum(r['warn'] > 0 for r in mr)}/{len(mr)}")
+        foot["fell back"].append(f"{sum(bool(r.get('fell_back')) for r in mr)}/{len(mr)}")
         foot["cpu s / fit"].append(f"{np.mean([r['cpu'] for r in mr]):.2f}")
     for k, v in foot.items():
         lines.append(f"| **{k}** | | " + " | ".join(v) + " |")

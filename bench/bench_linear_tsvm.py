@@ -55,6 +55,22 @@ else running, load 1.2-1.9, 01:14-01:26 UTC), the same command::
     g50c   0.159   11.32     10.50     10.42      9.50     7.34      200,  89 (1.51 s)
     uspst  0.422   24.54     24.76     24.72     24.74    32.76      590, 335 (22.2 s)
 
+TSVM and DASVM on LinearSVM's fast path (2026-11-26: passes cut into row
+blocks by size, so the bits do not depend on ``n_jobs``, and the fused
+one-pass CG step), errors from the same splits and defaults (``r=None``)::
+
+    data   TSVM S=1       TSVM S=1e4     DASVM
+    pcmac   9.08           8.92           6.55     (same labels on every split;
+    g50c   10.50          10.42           9.50      objectives within 1.3e-8)
+    uspst  24.76 -> 24.81 24.72 -> 24.66 24.74 -> 24.73
+
+uspst (dense, 5 row blocks) is the only set whose rounding changed: 5, 3
+and 7 of its 10 splits keep their labels (objectives within 1e-6), the
+others take another switching trajectory (objectives within 0.3 %, either
+side). CG iterations over the 10 splits: pcmac TSVM S=1e4 1351 -> 1342,
+uspst 2493 -> 2313, DASVM 3558 -> 3401. Time against LIBLINEAR at 200k
+rows: ``bench/bench_linear_ssl_speed.py``.
+
 DASVM with its 2026-11-23 iteration defaults (over-relaxed p-steps, one
 Newton step per w-step, kl_tol 1e-5, T0 = lam_u; evidence on held-out data
 in ``bench/bench_linear_defaults.py``), same command, load 1.5-1.9: DASVM error

@@ -1,43 +1,43 @@
-"""Scale of LapSVM / LapRLS: exact and scalable modes beside graphlearning.
+"""Scale of LapSVM / LapRLS beside graphlearning's Laplace and Poisson learning.
 
-    # the scale table (each fit in its own process, for its peak RSS):
-    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 nice -n 10 \
-        python bench/bench_manifold_scale.py --scale 10000 100000 [--text]
+    # THE scale table (each method in its own process, for its peak RSS):
+    nice -n 10 python bench/bench_manifold_scale.py --sizes 5000 100000 \
+        [1000000] [--real] [--text]
     # the exact path's PCG at one size (kernel + graph and solve split):
     OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python bench/bench_manifold_scale.py \
         [--mnist] [--synthetic 20000]
 
-``--scale N...`` (time and memory at scale): for each n, a seeded dense problem (scikit-learn
-``make_classification``: 50 features, 10 informative, 10 classes, one
-cluster per class, ``class_sep=2``, float32) with 10 labels per class; one symmetric kNN graph
-(k = 10, heat weights, :func:`semisvm.graph.knn_affinity`: exact below
-``ANN_MIN_SAMPLES`` = 50,000 points, pynndescent above) is built once per n
-(its time is reported on its own, after a warm-up that compiles
-pynndescent's numba kernels) and given to every method through
-``fit(..., affinity=W)``, with the power p of the Laplacian set by the
-estimators' own ``p=None`` rule (1 below intrinsic dimension 4, else 2) from
-the graph's kNN distances:
+``--sizes N...``: for each n the problem of the targets,
+``make_classification(n, 50, n_informative=20, n_classes=10,
+n_clusters_per_class=1, class_sep=2.0, random_state=0)`` as float32, with 10
+labels per class drawn per class (in class order) by
+``numpy.random.default_rng(0).choice(rows of the class, 10, replace=False)``.
+``--real``: the sets of ../shared/data with 20,000+ rows (bank_marketing,
+adult_a9a (train), shuttle (train), poker_hand_train), features standardised
+(a9a: its 0/1 features as they are, densified), 10 labels per class (at most
+half of a class's rows), the same default_rng(0) draw. ``--text``: the
+seeded text-like CSR problem of bench_linear_mfn.py (linear LapSVM only).
 
-- ``LapSVM-exact``: the n x n kernel path (``n_components=None``, PCG with
-  early stopping), only up to 20,000 points;
-- ``LapSVM-nys`` / ``LapRLS-nys``: Nystroem with 1,000 landmarks (Newton in
-  1,001 dimensions, the graph term Z'L^pZ formed once);
-- ``LapSVM-lin``: the linear primal in w (``kernel="linear"``);
-- ``gl-laplace`` / ``gl-poisson``: graphlearning 1.7.5's Laplace and
-  Poisson learning on the same W and labels.
+Methods, each in a fresh process (``--worker``), which loads the data, so
+that ``ru_maxrss`` is its own (``rss0`` is the RSS before the timed part):
 
-``--text`` adds the seeded text-like CSR problem of bench_linear_mfn.py
-(50,000 columns, about 50 tokens per row, binary, 1 % labeled): the linear
-LapSVM in w on CSR (never densified) beside graphlearning on the same
-approximate kNN graph (pynndescent on the CSR rows).
+- ``gl-graph``: graphlearning's kNN graph, ``gl.weightmatrix.knn(X, 10)``
+  (annoy; saved for the next two);
+- ``gl-laplace`` / ``gl-poisson``: graphlearning's Laplace and Poisson
+  learning on that graph and the same labels; their "total" time adds the
+  graph's;
+- ``LapSVM`` / ``LapRLS``: ``fit(X, y)`` with the defaults, graph build
+  included (above 10,000 rows: the Nystroem mode's two-stage fit,
+  ``lowrank_fit="auto"``; at 5,000: the exact path);
+- ``LapSVM@gl`` / ``LapRLS@gl``: the same on graphlearning's graph
+  (``affinity=W``): the same graph and labels as the peers.
 
-Every fit runs in a fresh process (``--worker``) that loads the data and the
-graph, so that its peak RSS (``ru_maxrss``) is its own; ``rss0`` is the RSS
-before the fit (data + graph). Times are wall and CPU seconds of the fit
-alone; the load average is printed beside. Error: on the unlabeled rows.
-``--no-dense`` skips the dense problem; the plot then holds what ran.
-Writes bench/figures/manifold_scale.png (log-log time and peak RSS against
-n) and prints a Markdown table.
+Error: % of the unlabeled rows misclassified (``transduction_``, which is
+the inductive model's ``predict`` on them). Ratios: wall and CPU time over
+``gl-poisson``'s total (graph + solve) from the same run. The load average
+is printed with each row (the machine is shared: CPU seconds are the
+steadier figure). Writes bench/figures/manifold_scale.png (log-log time
+against n) and prints a Markdown table.
 """
 from __future__ import annotations
 
@@ -58,11 +58,10 @@ HERE = Path(__file__).resolve().parent
 DATA_DIR = HERE.parents[1] / "shared" / "data"
 FIG = HERE / "figures" / "manifold_scale.png"
 K_GRAPH = 10
-EXACT_MAX = 20_000
-
-METHODS_DENSE = ["LapSVM-exact", "LapSVM-nys", "LapRLS-nys", "LapSVM-lin",
-                 "gl-laplace", "gl-poisson"]
-METHODS_TEXT = ["LapSVM-lin", "gl-laplace", "gl-poisson"]
+REAL = ["bank_marketing", "adult_a9a", "shuttle", "poker_hand_train"]
+METHODS = ["gl-graph", "gl-laplace", "gl-poisson", "LapSVM", "LapRLS",
+           "LapSVM@gl", "LapRLS@gl"]
+METHODS_TEXT = ["LapSVM-lin"]
 
 
 def _peak_mb():
@@ -78,145 +77,172 @@ def _rss_mb():
 
 def make_dense(n, seed=0):
     from sklearn.datasets import make_classification
-    X, y = make_classification(n_samples=n, n_features=50, n_informative=10,
-                               n_redundant=0, n_classes=10,
+    X, y = make_classification(n, 50, n_informative=20, n_classes=10,
                                n_clusters_per_class=1, class_sep=2.0,
                                random_state=seed)
     return X.astype(np.float32), y
 
 
-def make_text(n, seed=0):
-    sys.path.insert(0, str(HERE))
-    from bench_linear_mfn import make_text_like
-    X, y, _, _ = make_text_like(n, 50_000, 50, seed=seed, n_test=1)
-    return X.astype(np.float32), (y > 0).astype(int)
-
-
-def labels(y, per_class=None, frac=None, seed=0):
-    rng = np.random.RandomState(seed)
+def labels(y, per_class=10, seed=0):
+    """``per_class`` labels per class (at most half of its rows), drawn per
+    class in class order with ``numpy.random.default_rng(seed)``."""
+    rng = np.random.default_rng(seed)
     yl = np.full_like(y, -1)
     for c in np.unique(y):
         idx = np.flatnonzero(y == c)
-        m = per_class if per_class is not None else max(1, int(frac * idx.size))
+        m = min(per_class, max(1, idx.size // 2))
         yl[rng.choice(idx, m, replace=False)] = c
     return yl
+
+
+def load_real(name):
+    sys.path.insert(0, str(DATA_DIR))
+    from load import load
+    d = load(name)
+    X = d["X"]
+    if sp.issparse(X):
+        X = X.toarray()
+    X = np.asarray(X, dtype=np.float64)
+    if name != "adult_a9a":
+        sd = X.std(axis=0)
+        X = (X - X.mean(axis=0)) / np.where(sd > 0, sd, 1.0)
+    # classes 0..k-1 (a9a's -1 would read as "unlabeled")
+    return X.astype(np.float32), np.unique(d["y"], return_inverse=True)[1]
 
 
 def load_problem(kind, n):
     if kind == "dense":
         X, y = make_dense(n)
-        return X, y, labels(y, per_class=10)
-    X, y = make_text(n)
-    return X, y, labels(y, frac=0.01)
+    elif kind == "text":
+        sys.path.insert(0, str(HERE))
+        from bench_linear_mfn import make_text_like
+        X, y, _, _ = make_text_like(n, 50_000, 50, seed=0, n_test=1)
+        X, y = X.astype(np.float32), (y > 0).astype(int)
+        rng = np.random.default_rng(0)
+        yl = np.full_like(y, -1)
+        for c in (0, 1):
+            idx = np.flatnonzero(y == c)
+            yl[rng.choice(idx, max(1, idx.size // 100), replace=False)] = c
+        return X, y, yl
+    else:
+        X, y = load_real(kind)
+    return X, y, labels(y)
 
 
 # ------------------------------------------------------------------ worker
 
 def worker(kind, n, method, graph_path):
     X, y, yl = load_problem(kind, n)
-    W = sp.load_npz(graph_path).tocsr()
-    # the estimators' p=None rule (1 below intrinsic dimension 4, else 2),
-    # from the graph's own kNN distances (a given affinity has none)
-    with open(graph_path + ".json") as f:
-        p = json.load(f)["p"]
     unl = yl == -1
     rss0 = _rss_mb()
-    t, c = time.perf_counter(), time.process_time()
     extra = {}
-    if method.startswith("gl-"):
+    t, c = time.perf_counter(), time.process_time()
+    if method == "gl-graph":
         import graphlearning as gl
+        W = sp.csr_matrix(gl.weightmatrix.knn(X, K_GRAPH))
+        wall, cpu = time.perf_counter() - t, time.process_time() - c
+        sp.save_npz(graph_path, W, compressed=False)
+        err = float("nan")
+    elif method.startswith("gl-"):
+        import graphlearning as gl
+        W = sp.load_npz(graph_path).tocsr()
+        rss0 = _rss_mb()
+        t, c = time.perf_counter(), time.process_time()
         train = np.flatnonzero(~unl)
-        model = (gl.ssl.laplace(W.astype(np.float64)) if method == "gl-laplace"
-                 else gl.ssl.poisson(W.astype(np.float64)))
-        pred = model.fit_predict(train, yl[train])
+        # graphlearning wants the labels 0..k-1
+        classes, code = np.unique(yl[train], return_inverse=True)
+        model = (gl.ssl.laplace(W) if method == "gl-laplace"
+                 else gl.ssl.poisson(W))
+        pred = classes[model.fit_predict(train, code)]
+        wall, cpu = time.perf_counter() - t, time.process_time() - c
+        err = 100.0 * float(np.mean(pred[unl] != y[unl]))
     else:
         from semisvm.manifold import LapRLS, LapSVM
         est = LapRLS if method.startswith("LapRLS") else LapSVM
-        if method.endswith("-exact"):
-            clf = est(n_components=None, p=p)
-        elif method.endswith("-nys"):
-            clf = est(n_components=1000, p=p)
+        kw = {}
+        if method.endswith("@gl"):
+            W = sp.load_npz(graph_path).tocsr()
+            kw["affinity"] = W
+            rss0 = _rss_mb()
+        if method.endswith("-lin"):
+            clf = est(kernel="linear")
         else:
-            clf = est(kernel="linear", p=p)
-        clf.fit(X, yl, affinity=W)
-        pred = clf.transduction_
-        res = clf.result_ if isinstance(clf.result_, list) else [clf.result_]
+            clf = est()
+        t, c = time.perf_counter(), time.process_time()
+        clf.fit(X, yl, **kw)
+        wall, cpu = time.perf_counter() - t, time.process_time() - c
+        err = 100.0 * float(np.mean(clf.transduction_[unl] != y[unl]))
         extra = {"mode": clf.mode_, "p": clf.p_,
-                 "newton": [r.n_iter for r in res]}
-        if hasattr(res[0], "n_cg_iter"):
-            extra["cg"] = [r.n_cg_iter for r in res]
-    wall, cpu = time.perf_counter() - t, time.process_time() - c
-    err = 100.0 * float(np.mean(pred[unl] != y[unl]))
-    print(json.dumps(dict(kind=kind, n=n, method=method, wall=wall, cpu=cpu,
-                          err=err, peak_mb=_peak_mb(), rss0_mb=rss0,
+                 "fit": getattr(clf, "lowrank_fit_", None),
+                 "agree": getattr(clf, "graph_agreement_", None)}
+    print(json.dumps(dict(kind=kind, n=int(X.shape[0]), method=method, wall=wall,
+                          cpu=cpu, err=err, peak_mb=_peak_mb(), rss0_mb=rss0,
                           load=os.getloadavg()[0], **extra)))
 
 
-def build_graph(kind, n, path):
-    from semisvm.graph import ANN_MIN_SAMPLES, intrinsic_dimension, knn_affinity
-    X, _, _ = load_problem(kind, n)
-    approximate = n >= ANN_MIN_SAMPLES or kind == "text"
-    if approximate:
-        # compile pynndescent's kernels outside the timing
-        Xw = X[:2000]
-        knn_affinity(Xw, K_GRAPH, method="approximate")
-    t, c = time.perf_counter(), time.process_time()
-    W, dist = knn_affinity(X, K_GRAPH, weight="heat", return_distances=True,
-                           method="approximate" if approximate else "exact")
-    wall, cpu = time.perf_counter() - t, time.process_time() - c
-    sp.save_npz(path, W, compressed=False)
-    dim = intrinsic_dimension(dist)
-    with open(path + ".json", "w") as f:
-        json.dump({"p": 1 if dim < 4 else 2, "dim": dim}, f)
-    print(json.dumps(dict(kind=kind, n=n, method="graph", wall=wall, cpu=cpu,
-                          err=float("nan"), peak_mb=_peak_mb(), rss0_mb=0.0,
-                          load=os.getloadavg()[0], nnz=int(W.nnz),
-                          approximate=bool(approximate), dim=dim)))
-
-
-def _child(args):
-    out = subprocess.run([sys.executable, __file__] + args, capture_output=True,
-                         text=True)
+def _child(args, timeout=None):
+    try:
+        out = subprocess.run([sys.executable, __file__] + args,
+                             capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return {"error": [f"timed out after {timeout} s"]}
     if out.returncode != 0:
         return {"error": out.stderr.strip().splitlines()[-1:] or ["?"]}
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def scale(sizes, text, dense=True):
+def scale(problems, timeout=None):
     rows = []
-    kinds = (["dense"] if dense else []) + (["text"] if text else [])
     with tempfile.TemporaryDirectory() as tmp:
-        for kind in kinds:
-            for n in sizes:
-                g = os.path.join(tmp, f"{kind}{n}.npz")
-                r = _child(["--graph", kind, str(n), g])
+        for kind, n in problems:
+            g = os.path.join(tmp, f"{kind}{n}.npz")
+            methods = METHODS_TEXT if kind == "text" else METHODS
+            for m in methods:
+                if m.startswith("gl-") and m != "gl-graph" and not os.path.exists(g):
+                    continue
+                if m.endswith("@gl") and not os.path.exists(g):
+                    continue
+                r = _child(["--worker", kind, str(n), m, g], timeout)
+                r.setdefault("method", m)
+                r.setdefault("n", n)
+                r.setdefault("kind", kind)
                 print(r, flush=True)
                 rows.append(r)
-                if "error" in r:
-                    continue
-                methods = METHODS_DENSE if kind == "dense" else METHODS_TEXT
-                for m in methods:
-                    if m.endswith("-exact") and n > EXACT_MAX:
-                        continue
-                    r = _child(["--worker", kind, str(n), m, g])
-                    r.setdefault("method", m)
-                    r.setdefault("n", n)
-                    r.setdefault("kind", kind)
-                    print(r, flush=True)
-                    rows.append(r)
-    print("\n| data | n | method | wall s | CPU s | error % | peak RSS MB | "
-          "RSS before MB | load |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    table(rows)
+    plot(rows)
+    return rows
+
+
+def table(rows):
+    ok = [r for r in rows if "error" not in r]
+    base = {}
+    for r in ok:
+        if r["method"] == "gl-graph":
+            base[(r["kind"], r["n"], "graph")] = (r["wall"], r["cpu"])
+    for r in ok:
+        g = base.get((r["kind"], r["n"], "graph"), (0.0, 0.0))
+        if r["method"] in ("gl-laplace", "gl-poisson"):
+            r["twall"], r["tcpu"] = r["wall"] + g[0], r["cpu"] + g[1]
+        else:
+            r["twall"], r["tcpu"] = r["wall"], r["cpu"]
+        if r["method"] == "gl-poisson":
+            base[(r["kind"], r["n"], "poisson")] = (r["twall"], r["tcpu"])
+    print("\n| data | n | method | wall s | CPU s | total wall / Poisson | "
+          "total CPU / Poisson | error % | peak RSS MB | RSS before MB | load |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         if "error" in r:
             print(f"| {r.get('kind')} | {r.get('n')} | {r.get('method')} | "
-                  f"failed: {r['error']} | | | | | |")
+                  f"failed: {r['error']} | | | | | | | |")
             continue
+        pw, pc = base.get((r["kind"], r["n"], "poisson"), (np.nan, np.nan))
+        note = ""
+        if r["method"] in ("gl-laplace", "gl-poisson"):
+            note = " (+graph)"
         print(f"| {r['kind']} | {r['n']} | {r['method']} | {r['wall']:.1f} | "
-              f"{r['cpu']:.1f} | {r['err']:.2f} | {r['peak_mb']:.0f} | "
-              f"{r['rss0_mb']:.0f} | {r['load']:.1f} |")
-    plot(rows)
-    return rows
+              f"{r['cpu']:.1f} | {r['twall'] / pw:.2f}{note} | "
+              f"{r['tcpu'] / pc:.2f}{note} | {r['err']:.2f} | "
+              f"{r['peak_mb']:.0f} | {r['rss0_mb']:.0f} | {r['load']:.1f} |")
 
 
 def plot(rows):
@@ -227,24 +253,27 @@ def plot(rows):
     except ImportError:
         print("matplotlib is absent: no plot")
         return
+    ok = [r for r in rows if "error" not in r and r["kind"] == "dense"
+          and "twall" in r]
+    if not ok:
+        return
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.2))
-    keys = sorted({(r["kind"], r["method"]) for r in rows if "error" not in r})
-    for kind, m in keys:
-        pts = sorted((r["n"], r["cpu"], r["peak_mb"]) for r in rows
-                     if "error" not in r and r["kind"] == kind and r["method"] == m)
-        if not pts:
+    for m in sorted({r["method"] for r in ok}):
+        pts = sorted((r["n"], r["twall"], r["tcpu"]) for r in ok
+                     if r["method"] == m)
+        if len(pts) < 1:
             continue
-        n, cpu, mem = map(np.array, zip(*pts))
-        lab = f"{m} ({kind})"
-        style = "o-" if kind == "dense" else "s--"
-        axes[0].loglog(n, cpu, style, label=lab)
-        axes[1].loglog(n, mem, style, label=lab)
-    axes[0].set(xlabel="n", ylabel="CPU seconds (fit)", title="time")
-    axes[1].set(xlabel="n", ylabel="peak RSS (MB, data + graph + fit)",
-                title="memory")
+        n, wall, cpu = map(np.array, zip(*pts))
+        lab = m + (" (+graph)" if m in ("gl-laplace", "gl-poisson") else "")
+        axes[0].loglog(n, wall, "o-", label=lab)
+        axes[1].loglog(n, cpu, "o-", label=lab)
+    axes[0].set(xlabel="n (rows)", ylabel="wall seconds", title="wall time")
+    axes[1].set(xlabel="n (rows)", ylabel="CPU seconds", title="CPU time")
     for ax in axes:
         ax.grid(True, which="both", alpha=0.3)
     axes[0].legend(fontsize=7)
+    fig.suptitle("make_classification(n, 50, 20 informative, 10 classes), "
+                 "10 labels per class", fontsize=9)
     fig.tight_layout()
     FIG.parent.mkdir(exist_ok=True)
     fig.savefig(FIG, dpi=110)
@@ -303,19 +332,35 @@ def main():
     if len(sys.argv) > 1 and sys.argv[1] == "--worker":
         worker(sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5])
         return
-    if len(sys.argv) > 1 and sys.argv[1] == "--graph":
-        build_graph(sys.argv[2], int(sys.argv[3]), sys.argv[4])
+    if len(sys.argv) > 1 and sys.argv[1] == "--replot":
+        # the table and the plot again from the rows a run printed (its log)
+        import ast
+        rows = [ast.literal_eval(line) for line in open(sys.argv[2])
+                if line.startswith("{")]
+        table(rows)
+        plot(rows)
         return
     ap = argparse.ArgumentParser()
     ap.add_argument("--mnist", action="store_true")
     ap.add_argument("--synthetic", type=int, default=0)
-    ap.add_argument("--scale", type=int, nargs="*", default=[])
-    ap.add_argument("--text", action="store_true")
-    ap.add_argument("--no-dense", action="store_true",
-                    help="with --text: the CSR problem only")
+    ap.add_argument("--sizes", type=int, nargs="*", default=[])
+    ap.add_argument("--real", nargs="*", default=None,
+                    help="the real sets (all 20k+ ones if none named)")
+    ap.add_argument("--text", type=int, default=0,
+                    help="rows of the text-like CSR problem (linear LapSVM)")
+    ap.add_argument("--timeout", type=float, default=None,
+                    help="seconds per method process")
     args = ap.parse_args()
-    if args.scale:
-        scale(args.scale, args.text, dense=not args.no_dense)
+    problems = [("dense", n) for n in args.sizes]
+    if args.real is not None:
+        problems += [(name, 0) for name in (args.real or REAL)
+                     if (DATA_DIR / f"{name}.npz").exists()]
+    if args.text:
+        problems.append(("text", args.text))
+    if problems:
+        print(f"load before: {os.getloadavg()}")
+        scale(problems, args.timeout)
+        print(f"load after: {os.getloadavg()}")
     if args.mnist:
         if not (DATA_DIR / "mnist_t10k.npz").exists():
             print("skipped mnist_t10k: ../shared/data is absent")

@@ -133,13 +133,15 @@ def run(args):
     specs = [parse_estimator(s) for s in split_specs(args.estimators)]
     modes = args.modes.split(",")
     only = set(args.sets.split(",")) if args.sets else None
-    schemes = tuple(args.schemes.split(","))
+    schemes = tuple(args.schemes.split(",")) if args.schemes else (
+        _suite.CLASSIC_SCHEMES if args.classic else _suite.SCHEMES)
     seeds = tuple(int(s) for s in args.seeds.split(","))
     out = open(args.out, "a") if args.out else None
     recs = []
     load0 = os.getloadavg()[0]
     print(f"# load average before: {load0:.2f} (2 cores shared)", flush=True)
-    for d, scheme, seed, ys in _suite.cells(args.part, schemes, seeds, args.max_rows, only):
+    for d, scheme, seed, ys in _suite.cells(args.part, schemes, seeds, args.max_rows, only,
+                                               classic=args.classic):
         for spec, (name, params) in zip(split_specs(args.estimators), specs):
             for mode in modes:
                 sup, sup_name = counterpart(name, params)
@@ -232,7 +234,11 @@ def main(argv=None):
                    help="comma list, each Name or Name(param=value, ...)")
     p.add_argument("--modes", default="def,ms", help="def, ms or def,ms")
     p.add_argument("--sets", default="", help="comma list of set names (default: the part)")
-    p.add_argument("--schemes", default=",".join(_suite.SCHEMES))
+    p.add_argument("--schemes", default="",
+                   help="label schemes (default 5,25,prop; 1,3,10 with --classic)")
+    p.add_argument("--classic", action="store_true",
+                   help="the part's classic cases (moons, circles, nested clouds, XOR, "
+                        "imbalanced blobs) instead of its main sets")
     p.add_argument("--seeds", default=",".join(map(str, _suite.SEEDS)))
     p.add_argument("--max-rows", type=int, default=_suite.MAX_ROWS)
     p.add_argument("--cv-splits", type=int, default=5)

@@ -50,6 +50,7 @@ from semisvm._rows import (
     scan_events,
 )
 from semisvm._validation import (
+    canonical_csr,
     check_costs,
     check_pm1,
     check_X,
@@ -152,7 +153,13 @@ def _t_load(Xb, yb, cb, i, row0, d, dtype, kind):
     try:
         c = check_costs(cb, n, np.float64, name="costs")
         if kind == "pm1":
-            y = check_pm1(yb, n)
+            # 0/1 or -1/+1, as in memory; a 0 is a negative, and load
+            # refuses a y holding both 0 and -1 (over all blocks)
+            y_raw = np.asarray(yb)
+            codes = (int(np.count_nonzero(y_raw == 0)) if y_raw.dtype.kind in "biuf"
+                     else 0, 0)
+            y = check_pm1(np.where(y_raw == 0, -1, y_raw) if codes[0] else y_raw, n)
+            codes = (codes[0], int(np.count_nonzero(y_raw == -1)))
         else:
             y = ssl_block_targets(yb, n)
     except (ValueError, TypeError) as exc:
@@ -167,6 +174,8 @@ def _t_load(Xb, yb, cb, i, row0, d, dtype, kind):
         st["cneg"] = np.where(y < 0, c, 0).astype(dtype)
     info = (n, float(row_nnz.sum()), float(row_nnz @ row_nnz),
             int(np.sum(y > 0)), int(np.sum(y < 0)), float(np.sum(c[y != 0] > 0)))
+    if kind == "pm1":
+        info += codes  # rows labeled 0, rows labeled -1
     return st, info
 
 
@@ -491,6 +500,9 @@ def load(X, y, costs=None, *, kind="pm1"):
     rows = DaskRows(client, states, sizes, d, dtype)
     rows.round_trips += 1
     rows.bytes_moved += _nbytes(infos)
+    if kind == "pm1" and sum(i[6] for i in infos) and sum(i[7] for i in infos):
+        raise ValueError("y must contain only -1 and +1, or only 0 and 1 (0 is the "
+                         "negative class then); it holds both 0 and -1")
     tot = np.sum(np.array([i[:5] for i in infos], dtype=np.float64), axis=0)
     stats = {"n": int(tot[0]), "nnz": tot[1], "nnz_sq": tot[2],
              "n_pos": int(tot[3]), "n_neg": int(tot[4]), "blocks": infos}
@@ -498,6 +510,8 @@ def load(X, y, costs=None, *, kind="pm1"):
 
 
 def _sq_sum(b):
+    if sp.issparse(b):  # duplicates summed first, as in memory
+        b = canonical_csr(sp.csr_matrix(b))
     v = b.data if sp.issparse(b) else np.asarray(b).reshape(-1)
     v = v.astype(np.float64, copy=False)
     return np.array([[float(np.dot(v, v))]])
@@ -1021,3 +1035,33 @@ def _t_get_o(st):
 
 def _t_unlabeled_rows(st):
     return (st["idx_u"] + st["row0"]).astype(np.intp)
+
+
+def materialize(value):
+    """``value`` with every dask array in it computed to NumPy: a dask array,
+    or one inside a list/tuple/dict or a result dataclass. Used when a model
+    fitted on dask is pickled or saved, so that it is stored as the in-memory
+    fit would be (a lazy graph of closures over worker data cannot be)."""
+    import dataclasses
+    if is_dask(value):
+        return np.asarray(value.compute())
+    if isinstance(value, dict):
+        return {k: materialize(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(materialize(v) for v in value)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        changes = {f.name: materialize(getattr(value, f.name))
+                   for f in dataclasses.fields(value)
+                   if f.init and _holds_dask(getattr(value, f.name))}
+        return dataclasses.replace(value, **changes) if changes else value
+    return value
+
+
+def _holds_dask(value):
+    if is_dask(value):
+        return True
+    if isinstance(value, dict):
+        return any(_holds_dask(v) for v in value.values())
+    if isinstance(value, (list, tuple)):
+        return any(_holds_dask(v) for v in value)
+    return False

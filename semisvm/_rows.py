@@ -47,7 +47,6 @@ workers' row blocks).
 from __future__ import annotations
 
 import logging
-import os
 
 import numpy as np
 import scipy.sparse as sp
@@ -55,7 +54,7 @@ import scipy.sparse as sp
 from semisvm._core import _mfn as K
 from semisvm._core import _ssl
 from semisvm._core._cgls import prec_mix as _PREC_MIX
-from semisvm._validation import check_int, check_memory
+from semisvm._validation import check_memory, check_n_jobs
 
 logger = logging.getLogger("semisvm")
 
@@ -110,9 +109,12 @@ def mfn_loop(B, w, lam, *, tol, max_iter, cg_max_iter, cold_start, rel_tol,
     # the compiled kernels see lam, tol and eta in the data's precision
     lam = float(dt(lam))
     tol = float(dt(tol))
-    hobj = np.full(max_iter + 1, np.nan)
-    hcg = np.zeros(max_iter, dtype=np.int32)
-    hact = np.zeros(max_iter, dtype=np.int32)
+    # histories of the first HISTORY_CAP iterations (hcg's last entry adds
+    # up the CG iterations of the later ones): nothing sized by max_iter
+    nh = min(max_iter, HISTORY_CAP)
+    hobj = np.full(nh + 1, np.nan)
+    hcg = np.zeros(nh, dtype=np.int32)
+    hact = np.zeros(nh, dtype=np.int32)
     loose = bool(cold_start)
     eta = float(dt(forcing)) if cold_start else 0.0
     if not verbose and getattr(B, "compiled", False):
@@ -120,9 +122,7 @@ def mfn_loop(B, w, lam, *, tol, max_iter, cg_max_iter, cold_start, rel_tol,
         n_iter, status, F = B.run(w, lam, tol, eta, max_iter, cg_max_iter,
                                   loose, rel_tol, direct, hobj, hcg, hact,
                                   grad_tol=grad_tol)
-        return (n_iter, int(hcg[:n_iter].sum()), status, F,
-                hobj[:n_iter + 1].copy(), hcg[:n_iter].copy(),
-                hact[:n_iter].copy())
+        return _histories(n_iter, status, F, hobj, hcg, hact)
     F = 0.5 * lam * float(np.dot(w, w)) + B.reset(w)
     hobj[0] = F
     status, n_iter = STATUS_MAX_ITER, 0
@@ -131,12 +131,14 @@ def mfn_loop(B, w, lam, *, tol, max_iter, cg_max_iter, cold_start, rel_tol,
     for it in range(1, max_iter + 1):
         n_iter = it
         rt0, by0 = B.round_trips, B.bytes_moved
-        hact[it - 1] = B.activate(direct)
+        act = B.activate(direct)
+        if it <= nh:
+            hact[it - 1] = act
         # Newton point, seeded with w
         wbar[:] = w
         cg_status, cg_iter = B.newton_point(wbar, lam, tol, eta, cg_max_iter,
                                             gstop2=gstop2)
-        hcg[it - 1] = cg_iter
+        hcg[min(it, nh) - 1] += cg_iter
         if cg_status == 3:
             # ||grad F(w)|| <= grad_tol ||grad F(w_start)||: w stays
             n_iter = it - 1
@@ -148,8 +150,9 @@ def mfn_loop(B, w, lam, *, tol, max_iter, cg_max_iter, cold_start, rel_tol,
             # finite termination: the active terms are unchanged at wbar
             w[:] = wbar
             F = 0.5 * lam * float(np.dot(w, w)) + B.accept()
-            hobj[it] = F
-            _log(verbose, B, label, it, F, hact, hcg, rt0, by0)
+            if it <= nh:
+                hobj[it] = F
+            _log(verbose, B, label, it, F, act, cg_iter, rt0, by0)
             if cg_status == 1:
                 status = STATUS_OPTIMAL
                 break
@@ -161,8 +164,9 @@ def mfn_loop(B, w, lam, *, tol, max_iter, cg_max_iter, cold_start, rel_tol,
         # w += delta (wbar - w);  o += delta (obar - o)
         w += dt(delta) * (wbar - w)
         F_new = 0.5 * lam * float(np.dot(w, w)) + B.step(delta)
-        hobj[it] = F_new
-        _log(verbose, B, label, it, F_new, hact, hcg, rt0, by0)
+        if it <= nh:
+            hobj[it] = F_new
+        _log(verbose, B, label, it, F_new, act, cg_iter, rt0, by0)
         if F - F_new <= rel_tol * abs(F_new):
             F = F_new
             if not loose:
@@ -172,21 +176,32 @@ def mfn_loop(B, w, lam, *, tol, max_iter, cg_max_iter, cold_start, rel_tol,
             eta = 0.0
             continue
         F = F_new
-    return (n_iter, int(hcg[:n_iter].sum()), status, F, hobj[:n_iter + 1].copy(),
-            hcg[:n_iter].copy(), hact[:n_iter].copy())
+    return _histories(n_iter, status, F, hobj, hcg, hact)
 
 
-def _log(verbose, B, label, it, F, hact, hcg, rt0, by0):
+# iterations whose objective, CG count and active-set size are kept
+HISTORY_CAP = 10000
+
+
+def _histories(n_iter, status, F, hobj, hcg, hact):
+    """mfn_loop's return value: the histories of the first ``len(hcg)``
+    iterations (the total CG count includes the later ones)."""
+    k = min(n_iter, hcg.shape[0])
+    return (n_iter, int(hcg[:k].sum()), status, F, hobj[:k + 1].copy(),
+            hcg[:k].copy(), hact[:k].copy())
+
+
+def _log(verbose, B, label, it, F, act, cg, rt0, by0):
     if not verbose:
         return
     if B.distributed:
         logger.info("%s iter %d: objective %.10g, active %d, cg %d, "
                     "%d worker round trips, %s moved", label, it, F,
-                    hact[it - 1], hcg[it - 1], B.round_trips - rt0,
+                    act, cg, B.round_trips - rt0,
                     _fmt_bytes(B.bytes_moved - by0))
     else:
         logger.info("%s iter %d: objective %.10g, active %d, cg %d",
-                    label, it, F, hact[it - 1], hcg[it - 1])
+                    label, it, F, act, cg)
 
 
 class LocalRows:
@@ -436,14 +451,9 @@ def check_w0(w0, n_weights, dtype):
 
 
 def n_threads(n_jobs):
-    """scikit-learn's n_jobs convention: None -> 1, -1 -> all cores, k -> k."""
-    if n_jobs is None:
-        return 1
-    n_jobs = check_int(n_jobs, "n_jobs", minimum=-(2**31))
-    if n_jobs == 0:
-        raise ValueError("n_jobs must be a non-zero integer or None, got 0")
-    cpus = os.cpu_count() or 1
-    return max(1, cpus + 1 + n_jobs) if n_jobs < 0 else n_jobs
+    """scikit-learn's n_jobs convention, capped at the available cores
+    (:func:`semisvm._validation.check_n_jobs`)."""
+    return check_n_jobs(n_jobs)
 
 
 NEWTON = ("auto", "cgls", "cholesky")
@@ -537,7 +547,7 @@ class LocalSSL:
 
     distributed = False
 
-    def __init__(self, X, y, costs):
+    def __init__(self, X, y, costs, n_threads=1):
         from semisvm._core._dataset import RowData
         from semisvm._validation import check_costs, check_ssl_targets, check_X
 
@@ -559,13 +569,14 @@ class LocalSSL:
         self.cneg = np.zeros(self.n, dtype=self.dtype)
         self.cpos[self.idx_l] = np.where(self.y_l > 0, self.c_l, 0)
         self.cneg[self.idx_l] = np.where(self.y_l < 0, self.c_l, 0)
-        self.rows = LocalRows(RowData(X), 0.0, self.cpos, self.cneg)
-        # TSVM/DA: the former arithmetic (one thread, two-pass CGLS, one
-        # block), so that the papers' tables keep their values to the digit:
-        # their label switches turn rounding into different trajectories
-        # (uspst: 24.81 -> 24.64 % for TSVM S=1e4 with one pass and blocks)
-        self.rows.one_pass = False
-        self.rows.blocked = False
+        self.rows = LocalRows(RowData(X), 0.0, self.cpos, self.cneg,
+                              n_threads=n_threads)
+        # TSVM/DA take LocalRows' fast path: the fused one-pass CG step and
+        # passes cut into row blocks by size (the same bits for any n_jobs).
+        # Their label switches turn rounding into other trajectories on some
+        # splits: the papers' tables moved by at most 0.2 points
+        # (bench/bench_linear_tsvm.py; the two-pass arithmetic: one_pass =
+        # False here).
         self._no_yu = np.zeros(0, dtype=np.int8)
 
     def set_bias(self, s):

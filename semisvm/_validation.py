@@ -87,6 +87,12 @@ def check_memory(nbytes, what):
             f"{what}; {_gib(budget)} left ({source})")
 
 
+def fits_in_memory(nbytes):
+    """Whether ``nbytes`` fit in what :func:`memory_budget` leaves (the test
+    :func:`check_memory` makes, for code that chooses a path by memory)."""
+    return nbytes <= memory_budget()[0]
+
+
 def check_positive(value, name, *, allow_zero=False):
     """Return ``value`` as float if it is a finite real > 0 (>= 0 if allowed)."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
@@ -235,13 +241,33 @@ def check_scale(X, name="X"):
     return X
 
 
+def canonical_csr(X):
+    """CSR ``X`` in canonical form: duplicate entries summed, explicit zeros
+    dropped, indices sorted (a copy; ``X`` itself when it already is).
+
+    Every computation then sees one matrix whatever its representation: the
+    solvers' row products sum duplicates anyway, but data-dependent defaults
+    (``lam="auto"``'s mean squared norm, kernel widths, row norms of kNN
+    distances) square entries and would count ``(a, b)`` as ``a^2 + b^2``
+    instead of ``(a + b)^2``. One O(nnz) check when nothing is to be done.
+    """
+    if X.has_canonical_format and not (X.data == 0).any():
+        return X
+    X = X.copy()
+    X.sum_duplicates()
+    X.eliminate_zeros()
+    return X
+
+
 def as_csr32(X, name="X"):
     """Return CSR ``X`` with int32 ``indices``/``indptr`` (no copy of the values).
 
     Validates the structure first (:func:`check_sparse_structure`), then
     downcasts int64 index arrays when ``nnz`` and the shape fit in int32 and
     raises otherwise; the compiled kernels index with int32. Stored entries
-    past ``indptr[-1]`` are dropped (views, no copy).
+    past ``indptr[-1]`` are dropped (views, no copy), and a matrix with
+    duplicate entries or explicit zeros is made canonical
+    (:func:`canonical_csr`, a copy).
     """
     if not sp.issparse(X):
         return check_scale(X, name)
@@ -251,6 +277,7 @@ def as_csr32(X, name="X"):
     nnz = int(X.indptr[-1])
     if X.indices.shape[0] != nnz or X.data.shape[0] != nnz:
         X = type(X)((X.data[:nnz], X.indices[:nnz], X.indptr), shape=X.shape)
+    X = canonical_csr(X)
     check_scale(X, name)
     if X.indices.dtype == np.int32 and X.indptr.dtype == np.int32:
         return X
@@ -613,8 +640,26 @@ def check_class_indices(y, n):
     return y, n_classes
 
 
+def unlabeled_hint(y):
+    """The end of the error for a semi-supervised ``y`` with one labeled
+    class: when ``y`` holds ``UNLABELED`` (-1), say that -1 never is a class
+    (labels -1/+1, SVM-light's convention, read as "unlabeled" and one
+    class) and how to encode such data; else ``""``."""
+    y = np.asarray(y)
+    if y.dtype.kind in "biuf" and np.any(y == UNLABELED):
+        return (f"; {UNLABELED} marks unlabeled rows (scikit-learn's "
+                "semi-supervised convention), never a class: encode labels "
+                "-1/+1 as 0/1 (e.g. (y + 1) // 2, or any two other values) and "
+                "mark the unlabeled rows with -1")
+    return ""
+
+
 def encode_semisupervised_multiclass(y, name="y", estimator="This estimator"):
     """Split ``y`` (``UNLABELED`` = -1 marks unlabeled rows), two or more classes.
+
+    -1 is never a class: ``y`` in {-1, 0, 1} is the binary 0/1 problem with
+    unlabeled rows, and -1/+1 labels on every row (SVM-light's convention)
+    are refused with a message saying how to encode them (:func:`unlabeled_hint`).
 
     Returns ``(classes, y_idx)``: the sorted labels of the labeled rows and,
     per row, the index of its class in ``classes`` or -1 when unlabeled.
@@ -629,7 +674,8 @@ def encode_semisupervised_multiclass(y, name="y", estimator="This estimator"):
     classes, idx = np.unique(y[~unl], return_inverse=True)
     if classes.shape[0] < 2:
         raise ValueError(
-            f"{estimator} needs 2 classes in {name}; got 1 class ({classes.tolist()})")
+            f"{estimator} needs 2 classes in {name}; got 1 class ({classes.tolist()})"
+            + unlabeled_hint(y))
     y_idx = np.full(y.shape[0], -1, dtype=np.intp)
     y_idx[~unl] = idx.ravel()
     return classes, y_idx
@@ -656,3 +702,122 @@ def is_dask(X):
     """A dask collection (checked without importing dask)."""
     mod = type(X).__module__ or ""
     return mod.split(".")[0] == "dask" and hasattr(X, "__dask_graph__")
+
+
+# ---- the outcome of a fit: all or nothing, and finite ----
+
+def _nonfinite(value):
+    """True if ``value`` (a number, array, sparse matrix or a list/tuple/dict
+    of them) holds a NaN or an infinity."""
+    if isinstance(value, (list, tuple)):
+        return any(_nonfinite(v) for v in value)
+    if isinstance(value, dict):
+        return any(_nonfinite(v) for v in value.values())
+    if sp.issparse(value):
+        value = value.data
+    if isinstance(value, (float, np.floating, np.complexfloating, np.ndarray)):
+        arr = np.asarray(value)
+        return arr.dtype.kind in "fc" and not bool(np.all(np.isfinite(arr)))
+    return False
+
+
+def nonfinite_fitted_attribute(estimator):
+    """Name of the first public fitted attribute (``name_``) of ``estimator``
+    holding NaN or inf, or None. Result dataclasses (``result_``, whose
+    histories are NaN-padded) and nested estimators are not looked at."""
+    import dataclasses
+    for name, value in vars(estimator).items():
+        if not name.endswith("_") or name.startswith("_"):
+            continue
+        if dataclasses.is_dataclass(value) or (
+                isinstance(value, tuple) and value
+                and all(dataclasses.is_dataclass(v) for v in value)):
+            continue
+        if _nonfinite(value):
+            return name
+    return None
+
+
+def _extreme_parameters(estimator):
+    """``name=value`` of the numeric parameters far from 1 (|log10| > 30, or
+    negative zero ...): the usual suspects when a fit overflows."""
+    out = []
+    for name, value in estimator.get_params(deep=False).items():
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+            continue
+        v = abs(float(value))
+        if v != 0 and not (1e-30 <= v <= 1e30):
+            out.append(f"{name}={value!r}")
+    return out
+
+
+# parameters several estimators share, checked by name before every fit:
+# name -> (check, allow None)
+def _nonneg(value, name):
+    return check_positive(value, name, allow_zero=True)
+
+
+_SHARED_PARAMS = {"graph_t": (check_positive, True),
+                  "conflict_tol": (_nonneg, True)}
+
+
+def check_shared_params(estimator):
+    """Check the parameters in ``_SHARED_PARAMS`` that ``estimator`` has
+    (the error names the parameter as the user spelled it)."""
+    params = estimator.get_params(deep=False)
+    for name, (check, allow_none) in _SHARED_PARAMS.items():
+        if name in params and not (allow_none and params[name] is None):
+            check(params[name], name)
+
+
+def check_n_jobs(n_jobs):
+    """scikit-learn's n_jobs convention -- None: 1, -1: all cores, -2: all
+    but one, k: k -- with the count capped at the cores this process may
+    use (more threads only add start-up cost and, by the thousand, exhaust
+    the address space)."""
+    if n_jobs is None:
+        return 1
+    n_jobs = check_int(n_jobs, "n_jobs", minimum=-(2**31))
+    if n_jobs == 0:
+        raise ValueError("n_jobs must be a non-zero integer or None, got 0")
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # pragma: no cover - not on Linux
+        cpus = os.cpu_count() or 1
+    cpus = max(1, cpus)
+    return max(1, cpus + 1 + n_jobs) if n_jobs < 0 else min(n_jobs, cpus)
+
+
+def atomic_fit(fit):
+    """Decorate an estimator's ``fit``: all or nothing, and never a NaN model.
+
+    On any exception -- ``KeyboardInterrupt`` included -- the estimator's
+    attributes are put back exactly as they were before the call (the same
+    objects), so a refit stopped by Ctrl-C leaves the previous model whole.
+    A fit that leaves a non-finite number in a public fitted attribute is
+    undone the same way and raises ``ValueError`` naming the attribute and
+    the numeric parameters far outside the usual range (the likely cause).
+    """
+    import functools
+
+    @functools.wraps(fit)
+    def wrapper(self, *args, **kwargs):
+        check_shared_params(self)
+        before = dict(vars(self))
+        try:
+            out = fit(self, *args, **kwargs)
+            bad = nonfinite_fitted_attribute(self)
+            if bad is not None:
+                suspects = _extreme_parameters(self)
+                cause = (f"parameter(s) {', '.join(suspects)} out of the range "
+                         "where the arithmetic stays finite" if suspects
+                         else "the data or a parameter is out of the range where "
+                              "the arithmetic stays finite (rescale X)")
+                raise ValueError(f"{type(self).__name__}.fit gave non-finite values "
+                                 f"in {bad}: {cause}")
+        except BaseException:
+            vars(self).clear()
+            vars(self).update(before)
+            raise
+        return out
+    return wrapper

@@ -39,7 +39,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from semisvm import _registry
-from semisvm.io import atomic_open, load, read_metadata, same_file, save
+from semisvm.io import atomic_open, load_with_metadata, same_file, save
 
 __all__ = ["main"]
 
@@ -349,6 +349,67 @@ def _memory_message(exc):
     return "not enough memory" + (f" ({text})" if text else "")
 
 
+_STREAM_CHUNK = 2**20
+
+
+def _is_stream(path):
+    """An existing input that is not a regular file: a device, a FIFO, a
+    socket (``/dev/stdin``, a pipe, ``/dev/zero``): it may never end."""
+    try:
+        return not stat.S_ISREG(os.stat(path).st_mode) \
+            and not stat.S_ISDIR(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return False
+
+
+def stream_limit():
+    """Bytes read at most from an input that is not a regular file: a quarter
+    of the memory left (the text, then the parsed arrays, are held at once)."""
+    from semisvm._validation import memory_budget
+    budget, _ = memory_budget()
+    return int(min(budget / 4, 2**62))
+
+
+def _read_stream(path, role):
+    """Read a device/FIFO input into memory, refusing one that never ends.
+
+    svmlight text holds no NUL byte, so binary data (``/dev/zero``,
+    ``/dev/urandom``) is refused at its first chunk; text is read up to
+    :func:`stream_limit` bytes and refused beyond (``yes "1 1:1"``).
+    ``.gz``/``.bz2`` names are decompressed as scikit-learn does for files.
+    """
+    import bz2
+    import gzip
+    import io
+
+    limit = stream_limit()
+    buf = io.BytesIO()
+    with open(path, "rb") as f:
+        raw = f
+        name = os.fspath(path)
+        if name.endswith(".gz"):
+            raw = gzip.GzipFile(fileobj=f)
+        elif name.endswith(".bz2"):
+            raw = bz2.BZ2File(f)
+        while True:
+            chunk = raw.read(_STREAM_CHUNK)
+            if not chunk:
+                break
+            nul = chunk.find(b"\0")
+            if nul >= 0:
+                raise CLIError(f"{role} file {path}: not a valid svmlight/libsvm "
+                               f"file (binary data: a NUL byte at offset "
+                               f"{buf.tell() + nul})")
+            if buf.tell() + len(chunk) > limit:
+                raise CLIError(f"{role} file {path}: more than {limit} bytes read "
+                               "from a device or pipe (the limit is a quarter of "
+                               "the memory left); write the data to a regular "
+                               "file")
+            buf.write(chunk)
+    buf.seek(0)
+    return buf
+
+
 def read_svmlight(path, role, *, zero_based=False, dtype=np.float64, n_features=None,
                   model_path=None):
     """Read an svmlight file as (CSR X with int32 indices, y); CLIError if bad."""
@@ -363,7 +424,8 @@ def read_svmlight(path, role, *, zero_based=False, dtype=np.float64, n_features=
 
     before = _version(path)
     try:
-        X, y = load_svmlight_file(os.fspath(path), dtype=dtype,
+        source = _read_stream(path, role) if _is_stream(path) else os.fspath(path)
+        X, y = load_svmlight_file(source, dtype=dtype,
                                   zero_based=bool(zero_based))
     except FileNotFoundError:
         raise CLIError(f"{role} file {path}: no such file") from None
@@ -694,8 +756,7 @@ def cmd_predict(args):
     _refuse_input_as_output("OUTPUT", args.output,
                             [("TEST", args.test), ("MODEL", args.model)])
     try:
-        meta = read_metadata(args.model)
-        model = load(args.model)
+        model, meta = load_with_metadata(args.model)
     except FileNotFoundError:
         raise CLIError(f"MODEL file {args.model}: no such file") from None
     except IsADirectoryError:
@@ -705,7 +766,9 @@ def cmd_predict(args):
                        f"({exc.strerror or exc})") from None
     except ValueError as exc:
         raise CLIError(f"MODEL file {_one_line(exc)}") from None
-    cli_info = meta.get("info", {}).get("cli", {})
+    cli_info = meta.get("info", {}).get("cli")
+    if not isinstance(cli_info, dict):  # a file saved with the user's own info
+        cli_info = {}
     zero_based = args.zero_based
     if zero_based is None:
         zero_based = bool(cli_info.get("zero_based", False))

@@ -3,10 +3,15 @@
 Shared by the manifold (LapSVM / LapRLS) and graph (TV / Cheeger) families.
 Everything is a ``scipy.sparse.csr_matrix`` with int32 indices, in X's dtype.
 
+- :class:`KNNGraph`: the affinity below as an object, built once over X and
+  shared by every class, fold, grid point and refit (``graph=`` of the
+  estimators); it can tell whether it was built on a given X and derives
+  the graph of a subset of its rows (a cross-validation fold) from its
+  stored neighbour lists.
 - :func:`knn_affinity`: symmetrised k-nearest-neighbour affinity ``W``
   (Euclidean distance; exact by scikit-learn's ``NearestNeighbors`` up to
-  ``ANN_MIN_SAMPLES`` = 50,000 points, approximate by pynndescent's
-  NN-descent above when the optional extra ``semisvm[ann]`` is installed,
+  ``ANN_MIN_SAMPLES`` points, approximate above by usearch's HNSW index,
+  a core dependency chosen by measurement (``bench/bench_graph_index.py``),
   see :func:`knn_search`). An edge i-j is
   kept when j is among the k nearest neighbours of i *or* i among those of j
   (``W = max(W, W.T)``). Weights are heat ``exp(-d^2 / (2 t^2))`` with ``t``
@@ -28,10 +33,14 @@ Everything is a ``scipy.sparse.csr_matrix`` with int32 indices, in X's dtype.
 """
 from __future__ import annotations
 
+import collections
+import hashlib
+
 import numpy as np
 import scipy.sparse as sp
 from sklearn.neighbors import NearestNeighbors
 
+from semisvm._rows import n_threads
 from semisvm._validation import (
     as_csr32,
     check_int,
@@ -43,41 +52,87 @@ from semisvm._validation import (
 
 __all__ = ["knn_affinity", "knn_search", "laplacian", "graph_laplacian",
            "check_affinity", "kernel_distances", "intrinsic_dimension",
-           "neighbors_affinity", "ANN_MIN_SAMPLES"]
+           "neighbors_affinity", "graph_nbytes", "KNNGraph", "ANN_MIN_SAMPLES"]
 
-#: ``method="auto"`` searches the k nearest neighbours approximately (NN-descent,
-#: pynndescent) from this many points on, exactly below. At 50,000 points x 50
-#: dense features the exact brute-force search costs 2.5e9 distance
-#: evaluations (about 10-20 s on one core) and grows as n^2; NN-descent's
-#: recall at k = 10 is above 0.95 on such data (tests/test_graph.py checks
-#: it on a small set) for a cost that grows about as n^1.14.
+#: ``method="auto"`` searches the k nearest neighbours approximately (usearch's
+#: HNSW index) from this many dense points on, exactly below. At 50,000
+#: points x 50 dense features the exact brute-force search costs 2.5e9
+#: distance evaluations (about 10-20 s on one core) and grows as n^2; the
+#: HNSW index's recall at k = 10 is above 0.99 on such data
+#: (bench/bench_graph_index.py; tests/test_graph.py checks it on a small
+#: set) for a cost that grows about as n log n.
 ANN_MIN_SAMPLES = 50_000
 
 
-def _have_pynndescent():
-    try:
-        import pynndescent  # noqa: F401
-    except ImportError:
-        return False
-    return True
+def graph_nbytes(n, n_neighbors, itemsize=8, n_features=0):
+    """Bytes a kNN graph over ``n`` points holds at the peak of its build.
+
+    The (n, k) distance and index lists, the symmetrised affinity (up to
+    2 n k edges, value and int32 index) and the copies its symmetrisation
+    and Laplacian make (four in all), and, from :data:`ANN_MIN_SAMPLES`
+    points on, the approximate index (a float32 copy of the points and
+    its neighbour links). Used by the memory checks of the estimators.
+
+    Parameters
+    ----------
+    n : int
+        Number of points.
+    n_neighbors : int
+        k.
+    itemsize : int, default=8
+        Bytes per weight (4: float32, 8: float64).
+    n_features : int, default=0
+        Dimension of the points (for the approximate index).
+
+    Returns
+    -------
+    int
+        The estimate in bytes.
+
+    See Also
+    --------
+    KNNGraph : The graph whose build this estimates.
+
+    Examples
+    --------
+    >>> from semisvm.graph import graph_nbytes
+    >>> graph_nbytes(1000, 10) / 2**20 < 2
+    True
+    """
+    n, k = int(n), int(n_neighbors)
+    lists = n * k * 16
+    edges = 4 * 2 * n * k * (int(itemsize) + 4) + 4 * (n + 1) * 8
+    index = (n * (4 * int(n_features) + 2 * HNSW_M * 8 + 64)
+             if n >= ANN_MIN_SAMPLES else 0)
+    return lists + edges + index
 
 
-def knn_search(X, n_neighbors, *, method="auto", random_state=0):
+def knn_search(X, n_neighbors, *, method="auto", random_state=0, n_jobs=None):
     """The k nearest neighbours of every row of ``X`` (itself excluded).
 
     Parameters
     ----------
     X : {ndarray, sparse matrix} of shape (n, n_features)
     n_neighbors : int, 1 <= n_neighbors < n
-    method : {"auto", "exact", "approximate"}, default="auto"
+    method : {"auto", "exact", "approximate", "nndescent"}, default="auto"
         ``"exact"``: scikit-learn's ``NearestNeighbors`` (Euclidean).
-        ``"approximate"``: pynndescent's ``NNDescent`` (NN-descent over random
-        projection trees; the optional extra ``pip install semisvm[ann]``),
-        float32 data stays float32. ``"auto"``: approximate from
-        :data:`ANN_MIN_SAMPLES` points on when pynndescent is installed,
-        else exact.
+        ``"approximate"``: for dense ``X`` a hierarchical navigable
+        small-world graph (HNSW, usearch's ``Index``, a core dependency;
+        chosen by measurement, see ``bench/bench_graph_index.py``), built
+        with one thread (deterministic) and searched with ``n_jobs``
+        threads, on a float32 copy of ``X``; for sparse ``X`` (the index
+        holds dense vectors) ``"nndescent"``. ``"nndescent"``: pynndescent's NN-descent (the
+        optional extra ``pip install semisvm[ann]``; it compiles its numba
+        kernels in each new process, tens of seconds; dense or CSR).
+        ``"auto"``: exact below :data:`ANN_MIN_SAMPLES` points; from it on
+        ``"approximate"`` for dense ``X``, and for sparse ``X``
+        ``"nndescent"`` when pynndescent is installed, else exact.
     random_state : int, default=0
-        Seed of NN-descent (same input and seed -> same graph).
+        Seed of NN-descent. The HNSW index is deterministic without one:
+        same input (and any ``n_jobs``) -> same neighbours.
+    n_jobs : int or None, default=None
+        Threads of the search (scikit-learn's convention: None is 1, -1 all
+        cores).
 
     Returns
     -------
@@ -88,6 +143,7 @@ def knn_search(X, n_neighbors, *, method="auto", random_state=0):
     See Also
     --------
     knn_affinity : The symmetric kNN affinity built from these neighbours.
+    KNNGraph : The affinity as a reusable object.
     sklearn.neighbors.NearestNeighbors : The exact search.
 
     Examples
@@ -105,32 +161,93 @@ def knn_search(X, n_neighbors, *, method="auto", random_state=0):
     if k >= n:
         raise ValueError(
             f"n_neighbors={k} must be smaller than the number of points n={n}")
-    if method not in ("auto", "exact", "approximate"):
-        raise ValueError(
-            f"method must be 'auto', 'exact' or 'approximate', got {method!r}")
-    if method == "auto":
-        method = ("approximate" if n >= ANN_MIN_SAMPLES and _have_pynndescent()
-                  else "exact")
-    if method == "exact":
-        nn = NearestNeighbors(n_neighbors=k).fit(X)
+    if method not in ("auto", "exact", "approximate", "nndescent"):
+        raise ValueError("method must be 'auto', 'exact', 'approximate' or "
+                         f"'nndescent', got {method!r}")
+    threads = n_threads(n_jobs)
+    method = _resolve_method(method, X)
+    if method == "exact" or k + 1 >= n:
+        nn = NearestNeighbors(n_neighbors=k, n_jobs=threads).fit(X)
         dist, ind = nn.kneighbors(None, return_distance=True)
         return dist.astype(X.dtype, copy=False), ind.astype(np.int32)
+    if method == "approximate":
+        return _hnsw_search(X, k, random_state=random_state, threads=threads)
     try:
         from pynndescent import NNDescent
     except ImportError as exc:  # pragma: no cover - the test extra has it
         raise ImportError(
-            "method='approximate' needs pynndescent: pip install semisvm[ann]"
+            "method='nndescent' needs pynndescent: pip install semisvm[ann]"
         ) from exc
-    if k + 1 >= n:
-        # NN-descent needs one neighbour more than asked (the point itself)
-        return knn_search(X, k, method="exact")
     index = NNDescent(X, n_neighbors=k + 1, metric="euclidean",
                       random_state=(None if random_state is None
                                     else int(random_state)), low_memory=True,
-                      compressed=True, n_jobs=1)
+                      compressed=True, n_jobs=threads)
     ind, dist = index.neighbor_graph
     del index
     return _drop_self(np.asarray(ind), np.asarray(dist), k, X.dtype)
+
+
+#: HNSW parameters of ``method="approximate"`` (usearch's ``Index``): links
+#: per point (connectivity), candidate list of the insertion and of the
+#: search (at least 2 (k + 1)). Measured on 50,000 points x 50 features:
+#: recall@10 0.999 (bench/bench_graph_index.py).
+HNSW_M = 16
+HNSW_EF_CONSTRUCTION = 64
+HNSW_EF_SEARCH = 64
+
+
+def _hnsw_search(X, k, *, random_state=0, threads=1):
+    """kNN lists by usearch's HNSW index: one-thread insertion in row order
+    (the graph is then a function of the input alone: ``random_state`` does
+    not enter), ``threads`` threads for the search (each query independent:
+    the same lists for any thread count). usearch runs its own threads (no
+    OpenMP runtime beside scikit-learn's and semisvm's)."""
+    from usearch.index import Index
+
+    del random_state            # the index is deterministic as built
+    X32 = np.ascontiguousarray(X, dtype=np.float32)
+    n, d = X32.shape
+    index = Index(ndim=d, metric="l2sq", dtype="f32", connectivity=HNSW_M,
+                  expansion_add=HNSW_EF_CONSTRUCTION,
+                  expansion_search=max(HNSW_EF_SEARCH, 2 * (k + 1)))
+    index.add(np.arange(n, dtype=np.uint64), X32, threads=1)
+    found = index.search(X32, k + 1, threads=int(threads))
+    ind = np.asarray(found.keys).astype(np.int64)
+    D = np.asarray(found.distances, dtype=np.float32).copy()
+    counts = np.asarray(found.counts)
+    del index, found
+    bad = np.flatnonzero(counts < k + 1)
+    if bad.size:
+        # a query that found fewer than k + 1 points: exact for that row
+        nn = NearestNeighbors(n_neighbors=k + 1).fit(X32)
+        db, ib = nn.kneighbors(X32[bad], return_distance=True)
+        D[bad], ind[bad] = db * db, ib
+    dist = np.sqrt(np.maximum(D, 0, out=D), out=D)
+    return _drop_self(ind, dist, k, X.dtype)
+
+
+def _have_pynndescent():
+    try:
+        import pynndescent  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _resolve_method(method, X):
+    """"auto" and "approximate" made concrete for X: the HNSW index for
+    dense X, NN-descent for sparse X (the index holds dense vectors)."""
+    sparse = sp.issparse(X)
+    if method == "auto":
+        if X.shape[0] < ANN_MIN_SAMPLES:
+            return "exact"
+        if not sparse:
+            return "approximate"
+        # sparse rows at scale: NN-descent where it is installed
+        return "nndescent" if _have_pynndescent() else "exact"
+    if method == "approximate" and sparse:
+        return "nndescent"
+    return method
 
 
 def _drop_self(ind, dist, k, dtype):
@@ -195,7 +312,8 @@ def _csr(A, dtype):
 
 
 def knn_affinity(X, n_neighbors=6, *, weight="heat", t=None, metric="euclidean",
-                 n_scale=7, return_distances=False, method="auto", random_state=0):
+                 n_scale=7, return_distances=False, method="auto", random_state=0,
+                 n_jobs=None):
     """Symmetrised kNN affinity matrix over the rows of ``X``.
 
     Parameters
@@ -222,12 +340,14 @@ def knn_affinity(X, n_neighbors=6, *, weight="heat", t=None, metric="euclidean",
     return_distances : bool, default=False
         Also return the (n, k) sorted distances of every point to its k
         nearest neighbours (e.g. for :func:`intrinsic_dimension`).
-    method : {"auto", "exact", "approximate"}, default="auto"
+    method : {"auto", "exact", "approximate", "nndescent"}, default="auto"
         Neighbour search (``metric="euclidean"`` only), see
-        :func:`knn_search`: approximate (pynndescent) from
-        :data:`ANN_MIN_SAMPLES` points on when it is installed.
+        :func:`knn_search`: approximate (usearch's HNSW index) from
+        :data:`ANN_MIN_SAMPLES` dense points on.
     random_state : int, default=0
         Seed of the approximate search.
+    n_jobs : int or None, default=None
+        Threads of the search (the graph is the same for any value).
 
     Returns
     -------
@@ -273,7 +393,8 @@ def knn_affinity(X, n_neighbors=6, *, weight="heat", t=None, metric="euclidean",
         nn = NearestNeighbors(n_neighbors=k, metric=metric).fit(X)
         dist, ind = nn.kneighbors(None, return_distance=True)
     else:
-        dist, ind = knn_search(X, k, method=method, random_state=random_state)
+        dist, ind = knn_search(X, k, method=method, random_state=random_state,
+                               n_jobs=n_jobs)
     W = neighbors_affinity(dist, ind, weight=weight, t=t, n_scale=n_scale,
                            dtype=X.dtype)
     if return_distances:
@@ -568,3 +689,396 @@ def neighbors_affinity(dist, ind, *, weight="heat", t=None, n_scale=7,
     W = _drop_diagonal(as_csr32(sp.csr_matrix(W)))
     W.eliminate_zeros()
     return _csr(W, dtype)
+
+
+# --------------------------------------------------------------- the object
+
+#: neighbours stored beyond k, so that the graph of a row subset (a
+#: cross-validation fold without its held-out labeled rows) is read from the
+#: stored lists: a row needs a new search only when more than this many of
+#: its nearest neighbours were removed
+_SPARE_NEIGHBORS = 5
+
+
+def _row_hashes(X):
+    """Two 64-bit hashes of each row's float64 values (dense or CSR): rows
+    of another matrix are matched to these rows by equal hashes."""
+    n = X.shape[0]
+    rng = np.random.RandomState(12345)
+    out = np.empty((2, n), dtype=np.uint64)
+    if sp.issparse(X):
+        vals = np.ascontiguousarray(X.data, dtype=np.float64).view(np.uint64)
+        cols = X.indices.astype(np.uint64)
+        starts = X.indptr[:-1]
+        nnz_rows = np.diff(X.indptr) > 0
+    for h in range(2):
+        a, b, c = (np.uint64(v | 1) for v in
+                   rng.randint(1, 2**62, size=3, dtype=np.int64))
+        with np.errstate(over="ignore"):
+            if sp.issparse(X):
+                terms = (vals * a) ^ ((cols + np.uint64(1)) * b)
+                terms = terms * c
+                acc = np.zeros(n, dtype=np.uint64)
+                if terms.size:
+                    sums = np.add.reduceat(terms, starts[nnz_rows])
+                    acc[nnz_rows] = sums
+                out[h] = acc ^ (np.diff(X.indptr).astype(np.uint64) * a)
+            else:
+                V = np.ascontiguousarray(X, dtype=np.float64).view(np.uint64)
+                mult = (np.arange(1, V.shape[1] + 1, dtype=np.uint64) * b) | np.uint64(1)
+                acc = np.zeros(n, dtype=np.uint64)
+                for s in range(0, n, 8192):
+                    blk = V[s:s + 8192]
+                    acc[s:s + 8192] = ((blk * a) ^ mult).__mul__(c).sum(
+                        axis=1, dtype=np.uint64)
+                out[h] = acc
+    return out
+
+
+class KNNGraph:
+    """A symmetric sparse kNN affinity over the rows of ``X``, built once and shared.
+
+    ``KNNGraph(...).fit(X)`` searches the k nearest neighbours of every row
+    (exact below :data:`ANN_MIN_SAMPLES` points, the HNSW index above, see
+    :func:`knn_search`) and keeps the symmetrised affinity ``affinity_``
+    (CSR, float32, zero diagonal; an edge i-j when either end is among the
+    other's k nearest, weights as :func:`knn_affinity`) with the parameters
+    and kNN lists that produced it. Pass the fitted object to the graph
+    estimators (``graph=``): every one-vs-rest class, every refit, every
+    clone (scikit-learn's ``clone`` returns a fitted graph itself, not a
+    copy), every cross-validation fold and every grid point then reads it
+    instead of searching again. A fold's training rows (a subset of the
+    fitted rows, as the labeled-row splitters of
+    :mod:`semisvm.model_selection` make) get the graph a new search over
+    them would give (exact search: the same neighbours), read from the
+    stored lists (k + 5 per row; a row that lost more neighbours than that
+    is searched again).
+
+    Parameters
+    ----------
+    n_neighbors : int, default=10
+        k, neighbours per point (the point itself excluded); at most n - 1.
+    weight : {"heat", "binary", "self-tuning"}, default="heat"
+        Edge weights, see :func:`knn_affinity`.
+    t : float > 0 or None, default=None
+        Heat width; None: the mean kNN distance (of the rows the graph is
+        for).
+    n_scale : int, default=7
+        Neighbour giving the local scale of ``"self-tuning"`` weights.
+    method : {"auto", "exact", "approximate", "nndescent"}, default="auto"
+        Neighbour search, see :func:`knn_search`.
+    n_jobs : int or None, default=None
+        Threads of the neighbour search (None: 1, -1: all cores). The
+        graph is the same for any value.
+    random_state : int, default=0
+        Seed of the approximate search.
+
+    Attributes
+    ----------
+    affinity_ : csr_matrix of shape (n, n), float32
+        The symmetric affinity W.
+    distances_ : ndarray of shape (n, k), float32
+        Sorted distances of each row to its k nearest neighbours.
+    indices_ : ndarray of shape (n, k), int32
+        Their row indices.
+    method_ : {"exact", "approximate", "nndescent"}
+        The search used.
+    n_samples_fit_, n_features_in_ : int
+        Shape of the fitted ``X``.
+    n_builds_ : int
+        Neighbour searches run by this object (1 after ``fit``; a fold whose
+        rows lost more than the spare neighbours adds a partial one).
+
+    See Also
+    --------
+    knn_affinity : The same affinity as a function.
+    semisvm.LapSVM : Takes ``graph=``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from semisvm.graph import KNNGraph
+    >>> X = np.random.default_rng(0).normal(size=(100, 3))
+    >>> g = KNNGraph(n_neighbors=5).fit(X)
+    >>> g.affinity_.shape, g.affinity_.dtype, g.is_fitted_on(X)
+    ((100, 100), dtype('float32'), True)
+    >>> g.is_fitted_on(X[:50]), g.affinity_for(X[10:60]).shape
+    (False, (50, 50))
+
+    One search for a whole grid search (every class, fold and grid point):
+
+    >>> from sklearn.model_selection import GridSearchCV
+    >>> from semisvm import LapRLS
+    >>> from semisvm.model_selection import LabeledStratifiedKFold
+    >>> y = np.full(100, -1); y[:10] = np.arange(10) % 2
+    >>> cv = LabeledStratifiedKFold(2, random_state=0)
+    >>> g = KNNGraph(n_neighbors=5).fit(X)
+    >>> search = GridSearchCV(LapRLS(graph=g), {"gamma_I": [0.1, 1.0]}, cv=cv)
+    >>> search.fit(X, y).best_estimator_.graph_ is g, g.n_builds_
+    (True, 1)
+    """
+
+    def __init__(self, n_neighbors=10, *, weight="heat", t=None, n_scale=7,
+                 method="auto", n_jobs=None, random_state=0):
+        self.n_neighbors = n_neighbors
+        self.weight = weight
+        self.t = t
+        self.n_scale = n_scale
+        self.method = method
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+
+    # -- scikit-learn parameter protocol (a fitted graph is shared) -------
+    _PARAMS = ("n_neighbors", "weight", "t", "n_scale", "method", "n_jobs",
+               "random_state")
+
+    def get_params(self, deep=True):
+        """The constructor's parameters (scikit-learn's protocol)."""
+        return {name: getattr(self, name) for name in self._PARAMS}
+
+    def set_params(self, **params):
+        """Set parameters of an unfitted graph (a fitted one is shared by
+        every estimator that holds it: build another instead)."""
+        if hasattr(self, "affinity_"):
+            raise ValueError("a fitted KNNGraph is shared by the estimators "
+                             "that hold it and cannot change: build another")
+        for name, value in params.items():
+            if name not in self._PARAMS:
+                raise ValueError(f"invalid parameter {name!r} for KNNGraph")
+            setattr(self, name, value)
+        return self
+
+    def __sklearn_clone__(self):
+        if hasattr(self, "affinity_"):
+            return self
+        return type(self)(**self.get_params())
+
+    def __deepcopy__(self, memo):
+        return self.__sklearn_clone__()
+
+    def __repr__(self):
+        diff = {k: v for k, v in self.get_params().items()
+                if v != type(self)().get_params()[k]}
+        args = ", ".join(f"{k}={v!r}" for k, v in diff.items())
+        return f"KNNGraph({args})"
+
+    def _key(self):
+        return tuple(self.get_params()[k] for k in
+                     ("n_neighbors", "weight", "t", "n_scale", "method",
+                      "random_state"))
+
+    def _check_params(self, n):
+        k = check_int(self.n_neighbors, "n_neighbors")
+        if k >= n:
+            raise ValueError(f"n_neighbors={k} must be smaller than the number "
+                             f"of points n={n}")
+        if self.weight not in ("heat", "binary", "self-tuning"):
+            raise ValueError("weight must be 'heat', 'binary' or 'self-tuning', "
+                             f"got {self.weight!r}")
+        if self.t is not None:
+            check_positive(self.t, "t")
+        check_int(self.n_scale, "n_scale")
+        return k
+
+    # -- building ---------------------------------------------------------
+    def fit(self, X, y=None):
+        """Search the neighbours of every row of ``X`` and build the affinity.
+
+        Parameters
+        ----------
+        X : {ndarray, sparse matrix} of shape (n, n_features)
+            All points (labeled and unlabeled).
+        y : ignored
+
+        Returns
+        -------
+        self : KNNGraph
+        """
+        X = check_X(X)
+        n = X.shape[0]
+        k = self._check_params(n)
+        ks = min(k + _SPARE_NEIGHBORS, n - 1)
+        method = _resolve_method(self.method, X)
+        dist, ind = knn_search(X, ks, method=method,
+                               random_state=self.random_state, n_jobs=self.n_jobs)
+        self.n_builds_ = 1
+        self.method_ = method
+        self.n_samples_fit_, self.n_features_in_ = X.shape
+        self._dist_all = np.ascontiguousarray(dist, dtype=np.float32)
+        self._ind_all = np.ascontiguousarray(ind, dtype=np.int32)
+        self._hashes = _row_hashes(X)
+        self._fit_key = self._key()
+        self._work = collections.OrderedDict()
+        self._work_hits = 0
+        self.distances_ = self._dist_all[:, :k]
+        self.indices_ = self._ind_all[:, :k]
+        self.affinity_ = self._affinity(self.distances_, self.indices_)
+        return self
+
+    def _affinity(self, dist, ind):
+        return neighbors_affinity(dist, ind, weight=self.weight, t=self.t,
+                                  n_scale=self.n_scale, dtype=np.float32)
+
+    def fit_transform(self, X, y=None):
+        """``fit(X)`` and return ``affinity_``."""
+        return self.fit(X).affinity_
+
+    def transform(self, X):
+        """The affinity over ``X``: the fitted rows or a subset of them
+        (see :meth:`affinity_for`)."""
+        return self.affinity_for(X)
+
+    # -- reuse ------------------------------------------------------------
+    def _check_fitted(self):
+        if not hasattr(self, "affinity_"):
+            raise ValueError("this KNNGraph is not fitted: call fit(X) first")
+        if self._key() != self._fit_key:
+            raise ValueError("the parameters of this KNNGraph changed after "
+                             "fit: build another")
+
+    def rows_of(self, X):
+        """Positions of the rows of ``X`` among the fitted rows, or None.
+
+        Parameters
+        ----------
+        X : {ndarray, sparse matrix} of shape (m, n_features)
+
+        Returns
+        -------
+        rows : ndarray of shape (m,) or None
+            ``rows[i]`` is the fitted row equal to ``X[i]`` (compared by two
+            64-bit hashes of the float64 values); None when a row of ``X``
+            is not among the fitted rows, or matches a row that is there
+            twice, or two rows of ``X`` match the same one.
+        """
+        self._check_fitted()
+        if X.shape[1] != self.n_features_in_:
+            return None
+        h = _row_hashes(X)
+        if X.shape[0] == self.n_samples_fit_ and np.array_equal(h, self._hashes):
+            return np.arange(X.shape[0])
+        fit = self._hashes[0]
+        order = np.argsort(fit, kind="stable")
+        sorted_h = fit[order]
+        pos = np.searchsorted(sorted_h, h[0])
+        pos = np.minimum(pos, sorted_h.size - 1)
+        if not np.array_equal(sorted_h[pos], h[0]):
+            return None
+        rows = order[pos]
+        if not np.array_equal(self._hashes[1][rows], h[1]):
+            return None
+        # a duplicated fitted row (the match is ambiguous) or two rows of X
+        # on one fitted row: no subset match
+        dup = sorted_h[1:] == sorted_h[:-1]
+        if np.any(dup) and np.isin(h[0], sorted_h[1:][dup]).any():
+            return None
+        if np.unique(rows).size != rows.size:
+            return None
+        return rows
+
+    def is_fitted_on(self, X):
+        """True when ``X`` holds the fitted rows, in the fitted order."""
+        rows = self.rows_of(X)
+        return rows is not None and rows.size == self.n_samples_fit_ and bool(
+            np.all(rows == np.arange(rows.size)))
+
+    def graph_for(self, X):
+        """``(affinity, distances)`` over the rows of ``X``, or None.
+
+        ``X`` the fitted rows: the stored graph. ``X`` a subset of them
+        (in any order): the graph of that subset, its kNN lists read from
+        the stored ones with the removed rows skipped (rows that lost more
+        than the spare neighbours are searched again, exactly, among the
+        rows of ``X``), heat width and weights computed as for a new graph
+        over ``X``. Else None.
+
+        Parameters
+        ----------
+        X : {ndarray, sparse matrix} of shape (m, n_features)
+
+        Returns
+        -------
+        (affinity, distances) or None
+            The (m, m) float32 CSR affinity and the (m, k) distances.
+        """
+        out = self._graph_and_rows(X)
+        return None if out is None else out[:2]
+
+    def _graph_and_rows(self, X):
+        self._check_fitted()
+        X = check_X(X)
+        rows = self.rows_of(X)
+        if rows is None:
+            return None
+        n, m = self.n_samples_fit_, rows.size
+        if m == n and np.all(rows == np.arange(n)):
+            return self.affinity_, self.distances_, rows
+        k = self._check_params(m)
+        new = np.full(n, -1, dtype=np.int64)
+        new[rows] = np.arange(m)
+        ind = new[self._ind_all[rows]]
+        dist = self._dist_all[rows]
+        keep = ind >= 0
+        # stable: the kept neighbours stay in distance order
+        order = np.argsort(~keep, axis=1, kind="stable")
+        ind = np.take_along_axis(ind, order, axis=1)[:, :k]
+        dist = np.take_along_axis(dist, order, axis=1)[:, :k]
+        short = np.flatnonzero(keep.sum(axis=1) < k)
+        if short.size:
+            nn = NearestNeighbors(n_neighbors=k + 1,
+                                  n_jobs=n_threads(self.n_jobs)).fit(X)
+            d2, i2 = nn.kneighbors(X[short], return_distance=True)
+            d2, i2 = _drop_self_rows(i2, d2, short, k)
+            ind[short], dist[short] = i2, d2
+            self.n_builds_ += 1
+        ind = ind.astype(np.int32)
+        dist = np.ascontiguousarray(dist, dtype=np.float32)
+        return self._affinity(dist, ind), dist, rows
+
+    # -- work shared by the estimators that hold this graph ----------------
+    #: bytes of shared work (kernel features, solutions) kept, least
+    #: recently used first out
+    _WORK_BYTES = 1 << 30
+
+    def _recall(self, key):
+        """Work stored under ``key`` by an estimator fitted on (a subset of)
+        this graph's rows, or None."""
+        work = getattr(self, "_work", None)
+        entry = None if work is None else work.get(key)
+        if entry is None:
+            return None
+        self._work_hits += 1
+        return entry[0]
+
+    def _store(self, key, value, nbytes):
+        """Keep ``value`` (about ``nbytes``) for the next fit on these rows."""
+        work = getattr(self, "_work", None)
+        if work is None or nbytes > self._WORK_BYTES // 2:
+            return
+        work[key] = (value, int(nbytes))
+        work.move_to_end(key)
+        while work and sum(v[1] for v in list(work.values())) > self._WORK_BYTES:
+            work.popitem(last=False)
+
+    def affinity_for(self, X):
+        """The float32 CSR affinity over ``X`` (see :meth:`graph_for`).
+
+        Raises ``ValueError`` when ``X`` is neither the fitted rows nor a
+        subset of them.
+        """
+        out = self.graph_for(X)
+        if out is None:
+            raise ValueError(
+                f"this KNNGraph was fitted on {self.n_samples_fit_} other rows: "
+                "X must be its rows or a subset of them")
+        return out[0]
+
+
+def _drop_self_rows(ind, dist, rows, k):
+    """Drop each queried row's own index from its k + 1 neighbours."""
+    is_self = ind == rows[:, None]
+    no_self = ~is_self.any(axis=1)
+    is_self[no_self, -1] = True
+    keep = ~is_self
+    m = ind.shape[0]
+    return dist[keep].reshape(m, -1)[:, :k], ind[keep].reshape(m, -1)[:, :k]

@@ -47,19 +47,29 @@ Any other attribute or parameter that cannot be stored (a callable, a
 ``RandomState`` ...) makes :func:`save` raise ``TypeError`` naming it.
 
 Writing is atomic (:func:`atomic_open`): the archive is written to a temporary
-file ``.NAME.semisvm-tmp-PID-XXXX.tmp`` in the target's directory, flushed and
+file ``.NAME.semisvm-tmp-PID-XXXX.tmp`` (NAME cut to its first 64 bytes, so
+that any legal target name leaves room) in the target's directory, flushed and
 ``fsync``-ed, then renamed over the target with ``os.replace``; on any failure
 (or an interrupt) the temporary file is removed and an existing model at
 ``path`` is left untouched, and a temporary file left by a killed save is
 removed by the next save to the same path. A target that is not a regular
-file (``-``, ``/dev/stdout``, a device, a FIFO) is written directly; a
-read-only target is refused (``PermissionError``) as ``cp`` would.
+file (``-``, ``/dev/stdout``, a device, a FIFO) is written directly (the
+archive assembled in a seekable spool first, as ``/dev/null`` and pipes cannot
+seek); a read-only target is refused (``PermissionError``) as ``cp`` would, and
+a closed standard output raises ``OSError`` (``EBADF``).
 
-Loading checks the archive's CRCs, the format name and version, that the
+Loading first checks the whole archive's budget before anything is inflated:
+at most ``_MAX_MEMBERS`` members, declared stored sizes within the file,
+declared sizes adding up to at most ``_MAX_RATIO`` times the stored bytes (plus
+1 MiB) and to the memory left, and memory for the parsed metadata (at most 8
+MiB of JSON). Then the archive's CRCs, the format name and version, that the
 estimator class is one of semisvm's (:data:`semisvm._registry.ALGORITHMS`), that
 every parameter is one the class takes, that every array has the shape and dtype
-the metadata declares, and finally that the model predicts on one row; anything
-else raises ``ValueError`` naming the file.
+the metadata declares, that those shapes are the estimator's own (``coef_`` and
+``intercept_`` against ``classes_`` and ``n_features_in_``, kernel expansions
+against the fitted rows), and finally that the model predicts on three rows
+with outputs of the right shape; anything else raises ``ValueError`` naming
+the file.
 """
 from __future__ import annotations
 
@@ -68,6 +78,7 @@ import errno
 import json
 import math
 import os
+import shutil
 import stat
 import sys
 import tempfile
@@ -80,16 +91,22 @@ import numpy as np
 import scipy.sparse as sp
 
 from semisvm import _registry
-from semisvm._validation import check_memory
+from semisvm._validation import check_memory, is_dask
 
 __all__ = ["FORMAT_VERSION", "load", "read_metadata", "save"]
 
 FORMAT = "semisvm-model"
 FORMAT_VERSION = 1
 METADATA_MEMBER = "semisvm.json"
-_MAX_METADATA_BYTES = 64 * 2**20
+_MAX_METADATA_BYTES = 8 * 2**20
+# parsed JSON costs up to about this many bytes of Python objects per byte of
+# text (``[[],[],...]``: a 56-byte list per 3 bytes): checked before parsing
+_JSON_EXPANSION = 32
 _NPY_HEADER_MAX = 2**16 + 64
 _MAX_RATIO = 100  # save stores members uncompressed (ratio 1)
+_RATIO_SLACK = 2**20  # bytes a whole archive may inflate beyond _MAX_RATIO x
+_MAX_MEMBERS = 2**16
+_TMP_NAME_CHARS = 64  # characters of the target's name kept in a temporary name
 _ARRAY_KINDS = "biufcUS"
 _RESULTS_MODULE = "semisvm._results"
 
@@ -119,8 +136,13 @@ _STREAM_PATHS = ("-", "/dev/stdout", "/dev/stderr")
 
 
 def _tmp_prefix(path):
-    """Temporary files of a save to ``path``: ``.NAME.semisvm-tmp-PID-XXXX.tmp``."""
-    return "." + os.path.basename(path) + _TMP_TAG
+    """Temporary files of a save to ``path``: ``.NAME.semisvm-tmp-PID-XXXX.tmp``,
+    NAME cut to its first 64 bytes so that the temporary name stays
+    within the file-name limit (255 bytes) whatever the target's length."""
+    name = os.path.basename(path)[:_TMP_NAME_CHARS]
+    while len(os.fsencode(name)) > _TMP_NAME_CHARS:  # multi-byte characters
+        name = name[:-1]
+    return "." + name + _TMP_TAG
 
 
 def _pid_alive(pid):
@@ -218,6 +240,8 @@ def atomic_open(path, mode="wb"):
     path = os.fspath(path)
     if is_stream_target(path):
         if path == "-":  # standard output, left open
+            if sys.stdout is None:  # its descriptor was closed at start-up
+                raise OSError(errno.EBADF, "standard output is closed", path)
             out = sys.stdout.buffer if "b" in mode else sys.stdout
             yield out
             out.flush()
@@ -274,6 +298,20 @@ def atomic_open(path, mode="wb"):
 # ----------------------------------------------------------------------------------
 # encoding
 # ----------------------------------------------------------------------------------
+
+def _holds_dask(value):
+    """A dask array, or a result/container holding one (a model fitted on dask)."""
+    if is_dask(value):
+        return True
+    if isinstance(value, (list, tuple)):
+        return any(_holds_dask(v) for v in value)
+    if isinstance(value, dict):
+        return any(_holds_dask(v) for v in value.values())
+    if _is_result(value):
+        return any(_holds_dask(getattr(value, f.name))
+                   for f in dataclasses.fields(value))
+    return False
+
 
 def _is_result(value):
     return (dataclasses.is_dataclass(value) and not isinstance(value, type)
@@ -361,7 +399,12 @@ class _Encoder:
         """Node of a semisvm estimator and the list of skipped attribute names."""
         params = est.get_params(deep=False)
         pnodes = {}
+        # training-time helpers (e.g. a shared kNN graph object): not part of
+        # the model, stored as None
+        transient = getattr(type(est), "_transient_params", ())
         for name, value in params.items():
+            if name in transient:
+                value = None
             try:
                 pnodes[name] = self.encode(value, f"parameter {name}")
             except _Unstorable as exc:
@@ -373,6 +416,9 @@ class _Encoder:
         for name, value in vars(est).items():
             if name in params:
                 continue
+            if _holds_dask(value):  # fitted on dask: stored as in memory
+                from semisvm._distributed import materialize
+                value = materialize(value)
             n_arrays = len(self.arrays)
             try:
                 state[name] = self.encode(value, f"{where}.{name}")
@@ -403,6 +449,23 @@ def _check_fitted(model):
                          "call fit first") from None
 
 
+def _check_info(info):
+    """``info`` as stored: a dict that JSON gives back unchanged (str keys;
+    lists, not tuples; finite floats), so that it round-trips exactly."""
+    if info is None:
+        return {}
+    if not isinstance(info, dict):
+        raise TypeError(f"info must be a dict, got {type(info).__name__}")
+    try:
+        same = json.loads(json.dumps(info, allow_nan=False)) == info
+    except (TypeError, ValueError, RecursionError) as exc:
+        raise TypeError(f"info must be JSON-serialisable: {exc}") from None
+    if not same:
+        raise TypeError("info must read back unchanged from JSON: str keys, "
+                        "lists rather than tuples, no NaN or inf")
+    return info
+
+
 def save(model, path, *, info=None):
     """Write a fitted semisvm estimator to ``path`` (atomically, no pickle).
 
@@ -415,14 +478,17 @@ def save(model, path, *, info=None):
         read-only refused), a device/FIFO/``-`` written directly; see
         :func:`atomic_open`.
     info : dict, optional
-        Extra JSON-serialisable metadata stored under ``"info"``
-        (see :func:`read_metadata`); the command line keeps its settings there.
+        Extra metadata stored under ``"info"`` and read back unchanged by
+        :func:`read_metadata`: JSON values (str keys, lists, finite numbers);
+        ``TypeError`` otherwise. The command line keeps its settings under
+        ``info["cli"]``.
 
     Raises
     ------
     TypeError
         ``model`` is not a semisvm estimator, or holds a parameter/attribute
-        that the format cannot store (the message names it).
+        that the format cannot store (the message names it), or ``info`` does
+        not round-trip through JSON.
     ValueError
         ``model`` is not fitted.
 
@@ -453,20 +519,33 @@ def save(model, path, *, info=None):
     from semisvm import __version__
     enc = _Encoder()
     node, skipped = enc.encode_estimator(model)
+    info = _check_info(info)
     meta = {"format": FORMAT, "format_version": FORMAT_VERSION,
             "library_version": __version__, "numpy_version": np.__version__,
             "sklearn_version": sklearn.__version__,
-            "estimator": node, "skipped": skipped,
-            "info": {} if info is None else info}
+            "estimator": node, "skipped": skipped, "info": info}
     try:
         text = json.dumps(meta, indent=1, allow_nan=False)
     except (TypeError, ValueError) as exc:
         raise TypeError(f"info must be JSON-serialisable: {exc}") from None
-    with atomic_open(path, "wb") as f, \
-            zipfile.ZipFile(f, "w", compression=zipfile.ZIP_STORED,
-                            allowZip64=True) as zf:
+    if is_stream_target(path):
+        # a device (/dev/null: tell() is always 0), a FIFO or standard output:
+        # the archive is assembled in a seekable spool, then copied
+        with tempfile.SpooledTemporaryFile(max_size=2**26) as spool:
+            _write_archive(spool, text, enc.arrays)
+            spool.seek(0)
+            with atomic_open(path, "wb") as f:
+                shutil.copyfileobj(spool, f, 2**20)
+        return
+    with atomic_open(path, "wb") as f:
+        _write_archive(f, text, enc.arrays)
+
+
+def _write_archive(f, text, arrays):
+    with zipfile.ZipFile(f, "w", compression=zipfile.ZIP_STORED,
+                         allowZip64=True) as zf:
         zf.writestr(METADATA_MEMBER, text.encode("utf-8"))
-        for member, arr in enc.arrays.items():
+        for member, arr in arrays.items():
             with zf.open(member, "w", force_zip64=True) as mf:
                 np.lib.format.write_array(mf, arr, allow_pickle=False)
 
@@ -681,6 +760,38 @@ def _check_classes(classes, where):
             f"{where}: repeated labels")
 
 
+def _check_archive_budget(zf, path):
+    """The whole archive's declared sizes, before any member is inflated.
+
+    ``save`` stores every member uncompressed, so an archive inflates to
+    about its own size. Refused: more than ``_MAX_MEMBERS`` members; declared
+    stored sizes adding up to more than the file holds; declared sizes adding
+    up to more than ``_MAX_RATIO`` times the stored bytes (plus 1 MiB) -- a
+    compression bomb, however it is split over members -- or to more memory
+    than is left. ``zipfile`` never inflates a member beyond its declared
+    size (it stops there, and the CRC check fails), so the declared sizes
+    bound what reading costs.
+    """
+    infos = zf.infolist()
+    _expect(len(infos) <= _MAX_MEMBERS,
+            f"{len(infos)} archive members (at most {_MAX_MEMBERS}; not written "
+            "by semisvm.save)")
+    stored = sum(i.compress_size for i in infos)
+    total = sum(i.file_size for i in infos)
+    try:
+        on_disk = os.fstat(zf.fp.fileno()).st_size
+    except (AttributeError, OSError, ValueError):  # pragma: no cover - a stream
+        on_disk = None
+    _expect(on_disk is None or stored <= on_disk,
+            f"its members declare {stored} stored bytes but the file has "
+            f"{on_disk} (corrupt)")
+    _expect(total <= _MAX_RATIO * stored + _RATIO_SLACK,
+            f"its members inflate from {stored} to {total} bytes in all "
+            "(not written by semisvm.save)")
+    check_memory(total, f"the {len(infos)} members of the archive "
+                        f"({total} bytes inflated)")
+
+
 def _open_archive(path):
     """Open ``path`` as a ZIP, read and sanity-check the metadata member."""
     try:
@@ -692,8 +803,11 @@ def _open_archive(path):
         names = zf.namelist()
         _expect(METADATA_MEMBER in names,
                 f"not a semisvm model file (no {METADATA_MEMBER} member)")
+        _check_archive_budget(zf, path)
         info = zf.getinfo(METADATA_MEMBER)
         _expect(info.file_size <= _MAX_METADATA_BYTES, "metadata member too large")
+        check_memory(_JSON_EXPANSION * info.file_size,
+                     f"parsing the {info.file_size}-byte metadata member")
         try:
             meta = json.loads(zf.read(METADATA_MEMBER).decode("utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
@@ -772,21 +886,99 @@ def read_metadata(path):
     return meta
 
 
-def _smoke_test(model):
+def _shape(value):
+    """Shape of an array, ``()`` of a number, None of anything else."""
+    if isinstance(value, np.ndarray) or sp.issparse(value):
+        return tuple(value.shape)
+    if isinstance(value, (int, float, np.number)) and not isinstance(value, bool):
+        return ()
+    return None
+
+
+def _check_invariants(model):
+    """The shapes that the estimator's own ``fit`` gives, checked against
+    ``classes_`` and ``n_features_in_`` (the metadata describes the arrays;
+    this checks the arrays describe a model): with K classes and d features,
+    k = 1 output for K = 2 and K outputs otherwise."""
     n = getattr(model, "n_features_in_", None)
-    if not isinstance(n, (int, np.integer)) or n < 1:
-        raise _Invalid("the stored model has no valid n_features_in_")
-    X = np.zeros((1, int(n)))
-    method = getattr(model, "decision_function", None) or model.predict
+    _expect(isinstance(n, (int, np.integer)) and not isinstance(n, bool) and n >= 1,
+            "the stored model has no valid n_features_in_")
+    d = int(n)
+    classes = getattr(model, "classes_", None)
+    K = classes.shape[0] if isinstance(classes, np.ndarray) else 2
+    k = 1 if K == 2 else K
+    name = type(model).__name__
+    st = vars(model)
+
+    def want(attr, *shapes):
+        if attr not in st:
+            return
+        got = _shape(st[attr])
+        _expect(got in shapes,
+                f"model.{attr} has shape {got} but {name} with {K} classes and "
+                f"{d} features has {' or '.join(map(str, shapes))}")
+
+    outputs = {"TSVM", "DASVM", "LinearSVM"}
+    if name in outputs:
+        want("coef_", (d,) if K == 2 else (K, d))
+        want("intercept_", () if K == 2 else (K,))
+        _expect("coef_" in st and "intercept_" in st,
+                f"model: {name} needs coef_ and intercept_")
+    elif name in ("LapSVM", "LapRLS"):
+        want("coef_", (k, d))
+        want("intercept_", (k,))
+        dual = st.get("dual_coef_")
+        if isinstance(dual, np.ndarray):
+            _expect(dual.ndim == 2 and dual.shape[0] == k,
+                    f"model.dual_coef_ has shape {dual.shape}, {name} with {K} "
+                    f"classes has ({k}, n_fit)")
+            if getattr(model, "kernel", None) != "precomputed":
+                want("X_fit_", (dual.shape[1], d))
+    elif name == "PUSVM":
+        want("coef_", (d,))
+        want("intercept_", ())
+        sv = st.get("support_")
+        if isinstance(sv, np.ndarray):
+            _expect(sv.ndim == 1, f"model.support_ has shape {sv.shape}")
+            want("dual_coef_", (sv.shape[0],))
+            if getattr(model, "kernel", None) not in ("linear", "precomputed"):
+                want("support_vectors_", (sv.shape[0], d))
+    else:  # graph TV / Cheeger: a kernel expansion over the fitted rows
+        alpha = st.get("alpha_")
+        _expect(isinstance(alpha, np.ndarray) and alpha.ndim in (1, 2),
+                "model.alpha_ is not a 1-D or 2-D array")
+        want("alpha_", (alpha.shape[0],) if K == 2 else (alpha.shape[0], K))
+        want("intercept_", () if K == 2 else (K,))
+        want("X_fit_", (alpha.shape[0], d))
+
+
+def _smoke_test(model):
+    _check_invariants(model)
+    d = int(model.n_features_in_)
+    X = np.linspace(-1.0, 1.0, 3 * d).reshape(3, d)
+    classes = getattr(model, "classes_", None)
+    K = classes.shape[0] if isinstance(classes, np.ndarray) else 2
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
-            out = np.asarray(method(X))
+            method = getattr(model, "decision_function", None)
+            out = np.asarray(method(X)) if method is not None else None
+            labels = np.asarray(model.predict(X))
         except Exception as exc:  # noqa: BLE001  (whatever fails, refuse the file)
             raise _Invalid("the stored model is inconsistent: predicting fails "
                            f"({type(exc).__name__}: {exc})") from None
-    if out.dtype.kind in "fc" and not np.all(np.isfinite(out)):
-        raise _Invalid("the stored model is inconsistent: non-finite output")
+    if out is not None:
+        _expect(out.shape == ((3,) if K == 2 else (3, K)),
+                f"the stored model is inconsistent: {out.shape} decision values "
+                f"for 3 rows and {K} classes")
+        _expect(out.dtype.kind not in "fc" or bool(np.all(np.isfinite(out))),
+                "the stored model is inconsistent: non-finite output")
+    _expect(labels.shape == (3,), f"the stored model is inconsistent: "
+                                  f"{labels.shape} labels for 3 rows")
+    if isinstance(classes, np.ndarray):
+        _expect(bool(np.all(np.isin(labels, classes))),
+                "the stored model is inconsistent: it predicts labels that are "
+                "not in classes_")
 
 
 def load(path):
@@ -828,6 +1020,12 @@ def load(path):
     >>> semisvm.load(path).predict([[0.5], [3.5]])
     array([0, 1])
     """
+    return load_with_metadata(path)[0]
+
+
+def load_with_metadata(path):
+    """:func:`load` and :func:`read_metadata` in one reading of the file
+    (the metadata parsed once): returns ``(estimator, metadata)``."""
     try:
         zf, meta, names = _open_archive(path)
         with zf:
@@ -838,4 +1036,4 @@ def load(path):
         _smoke_test(model)
     except _READ_ERRORS as exc:
         raise _refuse(path, exc) from None
-    return model
+    return model, meta

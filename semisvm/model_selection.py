@@ -597,6 +597,12 @@ class SafeSemiSupervisedMixin:
     (True, True)
     """
 
+    def _safe_semi(self):
+        """The semi-supervised estimator refitted on each fold of the check:
+        a clone with ``safe=False`` (estimators override it to share work
+        with the fit that has just run, e.g. a graph)."""
+        return clone(self).set_params(safe=False)
+
     def _safe_cv(self):
         cv = getattr(self, "safe_cv", 5)
         if isinstance(cv, numbers.Integral) and not isinstance(cv, bool):
@@ -616,7 +622,7 @@ class SafeSemiSupervisedMixin:
         if counts.size < 2 or counts.min() < 2 or lab.all():
             # nothing to cross-validate (or nothing unlabeled): keep the fit
             return self
-        semi = clone(self).set_params(safe=False)
+        semi = self._safe_semi()
         gain, s, b = unlabeled_gain(semi, self._supervised_counterpart(), X, y,
                                     cv=self._safe_cv())
         self.unlabeled_gain_ = gain

@@ -42,6 +42,7 @@ from semisvm._results import USMOResult
 from semisvm._validation import (
     FLOAT_DTYPES,
     as_csr32,
+    atomic_fit,
     check_int,
     check_kernel_params,
     check_positive,
@@ -393,6 +394,11 @@ def usmo(X, y, *, prior, lam, kernel="rbf", gamma=None, degree=3, coef0=0.0,
             f"lam={lam!r} is too small: the dual bounds c1 = prior / (2 lam p) = "
             f"{c1:.3g} and c2 = 1 / (2 lam n) = {c2:.3g} overflow float64 "
             "arithmetic; use lam >= 1e-150")
+    if not (c1 >= 1e-150 and c2 >= 1e-150):
+        raise ValueError(
+            f"lam={lam!r} is too large: the dual bounds c1 = prior / (2 lam p) = "
+            f"{c1:.3g} and c2 = 1 / (2 lam n) = {c2:.3g} underflow float64 "
+            "arithmetic (they must stay >= 1e-150)")
     if init not in _INITS:
         raise ValueError(f"init must be one of {_INITS}, got {init!r}")
     if solver not in ("auto", "kernel", "linear"):
@@ -645,6 +651,7 @@ class PUSVM(ClassifierMixin, BaseEstimator):
         tags.classifier_tags.multi_class = False
         return tags
 
+    @atomic_fit
     def fit(self, X, y):
         """Fit on X with PU labels y (1 = positive, -1 or 0 = unlabeled)."""
         check_sparse_structure(X)  # before SciPy converts it

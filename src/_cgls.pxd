@@ -23,3 +23,34 @@ cdef void rows_rmatvec_diag(RowData X, floating bias_scale, const int *rows,
                             Py_ssize_t n_rows, const floating *z,
                             const floating *a, floating *out,
                             floating *diag) noexcept nogil
+
+
+cdef extern from "Python.h":
+    int _check_signals "PyErr_CheckSignals" () nogil
+
+
+cdef inline bint interrupted() noexcept nogil:
+    """Run Python's pending signal handlers (the main thread only; elsewhere
+    nothing): True when one raised (Ctrl-C: KeyboardInterrupt). The
+    exception stays set; the ``def`` entry point propagates it with
+    :func:`reraise` once it holds the GIL. Costs taking the GIL: called
+    every few million flops (:func:`check_period`), not per row."""
+    cdef int rc
+    with gil:
+        rc = _check_signals()
+    return rc != 0
+
+
+cdef inline int reraise() except -1:
+    """Propagate the exception a signal handler left set (see interrupted)."""
+    return -1
+
+
+cdef inline int check_period(Py_ssize_t work) noexcept nogil:
+    """Iterations between signal checks for iterations costing ``work`` flops
+    each: about 4 million flops (a few ms) between checks."""
+    if work < 1:
+        return 1 << 22
+    if work >= (1 << 22):
+        return 1
+    return <int> ((1 << 22) // work)

@@ -481,7 +481,9 @@ cdef int cgls(RowData X, floating bias_scale, const int *active,
     * 1 when ||r|| <= tol * ||X_J' A_J t_J|| (solved to the tolerance),
     * 2 when ||r|| <= eta * ||r_seed|| first (inexact Newton forcing term;
       ``eta = 0`` disables it),
-    * 0 when ``max_iter`` iterations did not suffice.
+    * 0 when ``max_iter`` iterations did not suffice,
+    * 4 when a signal handler raised (Ctrl-C): the exception is left set,
+      ``beta``/``o`` hold a valid iterate; the caller propagates it.
 
     ``gnorm2`` (if not NULL) receives ||r_seed||^2. ``blocked=False``: one
     block whatever the size (with ``one_pass=False``, the arithmetic of the
@@ -489,7 +491,7 @@ cdef int cgls(RowData X, floating bias_scale, const int *active,
     """
     cdef int D = <int> (X.n_cols + 1)
     cdef Py_ssize_t k, i, j, d = X.n_cols
-    cdef int it, status = 0, n_blk, nt
+    cdef int it, status = 0, n_blk, nt, period
     cdef double rho, rho_new, omega_z, omega_q, pp, bnorm2, gamma, tol2, force2
     cdef floating g, gprev = 0, lp
     cdef floating *buf = NULL
@@ -546,7 +548,16 @@ cdef int cgls(RowData X, floating bias_scale, const int *active,
     if omega_z <= tol2:
         free(buf)
         return 1
+    # Ctrl-C: a signal check every few million flops (4: interrupted, the
+    # exception left set for the caller's def entry point)
+    period = check_period(
+        (n_active * (X.n_cols + 1) if X.indptr == NULL else
+         n_active * (X.indptr[X.n_rows] // (X.n_rows if X.n_rows else 1) + 1))
+        + 4 * D)
     for it in range(1, max_iter + 1):
+        if it % period == 0 and interrupted():
+            status = 4
+            break
         n_iter[0] = it
         if one_pass:
             # q = X_J p ; s = X_J' A_J q (one pass; the last step's
@@ -649,6 +660,8 @@ def _cgls_py(RowData X, double bias_scale, const int[::1] active,
                       &o[0], <floating> tol, <floating> eta, max_iter, &z[0],
                       &q[0], &r[0], &p[0], &s[0], &minv[0], &tbuf[0],
                       n_threads, &n_iter, one_pass, gstop2)
+    if status == 4:
+        reraise()
     return status, n_iter
 
 

@@ -28,6 +28,7 @@ from libc.math cimport sqrt
 from cython cimport floating
 from semisvm._core._blas cimport _dot, _axpy, _copy, _gemv_rm, _gemm_rm
 from semisvm._core._linesearch cimport Event, sorted_root
+from semisvm._core._cgls cimport check_period, interrupted, reraise
 from semisvm._core._dataset cimport RowData
 
 # early-stopping rules (the Python layer maps names to these codes)
@@ -200,7 +201,7 @@ cdef void _kg_active(Py_ssize_t n, Py_ssize_t c, const floating *K, Prob *st,
             m += 1
 
 
-cdef void _pcg(Py_ssize_t n, Py_ssize_t c, const floating *K, RowData L,
+cdef int _pcg(Py_ssize_t n, Py_ssize_t c, const floating *K, RowData L,
                int power,
                Py_ssize_t n_lab, const int *lab, const floating *Y,
                Py_ssize_t n_unl,
@@ -220,6 +221,8 @@ cdef void _pcg(Py_ssize_t n, Py_ssize_t c, const floating *K, RowData L,
     stopping test; the iterations share the product K G, done as one gemm
     over the problems still running (K is read once per iteration).
     Row j of every (c, n) work array belongs to problem j.
+    Returns 1 when a signal handler raised (Ctrl-C; the exception is left
+    set for :func:`pcg` to propagate), else 0.
 
     ``joint``: the c problems are the one-vs-rest parts of one multi-class
     problem; the early-stopping rules then test the multi-class decision
@@ -231,6 +234,8 @@ cdef void _pcg(Py_ssize_t n, Py_ssize_t c, const floating *K, RowData L,
     """
     cdef Py_ssize_t i, j, o
     cdef int it, n_changed, n_active = c
+    # Ctrl-C: signals checked every few million flops (an iteration: K d)
+    cdef int sig_period = check_period(c * n * n)
     cdef double loss, s, left, right, beta, num, den, crit, frac, err_v
     cdef double inv_nv = 1.0 / n_val if n_val > 0 else 0
     cdef bint stable, val_stop, checked, j_stable = False, j_val = False
@@ -287,6 +292,8 @@ cdef void _pcg(Py_ssize_t n, Py_ssize_t c, const floating *K, RowData L,
         st[j].crit0 = _crit(rule, n, g, Kg, st[j].gb)
 
     for it in range(max_iter):
+        if it > 0 and it % sig_period == 0 and interrupted():
+            return 1
         for j in range(c):
             if not st[j].active:
                 continue
@@ -447,6 +454,7 @@ cdef void _pcg(Py_ssize_t n, Py_ssize_t c, const floating *K, RowData L,
             st[j].db = -st[j].gb + beta * st[j].db
         if n_active == 0:
             break
+    return 0
 
 
 def pcg(const floating[:, ::1] K, RowData L not None,
@@ -558,8 +566,9 @@ def pcg(const floating[:, ::1] K, RowData L not None,
     cdef const floating *yval_ptr = &Y_val[0, 0] if n_val else NULL
     cdef const int *lab_ptr = &lab[0] if n_lab else NULL
     cdef const int *unl_ptr = &unl[0] if n_unl else NULL
+    cdef int stopped
     with nogil:
-        _pcg(n, c, &K[0, 0], L, power, n_lab,
+        stopped = _pcg(n, c, &K[0, 0], L, power, n_lab,
              lab_ptr,
              &Y[0, 0], n_unl, unl_ptr, n_val, kval_ptr, yval_ptr, gamma_A,
              gamma_I, hinge, fit_intercept, &alpha[0, 0], st, max_iter, rule,
@@ -569,6 +578,8 @@ def pcg(const floating[:, ::1] K, RowData L not None,
              &fval[0],
              &sgn[0], <Event *> &brk[0], &h[0, 0], &hv[0, 0], n_hv, joint,
              &cls[0])
+    if stopped:
+        reraise()
     b_out = np.array([st[i].b for i in range(c)])
     n_iter = np.array([st[i].n_iter for i in range(c)], dtype=np.intp)
     status = np.array([st[i].status for i in range(c)], dtype=np.intp)

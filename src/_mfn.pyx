@@ -40,7 +40,7 @@ from cython.parallel cimport prange
 from semisvm._core._blas cimport _dot, _copy
 from semisvm._core._dataset cimport RowData, row_dot, row_view
 from semisvm._core._cgls cimport cgls, rows_matvec, rows_rmatvec, rows_rmatvec_diag
-from semisvm._core._cgls cimport n_blocks
+from semisvm._core._cgls cimport n_blocks, interrupted, reraise
 from semisvm._core._linesearch cimport Event, line_search as _line_search
 from semisvm._core._linesearch cimport collect_events
 from scipy.linalg.cython_lapack cimport dpotrf, dpotrs
@@ -347,8 +347,8 @@ cdef int _newton_point(RowData X, floating bias_scale, const int *active,
                       wbar, obar, <floating> tol, <floating> eta, max_iter,
                       z, q, r, p, s, minv, tbuf, n_threads, n_iter, one_pass,
                       gstop2, gnorm2, blocked)
-        if status == 3:
-            return 3
+        if status == 3 or status == 4:
+            return status  # 4: interrupted (the exception is left set)
     # outputs of wbar on the inactive rows (one value per row: the same
     # bits on any number of threads)
     nt = n_threads if n_blocks(X, n - n_act) > 1 else 1
@@ -512,6 +512,8 @@ def newton_point(RowData X, double bias_scale, const int[::1] active,
                                &H[0] if direct else NULL,
                                &b[0] if direct else NULL, n_threads, &n_iter,
                                one_pass, gstop2, &gn2, blocked)
+    if status == 4:
+        reraise()
     return status, n_iter, gn2
 
 
@@ -590,7 +592,9 @@ def mfn_run(RowData X, double bias_scale, floating[::1] w, double lam,
     ``eta`` come
     rounded to the data's precision, ``eta`` the cold-start forcing term (0
     for a warm start). ``hobj`` (max_iter + 1, ``hobj[0]`` the objective at
-    w), ``hcg`` and ``hact`` (max_iter) receive the histories. Returns
+    w), ``hcg`` and ``hact`` (max_iter) receive the histories (shorter
+    ones, nh + 1 and nh entries, keep the first nh iterations, hcg's last
+    entry adding up the CG iterations of the later ones). Returns
     ``(n_iter, status, F, swapped, events)``: ``swapped`` when the final
     outputs are in ``obar`` (the caller swaps its references), ``events``
     the line search's buffer (None if none was needed or given).
@@ -626,9 +630,12 @@ def mfn_run(RowData X, double bias_scale, floating[::1] w, double lam,
         if ev.shape[0] < 2 * n * sizeof(Event):
             raise ValueError("events buffer too small")
         evp = <Event *> &ev[0]
-    if max_iter < 1 or hobj.shape[0] < max_iter + 1 or hcg.shape[0] < max_iter \
-            or hact.shape[0] < max_iter:
-        raise ValueError("the histories need max_iter (+ 1) entries")
+    # histories of nh iterations (nh + 1 objectives) at most: the first
+    # nh - 1 iterations, then hcg[nh - 1] sums the CG iterations of the rest
+    # (so that a huge max_iter allocates nothing)
+    cdef Py_ssize_t nh = hcg.shape[0]
+    if max_iter < 1 or nh < 1 or hobj.shape[0] != nh + 1 or hact.shape[0] != nh:
+        raise ValueError("the histories need nh + 1, nh and nh >= 1 entries")
     cdef floating *po = &o[0]
     cdef floating *pb = &obar[0]
     cdef floating *tmp
@@ -643,10 +650,14 @@ def mfn_run(RowData X, double bias_scale, floating[::1] w, double lam,
             + _loss(n, po, &cpos[0], &cneg[0])
         hobj[0] = F
         for it in range(1, max_iter + 1):
+            if interrupted():
+                status = -1
+                break
             n_iter = it
             n_act = _activate(n, po, &cpos[0], &cneg[0], &a[0], &t[0],
                               &active[0])
-            hact[it - 1] = <int> n_act
+            if it <= nh:
+                hact[it - 1] = <int> n_act
             # Newton point, seeded with w
             _copy(<int> D, &w[0], 1, &wbar[0], 1)
             cg_status = _newton_point(
@@ -655,7 +666,13 @@ def mfn_run(RowData X, double bias_scale, floating[::1] w, double lam,
                 &r[0], &p[0], &s[0], &minv[0], &tbuf[0],
                 &H[0] if direct else NULL, &b[0] if direct else NULL,
                 n_threads, &cg_iter, one_pass, gstop2, &gn2, blocked)
-            hcg[it - 1] = cg_iter
+            if it <= nh:
+                hcg[it - 1] = cg_iter
+            else:
+                hcg[nh - 1] += cg_iter
+            if cg_status == 4:
+                status = -1
+                break
             if cg_status == 3:
                 # ||grad F(w)|| <= grad_tol ||grad F(w_start)||: w stays
                 n_iter = it - 1
@@ -672,7 +689,8 @@ def mfn_run(RowData X, double bias_scale, floating[::1] w, double lam,
                 swapped = not swapped
                 F = 0.5 * lam * <double> _dot(<int> D, &w[0], 1, &w[0], 1) \
                     + _loss(n, po, &cpos[0], &cneg[0])
-                hobj[it] = F
+                if it <= nh:
+                    hobj[it] = F
                 if cg_status == 1:
                     status = 0
                     break
@@ -694,7 +712,8 @@ def mfn_run(RowData X, double bias_scale, floating[::1] w, double lam,
                 w[j] = w[j] + dl * (wbar[j] - w[j])
             F_new = 0.5 * lam * <double> _dot(<int> D, &w[0], 1, &w[0], 1) \
                 + _step(n, po, pb, dl, &cpos[0], &cneg[0], po)
-            hobj[it] = F_new
+            if it <= nh:
+                hobj[it] = F_new
             if F - F_new <= rel_tol * fabs(F_new):
                 F = F_new
                 if not loose:
@@ -704,6 +723,8 @@ def mfn_run(RowData X, double bias_scale, floating[::1] w, double lam,
                 eta = 0.0
                 continue
             F = F_new
+    if status == -1:
+        reraise()  # Ctrl-C: the KeyboardInterrupt a handler raised
     return n_iter, status, F, swapped, events
 
 

@@ -39,6 +39,7 @@ the free points (0 < s_u < c2, s_u != c2/2) (eq. 16), or the midpoint of
 import numpy as np
 
 from libc.math cimport INFINITY
+from semisvm._core._cgls cimport check_period, interrupted, reraise
 from semisvm._core._kernel_cache cimport KernelCache
 
 # status codes returned to the Python layer
@@ -46,6 +47,7 @@ cdef enum:
     STATUS_OPTIMAL = 0      # max b - min a <= tol
     STATUS_MAX_ITER = 1     # max_iter pair steps taken
     STATUS_STALLED = 2      # a pair step changed nothing (rounding limit)
+    STATUS_INTERRUPTED = 3  # a signal handler raised (Ctrl-C); exception set
 
 
 cdef inline void _select(const int *act, Py_ssize_t na, const double *s,
@@ -239,6 +241,9 @@ cdef int _usmo(KernelCache cache, const int *urows, const int *prows,
     cdef const double *Ki
     cdef const double *Kj
     cdef Py_ssize_t period = n if n < 1000 else 1000, counter
+    # Ctrl-C: signals checked every few million flops (a step is O(n), plus
+    # up to two kernel columns)
+    cdef long long sig_period = check_period(8 * n)
     cdef bint unshrunk = False
 
     # F = c1 qP - sum_v s_v K[:, v] over the v with s_v > 0 only, so that
@@ -312,6 +317,9 @@ cdef int _usmo(KernelCache cache, const int *urows, const int *prows,
             break
         if it >= max_iter:
             status = STATUS_MAX_ITER
+            break
+        if it % sig_period == 0 and it > 0 and interrupted():
+            status = STATUS_INTERRUPTED
             break
         Ki = cache.get_col(i)
         # second-order choice of j (Fan, Chen & Lin 2005, WSS 2) among the
@@ -488,6 +496,8 @@ def usmo(KernelCache cache, const int[::1] urows, const int[::1] prows,
                        shrinking, &act[0], &s0[0], &F0[0], &flag[0], &tmp2[0],
                        &inact[0], &ipos[0], &out3[0], &pones[0], &pout[0],
                        &scr[0], &n_iter, &bias, &violation, &n_hist, &n_unshrink)
+    if status == STATUS_INTERRUPTED:
+        reraise()
     return (np.asarray(F), np.asarray(G)[:n_p], int(n_iter), int(status),
             float(bias), float(violation), np.asarray(hist)[:n_hist].copy(),
             int(n_unshrink))

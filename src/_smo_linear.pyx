@@ -22,6 +22,7 @@ import numpy as np
 
 from cython cimport floating
 from libc.math cimport INFINITY
+from semisvm._core._cgls cimport interrupted, reraise
 from semisvm._core._dataset cimport RowData, row_axpy, row_dot, row_view
 from semisvm._core._smo cimport _pair_update
 
@@ -29,6 +30,7 @@ cdef enum:
     STATUS_OPTIMAL = 0
     STATUS_MAX_ITER = 1
     STATUS_STALLED = 2
+    STATUS_INTERRUPTED = 3  # a signal handler raised (Ctrl-C); exception set
 
 
 cdef inline double _wdot(RowData X, const floating *dummy, Py_ssize_t r,
@@ -161,6 +163,9 @@ cdef int _usmo_linear(RowData X, const floating *dummy, const int *urows,
         stamp[u] = -1
 
     while True:
+        if interrupted():  # Ctrl-C, once per pass over the rows
+            status = STATUS_INTERRUPTED
+            break
         # exact F and the complete tau-optimality test
         amin = INFINITY
         bmax = -INFINITY
@@ -331,6 +336,8 @@ def usmo_linear(RowData X, const int[::1] urows, const int[::1] prows,
                                   &work[0], &akey[0], &aidx[0], &bkey[0],
                                   &bidx[0], &stamp[0], &hist[0], 4096,
                                   &n_iter, &n_pass, &bias, &violation, &n_hist)
+    if status == STATUS_INTERRUPTED:
+        reraise()
     return (np.asarray(w)[:d], np.asarray(F), np.asarray(G)[:n_p], int(n_iter),
             int(n_pass), int(status), float(bias), float(violation),
             np.asarray(hist)[:n_hist].copy())

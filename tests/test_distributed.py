@@ -383,3 +383,46 @@ def test_tsvm_r_auto_on_dask_equals_in_memory(client):
     assert ref.r_ != np.mean(labels[labels >= 0])
     with pytest.raises(ValueError, match="safe=True needs X in memory"):
         TSVM(safe=True).fit(_dask(X, SSL_CHUNKS), labels)
+
+
+# ---------------------------------------------------------------------------
+# the same label conventions as in memory; Dask-fitted models save and pickle
+
+def test_dask_l2svm_mfn_takes_0_1_labels_as_in_memory(client):
+    X, y = _text(seed=7)
+    y01 = (y > 0).astype(int)
+    mem = l2svm_mfn(X, y01, lam=0.1)
+    ref = l2svm_mfn(_dask(X), y, lam=0.1)               # -1/+1 on dask
+    assert ref.objective == pytest.approx(mem.objective, rel=1e-8)
+    for yy in (y01, da.from_array(y01, chunks=(CHUNKS,))):
+        res = l2svm_mfn(_dask(X), yy, lam=0.1)
+        assert np.array_equal(res.coef, ref.coef) and res.intercept == ref.intercept
+    # one block of all ones is fine; 0 and -1 together are not
+    bad = y01.copy()
+    bad[-1] = -1
+    with pytest.raises(ValueError, match="both 0 and -1"):
+        l2svm_mfn(_dask(X), bad, lam=0.1)
+    with pytest.raises(ValueError, match="both 0 and -1"):
+        l2svm_mfn(_dask(X), da.from_array(bad, chunks=(CHUNKS,)), lam=0.1)
+
+
+@pytest.mark.parametrize("name", ["TSVM", "DASVM"])
+def test_dask_fitted_tsvm_dasvm_save_and_pickle_like_in_memory(name, client, tmp_path):
+    import pickle
+
+    import semisvm
+    X, y = _text(seed=8)
+    yssl = np.where(np.arange(y.shape[0]) % 10 == 0, (y > 0).astype(int), -1)
+    cls = getattr(semisvm, name)
+    mem = cls(r=0.5).fit(X, yssl)
+    dist = cls(r=0.5).fit(_dask(X), yssl)
+    back = pickle.loads(pickle.dumps(dist))
+    assert np.array_equal(back.transduction_, mem.transduction_)
+    assert np.allclose(back.coef_, mem.coef_, rtol=1e-6, atol=1e-9)
+    assert isinstance(back.transduction_, np.ndarray)
+    semisvm.save(dist, tmp_path / "m.model")
+    loaded = semisvm.load(tmp_path / "m.model")
+    assert np.array_equal(loaded.transduction_, mem.transduction_)
+    assert np.array_equal(loaded.predict(X), dist.predict(X))
+    # the fitted estimator itself still holds its lazy arrays
+    assert not isinstance(dist.transduction_, np.ndarray)

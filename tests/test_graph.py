@@ -145,14 +145,17 @@ def _clusters(n=600, d=8, seed=0, dtype=np.float64):
     return (centers[rng.randint(5, size=n)] + rng.randn(n, d)).astype(dtype)
 
 
-@pytest.mark.slow   # pynndescent compiles its numba kernels on first use
+@pytest.mark.parametrize("method", [
+    "approximate",
+    # pynndescent compiles its numba kernels on first use (tens of seconds)
+    pytest.param("nndescent", marks=pytest.mark.slow)])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_approximate_knn_recall(dtype):
+def test_approximate_knn_recall(dtype, method):
     from semisvm.graph import knn_search
     X = _clusters(dtype=dtype)
     k = 10
     d_ex, i_ex = knn_search(X, k, method="exact")
-    d_ap, i_ap = knn_search(X, k, method="approximate", random_state=0)
+    d_ap, i_ap = knn_search(X, k, method=method, random_state=0)
     assert i_ap.shape == (X.shape[0], k) and i_ap.dtype == np.int32
     assert d_ap.dtype == dtype                      # float32 stays float32
     assert not np.any(i_ap == np.arange(X.shape[0])[:, None])   # self excluded
@@ -162,10 +165,11 @@ def test_approximate_knn_recall(dtype):
     # the distances are the Euclidean distances to the listed points
     true = np.linalg.norm(X[:, None, :] - X[i_ap], axis=2)
     np.testing.assert_allclose(d_ap, true, rtol=1e-4, atol=1e-5)
-    # seeded: same input -> same graph
-    d2, i2 = knn_search(X, k, method="approximate", random_state=0)
+    # seeded: same input -> same graph (and for any number of threads)
+    d2, i2 = knn_search(X, k, method=method, random_state=0,
+                        n_jobs=2 if method == "approximate" else None)
     np.testing.assert_array_equal(i_ap, i2)
-    W = knn_affinity(X, k, method="approximate")
+    W = knn_affinity(X, k, method=method)
     assert W.dtype == dtype and (W != W.T).nnz == 0
 
 
@@ -176,10 +180,20 @@ def test_knn_search_auto_threshold(monkeypatch):
     W_auto = knn_affinity(X, 5)
     W_ex = knn_affinity(X, 5, method="exact")
     assert (W_auto != W_ex).nnz == 0
+    calls = []
+    real = g._hnsw_search
+    monkeypatch.setattr(g, "_hnsw_search",
+                        lambda *a, **k: calls.append(1) or real(*a, **k))
+    knn_affinity(X, 5)
+    assert calls == []
     monkeypatch.setattr(g, "ANN_MIN_SAMPLES", 50)
+    # above the threshold: the HNSW index, for dense X only
+    W_ap = knn_affinity(X, 5)
+    assert calls == [1] and W_ap.shape == W_ex.shape
+    # sparse rows: NN-descent where pynndescent is installed, else exact
     monkeypatch.setattr(g, "_have_pynndescent", lambda: False)
-    # no pynndescent: auto stays exact above the threshold too
-    assert (knn_affinity(X, 5) != W_ex).nnz == 0
+    W_sp = knn_affinity(sp.csr_matrix(X), 5)          # exact (rounding aside)
+    assert calls == [1] and abs(W_sp - W_ex).max() < 1e-12
     with pytest.raises(ValueError, match="method"):
         knn_affinity(X, 5, method="annoy")
 
@@ -249,3 +263,101 @@ def test_manifold_precomputed_affinity_same_fit(name):
     W2 = knn_affinity(X, 10)
     c = getattr(m, name)(p=1, solver="newton").fit(X, y, affinity=W2)
     np.testing.assert_allclose(c.dual_coef_, a.dual_coef_, rtol=1e-6, atol=1e-8)
+
+
+# ------------------------------------------------------------ KNNGraph
+
+def test_knn_graph_is_the_float32_knn_affinity():
+    from semisvm.graph import KNNGraph
+    X = _clusters(n=300)
+    g = KNNGraph(n_neighbors=7).fit(X)
+    W = g.affinity_
+    assert W.dtype == np.float32 and W.format == "csr" and (W != W.T).nnz == 0
+    assert W.indices.dtype == np.int32 and W.diagonal().max() == 0
+    ref = knn_affinity(X, 7)
+    assert (W != W.T).nnz == 0 and W.nnz == ref.nnz
+    np.testing.assert_allclose(W.toarray(), ref.toarray(), rtol=1e-6, atol=1e-30)
+    assert g.distances_.shape == (300, 7) and g.distances_.dtype == np.float32
+    assert g.indices_.dtype == np.int32 and g.method_ == "exact"
+    assert g.n_builds_ == 1 and g.is_fitted_on(X) and not g.is_fitted_on(X[::-1])
+    # float32 input: the same graph
+    g32 = KNNGraph(n_neighbors=7).fit(X.astype(np.float32))
+    np.testing.assert_array_equal(g32.indices_, g.indices_)
+    # self-tuning and binary weights as knn_affinity gives them
+    for weight in ("binary", "self-tuning"):
+        Wb = KNNGraph(7, weight=weight).fit(X).affinity_
+        np.testing.assert_allclose(Wb.toarray(), knn_affinity(X, 7, weight=weight)
+                                   .toarray(), rtol=1e-6)
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_knn_graph_of_a_row_subset_equals_a_new_graph(sparse):
+    from semisvm.graph import KNNGraph
+    X = _clusters(n=400)
+    rng = np.random.RandomState(0)
+    # a fold: a few rows held out, the rest in a shuffled order; and a block
+    # of 40 consecutive rows (neighbours of each other) held out, so that
+    # rows lose more than the spare neighbours and are searched again
+    folds = [rng.permutation(np.setdiff1d(np.arange(400), rng.choice(400, 20))),
+             np.r_[0:100, 140:400]]
+    order = np.argsort(np.linalg.norm(X - X[120], axis=1))
+    X = X[order]                        # rows 100..139: the nearest to X[120]
+    Xin = sp.csr_matrix(X) if sparse else X
+    g = KNNGraph(n_neighbors=6).fit(Xin)
+    for rows in folds:
+        Xs = Xin[rows]
+        assert np.array_equal(g.rows_of(Xs), rows)
+        W, dist = g.graph_for(Xs)
+        fresh = KNNGraph(n_neighbors=6).fit(Xs)
+        np.testing.assert_allclose(W.toarray(), fresh.affinity_.toarray(),
+                                   rtol=1e-6)
+        np.testing.assert_allclose(dist, fresh.distances_, rtol=1e-6)
+    assert g.n_builds_ == 2                  # the second fold searched again
+    # rows that are not there, or a changed row: no match
+    assert g.rows_of(Xin[:10] * 2) is None
+    with pytest.raises(ValueError, match="subset"):
+        g.affinity_for(_clusters(n=50, seed=3))
+
+
+def test_knn_graph_is_shared_not_copied():
+    import copy
+
+    from sklearn.base import clone
+
+    from semisvm.graph import KNNGraph
+    X = _clusters(n=100)
+    g = KNNGraph(5).fit(X)
+    assert clone(g) is g and copy.deepcopy(g) is g
+    fresh = clone(KNNGraph(5))
+    assert not hasattr(fresh, "affinity_")
+    with pytest.raises(ValueError, match="fitted"):
+        g.set_params(n_neighbors=3)
+    g.n_neighbors = 3                        # changed behind its back
+    with pytest.raises(ValueError, match="changed"):
+        g.affinity_for(X)
+    with pytest.raises(ValueError, match="not fitted"):
+        KNNGraph().affinity_for(X)
+    with pytest.raises(ValueError, match="n_neighbors"):
+        KNNGraph(100).fit(X)
+    with pytest.raises(ValueError, match="weight"):
+        KNNGraph(weight="cosine").fit(X)
+
+
+def test_knn_graph_exact_below_the_threshold_approximate_above(monkeypatch):
+    import semisvm.graph as g
+    X = _clusters(n=300)
+    exact = g.KNNGraph(8).fit(X)
+    assert exact.method_ == "exact"
+    monkeypatch.setattr(g, "ANN_MIN_SAMPLES", 200)
+    ap = g.KNNGraph(8, n_jobs=2).fit(X)
+    assert ap.method_ == "approximate"
+    recall = np.mean([len(set(a) & set(b)) / 8
+                      for a, b in zip(ap.indices_, exact.indices_)])
+    assert recall > 0.99
+    # deterministic: same input -> same graph, for any number of threads
+    again = g.KNNGraph(8, n_jobs=1).fit(X)
+    assert (again.affinity_ != ap.affinity_).nnz == 0
+    # a fold's graph read from the approximate lists
+    rows = np.arange(20, 300)
+    W = ap.affinity_for(X[rows])
+    assert W.shape == (280, 280) and W.dtype == np.float32 and (W != W.T).nnz == 0

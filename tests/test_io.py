@@ -247,7 +247,8 @@ def _set(path, key_path, value):
     (("estimator", "state", "coef_", "dtype"), "<f4", "metadata says .* float32"),
     (("estimator", "state", "coef_", "dtype"), "|O", "dtype '|O' is not allowed"),
     (("estimator", "state", "coef_", "kind"), "pickle", "unknown node kind"),
-    (("estimator", "state", "n_features_in_", "value"), 65, "inconsistent"),
+    (("estimator", "state", "n_features_in_", "value"), 65,
+     r"coef_ has shape \(64,\) but LinearSVM with 2 classes and 65 features"),
 ])
 def test_load_refuses_bad_metadata(key_path, value, match, fitted, tmp_path):
     path = tmp_path / "m.model"
@@ -401,7 +402,7 @@ def test_load_refuses_member_inflating_beyond_its_stored_size(fitted, tmp_path):
 
     _with_member(path, edit, write)
     assert path.stat().st_size < 2**20
-    with pytest.raises(ValueError, match=r"inflates from \d+ to 2097\d+ bytes"):
+    with pytest.raises(ValueError, match=r"inflate from \d+ to 2097\d+ bytes in all"):
         semisvm.load(path)
 
 
@@ -411,7 +412,7 @@ def test_load_checks_memory_before_reading_a_member(fitted, tmp_path, monkeypatc
     from semisvm import _validation
     monkeypatch.setattr(_validation, "memory_budget", lambda: (100.0, "RLIMIT_AS limit"))
     with pytest.raises(ValueError, match=r"not enough memory: needs .* for "
-                                         r"model\.\w+: member arrays/"):
+                                         r"the \d+ members of the archive"):
         semisvm.load(path)
 
 

@@ -29,16 +29,18 @@ PACKAGE = Path(semisvm.__file__).parent
 LAYERS = {
     "semisvm._core": 0,
     "semisvm._validation": 1, "semisvm._results": 1, "semisvm._registry": 1,
-    "semisvm._rows": 2, "semisvm._distributed": 2, "semisvm.graph": 2,
-    "semisvm.kernels": 2, "semisvm._lowrank": 2,
-    "semisvm.linear": 3, "semisvm.manifold": 3, "semisvm.pu": 3,
+    "semisvm._rows": 2, "semisvm._distributed": 2, "semisvm._threads": 2,
+    "semisvm.graph": 2,
+    "semisvm.kernels": 2, "semisvm._lowrank": 2, "semisvm._tv_solvers": 2,
+    "semisvm._fallback": 2,
+    "semisvm.linear": 3, "semisvm._linear_ssl": 3, "semisvm.manifold": 3, "semisvm.pu": 3,
     "semisvm.graph_tv": 3, "semisvm.model_selection": 3,
     "semisvm.solvers": 4, "semisvm": 4, "semisvm.io": 4, "semisvm.cli": 4,
     "semisvm.__main__": 5,
 }
 # private names may be imported from these (and from the compiled core)
 ENGINE = {"semisvm._validation", "semisvm._results", "semisvm._registry",
-          "semisvm._rows", "semisvm._distributed"}
+          "semisvm._rows", "semisvm._distributed", "semisvm._threads"}
 
 
 def _module_name(path):

@@ -1144,6 +1144,53 @@ def test_class_balance_multiclass_and_too_few_labels():
     assert class_balance(X, y1) is None
 
 
+def test_checked_count_keeps_adjusts_or_falls_back():
+    # the binary count is checked against Forman's adjusted count from the
+    # out-of-fold outputs of the labeled rows (tpr 0.4, fpr 0.1 here)
+    from semisvm.linear import _checked_count
+    pos = np.r_[np.ones(200, bool), np.zeros(200, bool)]
+    oof = np.r_[np.where(np.arange(200) < 80, 1.0, -1.0),
+                np.where(np.arange(200) < 20, 1.0, -1.0)]
+    info = {}
+    # cc 0.25 against adjusted (0.25 - 0.1) / 0.3 = 0.5: far apart, precise
+    assert _checked_count(0.25, oof, pos, 10000, 0.5, info) == pytest.approx(0.5)
+    assert info["source"] == "adjusted count" and info["se"] < 0.1
+    # cc 0.16 -> adjusted 0.2: within 2 standard errors, cc kept
+    assert _checked_count(0.16, oof, pos, 10000, 0.5, info) == 0.16
+    assert info["source"] == "cc"
+    # the same rates from 100 labeled rows, cc 0.3 -> adjusted 0.67: an
+    # imprecise check (standard error 0.16): the count is kept unless the
+    # unlabeled outputs sit inside the margin (median |o| below 0.5), where
+    # the estimate is uncertain -> the labeled fraction
+    pos2 = np.r_[np.ones(50, bool), np.zeros(50, bool)]
+    oof2 = np.r_[np.where(np.arange(50) < 20, 1.0, -1.0), np.where(np.arange(50) < 5, 1.0, -1.0)]
+    assert _checked_count(0.3, oof2, pos2, 10000, 0.45, info, 2.0) == 0.3
+    assert info["se"] > 0.1 and info["source"] == "cc"
+    got = _checked_count(0.3, oof2, pos2, 10000, 0.45, info, 0.2)
+    assert got == 0.45 and info["source"].startswith("labeled fraction")
+    # a classifier at chance out of fold (tpr - fpr < 0.1): no check either
+    assert _checked_count(0.3, np.ones(400), pos, 10000, 0.5, info, 2.0) == 0.3
+    assert _checked_count(0.3, np.ones(400), pos, 10000, 0.5, info, 0.1) == 0.5
+
+
+@pytest.mark.slow
+def test_r_auto_on_the_readme_dask_data():
+    # the README's Dask example (in memory): 380 labels in 1000 sparse
+    # features; the supervised outputs of the unlabeled rows sit inside the
+    # margin near the bias (-0.16), so counting their signs finds 25 %
+    # positive where 45 % are; the adjusted count finds 44 %
+    rng = np.random.default_rng(0)
+    X = sp.random(20_000, 1_000, density=0.01, format="csr", random_state=0)
+    truth = np.where(X @ rng.standard_normal(1_000) > 0, 1, 0)
+    y = truth.copy()
+    y[rng.random(20_000) > 0.02] = -1
+    u = y < 0
+    clf = TSVM(lam_u=0).fit(X, y)
+    assert clf.r_source_ == "adjusted count"
+    assert abs(clf.r_ - truth[u].mean()) < 0.03
+    assert TSVM(r=None, lam_u=0).fit(X, y).r_source_ == "labeled fraction"
+
+
 @pytest.mark.parametrize("Est", [TSVM, DASVM])
 def test_r_auto_default_fixes_balance(Est):
     X, y, truth = _imbalanced_blobs(2)
@@ -1259,9 +1306,9 @@ def test_linearsvm_one_vs_rest_dense_csr_same_bits(dtype):
         LinearSVM(lam=1e-4, max_iter=1).fit(X, y)
 
 
-def test_tsvm_and_da_keep_the_former_single_block_arithmetic():
-    # TSVM/DA pin one_pass=False, blocked=False on their rows (the papers'
-    # tables keep their digits): cutting passes into blocks changes nothing
+def test_tsvm_and_da_blocked_passes_same_bits_for_any_n_jobs():
+    # TSVM/DA cut their passes into row blocks by size (as LinearSVM), so the
+    # thread count changes nothing: many small blocks, 1 vs 4 threads
     from semisvm._core._cgls import _set_blocking
     rng = np.random.RandomState(0)
     X = sp.random(1500, 2100, density=0.02, format="csr", random_state=rng)
@@ -1269,13 +1316,12 @@ def test_tsvm_and_da_keep_the_former_single_block_arithmetic():
     lab = rng.choice(1500, 100, replace=False)
     y[lab] = np.where(X[lab].sum(axis=1).A.ravel() > np.median(X[lab].sum(axis=1)), 1, -1)
     runs = []
-    for blocking in (None, (1, 8)):
-        old = _set_blocking(*blocking) if blocking else None
-        try:
-            runs.append((linear.tsvm(X, ssl01(y), lam=1e-2, lam_u=1.0),
-                         linear.da_s3vm(X, ssl01(y), lam=1e-2, lam_u=1.0)))
-        finally:
-            if old:
-                _set_blocking(*old)
+    old = _set_blocking(1, 8)
+    try:
+        for k in (1, 4):
+            runs.append((linear.tsvm(X, ssl01(y), lam=1e-2, lam_u=1.0, n_jobs=k),
+                         linear.da_s3vm(X, ssl01(y), lam=1e-2, lam_u=1.0, n_jobs=k)))
+    finally:
+        _set_blocking(*old)
     for a, b in zip(*runs):
         assert a.coef.tobytes() == b.coef.tobytes()

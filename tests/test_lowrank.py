@@ -293,3 +293,283 @@ def test_nystroem_landmarks_include_the_labeled_rows():
     perm = np.random.RandomState(0).permutation(300)
     rest = perm[~np.isin(perm, lab)][:12]
     np.testing.assert_array_equal(est.landmarks_, np.sort(np.r_[lab, rest]))
+
+
+# ------------------------------------------- memory checks follow the path taken
+
+def _budget(monkeypatch, nbytes):
+    """Fake the memory the system reports available."""
+    import semisvm._validation as v
+    monkeypatch.setattr(v, "memory_budget", lambda: (float(nbytes), "available RAM"))
+
+
+def _big(n=450, seed=0):
+    rng = np.random.RandomState(seed)
+    yt = np.arange(n) % 3
+    X = rng.randn(n, 6) + 3.0 * np.eye(6)[yt]
+    y = np.full(n, -1)
+    y[:12] = yt[:12]
+    return X, y, yt
+
+
+@pytest.mark.parametrize("Est", [LapSVM, LapRLS])
+def test_scalable_paths_fit_where_the_exact_one_is_refused(monkeypatch, Est):
+    import semisvm.manifold as m
+    from semisvm._validation import NotEnoughMemoryError
+    X, y, yt = _big()
+    n = X.shape[0]
+    # 1.2 MB: the exact path's n x n float64 matrix is 1.6 MB (twice that
+    # with LapRLS's linear system), Nystroem with 20 landmarks and the kNN
+    # graph about 0.8 MB, the linear path less
+    _budget(monkeypatch, 1.2e6)
+    monkeypatch.setattr(m, "LOWRANK_MIN_SAMPLES", 100)      # above the threshold
+    monkeypatch.setattr(m, "AUTO_COMPONENTS", 20)
+    est = Est().fit(X, y)                                  # the defaults
+    assert est.mode_ == "nystroem" and est.n_components_ == 20
+    assert np.mean(est.transduction_ == yt) > 0.9
+    assert Est(n_components=30).fit(X, y).mode_ == "nystroem"
+    for Xin in (X, sp.csr_matrix(X)):
+        lin = Est(kernel="linear").fit(Xin, y)
+        assert lin.mode_ == "linear"
+    # the exact path is refused before any work, naming what it needs
+    def no_kernel(*a, **k):
+        raise AssertionError("the kernel matrix was computed")
+    monkeypatch.setattr(m, "kernel_matrix", no_kernel)
+    with pytest.raises(NotEnoughMemoryError,
+                       match=rf"needs 0\.0 GiB \({n * n * 8 * (1 if Est is LapSVM else 2)} "
+                             rf"bytes\) for {Est.__name__} on n={n} samples: the "
+                             rf"{n} x {n} float64 kernel matrix.*n_components=None"):
+        Est(n_components=None).fit(X, y)
+    with pytest.raises(NotEnoughMemoryError, match="kernel matrix"):
+        Est(n_components=None, kernel="linear").fit(X, y)
+
+
+@pytest.mark.parametrize("Est", [LapSVM, LapRLS])
+def test_auto_below_threshold_exact_unless_it_does_not_fit(monkeypatch, Est):
+    import semisvm.manifold as m
+    from semisvm._validation import NotEnoughMemoryError
+    X, y, _ = _big()
+    monkeypatch.setattr(m, "AUTO_COMPONENTS", 20)
+    assert X.shape[0] < m.LOWRANK_MIN_SAMPLES
+    _budget(monkeypatch, 1e9)
+    ref = Est().fit(X, y)
+    assert ref.mode_ == "exact"
+    # the same fit, bit for bit, as an explicit n_components=None
+    np.testing.assert_array_equal(ref.dual_coef_,
+                                  Est(n_components=None).fit(X, y).dual_coef_)
+    _budget(monkeypatch, 1.2e6)          # the n x n matrix no longer fits
+    low = Est().fit(X, y)
+    assert low.mode_ == "nystroem" and low.n_components_ == 20
+    _budget(monkeypatch, 1e5)          # nor the Nystroem features
+    with pytest.raises(NotEnoughMemoryError,
+                       match=r"450 x 20 float64 Nystroem features \(n_components=20\) "
+                             r"and the kNN graph \(k=10\)"):
+        Est().fit(X, y)
+    with pytest.raises(NotEnoughMemoryError, match="kNN graph"):
+        Est(kernel="linear").fit(X, y)
+
+
+@pytest.mark.parametrize("loss", ["squared_hinge", "squared"])
+@pytest.mark.parametrize("direct", [False, True])
+def test_primal_w_warm_start_same_minimiser(loss, direct):
+    from semisvm._lowrank import lap_gram
+    X, y, _ = _blobs(n=120, seed=5)
+    L = laplacian(knn_affinity(X, 6))
+    gram = lap_gram(X, L, 1) if direct else None
+    cold = lap_primal_w(X, L, _pm(y), gamma_A=1e-2, gamma_I=1.0, loss=loss,
+                        gram=gram)
+    # from the solution of a neighbouring problem (gamma_I = 0.3)
+    near = lap_primal_w(X, L, _pm(y), gamma_A=1e-2, gamma_I=0.3, loss=loss,
+                        gram=gram)
+    warm = lap_primal_w(X, L, _pm(y), gamma_A=1e-2, gamma_I=1.0, loss=loss,
+                        gram=gram, w0=near.coef, intercept0=near.intercept)
+    assert warm.converged
+    if not direct and loss == "squared":
+        assert warm.n_cg_iter <= cold.n_cg_iter     # one CG solve, from near
+    np.testing.assert_allclose(warm.objective, cold.objective, rtol=1e-10)
+    np.testing.assert_allclose(warm.decision, cold.decision, atol=1e-7)
+    with pytest.raises(ValueError, match="w0"):
+        lap_primal_w(X, L, _pm(y), w0=np.ones(3))
+
+
+# ---------------------------------------------------------------------------
+# lowrank_fit="graph": graph objective over the n rows, then the landmark
+# kernel ridge fit on the labels it gives
+
+def _dense_graph_scores(L, Y, gamma_I, p, null=None, ridge=1e-8):
+    Lp = np.linalg.matrix_power(L.toarray(), p)
+    F = np.column_stack([
+        np.linalg.solve(np.diag((Y[:, j] != 0) * 1.0) + gamma_I * Lp
+                        + ridge * np.eye(L.shape[0]), Y[:, j])
+        for j in range(Y.shape[1])])
+    if null is not None:
+        v = null[:, None]
+        F = F - v * (v.T @ F) / (v.T @ v)
+    return F
+
+
+@pytest.mark.parametrize("p", [1, 2])
+def test_graph_transduction_squared_matches_closed_form(p):
+    from semisvm._lowrank import graph_transduction
+    X, y, _ = _blobs(60)
+    W = knn_affinity(X, 5)
+    L = laplacian(W)
+    Y = np.column_stack([_pm(y), -_pm(y)])
+    null = np.sqrt(np.asarray(W.sum(axis=1)).ravel())
+    F, n_newton, _, conv = graph_transduction(L, Y, gamma_I=0.3, power=p,
+                                              null=null, cg_tol=1e-12)
+    assert conv and n_newton == 1
+    np.testing.assert_allclose(F, _dense_graph_scores(L, Y, 0.3, p, null),
+                               atol=1e-8)
+    # the projection leaves no component along the null vector
+    np.testing.assert_allclose(null @ F, 0.0, atol=1e-8)
+    np.testing.assert_allclose(L @ null, 0.0, atol=1e-10)
+
+
+def _dense_hinge_check(L, y, gamma_I, p, F, ridge):
+    """Optimality of F for the squared hinge, in closed form: with E the
+    labeled rows where y f < 1, F solves (E + gamma_I L^p + ridge I) f = E y
+    (the gradient vanishes) and the rows outside E have y f >= 1."""
+    Lp = np.linalg.matrix_power(L.toarray(), p)
+    lab = y != 0
+    E = lab & (y * F < 1)
+    f = np.linalg.solve(np.diag(E * 1.0) + gamma_I * Lp + ridge * np.eye(len(y)),
+                        E * y)
+    np.testing.assert_allclose(F, f, atol=1e-8)
+    assert np.all(y[lab & ~E] * f[lab & ~E] >= 1 - 1e-9)
+    return E
+
+
+@pytest.mark.parametrize("p", [1, 2])
+def test_graph_transduction_hinge_is_optimal(p):
+    from semisvm._lowrank import graph_transduction
+    rng = np.random.RandomState(1)
+    X = rng.randn(50, 2)
+    L = laplacian(knn_affinity(X, 6), normalized=False)
+    y = np.zeros(50)
+    # neighbours labeled alike push each other past the margin: some
+    # labeled rows leave the error set
+    near = np.argsort(((X - X[0]) ** 2).sum(1))[:6]
+    y[near] = 1.0
+    y[[10, 11, 12]] = -1.0
+    F, n_newton, _, conv = graph_transduction(
+        L, y, gamma_I=0.05, power=p, loss="squared_hinge", ridge=1e-3,
+        cg_tol=1e-13)
+    assert conv
+    E = _dense_hinge_check(L, y, 0.05, p, F[:, 0], 1e-3)
+    n_lab = int((y != 0).sum())
+    if p == 1:
+        # the maximum principle of D - W: |f| <= 1, every labeled row in E
+        assert E.sum() == n_lab and n_newton == 1
+    else:
+        assert 0 < E.sum() < n_lab and n_newton >= 2
+
+
+def test_landmark_ridge_matches_closed_form():
+    from semisvm._lowrank import landmark_ridge
+    rng = np.random.RandomState(0)
+    X = rng.randn(5000, 4)          # more than one block of rows
+    T = rng.randn(5000, 3)
+    kern = lambda A, B: kernel_matrix(A, B, kernel="rbf", gamma=0.3)  # noqa: E731
+    XL = X[:40]
+    beta, b = landmark_ridge(X, kern, XL, T, 0.1)
+    K, Kmm = kern(X, XL), kern(XL, XL)
+    A = np.hstack([K, np.ones((5000, 1))])
+    H = A.T @ A
+    H[:40, :40] += 0.1 * Kmm
+    ref = np.linalg.solve(H, A.T @ T)
+    np.testing.assert_allclose(beta, ref[:40], atol=1e-8)
+    np.testing.assert_allclose(b, ref[40], atol=1e-8)
+    beta0, b0 = landmark_ridge(X, kern, XL, T, 0.1, fit_intercept=False)
+    ref0 = np.linalg.solve(K.T @ K + 0.1 * Kmm, K.T @ T)
+    np.testing.assert_allclose(beta0, ref0, atol=1e-8)
+    assert np.all(b0 == 0)
+
+
+def _three_blobs(n=300, seed=0):
+    rng = np.random.RandomState(seed)
+    yt = np.arange(n) % 3
+    X = rng.randn(n, 4) + 4.0 * np.eye(4)[yt]
+    y = np.full(n, -1)
+    for c in range(3):
+        y[np.flatnonzero(yt == c)[:2]] = c
+    return X, y, yt
+
+
+@pytest.mark.parametrize("Est", [LapSVM, LapRLS])
+def test_graph_fit_matches_independent_two_stage(Est):
+    """lowrank_fit="graph" against a dense re-derivation of both stages."""
+    X, y, yt = _three_blobs()
+    W = knn_affinity(X, 8)
+    kw = dict(gamma=0.2, gamma_A=1e-3, gamma_I=0.5, p=1, n_components=40)
+    est = Est(lowrank_fit="graph", **kw).fit(X, y, affinity=W)
+    assert est.mode_ == "nystroem" and est.lowrank_fit_ == "graph"
+    L = laplacian(W)
+    null = np.sqrt(np.asarray(W.sum(axis=1)).ravel())
+    Y = np.column_stack([np.where(y == c, 1.0, -1.0) for c in range(3)])
+    Y[y == -1] = 0
+    F = _dense_graph_scores(L, Y, 0.5, 1, null)
+    if Est is LapSVM:
+        # the squared hinge: the error sets from the estimator's own scores,
+        # checked for optimality in closed form (see _dense_hinge_check)
+        from semisvm._lowrank import graph_transduction
+        F0, *_ = graph_transduction(L, Y, gamma_I=0.5, loss="squared_hinge",
+                                    cg_tol=1e-12)
+        for j in range(3):
+            _dense_hinge_check(L, Y[:, j], 0.5, 1, F0[:, j], 1e-8)
+        v = null[:, None]
+        F = F0 - v * (v.T @ F0) / (v.T @ v)
+    pseudo = np.where(y == -1, F.argmax(1), y)
+    T = np.where(pseudo[:, None] == np.arange(3)[None], 1.0, -1.0)
+    XL = X[est.landmarks_]
+    assert set(np.flatnonzero(y != -1)) <= set(est.landmarks_)
+    K = kernel_matrix(X, XL, kernel="rbf", gamma=0.2)
+    A = np.hstack([K, np.ones((300, 1))])
+    H = A.T @ A
+    H[:40, :40] += 1e-3 * kernel_matrix(XL, kernel="rbf", gamma=0.2)
+    sol = np.linalg.solve(H, A.T @ T)
+    np.testing.assert_allclose(est.dual_coef_, sol[:40].T, atol=1e-6)
+    np.testing.assert_allclose(est.intercept_, sol[40], atol=1e-6)
+    # predict is inductive and equals the transduction on the training rows
+    np.testing.assert_array_equal(est.predict(X), est.transduction_)
+    assert est.graph_agreement_ == np.mean(F.argmax(1) == est.transduction_)
+    assert np.mean(est.transduction_ != yt) < 0.03
+    # binary: one problem, sign decisions, the user's labels back
+    yb = np.where(y == 2, -1, y)
+    eb = Est(lowrank_fit="graph", **kw).fit(X[yt < 2], yb[yt < 2])
+    assert eb.dual_coef_.shape == (1, 40)
+    assert np.mean(eb.predict(X[yt < 2]) != yt[yt < 2]) < 0.03
+    # same input, same bits; float32 stays float32
+    again = Est(lowrank_fit="graph", **kw).fit(X, y, affinity=W)
+    np.testing.assert_array_equal(again.dual_coef_, est.dual_coef_)
+    e32 = Est(lowrank_fit="graph", **kw).fit(X.astype(np.float32), y, affinity=W)
+    assert e32.dual_coef_.dtype == np.float32
+    assert np.mean(e32.transduction_ == est.transduction_) > 0.99
+    pickle.loads(pickle.dumps(est)).predict(X[:3])
+
+
+def test_lowrank_fit_auto_switch_both_sides(monkeypatch):
+    import semisvm.manifold as m
+    X, y, yt = _three_blobs()
+    monkeypatch.setattr(m, "AUTO_COMPONENTS", 30)
+    monkeypatch.setattr(m, "LOWRANK_MIN_SAMPLES", 300)
+    # n = 300 <= LOWRANK_MIN_SAMPLES: the exact path, lowrank_fit unused
+    ex = LapRLS(gamma=0.2).fit(X, y)
+    assert ex.mode_ == "exact" and ex.lowrank_fit_ is None
+    # an explicit m at this n: Nystroem, coupled
+    co = LapRLS(gamma=0.2, n_components=30).fit(X, y)
+    assert co.mode_ == "nystroem" and co.lowrank_fit_ == "coupled"
+    assert np.isfinite(co.result_[0].objective)
+    monkeypatch.setattr(m, "LOWRANK_MIN_SAMPLES", 299)
+    gr = LapRLS(gamma=0.2).fit(X, y)
+    assert gr.mode_ == "nystroem" and gr.lowrank_fit_ == "graph"
+    assert gr.p_ == 1 and gr.n_components_ == 30
+    assert np.mean(gr.transduction_ != yt) < 0.03
+    # the coupled fit stays reachable above the threshold
+    co2 = LapRLS(gamma=0.2, lowrank_fit="coupled").fit(X, y)
+    assert co2.lowrank_fit_ == "coupled"
+    # the linear mode ignores it
+    lin = LapRLS(kernel="linear", lowrank_fit="graph").fit(X, y)
+    assert lin.mode_ == "linear" and lin.lowrank_fit_ is None
+    with pytest.raises(ValueError, match="lowrank_fit"):
+        LapRLS(lowrank_fit="poisson").fit(X, y)

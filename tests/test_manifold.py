@@ -561,13 +561,23 @@ def test_safety_net_falls_back(Est):
     X, y, yt = _nested_clouds()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        semi = Est().fit(X, y)
+        semi = Est(safe=False).fit(X, y)
         safe = Est(safe=True).fit(X, y)
-        sup = Est(gamma_I=0.0).fit(X, y)
+        # the supervised model: gamma_I = 0, solved exactly (alpha = 0 off
+        # the labeled rows), with the kernel width of the fit on all rows
+        solver = "newton" if Est is LapSVM else "closed"
+        sup = Est(gamma_I=0.0, solver=solver, safe=False).fit(X, y)
+        sup_l = Est(gamma_I=0.0, solver=solver, gamma=semi._gamma, safe=False).fit(
+            X[y != -1], y[y != -1])
     assert semi.unlabeled_gain_ is None and not semi.fell_back_
     assert safe.unlabeled_gain_ < 0 and safe.fell_back_
-    # the fallback is the supervised model, in and out of sample
-    np.testing.assert_array_equal(safe.dual_coef_, sup.dual_coef_)
+    # the fallback is the supervised model, in and out of sample: fitted on
+    # the labeled rows, the same function as on all rows
+    np.testing.assert_array_equal(safe.dual_coef_, sup_l.dual_coef_)
+    np.testing.assert_allclose(np.abs(sup.dual_coef_[:, y == -1]).max(), 0,
+                               atol=1e-8)
+    np.testing.assert_allclose(safe.decision_function(X), sup.decision_function(X),
+                               atol=1e-6)
     np.testing.assert_array_equal(safe.predict(X), sup.predict(X))
     lab = y != -1
     np.testing.assert_array_equal(safe.transduction_[lab], y[lab])
@@ -576,3 +586,111 @@ def test_safety_net_falls_back(Est):
     assert err < np.mean(semi.transduction_[~lab] != yt[~lab]) - 0.1
     with pytest.raises(ValueError, match="safe=True"):
         Est(safe=True).fit(X, y, affinity=graph_laplacian(X) * 0 + sp.eye(200))
+
+
+# ------------------------------------------------ one graph, built once, shared
+
+def _count_searches(monkeypatch):
+    import semisvm.graph as g
+    calls = []
+    real = g.knn_search
+    monkeypatch.setattr(g, "knn_search",
+                        lambda *a, **k: calls.append(a[0].shape[0]) or real(*a, **k))
+    return calls
+
+
+@pytest.mark.parametrize("Est", [LapSVM, LapRLS])
+@pytest.mark.parametrize("n_components", [None, 40])
+def test_graph_argument_one_search_across_classes_and_refits(monkeypatch, Est,
+                                                             n_components):
+    from sklearn.base import clone
+
+    from semisvm.graph import KNNGraph
+    rng = np.random.RandomState(0)
+    yt = np.arange(240) % 3
+    X = rng.randn(240, 4) + 4 * np.eye(4)[yt]
+    y = np.where(np.arange(240) < 12, yt, -1)
+    calls = _count_searches(monkeypatch)
+    g = KNNGraph(10).fit(X)
+    assert calls == [240]
+    est = Est(graph=g, n_components=n_components, p=1)
+    a = est.fit(X, y)
+    b = clone(est).fit(X, y)                 # a clone holds the same graph
+    c = Est(graph=g, n_components=n_components, p=1, gamma_A=1e-3).fit(X, y)
+    assert calls == [240]                    # three classes, three fits: no search
+    assert a.graph_ is g and b.graph_ is g and c.graph_ is g
+    np.testing.assert_array_equal(a.dual_coef_, b.dual_coef_)
+    assert np.mean(a.transduction_ == yt) > 0.95
+    # the same model as the estimator's own graph with the same settings
+    # (the Nystroem path builds a KNNGraph itself)
+    own = Est(n_components=n_components, p=1).fit(X, y)
+    if n_components is not None:
+        np.testing.assert_array_equal(own.dual_coef_, a.dual_coef_)
+    np.testing.assert_array_equal(own.transduction_, a.transduction_)
+    # an unfitted graph is fitted on X (a copy: the argument stays unfitted)
+    u = KNNGraph(10)
+    d = Est(graph=u, n_components=n_components, p=1).fit(X, y)
+    assert not hasattr(u, "affinity_") and d.graph_.is_fitted_on(X)
+    # a graph of other rows, with affinity=, with a precomputed kernel: errors
+    with pytest.raises(ValueError, match="graph was fitted on 240 rows"):
+        Est(graph=g).fit(X[:100] + 1, y[:100])
+    with pytest.raises(ValueError, match="not both"):
+        Est(graph=g).fit(X, y, affinity=g.affinity_)
+    with pytest.raises(TypeError, match="KNNGraph"):
+        Est(graph=g.affinity_).fit(X, y)
+
+
+def _three_blobs(n=240, seed=0):
+    rng = np.random.RandomState(seed)
+    yt = np.arange(n) % 3
+    X = rng.randn(n, 4) + 4 * np.eye(4)[yt]
+    y = np.full(n, -1)
+    for c in range(3):
+        y[np.flatnonzero(yt == c)[:6]] = c
+    return X, y, yt
+
+
+@pytest.mark.parametrize("kernel", ["rbf", "linear"])
+@pytest.mark.parametrize("Est", [LapSVM, LapRLS])
+def test_one_graph_search_across_folds_and_grid_points(monkeypatch, Est, kernel):
+    from sklearn.model_selection import GridSearchCV
+
+    from semisvm.graph import KNNGraph
+    from semisvm.model_selection import LabeledStratifiedKFold
+    X, y, yt = _three_blobs()
+    calls = _count_searches(monkeypatch)
+    g = KNNGraph(10).fit(X)
+    grid = {"gamma_A": [1e-4, 1e-2], "gamma_I": [0.0, 1.0]}
+    cv = LabeledStratifiedKFold(3, random_state=0)
+    kw = dict(p=1, n_components=60 if kernel == "rbf" else "auto", kernel=kernel)
+    search = GridSearchCV(Est(graph=g, **kw), grid, cv=cv).fit(X, y)
+    # 3 classes x 3 folds x 4 grid points + the refit: the one search of fit
+    assert calls == [240] and g.n_builds_ == 1
+    assert search.best_estimator_.graph_ is g
+    # the grid points of a fold share its kernel features and warm-start
+    # from each other's solutions (3 folds x 3 later grid points x 3 classes)
+    assert g._work_hits >= 27
+    # each fold's graph is the one a new search over its rows gives: the
+    # same choice, and the same scores, as the cold search without it
+    calls.clear()
+    cold = GridSearchCV(Est(**kw), grid, cv=cv).fit(X, y)
+    # without it: one per fold and grid point with gamma_I > 0, and the refit
+    assert len(calls) == 3 * 2 + (cold.best_params_["gamma_I"] > 0)
+    assert cold.best_params_ == search.best_params_
+    np.testing.assert_allclose(cold.cv_results_["mean_test_score"],
+                               search.cv_results_["mean_test_score"])
+
+
+@pytest.mark.parametrize("Est", [LapSVM, LapRLS])
+def test_safe_fit_one_graph_search(monkeypatch, Est):
+    import semisvm.manifold as m
+    X, y, yt = _three_blobs()
+    monkeypatch.setattr(m, "LOWRANK_MIN_SAMPLES", 100)      # Nystroem
+    monkeypatch.setattr(m, "AUTO_COMPONENTS", 60)
+    calls = _count_searches(monkeypatch)
+    est = Est(p=1, safe=True, safe_cv=3).fit(X, y)
+    # the fit's graph; the 6 semi-supervised refits read it, the supervised
+    # counterparts (gamma_I = 0, labeled rows) need none
+    assert calls == [240] and est.graph_.n_builds_ == 1
+    assert est.unlabeled_gain_ is not None and not est.fell_back_
+    assert est.mode_ == "nystroem"

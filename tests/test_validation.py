@@ -159,10 +159,11 @@ n = 12000                        # an n x n float64 matrix: 1.07 GiB
 X = np.random.default_rng(0).standard_normal((n, 3))
 y = np.full(n, -1); y[0], y[1] = 0, 1
 for name, call in [
-        ("LapSVM", lambda: semisvm.LapSVM().fit(X, y)),
-        ("LapRLS", lambda: semisvm.LapRLS(solver="closed").fit(X, y)),
-        ("TVRLS", lambda: semisvm.TVRLS().fit(X, y)),
-        ("CheegerSVM", lambda: semisvm.CheegerSVM().fit(X, y)),
+        ("LapSVM", lambda: semisvm.LapSVM(n_components=None).fit(X, y)),
+        ("LapRLS", lambda: semisvm.LapRLS(solver="closed",
+                                          n_components=None).fit(X, y)),
+        ("TVRLS", lambda: semisvm.TVRLS(n_components=None).fit(X, y)),
+        ("CheegerSVM", lambda: semisvm.CheegerSVM(n_components=None).fit(X, y)),
         ("kernel_matrix", lambda: kernel_matrix(X, kernel="rbf")),
         ("LinearSVM", lambda: semisvm.LinearSVM().fit(
             sp.csr_matrix(([1.0, 1.0], ([0, 1], [0, 2**26 - 1])),

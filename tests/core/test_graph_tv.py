@@ -1,8 +1,13 @@
 """Tests of semisvm._core._graph_tv: graph ROF (primal-dual), simplex, SMO."""
 import numpy as np
 import pytest
-
-from semisvm._core._graph_tv import graph_tv_value, rof_pd, simplex_project, smo_qp
+from semisvm._core._graph_tv import (
+    graph_tv_value,
+    rof_pd,
+    rof_pd_multi,
+    simplex_project,
+    smo_qp,
+)
 
 cp = pytest.importorskip("cvxpy")
 
@@ -196,7 +201,7 @@ def test_rof_multi_matches_columns(dtype):
         np.testing.assert_allclose(G[:, k], g, atol=tol)
 
 
-# --- the accelerated iteration itself --------------------------------------
+# --- the accelerated iteration itself (issue 21) ---------------------------
 
 def _rof_twin(src, dst, w, z, gamma, rho, k, L):
     """k iterations of Chambolle & Pock (2011) Algorithm 2 on the graph ROF
@@ -266,3 +271,55 @@ def test_rof_stops_at_the_first_check_with_a_small_enough_gap(tol):
     _, gap_prev, primal_prev, _ = rof_pd(src, dst, w, z, 0.5, 1.0, g, p, tol=0.0,
                                          max_iter=it - 10)
     assert gap_prev > tol * abs(primal_prev)
+
+
+def _rof_multi_reference(src, dst, w, Z, gamma, rho, G0, P0, k, L):
+    """NumPy reference of ``rof_pd_multi`` (tol = 0, k iterations), every
+    column at once with its own rho: Chambolle & Pock's Algorithm 2 from
+    (G0, P0), and every 10 iterations the dual's primal point
+    ``z - grad'p / rho`` kept where its primal value is lower."""
+    G, P = G0.copy(), np.clip(P0, -gamma, gamma)
+    Gbar = G.copy()
+    tau = np.full(Z.shape[1], 1.0 / L)
+    sigma = np.full(Z.shape[1], 1.0 / L)
+
+    def primal(A):
+        tv = np.sum(w[:, None] * np.abs(A[dst] - A[src]), axis=0)
+        return gamma * tv + 0.5 * rho * np.sum((A - Z) ** 2, axis=0)
+
+    for it in range(1, k + 1):
+        P = np.clip(P + sigma * w[:, None] * (Gbar[dst] - Gbar[src]), -gamma, gamma)
+        div = np.zeros_like(Z)
+        np.add.at(div, dst, w[:, None] * P)
+        np.add.at(div, src, -w[:, None] * P)
+        theta = 1.0 / np.sqrt(1.0 + 2.0 * rho * tau)
+        G_new = (G - tau * div + tau * rho * Z) / (1.0 + tau * rho)
+        Gbar = G_new + theta * (G_new - G)
+        G = G_new
+        tau, sigma = theta * tau, sigma / theta
+        if it % 10 == 0 or it == k:
+            Ghat = Z - div / rho
+            better = primal(Ghat) < primal(G)
+            G[:, better] = Ghat[:, better]
+            Gbar[:, better] = Ghat[:, better]
+    return G, P
+
+
+@pytest.mark.parametrize("k", [7, 10, 35])
+def test_rof_multi_iterates_match_the_numpy_reference(k):
+    # several columns with their own rho, warm started from a given (G, P)
+    # (a dual start outside the box is clipped): the same iterates to 1e-10,
+    # across the gap checks that may swap in the dual's primal point
+    rng = np.random.default_rng(3)
+    src, dst, w = _random_graph(40, rng, 0.15)
+    Z = rng.standard_normal((40, 3))
+    rho = np.array([0.5, 1.0, 4.0])
+    G0 = rng.standard_normal((40, 3))
+    P0 = 0.8 * rng.standard_normal((src.shape[0], 3))
+    G, P = G0.copy(), P0.copy()
+    it, *_ = rof_pd_multi(src, dst, w, Z, 0.6, rho, G, P, tol=0.0, max_iter=k,
+                          L=3.0)
+    Gr, Pr = _rof_multi_reference(src, dst, w, Z, 0.6, rho, G0, P0, k, 3.0)
+    assert it == k
+    np.testing.assert_allclose(G, Gr, rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(P, Pr, rtol=1e-10, atol=1e-10)

@@ -1,0 +1,146 @@
+"""TV-RLS, TV-SVM, Cheeger-RLS and Cheeger-SVM at scale, beside graph peers.
+
+Two parts, printed as one table (wall and CPU seconds, peak RSS growth,
+transductive error on the unlabeled rows):
+
+* ``--part small``: the held-out sizes, 5,000 rows x {10, 60} features x
+  {2, 10} classes (``make_classification(n, d, n_informative=min(d, 10),
+  n_redundant=min(2, d - n_informative), n_classes=c,
+  n_clusters_per_class=1, class_sep=2.0, random_state=0)``),
+  10 labels per class drawn per class with ``default_rng(0)``; each estimator
+  with its defaults and with ``n_components=None`` (the exact kernel path),
+  and scikit-learn's LabelSpreading (kNN kernel) as the peer.
+* ``--part large``: 100,000 x 50, 10 classes (the graph-core benchmark's
+  problem: ``make_classification(100000, 50, n_informative=20,
+  n_classes=10, n_clusters_per_class=1, class_sep=2.0, random_state=0)``),
+  10 labels per class, each estimator with its defaults, beside
+  graphlearning's Poisson learning (``pip install graphlearning``; its own
+  annoy kNN graph, k = 10) measured in the same run; ratios to Poisson.
+
+    nice python bench/bench_graph_tv_scale.py --part small
+    nice python bench/bench_graph_tv_scale.py --part large --models TVRLS CheegerRLS
+
+Each fit runs in a fresh process (``--one`` is the worker), so that peak RSS
+is the fit's own. Timings on a shared machine: print ``uptime`` beside them.
+"""
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+import warnings
+
+import numpy as np
+
+MODELS = ["TVRLS", "TVSVM", "CheegerRLS", "CheegerSVM"]
+
+
+def _problem(n, d, c, n_informative):
+    from sklearn.datasets import make_classification
+    X, yt = make_classification(n, d, n_informative=n_informative,
+                                n_redundant=min(2, d - n_informative),
+                                n_classes=c, n_clusters_per_class=1,
+                                class_sep=2.0, random_state=0)
+    rng = np.random.default_rng(0)
+    y = np.full(n, -1)
+    for k in range(c):
+        y[rng.choice(np.flatnonzero(yt == k), 10, replace=False)] = k
+    return X, y, yt
+
+
+def _one(spec):
+    """Fit one model on one problem; print a JSON line."""
+    n, d, c, inf, name, exact = spec
+    X, y, yt = _problem(n, d, c, inf)
+    rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    t0, c0 = time.perf_counter(), time.process_time()
+    extra = {}
+    if name == "GL-Poisson":
+        import graphlearning as gl
+        W = gl.weightmatrix.knn(X, 10)
+        lab = np.flatnonzero(y != -1)
+        pred = gl.ssl.poisson(W).fit_predict(lab, y[lab])
+    elif name == "LabelSpreading":
+        from sklearn.semi_supervised import LabelSpreading
+        pred = LabelSpreading(kernel="knn", n_neighbors=10).fit(X, y).transduction_
+    else:
+        import semisvm
+        est = getattr(semisvm, name)(**({"n_components": None} if exact else {}))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            est.fit(X, y)
+        pred = est.transduction_
+        extra = dict(mode=est.mode_, n_iter=int(est.n_iter_),
+                     status=est.result_.status,
+                     rof_cpu=round(float(est.result_.rof_cpu_time), 2))
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    unl = y == -1
+    print(json.dumps(dict(wall=wall, cpu=cpu, rss_gb=rss / 2**20,
+                          drss_gb=(rss - rss0) / 2**20,
+                          err=100 * float(np.mean(pred[unl] != yt[unl])), **extra)))
+
+
+def _run(spec, timeout):
+    cmd = [sys.executable, __file__, "--one", json.dumps(spec)]
+    try:
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return {"error": f"timeout {timeout} s"}
+    lines = [ln for ln in out.stdout.splitlines() if ln.startswith("{")]
+    if out.returncode or not lines:
+        return {"error": (out.stderr.strip().splitlines() or ["?"])[-1][:80]}
+    return json.loads(lines[-1])
+
+
+def _row(label, r, ref=None):
+    if "error" in r:
+        print(f"{label:44s} {r['error']}")
+        return
+    ratio = f"  x{r['wall'] / ref['wall']:.2f} Poisson wall" if ref else ""
+    more = "" if "mode" not in r else (
+        f"  {r['mode']:8s} it {r['n_iter']:3d}:{r['status'][0]} ROF cpu {r['rof_cpu']:.2f}")
+    print(f"{label:44s} wall {r['wall']:7.2f}  cpu {r['cpu']:7.2f}  "
+          f"rss {r['rss_gb']:5.2f} GB  err {r['err']:6.2f}%{more}{ratio}", flush=True)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--part", choices=["small", "large"], default="small")
+    ap.add_argument("--models", nargs="*", default=MODELS)
+    ap.add_argument("--no-exact", action="store_true",
+                    help="small part: skip the n_components=None fits")
+    ap.add_argument("--timeout", type=float, default=1800)
+    ap.add_argument("--one", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.one:
+        _one(json.loads(args.one))
+        return
+    print("load:", os.getloadavg())
+    if args.part == "small":
+        for d in (10, 60):
+            for c in (2, 10):
+                prob = [5000, d, c, min(d, 10)]
+                _row(f"n=5000 d={d} c={c} LabelSpreading",
+                     _run(prob + ["LabelSpreading", False], args.timeout))
+                for name in args.models:
+                    _row(f"n=5000 d={d} c={c} {name}",
+                         _run(prob + [name, False], args.timeout))
+                    if not args.no_exact:
+                        _row(f"n=5000 d={d} c={c} {name} n_components=None",
+                             _run(prob + [name, True], args.timeout))
+    else:
+        prob = [100_000, 50, 10, 20]
+        ref = _run(prob + ["GL-Poisson", False], args.timeout)
+        _row("n=100000 d=50 c=10 graphlearning Poisson", ref)
+        ref = None if "error" in ref else ref
+        for name in args.models:
+            _row(f"n=100000 d=50 c=10 {name}", _run(prob + [name, False],
+                                                     args.timeout), ref)
+    print("load:", os.getloadavg())
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,79 @@
+"""Threads: what ``n_jobs`` means, and the BLAS/OpenMP pools held to it.
+
+Every estimator with ``n_jobs`` follows scikit-learn's convention (None: one
+thread, -1: all cores, -k: all but k - 1) through
+:func:`semisvm._rows.n_threads`, and runs
+its fit and predict inside :func:`limit`, which holds the thread pools of the
+loaded native libraries (threadpoolctl, as scikit-learn's
+``threadpool_limits``) for the time of the call:
+
+* **BLAS** (OpenBLAS, MKL, BLIS: SciPy's and NumPy's) at one thread. The
+  compiled kernels call it only on d-length vectors (dot products, axpy),
+  between their own threaded passes over the rows; left to itself OpenBLAS
+  threads any such call above about 10,000 entries, so ``n_jobs=1`` kept a
+  second core busy (on a 2-core machine, 200k x 50k CSR rows: 2.08 s CPU
+  for 1.04 s wall), and its sums then depended on the BLAS thread count.
+  Held at one, a fit with ``n_jobs=1`` runs on one core and every fit gives
+  the same bits whatever the environment's ``OPENBLAS_NUM_THREADS``.
+* **OpenMP** at ``n_threads(n_jobs)``: the threads of the passes over the
+  rows (the kernels also pass that count to each parallel region).
+
+A predict (one product ``X @ coef``) holds BLAS at one thread too: OpenBLAS
+splits a threaded ``gemv`` into partial sums whose order follows its thread
+count, and the decision values must have the same bits for any ``n_jobs``
+(``tests/test_threads.py``).
+
+The controller that finds the libraries is built once (scanning the loaded
+libraries costs about a millisecond), as scikit-learn does, and built again
+when more Python modules have been imported since, so that a native library
+loaded later (an OpenMP runtime brought by another package) is held too.
+"""
+from __future__ import annotations
+
+import contextlib
+import functools
+import sys
+
+from semisvm._rows import n_threads
+
+__all__ = ["follows_n_jobs", "limit", "n_threads"]
+
+_CONTROLLER = (None, -1)
+
+
+def _controller():
+    # native libraries arrive with Python modules (an OpenMP runtime with
+    # scikit-learn's SVC or the kNN index, say): scan again when the set of
+    # imported modules has grown, so that a library loaded after the first
+    # fit is held too
+    global _CONTROLLER
+    ctl, seen = _CONTROLLER
+    if ctl is None or seen != len(sys.modules):
+        from threadpoolctl import ThreadpoolController
+        ctl = ThreadpoolController()
+        _CONTROLLER = (ctl, len(sys.modules))
+    return ctl
+
+
+@contextlib.contextmanager
+def limit(n_jobs, *, blas=1):
+    """Hold BLAS at ``blas`` threads (None: ``n_threads(n_jobs)``) and OpenMP
+    at ``n_threads(n_jobs)`` threads inside the block; yields that count.
+
+    Validates ``n_jobs`` first (ValueError/TypeError naming it).
+    """
+    nt = n_threads(n_jobs)
+    nb = nt if blas is None else int(blas)
+    ctl = _controller()
+    with ctl.limit(limits={"blas": nb, "openmp": nt}):
+        yield nt
+
+
+def follows_n_jobs(func):
+    """Run ``func`` (which takes an ``n_jobs`` keyword) inside :func:`limit`
+    of its ``n_jobs``: the solver functions' threads then follow it too."""
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        with limit(kwargs.get("n_jobs")):
+            return func(*args, **kwargs)
+    return wrapper

@@ -1,0 +1,303 @@
+"""The TV / Cheeger RKHS step through a kernel factor K = Z Z' (Nystroem).
+
+The low-rank path is checked against the exact (n, n) path with m = n
+landmarks, where Z Z' = K: same objective (to 1e-6), same iterates. The size
+switch of ``n_components="auto"`` and the memory check of the path taken are
+tested on both sides with the threshold shrunk and the memory faked small.
+"""
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.datasets import make_blobs, make_moons
+
+import semisvm._validation as _validation
+import semisvm.graph_tv as gt
+from semisvm import TVRLS, TVSVM, CheegerRLS, CheegerSVM
+from semisvm._lowrank import nystroem_features
+from semisvm._tv_solvers import RKHS
+from semisvm._validation import NotEnoughMemoryError
+from semisvm.graph import knn_affinity
+from semisvm.graph_tv import graph_cheeger, graph_tv
+from semisvm.kernels import kernel_matrix
+
+ESTIMATORS = [TVRLS, TVSVM, CheegerRLS, CheegerSVM]
+
+
+def _problem(n_classes, n=60, per_class=2):
+    if n_classes == 2:
+        X, yt = make_moons(n, noise=0.1, random_state=0)
+    else:
+        X, yt = make_blobs(n, centers=n_classes, random_state=1)
+    y = np.full(n, -1)
+    for c in range(n_classes):
+        y[np.flatnonzero(yt == c)[:per_class]] = c
+    return X, y, yt
+
+
+def _features(X, m):
+    def kern(A, B):
+        return kernel_matrix(A, B, gamma=0.5)
+    Z, _, _ = nystroem_features(X, kern, m, random_state=0)
+    return kern(X, X), Z
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+@pytest.mark.parametrize("loss", ["squared", "hinge"])
+@pytest.mark.parametrize("normalize", [None, "n"])
+@pytest.mark.parametrize("fn", [graph_tv, graph_cheeger])
+def test_factor_path_equals_exact_path_with_m_equal_n(fn, normalize, loss, n_classes):
+    X, y, _ = _problem(n_classes)
+    K, Z = _features(X, X.shape[0])
+    assert np.abs(Z @ Z.T - K).max() < 1e-8
+    W = knn_affinity(X, 6)
+    # a tight SMO tolerance (its stopping point must not depend on rounding);
+    # the ROF tolerance stays at its default: tight ROF solves leave flat
+    # regions whose ties make the Cheeger median flip on rounding
+    kw = dict(loss=loss, normalize=normalize, max_iter=15, smo_tol=1e-12)
+    a = fn(K, W, y, **kw)
+    b = fn(None, W, y, Z=Z, **kw)
+    assert a.n_iter == b.n_iter
+    assert abs(a.objective - b.objective) <= 1e-6 * abs(a.objective)
+    if loss == "squared":
+        # (hinge: an SMO solution without free variables leaves the bias
+        # anywhere in an interval, and the reported objective of the early
+        # iterates with it; the iterates themselves agree, below)
+        np.testing.assert_allclose(b.history, a.history, rtol=1e-6)
+    np.testing.assert_allclose(b.decision, a.decision, rtol=1e-6, atol=1e-8)
+    np.testing.assert_array_equal(b.labels, a.labels)
+
+
+def test_low_rank_factor_solves_the_regularised_systems():
+    # lam I + r K and lam I + D K with K = Z Z' of rank m < n: the Woodbury
+    # solves against dense solves of the same n x n systems
+    rng = np.random.default_rng(0)
+    Z = rng.standard_normal((40, 7))
+    K = Z @ Z.T
+    B = rng.standard_normal((40, 3))
+    lab = np.zeros(40, dtype=bool)
+    lab[:5] = True
+    rk = RKHS(Z=Z)
+    alpha, f = rk.factor(0.3, 2.0).solve(B)
+    ref = np.linalg.solve(0.3 * np.eye(40) + 2.0 * K, B)
+    np.testing.assert_allclose(alpha, ref, rtol=1e-9, atol=1e-10)
+    np.testing.assert_allclose(f, K @ ref, rtol=1e-9, atol=1e-10)
+    d = 2.0 + 10.0 * lab
+    alpha, f = rk.weighted_factor(0.3, 2.0, 10.0, lab).solve(B)
+    ref = np.linalg.solve(0.3 * np.eye(40) + d[:, None] * K, B)
+    np.testing.assert_allclose(alpha, ref, rtol=1e-9, atol=1e-10)
+    np.testing.assert_allclose(f, K @ ref, rtol=1e-9, atol=1e-10)
+    G = K @ np.linalg.inv(0.3 * np.eye(40) + 2.0 * K)
+    np.testing.assert_allclose(rk.factor(0.3, 2.0).kernel_columns(np.arange(5)),
+                               G[:, :5], rtol=1e-8, atol=1e-10)
+
+
+@pytest.mark.parametrize("Est", ESTIMATORS)
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_estimator_nystroem_with_m_equal_n_is_the_exact_fit(Est, n_classes):
+    X, y, _ = _problem(n_classes)
+    n = X.shape[0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")      # max_iter: same in both fits
+        a = Est(n_components=None, max_iter=15, normalize=None).fit(X, y)
+        b = Est(n_components=n, max_iter=15, normalize=None).fit(X, y)
+    assert a.mode_ == "exact" and a.landmarks_ is None
+    assert b.mode_ == "nystroem" and b.n_components_ == n
+    assert abs(a.result_.objective - b.result_.objective) <= (
+        1e-6 * abs(a.result_.objective))
+    np.testing.assert_array_equal(a.transduction_, b.transduction_)
+    # the landmark expansion predicts what the exact expansion predicts
+    Xt = X + 0.05
+    np.testing.assert_allclose(b.decision_function(Xt), a.decision_function(Xt),
+                               rtol=1e-5, atol=1e-7)
+
+
+@pytest.mark.parametrize("Est", ESTIMATORS)
+def test_auto_size_switch_both_sides(Est, monkeypatch):
+    monkeypatch.setattr(gt, "LOWRANK_MIN_SAMPLES", 50)
+    monkeypatch.setattr(gt, "AUTO_COMPONENTS", 20)
+    X, y, yt = _problem(2, n=50)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        # (safe=False: the paths themselves, not the default fallback)
+        at = Est(max_iter=30, safe=False).fit(X, y)
+        X2, y2, yt2 = _problem(2, n=51)
+        above = Est(max_iter=30, safe=False).fit(X2, y2)
+        exact = Est(max_iter=30, n_components=None, safe=False).fit(X2, y2)
+    assert at.mode_ == "exact" and at.n_components_ is None
+    assert at.X_fit_.shape[0] == 50
+    assert above.mode_ == "nystroem" and above.n_components_ == 20
+    assert above.X_fit_.shape == (20, 2) and above.alpha_.shape == (20,)
+    # the labeled rows are landmarks
+    assert set(np.flatnonzero(y2 != -1)) <= set(above.landmarks_)
+    unl = y2 == -1
+    # 20 landmarks of 51 rows: the labels the exact fit gives, give or take
+    assert np.mean(above.transduction_[unl] != exact.transduction_[unl]) < 0.1
+    assert above.predict(X2).shape == (51,)
+
+
+@pytest.mark.parametrize("Est", [TVRLS, CheegerRLS])
+def test_memory_check_is_for_the_path_taken(Est, monkeypatch):
+    X, y, _ = _problem(2, n=60)
+    n = X.shape[0]
+    # room for the Nystroem path (n x 20 features), not for 2 n^2 floats
+    budget = 2 * n * 20 * 8 + 4 * 20 * 20 * 8 + 32 * n * 8 + 1
+    assert budget < 2 * n * n * 8
+    monkeypatch.setattr(_validation, "memory_budget",
+                        lambda: (float(budget), "available RAM"))
+    with pytest.raises(NotEnoughMemoryError, match="n_components"):
+        Est(n_components=None).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = Est(n_components=20, max_iter=20).fit(X, y)
+    assert est.mode_ == "nystroem"
+    with pytest.raises(NotEnoughMemoryError, match="Nystroem"):
+        Est(n_components=40).fit(X, y)
+
+
+def test_bad_n_components_and_factor_arguments():
+    X, y, _ = _problem(2, n=30)
+    with pytest.raises(ValueError, match="n_components"):
+        TVRLS(n_components="big").fit(X, y)
+    with pytest.raises(ValueError, match="n_components"):
+        TVRLS(n_components=31).fit(X, y)
+    with pytest.raises(ValueError, match="n_components"):
+        TVRLS(n_components=0).fit(X, y)
+    with pytest.raises(TypeError, match="n_components"):
+        TVRLS(n_components=2.5).fit(X, y)
+    K, Z = _features(X, 10)
+    W = knn_affinity(X, 5)
+    with pytest.raises(ValueError, match="not both"):
+        graph_tv(K, W, y, Z=Z)
+    with pytest.raises(ValueError, match="Z must be finite"):
+        graph_cheeger(None, W, y, Z=np.full_like(Z, np.nan))
+    with pytest.raises(ValueError, match="W must have shape"):
+        graph_tv(None, W, y, Z=Z[:20])
+
+
+def test_float32_nystroem_path_stays_float32():
+    X, y, yt = _problem(2, n=80)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = TVRLS(n_components=30).fit(X.astype(np.float32), y)
+        again = TVRLS(n_components=30).fit(X.astype(np.float32), y)
+    assert est.alpha_.dtype == np.float32
+    assert est.decision_function(X.astype(np.float32)).dtype == np.float32
+    np.testing.assert_array_equal(est.alpha_, again.alpha_)
+
+
+# --- one kNN graph shared by the fit, the safety check's folds, a grid ------
+
+def _xor(n=200, per_class=5, noise=True):
+    rng = np.random.RandomState(0)
+    X = rng.uniform(-1, 1, size=(n, 2))
+    yt = ((X[:, 0] > 0) ^ (X[:, 1] > 0)).astype(int)
+    if noise:
+        X = np.hstack([X, 0.3 * rng.randn(n, 3)])
+    y = np.full(n, -1)
+    r = np.random.default_rng(0)
+    for c in (0, 1):
+        y[r.choice(np.flatnonzero(yt == c), per_class, replace=False)] = c
+    return X, y, yt
+
+
+@pytest.mark.parametrize("Est", ESTIMATORS)
+def test_given_graph_is_the_default_graph(Est):
+    from semisvm.graph import KNNGraph
+    X, y, _ = _problem(2, n=80)
+    g = KNNGraph(10, weight="self-tuning").fit(X)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        a = Est(max_iter=30).fit(X, y)
+        b = Est(max_iter=30, graph=g).fit(X, y)
+    assert b.graph_ is g and a.graph_ is None
+    # the same graph (float32 weights against float64): the same labels
+    np.testing.assert_array_equal(a.transduction_, b.transduction_)
+    with pytest.raises(ValueError, match="not both"):
+        Est(graph=g).fit(X, y, affinity=g.affinity_)
+    with pytest.raises(TypeError, match="KNNGraph"):
+        Est(graph=g.affinity_).fit(X, y)
+
+
+@pytest.mark.parametrize("Est", [TVRLS, CheegerRLS])
+@pytest.mark.parametrize("noise", [True, False])
+def test_safe_check_shares_the_graph_and_chooses_as_cold_selection(Est, noise):
+    # the check's folds read their graph from the fit's neighbour lists
+    # (one search); the gain and the choice are those of a check whose
+    # folds search their own graphs (the check as it ran before)
+    from sklearn.base import clone
+
+    from semisvm.model_selection import unlabeled_gain
+    X, y, _ = _xor(noise=noise)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        safe = Est(safe=True).fit(X, y)
+        cold = Est(safe=False)
+        sup = cold._supervised_counterpart()
+        gain, s, b = unlabeled_gain(clone(cold), sup, X, y, cv=safe._safe_cv())
+    assert safe.graph is None and safe.graph_.n_samples_fit_ == X.shape[0]
+    assert safe.graph_.n_builds_ <= 2     # one search (+ a partial one)
+    assert safe.fell_back_ == (gain < -safe.safe_margin)
+    np.testing.assert_allclose(safe.safe_scores_[0], s, atol=0.1 + 1e-9)
+    np.testing.assert_allclose(safe.safe_scores_[1], b, atol=0.1 + 1e-9)
+    assert abs(safe.unlabeled_gain_ - gain) <= 0.02
+
+
+def test_multi_class_tv_switches_at_its_own_size(monkeypatch):
+    # multi-class TV keeps the exact path up to LOWRANK_MIN_SAMPLES_MULTI_TV;
+    # multi-class Cheeger and two-class TV switch at LOWRANK_MIN_SAMPLES
+    monkeypatch.setattr(gt, "LOWRANK_MIN_SAMPLES", 40)
+    monkeypatch.setattr(gt, "LOWRANK_MIN_SAMPLES_MULTI_TV", 60)
+    monkeypatch.setattr(gt, "AUTO_COMPONENTS", 20)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for n, tv_mode in ((60, "exact"), (61, "nystroem")):
+            X, y, _ = _problem(3, n=n)
+            assert TVRLS(max_iter=5).fit(X, y).mode_ == tv_mode
+            assert CheegerRLS(max_iter=5).fit(X, y).mode_ == "nystroem"
+        X, y, _ = _problem(2, n=60)
+        assert TVSVM(max_iter=5).fit(X, y).mode_ == "nystroem"
+
+
+def test_low_rank_factor_with_a_nugget():
+    # K = Z Z' + delta I: the Woodbury solves against dense solves
+    rng = np.random.default_rng(1)
+    Z = rng.standard_normal((30, 5))
+    K = Z @ Z.T + 0.07 * np.eye(30)
+    B = rng.standard_normal((30, 2))
+    lab = np.zeros(30, dtype=bool)
+    lab[::7] = True
+    rk = RKHS(Z=Z, delta=0.07)
+    alpha, f = rk.factor(0.2, 3.0).solve(B)
+    ref = np.linalg.solve(0.2 * np.eye(30) + 3.0 * K, B)
+    np.testing.assert_allclose(alpha, ref, rtol=1e-9, atol=1e-10)
+    np.testing.assert_allclose(f, K @ ref, rtol=1e-9, atol=1e-10)
+    d = 3.0 + 5.0 * lab
+    alpha, f = rk.weighted_factor(0.2, 3.0, 5.0, lab).solve(B)
+    ref = np.linalg.solve(0.2 * np.eye(30) + d[:, None] * K, B)
+    np.testing.assert_allclose(alpha, ref, rtol=1e-9, atol=1e-10)
+    np.testing.assert_allclose(f, K @ ref, rtol=1e-9, atol=1e-10)
+    with pytest.raises(ValueError, match="nugget"):
+        graph_tv(None, knn_affinity(rng.standard_normal((30, 2)), 4),
+                 np.r_[0, 1, [-1] * 28], Z=Z, nugget=-1.0)
+
+
+def test_label_spreading_cg_above_the_switch_is_the_lu_below(monkeypatch):
+    # the Cheeger start / balance: conjugate gradients above
+    # SPREAD_CG_MIN_SAMPLES, the sparse LU at or below it; same solution
+    import semisvm._tv_solvers as ts
+    X, y, _ = _problem(3, n=120)
+    W = knn_affinity(X, 8, weight="self-tuning")
+    Y = np.zeros((120, 3))
+    Y[y >= 0, y[y >= 0]] = 1.0
+    monkeypatch.setattr(ts, "SPREAD_CG_MIN_SAMPLES", 120)
+    lu = ts._label_spreading(W, Y)
+    monkeypatch.setattr(ts, "SPREAD_CG_MIN_SAMPLES", 119)
+    cg = ts._label_spreading(W, Y)
+    S = W.toarray() / np.sqrt(np.outer(W.sum(1), W.sum(1)))
+    ref = np.linalg.solve(np.eye(120) - 0.99 * S, Y)
+    np.testing.assert_allclose(lu, ref, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(cg, ref, rtol=1e-7, atol=1e-9 * np.abs(ref).max())
+    assert not np.array_equal(cg, lu)     # the other solver did run
+    np.testing.assert_allclose(ts._label_spreading(W, Y[:, 0]), ref[:, 0],
+                               rtol=1e-7, atol=1e-9 * np.abs(ref).max())

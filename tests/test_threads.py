@@ -1,0 +1,196 @@
+"""``n_jobs`` governs every thread of the linear family (semisvm._threads).
+
+Inside every fit and predict of LinearSVM, TSVM and DASVM (and the solver
+functions l2svm_mfn, tsvm, da_s3vm) the BLAS pools are held at one thread and
+OpenMP at ``n_jobs``; the results have the same bits for any ``n_jobs``.
+"""
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from threadpoolctl import threadpool_info, threadpool_limits
+
+import semisvm._rows as rows_mod
+from semisvm import DASVM, TSVM, LinearSVM
+from semisvm._threads import limit
+from semisvm.solvers import da_s3vm, l2svm_mfn, tsvm
+
+
+def _pools():
+    """{user_api: [num_threads of each library]} right now."""
+    out = {}
+    for info in threadpool_info():
+        out.setdefault(info["user_api"], []).append(info["num_threads"])
+    return out
+
+
+class _Spy:
+    """Stands in for the compiled kernels module of semisvm._rows and records
+    the thread pools at each kernel call (the callback inside the fit)."""
+
+    def __init__(self, mod):
+        self._mod = mod
+        self.seen = []
+
+    def __getattr__(self, name):
+        f = getattr(self._mod, name)
+        if not callable(f):
+            return f
+
+        def call(*args, **kwargs):
+            if len(self.seen) < 20:
+                self.seen.append(_pools())
+            return f(*args, **kwargs)
+        return call
+
+
+def _text(n=400, d=300, seed=0):
+    rng = np.random.default_rng(seed)
+    X = sp.random(n, d, density=0.05, format="csr", random_state=seed)
+    y = (X @ rng.standard_normal(d) > 0).astype(int)
+    return X, y
+
+
+def _semi(y, frac=0.1, seed=1):
+    rng = np.random.default_rng(seed)
+    return np.where(rng.random(y.size) < frac, y, -1)
+
+
+FITS = {
+    "LinearSVM": lambda X, y, k: LinearSVM(lam=0.01, n_jobs=k).fit(X, y),
+    "TSVM": lambda X, y, k: TSVM(n_jobs=k).fit(X, _semi(y)),
+    "DASVM": lambda X, y, k: DASVM(n_jobs=k).fit(X, _semi(y)),
+    "l2svm_mfn": lambda X, y, k: l2svm_mfn(X, 2 * y - 1, lam=0.01, n_jobs=k),
+    "tsvm": lambda X, y, k: tsvm(X, _semi(y), n_jobs=k),
+    "da_s3vm": lambda X, y, k: da_s3vm(X, _semi(y), n_jobs=k),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FITS))
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_fit_holds_blas_at_one_and_openmp_at_n_jobs(name, n_jobs, monkeypatch):
+    X, y = _text()
+    spy = _Spy(rows_mod.K)
+    monkeypatch.setattr(rows_mod, "K", spy)
+    # the environment's BLAS pools run several threads (a default install on
+    # a multi-core machine); the fit must hold them at one all the same
+    with threadpool_limits(limits=4, user_api="blas"):
+        blas_before = _pools().get("blas", [])
+        assert not blas_before or max(blas_before) > 1
+        FITS[name](X, y, n_jobs)
+        assert _pools().get("blas", []) == blas_before   # restored after the fit
+    assert spy.seen, "no kernel call recorded"
+    for pools in spy.seen:
+        assert all(k == 1 for k in pools.get("blas", [])), pools
+        assert all(k == n_jobs for k in pools.get("openmp", [])), pools
+
+
+@pytest.mark.parametrize("Est", [LinearSVM, TSVM, DASVM])
+def test_predict_holds_blas_at_one(Est, monkeypatch):
+    X, y = _text()
+    Xd = X.toarray()
+    clf = Est(n_jobs=1).fit(Xd, y if Est is LinearSVM else _semi(y))
+    seen = []
+    real = clf._decision_function
+
+    def spy(X):
+        seen.append(_pools())
+        return real(X)
+    monkeypatch.setattr(clf, "_decision_function", spy)
+    with threadpool_limits(limits=4, user_api="blas"):
+        clf.predict(Xd)
+    assert seen and all(k == 1 for k in seen[0].get("blas", []))
+
+
+def test_limit_validates_n_jobs():
+    with pytest.raises(ValueError, match="n_jobs"):
+        with limit(0):
+            pass
+    with pytest.raises(TypeError, match="n_jobs"):
+        TSVM(n_jobs=1.5).fit(*_text())
+
+
+def _bits(obj):
+    return {k: np.asarray(v).tobytes() for k, v in obj.items()}
+
+
+@pytest.mark.parametrize("name", ["LinearSVM", "TSVM", "DASVM"])
+def test_same_bits_for_any_n_jobs(name):
+    # large enough for several row blocks (semisvm._core._cgls.n_blocks), so
+    # that the threads do take different blocks
+    from semisvm._core._cgls import _set_blocking
+    X, y = _text(n=2000, d=300, seed=3)
+    old = _set_blocking(500, 8)
+    try:
+        got = []
+        for k in (1, 2, 3, 8):
+            clf = FITS[name](X, y, k)
+            out = {"coef": clf.coef_, "b": clf.intercept_,
+                   "dec": clf.decision_function(X),
+                   "dec_dense": clf.decision_function(X.toarray())}
+            if hasattr(clf, "transduction_"):
+                out["trans"] = clf.transduction_
+                out["obj"] = clf.result_.objective
+            got.append(_bits(out))
+    finally:
+        _set_blocking(*old)
+    for g in got[1:]:
+        assert g == got[0]
+
+
+_CPU_SCRIPT = textwrap.dedent("""
+    import os, sys, time
+    import numpy as np, scipy.sparse as sp
+    from threadpoolctl import threadpool_limits
+    from semisvm import {est}
+
+    def ticks():
+        out = {{}}
+        for tid in os.listdir("/proc/self/task"):
+            with open(f"/proc/self/task/{{tid}}/stat") as f:
+                parts = f.read().rsplit(")", 1)[1].split()
+            out[int(tid)] = int(parts[11]) + int(parts[12])   # utime + stime
+        return out
+
+    rng = np.random.default_rng(0)
+    n, d = 20000, 60000
+    X = sp.random(n, d, density=25 / d, format="csr", random_state=0)
+    y = (X @ rng.standard_normal(d) > 0).astype(int)
+    if "{est}" != "LinearSVM":
+        y = np.where(rng.random(n) < 0.05, y, -1)
+    kw = dict(lam=1e-2) if "{est}" == "LinearSVM" else {{}}
+    with threadpool_limits(limits=2, user_api="blas"):   # as on 2+ cores
+        {est}(n_jobs=1, **kw).fit(X[:500], y[:500])       # warm up the pools
+        t0 = ticks()
+        c0 = time.process_time()
+        {est}(n_jobs=1, **kw).fit(X, y)
+        cpu = time.process_time() - c0
+        t1 = ticks()
+    main = os.getpid()
+    other = sum(t1.get(t, 0) - t0.get(t, 0) for t in t1 if t != main)
+    print(cpu, other / os.sysconf("SC_CLK_TCK"))
+""")
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not sys.platform.startswith("linux"),
+                    reason="reads per-thread CPU time from /proc")
+@pytest.mark.parametrize("est", ["LinearSVM"])
+def test_n_jobs_1_fit_runs_on_one_thread(est):
+    # a fresh process; CPU time of every thread but the main one, over a fit
+    # with n_jobs=1 whose BLAS pools were set to two threads beforehand
+    env = dict(os.environ)
+    for v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        env.pop(v, None)
+    # (without the limits the BLAS threads of a loaded machine spin: the
+    # same fit took 48 s of CPU instead of 0.2 s; a timeout is a failure)
+    out = subprocess.run([sys.executable, "-c", _CPU_SCRIPT.format(est=est)],
+                         capture_output=True, text=True, env=env, check=True,
+                         timeout=300)
+    cpu, other = map(float, out.stdout.split())
+    assert cpu > 0.05, "the fit is too short to tell"
+    assert other <= 0.02 + 0.02 * cpu, (cpu, other)
