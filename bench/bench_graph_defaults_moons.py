@@ -65,7 +65,7 @@ def main():
             print(f"seed {s} {m:11s} err {err:6.2f} cpu {res[m][-1][1]:6.2f} "
                   f"wall {res[m][-1][2]:6.2f}{' fell back' if fb else ''}", flush=True)
     print(f"# load average after: {os.getloadavg()}")
-    print(f"\n| model | mean err % | max err % | cpu s / fit | wall s / fit | fell back |")
+    print("\n| model | mean err % | max err % | cpu s / fit | wall s / fit | fell back |")
     print("|---|---|---|---|---|---|")
     for m, r in res.items():
         a = np.array([x[:3] for x in r])

@@ -59,8 +59,13 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", type=int, default=20000)
     args = ap.parse_args()
-    from semisvm._lowrank import (graph_transduction, lap_gram, lap_primal_w,
-                                  landmark_ridge, nystroem_features)
+    from semisvm._lowrank import (
+        graph_transduction,
+        landmark_ridge,
+        lap_gram,
+        lap_primal_w,
+        nystroem_features,
+    )
     from semisvm.graph import knn_affinity, laplacian
     from semisvm.kernels import kernel_matrix, scale_gamma
 

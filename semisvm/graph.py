@@ -34,7 +34,6 @@ Everything is a ``scipy.sparse.csr_matrix`` with int32 indices, in X's dtype.
 from __future__ import annotations
 
 import collections
-import hashlib
 
 import numpy as np
 import scipy.sparse as sp

@@ -41,7 +41,7 @@ docstrings below and the implementation note):
   ``sign(f - med f)`` with the entries at the median set to
   ``(n_- - n_+)/n_0``; the ratio is guarded against a zero balance term.
 
-Defaults for data the papers never used (issue 15; measured on the tune part
+Defaults for data the papers never used (measured on the tune part
 of ``bench/_suite.py`` with ``bench/bench_graph_tv_suite.py``, see
 ``bench/RESULTS.md``):
 
@@ -1026,7 +1026,7 @@ _CHEEGER_DOC = """balance : {"auto", "median", "lambda"} or float or array, defa
         spreading on the graph gives to it, with class mass normalisation
         (each class's spread mass divided by its total; the labeled rows at
         their labels), clipped to [0.05, 0.95]; more classes, "median".
-        Measured on the issue-15 tune part (binary sets, 1000 rows, seeds
+        Measured on the tune part of the held-out suite (binary sets, 1000 rows, seeds
         0-2): breast_cancer 15.4 / 21.1% -> 7.3 / 10.6% (25 / 5 labels per
         class), two moons with 5 labels 12.6% -> 8.8%; per-class fractions
         did not help multi-class (wine 3.5% -> 8.7%).

@@ -55,7 +55,7 @@ per-row costs, so no row of X is ever copied:
   returned, with the p-step's answer to it.
 
 **DA's iteration count** (``relax``, ``newton_steps``, ``kl_tol``, ``T0``;
-issue 4). With the reference settings g50c (550 x 50) took 15 temperatures,
+``bench/bench_linear_tsvm_small.py``). With the reference settings g50c (550 x 50) took 15 temperatures,
 155 rounds and 255 Newton iterations per fit: over half of the rounds at
 the 3-4 temperatures of the phase transition (T ~ 0.4-1.3 lam_u), where the
 alternation contracts slowly (the KL between successive p stalls near 1e-5
@@ -136,10 +136,9 @@ from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from semisvm import _rows
-from semisvm._threads import follows_n_jobs, limit as _limit_threads
 from semisvm._core._dataset import RowData
-from semisvm._results import MFNResult
 from semisvm._linear_ssl import LAM_SCALE, da_s3vm, default_lam, tsvm  # noqa: F401
+from semisvm._results import MFNResult
 from semisvm._rows import (
     FLOAT32_TOL,
     MFN_STATUS,
@@ -149,6 +148,8 @@ from semisvm._rows import (
     n_threads,
     run_mfn,
 )
+from semisvm._threads import follows_n_jobs
+from semisvm._threads import limit as _limit_threads
 from semisvm._validation import (
     FLOAT_DTYPES,
     as_csr32,
@@ -694,7 +695,7 @@ def class_balance(X, y, *, lam="auto", method="cc", n_splits=5, fit_intercept=Tr
     fraction), the other methods estimate each class against the rest; the
     estimates are clipped to [0.02, 0.98] and normalised to sum to one.
 
-    Why ``"cc"``: measured on the tune part of the issue-15 suite
+    Why ``"cc"``: measured on the tune part of the held-out benchmark suite
     (``bench/bench_model_selection_prior.py --part tune --fit``: 12 sets, 5 /
     25 labels per class and a 5 % proportional draw, seeds 0-2), mean TSVM
     error on the unlabeled rows 22.81 % with cc, 24.05 % pcc, 25.87 % em,
@@ -1155,8 +1156,8 @@ class TSVM(_SemiSupervisedLinear):
     of Saerens et al. and the mean Platt posterior there). The former default,
     the labeled fraction (``r=None``, the paper's initial estimate and what
     the paper benchmarks pass), is 1/2 whenever each class gets the same
-    number of labels, whatever the truth: on the tune part of the issue-15
-    suite (12 sets, 5 / 25 labels per class and a 5 % proportional draw)
+    number of labels, whatever the truth: on the tune part of the held-out
+    benchmark suite (12 sets, 5 / 25 labels per class and a 5 % proportional draw)
     the mean TSVM error went from 25.2 % to 22.8 %. When the labels were
     drawn in proportion to the classes, ``r=None`` is as good.
 

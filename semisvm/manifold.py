@@ -96,8 +96,8 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from semisvm._core import _lapsvm
-from semisvm._fallback import auto_fallback, check_safe
 from semisvm._core._dataset import RowData
+from semisvm._fallback import auto_fallback, check_safe
 from semisvm._results import LapSVMResult, LapWResult
 from semisvm._validation import (
     FLOAT_DTYPES,

@@ -1,6 +1,7 @@
 """Tests of semisvm._core._graph_tv: graph ROF (primal-dual), simplex, SMO."""
 import numpy as np
 import pytest
+
 from semisvm._core._graph_tv import (
     graph_tv_value,
     rof_pd,
@@ -201,7 +202,7 @@ def test_rof_multi_matches_columns(dtype):
         np.testing.assert_allclose(G[:, k], g, atol=tol)
 
 
-# --- the accelerated iteration itself (issue 21) ---------------------------
+# --- the accelerated iteration itself --------------------------------------
 
 def _rof_twin(src, dst, w, z, gamma, rho, k, L):
     """k iterations of Chambolle & Pock (2011) Algorithm 2 on the graph ROF
