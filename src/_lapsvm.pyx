@@ -568,16 +568,15 @@ def pcg(const floating[:, ::1] K, RowData L not None,
     cdef const int *unl_ptr = &unl[0] if n_unl else NULL
     cdef int stopped
     with nogil:
-        stopped = _pcg(n, c, &K[0, 0], L, power, n_lab,
-                       lab_ptr,
-                       &Y[0, 0], n_unl, unl_ptr, n_val, kval_ptr, yval_ptr, gamma_A,
-                       gamma_I, hinge, fit_intercept, &alpha[0, 0], st, max_iter, rule,
-                       tol, check_every, eta, &w[0, 0, 0], &w[1, 0, 0], &w[2, 0, 0],
-                       &w[3, 0, 0], &w[4, 0, 0], &w[5, 0, 0], &w[6, 0, 0], &w[7, 0, 0],
-                       &w[8, 0, 0], &w[9, 0, 0], &bb[0, 0, 0], &bb[1, 0, 0], &ltmp[0],
-                       &fval[0],
-                       &sgn[0], <Event *> &brk[0], &h[0, 0], &hv[0, 0], n_hv, joint,
-                       &cls[0])
+        stopped = _pcg(
+            n, c, &K[0, 0], L, power, n_lab, lab_ptr,
+            &Y[0, 0], n_unl, unl_ptr, n_val, kval_ptr, yval_ptr, gamma_A,
+            gamma_I, hinge, fit_intercept, &alpha[0, 0], st, max_iter, rule,
+            tol, check_every, eta, &w[0, 0, 0], &w[1, 0, 0], &w[2, 0, 0],
+            &w[3, 0, 0], &w[4, 0, 0], &w[5, 0, 0], &w[6, 0, 0], &w[7, 0, 0],
+            &w[8, 0, 0], &w[9, 0, 0], &bb[0, 0, 0], &bb[1, 0, 0], &ltmp[0],
+            &fval[0], &sgn[0], <Event *> &brk[0], &h[0, 0], &hv[0, 0], n_hv,
+            joint, &cls[0])
     if stopped:
         reraise()
     b_out = np.array([st[i].b for i in range(c)])
