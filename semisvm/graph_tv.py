@@ -993,7 +993,7 @@ _COMMON_DOC = """
     nugget_ : float
         The Nystroem path's kernel is ``Z Z' + nugget_ I`` on the training
         rows (see :func:`graph_tv`); 0 on the exact path.
-    landmarks_ : ndarray of shape (n_components_,) or None
+    landmarks_ : ndarray of shape (``n_components_``,) or None
         Training-row indices of the landmarks; ``X_fit_`` holds those rows
         and ``alpha_`` their coefficients on the Nystroem path.
     n_iter_ : int
