@@ -185,7 +185,7 @@ _CPU_SCRIPT = textwrap.dedent("""
 @pytest.mark.skipif(not sys.platform.startswith("linux"),
                     reason="reads per-thread CPU time from /proc")
 @pytest.mark.parametrize("est", ["LinearSVM"])
-def test_n_jobs_1_fit_runs_on_one_thread(est):
+def test_n_jobs_1_fit_runs_on_one_thread(est, tmp_path):
     # a fresh process; CPU time of every thread but the main one, over a fit
     # with n_jobs=1 whose BLAS pools were set to two threads beforehand
     env = dict(os.environ)
@@ -195,7 +195,7 @@ def test_n_jobs_1_fit_runs_on_one_thread(est):
     # same fit took 48 s of CPU instead of 0.2 s; a timeout is a failure)
     out = subprocess.run([sys.executable, "-c", _CPU_SCRIPT.format(est=est)],
                          capture_output=True, text=True, env=env, check=True,
-                         timeout=300)
+                         timeout=300, cwd=tmp_path)   # outside the source tree
     cpu, other = map(float, out.stdout.split())
     assert cpu > 0.05, "the fit is too short to tell"
     assert other <= 0.02 + 0.02 * cpu, (cpu, other)
