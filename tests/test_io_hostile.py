@@ -365,3 +365,29 @@ def test_endless_text_input_stops_at_the_size_limit(files, tmp_path, capsys,
         else:
             _check_error(capsys, status, f"more than {3 * len(text)} bytes",
                          "regular file")
+
+
+@pytest.mark.parametrize("side", ["below", "above"])
+def test_archive_ratio_budget_both_sides(data, tmp_path, monkeypatch, side):
+    # the whole-archive compression-ratio switch: a model saved by semisvm,
+    # its members re-stored compressed, loads while its ratio is within
+    # _MAX_RATIO and is refused once the budget is set just under its ratio
+    X, y = data
+    path = tmp_path / "m.model"
+    model = _fitted("LinearSVM", X, y)
+    semisvm.save(model, path)
+    _write_members(path, _members(path))
+    with zipfile.ZipFile(path) as zf:
+        infos = zf.infolist()
+    ratio = (sum(i.file_size for i in infos)
+             / sum(i.compress_size for i in infos))
+    assert ratio > 1.5                      # compression did something
+    monkeypatch.setattr(sio, "_RATIO_SLACK", 0)
+    monkeypatch.setattr(sio, "_MAX_RATIO",
+                        ratio * (1.01 if side == "below" else 0.99))
+    if side == "below":
+        np.testing.assert_array_equal(semisvm.load(path).predict(X),
+                                      model.predict(X))
+    else:
+        with pytest.raises(ValueError, match=r"inflate from \d+ to \d+ bytes in all"):
+            semisvm.load(path)
