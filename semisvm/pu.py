@@ -39,6 +39,7 @@ from semisvm._core._smo import kernel_sums as _kernel_sums
 from semisvm._core._smo import usmo as _usmo
 from semisvm._core._smo_linear import usmo_linear as _usmo_linear
 from semisvm._results import USMOResult
+from semisvm._threads import limit
 from semisvm._validation import (
     FLOAT_DTYPES,
     as_csr32,
@@ -64,7 +65,7 @@ NYSTROEM_MIN_SAMPLES = 20_000
 AUTO_COMPONENTS = 1000
 
 
-def estimate_prior(X, y, *, n_splits=5, random_state=0):
+def estimate_prior(X, y, *, n_splits=5, random_state=0, n_jobs=None):
     r"""Class prior of the unlabeled rows by Elkan & Noto's estimator e2.
 
     Elkan & Noto, "Learning classifiers from only positive and unlabeled
@@ -96,6 +97,10 @@ def estimate_prior(X, y, *, n_splits=5, random_state=0):
     n_splits : int, default=5
     random_state : int, default=0
         Seeds the fold assignment.
+    n_jobs : int or None, default=None
+        Threads of the classifier g (scikit-learn's convention: None is one
+        thread, -1 all cores). The BLAS and OpenMP pools are held to it for
+        the call, so the default never takes cores it was not given.
 
     Returns
     -------
@@ -130,8 +135,9 @@ def estimate_prior(X, y, *, n_splits=5, random_state=0):
         clf = HistGradientBoostingClassifier(max_iter=100, early_stopping=False,
                                              random_state=0)
     cv = StratifiedKFold(n_splits, shuffle=True, random_state=random_state)
-    g = cross_val_predict(clf, X, pos.astype(int), cv=cv,
-                          method="predict_proba")[:, 1]
+    with limit(n_jobs):
+        g = cross_val_predict(clf, X, pos.astype(int), cv=cv,
+                              method="predict_proba")[:, 1]
     c = float(np.clip(g[pos].sum() / max(g.sum(), 1e-300), 1e-6, 1.0))
     prior = p * (1.0 - c) / (c * n)
     return float(np.clip(prior, 0.01, 0.99))

@@ -199,3 +199,32 @@ def test_n_jobs_1_fit_runs_on_one_thread(est, tmp_path):
     cpu, other = map(float, out.stdout.split())
     assert cpu > 0.05, "the fit is too short to tell"
     assert other <= 0.02 + 0.02 * cpu, (cpu, other)
+
+
+@pytest.mark.parametrize("n_jobs", [None, 1, 2])
+def test_estimate_prior_holds_threads_to_n_jobs(n_jobs, monkeypatch):
+    # the PU prior's classifier (histogram gradient boosting, OpenMP) ran on
+    # every core whatever the caller gave it
+    import sklearn.model_selection as ms
+
+    from semisvm.pu import estimate_prior
+    seen = []
+    real = ms.cross_val_predict
+
+    def spy(*args, **kwargs):
+        seen.append(_pools())
+        return real(*args, **kwargs)
+    monkeypatch.setattr(ms, "cross_val_predict", spy)
+    rng = np.random.default_rng(0)
+    X = np.r_[rng.standard_normal((150, 3)) + 2, rng.standard_normal((150, 3)) - 2]
+    y = -np.ones(300)
+    y[:60] = 1
+    with threadpool_limits(limits=4):
+        prior = estimate_prior(X, y, n_jobs=n_jobs)
+    assert 0.2 < prior < 0.5
+    assert seen
+    want = 1 if n_jobs is None else n_jobs
+    assert all(k == want for k in seen[0].get("openmp", [])), seen[0]
+    assert all(k == 1 for k in seen[0].get("blas", [])), seen[0]
+    with pytest.raises(ValueError, match="n_jobs"):
+        estimate_prior(X, y, n_jobs=0)
