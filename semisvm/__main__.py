@@ -45,6 +45,13 @@ def _say(word, argv):
 
 def main(argv=None):
     """Run the command line with SIGINT/SIGTERM turned into a clean exit."""
+    args = sys.argv[1:] if argv is None else list(argv)
+    if args == ["--version"]:
+        # answered without loading NumPy, SciPy and scikit-learn (about 1 s
+        # of a 1.2 s start-up); the same line as the parser's --version
+        from semisvm import __version__
+        print(f"semisvm {__version__}")
+        return 0
     old = {sig: signal.signal(sig, _handler) for sig in _SIGNALS}
     block = getattr(signal, "pthread_sigmask", None)
     try:

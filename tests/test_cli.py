@@ -741,3 +741,19 @@ def test_linear_multiclass_train_predict(tmp_path, capsys):
     np.testing.assert_array_equal(loaded.coef_, api.coef_)
     # more than two classes: one label per row (decision values are (n, 10))
     np.testing.assert_array_equal(np.loadtxt(pred), api.predict(X))
+
+
+def test_version_answers_without_the_numerical_stack(capsys, tmp_path):
+    # the parser's --version line and the fast one are the same line
+    with pytest.raises(SystemExit) as exc:
+        main(["--version"])
+    assert exc.value.code == 0
+    want = capsys.readouterr().out
+    assert want == f"semisvm {semisvm.__version__}\n"
+    code = ("import sys; from semisvm.__main__ import main; rc = main(['--version']); "
+            "print(rc, sorted(m for m in ('numpy', 'scipy', 'sklearn') "
+            "if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == want + "0 []\n"
