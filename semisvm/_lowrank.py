@@ -396,36 +396,10 @@ def _lap_diag(L, power):
     return np.abs(L.diagonal().astype(np.float64)) ** power
 
 
-def _block_cg(apply, B, X, M, tol, max_iter):
-    """Jacobi-preconditioned CG, column by column but in one block: solves
-    A X = B for the SPD operator ``apply`` (on (n, c) arrays) from X."""
-    R = B - apply(X)
-    bn = np.linalg.norm(B, axis=0)
-    bn[bn == 0] = 1.0
-    Zr = R * M
-    P = Zr.copy()
-    rz = np.einsum("ij,ij->j", R, Zr)
-    it = 0
-    while it < max_iter:
-        if np.all(np.linalg.norm(R, axis=0) <= tol * bn):
-            break
-        it += 1
-        AP = apply(P)
-        pap = np.einsum("ij,ij->j", P, AP)
-        a = np.where(pap > 0, rz / np.where(pap > 0, pap, 1.0), 0.0)
-        X += P * a
-        R -= AP * a
-        Zr = R * M
-        rz_new = np.einsum("ij,ij->j", R, Zr)
-        beta = np.where(rz > 0, rz_new / np.where(rz > 0, rz, 1.0), 0.0)
-        P = Zr + P * beta
-        rz = rz_new
-    return X, it
-
-
 def graph_transduction(L, Y, *, gamma_I=1.0, ridge=1e-8, loss="squared",
                        power=1, null=None, max_iter=50, cg_tol=1e-4,
-                       cg_max_iter=3000):
+                       cg_max_iter=3000, F0=None, n_threads=1,
+                       return_raw=False):
     r"""Graph-regularised scores on the n training rows, one column per problem.
 
     For each column y of ``Y`` (+1 / -1 on the labeled rows, 0 unlabeled),
@@ -443,9 +417,11 @@ def graph_transduction(L, Y, *, gamma_I=1.0, ridge=1e-8, loss="squared",
     indicator; the squared hinge is Newton over the error-vector set (each
     system the same with E restricted to the labeled rows with y f < 1,
     then the exact line search when the set changed). Every system is solved by
-    Jacobi-preconditioned CG on all the columns at once, each product one
-    pass over the sparse L per power: O(p nnz(L) c) per iteration, memory
-    O(n c) beside L.
+    Jacobi-preconditioned CG on all the columns at once
+    (:func:`semisvm._core._lapsvm.graph_block_cg`: each iteration one pass
+    over the sparse L per power and two over the (n, c) work arrays, rows
+    split over ``n_threads`` threads with the same bits for any count):
+    O(p nnz(L) c) per iteration, memory O(n c) beside L.
 
     With few labels and a graph term that dominates the labels' pull (large
     gamma_I relative to the labeled rows' weight) the minimiser tends to a
@@ -469,6 +445,11 @@ def graph_transduction(L, Y, *, gamma_I=1.0, ridge=1e-8, loss="squared",
     small gamma_I the labeled rows' residual vanishes after one step while
     the unlabeled rows, coupled through gamma_I L, are still far off).
 
+    ``F0`` (n, c): the start of the first solve (default 0), e.g. the
+    minimiser for nearly the same labels (the fallback's label folds start
+    from the fit's own solution, *before* the null-vector projection, which
+    ``return_raw`` gives).
+
     Returns
     -------
     F : ndarray (n, c), float64
@@ -477,6 +458,8 @@ def graph_transduction(L, Y, *, gamma_I=1.0, ridge=1e-8, loss="squared",
     n_cg : int
         CG iterations over all the steps.
     converged : bool
+    F_raw : ndarray (n, c), only if ``return_raw``
+        The minimiser before the null-vector projection.
     """
     L = sp.csr_matrix(L, dtype=np.float64)
     Y = np.asarray(Y, dtype=np.float64)
@@ -493,18 +476,22 @@ def graph_transduction(L, Y, *, gamma_I=1.0, ridge=1e-8, loss="squared",
             P = L @ P
         return P
 
+    L.sort_indices()
+    indptr = L.indptr.astype(np.int32, copy=False)
+    indices = L.indices.astype(np.int32, copy=False)
     F = np.zeros((n, c))
+    if F0 is not None:
+        F = np.array(F0, dtype=np.float64, order="C", copy=True)
+        if F.shape != (n, c) or not np.all(np.isfinite(F)):
+            raise ValueError(f"F0 must be a finite array of shape ({n}, {c})")
     E = labm.astype(np.float64)
     n_cg, n_newton, converged = 0, 0, False
     for it in range(max_iter):
         n_newton = it + 1
-
-        def apply(P, E=E):
-            return E * P + gamma_I * lap(P) + ridge * P
-
-        Fbar, k = _block_cg(apply, E * Y, F.copy(), 1.0 / (E + diag[:, None]),
-                            tol, cg_max_iter)
-        n_cg += k
+        Fbar = F.copy()
+        n_cg += _lapsvm.graph_block_cg(
+            indptr, indices, L.data, E, diag, np.ascontiguousarray(E * Y), Fbar,
+            gamma_I, ridge, int(power), tol, int(cg_max_iter), int(n_threads))
         if not hinge:
             F, converged = Fbar, True
             break
@@ -529,11 +516,14 @@ def graph_transduction(L, Y, *, gamma_I=1.0, ridge=1e-8, loss="squared",
             converged = True
             break
         E = Enew
+    raw = F
     if null is not None:
         v = np.asarray(null, dtype=np.float64).reshape(-1, 1)
         vv = float(v[:, 0] @ v[:, 0])
         if vv > 0:
             F = F - v * ((v.T @ F) / vv)
+    if return_raw:
+        return F, n_newton, n_cg, converged, raw
     return F, n_newton, n_cg, converged
 
 

@@ -98,6 +98,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from semisvm._fallback import auto_fallback, check_safe
 from semisvm._manifold_solvers import lapsvm_multi as _lapsvm_multi
 from semisvm._results import LapSVMResult, LapWResult
+from semisvm._rows import n_threads
 from semisvm._validation import (
     FLOAT_DTYPES,
     UNLABELED,
@@ -855,9 +856,11 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
         gA = check_positive(self.gamma_A, "gamma_A")
         max_iter = 50 if self.max_iter is None else check_int(self.max_iter,
                                                               "max_iter")
-        F, n_newton, n_cg, converged = graph_transduction(
+        # the graph's threads (its n_jobs) also run the CG's passes over L
+        nt = n_threads(getattr(self.graph_, "n_jobs", None))
+        F, n_newton, n_cg, converged, F_raw = graph_transduction(
             L, Y, gamma_I=gI, loss=self._loss, power=self.p_, null=null,
-            max_iter=max_iter)
+            max_iter=max_iter, n_threads=nt, return_raw=True)
         if not converged:
             warnings.warn(
                 f"{type(self).__name__} (graph stage) did not converge in "
@@ -904,8 +907,10 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
             # the fallback's label folds: the graph stage again (the same L)
             Yh = np.column_stack([np.where(y_ == c, 1.0, -1.0) for c in problems])
             Yh[y_ == UNLABELED] = 0.0
+            # from the fit's own minimiser: the labels differ on a few rows
             Fh = graph_transduction(L, Yh, gamma_I=gI, loss=self._loss,
-                                    power=self.p_, null=null, max_iter=max_iter)[0]
+                                    power=self.p_, null=null, max_iter=max_iter,
+                                    F0=F_raw, n_threads=nt)[0]
             return [_Decision(Fh[:, j]) for j in range(Fh.shape[1])]
 
         return self._fallback(X, y, safe, solve)
