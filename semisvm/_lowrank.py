@@ -527,7 +527,7 @@ def graph_transduction(L, Y, *, gamma_I=1.0, ridge=1e-8, loss="squared",
     return F, n_newton, n_cg, converged
 
 
-def landmark_ridge(X, kernel, XL, T, gamma_A, fit_intercept=True):
+def landmark_ridge(X, kernel, XL, T, gamma_A, fit_intercept=True, keep=False):
     r"""Kernel ridge regression over landmarks, fitted on all n rows.
 
     For each column t of ``T`` (n, c), minimises over beta in R^m and b
@@ -542,7 +542,10 @@ def landmark_ridge(X, kernel, XL, T, gamma_A, fit_intercept=True):
     the bias is not penalised). One symmetric (m + 1) x (m + 1) system
     shared by the c columns; its normal matrix K_nm'K_nm is accumulated by
     blocks of rows in float64 (BLAS syrk: n m^2 / 2 flops; memory O(m^2 +
-    block m), no n x m array). Returns (beta (m, c), b (c,)), float64.
+    block m), no n x m array). Returns (beta (m, c), b (c,)), float64;
+    ``keep``: also K_nm itself (n, m) in the kernel's dtype (what the
+    fitted model's decision on the n rows needs: it is then one product,
+    not a second pass of kernel evaluations).
     """
     from scipy.linalg.blas import dsyrk
 
@@ -553,8 +556,14 @@ def landmark_ridge(X, kernel, XL, T, gamma_A, fit_intercept=True):
     G = np.zeros((m, m), order="F")
     s = np.zeros(m)
     R = np.zeros((m, c))
+    Knm = None
     for a in range(0, n, _BLOCK):
-        Kb = np.asarray(kernel(X[a:a + _BLOCK], XL), dtype=np.float64)
+        Kb = np.asarray(kernel(X[a:a + _BLOCK], XL))
+        if keep:
+            if Knm is None:
+                Knm = np.empty((n, m), dtype=Kb.dtype)
+            Knm[a:a + _BLOCK] = Kb
+        Kb = Kb.astype(np.float64, copy=False)
         # Kb.T is Fortran-ordered (m, rows): syrk computes Kb'Kb in place
         G = dsyrk(1.0, Kb.T, beta=1.0, c=G, trans=0, lower=0, overwrite_c=1)
         s += Kb.sum(axis=0)
@@ -569,6 +578,5 @@ def landmark_ridge(X, kernel, XL, T, gamma_A, fit_intercept=True):
         sol = sla.solve(H, R, assume_a="pos", check_finite=False)
     except sla.LinAlgError:
         sol = sla.lstsq(H, R, check_finite=False)[0]
-    if fit_intercept:
-        return sol[:m], sol[m]
-    return sol, np.zeros(c)
+    beta, b = (sol[:m], sol[m]) if fit_intercept else (sol, np.zeros(c))
+    return (beta, b, Knm) if keep else (beta, b)
