@@ -26,6 +26,7 @@ loss) is one CG solve.
 """
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
 
@@ -35,6 +36,7 @@ import scipy.sparse as sp
 
 from semisvm._core import _lapsvm
 from semisvm._results import LapWResult
+from semisvm._threads import limit
 from semisvm._validation import check_int, check_positive
 
 __all__ = ["lap_primal_w", "lap_gram", "nystroem_features", "LapWResult"]
@@ -527,6 +529,27 @@ def graph_transduction(L, Y, *, gamma_I=1.0, ridge=1e-8, loss="squared",
     return F, n_newton, n_cg, converged
 
 
+def _ridge_normal(X, kernel, XL, T, G, s, R, keep):
+    """K_nm'K_nm (upper triangle, in G), K_nm'1 and K_nm'T, by blocks of
+    rows; with ``keep`` also K_nm (else None)."""
+    from scipy.linalg.blas import dsyrk
+
+    n, m = X.shape[0], XL.shape[0]
+    Knm = None
+    for a in range(0, n, _BLOCK):
+        Kb = np.asarray(kernel(X[a:a + _BLOCK], XL))
+        if keep:
+            if Knm is None:
+                Knm = np.empty((n, m), dtype=Kb.dtype)
+            Knm[a:a + _BLOCK] = Kb
+        Kb = Kb.astype(np.float64, copy=False)
+        # Kb.T is Fortran-ordered (m, rows): syrk computes Kb'Kb in place
+        G = dsyrk(1.0, Kb.T, beta=1.0, c=G, trans=0, lower=0, overwrite_c=1)
+        s += Kb.sum(axis=0)
+        R += Kb.T @ T[a:a + _BLOCK]
+    return G, s, R, Knm
+
+
 def landmark_ridge(X, kernel, XL, T, gamma_A, fit_intercept=True, keep=False):
     r"""Kernel ridge regression over landmarks, fitted on all n rows.
 
@@ -547,7 +570,6 @@ def landmark_ridge(X, kernel, XL, T, gamma_A, fit_intercept=True, keep=False):
     fitted model's decision on the n rows needs: it is then one product,
     not a second pass of kernel evaluations).
     """
-    from scipy.linalg.blas import dsyrk
 
     n = X.shape[0]
     m = XL.shape[0]
@@ -556,27 +578,24 @@ def landmark_ridge(X, kernel, XL, T, gamma_A, fit_intercept=True, keep=False):
     G = np.zeros((m, m), order="F")
     s = np.zeros(m)
     R = np.zeros((m, c))
-    Knm = None
-    for a in range(0, n, _BLOCK):
-        Kb = np.asarray(kernel(X[a:a + _BLOCK], XL))
-        if keep:
-            if Knm is None:
-                Knm = np.empty((n, m), dtype=Kb.dtype)
-            Knm[a:a + _BLOCK] = Kb
-        Kb = Kb.astype(np.float64, copy=False)
-        # Kb.T is Fortran-ordered (m, rows): syrk computes Kb'Kb in place
-        G = dsyrk(1.0, Kb.T, beta=1.0, c=G, trans=0, lower=0, overwrite_c=1)
-        s += Kb.sum(axis=0)
-        R += Kb.T @ T[a:a + _BLOCK]
+    # small problems (5,000 rows: 5e9 flops) in one BLAS thread: on a busy
+    # machine OpenBLAS's threads spun for longer than the work
+    small = n * m * m < 2e10
+    with limit(None) if small else contextlib.nullcontext():
+        G, s, R, Knm = _ridge_normal(X, kernel, XL, T, G, s, R, keep)
     G = np.triu(G) + np.triu(G, 1).T
     Kmm = np.asarray(kernel(XL, XL), dtype=np.float64)
     H = G + gamma_A * (Kmm + Kmm.T) / 2
     if fit_intercept:
         H = np.block([[H, s[:, None]], [s[None, :], np.array([[float(n)]])]])
         R = np.vstack([R, T.sum(axis=0)[None, :]])
-    try:
-        sol = sla.solve(H, R, assume_a="pos", check_finite=False)
-    except sla.LinAlgError:
-        sol = sla.lstsq(H, R, check_finite=False)[0]
+    # one BLAS thread for this small system: threaded LAPACK on a busy
+    # machine spun for seconds on the 1,001 x 1,001 system (5,000 rows, 10
+    # classes: 4.1 s of a 7 s fit on 2 shared cores)
+    with limit(None):
+        try:
+            sol = sla.solve(H, R, assume_a="pos", check_finite=False)
+        except sla.LinAlgError:
+            sol = sla.lstsq(H, R, check_finite=False)[0]
     beta, b = (sol[:m], sol[m]) if fit_intercept else (sol, np.zeros(c))
     return (beta, b, Knm) if keep else (beta, b)
