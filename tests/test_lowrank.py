@@ -548,6 +548,46 @@ def test_graph_fit_matches_independent_two_stage(Est):
     pickle.loads(pickle.dumps(est)).predict(X[:3])
 
 
+@pytest.mark.parametrize("Est", [LapSVM, LapRLS])
+def test_graph_fit_ridge_reads_a_row_sample_above_its_budget(monkeypatch, Est):
+    """Above _RIDGE_ROWS rows per landmark the ridge's normal equations read
+    the labeled rows and a uniform sample (the landmarks among them): the
+    same closed form on those rows; below, all rows (the test above)."""
+    import semisvm.manifold as m
+    X, y, yt = _three_blobs()
+    W = knn_affinity(X, 8)
+    kw = dict(gamma=0.2, gamma_A=1e-3, gamma_I=0.5, p=1, n_components=40)
+    full = Est(lowrank_fit="graph", **kw).fit(X, y, affinity=W)
+    monkeypatch.setattr(m, "_RIDGE_ROWS", 4)          # 160 of the 300 rows
+    est = Est(lowrank_fit="graph", **kw).fit(X, y, affinity=W)
+    np.testing.assert_array_equal(est.landmarks_, full.landmarks_)
+    perm = np.random.RandomState(0).permutation(300)
+    first = np.flatnonzero(y != -1)
+    perm = np.concatenate([first, perm[~np.isin(perm, first)]])
+    rows = np.sort(perm[:160])
+    assert set(est.landmarks_) <= set(rows)
+    # the closed form on those rows, on the graph stage's labels
+    from semisvm._lowrank import graph_transduction
+    L = laplacian(W)
+    null = np.sqrt(np.asarray(W.sum(axis=1)).ravel())
+    Y = np.column_stack([np.where(y == c, 1.0, -1.0) for c in range(3)])
+    Y[y == -1] = 0
+    F = graph_transduction(L, Y, gamma_I=0.5, loss=Est._loss, null=null,
+                           cg_tol=1e-3)[0]
+    lab = np.where(y == -1, F.argmax(1), y)
+    T = np.where(lab[:, None] == np.arange(3)[None], 1.0, -1.0)[rows]
+    XL = X[est.landmarks_]
+    A = np.hstack([kernel_matrix(X[rows], XL, kernel="rbf", gamma=0.2),
+                   np.ones((rows.size, 1))])
+    H = A.T @ A
+    H[:40, :40] += 1e-3 * kernel_matrix(XL, kernel="rbf", gamma=0.2)
+    sol = np.linalg.solve(H, A.T @ T)
+    np.testing.assert_allclose(est.dual_coef_, sol[:40].T, atol=1e-6)
+    # the decision on all training rows is still the model's
+    np.testing.assert_array_equal(est.predict(X), est.transduction_)
+    assert np.mean(est.transduction_ != yt) < 0.03
+
+
 def test_lowrank_fit_auto_switch_both_sides(monkeypatch):
     import semisvm.manifold as m
     X, y, yt = _three_blobs()
