@@ -42,6 +42,7 @@ against n) and prints a Markdown table.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import resource
@@ -191,13 +192,20 @@ def _child(args, timeout=None):
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def scale(problems, timeout=None):
+def scale(problems, timeout=None, only=None):
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for kind, n in problems:
             g = os.path.join(tmp, f"{kind}{n}.npz")
             methods = METHODS_TEXT if kind == "text" else METHODS
+            if importlib.util.find_spec("graphlearning") is None:
+                # the peers need graphlearning (the bench extra): without
+                # it, semisvm's rows alone (no ratios)
+                methods = [m for m in methods
+                           if not m.startswith("gl-") and not m.endswith("@gl")]
             for m in methods:
+                if only and m not in only:
+                    continue
                 if m.startswith("gl-") and m != "gl-graph" and not os.path.exists(g):
                     continue
                 if m.endswith("@gl") and not os.path.exists(g):
@@ -350,7 +358,14 @@ def main():
                     help="rows of the text-like CSR problem (linear LapSVM)")
     ap.add_argument("--timeout", type=float, default=None,
                     help="seconds per method process")
+    ap.add_argument("--methods", nargs="*", default=None,
+                    help=f"only these of {METHODS} (gl-laplace / gl-poisson "
+                         "and the @gl rows need gl-graph)")
+    ap.add_argument("--quick", action="store_true",
+                    help="a smoke run: --sizes 2000 20000 unless --sizes is given")
     args = ap.parse_args()
+    if args.quick and not args.sizes:
+        args.sizes = [2000, 20000]
     problems = [("dense", n) for n in args.sizes]
     if args.real is not None:
         problems += [(name, 0) for name in (args.real or REAL)
@@ -359,7 +374,7 @@ def main():
         problems.append(("text", args.text))
     if problems:
         print(f"load before: {os.getloadavg()}")
-        scale(problems, args.timeout)
+        scale(problems, args.timeout, args.methods)
         print(f"load after: {os.getloadavg()}")
     if args.mnist:
         if not (DATA_DIR / "mnist_t10k.npz").exists():
