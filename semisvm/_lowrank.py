@@ -585,10 +585,40 @@ def landmark_ridge(X, kernel, XL, T, gamma_A, fit_intercept=True, keep=False):
         G, s, R, Knm = _ridge_normal(X, kernel, XL, T, G, s, R, keep)
     G = np.triu(G) + np.triu(G, 1).T
     Kmm = np.asarray(kernel(XL, XL), dtype=np.float64)
+    beta, b = ridge_solve(G, s, Kmm, n, R, T.sum(axis=0), gamma_A,
+                          fit_intercept)
+    return (beta, b, Knm) if keep else (beta, b)
+
+
+def ridge_normal(X, kernel, XL):
+    """The data part of :func:`landmark_ridge`'s system over the rows of X:
+    ``(G, s, Kmm, Knm)`` with G = K_nm'K_nm (float64, symmetric), s =
+    K_nm'1, Kmm = k(XL, XL) (float64) and K_nm itself (kernel dtype); with
+    T, :func:`ridge_solve` finishes the fit. A row subset's G is
+    ``G - K_h'K_h`` over the removed rows h (how the safety net's folds
+    reuse a fit's system)."""
+    n, m = X.shape[0], XL.shape[0]
+    G = np.zeros((m, m), order="F")
+    s = np.zeros(m)
+    R = np.zeros((m, 0))
+    with limit(None) if n * m * m < 2e10 else contextlib.nullcontext():
+        G, s, _, Knm = _ridge_normal(X, kernel, XL, np.zeros((n, 0)), G, s, R,
+                                     True)
+    G = np.triu(G) + np.triu(G, 1).T
+    Kmm = np.asarray(kernel(XL, XL), dtype=np.float64)
+    return G, s, Kmm, Knm
+
+
+def ridge_solve(G, s, Kmm, n, R, t_sum, gamma_A, fit_intercept=True):
+    """beta (m, c), b (c,) of :func:`landmark_ridge` from its normal
+    equations: G = K_nm'K_nm, s = K_nm'1, R = K_nm'T, t_sum = 1'T over the
+    n rows."""
+    m = G.shape[0]
+    c = R.shape[1]
     H = G + gamma_A * (Kmm + Kmm.T) / 2
     if fit_intercept:
         H = np.block([[H, s[:, None]], [s[None, :], np.array([[float(n)]])]])
-        R = np.vstack([R, T.sum(axis=0)[None, :]])
+        R = np.vstack([R, np.asarray(t_sum, dtype=np.float64)[None, :]])
     # one BLAS thread for this small system: threaded LAPACK on a busy
     # machine spun for seconds on the 1,001 x 1,001 system (5,000 rows, 10
     # classes: 4.1 s of a 7 s fit on 2 shared cores)
@@ -597,5 +627,4 @@ def landmark_ridge(X, kernel, XL, T, gamma_A, fit_intercept=True, keep=False):
             sol = sla.solve(H, R, assume_a="pos", check_finite=False)
         except sla.LinAlgError:
             sol = sla.lstsq(H, R, check_finite=False)[0]
-    beta, b = (sol[:m], sol[m]) if fit_intercept else (sol, np.zeros(c))
-    return (beta, b, Knm) if keep else (beta, b)
+    return (sol[:m], sol[m]) if fit_intercept else (sol, np.zeros(c))

@@ -608,10 +608,15 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
     def _safe_semi(self):
         """The semi-supervised model refitted on each fold of the safety
         check: shares this fit's kNN graph object (each fold's graph is read
-        from it, not searched again)."""
+        from it, not searched again) and its kernel width."""
         semi = clone(self).set_params(safe=False)
         if self.graph_ is not None:
             semi.set_params(graph=self.graph_)
+            if self.gamma is None and getattr(self, "_gamma", None) is not None:
+                # the kernel of the model being checked (not one rescaled on
+                # each fold's rows): the folds then also share this fit's
+                # landmark ridge system (see _graph_ridge)
+                semi.set_params(gamma=self._gamma)
         return semi
 
     def _adopt_supervised(self, X, y):
@@ -864,7 +869,7 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
         """The two-stage Nystroem fit (``lowrank_fit="graph"``): the graph
         objective over the n training rows, then the landmark kernel RLS on
         the labels it gives (see ``lowrank_fit`` in the class docstring)."""
-        from semisvm._lowrank import graph_transduction, landmark_ridge
+        from semisvm._lowrank import graph_transduction
         L, null = self._graph(X, affinity, return_null=True)
         if self.p is None:
             # the null-vector normalisation, not the iterated Laplacian,
@@ -894,39 +899,27 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
         pseudo = self._labels(F).astype(y.dtype)
         pseudo[labeled] = y[labeled]
         T = np.column_stack([np.where(pseudo == c, 1.0, -1.0) for c in problems])
-        rs = self.random_state
-        perm = np.random.RandomState(
-            None if rs is None else check_int(rs, "random_state", minimum=0)
-        ).permutation(X.shape[0])
-        first = np.flatnonzero(labeled)[:self.n_components_]
-        perm = np.concatenate([first, perm[~np.isin(perm, first)]])
-        landmarks = np.sort(perm[:self.n_components_])
+        beta, b, landmarks, dec = self._graph_ridge(X, T, gA)
         XL = X[landmarks]
-        # the ridge's normal equations over the labeled rows and a uniform
-        # sample of the others (all rows up to _RIDGE_ROWS landmarks' worth)
-        n_fit = min(X.shape[0], _RIDGE_ROWS * self.n_components_)
-        fit_rows = np.sort(perm[:n_fit])
-        keep = n_fit == X.shape[0]
-        out = landmark_ridge(X[fit_rows] if not keep else X, self._kernel, XL,
-                             T[fit_rows], gA, fit_intercept=self.fit_intercept,
-                             keep=keep)
-        beta, b = out[0], out[1]
-        Knm = out[2] if keep else None
         self.X_fit_ = XL
         self.landmarks_ = landmarks
         self.dual_coef_ = beta.T.astype(X.dtype)
         self.intercept_ = np.asarray(b, dtype=X.dtype)
         # the model's labels on the training rows: predict(X) == transduction_
-        # (K_nm kept from the ridge when it read all rows: the n x m
-        # Nystroem budget of the memory check)
-        if Knm is not None:
-            G = Knm @ self.dual_coef_.T.astype(Knm.dtype) + self.intercept_
-            del Knm
-        else:
-            G = np.empty((X.shape[0], len(problems)), dtype=X.dtype)
-            for a in range(0, X.shape[0], 4096):
-                G[a:a + 4096] = (self._kernel(X[a:a + 4096], XL)
-                                 @ self.dual_coef_.T + self.intercept_)
+        G = np.empty((X.shape[0], len(problems)), dtype=X.dtype)
+        done = np.zeros(X.shape[0], dtype=bool)
+        if dec is not None:
+            # (K_nm of the ridge rows, kept: the n x m Nystroem budget of the
+            # memory check covers it)
+            local, Knm, keep_r, keep_l = dec
+            coef = np.zeros((Knm.shape[1], len(problems)), dtype=Knm.dtype)
+            coef[keep_l] = self.dual_coef_.T
+            G[local] = (Knm @ coef)[keep_r] + self.intercept_
+            done[local] = True
+        rest = np.flatnonzero(~done)
+        for a in range(0, rest.size, 4096):
+            r = rest[a:a + 4096]
+            G[r] = self._kernel(X[r], XL) @ self.dual_coef_.T + self.intercept_
         self.transduction_ = self._labels(G)
         self.graph_agreement_ = float(np.mean(self._labels(F) == self.transduction_))
         self.result_ = [
@@ -953,6 +946,75 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
             return [_Decision(Fh[:, j]) for j in range(Fh.shape[1])]
 
         return self._fallback(X, y, safe, solve)
+
+    def _graph_ridge(self, X, T, gA):
+        """Stage (2) of the two-stage fit: landmarks, ridge rows and the
+        ridge's solution, ``(beta, b, landmarks, (rows, K_rows_m) or None)``.
+
+        Landmarks and ridge rows are drawn over the rows of the kNN graph
+        (its ``n_samples_fit_`` rows, or X's without one): the first m and
+        the first ``_RIDGE_ROWS * m`` of ``RandomState(random_state)``'s
+        permutation of them, those of X kept. A fit on all the graph's rows
+        stores its ridge system (K_nm'K_nm, K_nm over the ridge rows) on the
+        shared graph; a fit on a subset of them (a fold of the safety net
+        with ``graph=``) then takes that system less the removed rows'
+        share (``G - K_h'K_h``, exact), not a new n m^2 pass.
+        """
+        from semisvm._lowrank import ridge_normal, ridge_solve
+        n = X.shape[0]
+        m = self.n_components_
+        g = getattr(self, "_graph_obj", None)
+        rows = None if g is None else g.rows_of(X)
+        if rows is None:
+            N, rows = n, np.arange(n)
+        else:
+            N = g.n_samples_fit_
+        pos = np.full(N, -1, dtype=np.intp)
+        pos[rows] = np.arange(n)
+        rs = self.random_state
+        perm = np.random.RandomState(
+            None if rs is None else check_int(rs, "random_state", minimum=0)
+        ).permutation(N)
+        Lg = np.sort(perm[:m])
+        Rg = np.sort(perm[:min(N, _RIDGE_ROWS * m)])
+        keep_l, keep_r = pos[Lg] >= 0, pos[Rg] >= 0
+        if keep_l.sum() < 0.8 * m:
+            # X is a small part of the graph's rows: m landmarks among them
+            present = perm[pos[perm] >= 0]
+            Lg = np.sort(present[:m])
+            Rg = np.sort(present[:_RIDGE_ROWS * m])
+            keep_l = np.ones(Lg.size, dtype=bool)
+            keep_r = np.ones(Rg.size, dtype=bool)
+        landmarks = pos[Lg[keep_l]]
+        ridge_rows = pos[Rg[keep_r]]
+        key = None
+        if g is not None:
+            key = ("ridge", N, m, rs, _RIDGE_ROWS, X.dtype.str, str(self.kernel),
+                   self._gamma, self.degree, self.coef0,
+                   hashlib.blake2b(Lg.tobytes() + Rg.tobytes(),
+                                   digest_size=16).hexdigest())
+        full = None if key is None else g._recall(key)
+        Tr = np.zeros((Rg.size, T.shape[1]))
+        Tr[keep_r] = T[ridge_rows]
+        if full is not None:
+            G, s_, Kmm, Knm = full
+            Kh = np.asarray(Knm[~keep_r][:, keep_l], dtype=np.float64)
+            G = G[np.ix_(keep_l, keep_l)] - Kh.T @ Kh
+            s_ = s_[keep_l] - Kh.sum(axis=0)
+            Kmm = Kmm[np.ix_(keep_l, keep_l)]
+        else:
+            G, s_, Kmm, Knm = ridge_normal(X[ridge_rows], self._kernel, X[landmarks])
+            if key is not None and keep_l.all() and keep_r.all():
+                g._store(key, (G, s_, Kmm, Knm),
+                         G.nbytes + Kmm.nbytes + Knm.nbytes)
+            keep_l = np.ones(landmarks.size, dtype=bool)
+            keep_r = np.ones(ridge_rows.size, dtype=bool)
+            Tr = T[ridge_rows]
+        # K_nm'T over the kept rows (the removed ones have t = 0 in Tr)
+        R = np.asarray(Knm.T @ Tr.astype(Knm.dtype), dtype=np.float64)[keep_l]
+        beta, b = ridge_solve(G, s_, Kmm, ridge_rows.size, R, Tr.sum(axis=0), gA,
+                              self.fit_intercept)
+        return beta, b, landmarks, (ridge_rows, Knm, keep_r, keep_l)
 
     def _labels(self, F):
         if F.shape[1] == 1:
