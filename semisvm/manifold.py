@@ -960,7 +960,11 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
         with ``graph=``) then takes that system less the removed rows'
         share (``G - K_h'K_h``, exact), not a new n m^2 pass.
         """
-        from semisvm._lowrank import ridge_normal, ridge_solve
+        from semisvm._lowrank import (
+            ridge_normal,
+            ridge_solve,
+            ridge_solve_downdated,
+        )
         n = X.shape[0]
         m = self.n_components_
         g = getattr(self, "_graph_obj", None)
@@ -996,24 +1000,35 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
         full = None if key is None else g._recall(key)
         Tr = np.zeros((Rg.size, T.shape[1]))
         Tr[keep_r] = T[ridge_rows]
+        fi = bool(self.fit_intercept)
         if full is not None:
-            G, s_, Kmm, Knm = full
-            Kh = np.asarray(Knm[~keep_r][:, keep_l], dtype=np.float64)
+            G, s_, Kmm, Knm, fac = full
+            # K_nm'T over the kept rows (the removed ones have t = 0 in Tr)
+            R = np.asarray(Knm.T @ Tr.astype(Knm.dtype), dtype=np.float64)[keep_l]
+            Kh = np.asarray(Knm[~keep_r], dtype=np.float64)
+            if fac[0] == gA and fac[1] == fi and fac[2] is not None:
+                # the fit's factorisation, downdated (Woodbury, Lagrange)
+                A = Kh.T if not fi else np.vstack([Kh.T, np.ones((1, Kh.shape[0]))])
+                beta, b = ridge_solve_downdated(fac[2], A, np.flatnonzero(~keep_l),
+                                                R, Tr.sum(axis=0), fi)
+                return beta, b, landmarks, (ridge_rows, Knm, keep_r, keep_l)
+            Kh = Kh[:, keep_l]
             G = G[np.ix_(keep_l, keep_l)] - Kh.T @ Kh
             s_ = s_[keep_l] - Kh.sum(axis=0)
             Kmm = Kmm[np.ix_(keep_l, keep_l)]
-        else:
-            G, s_, Kmm, Knm = ridge_normal(X[ridge_rows], self._kernel, X[landmarks])
-            if key is not None and keep_l.all() and keep_r.all():
-                g._store(key, (G, s_, Kmm, Knm),
-                         G.nbytes + Kmm.nbytes + Knm.nbytes)
-            keep_l = np.ones(landmarks.size, dtype=bool)
-            keep_r = np.ones(ridge_rows.size, dtype=bool)
-            Tr = T[ridge_rows]
-        # K_nm'T over the kept rows (the removed ones have t = 0 in Tr)
-        R = np.asarray(Knm.T @ Tr.astype(Knm.dtype), dtype=np.float64)[keep_l]
-        beta, b = ridge_solve(G, s_, Kmm, ridge_rows.size, R, Tr.sum(axis=0), gA,
-                              self.fit_intercept)
+            beta, b = ridge_solve(G, s_, Kmm, ridge_rows.size, R, Tr.sum(axis=0),
+                                  gA, fi)
+            return beta, b, landmarks, (ridge_rows, Knm, keep_r, keep_l)
+        G, s_, Kmm, Knm = ridge_normal(X[ridge_rows], self._kernel, X[landmarks])
+        Tr = T[ridge_rows]
+        R = np.asarray(Knm.T @ Tr.astype(Knm.dtype), dtype=np.float64)
+        beta, b, cf = ridge_solve(G, s_, Kmm, ridge_rows.size, R, Tr.sum(axis=0),
+                                  gA, fi, return_factor=True)
+        if key is not None and keep_l.all() and keep_r.all():
+            g._store(key, (G, s_, Kmm, Knm, (gA, fi, cf)),
+                     2 * G.nbytes + Kmm.nbytes + Knm.nbytes)
+        keep_l = np.ones(landmarks.size, dtype=bool)
+        keep_r = np.ones(ridge_rows.size, dtype=bool)
         return beta, b, landmarks, (ridge_rows, Knm, keep_r, keep_l)
 
     def _labels(self, F):
