@@ -3,6 +3,11 @@
     # THE scale table (each method in its own process, for its peak RSS):
     nice -n 10 python bench/bench_manifold_scale.py --sizes 5000 100000 \
         [1000000] [--real] [--text]
+    # the 16-core run (1M rows, semisvm's graph and CG on 16 threads):
+    python bench/bench_manifold_scale.py --sizes 1000000 --n-jobs 16 \
+        --methods gl-graph gl-poisson LapSVM LapRLS --timeout 240
+    # a smoke run of the same (2,000 and 20,000 rows):
+    python bench/bench_manifold_scale.py --quick --n-jobs 2
     # the exact path's PCG at one size (kernel + graph and solve split):
     OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python bench/bench_manifold_scale.py \
         [--mnist] [--synthetic 20000]
@@ -42,6 +47,7 @@ against n) and prints a Markdown table.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import resource
@@ -62,6 +68,7 @@ REAL = ["bank_marketing", "adult_a9a", "shuttle", "poker_hand_train"]
 METHODS = ["gl-graph", "gl-laplace", "gl-poisson", "LapSVM", "LapRLS",
            "LapSVM@gl", "LapRLS@gl"]
 METHODS_TEXT = ["LapSVM-lin"]
+N_JOBS = None
 
 
 def _peak_mb():
@@ -166,6 +173,11 @@ def worker(kind, n, method, graph_path):
             rss0 = _rss_mb()
         if method.endswith("-lin"):
             clf = est(kernel="linear")
+        elif N_JOBS is not None and not method.endswith("@gl"):
+            # the default graph (k = 10, heat weights) with n_jobs threads
+            # for its index and the graph CG
+            from semisvm.graph import KNNGraph
+            clf = est(graph=KNNGraph(K_GRAPH, n_jobs=N_JOBS))
         else:
             clf = est()
         t, c = time.perf_counter(), time.process_time()
@@ -181,6 +193,8 @@ def worker(kind, n, method, graph_path):
 
 
 def _child(args, timeout=None):
+    if N_JOBS is not None:
+        args = args + ["--n-jobs", str(N_JOBS)]
     try:
         out = subprocess.run([sys.executable, __file__] + args,
                              capture_output=True, text=True, timeout=timeout)
@@ -191,13 +205,20 @@ def _child(args, timeout=None):
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def scale(problems, timeout=None):
+def scale(problems, timeout=None, only=None):
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for kind, n in problems:
             g = os.path.join(tmp, f"{kind}{n}.npz")
             methods = METHODS_TEXT if kind == "text" else METHODS
+            if importlib.util.find_spec("graphlearning") is None:
+                # the peers need graphlearning (the bench extra): without
+                # it, semisvm's rows alone (no ratios)
+                methods = [m for m in methods
+                           if not m.startswith("gl-") and not m.endswith("@gl")]
             for m in methods:
+                if only and m not in only:
+                    continue
                 if m.startswith("gl-") and m != "gl-graph" and not os.path.exists(g):
                     continue
                 if m.endswith("@gl") and not os.path.exists(g):
@@ -329,7 +350,10 @@ def _run(name, X, y, n_lab_per_class, seed=0):
 
 
 def main():
+    global N_JOBS
     if len(sys.argv) > 1 and sys.argv[1] == "--worker":
+        if len(sys.argv) > 7 and sys.argv[6] == "--n-jobs":
+            N_JOBS = int(sys.argv[7])
         worker(sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5])
         return
     if len(sys.argv) > 1 and sys.argv[1] == "--replot":
@@ -350,7 +374,18 @@ def main():
                     help="rows of the text-like CSR problem (linear LapSVM)")
     ap.add_argument("--timeout", type=float, default=None,
                     help="seconds per method process")
+    ap.add_argument("--methods", nargs="*", default=None,
+                    help=f"only these of {METHODS} (gl-laplace / gl-poisson "
+                         "and the @gl rows need gl-graph)")
+    ap.add_argument("--n-jobs", type=int, default=None,
+                    help="LapSVM / LapRLS on graph=KNNGraph(10, n_jobs=N) "
+                         "(the default graph, N threads; the same bits)")
+    ap.add_argument("--quick", action="store_true",
+                    help="a smoke run: --sizes 2000 20000 unless --sizes is given")
     args = ap.parse_args()
+    N_JOBS = args.n_jobs
+    if args.quick and not args.sizes:
+        args.sizes = [2000, 20000]
     problems = [("dense", n) for n in args.sizes]
     if args.real is not None:
         problems += [(name, 0) for name in (args.real or REAL)
@@ -359,7 +394,7 @@ def main():
         problems.append(("text", args.text))
     if problems:
         print(f"load before: {os.getloadavg()}")
-        scale(problems, args.timeout)
+        scale(problems, args.timeout, args.methods)
         print(f"load after: {os.getloadavg()}")
     if args.mnist:
         if not (DATA_DIR / "mnist_t10k.npz").exists():

@@ -26,6 +26,7 @@ loss) is one CG solve.
 """
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
 
@@ -35,6 +36,7 @@ import scipy.sparse as sp
 
 from semisvm._core import _lapsvm
 from semisvm._results import LapWResult
+from semisvm._threads import limit
 from semisvm._validation import check_int, check_positive
 
 __all__ = ["lap_primal_w", "lap_gram", "nystroem_features", "LapWResult"]
@@ -396,36 +398,10 @@ def _lap_diag(L, power):
     return np.abs(L.diagonal().astype(np.float64)) ** power
 
 
-def _block_cg(apply, B, X, M, tol, max_iter):
-    """Jacobi-preconditioned CG, column by column but in one block: solves
-    A X = B for the SPD operator ``apply`` (on (n, c) arrays) from X."""
-    R = B - apply(X)
-    bn = np.linalg.norm(B, axis=0)
-    bn[bn == 0] = 1.0
-    Zr = R * M
-    P = Zr.copy()
-    rz = np.einsum("ij,ij->j", R, Zr)
-    it = 0
-    while it < max_iter:
-        if np.all(np.linalg.norm(R, axis=0) <= tol * bn):
-            break
-        it += 1
-        AP = apply(P)
-        pap = np.einsum("ij,ij->j", P, AP)
-        a = np.where(pap > 0, rz / np.where(pap > 0, pap, 1.0), 0.0)
-        X += P * a
-        R -= AP * a
-        Zr = R * M
-        rz_new = np.einsum("ij,ij->j", R, Zr)
-        beta = np.where(rz > 0, rz_new / np.where(rz > 0, rz, 1.0), 0.0)
-        P = Zr + P * beta
-        rz = rz_new
-    return X, it
-
-
 def graph_transduction(L, Y, *, gamma_I=1.0, ridge=1e-8, loss="squared",
                        power=1, null=None, max_iter=50, cg_tol=1e-4,
-                       cg_max_iter=3000):
+                       cg_max_iter=3000, F0=None, n_threads=1,
+                       return_raw=False):
     r"""Graph-regularised scores on the n training rows, one column per problem.
 
     For each column y of ``Y`` (+1 / -1 on the labeled rows, 0 unlabeled),
@@ -443,9 +419,11 @@ def graph_transduction(L, Y, *, gamma_I=1.0, ridge=1e-8, loss="squared",
     indicator; the squared hinge is Newton over the error-vector set (each
     system the same with E restricted to the labeled rows with y f < 1,
     then the exact line search when the set changed). Every system is solved by
-    Jacobi-preconditioned CG on all the columns at once, each product one
-    pass over the sparse L per power: O(p nnz(L) c) per iteration, memory
-    O(n c) beside L.
+    Jacobi-preconditioned CG on all the columns at once
+    (:func:`semisvm._core._lapsvm.graph_block_cg`: each iteration one pass
+    over the sparse L per power and two over the (n, c) work arrays, rows
+    split over ``n_threads`` threads with the same bits for any count):
+    O(p nnz(L) c) per iteration, memory O(n c) beside L.
 
     With few labels and a graph term that dominates the labels' pull (large
     gamma_I relative to the labeled rows' weight) the minimiser tends to a
@@ -469,6 +447,11 @@ def graph_transduction(L, Y, *, gamma_I=1.0, ridge=1e-8, loss="squared",
     small gamma_I the labeled rows' residual vanishes after one step while
     the unlabeled rows, coupled through gamma_I L, are still far off).
 
+    ``F0`` (n, c): the start of the first solve (default 0), e.g. the
+    minimiser for nearly the same labels (the fallback's label folds start
+    from the fit's own solution, *before* the null-vector projection, which
+    ``return_raw`` gives).
+
     Returns
     -------
     F : ndarray (n, c), float64
@@ -477,6 +460,8 @@ def graph_transduction(L, Y, *, gamma_I=1.0, ridge=1e-8, loss="squared",
     n_cg : int
         CG iterations over all the steps.
     converged : bool
+    F_raw : ndarray (n, c), only if ``return_raw``
+        The minimiser before the null-vector projection.
     """
     L = sp.csr_matrix(L, dtype=np.float64)
     Y = np.asarray(Y, dtype=np.float64)
@@ -493,18 +478,22 @@ def graph_transduction(L, Y, *, gamma_I=1.0, ridge=1e-8, loss="squared",
             P = L @ P
         return P
 
+    L.sort_indices()
+    indptr = L.indptr.astype(np.int32, copy=False)
+    indices = L.indices.astype(np.int32, copy=False)
     F = np.zeros((n, c))
+    if F0 is not None:
+        F = np.array(F0, dtype=np.float64, order="C", copy=True)
+        if F.shape != (n, c) or not np.all(np.isfinite(F)):
+            raise ValueError(f"F0 must be a finite array of shape ({n}, {c})")
     E = labm.astype(np.float64)
     n_cg, n_newton, converged = 0, 0, False
     for it in range(max_iter):
         n_newton = it + 1
-
-        def apply(P, E=E):
-            return E * P + gamma_I * lap(P) + ridge * P
-
-        Fbar, k = _block_cg(apply, E * Y, F.copy(), 1.0 / (E + diag[:, None]),
-                            tol, cg_max_iter)
-        n_cg += k
+        Fbar = F.copy()
+        n_cg += _lapsvm.graph_block_cg(
+            indptr, indices, L.data, E, diag, np.ascontiguousarray(E * Y), Fbar,
+            gamma_I, ridge, int(power), tol, int(cg_max_iter), int(n_threads))
         if not hinge:
             F, converged = Fbar, True
             break
@@ -529,15 +518,39 @@ def graph_transduction(L, Y, *, gamma_I=1.0, ridge=1e-8, loss="squared",
             converged = True
             break
         E = Enew
+    raw = F
     if null is not None:
         v = np.asarray(null, dtype=np.float64).reshape(-1, 1)
         vv = float(v[:, 0] @ v[:, 0])
         if vv > 0:
             F = F - v * ((v.T @ F) / vv)
+    if return_raw:
+        return F, n_newton, n_cg, converged, raw
     return F, n_newton, n_cg, converged
 
 
-def landmark_ridge(X, kernel, XL, T, gamma_A, fit_intercept=True):
+def _ridge_normal(X, kernel, XL, T, G, s, R, keep):
+    """K_nm'K_nm (upper triangle, in G), K_nm'1 and K_nm'T, by blocks of
+    rows; with ``keep`` also K_nm (else None)."""
+    from scipy.linalg.blas import dsyrk
+
+    n, m = X.shape[0], XL.shape[0]
+    Knm = None
+    for a in range(0, n, _BLOCK):
+        Kb = np.asarray(kernel(X[a:a + _BLOCK], XL))
+        if keep:
+            if Knm is None:
+                Knm = np.empty((n, m), dtype=Kb.dtype)
+            Knm[a:a + _BLOCK] = Kb
+        Kb = Kb.astype(np.float64, copy=False)
+        # Kb.T is Fortran-ordered (m, rows): syrk computes Kb'Kb in place
+        G = dsyrk(1.0, Kb.T, beta=1.0, c=G, trans=0, lower=0, overwrite_c=1)
+        s += Kb.sum(axis=0)
+        R += Kb.T @ T[a:a + _BLOCK]
+    return G, s, R, Knm
+
+
+def landmark_ridge(X, kernel, XL, T, gamma_A, fit_intercept=True, keep=False):
     r"""Kernel ridge regression over landmarks, fitted on all n rows.
 
     For each column t of ``T`` (n, c), minimises over beta in R^m and b
@@ -552,9 +565,11 @@ def landmark_ridge(X, kernel, XL, T, gamma_A, fit_intercept=True):
     the bias is not penalised). One symmetric (m + 1) x (m + 1) system
     shared by the c columns; its normal matrix K_nm'K_nm is accumulated by
     blocks of rows in float64 (BLAS syrk: n m^2 / 2 flops; memory O(m^2 +
-    block m), no n x m array). Returns (beta (m, c), b (c,)), float64.
+    block m), no n x m array). Returns (beta (m, c), b (c,)), float64;
+    ``keep``: also K_nm itself (n, m) in the kernel's dtype (what the
+    fitted model's decision on the n rows needs: it is then one product,
+    not a second pass of kernel evaluations).
     """
-    from scipy.linalg.blas import dsyrk
 
     n = X.shape[0]
     m = XL.shape[0]
@@ -563,22 +578,105 @@ def landmark_ridge(X, kernel, XL, T, gamma_A, fit_intercept=True):
     G = np.zeros((m, m), order="F")
     s = np.zeros(m)
     R = np.zeros((m, c))
-    for a in range(0, n, _BLOCK):
-        Kb = np.asarray(kernel(X[a:a + _BLOCK], XL), dtype=np.float64)
-        # Kb.T is Fortran-ordered (m, rows): syrk computes Kb'Kb in place
-        G = dsyrk(1.0, Kb.T, beta=1.0, c=G, trans=0, lower=0, overwrite_c=1)
-        s += Kb.sum(axis=0)
-        R += Kb.T @ T[a:a + _BLOCK]
+    # small problems (5,000 rows: 5e9 flops) in one BLAS thread: on a busy
+    # machine OpenBLAS's threads spun for longer than the work
+    small = n * m * m < 2e10
+    with limit(None) if small else contextlib.nullcontext():
+        G, s, R, Knm = _ridge_normal(X, kernel, XL, T, G, s, R, keep)
     G = np.triu(G) + np.triu(G, 1).T
     Kmm = np.asarray(kernel(XL, XL), dtype=np.float64)
+    beta, b = ridge_solve(G, s, Kmm, n, R, T.sum(axis=0), gamma_A,
+                          fit_intercept)
+    return (beta, b, Knm) if keep else (beta, b)
+
+
+def ridge_normal(X, kernel, XL):
+    """The data part of :func:`landmark_ridge`'s system over the rows of X:
+    ``(G, s, Kmm, Knm)`` with G = K_nm'K_nm (float64, symmetric), s =
+    K_nm'1, Kmm = k(XL, XL) (float64) and K_nm itself (kernel dtype); with
+    T, :func:`ridge_solve` finishes the fit. A row subset's G is
+    ``G - K_h'K_h`` over the removed rows h (how the safety net's folds
+    reuse a fit's system)."""
+    n, m = X.shape[0], XL.shape[0]
+    G = np.zeros((m, m), order="F")
+    s = np.zeros(m)
+    R = np.zeros((m, 0))
+    with limit(None) if n * m * m < 2e10 else contextlib.nullcontext():
+        G, s, _, Knm = _ridge_normal(X, kernel, XL, np.zeros((n, 0)), G, s, R,
+                                     True)
+    G = np.triu(G) + np.triu(G, 1).T
+    Kmm = np.asarray(kernel(XL, XL), dtype=np.float64)
+    return G, s, Kmm, Knm
+
+
+def ridge_solve(G, s, Kmm, n, R, t_sum, gamma_A, fit_intercept=True,
+                return_factor=False):
+    """beta (m, c), b (c,) of :func:`landmark_ridge` from its normal
+    equations: G = K_nm'K_nm, s = K_nm'1, R = K_nm'T, t_sum = 1'T over the
+    n rows. ``return_factor``: also the Cholesky factor of the (m + 1)
+    system (None where it was not positive definite), for
+    :func:`ridge_solve_downdated`."""
+    m = G.shape[0]
+    c = R.shape[1]
     H = G + gamma_A * (Kmm + Kmm.T) / 2
     if fit_intercept:
         H = np.block([[H, s[:, None]], [s[None, :], np.array([[float(n)]])]])
-        R = np.vstack([R, T.sum(axis=0)[None, :]])
-    try:
-        sol = sla.solve(H, R, assume_a="pos", check_finite=False)
-    except sla.LinAlgError:
-        sol = sla.lstsq(H, R, check_finite=False)[0]
-    if fit_intercept:
-        return sol[:m], sol[m]
-    return sol, np.zeros(c)
+        R = np.vstack([R, np.asarray(t_sum, dtype=np.float64)[None, :]])
+    # one BLAS thread for this small system: threaded LAPACK on a busy
+    # machine spun for seconds on the 1,001 x 1,001 system (5,000 rows, 10
+    # classes: 4.1 s of a 7 s fit on 2 shared cores)
+    cf = None
+    with limit(None):
+        try:
+            cf = sla.cho_factor(H, lower=True, check_finite=False)
+            sol = sla.cho_solve(cf, R, check_finite=False)
+        except sla.LinAlgError:
+            sol = sla.lstsq(H, R, check_finite=False)[0]
+    out = (sol[:m], sol[m]) if fit_intercept else (sol, np.zeros(c))
+    return out + (cf,) if return_factor else out
+
+
+def ridge_solve_downdated(cf, A, drop, R, t_sum, fit_intercept=True):
+    """:func:`ridge_solve` for the system of a fit whose rows are a subset
+    of those of a fit with Cholesky factor ``cf``, without a new
+    factorisation.
+
+    Removing rows subtracts ``A A'`` from the (m + 1) system (the columns of
+    A: each removed row's ``[k(x_r, X_m), 1]``); removing landmarks ``drop``
+    (indices into the m) fixes their coefficients at 0. The first is
+    Woodbury's identity with the capacitance ``I - A'H^-1 A`` (h x h), the
+    second a Lagrange multiplier per dropped landmark: O((h + d + c) m^2)
+    against the m^3 / 3 of a new factorisation. ``R``, ``t_sum``: the
+    subset's K_nm'T (over the kept landmarks) and 1'T.
+    """
+    m1 = cf[0].shape[0]
+    m = m1 - 1 if fit_intercept else m1
+    keep = np.ones(m1, dtype=bool)
+    keep[drop] = False
+    c = R.shape[1]
+    with limit(None):
+        def hinv(V):
+            return sla.cho_solve(cf, V, check_finite=False)
+
+        HA = hinv(A)
+        S = np.eye(A.shape[1]) - A.T @ HA
+
+        def minv(V):
+            HV = hinv(V)
+            if A.shape[1] == 0:
+                return HV
+            return HV + HA @ np.linalg.solve(S, A.T @ HV)
+
+        r = np.zeros((m1, c))
+        rk = R if not fit_intercept else np.vstack(
+            [R, np.asarray(t_sum, dtype=np.float64)[None, :]])
+        r[keep] = rk
+        Z = minv(r)
+        if len(drop):
+            E = np.zeros((m1, len(drop)))
+            E[drop, np.arange(len(drop))] = 1.0
+            W = minv(E)
+            Z = Z - W @ np.linalg.solve(W[drop], Z[drop])
+    sol = Z[keep]
+    mk = int(keep[:m].sum())
+    return (sol[:mk], sol[mk]) if fit_intercept else (sol, np.zeros(c))

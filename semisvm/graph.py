@@ -57,9 +57,10 @@ __all__ = ["knn_affinity", "knn_search", "laplacian", "graph_laplacian",
 #: HNSW index) from this many dense points on, exactly below. At 50,000
 #: points x 50 dense features the exact brute-force search costs 2.5e9
 #: distance evaluations (about 10-20 s on one core) and grows as n^2; the
-#: HNSW index's recall at k = 10 is above 0.99 on such data
-#: (bench/bench_graph_index.py; tests/test_graph.py checks it on a small
-#: set) for a cost that grows about as n log n.
+#: HNSW index's recall at k = 10 is about 0.94 on such data with the
+#: settings below (0.99+ with costlier ones that gave the same LapSVM error;
+#: tests/test_graph.py checks it on a small set) for a cost that grows
+#: about as n log n.
 ANN_MIN_SAMPLES = 50_000
 
 
@@ -188,37 +189,82 @@ def knn_search(X, n_neighbors, *, method="auto", random_state=0, n_jobs=None):
 
 #: HNSW parameters of ``method="approximate"`` (usearch's ``Index``): links
 #: per point (connectivity), candidate list of the insertion and of the
-#: search (at least 2 (k + 1)). Measured on 50,000 points x 50 features:
-#: recall@10 0.999 (bench/bench_graph_index.py).
-HNSW_M = 16
-HNSW_EF_CONSTRUCTION = 64
-HNSW_EF_SEARCH = 64
+#: search (at least k + 1). Chosen on the manifold scale benchmark's 100,000
+#: x 50 points (bench/bench_manifold_scale.py's problem, searching the 16
+#: neighbours KNNGraph keeps, recall@10 on 1,000 rows): M=16 / 64 / 64 took
+#: 21 CPU s for recall 0.998, M=12 / 24 / 24 8 CPU s for recall 0.938
+#: (M=16 / 32 / 32: 17 s, 0.982; M=8 / 32 / 24: 12 s, 0.924); LapSVM's
+#: error on the unlabeled rows was 1.76-1.77 % with each of them.
+HNSW_M = 12
+HNSW_EF_CONSTRUCTION = 24
+HNSW_EF_SEARCH = 24
+
+
+#: ``method="approximate"`` builds one HNSW index per chunk of this many
+#: rows (fixed by n alone: chunk c holds rows c * HNSW_CHUNK onwards), the
+#: chunks' indexes side by side in ``n_jobs`` threads, each with one-thread
+#: insertion, so the lists are the same for any thread count; every row is
+#: then searched in each chunk's index and the lists merged by distance
+#: (ties: the lower chunk first). Below it, one index: at 1,000,000 rows the
+#: one-thread insertion of a single index was the largest serial cost.
+HNSW_CHUNK = 250_000
+
+
+def _hnsw_index(X32, start, stop, q):
+    from usearch.index import Index
+
+    index = Index(ndim=X32.shape[1], metric="l2sq", dtype="f32",
+                  connectivity=HNSW_M, expansion_add=HNSW_EF_CONSTRUCTION,
+                  expansion_search=max(HNSW_EF_SEARCH, q))
+    index.add(np.arange(start, stop, dtype=np.uint64), X32[start:stop], threads=1)
+    return index
 
 
 def _hnsw_search(X, k, *, random_state=0, threads=1):
     """kNN lists by usearch's HNSW index: one-thread insertion in row order
-    (the graph is then a function of the input alone: ``random_state`` does
-    not enter), ``threads`` threads for the search (each query independent:
-    the same lists for any thread count). usearch runs its own threads (no
-    OpenMP runtime beside scikit-learn's and semisvm's)."""
-    from usearch.index import Index
-
+    per chunk of :data:`HNSW_CHUNK` rows (the graph is then a function of
+    the input alone: ``random_state`` does not enter), ``threads`` threads
+    for the chunks' builds and the search (each query independent: the same
+    lists for any thread count). usearch runs its own threads (no OpenMP
+    runtime beside scikit-learn's and semisvm's)."""
     del random_state            # the index is deterministic as built
     X32 = np.ascontiguousarray(X, dtype=np.float32)
-    n, d = X32.shape
-    index = Index(ndim=d, metric="l2sq", dtype="f32", connectivity=HNSW_M,
-                  expansion_add=HNSW_EF_CONSTRUCTION,
-                  expansion_search=max(HNSW_EF_SEARCH, 2 * (k + 1)))
-    index.add(np.arange(n, dtype=np.uint64), X32, threads=1)
-    found = index.search(X32, k + 1, threads=int(threads))
-    ind = np.asarray(found.keys).astype(np.int64)
-    D = np.asarray(found.distances, dtype=np.float32).copy()
-    counts = np.asarray(found.counts)
-    del index, found
-    bad = np.flatnonzero(counts < k + 1)
+    n = X32.shape[0]
+    q = k + 1
+    bounds = [(a, min(n, a + HNSW_CHUNK)) for a in range(0, n, HNSW_CHUNK)]
+    threads = int(threads)
+    if len(bounds) > 1 and threads > 1:
+        from concurrent.futures import ThreadPoolExecutor
+        with ThreadPoolExecutor(min(threads, len(bounds))) as pool:
+            indexes = list(pool.map(lambda b: _hnsw_index(X32, *b, q), bounds))
+    else:
+        indexes = [_hnsw_index(X32, *b, q) for b in bounds]
+    D = ind = None
+    for (start, stop), index in zip(bounds, indexes):
+        m = min(q, stop - start)
+        found = index.search(X32, m, threads=threads)
+        Ic = np.asarray(found.keys).astype(np.int64).reshape(n, -1)[:, :m]
+        Dc = np.asarray(found.distances, dtype=np.float32).reshape(n, -1)[:, :m].copy()
+        counts = np.asarray(found.counts).reshape(-1)
+        Dc[np.arange(m)[None, :] >= counts[:, None]] = np.inf
+        del found
+        if D is None:
+            D, ind = Dc, Ic
+            continue
+        # merge by distance, the earlier chunks first among ties
+        Dm = np.concatenate([D, Dc], axis=1)
+        Im = np.concatenate([ind, Ic], axis=1)
+        order = np.argsort(Dm, axis=1, kind="stable")[:, :q]
+        D = np.take_along_axis(Dm, order, axis=1)
+        ind = np.take_along_axis(Im, order, axis=1)
+    del indexes
+    bad = np.flatnonzero(~np.isfinite(D[:, -1])) if D.shape[1] == q else np.arange(n)
     if bad.size:
         # a query that found fewer than k + 1 points: exact for that row
-        nn = NearestNeighbors(n_neighbors=k + 1).fit(X32)
+        if D.shape[1] < q:
+            D = np.pad(D, ((0, 0), (0, q - D.shape[1])), constant_values=np.inf)
+            ind = np.pad(ind, ((0, 0), (0, q - ind.shape[1])))
+        nn = NearestNeighbors(n_neighbors=q).fit(X32)
         db, ib = nn.kneighbors(X32[bad], return_distance=True)
         D[bad], ind[bad] = db * db, ib
     dist = np.sqrt(np.maximum(D, 0, out=D), out=D)

@@ -59,8 +59,8 @@ Measured (mean over 8 moons seeds of transduction and test error, and 6
 demo draws; Newton / PCG default): two moons 1.8 % / 1.9 %, demo 5.7 % /
 6.1 % (supervised linear SVM 14.8 %, supervised RBF SVM 13.7 %).
 
-At scale (above 10,000 training rows)
---------------------------------------
+At scale (above 4,000 training rows)
+-------------------------------------
 The Nystroem mode's coupled objective (f = Z w + b over m = 1000
 landmarks) was 24.6 % wrong on the scale benchmark's problem (100,000 x
 50, 10 classes, 10 labels per class; graphlearning's Poisson learning:
@@ -95,27 +95,21 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from semisvm._core import _lapsvm
-from semisvm._core._dataset import RowData
 from semisvm._fallback import auto_fallback, check_safe
+from semisvm._manifold_solvers import lapsvm_multi as _lapsvm_multi
 from semisvm._results import LapSVMResult, LapWResult
+from semisvm._rows import n_threads
 from semisvm._validation import (
     FLOAT_DTYPES,
     UNLABELED,
     as_csr32,
     atomic_fit,
-    check_gram,
     check_int,
-    check_laplacian,
     check_memory,
-    check_pm1,
     check_positive,
     check_sparse_structure,
-    check_ssl_targets,
     check_targets,
-    check_X,
     fits_in_memory,
-    pm1_from_01,
     unlabeled_hint,
 )
 from semisvm.graph import (
@@ -136,13 +130,36 @@ __all__ = ["LapRLS", "LapSVM", "lapsvm_primal"]
 logger = logging.getLogger("semisvm")
 
 # n_components="auto": the exact kernel-matrix path up to this many training
-# rows (K is n^2 floats: 800 MB at 10,000 rows in float64, and the Newton /
-# PCG work grows as n^3 / n^2), Nystroem with AUTO_COMPONENTS landmarks above
-LOWRANK_MIN_SAMPLES = 10_000
+# rows, Nystroem with AUTO_COMPONENTS landmarks (and the two-stage fit) above.
+# K is n^2 floats and the Newton / PCG work grows as n^3 / n^2: at 5,000 rows
+# the exact LapSVM took 7-18 CPU s (2 cores, shared), the two-stage fit
+# 0.4-2.8 s, with errors within 1.6 points either way (5,000-row synthetic
+# sets: 1.2 % / 19.2 % two-stage against 1.6 % / 18.1 % exact; usps, 7,291
+# rows: 5.8 / 6.3 % against 5.8 / 6.5 %; krvskp, 3,196 rows, where the
+# unlabeled rows do not help: 33.7 / 40.5 % against 32.3 / 38.9 %)
+LOWRANK_MIN_SAMPLES = 4_000
 AUTO_COMPONENTS = 1000
 # Nystroem up to this many landmarks: direct Newton systems in m dimensions
 # (the m x m graph term formed once, O(n m^2)); above: CG with products
 _DIRECT_MAX_COMPONENTS = 3000
+
+# the relative residual of the two-stage fit's graph CG (times min(1,
+# gamma_I)): on the scale benchmark's 100,000 rows 1e-3 gave the same labels'
+# error as 1e-4 (LapSVM 1.83 %, LapRLS 1.82 %) in 25-35 % fewer iterations
+_GRAPH_CG_TOL = 1e-3
+# the same for the fallback's label folds, which start from the fit's own
+# solution and are read only through the argmax on the held-out rows: at
+# 100,000 rows (LapSVM) 15-17 CG iterations against 70-123 at 1e-3, and the
+# same held-out labels as a cold solve at 1e-3 on both folds (a cold solve
+# at 1e-2 changed one of them)
+_FOLD_CG_TOL = 1e-2
+
+# the two-stage fit's landmark ridge reads at most this many rows per
+# landmark (labeled rows first, then a uniform sample; the n x m^2 normal
+# matrix was the largest cost after the graph): on the scale benchmark's
+# 100,000 rows, with m = 1,000, all rows 1.76 % error, 20,000 rows 1.88 %
+# at 2.6-3.4 CPU s less, 10,000 rows 1.90 %
+_RIDGE_ROWS = 20
 
 # p="auto": the plain Laplacian (p = 1) below this estimated intrinsic
 # dimension, the iterated one (p = 2) from it on
@@ -150,28 +167,8 @@ _P_AUTO_DIM = 4.0
 
 
 # ---------------------------------------------------------------------------
-# The solver (Melacci & Belkin 2011, eq. 7): Newton and PCG in the primal
-
-STOP_RULES = ("stability", "validation", "mixed", "gradient", "pgradient",
-              "pnorm", "objective", "none")
-_RULE_CODE = {"none": 0, "stability": 1, "validation": 2, "mixed": 3,
-              "gradient": 4, "pgradient": 5, "pnorm": 6, "objective": 7}
-# the paper's defaults for the classical rules (normalised by their first value)
-_RULE_TOL = {"gradient": 1e-8, "pgradient": 1e-8, "pnorm": 1e-8,
-             "objective": 1e-6, "none": 1e-12, "stability": 0.0,
-             "validation": 0.0, "mixed": 0.0}
-_PCG_STATUS = {0: "tol", 1: "stability", 2: "validation", 3: "mixed",
-               4: "optimal", 5: "max_iter"}
-
-
-def _lap_objective(K, L, y, lab, alpha, b, gamma_A, gamma_I, hinge):
-    f = K @ alpha + b
-    r = f[lab] - y[lab]
-    if hinge:
-        r = r[y[lab] * f[lab] < 1]
-    return 0.5 * (float(r @ r) + gamma_A * float(alpha @ (f - b))
-                  + gamma_I * float(f @ (L @ f))), f
-
+# The solver (Melacci & Belkin 2011, eq. 7): Newton and PCG in the primal;
+# the machinery is in semisvm._manifold_solvers
 
 class _Decision:
     """A solve's decision values, as the fallback's label folds read them."""
@@ -180,163 +177,6 @@ class _Decision:
 
     def __init__(self, decision):
         self.decision = decision
-
-
-def _newton_solve(K, LK, L1, y, E, gamma_A, gamma_I, fit_b):
-    """Minimiser of the quadratic F with the error-vector set E frozen (eq. 11).
-
-    gamma_I = 0: alpha vanishes off E and (gamma_A I + K_EE) alpha_E = y_E - b
-    is symmetric positive definite (Cholesky; the bias by a Schur complement).
-    gamma_I > 0: (gamma_A I + I_E K + gamma_I L K) alpha + (1_E + gamma_I L1) b
-    = I_E y, bordered by 1'alpha = 0 for the bias (LU).
-
-    ``y`` may be (n, c): c label vectors sharing E (the one-vs-rest problems
-    of a multi-class fit at their first step, or LapRLS, where E is all the
-    labeled points) are solved with one factorisation; alpha is then (n, c)
-    and b a (c,) array.
-    """
-    import scipy.linalg as sla
-
-    n = K.shape[0]
-    dtype = K.dtype
-    multi = y.ndim == 2
-    if not multi:
-        alpha, b = _newton_solve(K, LK, L1, y[:, None], E, gamma_A, gamma_I, fit_b)
-        return alpha[:, 0], float(b[0])
-    c = y.shape[1]
-    alpha = np.zeros((n, c), dtype=dtype)
-    if E.size == 0:
-        return alpha, np.zeros(c)
-    if gamma_I == 0:
-        C = K[np.ix_(E, E)].astype(dtype, copy=True)
-        C.flat[:: E.size + 1] += gamma_A
-        cf = sla.cho_factor(C, check_finite=False)
-        u = sla.cho_solve(cf, y[E].astype(dtype), check_finite=False)
-        b = np.zeros(c)
-        if fit_b:
-            v = sla.cho_solve(cf, np.ones(E.size, dtype=dtype), check_finite=False)
-            b = u.sum(axis=0) / v.sum()
-            u = u - v[:, None] * b[None, :].astype(dtype)
-        alpha[E] = u
-        return alpha, b
-    M = gamma_I * LK
-    M.flat[:: n + 1] += gamma_A
-    M[E] += K[E]
-    rhs = np.zeros((n + fit_b, c), dtype=dtype)
-    rhs[E] = y[E]
-    if fit_b:
-        A1 = gamma_I * L1
-        A1[E] += 1
-        M = np.block([[M, A1[:, None]],
-                      [np.ones((1, n), dtype=dtype), np.zeros((1, 1), dtype=dtype)]])
-    try:
-        with warnings.catch_warnings():
-            # tiny gamma_A makes M ill-conditioned (K has tiny eigenvalues);
-            # the solution is still the minimiser the objective asks for
-            warnings.simplefilter("ignore", sla.LinAlgWarning)
-            sol = sla.solve(M, rhs, check_finite=False, overwrite_a=True)
-    except (sla.LinAlgError, ValueError):
-        sol = sla.lstsq(M, rhs, check_finite=False)[0]
-    if fit_b:
-        return sol[:n].astype(dtype), np.asarray(sol[n], dtype=float)
-    return sol.astype(dtype), np.zeros(c)
-
-
-class _LaplacianPower:
-    """``L^p`` applied as p products with the base Laplacian (never formed:
-    the iterated Laplacian of a kNN graph fills in, and sparse-sparse products
-    of a filling matrix are far slower than p sparse-dense ones)."""
-
-    def __init__(self, L, p):
-        self.L, self.p = L, p
-
-    def __matmul__(self, v):
-        for _ in range(self.p):
-            v = np.asarray(self.L @ v)
-        return v
-
-
-def _lap_newton_setup(K, L, gamma_I, power=1):
-    # The Newton systems are solved in float64 whatever the input dtype: with
-    # a small gamma_A they are far too ill-conditioned for float32 LAPACK
-    # (the result is cast back to K's dtype by the caller).
-    K = np.asarray(K, dtype=np.float64)
-    L = L.astype(np.float64)
-    n = K.shape[0]
-    # a dense-ish L (large k) is faster through BLAS
-    Lop = _LaplacianPower(L.toarray() if L.nnz > 0.05 * n * n else L, power)
-    LK = np.asarray(Lop @ K) if gamma_I > 0 else None
-    L1 = np.asarray(Lop @ np.ones(n, dtype=K.dtype)).ravel()
-    return K, Lop, LK, L1
-
-
-def _lap_newton(K, L, y, lab, gamma_A, gamma_I, hinge, fit_b, max_iter,
-                setup=None, step0=None):
-    """Newton over the error-vector set for one label vector.
-
-    ``setup``: :func:`_lap_newton_setup`'s (K, L, LK, L1), shared by the
-    one-vs-rest problems of a multi-class fit; ``step0``: the first step's
-    (alpha, b), E = all labeled points (alpha = 0 puts every labeled point in
-    E), solved for all classes at once by the caller.
-    """
-    K, L, LK, L1 = _lap_newton_setup(K, L, gamma_I) if setup is None else setup
-    n = K.shape[0]
-    dtype = K.dtype
-    alpha = np.zeros(n, dtype=dtype)
-    b = 0.0
-    obj, f = _lap_objective(K, L, y, lab, alpha, b, gamma_A, gamma_I, hinge)
-    hist, e_hist = [obj], []
-    yl = y[lab]
-
-    def err_set(f):
-        return lab[yl * f[lab] < 1] if hinge else lab
-
-    E = err_set(f)
-    status, n_iter = "max_iter", 0
-    for it in range(max_iter):
-        n_iter = it + 1
-        e_hist.append(E.size)
-        if it == 0 and step0 is not None and np.array_equal(E, lab):
-            abar, bbar = step0
-        else:
-            abar, bbar = _newton_solve(K, LK, L1, y, E, gamma_A, gamma_I, fit_b)
-        fbar = K @ abar + bbar
-        Ebar = err_set(fbar)
-        if not hinge or np.array_equal(Ebar, E):
-            # the quadratic's minimiser keeps E: it is the optimum (finite
-            # termination, as for L2-SVM-MFN)
-            alpha, b, f = abar, bbar, fbar
-            obj, f = _lap_objective(K, L, y, lab, alpha, b, gamma_A, gamma_I, hinge)
-            hist.append(obj)
-            status = "optimal"
-            break
-        # otherwise the full Newton step when it decreases F (Chapelle's
-        # primal Newton; E then never repeats, so termination stays finite),
-        # else an exact line search along the Newton direction
-        obj_bar, fbar = _lap_objective(K, L, y, lab, abar, bbar, gamma_A, gamma_I,
-                                       hinge)
-        if obj_bar < obj:
-            alpha, b, f, obj = abar, bbar, fbar, obj_bar
-            hist.append(obj)
-            E = Ebar
-            continue
-        d, db, df = abar - alpha, bbar - b, fbar - f
-        Kd = df - dtype.type(db)
-        Lf = np.asarray(L @ f).ravel()
-        Ldf = np.asarray(L @ df).ravel()
-        left = gamma_A * float(Kd @ alpha) + gamma_I * float(df @ Lf)
-        right = gamma_A * float(Kd @ d) + gamma_I * float(df @ Ldf)
-        s = _lapsvm.line_search(y.astype(dtype), lab, f, df, left, right, True)
-        if s <= 0:
-            status = "optimal"
-            break
-        alpha = alpha + dtype.type(s) * d
-        b = b + s * db
-        f = f + dtype.type(s) * df
-        obj, f = _lap_objective(K, L, y, lab, alpha, b, gamma_A, gamma_I, hinge)
-        hist.append(obj)
-        E = err_set(f)
-    return alpha, b, f, obj, n_iter, status, np.array(hist), np.array(e_hist, int)
 
 
 def lapsvm_primal(K, L, y, *, gamma_A=1e-6, gamma_I=1.0, loss="squared_hinge",
@@ -466,144 +306,6 @@ def lapsvm_primal(K, L, y, *, gamma_A=1e-6, gamma_I=1.0, loss="squared_hinge",
         alpha0=None if alpha0 is None else [alpha0],
         intercept0=[intercept0], K_val=K_val,
         y_val=None if y_val is None else [y_val], power=power, verbose=verbose)[0]
-
-
-def _lapsvm_multi(K, L, ys, *, gamma_A, gamma_I, loss, solver, fit_intercept,
-                  stop, tol, max_iter, check_every, eta, alpha0=None,
-                  intercept0=None, K_val=None, y_val=None, power=1, verbose=False,
-                  joint_stop=False):
-    """:func:`lapsvm_primal` on several label vectors sharing K and L.
-
-    ``ys`` is a list of (n,) label vectors (1 / 0, -1 unlabeled) with the same
-    labeled points (the one-vs-rest problems of a multi-class fit); PCG runs
-    them in lockstep so that K is read once per iteration (one gemm).
-    ``joint_stop``: the label vectors are the one-vs-rest problems of one
-    multi-class problem; PCG's early-stopping rules (stability, validation,
-    mixed) then test the multi-class decision (argmax over the problems: the
-    fraction of the unlabeled points whose class changed, the multi-class
-    error on the validation points) and stop all the problems together.
-    Each one-vs-rest sign is -1 on most points, so per-problem sign
-    stability stops long before the classes settle.
-    Returns a list of :class:`LapSVMResult`.
-    """
-    K = check_gram(K)
-    n = K.shape[0]
-    dtype = K.dtype
-    L = check_laplacian(L, n, dtype)
-    ys = [check_ssl_targets(y, n) for y in ys]
-    c = len(ys)
-    if any(not np.array_equal(ys[0] != 0, yj != 0) for yj in ys[1:]):
-        raise ValueError("all label vectors must label the same points")
-    y = ys[0]
-    gamma_A = check_positive(gamma_A, "gamma_A")
-    gamma_I = check_positive(gamma_I, "gamma_I", allow_zero=True)
-    if loss not in ("squared_hinge", "squared"):
-        raise ValueError(f"loss must be 'squared_hinge' or 'squared', got {loss!r}")
-    if solver not in ("pcg", "newton", "closed"):
-        raise ValueError(f"solver must be 'pcg', 'newton' or 'closed', got {solver!r}")
-    hinge = loss == "squared_hinge"
-    if solver == "closed" and hinge:
-        raise ValueError("solver='closed' is the LapRLS closed form: it needs "
-                         "loss='squared'; use 'newton' or 'pcg' for LapSVM")
-    fit_b = bool(fit_intercept)
-    lab = np.flatnonzero(y != 0).astype(np.int32)
-    unl = np.flatnonzero(y == 0).astype(np.int32)
-    power = check_int(power, "power")
-
-    if solver in ("newton", "closed"):
-        max_iter = 50 if max_iter is None else check_int(max_iter, "max_iter")
-        setup = _lap_newton_setup(K, L, gamma_I, power)
-        # from alpha = 0 every labeled point is an error vector: the first
-        # Newton step (LapRLS: the solution) has the same matrix for all the
-        # one-vs-rest problems, so one factorisation serves them all
-        A0, b0 = _newton_solve(setup[0], setup[2], setup[3],
-                               np.column_stack(ys).astype(np.float64), lab,
-                               gamma_A, gamma_I, fit_b)
-        out = []
-        for j, yj in enumerate(ys):
-            alpha, b, f, obj, n_iter, status, hist, e_hist = _lap_newton(
-                K, L, yj, lab, gamma_A, gamma_I, hinge, fit_b, max_iter,
-                setup=setup, step0=(A0[:, j], float(b0[j])))
-            n_err = int(np.sum(yj[lab] * f[lab] < 1)) if hinge else lab.size
-            if verbose:
-                logger.info("LapSVM %s: %d steps, objective %.10g, |E| %s, %s",
-                            solver, n_iter, obj, e_hist.tolist(), status)
-            out.append(LapSVMResult(
-                alpha=np.asarray(alpha, dtype=dtype), intercept=float(b),
-                objective=float(obj), n_iter=int(n_iter),
-                converged=status != "max_iter", status=status, solver=solver,
-                stop="error_set", n_error_vectors=n_err, history=hist,
-                val_history=np.zeros(0), error_set_history=e_hist,
-                decision=np.asarray(f, dtype=dtype)))
-        return out
-
-    if stop not in STOP_RULES:
-        raise ValueError(f"stop must be one of {STOP_RULES}, got {stop!r}")
-    tol = _RULE_TOL[stop] if tol is None else check_positive(tol, "tol")
-    max_iter = max(1000, n) if max_iter is None else check_int(max_iter, "max_iter")
-    if check_every is None:
-        check_every = max(1, int(round(np.sqrt(n) / 2)))
-    check_every = check_int(check_every, "check_every")
-    if eta is None:
-        # a sign-change *rate* of 0.03 % of the unlabeled points per
-        # iteration, capped at the paper's 1.5 % per check: the flips counted
-        # over one check period grow with its length (round(sqrt(n) / 2))
-        eta = min(0.015, 3e-4 * check_every)
-    eta = check_positive(eta, "eta")
-    if stop in ("validation", "mixed"):
-        if K_val is None or y_val is None:
-            raise ValueError(f"stop={stop!r} needs K_val and y_val")
-    if K_val is not None and y_val is not None:
-        K_val = check_X(np.asarray(K_val) if not hasattr(K_val, "toarray")
-                        else K_val.toarray(), name="K_val", reset_dtype=dtype)
-        if K_val.shape[1] != n:
-            raise ValueError(f"K_val must have shape (n_val, {n}), got {K_val.shape}")
-        if len(y_val) != c:
-            raise ValueError("give one y_val per label vector")
-        Y_val = np.vstack([check_pm1(pm1_from_01(yv), K_val.shape[0], name="y_val")
-                           for yv in y_val]).astype(dtype)
-    else:
-        K_val = np.zeros((0, n), dtype=dtype)
-        Y_val = np.zeros((c, 0), dtype=dtype)
-    A = np.zeros((c, n), dtype=dtype)
-    if alpha0 is not None:
-        for j, a0 in enumerate(alpha0):
-            a0 = np.array(a0, dtype=dtype).ravel()
-            if a0.shape != (n,) or not np.all(np.isfinite(a0)):
-                raise ValueError(f"alpha0 must be a finite array of shape ({n},)")
-            A[j] = a0
-    b0 = np.zeros(c)
-    if intercept0 is not None:
-        b0[:] = np.asarray(intercept0, dtype=float)
-        if not np.all(np.isfinite(b0)):
-            raise ValueError("intercept0 must be finite")
-    Y = np.ascontiguousarray(np.vstack(ys), dtype=dtype)
-    # a nearly full L^p (large k, iterated p) is smaller and faster dense
-    # (8 bytes per entry against 12 per CSR entry; BLAS gemv)
-    if L.nnz > 0.5 * n * n:
-        L_rows = RowData(np.ascontiguousarray(L.toarray(), dtype=dtype))
-    else:
-        L_rows = RowData(L)
-    b, F, n_iter, codes, obj, hist, hval, n_chk = _lapsvm.pcg(
-        K, L_rows, Y, lab, unl, K_val, Y_val, gamma_A,
-        gamma_I, hinge, fit_b, A, b0, max_iter, _RULE_CODE[stop], tol,
-        check_every, eta, power, bool(joint_stop) and c > 1)
-    out = []
-    for j in range(c):
-        status = _PCG_STATUS[int(codes[j])]
-        f = F[j]
-        n_err = int(np.sum(Y[j, lab] * f[lab] < 1)) if hinge else lab.size
-        if verbose:
-            logger.info("LapSVM pcg (%s): %d iterations, objective %.10g, %s",
-                        stop, n_iter[j], obj[j], status)
-        out.append(LapSVMResult(
-            alpha=A[j].copy(), intercept=float(b[j]), objective=float(obj[j]),
-            n_iter=int(n_iter[j]), converged=status != "max_iter", status=status,
-            solver="pcg", stop=stop, n_error_vectors=n_err,
-            history=hist[j, :n_iter[j] + 1].copy(),
-            val_history=hval[j, :n_chk[j]].copy(),
-            error_set_history=np.zeros(0, dtype=int), decision=f.copy()))
-    return out
 
 
 # ---------------------------------------------------------------------------
@@ -906,10 +608,15 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
     def _safe_semi(self):
         """The semi-supervised model refitted on each fold of the safety
         check: shares this fit's kNN graph object (each fold's graph is read
-        from it, not searched again)."""
+        from it, not searched again) and its kernel width."""
         semi = clone(self).set_params(safe=False)
         if self.graph_ is not None:
             semi.set_params(graph=self.graph_)
+            if self.gamma is None and getattr(self, "_gamma", None) is not None:
+                # the kernel of the model being checked (not one rescaled on
+                # each fold's rows): the folds then also share this fit's
+                # landmark ridge system (see _graph_ridge)
+                semi.set_params(gamma=self._gamma)
         return semi
 
     def _adopt_supervised(self, X, y):
@@ -1162,7 +869,7 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
         """The two-stage Nystroem fit (``lowrank_fit="graph"``): the graph
         objective over the n training rows, then the landmark kernel RLS on
         the labels it gives (see ``lowrank_fit`` in the class docstring)."""
-        from semisvm._lowrank import graph_transduction, landmark_ridge
+        from semisvm._lowrank import graph_transduction
         L, null = self._graph(X, affinity, return_null=True)
         if self.p is None:
             # the null-vector normalisation, not the iterated Laplacian,
@@ -1177,9 +884,12 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
         gA = check_positive(self.gamma_A, "gamma_A")
         max_iter = 50 if self.max_iter is None else check_int(self.max_iter,
                                                               "max_iter")
-        F, n_newton, n_cg, converged = graph_transduction(
+        # the graph's threads (its n_jobs) also run the CG's passes over L
+        nt = n_threads(getattr(self.graph_, "n_jobs", None))
+        F, n_newton, n_cg, converged, F_raw = graph_transduction(
             L, Y, gamma_I=gI, loss=self._loss, power=self.p_, null=null,
-            max_iter=max_iter)
+            max_iter=max_iter, cg_tol=_GRAPH_CG_TOL, n_threads=nt,
+            return_raw=True)
         if not converged:
             warnings.warn(
                 f"{type(self).__name__} (graph stage) did not converge in "
@@ -1189,25 +899,27 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
         pseudo = self._labels(F).astype(y.dtype)
         pseudo[labeled] = y[labeled]
         T = np.column_stack([np.where(pseudo == c, 1.0, -1.0) for c in problems])
-        rs = self.random_state
-        perm = np.random.RandomState(
-            None if rs is None else check_int(rs, "random_state", minimum=0)
-        ).permutation(X.shape[0])
-        first = np.flatnonzero(labeled)[:self.n_components_]
-        perm = np.concatenate([first, perm[~np.isin(perm, first)]])
-        landmarks = np.sort(perm[:self.n_components_])
+        beta, b, landmarks, dec = self._graph_ridge(X, T, gA)
         XL = X[landmarks]
-        beta, b = landmark_ridge(X, self._kernel, XL, T, gA,
-                                 fit_intercept=self.fit_intercept)
         self.X_fit_ = XL
         self.landmarks_ = landmarks
         self.dual_coef_ = beta.T.astype(X.dtype)
         self.intercept_ = np.asarray(b, dtype=X.dtype)
         # the model's labels on the training rows: predict(X) == transduction_
         G = np.empty((X.shape[0], len(problems)), dtype=X.dtype)
-        for a in range(0, X.shape[0], 4096):
-            G[a:a + 4096] = (self._kernel(X[a:a + 4096], XL)
-                             @ self.dual_coef_.T + self.intercept_)
+        done = np.zeros(X.shape[0], dtype=bool)
+        if dec is not None:
+            # (K_nm of the ridge rows, kept: the n x m Nystroem budget of the
+            # memory check covers it)
+            local, Knm, keep_r, keep_l = dec
+            coef = np.zeros((Knm.shape[1], len(problems)), dtype=Knm.dtype)
+            coef[keep_l] = self.dual_coef_.T
+            G[local] = (Knm @ coef)[keep_r] + self.intercept_
+            done[local] = True
+        rest = np.flatnonzero(~done)
+        for a in range(0, rest.size, 4096):
+            r = rest[a:a + 4096]
+            G[r] = self._kernel(X[r], XL) @ self.dual_coef_.T + self.intercept_
         self.transduction_ = self._labels(G)
         self.graph_agreement_ = float(np.mean(self._labels(F) == self.transduction_))
         self.result_ = [
@@ -1226,11 +938,98 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
             # the fallback's label folds: the graph stage again (the same L)
             Yh = np.column_stack([np.where(y_ == c, 1.0, -1.0) for c in problems])
             Yh[y_ == UNLABELED] = 0.0
+            # from the fit's own minimiser: the labels differ on a few rows
             Fh = graph_transduction(L, Yh, gamma_I=gI, loss=self._loss,
-                                    power=self.p_, null=null, max_iter=max_iter)[0]
+                                    power=self.p_, null=null, max_iter=max_iter,
+                                    cg_tol=_FOLD_CG_TOL, F0=F_raw,
+                                    n_threads=nt)[0]
             return [_Decision(Fh[:, j]) for j in range(Fh.shape[1])]
 
         return self._fallback(X, y, safe, solve)
+
+    def _graph_ridge(self, X, T, gA):
+        """Stage (2) of the two-stage fit: landmarks, ridge rows and the
+        ridge's solution, ``(beta, b, landmarks, (rows, K_rows_m) or None)``.
+
+        Landmarks and ridge rows are drawn over the rows of the kNN graph
+        (its ``n_samples_fit_`` rows, or X's without one): the first m and
+        the first ``_RIDGE_ROWS * m`` of ``RandomState(random_state)``'s
+        permutation of them, those of X kept. A fit on all the graph's rows
+        stores its ridge system (K_nm'K_nm, K_nm over the ridge rows) on the
+        shared graph; a fit on a subset of them (a fold of the safety net
+        with ``graph=``) then takes that system less the removed rows'
+        share (``G - K_h'K_h``, exact), not a new n m^2 pass.
+        """
+        from semisvm._lowrank import (
+            ridge_normal,
+            ridge_solve,
+            ridge_solve_downdated,
+        )
+        n = X.shape[0]
+        m = self.n_components_
+        g = getattr(self, "_graph_obj", None)
+        rows = None if g is None else g.rows_of(X)
+        if rows is None:
+            N, rows = n, np.arange(n)
+        else:
+            N = g.n_samples_fit_
+        pos = np.full(N, -1, dtype=np.intp)
+        pos[rows] = np.arange(n)
+        rs = self.random_state
+        perm = np.random.RandomState(
+            None if rs is None else check_int(rs, "random_state", minimum=0)
+        ).permutation(N)
+        Lg = np.sort(perm[:m])
+        Rg = np.sort(perm[:min(N, _RIDGE_ROWS * m)])
+        keep_l, keep_r = pos[Lg] >= 0, pos[Rg] >= 0
+        if keep_l.sum() < 0.8 * m:
+            # X is a small part of the graph's rows: m landmarks among them
+            present = perm[pos[perm] >= 0]
+            Lg = np.sort(present[:m])
+            Rg = np.sort(present[:_RIDGE_ROWS * m])
+            keep_l = np.ones(Lg.size, dtype=bool)
+            keep_r = np.ones(Rg.size, dtype=bool)
+        landmarks = pos[Lg[keep_l]]
+        ridge_rows = pos[Rg[keep_r]]
+        key = None
+        if g is not None:
+            key = ("ridge", N, m, rs, _RIDGE_ROWS, X.dtype.str, str(self.kernel),
+                   self._gamma, self.degree, self.coef0,
+                   hashlib.blake2b(Lg.tobytes() + Rg.tobytes(),
+                                   digest_size=16).hexdigest())
+        full = None if key is None else g._recall(key)
+        Tr = np.zeros((Rg.size, T.shape[1]))
+        Tr[keep_r] = T[ridge_rows]
+        fi = bool(self.fit_intercept)
+        if full is not None:
+            G, s_, Kmm, Knm, fac = full
+            # K_nm'T over the kept rows (the removed ones have t = 0 in Tr)
+            R = np.asarray(Knm.T @ Tr.astype(Knm.dtype), dtype=np.float64)[keep_l]
+            Kh = np.asarray(Knm[~keep_r], dtype=np.float64)
+            if fac[0] == gA and fac[1] == fi and fac[2] is not None:
+                # the fit's factorisation, downdated (Woodbury, Lagrange)
+                A = Kh.T if not fi else np.vstack([Kh.T, np.ones((1, Kh.shape[0]))])
+                beta, b = ridge_solve_downdated(fac[2], A, np.flatnonzero(~keep_l),
+                                                R, Tr.sum(axis=0), fi)
+                return beta, b, landmarks, (ridge_rows, Knm, keep_r, keep_l)
+            Kh = Kh[:, keep_l]
+            G = G[np.ix_(keep_l, keep_l)] - Kh.T @ Kh
+            s_ = s_[keep_l] - Kh.sum(axis=0)
+            Kmm = Kmm[np.ix_(keep_l, keep_l)]
+            beta, b = ridge_solve(G, s_, Kmm, ridge_rows.size, R, Tr.sum(axis=0),
+                                  gA, fi)
+            return beta, b, landmarks, (ridge_rows, Knm, keep_r, keep_l)
+        G, s_, Kmm, Knm = ridge_normal(X[ridge_rows], self._kernel, X[landmarks])
+        Tr = T[ridge_rows]
+        R = np.asarray(Knm.T @ Tr.astype(Knm.dtype), dtype=np.float64)
+        beta, b, cf = ridge_solve(G, s_, Kmm, ridge_rows.size, R, Tr.sum(axis=0),
+                                  gA, fi, return_factor=True)
+        if key is not None and keep_l.all() and keep_r.all():
+            g._store(key, (G, s_, Kmm, Knm, (gA, fi, cf)),
+                     2 * G.nbytes + Kmm.nbytes + Knm.nbytes)
+        keep_l = np.ones(landmarks.size, dtype=bool)
+        keep_r = np.ones(ridge_rows.size, dtype=bool)
+        return beta, b, landmarks, (ridge_rows, Knm, keep_r, keep_l)
 
     def _labels(self, F):
         if F.shape[1] == 1:
@@ -1372,7 +1171,7 @@ _PARAMS_DOC = """
         * ``"auto"``: ``kernel="linear"``: Z = X, the linear LapSVM in w
           (exact; CSR input is never densified, O(nnz(X) + p nnz(L)) per CG
           iteration); other kernels: exact up to ``LOWRANK_MIN_SAMPLES`` =
-          10,000 training rows when the n x n kernel matrix fits in the
+          4,000 training rows when the n x n kernel matrix fits in the
           memory left, else Nystroem with ``AUTO_COMPONENTS`` = 1,000
           landmarks (logged on the ``"semisvm"`` logger; ``mode_`` and
           ``n_components_`` record the choice). Precomputed and callable
@@ -1421,7 +1220,7 @@ _PARAMS_DOC = """
           Measured on the scale benchmark (100,000 x 50, 10 classes, 10
           labels per class): 1.85 % error (stage 1 alone 2.25 %, Poisson
           learning 2.29 %, the coupled objective 24.6 %).
-        * ``"auto"``: ``"graph"`` above ``LOWRANK_MIN_SAMPLES`` = 10,000
+        * ``"auto"``: ``"graph"`` above ``LOWRANK_MIN_SAMPLES`` = 4,000
           training rows, else ``"coupled"``; ``gamma_I=0`` (no graph term)
           is always ``"coupled"``.
     random_state : int or None, default=0

@@ -25,6 +25,7 @@ defined).
 import numpy as np
 
 from libc.math cimport sqrt
+from cython.parallel cimport prange
 from cython cimport floating
 from semisvm._core._blas cimport _dot, _axpy, _copy, _gemv_rm, _gemm_rm
 from semisvm._core._linesearch cimport Event, sorted_root
@@ -611,3 +612,182 @@ def line_search(const floating[::1] y, const int[::1] lab,
         s = _line_search(n_lab, &lab[0], &y[0], &f[0], &df[0], left, right,
                          hinge, <Event *> &brk[0])
     return s
+
+
+# ---------------------------------------------------------------------------
+# Block CG for the graph systems of the two-stage low-rank fit
+# (semisvm._lowrank.graph_transduction): (E + gamma_I L^p + ridge I) X = B,
+# column by column in lockstep, Jacobi-preconditioned.
+
+# rows per block of the reductions: each block's partial sums run in row
+# order, the blocks are then added in block order, so the sums (and the
+# iterates) have the same bits for any thread count
+cdef enum:
+    _RB = 2048
+
+
+cdef void _spmm(Py_ssize_t n, Py_ssize_t c, const int *indptr,
+                const int *indices, const double *data, const double *src,
+                double *dst, int nt) noexcept nogil:
+    """dst = L src for an (n, c) row-major src (rows split over threads)."""
+    cdef Py_ssize_t i, j, q, col
+    cdef double v
+    for i in prange(n, schedule="static", num_threads=nt):
+        for j in range(c):
+            dst[i * c + j] = 0
+        for q in range(indptr[i], indptr[i + 1]):
+            v = data[q]
+            col = indices[q] * c
+            for j in range(c):
+                dst[i * c + j] += v * src[col + j]
+
+
+cdef void _lap_apply(Py_ssize_t n, Py_ssize_t c, const int *indptr,
+                     const int *indices, const double *data, int power,
+                     const double *src, double *dst, double *tmp,
+                     int nt) noexcept nogil:
+    """dst = L^power src (tmp: an (n, c) work array for power >= 2)."""
+    cdef int r
+    cdef double *a
+    cdef double *b
+    if power == 1:
+        _spmm(n, c, indptr, indices, data, src, dst, nt)
+        return
+    # alternate between dst and tmp so that the last product lands in dst
+    if power % 2 == 0:
+        a, b = tmp, dst
+    else:
+        a, b = dst, tmp
+    _spmm(n, c, indptr, indices, data, src, a, nt)
+    for r in range(1, power):
+        _spmm(n, c, indptr, indices, data, a, b, nt)
+        a, b = b, a
+
+
+def graph_block_cg(const int[::1] indptr, const int[::1] indices,
+                   const double[::1] data, const double[:, ::1] E,
+                   const double[::1] diag, const double[:, ::1] B,
+                   double[:, ::1] X, double gamma_I, double ridge, int power,
+                   double tol, int max_iter, int n_threads=1):
+    """Solve (E o . + gamma_I L^p + ridge I) X = B in place, from X.
+
+    ``E`` (n, c): the 0/1 weights of the loss rows per column; L (CSR,
+    float64): the base Laplacian, applied ``power`` times; Jacobi
+    preconditioner ``1 / (E + diag)`` (``diag``: gamma_I diag(L^p) + ridge).
+    Every column runs the same number of iterations; the loop stops when
+    each column's residual norm is at most ``tol`` times that of its B
+    column (a zero B column counts as 1). Returns the iterations. The same
+    bits for any ``n_threads``.
+    """
+    cdef Py_ssize_t n = X.shape[0], c = X.shape[1]
+    cdef Py_ssize_t nb = (n + _RB - 1) // _RB
+    cdef Py_ssize_t i, j, k, lo, hi, o
+    cdef int it = 0, done, nt = max(1, n_threads)
+    if E.shape[0] != n or E.shape[1] != c or B.shape[0] != n or B.shape[1] != c:
+        raise ValueError("E, B and X must have the same shape")
+    if diag.shape[0] != n or indptr.shape[0] != n + 1:
+        raise ValueError("diag and L must have n rows")
+    R_ = np.empty((n, c))
+    P_ = np.empty((n, c))
+    AP_ = np.empty((n, c))
+    T_ = np.empty((n, c)) if power > 1 else np.empty((1, c))
+    part_ = np.zeros((nb, 3 * c))
+    bn_ = np.zeros(c)
+    rz_ = np.zeros(c)
+    a_ = np.zeros(c)
+    beta_ = np.zeros(c)
+    cdef double[:, ::1] R = R_, P = P_, AP = AP_, T = T_, part = part_
+    cdef double[::1] bn = bn_, rz = rz_, a = a_, beta = beta_
+    cdef double m, z, s0, s1, s2
+    with nogil:
+        # R = B - A X; P = M R; rz = R'M R; bn = ||B||
+        _lap_apply(n, c, &indptr[0], &indices[0], &data[0], power, &X[0, 0],
+                   &AP[0, 0], &T[0, 0], nt)
+        for k in prange(nb, schedule="static", num_threads=nt):
+            lo = k * _RB
+            hi = min(n, lo + _RB)
+            for j in range(c):
+                s0 = 0
+                s1 = 0
+                for i in range(lo, hi):
+                    R[i, j] = B[i, j] - ((E[i, j] * X[i, j] + gamma_I * AP[i, j])
+                                         + ridge * X[i, j])
+                    m = 1.0 / (E[i, j] + diag[i])
+                    P[i, j] = R[i, j] * m
+                    s0 = s0 + R[i, j] * P[i, j]
+                    s1 = s1 + B[i, j] * B[i, j]
+                part[k, j] = s0
+                part[k, c + j] = s1
+        for j in range(c):
+            s0 = 0
+            s1 = 0
+            for k in range(nb):
+                s0 = s0 + part[k, j]
+                s1 = s1 + part[k, c + j]
+            rz[j] = s0
+            bn[j] = sqrt(s1) if s1 > 0 else 1.0
+        # the residual norms of the start
+        for k in prange(nb, schedule="static", num_threads=nt):
+            lo = k * _RB
+            hi = min(n, lo + _RB)
+            for j in range(c):
+                s2 = 0
+                for i in range(lo, hi):
+                    s2 = s2 + R[i, j] * R[i, j]
+                part[k, 2 * c + j] = s2
+        while True:
+            done = 1
+            for j in range(c):
+                s2 = 0
+                for k in range(nb):
+                    s2 = s2 + part[k, 2 * c + j]
+                if sqrt(s2) > tol * bn[j]:
+                    done = 0
+            if done or it >= max_iter:
+                break
+            it += 1
+            # AP = A P, pap = P'A P
+            _lap_apply(n, c, &indptr[0], &indices[0], &data[0], power,
+                       &P[0, 0], &AP[0, 0], &T[0, 0], nt)
+            for k in prange(nb, schedule="static", num_threads=nt):
+                lo = k * _RB
+                hi = min(n, lo + _RB)
+                for j in range(c):
+                    s0 = 0
+                    for i in range(lo, hi):
+                        AP[i, j] = (E[i, j] * P[i, j] + gamma_I * AP[i, j]) \
+                            + ridge * P[i, j]
+                        s0 = s0 + P[i, j] * AP[i, j]
+                    part[k, j] = s0
+            for j in range(c):
+                s0 = 0
+                for k in range(nb):
+                    s0 = s0 + part[k, j]
+                a[j] = rz[j] / s0 if s0 > 0 else 0.0
+            # X += a P, R -= a AP; rz_new = R'M R, ||R||^2
+            for k in prange(nb, schedule="static", num_threads=nt):
+                lo = k * _RB
+                hi = min(n, lo + _RB)
+                for j in range(c):
+                    s1 = 0
+                    s2 = 0
+                    for i in range(lo, hi):
+                        X[i, j] = X[i, j] + a[j] * P[i, j]
+                        R[i, j] = R[i, j] - a[j] * AP[i, j]
+                        m = 1.0 / (E[i, j] + diag[i])
+                        s1 = s1 + R[i, j] * (R[i, j] * m)
+                        s2 = s2 + R[i, j] * R[i, j]
+                    part[k, c + j] = s1
+                    part[k, 2 * c + j] = s2
+            for j in range(c):
+                s1 = 0
+                for k in range(nb):
+                    s1 = s1 + part[k, c + j]
+                beta[j] = s1 / rz[j] if rz[j] > 0 else 0.0
+                rz[j] = s1
+            # P = M R + beta P
+            for i in prange(n, schedule="static", num_threads=nt):
+                for j in range(c):
+                    m = 1.0 / (E[i, j] + diag[i])
+                    P[i, j] = R[i, j] * m + beta[j] * P[i, j]
+    return it

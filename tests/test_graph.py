@@ -361,3 +361,27 @@ def test_knn_graph_exact_below_the_threshold_approximate_above(monkeypatch):
     rows = np.arange(20, 300)
     W = ap.affinity_for(X[rows])
     assert W.shape == (280, 280) and W.dtype == np.float32 and (W != W.T).nnz == 0
+
+
+def test_hnsw_chunked_build_same_lists_for_any_threads(monkeypatch):
+    # above HNSW_CHUNK rows the index is built per chunk (fixed by n) in
+    # n_jobs threads and the chunks' lists merged: the same lists for any
+    # thread count, sorted, self excluded, recall at least the one index's
+    import semisvm.graph as g
+    X = _clusters(n=900)
+    d_ex, i_ex = g.knn_search(X, 8, method="exact")
+    one = g.knn_search(X, 8, method="approximate")
+    monkeypatch.setattr(g, "HNSW_CHUNK", 400)         # chunks of 400, 400, 100
+    outs = [g.knn_search(X, 8, method="approximate", n_jobs=nj) for nj in (1, 2, 3)]
+    for d, i in outs[1:]:
+        np.testing.assert_array_equal(i, outs[0][1])
+        np.testing.assert_array_equal(d, outs[0][0])
+    d, i = outs[0]
+    assert i.shape == (900, 8) and not np.any(i == np.arange(900)[:, None])
+    assert np.all(np.diff(d, axis=1) >= 0)
+    np.testing.assert_allclose(d, np.linalg.norm(X[:, None] - X[i], axis=2),
+                               rtol=1e-4, atol=1e-5)
+
+    def recall(ind):
+        return np.mean([len(set(a) & set(b)) / 8 for a, b in zip(i_ex, ind)])
+    assert recall(i) >= recall(one[1]) - 0.01 and recall(i) > 0.97

@@ -32,6 +32,7 @@ LAYERS = {
     "semisvm._rows": 2, "semisvm._distributed": 2, "semisvm._threads": 2,
     "semisvm.graph": 2,
     "semisvm.kernels": 2, "semisvm._lowrank": 2, "semisvm._tv_solvers": 2,
+    "semisvm._manifold_solvers": 2,
     "semisvm._fallback": 2,
     "semisvm.linear": 3, "semisvm._linear_ssl": 3, "semisvm.manifold": 3, "semisvm.pu": 3,
     "semisvm.graph_tv": 3, "semisvm.model_selection": 3,

@@ -522,7 +522,9 @@ def test_graph_fit_matches_independent_two_stage(Est):
     pseudo = np.where(y == -1, F.argmax(1), y)
     T = np.where(pseudo[:, None] == np.arange(3)[None], 1.0, -1.0)
     XL = X[est.landmarks_]
-    assert set(np.flatnonzero(y != -1)) <= set(est.landmarks_)
+    # the landmarks: the first m of the seeded permutation of the rows
+    np.testing.assert_array_equal(
+        est.landmarks_, np.sort(np.random.RandomState(0).permutation(300)[:40]))
     K = kernel_matrix(X, XL, kernel="rbf", gamma=0.2)
     A = np.hstack([K, np.ones((300, 1))])
     H = A.T @ A
@@ -546,6 +548,43 @@ def test_graph_fit_matches_independent_two_stage(Est):
     assert e32.dual_coef_.dtype == np.float32
     assert np.mean(e32.transduction_ == est.transduction_) > 0.99
     pickle.loads(pickle.dumps(est)).predict(X[:3])
+
+
+@pytest.mark.parametrize("Est", [LapSVM, LapRLS])
+def test_graph_fit_ridge_reads_a_row_sample_above_its_budget(monkeypatch, Est):
+    """Above _RIDGE_ROWS rows per landmark the ridge's normal equations read
+    a uniform sample of the rows (the landmarks among them): the same
+    closed form on those rows; below, all rows (the test above)."""
+    import semisvm.manifold as m
+    X, y, yt = _three_blobs()
+    W = knn_affinity(X, 8)
+    kw = dict(gamma=0.2, gamma_A=1e-3, gamma_I=0.5, p=1, n_components=40)
+    full = Est(lowrank_fit="graph", **kw).fit(X, y, affinity=W)
+    monkeypatch.setattr(m, "_RIDGE_ROWS", 4)          # 160 of the 300 rows
+    est = Est(lowrank_fit="graph", **kw).fit(X, y, affinity=W)
+    np.testing.assert_array_equal(est.landmarks_, full.landmarks_)
+    rows = np.sort(np.random.RandomState(0).permutation(300)[:160])
+    assert set(est.landmarks_) <= set(rows)
+    # the closed form on those rows, on the graph stage's labels
+    from semisvm._lowrank import graph_transduction
+    L = laplacian(W)
+    null = np.sqrt(np.asarray(W.sum(axis=1)).ravel())
+    Y = np.column_stack([np.where(y == c, 1.0, -1.0) for c in range(3)])
+    Y[y == -1] = 0
+    F = graph_transduction(L, Y, gamma_I=0.5, loss=Est._loss, null=null,
+                           cg_tol=1e-3)[0]
+    lab = np.where(y == -1, F.argmax(1), y)
+    T = np.where(lab[:, None] == np.arange(3)[None], 1.0, -1.0)[rows]
+    XL = X[est.landmarks_]
+    A = np.hstack([kernel_matrix(X[rows], XL, kernel="rbf", gamma=0.2),
+                   np.ones((rows.size, 1))])
+    H = A.T @ A
+    H[:40, :40] += 1e-3 * kernel_matrix(XL, kernel="rbf", gamma=0.2)
+    sol = np.linalg.solve(H, A.T @ T)
+    np.testing.assert_allclose(est.dual_coef_, sol[:40].T, atol=1e-6)
+    # the decision on all training rows is still the model's
+    np.testing.assert_array_equal(est.predict(X), est.transduction_)
+    assert np.mean(est.transduction_ != yt) < 0.03
 
 
 def test_lowrank_fit_auto_switch_both_sides(monkeypatch):
@@ -573,3 +612,43 @@ def test_lowrank_fit_auto_switch_both_sides(monkeypatch):
     assert lin.mode_ == "linear" and lin.lowrank_fit_ is None
     with pytest.raises(ValueError, match="lowrank_fit"):
         LapRLS(lowrank_fit="poisson").fit(X, y)
+
+
+@pytest.mark.slow  # three safe=True fits (2 x 3 folds each) and two fold fits
+@pytest.mark.parametrize("Est", [LapSVM, LapRLS])
+def test_safe_folds_reuse_the_fit_ridge_system_and_choose_as_cold(monkeypatch, Est):
+    """safe=True on the two-stage fit: each fold's fit takes the full fit's
+    landmark ridge system less the removed rows (read from the shared
+    graph, counted) and makes the choice a cold fold fit makes."""
+    import semisvm.manifold as m
+    from semisvm.graph import KNNGraph
+    X, yt = _three_blobs()[0], _three_blobs()[2]
+    y = np.full(300, -1)
+    for c in range(3):
+        y[np.flatnonzero(yt == c)[:6]] = c
+    y[np.flatnonzero(yt == 0)[6:9]] = 1          # a few wrong labels
+    monkeypatch.setattr(m, "LOWRANK_MIN_SAMPLES", 100)
+    monkeypatch.setattr(m, "AUTO_COMPONENTS", 40)
+    kw = dict(safe=True, safe_cv=3, gamma_I=0.5)
+    warm = Est(**kw).fit(X, y)
+    assert warm.mode_ == "nystroem" and warm.lowrank_fit_ == "graph"
+    assert warm.graph_._work_hits >= 6            # 3 folds x 2 repeats
+    # a fold's fit from the stored system = the same fit computed cold
+    rows = np.flatnonzero((y == -1) | (np.arange(300) % 4 != 0))
+    fold = dict(graph=warm.graph_, gamma=warm._gamma, gamma_I=0.5)
+    hits = warm.graph_._work_hits
+    a = Est(**fold).fit(X[rows], y[rows])
+    assert warm.graph_._work_hits == hits + 1
+    real_recall = KNNGraph._recall
+    monkeypatch.setattr(KNNGraph, "_recall", lambda self, key: None)
+    b = Est(**fold).fit(X[rows], y[rows])
+    np.testing.assert_array_equal(a.landmarks_, b.landmarks_)
+    np.testing.assert_allclose(a.dual_coef_, b.dual_coef_, rtol=1e-6, atol=1e-8)
+    np.testing.assert_array_equal(a.transduction_, b.transduction_)
+    # the whole check cold: the same scores and the same choice
+    cold = Est(**kw).fit(X, y)
+    assert cold.graph_._work_hits == 0
+    np.testing.assert_array_equal(warm.safe_scores_[0], cold.safe_scores_[0])
+    assert warm.unlabeled_gain_ == pytest.approx(cold.unlabeled_gain_)
+    assert warm.fell_back_ == cold.fell_back_
+    monkeypatch.setattr(KNNGraph, "_recall", real_recall)

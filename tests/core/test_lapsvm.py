@@ -2,6 +2,7 @@
 import numpy as np
 import pytest
 import scipy.sparse as sp
+import scipy.sparse.linalg as spla
 
 from semisvm._core import _blas, _lapsvm
 from semisvm._core._dataset import RowData
@@ -195,3 +196,37 @@ def test_pcg_rejects_a_laplacian_of_the_wrong_shape_or_dtype():
         _lapsvm.pcg(K, RowData(bad), *args)
     with pytest.raises(TypeError):
         _lapsvm.pcg(K, None, *args)
+
+
+@pytest.mark.parametrize("power", [1, 2, 3])
+def test_graph_block_cg_solves_the_system_with_the_same_bits_for_any_threads(power):
+    # (E o X + gamma_I L^p X + ridge X) = B against a dense solve per column,
+    # and 1, 2, 3 threads (blocks of rows summed in block order) agree bit
+    # for bit; n spans several reduction blocks
+    rng = np.random.RandomState(power)
+    n, c = 2500, 3
+    # a kNN graph over 2-D points (a sparse LU of it fills in little)
+    from semisvm.graph import knn_affinity, laplacian
+    L = sp.csr_matrix(laplacian(knn_affinity(rng.rand(n, 2), 8)), dtype=np.float64)
+    L.sort_indices()
+    E = np.zeros((n, c))
+    E[rng.choice(n, 30, replace=False)] = 1.0
+    E[rng.choice(n, 5, replace=False), 1] = 0.0
+    B = E * rng.choice([-1.0, 1.0], (n, c))
+    gI, ridge = 0.5, 1e-3
+    Lp = L
+    for _ in range(power - 1):
+        Lp = sp.csr_matrix(Lp @ L)
+    outs = []
+    for nt in (1, 2, 3):
+        X = np.zeros((n, c))
+        it = _lapsvm.graph_block_cg(L.indptr, L.indices, L.data, E,
+                                    gI * Lp.diagonal() + ridge, B, X, gI,
+                                    ridge, power, 1e-10, 5000, nt)
+        assert 0 < it < 5000
+        outs.append(X)
+    assert all(np.array_equal(outs[0], o) for o in outs[1:])
+    for j in range(c):
+        M = sp.csc_matrix(sp.diags(E[:, j] + ridge) + gI * Lp)
+        ref = spla.spsolve(M, B[:, j])
+        np.testing.assert_allclose(outs[0][:, j], ref, rtol=0, atol=1e-6 * np.abs(ref).max())
