@@ -41,6 +41,7 @@ import scipy.sparse.linalg as spla
 from scipy.optimize import linear_sum_assignment
 
 from semisvm._core._graph_tv import (
+    edge_incidence,
     graph_tv_value,
     rof_pd_multi,
     simplex_project,
@@ -245,9 +246,11 @@ def _grad_norm(src, dst, w, n):
 class _ROF:
     """Warm-started graph ROF solves of all columns at once (one dual column each)."""
 
-    def __init__(self, W, n_cols, tol, max_iter, dtype=np.float64):
+    def __init__(self, W, n_cols, tol, max_iter, dtype=np.float64, n_threads=1):
         self.src, self.dst, self.w = _edges(W, dtype)
         self.L = _grad_norm(self.src, self.dst, self.w, W.shape[0])
+        self.incidence = edge_incidence(self.src, self.dst, self.w, W.shape[0])
+        self.n_threads = n_threads
         self.dtype = dtype
         self.p = np.zeros((self.src.shape[0], n_cols), dtype=dtype)
         self.tol = tol
@@ -270,7 +273,7 @@ class _ROF:
         it, _, _, status = rof_pd_multi(
             self.src, self.dst, self.w, np.ascontiguousarray(Z, dtype=self.dtype),
             float(gamma), rho, G, self.p, tol=self.tol, max_iter=self.max_iter,
-            L=self.L)
+            L=self.L, incidence=self.incidence, n_threads=self.n_threads)
         self.n_iter += it
         self.n_solves += 1
         self.n_fail += status != 0
