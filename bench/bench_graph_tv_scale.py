@@ -52,7 +52,7 @@ def _problem(n, d, c, n_informative):
 
 def _one(spec):
     """Fit one model on one problem; print a JSON line."""
-    n, d, c, inf, name, exact = spec
+    n, d, c, inf, name, exact, params = (list(spec) + [{}])[:7]
     X, y, yt = _problem(n, d, c, inf)
     rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     t0, c0 = time.perf_counter(), time.process_time()
@@ -67,7 +67,8 @@ def _one(spec):
         pred = LabelSpreading(kernel="knn", n_neighbors=10).fit(X, y).transduction_
     else:
         import semisvm
-        est = getattr(semisvm, name)(**({"n_components": None} if exact else {}))
+        est = getattr(semisvm, name)(**({"n_components": None} if exact else {}),
+                                     **params)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             est.fit(X, y)
@@ -113,12 +114,17 @@ def main():
     ap.add_argument("--no-exact", action="store_true",
                     help="small part: skip the n_components=None fits")
     ap.add_argument("--timeout", type=float, default=1800)
+    ap.add_argument("--n", type=int, default=100_000,
+                    help="large part: rows (the graph-core problem's recipe)")
+    ap.add_argument("--params", default="{}",
+                    help="JSON of estimator parameters for the semisvm fits")
     ap.add_argument("--one", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.one:
         _one(json.loads(args.one))
         return
-    print("load:", os.getloadavg())
+    print("load:", os.getloadavg(), "params:", args.params)
+    params = json.loads(args.params)
     if args.part == "small":
         for d in (10, 60):
             for c in (2, 10):
@@ -127,17 +133,17 @@ def main():
                      _run(prob + ["LabelSpreading", False], args.timeout))
                 for name in args.models:
                     _row(f"n=5000 d={d} c={c} {name}",
-                         _run(prob + [name, False], args.timeout))
+                         _run(prob + [name, False, params], args.timeout))
                     if not args.no_exact:
                         _row(f"n=5000 d={d} c={c} {name} n_components=None",
-                             _run(prob + [name, True], args.timeout))
+                             _run(prob + [name, True, params], args.timeout))
     else:
-        prob = [100_000, 50, 10, 20]
+        prob = [args.n, 50, 10, 20]
         ref = _run(prob + ["GL-Poisson", False], args.timeout)
-        _row("n=100000 d=50 c=10 graphlearning Poisson", ref)
+        _row(f"n={args.n} d=50 c=10 graphlearning Poisson", ref)
         ref = None if "error" in ref else ref
         for name in args.models:
-            _row(f"n=100000 d=50 c=10 {name}", _run(prob + [name, False],
+            _row(f"n={args.n} d=50 c=10 {name}", _run(prob + [name, False, params],
                                                      args.timeout), ref)
     print("load:", os.getloadavg())
 

@@ -501,14 +501,16 @@ _STABLE_FACTOR = 2     # "labels_stable" after _STABLE_FACTOR * n_stable iterati
 
 def tv_splitting(rk, W, y, n_classes, loss, gamma, lam, eta, mu, r1, r2, r,
                  normalize, tol, n_stable, max_iter, rof_tol, rof_max_iter,
-                 smo_tol, verbose, label_tol):
+                 smo_tol, verbose, label_tol, n_threads=1):
+    """The splitting loop of :func:`semisvm.graph_tv.graph_tv` (``n_threads``:
+    the graph ROF solver's; the result does not depend on it)."""
     if n_classes == 2:
         return _tv_binary(rk, W, y, loss, gamma, lam, eta, mu, r1, r2, normalize,
                           tol, n_stable, max_iter, rof_tol, rof_max_iter,
-                          smo_tol, verbose, label_tol)
+                          smo_tol, verbose, label_tol, n_threads)
     return _tv_multi(rk, W, y, n_classes, loss, gamma, lam, eta, mu, r,
                      normalize, tol, n_stable, max_iter, rof_tol, rof_max_iter,
-                     smo_tol, verbose, label_tol)
+                     smo_tol, verbose, label_tol, n_threads)
 
 
 def _stable_stop(state, labels, unl, residual, tol, n_stable):
@@ -565,7 +567,7 @@ def _no_improvement(state, obj, it, tol, n_stable):
 
 def _tv_binary(rk, W, y, loss, gamma, lam, eta, mu, r1, r2, normalize, tol,
                n_stable, max_iter, rof_tol, rof_max_iter, smo_tol, verbose,
-               label_tol):
+               label_tol, n_threads=1):
     n = rk.n
     dt = rk.dtype
     lab = np.flatnonzero(y != UNLABELED)
@@ -574,7 +576,7 @@ def _tv_binary(rk, W, y, loss, gamma, lam, eta, mu, r1, r2, normalize, tol,
     ypm[lab] = np.where(y[lab] == 1, 1.0, -1.0)
     J = (~unl).astype(dt)
     radius = None if normalize is None else (n if normalize == "n" else np.sqrt(n))
-    rof = _ROF(W, 1, rof_tol, rof_max_iter, dt)
+    rof = _ROF(W, 1, rof_tol, rof_max_iter, dt, n_threads)
     fac = rk.factor(lam, r1)
     g = np.zeros((n, 1), dtype=dt)
     u1 = np.zeros(n, dtype=dt)
@@ -636,7 +638,7 @@ def _tv_binary(rk, W, y, loss, gamma, lam, eta, mu, r1, r2, normalize, tol,
 
 def _tv_multi(rk, W, y, c, loss, gamma, lam, eta, mu, r, normalize, tol,
               n_stable, max_iter, rof_tol, rof_max_iter, smo_tol, verbose,
-              label_tol):
+              label_tol, n_threads=1):
     n = rk.n
     dt = rk.dtype
     lab = np.flatnonzero(y != UNLABELED)
@@ -645,7 +647,7 @@ def _tv_multi(rk, W, y, c, loss, gamma, lam, eta, mu, r, normalize, tol,
     Y1[lab, y[lab]] = 1.0
     Ypm = np.where(Y1[lab] > 0, 1.0, -1.0)      # one-vs-rest, labeled rows
     radius = None if normalize is None else (n if normalize == "n" else np.sqrt(n))
-    rof = _ROF(W, c, rof_tol, rof_max_iter, dt)
+    rof = _ROF(W, c, rof_tol, rof_max_iter, dt, n_threads)
     if loss == "squared":
         # (eta J K + r K + lam I) alpha = rhs  =>  K alpha = (rhs - lam alpha) / D
         fac = rk.weighted_factor(lam, r, eta, ~unl)
@@ -709,8 +711,8 @@ def _tv_multi(rk, W, y, c, loss, gamma, lam, eta, mu, r, normalize, tol,
 # ----------------------------------------------------------------- Cheeger
 
 def cheeger_ratio(rk, W, y, n_classes, loss, lam, mu, r, c, balance, start,
-             normalize, tol, n_stable, label_tol, max_iter, rof_tol,
-             rof_max_iter, smo_tol, verbose):
+                  normalize, tol, n_stable, label_tol, max_iter, rof_tol,
+                  rof_max_iter, smo_tol, verbose, n_threads=1):
     """The ratio-minimisation loop of :func:`semisvm.graph_tv.graph_cheeger`."""
     n = rk.n
     dt = rk.dtype
@@ -725,7 +727,7 @@ def cheeger_ratio(rk, W, y, n_classes, loss, lam, mu, r, c, balance, start,
         Ylab[lab, y[lab]] = 1.0
     Ypm = (Ylab[lab] if binary else np.where(Ylab[lab] > 0, 1.0, -1.0))
     radius = None if normalize is None else (n if normalize == "n" else np.sqrt(n))
-    rof = _ROF(W, ncol, rof_tol, rof_max_iter, dt)
+    rof = _ROF(W, ncol, rof_tol, rof_max_iter, dt, n_threads)
     fac = rk.factor(lam, r)
     svm = _KernelSVMProx(fac, lab, mu, smo_tol) if loss == "hinge" else None
     betas = [None] * ncol
