@@ -19,11 +19,18 @@ transductive error on the unlabeled rows):
 
     nice python bench/bench_graph_tv_scale.py --part small
     nice python bench/bench_graph_tv_scale.py --part large --models TVRLS CheegerRLS
+    python bench/bench_graph_tv_scale.py --part large --n 1000000 --no-peer \
+        --models CheegerRLS --threads 1 16 --params '{"safe": false}'
+
+``--params`` (JSON) sets estimator parameters of the semisvm fits; ``--threads``
+fits each model once per ``n_jobs`` (the graph-ROF solver's threads: the
+``bits`` column, a hash of the decision values, must not change with it).
 
 Each fit runs in a fresh process (``--one`` is the worker), so that peak RSS
 is the fit's own. Timings on a shared machine: print ``uptime`` beside them.
 """
 import argparse
+import hashlib
 import json
 import os
 import resource
@@ -52,7 +59,7 @@ def _problem(n, d, c, n_informative):
 
 def _one(spec):
     """Fit one model on one problem; print a JSON line."""
-    n, d, c, inf, name, exact = spec
+    n, d, c, inf, name, exact, params = (list(spec) + [{}])[:7]
     X, y, yt = _problem(n, d, c, inf)
     rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     t0, c0 = time.perf_counter(), time.process_time()
@@ -67,14 +74,19 @@ def _one(spec):
         pred = LabelSpreading(kernel="knn", n_neighbors=10).fit(X, y).transduction_
     else:
         import semisvm
-        est = getattr(semisvm, name)(**({"n_components": None} if exact else {}))
+        est = getattr(semisvm, name)(**({"n_components": None} if exact else {}),
+                                     **params)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             est.fit(X, y)
         pred = est.transduction_
         extra = dict(mode=est.mode_, n_iter=int(est.n_iter_),
                      status=est.result_.status,
-                     rof_cpu=round(float(est.result_.rof_cpu_time), 2))
+                     rof_cpu=round(float(est.result_.rof_cpu_time), 2),
+                     rof_wall=round(float(est.result_.rof_time), 2),
+                     fell_back=bool(getattr(est, "fell_back_", False)),
+                     digest=hashlib.sha1(np.ascontiguousarray(
+                         est.result_.decision).tobytes()).hexdigest()[:8])
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     unl = y == -1
@@ -101,7 +113,9 @@ def _row(label, r, ref=None):
         return
     ratio = f"  x{r['wall'] / ref['wall']:.2f} Poisson wall" if ref else ""
     more = "" if "mode" not in r else (
-        f"  {r['mode']:8s} it {r['n_iter']:3d}:{r['status'][0]} ROF cpu {r['rof_cpu']:.2f}")
+        f"  {r['mode']:8s} it {r['n_iter']:3d}:{r['status'][0]} ROF cpu "
+        f"{r['rof_cpu']:.2f} wall {r['rof_wall']:.2f}"
+        f"{' fell back' if r['fell_back'] else ''} bits {r['digest']}")
     print(f"{label:44s} wall {r['wall']:7.2f}  cpu {r['cpu']:7.2f}  "
           f"rss {r['rss_gb']:5.2f} GB  err {r['err']:6.2f}%{more}{ratio}", flush=True)
 
@@ -113,12 +127,22 @@ def main():
     ap.add_argument("--no-exact", action="store_true",
                     help="small part: skip the n_components=None fits")
     ap.add_argument("--timeout", type=float, default=1800)
+    ap.add_argument("--n", type=int, default=100_000,
+                    help="large part: rows (the graph-core problem's recipe)")
+    ap.add_argument("--params", default="{}",
+                    help="JSON of estimator parameters for the semisvm fits")
+    ap.add_argument("--no-peer", action="store_true",
+                    help="large part: skip graphlearning's Poisson learning")
+    ap.add_argument("--threads", type=int, nargs="*", default=None,
+                    help="large part: fit each model once per n_jobs value "
+                         "(the ROF solver's threads; same bits expected)")
     ap.add_argument("--one", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.one:
         _one(json.loads(args.one))
         return
-    print("load:", os.getloadavg())
+    print("load:", os.getloadavg(), "params:", args.params)
+    params = json.loads(args.params)
     if args.part == "small":
         for d in (10, 60):
             for c in (2, 10):
@@ -127,18 +151,23 @@ def main():
                      _run(prob + ["LabelSpreading", False], args.timeout))
                 for name in args.models:
                     _row(f"n=5000 d={d} c={c} {name}",
-                         _run(prob + [name, False], args.timeout))
+                         _run(prob + [name, False, params], args.timeout))
                     if not args.no_exact:
                         _row(f"n=5000 d={d} c={c} {name} n_components=None",
-                             _run(prob + [name, True], args.timeout))
+                             _run(prob + [name, True, params], args.timeout))
     else:
-        prob = [100_000, 50, 10, 20]
-        ref = _run(prob + ["GL-Poisson", False], args.timeout)
-        _row("n=100000 d=50 c=10 graphlearning Poisson", ref)
-        ref = None if "error" in ref else ref
+        prob = [args.n, 50, 10, 20]
+        ref = None
+        if not args.no_peer:
+            ref = _run(prob + ["GL-Poisson", False], args.timeout)
+            _row(f"n={args.n} d=50 c=10 graphlearning Poisson", ref)
+            ref = None if "error" in ref else ref
         for name in args.models:
-            _row(f"n=100000 d=50 c=10 {name}", _run(prob + [name, False],
-                                                     args.timeout), ref)
+            for nj in (args.threads or [None]):
+                p = dict(params, **({} if nj is None else {"n_jobs": nj}))
+                tag = "" if nj is None else f" n_jobs={nj}"
+                _row(f"n={args.n} d=50 c=10 {name}{tag}",
+                     _run(prob + [name, False, p], args.timeout), ref)
     print("load:", os.getloadavg())
 
 

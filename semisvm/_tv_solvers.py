@@ -41,6 +41,7 @@ import scipy.sparse.linalg as spla
 from scipy.optimize import linear_sum_assignment
 
 from semisvm._core._graph_tv import (
+    edge_incidence,
     graph_tv_value,
     rof_pd_multi,
     simplex_project,
@@ -245,9 +246,11 @@ def _grad_norm(src, dst, w, n):
 class _ROF:
     """Warm-started graph ROF solves of all columns at once (one dual column each)."""
 
-    def __init__(self, W, n_cols, tol, max_iter, dtype=np.float64):
+    def __init__(self, W, n_cols, tol, max_iter, dtype=np.float64, n_threads=1):
         self.src, self.dst, self.w = _edges(W, dtype)
         self.L = _grad_norm(self.src, self.dst, self.w, W.shape[0])
+        self.incidence = edge_incidence(self.src, self.dst, self.w, W.shape[0])
+        self.n_threads = n_threads
         self.dtype = dtype
         self.p = np.zeros((self.src.shape[0], n_cols), dtype=dtype)
         self.tol = tol
@@ -270,7 +273,7 @@ class _ROF:
         it, _, _, status = rof_pd_multi(
             self.src, self.dst, self.w, np.ascontiguousarray(Z, dtype=self.dtype),
             float(gamma), rho, G, self.p, tol=self.tol, max_iter=self.max_iter,
-            L=self.L)
+            L=self.L, incidence=self.incidence, n_threads=self.n_threads)
         self.n_iter += it
         self.n_solves += 1
         self.n_fail += status != 0
@@ -498,14 +501,16 @@ _STABLE_FACTOR = 2     # "labels_stable" after _STABLE_FACTOR * n_stable iterati
 
 def tv_splitting(rk, W, y, n_classes, loss, gamma, lam, eta, mu, r1, r2, r,
                  normalize, tol, n_stable, max_iter, rof_tol, rof_max_iter,
-                 smo_tol, verbose, label_tol):
+                 smo_tol, verbose, label_tol, n_threads=1):
+    """The splitting loop of :func:`semisvm.graph_tv.graph_tv` (``n_threads``:
+    the graph ROF solver's; the result does not depend on it)."""
     if n_classes == 2:
         return _tv_binary(rk, W, y, loss, gamma, lam, eta, mu, r1, r2, normalize,
                           tol, n_stable, max_iter, rof_tol, rof_max_iter,
-                          smo_tol, verbose, label_tol)
+                          smo_tol, verbose, label_tol, n_threads)
     return _tv_multi(rk, W, y, n_classes, loss, gamma, lam, eta, mu, r,
                      normalize, tol, n_stable, max_iter, rof_tol, rof_max_iter,
-                     smo_tol, verbose, label_tol)
+                     smo_tol, verbose, label_tol, n_threads)
 
 
 def _stable_stop(state, labels, unl, residual, tol, n_stable):
@@ -562,7 +567,7 @@ def _no_improvement(state, obj, it, tol, n_stable):
 
 def _tv_binary(rk, W, y, loss, gamma, lam, eta, mu, r1, r2, normalize, tol,
                n_stable, max_iter, rof_tol, rof_max_iter, smo_tol, verbose,
-               label_tol):
+               label_tol, n_threads=1):
     n = rk.n
     dt = rk.dtype
     lab = np.flatnonzero(y != UNLABELED)
@@ -571,7 +576,7 @@ def _tv_binary(rk, W, y, loss, gamma, lam, eta, mu, r1, r2, normalize, tol,
     ypm[lab] = np.where(y[lab] == 1, 1.0, -1.0)
     J = (~unl).astype(dt)
     radius = None if normalize is None else (n if normalize == "n" else np.sqrt(n))
-    rof = _ROF(W, 1, rof_tol, rof_max_iter, dt)
+    rof = _ROF(W, 1, rof_tol, rof_max_iter, dt, n_threads)
     fac = rk.factor(lam, r1)
     g = np.zeros((n, 1), dtype=dt)
     u1 = np.zeros(n, dtype=dt)
@@ -633,7 +638,7 @@ def _tv_binary(rk, W, y, loss, gamma, lam, eta, mu, r1, r2, normalize, tol,
 
 def _tv_multi(rk, W, y, c, loss, gamma, lam, eta, mu, r, normalize, tol,
               n_stable, max_iter, rof_tol, rof_max_iter, smo_tol, verbose,
-              label_tol):
+              label_tol, n_threads=1):
     n = rk.n
     dt = rk.dtype
     lab = np.flatnonzero(y != UNLABELED)
@@ -642,7 +647,7 @@ def _tv_multi(rk, W, y, c, loss, gamma, lam, eta, mu, r, normalize, tol,
     Y1[lab, y[lab]] = 1.0
     Ypm = np.where(Y1[lab] > 0, 1.0, -1.0)      # one-vs-rest, labeled rows
     radius = None if normalize is None else (n if normalize == "n" else np.sqrt(n))
-    rof = _ROF(W, c, rof_tol, rof_max_iter, dt)
+    rof = _ROF(W, c, rof_tol, rof_max_iter, dt, n_threads)
     if loss == "squared":
         # (eta J K + r K + lam I) alpha = rhs  =>  K alpha = (rhs - lam alpha) / D
         fac = rk.weighted_factor(lam, r, eta, ~unl)
@@ -706,8 +711,8 @@ def _tv_multi(rk, W, y, c, loss, gamma, lam, eta, mu, r, normalize, tol,
 # ----------------------------------------------------------------- Cheeger
 
 def cheeger_ratio(rk, W, y, n_classes, loss, lam, mu, r, c, balance, start,
-             normalize, tol, n_stable, label_tol, max_iter, rof_tol,
-             rof_max_iter, smo_tol, verbose):
+                  normalize, tol, n_stable, label_tol, max_iter, rof_tol,
+                  rof_max_iter, smo_tol, verbose, n_threads=1):
     """The ratio-minimisation loop of :func:`semisvm.graph_tv.graph_cheeger`."""
     n = rk.n
     dt = rk.dtype
@@ -722,7 +727,7 @@ def cheeger_ratio(rk, W, y, n_classes, loss, lam, mu, r, c, balance, start,
         Ylab[lab, y[lab]] = 1.0
     Ypm = (Ylab[lab] if binary else np.where(Ylab[lab] > 0, 1.0, -1.0))
     radius = None if normalize is None else (n if normalize == "n" else np.sqrt(n))
-    rof = _ROF(W, ncol, rof_tol, rof_max_iter, dt)
+    rof = _ROF(W, ncol, rof_tol, rof_max_iter, dt, n_threads)
     fac = rk.factor(lam, r)
     svm = _KernelSVMProx(fac, lab, mu, smo_tol) if loss == "hinge" else None
     betas = [None] * ncol

@@ -88,6 +88,7 @@ from semisvm._validation import (
     check_int,
     check_kernel_matrix,
     check_memory,
+    check_n_jobs,
     check_positive,
     check_sparse_structure,
     check_targets,
@@ -192,7 +193,7 @@ def _check_label_tol(label_tol):
 def graph_tv(K, W, y, *, loss="squared", gamma=1.0, lam=1.0, eta=1.0, mu=1.0,
              r1=1.0, r2=1.0, r=1.0, normalize="n", tol=1e-4, n_stable=10,
              label_tol=0.01, max_iter=300, rof_tol=1e-4, rof_max_iter=500,
-             smo_tol=1e-6, verbose=False, Z=None, nugget=0.0):
+             smo_tol=1e-6, verbose=False, Z=None, nugget=0.0, n_jobs=None):
     r"""TV-RLS (``loss="squared"``) or TV-SVM (``loss="hinge"``), binary or multi-class.
 
     Binary (2 classes; class 1 is +1), the splitting ``f = K alpha = g``,
@@ -272,6 +273,9 @@ def graph_tv(K, W, y, *, loss="squared", gamma=1.0, lam=1.0, eta=1.0, mu=1.0,
         With Z: the kernel is ``Z Z' + nugget I`` (a Nystroem approximation
         plus the mean of what it misses on the diagonal lets each sample's
         value leave the m-dimensional span a little).
+    n_jobs : int or None, default=None
+        Threads of the graph-ROF solver (None: 1, -1: all cores); the
+        result is the same to the bit whatever the count.
 
     Returns
     -------
@@ -302,6 +306,7 @@ def graph_tv(K, W, y, *, loss="squared", gamma=1.0, lam=1.0, eta=1.0, mu=1.0,
     rk, W, y, n_classes = _common_checks(
         K, Z, nugget, W, y, lam, {"eta": eta, "mu": mu, "r1": r1, "r2": r2, "r": r},
         tol, max_iter, n_stable, rof_tol, rof_max_iter)
+    n_threads = check_n_jobs(n_jobs)
     check_positive(gamma, "gamma", allow_zero=True)
     _check_label_tol(label_tol)
     normalize = _check_normalize(normalize)
@@ -314,7 +319,7 @@ def graph_tv(K, W, y, *, loss="squared", gamma=1.0, lam=1.0, eta=1.0, mu=1.0,
     with threadpool_limits(limits=1, user_api="blas"):
         out = tv_splitting(rk, W, y, n_classes, loss, gamma, lam, eta, mu, r1,
                            r2, r, normalize, tol, n_stable, max_iter, rof_tol,
-                           rof_max_iter, smo_tol, verbose, label_tol)
+                           rof_max_iter, smo_tol, verbose, label_tol, n_threads)
     out["total_time"] = time.perf_counter() - t0
     out["total_cpu_time"] = time.process_time() - c0
     return _result(**out)
@@ -325,7 +330,7 @@ def graph_tv(K, W, y, *, loss="squared", gamma=1.0, lam=1.0, eta=1.0, mu=1.0,
 def graph_cheeger(K, W, y, *, loss="squared", lam=1.0, mu=1.0, r=1.0, c=1.0,
                   balance="median", start="auto", normalize="n", tol=1e-6, n_stable=10,
                   label_tol=0.01, max_iter=300, rof_tol=1e-4, rof_max_iter=500,
-                  smo_tol=1e-6, verbose=False, Z=None, nugget=0.0):
+                  smo_tol=1e-6, verbose=False, Z=None, nugget=0.0, n_jobs=None):
     r"""Cheeger-RLS (``loss="squared"``) or Cheeger-SVM (``loss="hinge"``).
 
     Minimises the balanced Cheeger ratio ``E(f) = TV(f) / B(f)`` with ``f_i =
@@ -423,6 +428,9 @@ def graph_cheeger(K, W, y, *, loss="squared", lam=1.0, mu=1.0, r=1.0, c=1.0,
         With Z: the kernel is ``Z Z' + nugget I`` (a Nystroem approximation
         plus the mean of what it misses on the diagonal lets each sample's
         value leave the m-dimensional span a little).
+    n_jobs : int or None, default=None
+        Threads of the graph-ROF solver (None: 1, -1: all cores); the
+        result is the same to the bit whatever the count.
 
     Returns
     -------
@@ -459,6 +467,7 @@ def graph_cheeger(K, W, y, *, loss="squared", lam=1.0, mu=1.0, r=1.0, c=1.0,
     rk, W, y, n_classes = _common_checks(
         K, Z, nugget, W, y, lam, {"mu": mu, "r": r, "c": c}, tol, max_iter, n_stable,
         rof_tol, rof_max_iter)
+    n_threads = check_n_jobs(n_jobs)
     _check_label_tol(label_tol)
     normalize = _check_normalize(normalize)
     t0 = time.perf_counter()
@@ -466,7 +475,8 @@ def graph_cheeger(K, W, y, *, loss="squared", lam=1.0, mu=1.0, r=1.0, c=1.0,
     with threadpool_limits(limits=1, user_api="blas"):   # see graph_tv
         out = cheeger_ratio(rk, W, y, n_classes, loss, lam, mu, r, c, balance,
                             start, normalize, tol, n_stable, label_tol,
-                            max_iter, rof_tol, rof_max_iter, smo_tol, verbose)
+                            max_iter, rof_tol, rof_max_iter, smo_tol, verbose,
+                            n_threads)
     out["total_time"] = time.perf_counter() - t0
     out["total_cpu_time"] = time.process_time() - c0
     return _result(**out)
@@ -843,7 +853,7 @@ class _GraphTVBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
         params = {k: v for k, v in self.get_params().items()
                   if k in ("kernel", "kernel_gamma", "degree", "coef0",
                            "n_neighbors", "weights", "random_state",
-                           "n_components", "graph")}
+                           "n_components", "graph", "n_jobs")}
         if isinstance(self, _TVBase):
             params.update(lam=self.lam, eta=self.eta, mu=self.mu)
         return cls(gamma=0.0, normalize=None, safe=False, **params)
@@ -975,6 +985,9 @@ _COMMON_DOC = """
         and ``weights`` (and, for ``safe=True``, kept as a
         :class:`~semisvm.graph.KNNGraph` that the check's fits share). Not
         with ``fit(..., affinity=...)``.
+    n_jobs : int or None, default=None
+        Threads of the graph-ROF solver (None: 1, -1: all cores); the fit is
+        the same to the bit whatever the count.
 
     Attributes
     ----------
@@ -1045,7 +1058,7 @@ class _TVBase(_GraphTVBase):
                  rof_tol=1e-3, rof_max_iter=200, conflict_tol=0.1,
                  random_state=None, safe="auto", safe_cv=5,
                  safe_margin=0.0, verbose=0, n_components="auto",
-                 graph=None):
+                 graph=None, n_jobs=None):
         self.gamma = gamma
         self.lam = lam
         self.eta = eta
@@ -1074,6 +1087,7 @@ class _TVBase(_GraphTVBase):
         self.verbose = verbose
         self.n_components = n_components
         self.graph = graph
+        self.n_jobs = n_jobs
 
     def _default_weights(self, n):
         """``(gamma, mu)`` of this fit: the given values, or the defaults.
@@ -1114,7 +1128,8 @@ class _TVBase(_GraphTVBase):
                   r2=self.r2, r=self.r, tol=self.tol, n_stable=self.n_stable,
                   label_tol=self.label_tol, max_iter=self.max_iter,
                   rof_tol=self.rof_tol, rof_max_iter=self.rof_max_iter,
-                  verbose=bool(self.verbose), Z=Z, nugget=nugget)
+                  verbose=bool(self.verbose), Z=Z, nugget=nugget,
+                  n_jobs=self.n_jobs)
         res = graph_tv(K, W, y, gamma=gamma, mu=mu,
                        normalize=self.normalize, **kw)
         lab = y != UNLABELED
@@ -1162,7 +1177,7 @@ class _CheegerBase(_GraphTVBase):
                  label_tol=0.01, max_iter=300, rof_tol=1e-3, rof_max_iter=200,
                  random_state=None, safe="auto", safe_cv=5,
                  safe_margin=0.0, verbose=0, n_components="auto",
-                 graph=None):
+                 graph=None, n_jobs=None):
         self.lam = lam
         self.mu = mu
         self.r = r
@@ -1189,6 +1204,7 @@ class _CheegerBase(_GraphTVBase):
         self.verbose = verbose
         self.n_components = n_components
         self.graph = graph
+        self.n_jobs = n_jobs
 
     def _solve(self, K, W, y, Z=None, nugget=0.0):
         return graph_cheeger(K, W, y, Z=Z, nugget=nugget, loss=self._loss, lam=self.lam, mu=self.mu,
@@ -1199,7 +1215,7 @@ class _CheegerBase(_GraphTVBase):
                              label_tol=self.label_tol,
                              max_iter=self.max_iter, rof_tol=self.rof_tol,
                              rof_max_iter=self.rof_max_iter,
-                             verbose=bool(self.verbose))
+                             verbose=bool(self.verbose), n_jobs=self.n_jobs)
 
 
 _TV_DEFAULTS_DOC = """

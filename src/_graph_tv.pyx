@@ -25,6 +25,7 @@ import numpy as np
 
 from libc.math cimport fabs, sqrt, INFINITY
 from cython cimport floating
+from cython.parallel cimport prange
 
 
 cdef enum:
@@ -48,54 +49,113 @@ cdef double _tv(const int[::1] src, const int[::1] dst, const floating[::1] w,
     return s
 
 
-cdef void _tv_cols(const int[::1] src, const int[::1] dst, const floating[::1] w,
-                   const floating[:, ::1] g, double *out) noexcept nogil:
-    """out[k] = sum_e w_e |g[dst_e, k] - g[src_e, k]| for every column k."""
-    cdef Py_ssize_t e, k, c = g.shape[1], s, d
-    for k in range(c):
-        out[k] = 0
-    for e in range(src.shape[0]):
+cdef enum:
+    NODE_BLOCK = 1024       # rows per block of the gap's sums (fixed: any thread count, same bits)
+
+
+cdef void _gap_sums(const int[::1] dst, const int[::1] inc_ptr,
+                    const int[::1] inc_edge, const floating[::1] inc_w,
+                    const floating[:, ::1] z, const floating[:, ::1] g,
+                    const floating[:, ::1] ghat, const floating[:, ::1] div,
+                    double[:, ::1] part, int n_threads) noexcept nogil:
+    """Per block of NODE_BLOCK rows and per column k, into ``part[b, 6k:6k+6]``:
+    TV(g), TV(ghat) (each edge counted at its src end), ||g - z||^2,
+    ||ghat - z||^2, <div, z>, ||div||^2."""
+    cdef Py_ssize_t b, i, j, k, e, o, c = g.shape[1], n = g.shape[0]
+    cdef Py_ssize_t n_blk = (n + NODE_BLOCK - 1) // NODE_BLOCK
+    cdef double we, d
+    for b in prange(n_blk, schedule="static", num_threads=n_threads):
+        for k in range(6 * c):
+            part[b, k] = 0
+        for i in range(b * NODE_BLOCK, min(n, (b + 1) * NODE_BLOCK)):
+            for j in range(inc_ptr[i], inc_ptr[i + 1]):
+                we = inc_w[j]
+                if we < 0:          # i is the edge's src: count it once
+                    e = inc_edge[j]
+                    o = dst[e]
+                    for k in range(c):
+                        part[b, 6 * k] += -we * fabs(<double> g[o, k] - g[i, k])
+                        part[b, 6 * k + 1] += -we * fabs(<double> ghat[o, k] - ghat[i, k])
+            for k in range(c):
+                d = <double> g[i, k] - z[i, k]
+                part[b, 6 * k + 2] += d * d
+                d = <double> ghat[i, k] - z[i, k]
+                part[b, 6 * k + 3] += d * d
+                part[b, 6 * k + 4] += <double> div[i, k] * z[i, k]
+                part[b, 6 * k + 5] += <double> div[i, k] * div[i, k]
+
+
+cdef void _pd_step_parallel(const int[::1] src, const int[::1] dst,
+                            const floating[::1] w, const int[::1] inc_ptr,
+                            const int[::1] inc_edge, const floating[::1] inc_w,
+                            const floating[:, ::1] z, double gamma,
+                            const double *rho, floating[:, ::1] g,
+                            floating[:, ::1] p, floating[:, ::1] gbar,
+                            floating[:, ::1] div, const double *tau,
+                            const double *sigma, const double *theta,
+                            int n_threads) noexcept nogil:
+    """One primal-dual step in two passes free of write conflicts."""
+    cdef Py_ssize_t i, j, e, k, s, d, n = g.shape[0], m = src.shape[0], c = g.shape[1]
+    cdef double t, gold, we
+    # p <- clip(p + sigma grad(gbar), -gamma, gamma): each edge reads its two rows
+    for e in prange(m, schedule="static", num_threads=n_threads):
         s = src[e]
         d = dst[e]
+        we = w[e]
         for k in range(c):
-            out[k] += w[e] * fabs(<double> g[d, k] - g[s, k])
-
-
-cdef void _primal_cols(const int[::1] src, const int[::1] dst, const floating[::1] w,
-                       const floating[:, ::1] z, const floating[:, ::1] g,
-                       double gamma, const double *rho, double *out,
-                       double *work) noexcept nogil:
-    """out[k] = gamma TV(g_k) + rho_k/2 ||g_k - z_k||^2 (work: c doubles)."""
-    cdef Py_ssize_t i, k, n = g.shape[0], c = g.shape[1]
-    cdef double d
-    _tv_cols(src, dst, w, g, out)
-    for k in range(c):
-        work[k] = 0
-    for i in range(n):
+            t = p[e, k] + sigma[k] * we * (<double> gbar[d, k] - gbar[s, k])
+            if t > gamma:
+                t = gamma
+            elif t < -gamma:
+                t = -gamma
+            p[e, k] = <floating> t
+    # div_i = sum over the row's edges (in edge order) of -+w_e p_e; then
+    # g+ = (g - tau div + tau rho z) / (1 + tau rho), gbar = g+ + theta (g+ - g)
+    for i in prange(n, schedule="static", num_threads=n_threads):
         for k in range(c):
-            d = <double> g[i, k] - z[i, k]
-            work[k] += d * d
-    for k in range(c):
-        out[k] = gamma * out[k] + 0.5 * rho[k] * work[k]
+            div[i, k] = 0
+        for j in range(inc_ptr[i], inc_ptr[i + 1]):
+            e = inc_edge[j]
+            we = inc_w[j]
+            for k in range(c):
+                div[i, k] += <floating> (we * p[e, k])
+        for k in range(c):
+            gold = g[i, k]
+            t = (gold - tau[k] * div[i, k] + tau[k] * rho[k] * z[i, k]) \
+                / (1.0 + tau[k] * rho[k])
+            g[i, k] = <floating> t
+            gbar[i, k] = <floating> (t + theta[k] * (t - gold))
 
 
 cdef int _rof(const int[::1] src, const int[::1] dst, const floating[::1] w,
+              const int[::1] inc_ptr, const int[::1] inc_edge,
+              const floating[::1] inc_w,
               const floating[:, ::1] z, double gamma, const double *rho,
               double L, double step_ratio, floating[:, ::1] g,
               floating[:, ::1] p, double tol,
               int max_iter, floating[:, ::1] gbar, floating[:, ::1] div,
-              floating[:, ::1] ghat, double *tau, double *sigma, double *theta,
-              double *gap, double *primal, double *work) noexcept nogil:
+              floating[:, ::1] ghat, double[:, ::1] part, double *tau,
+              double *sigma, double *theta, double *gap, double *primal,
+              double *work, int n_threads) noexcept nogil:
     """Accelerated primal-dual on the graph ROF problem, all c columns at once.
 
-    Column k has its own fidelity rho_k (and so its own step schedule); the
-    edge list is read once per iteration for every column, and the dual
-    update and the divergence ``div = grad' p`` share one pass over the edges.
-    Stops when every column's gap is below ``tol`` times its primal value.
-    Returns the iterations.
+    Column k has its own fidelity rho_k (and so its own step schedule). With
+    one thread an iteration is one pass over the edges (dual update, with
+    ``div = grad' p`` scattered to the end rows) and one over the rows
+    (primal update). With more, it is two parallel passes free of write
+    conflicts (``_pd_step_parallel``): the dual update over the edges, then
+    over the rows the divergence gathered from each row's incidence list
+    (``inc_ptr``, ``inc_edge``, signed weights ``inc_w``: +w_e at dst, -w_e
+    at src) in edge order, the order in which the scatter adds them, with
+    the primal update. The gap's sums go per fixed block of rows, added in
+    block order: the iterates are the same to the bit whatever
+    ``n_threads``.
+    Stops when every column's gap is below ``tol`` times its primal value
+    (checked every GAP_EVERY iterations). Returns the iterations.
     """
-    cdef Py_ssize_t i, e, k, s, d, n = g.shape[0], m = src.shape[0], c = g.shape[1]
-    cdef double t, gold, we, D, dd
+    cdef Py_ssize_t i, j, e, k, s, d, b, n = g.shape[0], m = src.shape[0], c = g.shape[1]
+    cdef Py_ssize_t n_blk = (n + NODE_BLOCK - 1) // NODE_BLOCK
+    cdef double t, gold, we, D, acc
     cdef int it = 0, done
     for k in range(c):
         gap[k] = INFINITY
@@ -115,69 +175,103 @@ cdef int _rof(const int[::1] src, const int[::1] dst, const floating[::1] w,
             gbar[i, k] = g[i, k]
     while it < max_iter:
         it += 1
-        # p <- clip(p + sigma grad(gbar), -gamma, gamma);  div = grad' p
-        for i in range(n):
-            for k in range(c):
-                div[i, k] = 0
-        for e in range(m):
-            s = src[e]
-            d = dst[e]
-            we = w[e]
-            for k in range(c):
-                t = p[e, k] + sigma[k] * we * (<double> gbar[d, k] - gbar[s, k])
-                if t > gamma:
-                    t = gamma
-                elif t < -gamma:
-                    t = -gamma
-                p[e, k] = <floating> t
-                t = we * t
-                div[d, k] += <floating> t
-                div[s, k] -= <floating> t
-        # g+ = (g - tau grad'p + tau rho z) / (1 + tau rho)
         for k in range(c):
             theta[k] = 1.0 / sqrt(1.0 + 2.0 * rho[k] * tau[k])
-        for i in range(n):
-            for k in range(c):
-                gold = g[i, k]
-                t = (gold - tau[k] * div[i, k] + tau[k] * rho[k] * z[i, k]) \
-                    / (1.0 + tau[k] * rho[k])
-                g[i, k] = <floating> t
-                gbar[i, k] = <floating> (t + theta[k] * (t - gold))
+        if n_threads == 1:
+            # one thread: the dual update scatters div = grad' p in the same
+            # pass (the same sums, in the same order, as the gather below)
+            for i in range(n):
+                for k in range(c):
+                    div[i, k] = 0
+            for e in range(m):
+                s = src[e]
+                d = dst[e]
+                we = w[e]
+                for k in range(c):
+                    t = p[e, k] + sigma[k] * we * (<double> gbar[d, k] - gbar[s, k])
+                    if t > gamma:
+                        t = gamma
+                    elif t < -gamma:
+                        t = -gamma
+                    p[e, k] = <floating> t
+                    t = we * p[e, k]
+                    div[d, k] += <floating> t
+                    div[s, k] -= <floating> t
+            for i in range(n):
+                for k in range(c):
+                    gold = g[i, k]
+                    t = (gold - tau[k] * div[i, k] + tau[k] * rho[k] * z[i, k]) \
+                        / (1.0 + tau[k] * rho[k])
+                    g[i, k] = <floating> t
+                    gbar[i, k] = <floating> (t + theta[k] * (t - gold))
+        else:
+            _pd_step_parallel(src, dst, w, inc_ptr, inc_edge, inc_w, z, gamma,
+                              rho, g, p, gbar, div, tau, sigma, theta, n_threads)
         for k in range(c):
             tau[k] = theta[k] * tau[k]
             sigma[k] = sigma[k] / theta[k]
         if it % GAP_EVERY == 0 or it == max_iter:
             # dual D(p) = <grad'p, z> - ||grad'p||^2 / (2 rho), its primal
             # point ghat = z - grad'p / rho
-            for i in range(n):
+            for i in prange(n, schedule="static", num_threads=n_threads):
                 for k in range(c):
                     ghat[i, k] = <floating> (z[i, k] - div[i, k] / rho[k])
-            _primal_cols(src, dst, w, z, g, gamma, rho, primal, work)
-            _primal_cols(src, dst, w, z, ghat, gamma, rho, gap, work)
+            _gap_sums(dst, inc_ptr, inc_edge, inc_w, z, g, ghat, div, part,
+                      n_threads)
+            done = 1
             for k in range(c):
+                # primal[k]: P(g); gap[k]: P(ghat); work[k]: <div, z>; then ||div||^2
+                primal[k] = 0
+                gap[k] = 0
+                work[k] = 0
+                acc = 0
+                for b in range(n_blk):
+                    primal[k] += gamma * part[b, 6 * k] + 0.5 * rho[k] * part[b, 6 * k + 2]
+                    gap[k] += gamma * part[b, 6 * k + 1] + 0.5 * rho[k] * part[b, 6 * k + 3]
+                    work[k] += part[b, 6 * k + 4]
+                    acc += part[b, 6 * k + 5]
+                D = work[k] - 0.5 * acc / rho[k]
                 if gap[k] < primal[k]:
-                    # the dual's primal point is better: keep it (below)
+                    # the dual's primal point is better: keep it
                     primal[k] = gap[k]
                     work[k] = 1
                 else:
                     work[k] = 0
-            done = 1
-            for k in range(c):
-                D = 0
-                dd = 0
-                for i in range(n):
-                    D += <double> div[i, k] * z[i, k]
-                    dd += <double> div[i, k] * div[i, k]
-                    if work[k] != 0:
-                        g[i, k] = ghat[i, k]
-                        gbar[i, k] = ghat[i, k]
-                D -= 0.5 * dd / rho[k]
                 gap[k] = primal[k] - D
                 if not (gap[k] <= tol * fabs(primal[k]) or gap[k] <= 1e-300):
                     done = 0
+            for i in prange(n, schedule="static", num_threads=n_threads):
+                for k in range(c):
+                    if work[k] != 0:
+                        g[i, k] = ghat[i, k]
+                        gbar[i, k] = ghat[i, k]
             if done:
                 break
     return it
+
+
+def edge_incidence(src, dst, w, Py_ssize_t n):
+    """Each row's incident edges for :func:`rof_pd_multi`'s gather.
+
+    Returns ``(inc_ptr, inc_edge, inc_w)``: the edges of row i are
+    ``inc_edge[inc_ptr[i]:inc_ptr[i + 1]]`` in edge order (the order in
+    which the one-thread pass adds them up), with the signed weights
+    ``inc_w`` (-w_e at the src, +w_e at the dst) of ``div = grad' p``.
+    """
+    src = np.asarray(src, dtype=np.int32)
+    dst = np.asarray(dst, dtype=np.int32)
+    w = np.asarray(w)
+    m = src.shape[0]
+    nodes = np.concatenate([src, dst])
+    edges = np.concatenate([np.arange(m, dtype=np.int32)] * 2)
+    order = np.lexsort((edges, nodes))
+    inc_w = np.concatenate([-w, w])
+    ptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(nodes, minlength=n), out=ptr[1:])
+    if ptr[-1] > np.iinfo(np.int32).max:
+        raise ValueError("the graph has too many edges (more than 2^30)")
+    return (ptr.astype(np.int32), np.ascontiguousarray(edges[order]),
+            np.ascontiguousarray(inc_w[order]))
 
 
 def _edge_L(src_np, dst_np, w, Py_ssize_t n):
@@ -192,7 +286,8 @@ def _edge_L(src_np, dst_np, w, Py_ssize_t n):
 def rof_pd_multi(const int[::1] src, const int[::1] dst, const floating[::1] w,
                  const floating[:, ::1] Z, double gamma, rho,
                  floating[:, ::1] G, floating[:, ::1] P, *, double tol=1e-4,
-                 int max_iter=1000, double L=-1.0, double step_ratio=1.0):
+                 int max_iter=1000, double L=-1.0, double step_ratio=1.0,
+                 incidence=None, int n_threads=1):
     """Solve the graph ROF problem for every column of Z at once.
 
     ``min_{g_k} gamma sum_e w_e |g_k[dst_e] - g_k[src_e]| + rho_k/2 ||g_k - z_k||^2``
@@ -201,7 +296,10 @@ def rof_pd_multi(const int[::1] src, const int[::1] dst, const floating[::1] w,
     warm starts, overwritten). ``rho``: a float or one value per column.
     Initial steps ``tau = step_ratio / L``, ``sigma = 1 / (step_ratio L)``.
     Stops when the gap of every column is below ``tol`` times its primal
-    value (checked every 10 iterations).
+    value (checked every 10 iterations). ``incidence``: the rows' edge
+    lists of :func:`edge_incidence` (built here when None; pass them to
+    reuse them across calls). ``n_threads``: OpenMP threads of the passes
+    over the edges and the rows (the result does not depend on it).
 
     Returns
     -------
@@ -243,6 +341,18 @@ def rof_pd_multi(const int[::1] src, const int[::1] dst, const floating[::1] w,
     cdef floating[:, ::1] ghat = np.empty((n, c), dtype=dtype)
     cdef double[::1] rho_v = rho_np
     cdef double[:, ::1] buf = np.zeros((6, c))
+    cdef double[:, ::1] part = np.zeros(((n + NODE_BLOCK - 1) // NODE_BLOCK, 6 * c))
+    if incidence is None:
+        incidence = edge_incidence(src_np, dst_np, np.asarray(w), n)
+    inc_ptr_np, inc_edge_np, inc_w_np = incidence
+    if (inc_ptr_np.shape != (n + 1,) or inc_edge_np.shape != (2 * m,)
+            or inc_w_np.shape != (2 * m,) or inc_w_np.dtype != dtype):
+        raise ValueError("incidence does not match the edge list")
+    cdef const int[::1] inc_ptr = inc_ptr_np
+    cdef const int[::1] inc_edge = inc_edge_np
+    cdef const floating[::1] inc_w = inc_w_np
+    if n_threads < 1:
+        raise ValueError(f"n_threads must be >= 1, got {n_threads}")
     cdef int it
     # the dual box may have shrunk since the warm start
     for e in range(m):
@@ -252,10 +362,10 @@ def rof_pd_multi(const int[::1] src, const int[::1] dst, const floating[::1] w,
             elif P[e, k] < -gamma:
                 P[e, k] = <floating> -gamma
     with nogil:
-        it = _rof(src, dst, w, Z, gamma, &rho_v[0], L, step_ratio, G, P, tol,
-                  max_iter,
-                  gbar, div, ghat, &buf[0, 0], &buf[1, 0], &buf[2, 0],
-                  &buf[3, 0], &buf[4, 0], &buf[5, 0])
+        it = _rof(src, dst, w, inc_ptr, inc_edge, inc_w, Z, gamma, &rho_v[0],
+                  L, step_ratio, G, P, tol, max_iter, gbar, div, ghat, part,
+                  &buf[0, 0], &buf[1, 0], &buf[2, 0], &buf[3, 0], &buf[4, 0],
+                  &buf[5, 0], n_threads)
     gap = np.asarray(buf[3]).copy()
     primal = np.asarray(buf[4]).copy()
     ok = (gap <= tol * np.abs(primal)) | (gap <= 1e-300)

@@ -301,3 +301,19 @@ def test_label_spreading_cg_above_the_switch_is_the_lu_below(monkeypatch):
     assert not np.array_equal(cg, lu)     # the other solver did run
     np.testing.assert_allclose(ts._label_spreading(W, Y[:, 0]), ref[:, 0],
                                rtol=1e-7, atol=1e-9 * np.abs(ref).max())
+
+
+@pytest.mark.parametrize("Est", ESTIMATORS)
+def test_n_jobs_gives_the_same_bits(Est):
+    # the graph-ROF solver's threads change no bit of the fit (two and three
+    # classes: one and several dual columns)
+    for n_classes in (2, 3):
+        X, y, _ = _problem(n_classes, n=80, per_class=3)
+        fits = []
+        for n_jobs in (None, 2, 3):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                est = Est(safe=False, n_jobs=n_jobs, max_iter=20).fit(X, y)
+            fits.append((est.transduction_.tobytes(), np.asarray(est.alpha_).tobytes(),
+                         np.asarray(est.result_.decision).tobytes(), est.n_iter_))
+        assert fits[0] == fits[1] == fits[2]

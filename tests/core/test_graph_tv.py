@@ -324,3 +324,61 @@ def test_rof_multi_iterates_match_the_numpy_reference(k):
     assert it == k
     np.testing.assert_allclose(G, Gr, rtol=1e-10, atol=1e-10)
     np.testing.assert_allclose(P, Pr, rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.parametrize("n_threads", [2, 3])
+@pytest.mark.parametrize("k", [10, 35])
+def test_rof_multi_threads_match_the_numpy_reference(k, n_threads):
+    # the two-pass parallel step (dual update over the edges, divergence
+    # gathered per row) follows the same algorithm as the one-thread pass
+    rng = np.random.default_rng(3)
+    src, dst, w = _random_graph(40, rng, 0.15)
+    Z = rng.standard_normal((40, 3))
+    rho = np.array([0.5, 1.0, 4.0])
+    G0 = rng.standard_normal((40, 3))
+    P0 = 0.8 * rng.standard_normal((src.shape[0], 3))
+    G, P = G0.copy(), P0.copy()
+    rof_pd_multi(src, dst, w, Z, 0.6, rho, G, P, tol=0.0, max_iter=k, L=3.0,
+                 n_threads=n_threads)
+    Gr, Pr = _rof_multi_reference(src, dst, w, Z, 0.6, rho, G0, P0, k, 3.0)
+    np.testing.assert_allclose(G, Gr, rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(P, Pr, rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_rof_multi_same_bits_whatever_the_thread_count(dtype):
+    # more rows than one block of the gap's sums (1,024): the stopping test
+    # and every iterate are the same to the bit on 1, 2 and 4 threads
+    from semisvm._core._graph_tv import edge_incidence
+    rng = np.random.default_rng(0)
+    n = 2500
+    src = rng.integers(0, n, 12000).astype(np.int32)
+    dst = rng.integers(0, n, 12000).astype(np.int32)
+    keep = src < dst
+    src, dst = src[keep], dst[keep]
+    w = (rng.random(src.shape[0]) + 0.1).astype(dtype)
+    Z = rng.standard_normal((n, 4)).astype(dtype)
+    inc = edge_incidence(src, dst, w, n)
+    out = []
+    for nt in (1, 2, 4):
+        G = np.zeros((n, 4), dtype)
+        P = np.zeros((src.shape[0], 4), dtype)
+        it, gap, primal, _ = rof_pd_multi(src, dst, w, Z, 0.5, [0.3, 1.0, 2.0, 5.0],
+                                          G, P, tol=1e-2, max_iter=2000,
+                                          incidence=inc, n_threads=nt)
+        out.append((it, gap.tobytes(), primal.tobytes(), G.tobytes(), P.tobytes()))
+    assert out[0][0] < 2000
+    assert out[0] == out[1] == out[2]
+
+
+def test_rof_multi_bad_threads_and_incidence():
+    from semisvm._core._graph_tv import edge_incidence
+    rng = np.random.default_rng(0)
+    src, dst, w = _random_graph(10, rng)
+    Z = rng.standard_normal((10, 2))
+    G, P = np.zeros((10, 2)), np.zeros((src.shape[0], 2))
+    with pytest.raises(ValueError, match="n_threads"):
+        rof_pd_multi(src, dst, w, Z, 1.0, 1.0, G, P, n_threads=0)
+    inc = edge_incidence(src, dst, w, 11)
+    with pytest.raises(ValueError, match="incidence"):
+        rof_pd_multi(src, dst, w, Z, 1.0, 1.0, G, P, incidence=inc)
