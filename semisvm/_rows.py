@@ -61,17 +61,19 @@ logger = logging.getLogger("semisvm")
 STATUS_OPTIMAL, STATUS_RELATIVE, STATUS_MAX_ITER, STATUS_GRADIENT = 0, 1, 2, 3
 
 
-def check_mfn_memory(n, d, dtype, n_threads=1):
+def check_mfn_memory(n, d, dtype, n_threads=1, slices=0):
     """Refuse (before allocating) an MFN solve whose working vectors do not fit.
 
     w, r, p, sv, minv, wbar, the callers' copies and one buffer per thread of
-    length d + 1; a, t, z, q, o, obar and active of length n.
+    length d + 1; a, t, z, q, o, obar and active of length n; the row
+    blocks' slices (``slices`` entries: ``_mfn.slice_buffer_len``).
     """
     item = np.dtype(dtype).itemsize
     k = 8 + int(n_threads)
-    check_memory(k * (d + 1) * item + 7 * max(n, 1) * item,
+    check_memory(k * (d + 1) * item + 7 * max(n, 1) * item + int(slices) * item,
                  f"the L2-SVM-MFN solver on {n} rows x {d} features: {k} "
-                 f"{np.dtype(dtype)} vectors of length {d + 1} (a feature index "
+                 f"{np.dtype(dtype)} vectors of length {d + 1} and the row "
+                 f"blocks' slices ({int(slices)} entries; a feature index "
                  "far above the others?)")
 _EVENT_BYTES = 32     # sizeof(Event): three doubles and a Py_ssize_t
 
@@ -176,6 +178,9 @@ def mfn_loop(B, w, lam, *, tol, max_iter, cg_max_iter, cold_start, rel_tol,
             eta = 0.0
             continue
         F = F_new
+    end = getattr(B, "_end_outputs", None)
+    if end is not None:
+        end(w)      # the outputs now held are those of this w
     return _histories(n_iter, status, F, hobj, hcg, hact)
 
 
@@ -220,6 +225,9 @@ class LocalRows:
     # both False: the former single-threaded arithmetic, bit for bit
     one_pass = True
     blocked = True
+    # an MFN call from the w the last one ended at takes its outputs (False:
+    # one pass X w per call, the former arithmetic)
+    reuse_outputs = True
 
     def __init__(self, X, bias_scale, cpos, cneg, n_threads=1):
         self.X = X
@@ -231,7 +239,10 @@ class LocalRows:
         self.dtype = X.dtype
         nn = max(n, 1)
         dt = self.dtype
-        check_mfn_memory(n, D - 1, dt, self.n_threads)
+        # the row blocks' slices, kept across CG solves (allocated and first
+        # touched once per fit, not per solve)
+        n_slices = K.slice_buffer_len(X)
+        check_mfn_memory(n, D - 1, dt, self.n_threads, n_slices)
         self.a = np.zeros(nn, dtype=dt)[:n]
         self.t = np.zeros(nn, dtype=dt)[:n]
         self.z = np.zeros(nn, dtype=dt)[:n]
@@ -241,20 +252,47 @@ class LocalRows:
         self.p = np.zeros(D, dtype=dt)
         self.sv = np.zeros(D, dtype=dt)
         self.minv = np.zeros(D, dtype=dt)
-        self.tbuf = np.zeros(D * self.n_threads, dtype=dt)
+        self.tbuf = np.zeros(n_slices, dtype=dt)
         self.H = self.b = self.events = None
         self._none = np.zeros(1)
         self.o = self.obar = None
+        # (w, bias scale) of the outputs in self.o, set when an MFN call ends
+        self._last = None
         self.n_act = 0
         self.direct = False
         self.gnorm2 = -1.0
 
     # -- the MFN steps ------------------------------------------------------
-    def reset(self, w):
-        # fresh output arrays per MFN call: callers keep the returned ones
-        self.o = np.zeros(self.n, dtype=self.dtype)
+    def _start_outputs(self, w):
+        """Fresh output arrays for an MFN call from ``w`` (callers keep the
+        returned ones): o = X w, reused from the last call when it ended at
+        this very w with this bias scale (TSVM's switching rounds and
+        annealing steps, DA's p-steps change the costs, not w), else one
+        pass over the rows.
+
+        The reused o is the one the last call kept up to date along its CG
+        and line-search steps: X w up to rounding, each call adding its own,
+        where a fresh pass costs as much as a CG iteration over every row.
+        In float64 that rounding left the paper sets' labels and objectives
+        (to 1e-6) as they were; in float32 (relative 1e-7 per call) it moved
+        a few labels on 13 of 90 fits, so float32 outputs are recomputed.
+        """
+        last = self._last
         self.obar = np.zeros(self.n, dtype=self.dtype)
+        if (self.reuse_outputs and self.dtype == np.float64
+                and last is not None and last[1] == self.s
+                and self.o is not None and np.array_equal(last[0], w)):
+            self.o = self.o.copy()
+            return
+        self.o = np.zeros(self.n, dtype=self.dtype)
         K.outputs(self.X, self.s, w, self.active, self.o, self.n_threads)
+
+    def _end_outputs(self, w):
+        # the w whose outputs self.o now holds
+        self._last = (w.copy(), self.s)
+
+    def reset(self, w):
+        self._start_outputs(w)
         return K.loss(self.o, self.cpos, self.cneg)
 
     def activate(self, direct):
@@ -306,9 +344,7 @@ class LocalRows:
         """:func:`mfn_loop` from ``reset(w)`` on, in one compiled call
         (:func:`semisvm._core._mfn.mfn_run`: the same kernels in the same
         order); returns ``(n_iter, status, F)``."""
-        self.o = np.zeros(self.n, dtype=self.dtype)
-        self.obar = np.zeros(self.n, dtype=self.dtype)
-        K.outputs(self.X, self.s, w, self.active, self.o, self.n_threads)
+        self._start_outputs(w)
         if direct and self.H is None:
             self.H = np.zeros(self.D * self.D)
             self.b = np.zeros(self.D)
@@ -325,6 +361,7 @@ class LocalRows:
             hact, self.n_threads, grad_tol, self.one_pass, self.blocked)
         if swapped:
             self.o, self.obar = self.obar, self.o
+        self._end_outputs(w)
         return n_iter, status, F
 
 

@@ -40,7 +40,7 @@ from cython.parallel cimport prange
 from semisvm._core._blas cimport _dot, _copy
 from semisvm._core._dataset cimport RowData, row_dot, row_view
 from semisvm._core._cgls cimport cgls, rows_matvec, rows_rmatvec, rows_rmatvec_diag
-from semisvm._core._cgls cimport n_blocks, interrupted, reraise
+from semisvm._core._cgls cimport n_blocks, slice_len, interrupted, reraise
 from semisvm._core._linesearch cimport Event, line_search as _line_search
 from semisvm._core._linesearch cimport collect_events
 from scipy.linalg.cython_lapack cimport dpotrf, dpotrs
@@ -323,7 +323,8 @@ cdef int _newton_point(RowData X, floating bias_scale, const int *active,
                        floating *obar, double tol, double eta, int max_iter,
                        bint direct, floating *z, floating *q, floating *r,
                        floating *p, floating *s, floating *minv,
-                       floating *tbuf, double *H, double *b, int n_threads,
+                       floating *tbuf, Py_ssize_t tbuf_len, double *H,
+                       double *b, int n_threads,
                        int *n_iter, bint one_pass=True, double gstop2=0.0,
                        double *gnorm2=NULL, bint blocked=True) noexcept nogil:
     """The body of :func:`newton_point` (n >= 1); returns the status (3:
@@ -345,8 +346,8 @@ cdef int _newton_point(RowData X, floating bias_scale, const int *active,
         # (a failed factorisation leaves wbar as it was: CGLS starts there)
         status = cgls(X, bias_scale, active, n_act, a, t, <floating> lam,
                       wbar, obar, <floating> tol, <floating> eta, max_iter,
-                      z, q, r, p, s, minv, tbuf, n_threads, n_iter, one_pass,
-                      gstop2, gnorm2, blocked)
+                      z, q, r, p, s, minv, tbuf, tbuf_len, n_threads, n_iter,
+                      one_pass, gstop2, gnorm2, blocked)
         if status == 3 or status == 4:
             return status  # 4: interrupted (the exception is left set)
     # outputs of wbar on the inactive rows (one value per row: the same
@@ -407,6 +408,13 @@ cdef _check_active(const int[::1] active, Py_ssize_t n_act, Py_ssize_t n):
 
 # ---------------------------------------------------------------------------
 # in-memory steps (also run per block by the distributed backend)
+
+def slice_buffer_len(RowData X):
+    """Entries of the row blocks' slice buffer (``tbuf``) that serves every
+    CG solve over X's rows: a fit allocates it once and passes it to each
+    :func:`newton_point` / :func:`mfn_run`."""
+    return slice_len(X, X.n_rows)
+
 
 def outputs(RowData X, double bias_scale, const floating[::1] w,
             int[::1] rows, floating[::1] o, int n_threads=1):
@@ -478,7 +486,8 @@ def newton_point(RowData X, double bias_scale, const int[::1] active,
     preconditioned CGLS of :mod:`semisvm._core._cgls` (tolerance ``tol``,
     forcing term ``eta``, ``max_iter`` iterations), which keeps obar = X wbar
     on the active rows. ``z``/``q`` (n) and ``r``/``p``/``s``/``minv`` (d+1),
-    ``tbuf`` ((d+1) n_threads) are work arrays. ``one_pass``: CG's product
+    ``tbuf`` (the row blocks' slices: ``slice_buffer_len(X)`` entries, or
+    fewer to let each solve allocate its own) are work arrays. ``one_pass``: CG's product
     in one pass over the rows (else CGLS's two). Returns ``(status, n_iter,
     gnorm2)`` with CGLS's status (1 the Cholesky step; 3 when the gradient
     norm^2 at wbar, ``gnorm2``, is <= ``gstop2`` > 0: nothing is changed) and
@@ -497,8 +506,8 @@ def newton_point(RowData X, double bias_scale, const int[::1] active,
     for arr, name in ((wbar, "wbar"), (r, "r"), (p, "p"), (s, "s"),
                       (minv, "minv")):
         _check_rows(D, name, arr.shape[0])
-    if tbuf.shape[0] < D * n_threads or n_threads < 1:
-        raise ValueError("tbuf needs (n_cols + 1) * n_threads entries")
+    if tbuf.shape[0] < 1 or n_threads < 1:
+        raise ValueError("tbuf needs an entry and n_threads must be >= 1")
     if direct and (H.shape[0] < D * D or b.shape[0] < D):
         raise ValueError("H and b need (n_cols + 1)^2 and n_cols + 1 entries")
     _check_active(active, n_act, n)
@@ -509,7 +518,7 @@ def newton_point(RowData X, double bias_scale, const int[::1] active,
                                &a[0], &t[0], lam, &wbar[0], &o[0], &obar[0],
                                tol, eta, max_iter, direct, &z[0], &q[0], &r[0],
                                &p[0], &s[0], &minv[0], &tbuf[0],
-                               &H[0] if direct else NULL,
+                               tbuf.shape[0], &H[0] if direct else NULL,
                                &b[0] if direct else NULL, n_threads, &n_iter,
                                one_pass, gstop2, &gn2, blocked)
     if status == 4:
@@ -619,8 +628,8 @@ def mfn_run(RowData X, double bias_scale, floating[::1] w, double lam,
         raise ValueError(f"w, wbar, r, p, s and minv need {D} entries")
     if n < 1:
         raise ValueError("mfn_run needs at least one row")
-    if tbuf.shape[0] < D * n_threads or n_threads < 1:
-        raise ValueError("tbuf needs (n_cols + 1) * n_threads entries")
+    if tbuf.shape[0] < 1 or n_threads < 1:
+        raise ValueError("tbuf needs an entry and n_threads must be >= 1")
     if direct and (H.shape[0] < D * D or b.shape[0] < D):
         raise ValueError("H and b need (n_cols + 1)^2 and n_cols + 1 entries")
     cdef unsigned char[::1] ev
@@ -663,7 +672,7 @@ def mfn_run(RowData X, double bias_scale, floating[::1] w, double lam,
             cg_status = _newton_point(
                 X, <floating> bias_scale, &active[0], n_act, &a[0], &t[0], lam,
                 &wbar[0], po, pb, tol, eta, cg_max_iter, direct, &z[0], &q[0],
-                &r[0], &p[0], &s[0], &minv[0], &tbuf[0],
+                &r[0], &p[0], &s[0], &minv[0], &tbuf[0], tbuf.shape[0],
                 &H[0] if direct else NULL, &b[0] if direct else NULL,
                 n_threads, &cg_iter, one_pass, gstop2, &gn2, blocked)
             if it <= nh:

@@ -1325,3 +1325,41 @@ def test_tsvm_and_da_blocked_passes_same_bits_for_any_n_jobs():
         _set_blocking(*old)
     for a, b in zip(*runs):
         assert a.coef.tobytes() == b.coef.tobytes()
+
+
+def test_tsvm_and_da_reuse_outputs_across_mfn_calls(monkeypatch):
+    # an MFN call from the w the last one ended at (TSVM's switching rounds
+    # and annealing steps, DA's p-steps) takes its outputs X w instead of a
+    # pass over the rows; against the former arithmetic (a pass per call):
+    # the same labels, the objective to 1e-6
+    rng = np.random.RandomState(3)
+    X = sp.random(800, 300, density=0.05, format="csr", random_state=rng)
+    w = rng.randn(300)
+    y = np.where(X @ w > 0, 1, 0)
+    ys = np.where(rng.rand(800) < 0.1, y, -1)
+    passes = []
+    outputs = _rows.K.outputs
+
+    def counted(*args):
+        passes.append(1)
+        return outputs(*args)
+
+    monkeypatch.setattr(_rows.K, "outputs", counted)
+    runs = {}
+    for reuse in (True, False):
+        monkeypatch.setattr(_rows.LocalRows, "reuse_outputs", reuse)
+        passes.clear()
+        res = (linear.tsvm(X, ys, lam=1e-2, lam_u=1.0),
+               linear.da_s3vm(X, ys, lam=1e-2, lam_u=1.0))
+        runs[reuse] = res, len(passes)
+    (new, n_new), (old, n_old) = runs[True], runs[False]
+    assert n_old == sum(r.n_mfn for r in old)
+    assert n_new == 2                   # one pass per fit in float64
+    for a, b in zip(new, old):
+        np.testing.assert_array_equal(a.labels, b.labels)
+        assert a.objective == pytest.approx(b.objective, rel=1e-6)
+    # float32: the outputs are recomputed (a pass per MFN call, as before)
+    passes.clear()
+    monkeypatch.setattr(_rows.LocalRows, "reuse_outputs", True)
+    r32 = linear.tsvm(X.astype(np.float32), ys, lam=1e-2, lam_u=1.0)
+    assert len(passes) == r32.n_mfn
