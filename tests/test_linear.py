@@ -1316,7 +1316,7 @@ def test_tsvm_and_da_blocked_passes_same_bits_for_any_n_jobs():
     lab = rng.choice(1500, 100, replace=False)
     y[lab] = np.where(X[lab].sum(axis=1).A.ravel() > np.median(X[lab].sum(axis=1)), 1, -1)
     runs = []
-    old = _set_blocking(1, 8)
+    old = _set_blocking(1, 64, 1)
     try:
         for k in (1, 4):
             runs.append((linear.tsvm(X, ssl01(y), lam=1e-2, lam_u=1.0, n_jobs=k),

@@ -85,7 +85,7 @@ from semisvm._core._cgls import _product_py, _set_blocking  # noqa: E402
 @pytest.fixture
 def small_blocks():
     """Cut even small passes into (up to 5) row blocks, as large ones are."""
-    old = _set_blocking(1, 5)
+    old = _set_blocking(1, 5, 1)
     yield
     _set_blocking(*old)
 
@@ -331,3 +331,19 @@ def test_blocks_follow_the_work_not_a_fixed_cap():
         _set_blocking(*old)
     # the default layout: a block per 16 (d + 1) entries at least
     assert _n_blocks_py(R, 4000) == 1            # 60,000 entries < 100,000
+
+
+def test_block_count_rounds_to_multiples_of_16():
+    import scipy.sparse as sp
+    from semisvm._core._cgls import _n_blocks_py
+    X = sp.random(5000, 10, density=1.0, format="csr", random_state=0)
+    R = RowData(X)
+    old = _set_blocking(100, 256, 1)       # a block per 100 entries
+    try:
+        # 50,000 entries: 500 blocks' worth, capped at 256
+        assert _n_blocks_py(R, 5000) == 256
+        assert _n_blocks_py(R, 170) == 16          # 17 blocks' worth -> 16
+        assert _n_blocks_py(R, 150) == 15          # 15 (at most 16: as is)
+        assert _n_blocks_py(R, 330) == 32          # 33 -> 32
+    finally:
+        _set_blocking(*old)
