@@ -228,6 +228,12 @@ class LocalRows:
     # an MFN call from the w the last one ended at takes its outputs (False:
     # one pass X w per call, the former arithmetic)
     reuse_outputs = True
+    # ... and, on CSR rows, the setup sums of the CG solve that ended it
+    # (X_J' A t, diag, the residual = -grad F(w)), brought up to date for the
+    # rows whose weight or target changed, in place of its first setup pass
+    # (TSVM's switching rounds change a few rows' costs, not w); the
+    # semi-supervised loops turn it on (LocalSSL)
+    keep_start = False
 
     def __init__(self, X, bias_scale, cpos, cneg, n_threads=1):
         self.X = X
@@ -258,6 +264,10 @@ class LocalRows:
         self.o = self.obar = None
         # (w, bias scale) of the outputs in self.o, set when an MFN call ends
         self._last = None
+        # the setup sums of the CG solve that ended the last call (keep_start)
+        self.keep = self.a_old = self.t_old = None
+        self._kept = False
+        self._kept_lam = None
         self.n_act = 0
         self.direct = False
         self.gnorm2 = -1.0
@@ -283,9 +293,10 @@ class LocalRows:
                 and last is not None and last[1] == self.s
                 and self.o is not None and np.array_equal(last[0], w)):
             self.o = self.o.copy()
-            return
+            return True
         self.o = np.zeros(self.n, dtype=self.dtype)
         K.outputs(self.X, self.s, w, self.active, self.o, self.n_threads)
+        return False
 
     def _end_outputs(self, w):
         # the w whose outputs self.o now holds
@@ -293,6 +304,7 @@ class LocalRows:
 
     def reset(self, w):
         self._start_outputs(w)
+        self._kept = False      # (the Python loop keeps no setup sums)
         return K.loss(self.o, self.cpos, self.cneg)
 
     def activate(self, direct):
@@ -344,21 +356,36 @@ class LocalRows:
         """:func:`mfn_loop` from ``reset(w)`` on, in one compiled call
         (:func:`semisvm._core._mfn.mfn_run`: the same kernels in the same
         order); returns ``(n_iter, status, F)``."""
-        self._start_outputs(w)
+        reused = self._start_outputs(w)
         if direct and self.H is None:
             self.H = np.zeros(self.D * self.D)
             self.b = np.zeros(self.D)
         wbar = np.empty_like(w)     # per call, as in the Python loop
         H = self.H if direct else self._none
         b = self.b if direct else self._none
+        keep = None
+        given = False
+        if self.keep_start and self.one_pass and not direct and self.X.is_sparse:
+            if self.keep is None:
+                self.keep = np.zeros(3 * self.D, dtype=self.dtype)
+                self.a_old = np.zeros(max(self.n, 1), dtype=self.dtype)[:self.n]
+                self.t_old = np.zeros(max(self.n, 1), dtype=self.dtype)[:self.n]
+            keep = self.keep
+            # the last call ended on a CG solve at this w (its outputs
+            # reused) and this lam: its setup sums serve the first solve
+            given = reused and self._kept and self._kept_lam == lam
         # (the line search's buffer is allocated at its first use, as in
         # the Python loop: many warm-started calls never need it)
-        n_iter, status, F, swapped, self.events = K.mfn_run(
+        out = K.mfn_run(
             self.X, self.s, w, lam, self.cpos, self.cneg, self.o, self.obar,
             wbar, self.a, self.t, self.active, self.z, self.q, self.r,
             self.p, self.sv, self.minv, self.tbuf, H, b, self.events, tol,
             max_iter, cg_max_iter, loose, rel_tol, eta, direct, hobj, hcg,
-            hact, self.n_threads, grad_tol, self.one_pass, self.blocked)
+            hact, self.n_threads, grad_tol, self.one_pass, self.blocked,
+            keep, self.a_old, self.t_old, given)
+        n_iter, status, F, swapped, self.events = out[:5]
+        self._kept = keep is not None and bool(out[5])
+        self._kept_lam = lam
         if swapped:
             self.o, self.obar = self.obar, self.o
         self._end_outputs(w)
@@ -608,6 +635,7 @@ class LocalSSL:
         self.cneg[self.idx_l] = np.where(self.y_l < 0, self.c_l, 0)
         self.rows = LocalRows(RowData(X), 0.0, self.cpos, self.cneg,
                               n_threads=n_threads)
+        self.rows.keep_start = True
         # TSVM/DA take LocalRows' fast path: the fused one-pass CG step and
         # passes cut into row blocks by size (the same bits for any n_jobs).
         # Their label switches turn rounding into other trajectories on some

@@ -17,7 +17,8 @@ cdef int cgls(RowData X, floating bias_scale, const int *active,
               floating *r, floating *p, floating *s, floating *minv,
               floating *tbuf, Py_ssize_t tbuf_len, int n_threads,
               int *n_iter, bint one_pass=*, double gstop2=*,
-              double *gnorm2=*, bint blocked=*) noexcept nogil
+              double *gnorm2=*, bint blocked=*, floating *keep=*,
+              bint given=*) noexcept nogil
 cdef int n_blocks(RowData X, Py_ssize_t n_rows) noexcept nogil
 cdef Py_ssize_t slice_len(RowData X, Py_ssize_t n_rows) noexcept nogil
 cdef void rows_rmatvec_diag(RowData X, floating bias_scale, const int *rows,

@@ -611,7 +611,8 @@ cdef int cgls(RowData X, floating bias_scale, const int *active,
               floating *r, floating *p, floating *s, floating *minv,
               floating *tbuf, Py_ssize_t tbuf_len, int n_threads,
               int *n_iter, bint one_pass=True, double gstop2=0.0,
-              double *gnorm2=NULL, bint blocked=True) noexcept nogil:
+              double *gnorm2=NULL, bint blocked=True, floating *keep=NULL,
+              bint given=False) noexcept nogil:
     """Seeded, preconditioned CG over the rows ``active[:n_active]``.
 
     ``a``, ``t`` and ``o`` are indexed by row number; ``o`` holds X beta on
@@ -649,6 +650,13 @@ cdef int cgls(RowData X, floating bias_scale, const int *active,
     ``gnorm2`` (if not NULL) receives ||r_seed||^2. ``blocked=False``: one
     block whatever the size (with ``one_pass=False``, the arithmetic of the
     former single-threaded CGLS, bit for bit).
+
+    ``keep`` (3 (n_cols + 1) entries, or NULL) receives the setup pass's
+    ``X_J' A t`` and ``diag(X_J' A X_J)`` and the final residual r; with
+    ``given`` (one-pass form only) the setup pass is skipped and those three
+    are read from ``keep`` instead: the caller brought them up to date for
+    the rows whose weight or target changed since (TSVM's switching rounds,
+    from the w where the last solve ended, where r is -grad F).
     """
     cdef int D = <int> (X.n_cols + 1)
     cdef Py_ssize_t k, i, j, d = X.n_cols
@@ -682,7 +690,13 @@ cdef int cgls(RowData X, floating bias_scale, const int *active,
     # X_J' A_J (t_J - o_J) (z = A_J (t_J - o_J)), in one pass over the rows
     # (dense rows, one block: the four-row loop of rows_rmatvec_diag)
     dense_direct = X.indptr == NULL and n_blk == 1
-    if dense_direct:
+    given = given and keep != NULL and one_pass
+    if given:
+        # rhs, diag and r = X_J' A (t - o) - lam beta carried over
+        _copy(D, keep, 1, p, 1)
+        _copy(D, keep + D, 1, minv, 1)
+        _copy(D, keep + 2 * D, 1, r, 1)
+    elif dense_direct:
         for k in range(n_active):
             i = active[k]
             q[k] = a[i] * t[i]
@@ -697,19 +711,25 @@ cdef int cgls(RowData X, floating bias_scale, const int *active,
         p[d] = <floating> (bias_scale * part[0])
         minv[d] = <floating> (bias_scale * bias_scale * part[1])
         r[d] = <floating> (bias_scale * part[2])
+    if keep != NULL and not given:
+        _copy(D, p, 1, keep, 1)
+        _copy(D, minv, 1, keep + D, 1)
     bnorm2 = _dot(D, p, 1, p, 1)
     tol2 = tol * tol * (bnorm2 if bnorm2 > 0 else 1.0)
     for j in range(D):
         minv[j] = 1 / (lam + PREC_MIX * minv[j])
 
     # r = X_J' z - lam * beta;  s = M^-1 r
-    _axpy(D, -lam, beta, 1, r, 1)
+    if not given:
+        _axpy(D, -lam, beta, 1, r, 1)
     omega_z = _dot(D, r, 1, r, 1)
     n_iter[0] = 0
     if gnorm2 != NULL:
         gnorm2[0] = omega_z
     if gstop2 > 0 and omega_z <= gstop2:
         free(owned)
+        if keep != NULL:
+            _copy(D, r, 1, keep + 2 * D, 1)
         return 3
     for j in range(D):
         s[j] = minv[j] * r[j]
@@ -719,6 +739,8 @@ cdef int cgls(RowData X, floating bias_scale, const int *active,
 
     if omega_z <= tol2:
         free(owned)
+        if keep != NULL:
+            _copy(D, r, 1, keep + 2 * D, 1)
         return 1
     # Ctrl-C: a signal check every few million flops (4: interrupted, the
     # exception left set for the caller's def entry point)
@@ -790,6 +812,8 @@ cdef int cgls(RowData X, floating bias_scale, const int *active,
         for k in range(n_active):
             o[active[k]] += gprev * q[k]
     free(owned)
+    if keep != NULL:
+        _copy(D, r, 1, keep + 2 * D, 1)
     return status
 
 

@@ -326,7 +326,8 @@ cdef int _newton_point(RowData X, floating bias_scale, const int *active,
                        floating *tbuf, Py_ssize_t tbuf_len, double *H,
                        double *b, int n_threads,
                        int *n_iter, bint one_pass=True, double gstop2=0.0,
-                       double *gnorm2=NULL, bint blocked=True) noexcept nogil:
+                       double *gnorm2=NULL, bint blocked=True,
+                       floating *keep=NULL, bint given=False) noexcept nogil:
     """The body of :func:`newton_point` (n >= 1); returns the status (3:
     the CG seed's gradient norm^2, stored in ``gnorm2``, is <= ``gstop2``;
     nothing was changed). ``gnorm2`` gets -1 after a Cholesky step."""
@@ -347,7 +348,7 @@ cdef int _newton_point(RowData X, floating bias_scale, const int *active,
         status = cgls(X, bias_scale, active, n_act, a, t, <floating> lam,
                       wbar, obar, <floating> tol, <floating> eta, max_iter,
                       z, q, r, p, s, minv, tbuf, tbuf_len, n_threads, n_iter,
-                      one_pass, gstop2, gnorm2, blocked)
+                      one_pass, gstop2, gnorm2, blocked, keep, given)
         if status == 3 or status == 4:
             return status  # 4: interrupted (the exception is left set)
     # outputs of wbar on the inactive rows (one value per row: the same
@@ -362,6 +363,52 @@ cdef int _newton_point(RowData X, floating bias_scale, const int *active,
             if a[i] == 0:
                 obar[i] = row_dot(X, i, wbar) + bias_scale * wbar[D - 1]
     return status
+
+
+cdef bint _start_update(RowData X, floating bias_scale, const floating *a,
+                        const floating *t, const floating *a_old,
+                        const floating *t_old, const floating *o,
+                        const int *active, Py_ssize_t n_act,
+                        floating *keep) noexcept nogil:
+    """Bring the last solve's setup sums ``keep`` = [X_J' A t, diag(X_J' A
+    X_J), r = X_J' A (t - o) - lam w] (each n_cols + 1) to the weights and
+    targets (a, t) from (a_old, t_old), at the same o and w: only the rows
+    whose (a_i, t_i) changed add their difference (TSVM's switched pairs).
+    Returns False, changing nothing, when those rows hold more than a
+    sixteenth of the active rows' entries (DA's p-steps change every
+    unlabeled row: then a setup pass is cheaper)."""
+    cdef Py_ssize_t n = X.n_rows, D = X.n_cols + 1, d = X.n_cols, i, m, nnz
+    cdef const floating *vals
+    cdef const int *ix
+    cdef floating dr, dz, da, vm
+    cdef floating *rhs = keep
+    cdef floating *dg = keep + D
+    cdef floating *r = keep + 2 * D
+    cdef Py_ssize_t changed = 0, work = 0
+    for i in range(n):
+        if a[i] != a_old[i] or t[i] != t_old[i]:
+            changed += row_view(X, i, &vals, &ix) + 1
+    for m in range(n_act):
+        work += row_view(X, active[m], &vals, &ix) + 1
+    if 16 * changed > work:
+        return False
+    for i in range(n):
+        if a[i] == a_old[i] and t[i] == t_old[i]:
+            continue
+        # the differences of a t, a (t - o) and a
+        dr = a[i] * t[i] - a_old[i] * t_old[i]
+        dz = a[i] * (t[i] - o[i]) - a_old[i] * (t_old[i] - o[i])
+        da = a[i] - a_old[i]
+        nnz = row_view(X, i, &vals, &ix)
+        for m in range(nnz):
+            vm = vals[m]
+            rhs[ix[m]] += dr * vm
+            r[ix[m]] += dz * vm
+            dg[ix[m]] += da * vm * vm
+        rhs[d] += bias_scale * dr
+        r[d] += bias_scale * dz
+        dg[d] += bias_scale * bias_scale * da
+    return True
 
 
 cdef bint _same_state(Py_ssize_t n, const floating *o, const floating *obar,
@@ -589,7 +636,9 @@ def mfn_run(RowData X, double bias_scale, floating[::1] w, double lam,
             int cg_max_iter, bint cold_start, double rel_tol, double eta,
             bint direct, double[::1] hobj, int[::1] hcg, int[::1] hact,
             int n_threads=1, double grad_tol=0.0, bint one_pass=True,
-            bint blocked=True):
+            bint blocked=True, floating[::1] keep=None,
+            floating[::1] a_old=None, floating[::1] t_old=None,
+            bint given=False):
     """The whole L2-SVM-MFN outer loop of ``semisvm._rows.mfn_loop`` in one
     call, for the in-memory backend: the same steps (the kernels above) in
     the same order, without the GIL.
@@ -611,6 +660,15 @@ def mfn_run(RowData X, double bias_scale, floating[::1] w, double lam,
     solve's seed has ||grad F(w)|| <= grad_tol ||grad F(w_start)||, the
     latter the first CG seed's. ``one_pass``: see :func:`newton_point`;
     ``blocked=False``: every pass one row block (see ``_cgls.cgls``).
+
+    ``keep`` (3 (d + 1), or None) receives each CG solve's setup sums and
+    final residual; ``given``: ``keep`` holds those of the solve that ended
+    the last call, at this very w and o, and ``a``/``t`` that solve's
+    weights and targets: the first solve takes them, brought up to date for
+    the rows whose weight or target changed (``a_old``/``t_old``, n, are
+    work), instead of its setup pass (one-pass CG, no Cholesky). Returns
+    then also ``kept``: the call ended on a CG solve's finite termination,
+    so that ``keep`` may serve the next call from this w.
     """
     cdef Py_ssize_t n = X.n_rows, D = X.n_cols + 1, j
     cdef bint is32 = False
@@ -632,6 +690,16 @@ def mfn_run(RowData X, double bias_scale, floating[::1] w, double lam,
         raise ValueError("tbuf needs an entry and n_threads must be >= 1")
     if direct and (H.shape[0] < D * D or b.shape[0] < D):
         raise ValueError("H and b need (n_cols + 1)^2 and n_cols + 1 entries")
+    cdef floating *kp = NULL
+    if keep is not None:
+        if keep.shape[0] != 3 * D:
+            raise ValueError("keep needs 3 (n_cols + 1) entries")
+        kp = &keep[0]
+    given = given and kp != NULL and one_pass and not direct
+    if given and (a_old is None or t_old is None or a_old.shape[0] != n
+                  or t_old.shape[0] != n):
+        raise ValueError("a_old and t_old need one entry per row")
+    cdef bint kept = False
     cdef unsigned char[::1] ev
     cdef Event *evp = NULL
     if events is not None:
@@ -663,8 +731,16 @@ def mfn_run(RowData X, double bias_scale, floating[::1] w, double lam,
                 status = -1
                 break
             n_iter = it
+            if it == 1 and given:
+                # the last solve's weights and targets (a, t still hold them)
+                _copy(<int> n, &a[0], 1, &a_old[0], 1)
+                _copy(<int> n, &t[0], 1, &t_old[0], 1)
             n_act = _activate(n, po, &cpos[0], &cneg[0], &a[0], &t[0],
                               &active[0])
+            if it == 1 and given:
+                given = _start_update(X, <floating> bias_scale, &a[0], &t[0],
+                                      &a_old[0], &t_old[0], po, &active[0],
+                                      n_act, kp)
             if it <= nh:
                 hact[it - 1] = <int> n_act
             # Newton point, seeded with w
@@ -674,7 +750,8 @@ def mfn_run(RowData X, double bias_scale, floating[::1] w, double lam,
                 &wbar[0], po, pb, tol, eta, cg_max_iter, direct, &z[0], &q[0],
                 &r[0], &p[0], &s[0], &minv[0], &tbuf[0], tbuf.shape[0],
                 &H[0] if direct else NULL, &b[0] if direct else NULL,
-                n_threads, &cg_iter, one_pass, gstop2, &gn2, blocked)
+                n_threads, &cg_iter, one_pass, gstop2, &gn2, blocked,
+                kp if not direct else NULL, it == 1 and given)
             if it <= nh:
                 hcg[it - 1] = cg_iter
             else:
@@ -702,6 +779,7 @@ def mfn_run(RowData X, double bias_scale, floating[::1] w, double lam,
                     hobj[it] = F
                 if cg_status == 1:
                     status = 0
+                    kept = kp != NULL and not direct
                     break
                 # self-consistent point of an inexact solve: solve to tol next
                 loose = False
@@ -734,6 +812,8 @@ def mfn_run(RowData X, double bias_scale, floating[::1] w, double lam,
             F = F_new
     if status == -1:
         reraise()  # Ctrl-C: the KeyboardInterrupt a handler raised
+    if kp != NULL:
+        return n_iter, status, F, swapped, events, kept
     return n_iter, status, F, swapped, events
 
 

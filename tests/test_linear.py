@@ -1363,3 +1363,41 @@ def test_tsvm_and_da_reuse_outputs_across_mfn_calls(monkeypatch):
     monkeypatch.setattr(_rows.LocalRows, "reuse_outputs", True)
     r32 = linear.tsvm(X.astype(np.float32), ys, lam=1e-2, lam_u=1.0)
     assert len(passes) == r32.n_mfn
+
+
+def test_tsvm_switching_rounds_carry_the_setup_sums(monkeypatch):
+    # a switching round's MFN call starts from the w the last one ended at:
+    # its first CG solve takes the last solve's setup sums (X_J' A t, the
+    # preconditioner's diagonal, the residual) updated for the switched rows
+    # instead of a pass over the rows; the same labels and objective (1e-6)
+    # as with a setup pass per solve
+    rng = np.random.RandomState(4)
+    X = sp.random(1500, 400, density=0.04, format="csr", random_state=rng)
+    y = np.where(X @ rng.randn(400) > 0, 1, 0)
+    ys = np.where(rng.rand(1500) < 0.05, y, -1)
+    given = []
+    run = _rows.K.mfn_run
+
+    def counted(*args):
+        given.append(bool(args[-1]))
+        return run(*args)
+
+    monkeypatch.setattr(_rows.K, "mfn_run", counted)
+    res = {}
+    for keep in (True, False):
+        monkeypatch.setattr(_rows.LocalSSL, "__init__", _keep_start(keep))
+        given.clear()
+        res[keep] = linear.tsvm(X, ys, lam=1e-2, lam_u=1.0, S=3)
+        res[keep, "given"] = sum(given)
+    assert res[True, "given"] > res[True].n_mfn / 3 and res[False, "given"] == 0
+    np.testing.assert_array_equal(res[True].labels, res[False].labels)
+    assert res[True].objective == pytest.approx(res[False].objective, rel=1e-6)
+
+
+def _keep_start(flag):
+    init = _rows.LocalSSL.__init__
+
+    def patched(self, *args, **kw):
+        init(self, *args, **kw)
+        self.rows.keep_start = flag
+    return patched
