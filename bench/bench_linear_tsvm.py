@@ -180,10 +180,10 @@ from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
 import scipy.sparse as sp  # noqa: E402
+from _text_like import make_text_like  # noqa: E402
 from sklearn.datasets import dump_svmlight_file  # noqa: E402
 
 from semisvm import DASVM, TSVM, LinearSVM  # noqa: E402
-from _text_like import make_text_like  # noqa: E402
 
 DATA = Path(os.environ.get("SEMISVM_SHARED_DATA",
                            Path(__file__).resolve().parents[2] / "shared" / "data"))

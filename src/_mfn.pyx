@@ -534,8 +534,9 @@ def newton_point(RowData X, double bias_scale, const int[::1] active,
     forcing term ``eta``, ``max_iter`` iterations), which keeps obar = X wbar
     on the active rows. ``z``/``q`` (n) and ``r``/``p``/``s``/``minv`` (d+1),
     ``tbuf`` (the row blocks' slices: ``slice_buffer_len(X)`` entries, or
-    fewer to let each solve allocate its own) are work arrays. ``one_pass``: CG's product
-    in one pass over the rows (else CGLS's two). Returns ``(status, n_iter,
+    fewer to let each solve allocate its own) are work arrays.
+    ``one_pass``: CG's product in one pass over the rows (else CGLS's two).
+    Returns ``(status, n_iter,
     gnorm2)`` with CGLS's status (1 the Cholesky step; 3 when the gradient
     norm^2 at wbar, ``gnorm2``, is <= ``gstop2`` > 0: nothing is changed) and
     ``gnorm2`` -1 after a Cholesky step.

@@ -311,6 +311,7 @@ def test_blocks_follow_the_work_not_a_fixed_cap():
     # more entries, more blocks (never fewer), up to the cap; the same bits
     # for any thread count with more blocks than threads
     import scipy.sparse as sp
+
     from semisvm._core._cgls import _n_blocks_py
     rng = np.random.RandomState(0)
     X = sp.random(4000, 30, density=0.5, format="csr", random_state=rng)
@@ -335,6 +336,7 @@ def test_blocks_follow_the_work_not_a_fixed_cap():
 
 def test_block_count_rounds_to_multiples_of_16():
     import scipy.sparse as sp
+
     from semisvm._core._cgls import _n_blocks_py
     X = sp.random(5000, 10, density=1.0, format="csr", random_state=0)
     R = RowData(X)
