@@ -718,13 +718,26 @@ class LocalSSL:
         z = np.full(self.u, -np.log(r / (1 - r)))
         self.cpos[self.idx_u] = cu * p
         self.cneg[self.idx_u] = cu * (1 - p)
+        # the p-steps' work: exps of the root finder, softplus(+-z) of the
+        # last step's z (for the next KL term); the z of a step is the one
+        # the last left (``_pstep_z``)
+        self._pwork = np.empty(3 * self.u)
+        self._pstep_z = None
         return p, z
 
     def pstep(self, o, lam_u, T, r, z, p, cu, nu0, tol, omega=1.0):
         """DA's p-step in place (over-relaxed by ``omega``): (nu, kl,
         entropy, resid, n_root, status)."""
-        return _ssl.da_pstep(o, self.idx_u, lam_u, T, r, z, p, cu, self.cpos,
-                             self.cneg, nu0=nu0, tol=tol, omega=omega)
+        work = getattr(self, "_pwork", None)
+        if work is None or work.shape[0] != 3 * self.u:
+            work = self._pwork = np.empty(3 * self.u)
+            self._pstep_z = None
+        valid = self._pstep_z is z
+        out = _ssl.da_pstep(o, self.idx_u, lam_u, T, r, z, p, cu, self.cpos,
+                            self.cneg, nu0=nu0, tol=tol, omega=omega,
+                            work=work, sp_valid=valid)
+        self._pstep_z = z
+        return out
 
     def plain_pstep(self, o, p, lam_u, T, r, nu0, tol):
         """The plain p-step at a kept point ``(o, p)`` (``snapshot``'s):
