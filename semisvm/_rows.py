@@ -635,6 +635,10 @@ class LocalSSL:
         self.cneg[self.idx_l] = np.where(self.y_l < 0, self.c_l, 0)
         self.rows = LocalRows(RowData(X), 0.0, self.cpos, self.cneg,
                               n_threads=n_threads)
+        # a switching round's MFN call starts where the last ended: its
+        # outputs (float64) and its first CG solve's setup sums are carried
+        # over (LocalRows.reuse_outputs, keep_start; the paper sets' labels
+        # and objectives stay those of a fresh pass per call to 1e-7)
         self.rows.keep_start = True
         # TSVM/DA take LocalRows' fast path: the fused one-pass CG step and
         # passes cut into row blocks by size (the same bits for any n_jobs).
