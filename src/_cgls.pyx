@@ -511,6 +511,11 @@ cdef void rows_pass(int kind, RowData X, const int *rows, Py_ssize_t n_rows,
     cdef Py_ssize_t d = X.n_cols, j
     cdef int b, c
     cdef bint csr = X.indptr != NULL and buf != NULL
+    if (csr and n_blk <= 1 and X.n_rows > 0
+            and X.indptr[X.n_rows] / <double> X.n_rows * n_rows < 4.0 * d):
+        # a small pass over wide rows: setting up and reading back a slice
+        # (O(d)) would cost more than the cache lines it saves
+        csr = False
     if n_blk <= 1 and not csr:
         _block_pass(kind, X, rows, 0, n_rows, a, t, o, gprev, v, vb, z, q,
                     out0, out1, out2, part)
