@@ -61,17 +61,19 @@ logger = logging.getLogger("semisvm")
 STATUS_OPTIMAL, STATUS_RELATIVE, STATUS_MAX_ITER, STATUS_GRADIENT = 0, 1, 2, 3
 
 
-def check_mfn_memory(n, d, dtype, n_threads=1):
+def check_mfn_memory(n, d, dtype, n_threads=1, slices=0):
     """Refuse (before allocating) an MFN solve whose working vectors do not fit.
 
     w, r, p, sv, minv, wbar, the callers' copies and one buffer per thread of
-    length d + 1; a, t, z, q, o, obar and active of length n.
+    length d + 1; a, t, z, q, o, obar and active of length n; the row
+    blocks' slices (``slices`` entries: ``_mfn.slice_buffer_len``).
     """
     item = np.dtype(dtype).itemsize
     k = 8 + int(n_threads)
-    check_memory(k * (d + 1) * item + 7 * max(n, 1) * item,
+    check_memory(k * (d + 1) * item + 7 * max(n, 1) * item + int(slices) * item,
                  f"the L2-SVM-MFN solver on {n} rows x {d} features: {k} "
-                 f"{np.dtype(dtype)} vectors of length {d + 1} (a feature index "
+                 f"{np.dtype(dtype)} vectors of length {d + 1} and the row "
+                 f"blocks' slices ({int(slices)} entries; a feature index "
                  "far above the others?)")
 _EVENT_BYTES = 32     # sizeof(Event): three doubles and a Py_ssize_t
 
@@ -176,6 +178,9 @@ def mfn_loop(B, w, lam, *, tol, max_iter, cg_max_iter, cold_start, rel_tol,
             eta = 0.0
             continue
         F = F_new
+    end = getattr(B, "_end_outputs", None)
+    if end is not None:
+        end(w)      # the outputs now held are those of this w
     return _histories(n_iter, status, F, hobj, hcg, hact)
 
 
@@ -220,6 +225,15 @@ class LocalRows:
     # both False: the former single-threaded arithmetic, bit for bit
     one_pass = True
     blocked = True
+    # an MFN call from the w the last one ended at takes its outputs (False:
+    # one pass X w per call, the former arithmetic)
+    reuse_outputs = True
+    # ... and, on CSR rows, the setup sums of the CG solve that ended it
+    # (X_J' A t, diag, the residual = -grad F(w)), brought up to date for the
+    # rows whose weight or target changed, in place of its first setup pass
+    # (TSVM's switching rounds change a few rows' costs, not w); the
+    # semi-supervised loops turn it on (LocalSSL)
+    keep_start = False
 
     def __init__(self, X, bias_scale, cpos, cneg, n_threads=1):
         self.X = X
@@ -231,7 +245,10 @@ class LocalRows:
         self.dtype = X.dtype
         nn = max(n, 1)
         dt = self.dtype
-        check_mfn_memory(n, D - 1, dt, self.n_threads)
+        # the row blocks' slices, kept across CG solves (allocated and first
+        # touched once per fit, not per solve)
+        n_slices = K.slice_buffer_len(X)
+        check_mfn_memory(n, D - 1, dt, self.n_threads, n_slices)
         self.a = np.zeros(nn, dtype=dt)[:n]
         self.t = np.zeros(nn, dtype=dt)[:n]
         self.z = np.zeros(nn, dtype=dt)[:n]
@@ -241,20 +258,53 @@ class LocalRows:
         self.p = np.zeros(D, dtype=dt)
         self.sv = np.zeros(D, dtype=dt)
         self.minv = np.zeros(D, dtype=dt)
-        self.tbuf = np.zeros(D * self.n_threads, dtype=dt)
+        self.tbuf = np.zeros(n_slices, dtype=dt)
         self.H = self.b = self.events = None
         self._none = np.zeros(1)
         self.o = self.obar = None
+        # (w, bias scale) of the outputs in self.o, set when an MFN call ends
+        self._last = None
+        # the setup sums of the CG solve that ended the last call (keep_start)
+        self.keep = self.a_old = self.t_old = None
+        self._kept = False
+        self._kept_lam = None
         self.n_act = 0
         self.direct = False
         self.gnorm2 = -1.0
 
     # -- the MFN steps ------------------------------------------------------
-    def reset(self, w):
-        # fresh output arrays per MFN call: callers keep the returned ones
-        self.o = np.zeros(self.n, dtype=self.dtype)
+    def _start_outputs(self, w):
+        """Fresh output arrays for an MFN call from ``w`` (callers keep the
+        returned ones): o = X w, reused from the last call when it ended at
+        this very w with this bias scale (TSVM's switching rounds and
+        annealing steps, DA's p-steps change the costs, not w), else one
+        pass over the rows.
+
+        The reused o is the one the last call kept up to date along its CG
+        and line-search steps: X w up to rounding, each call adding its own,
+        where a fresh pass costs as much as a CG iteration over every row.
+        In float64 that rounding left the paper sets' labels and objectives
+        (to 1e-6) as they were; in float32 (relative 1e-7 per call) it moved
+        a few labels on 13 of 90 fits, so float32 outputs are recomputed.
+        """
+        last = self._last
         self.obar = np.zeros(self.n, dtype=self.dtype)
+        if (self.reuse_outputs and self.dtype == np.float64
+                and last is not None and last[1] == self.s
+                and self.o is not None and np.array_equal(last[0], w)):
+            self.o = self.o.copy()
+            return True
+        self.o = np.zeros(self.n, dtype=self.dtype)
         K.outputs(self.X, self.s, w, self.active, self.o, self.n_threads)
+        return False
+
+    def _end_outputs(self, w):
+        # the w whose outputs self.o now holds
+        self._last = (w.copy(), self.s)
+
+    def reset(self, w):
+        self._start_outputs(w)
+        self._kept = False      # (the Python loop keeps no setup sums)
         return K.loss(self.o, self.cpos, self.cneg)
 
     def activate(self, direct):
@@ -306,25 +356,39 @@ class LocalRows:
         """:func:`mfn_loop` from ``reset(w)`` on, in one compiled call
         (:func:`semisvm._core._mfn.mfn_run`: the same kernels in the same
         order); returns ``(n_iter, status, F)``."""
-        self.o = np.zeros(self.n, dtype=self.dtype)
-        self.obar = np.zeros(self.n, dtype=self.dtype)
-        K.outputs(self.X, self.s, w, self.active, self.o, self.n_threads)
+        reused = self._start_outputs(w)
         if direct and self.H is None:
             self.H = np.zeros(self.D * self.D)
             self.b = np.zeros(self.D)
         wbar = np.empty_like(w)     # per call, as in the Python loop
         H = self.H if direct else self._none
         b = self.b if direct else self._none
+        keep = None
+        given = False
+        if self.keep_start and self.one_pass and not direct and self.X.is_sparse:
+            if self.keep is None:
+                self.keep = np.zeros(3 * self.D, dtype=self.dtype)
+                self.a_old = np.zeros(max(self.n, 1), dtype=self.dtype)[:self.n]
+                self.t_old = np.zeros(max(self.n, 1), dtype=self.dtype)[:self.n]
+            keep = self.keep
+            # the last call ended on a CG solve at this w (its outputs
+            # reused) and this lam: its setup sums serve the first solve
+            given = reused and self._kept and self._kept_lam == lam
         # (the line search's buffer is allocated at its first use, as in
         # the Python loop: many warm-started calls never need it)
-        n_iter, status, F, swapped, self.events = K.mfn_run(
+        out = K.mfn_run(
             self.X, self.s, w, lam, self.cpos, self.cneg, self.o, self.obar,
             wbar, self.a, self.t, self.active, self.z, self.q, self.r,
             self.p, self.sv, self.minv, self.tbuf, H, b, self.events, tol,
             max_iter, cg_max_iter, loose, rel_tol, eta, direct, hobj, hcg,
-            hact, self.n_threads, grad_tol, self.one_pass, self.blocked)
+            hact, self.n_threads, grad_tol, self.one_pass, self.blocked,
+            keep, self.a_old, self.t_old, given)
+        n_iter, status, F, swapped, self.events = out[:5]
+        self._kept = keep is not None and bool(out[5])
+        self._kept_lam = lam
         if swapped:
             self.o, self.obar = self.obar, self.o
+        self._end_outputs(w)
         return n_iter, status, F
 
 
@@ -571,6 +635,11 @@ class LocalSSL:
         self.cneg[self.idx_l] = np.where(self.y_l < 0, self.c_l, 0)
         self.rows = LocalRows(RowData(X), 0.0, self.cpos, self.cneg,
                               n_threads=n_threads)
+        # a switching round's MFN call starts where the last ended: its
+        # outputs (float64) and its first CG solve's setup sums are carried
+        # over (LocalRows.reuse_outputs, keep_start; the paper sets' labels
+        # and objectives stay those of a fresh pass per call to 1e-7)
+        self.rows.keep_start = True
         # TSVM/DA take LocalRows' fast path: the fused one-pass CG step and
         # passes cut into row blocks by size (the same bits for any n_jobs).
         # Their label switches turn rounding into other trajectories on some
@@ -653,13 +722,26 @@ class LocalSSL:
         z = np.full(self.u, -np.log(r / (1 - r)))
         self.cpos[self.idx_u] = cu * p
         self.cneg[self.idx_u] = cu * (1 - p)
+        # the p-steps' work: exps of the root finder, softplus(+-z) of the
+        # last step's z (for the next KL term); the z of a step is the one
+        # the last left (``_pstep_z``)
+        self._pwork = np.empty(3 * self.u)
+        self._pstep_z = None
         return p, z
 
     def pstep(self, o, lam_u, T, r, z, p, cu, nu0, tol, omega=1.0):
         """DA's p-step in place (over-relaxed by ``omega``): (nu, kl,
         entropy, resid, n_root, status)."""
-        return _ssl.da_pstep(o, self.idx_u, lam_u, T, r, z, p, cu, self.cpos,
-                             self.cneg, nu0=nu0, tol=tol, omega=omega)
+        work = getattr(self, "_pwork", None)
+        if work is None or work.shape[0] != 3 * self.u:
+            work = self._pwork = np.empty(3 * self.u)
+            self._pstep_z = None
+        valid = self._pstep_z is z
+        out = _ssl.da_pstep(o, self.idx_u, lam_u, T, r, z, p, cu, self.cpos,
+                            self.cneg, nu0=nu0, tol=tol, omega=omega,
+                            work=work, sp_valid=valid)
+        self._pstep_z = z
+        return out
 
     def plain_pstep(self, o, p, lam_u, T, r, nu0, tol):
         """The plain p-step at a kept point ``(o, p)`` (``snapshot``'s):

@@ -15,10 +15,12 @@ cdef int cgls(RowData X, floating bias_scale, const int *active,
               floating lam, floating *beta, floating *o, floating tol,
               floating eta, int max_iter, floating *z, floating *q,
               floating *r, floating *p, floating *s, floating *minv,
-              floating *tbuf, int n_threads, int *n_iter, bint one_pass=*,
-              double gstop2=*, double *gnorm2=*,
-              bint blocked=*) noexcept nogil
+              floating *tbuf, Py_ssize_t tbuf_len, int n_threads,
+              int *n_iter, bint one_pass=*, double gstop2=*,
+              double *gnorm2=*, bint blocked=*, floating *keep=*,
+              bint given=*) noexcept nogil
 cdef int n_blocks(RowData X, Py_ssize_t n_rows) noexcept nogil
+cdef Py_ssize_t slice_len(RowData X, Py_ssize_t n_rows) noexcept nogil
 cdef void rows_rmatvec_diag(RowData X, floating bias_scale, const int *rows,
                             Py_ssize_t n_rows, const floating *z,
                             const floating *a, floating *out,

@@ -243,35 +243,66 @@ cdef void rows_rmatvec_diag(RowData X, floating bias_scale, const int *rows,
 # row blocks: the passes over the active rows of one CG solve
 #
 # The active rows are cut into n_blocks(...) consecutive blocks, a number that
-# depends on the size of the pass only (never on the thread count). Each block
-# accumulates its d-vector(s) in a slice of its own (block 0 straight into the
-# output), and the slices are added in block order: the sums, hence the bits,
-# are the same for any number of threads. Threads take whole blocks
-# (dynamically, one at a time), all in one parallel region per pass, the slices'
-# reduction included (its implicit barrier is the only one): the former three
-# regions per CG iteration (X_J p, X_J' z, the reduction) left the other
-# thread spinning in OpenMP's wait loop between them.
+# follows the size of the pass only (never the thread count): one block per
+# BLOCK_NNZ stored entries, and per BLOCK_D_FACTOR (d + 1) at least, so that
+# a block's own d-vector(s) and their share of the reduction cost a small,
+# fixed fraction of the block's pass whatever the size (the reduction, split
+# over the columns, scales with the threads as the pass does). Above
+# BLOCK_ROUND blocks their number is a multiple of it, so that 2, 4, 8 or 16
+# threads take equal shares: a 1M x 100k pass (40M entries) is cut into 16
+# blocks, a 200k x 50k one (10M) into 12; the former cap of 8 blocks left
+# half of 16 cores idle. Each block accumulates into
+# a slice of its own, and the slices are added in block order, in parallel
+# over the columns: the sums, hence the bits, are the same for any number of
+# threads. Threads take whole blocks (dynamically, one at a time), all in one
+# parallel region per pass, the slices' reduction included (its implicit
+# barrier is the only one).
+#
+# CSR rows: a block's slice interleaves, per column j, the entries the pass
+# reads and writes at j -- [v_j, out_j] for CG's product (v, the direction,
+# copied in by the block), [rhs_j, r_j, diag_j, -] for the setup pass -- so
+# that the gather of x_i.v and the scatter of x_i into out hit one cache line
+# per stored entry instead of two or three (measured on 200k x 50k text-like
+# rows: the product 30 %, the setup pass 20 % faster). Each entry of a slice
+# receives the same terms in the same order as a separate vector did: the
+# same bits. Dense rows keep contiguous vectors (their loops are BLAS calls):
+# block 0 straight into the outputs, the others into slices.
+#
+# The slices live in one buffer the caller keeps across CG solves
+# (``slice_len``): allocated and first touched once per fit, not per solve.
 
-# a block holds at least this many stored entries, and at least 4 (d+1)
-# (the reduction's cost stays a fraction of the pass); below two blocks'
-# worth a pass is one block, on one thread. Measured in bench/bench_linear_mfn.py
-# (--threads): a smaller pass gains nothing from a second thread.
+# a block holds at least BLOCK_NNZ stored entries and BLOCK_D_FACTOR (d + 1);
+# below two blocks' worth a pass is one block, on one thread. Measured in
+# bench/bench_linear_mfn.py (--threads): a smaller pass gains nothing from a
+# second thread. MAX_BLOCKS bounds the slices' memory (and the partial sums
+# on the stack).
 cdef Py_ssize_t BLOCK_NNZ = 100000
-cdef int MAX_BLOCKS = 8
+cdef int BLOCK_D_FACTOR = 16
+cdef int MAX_BLOCKS = 64
+cdef enum:
+    BLOCK_CAP = 256       # the largest MAX_BLOCKS _set_blocking accepts
+    BLOCK_ROUND = 16      # above this many, blocks come in multiples of it
+    SLICE_STRIDE = 4      # entries per column in a setup pass's slice
 
 
-def _set_blocking(Py_ssize_t block_nnz, int max_blocks):
-    """Test/bench hook: set (entries per block, block cap); returns the old pair."""
-    global BLOCK_NNZ, MAX_BLOCKS
-    if block_nnz < 1 or not 1 <= max_blocks <= 64:
-        raise ValueError("block_nnz must be >= 1 and max_blocks in [1, 64]")
-    old = (BLOCK_NNZ, MAX_BLOCKS)
+def _set_blocking(Py_ssize_t block_nnz, int max_blocks, d_factor=None):
+    """Test/bench hook: set (entries per block, block cap[, entries per block
+    per column]); returns the old triple."""
+    global BLOCK_NNZ, MAX_BLOCKS, BLOCK_D_FACTOR
+    if block_nnz < 1 or not 1 <= max_blocks <= BLOCK_CAP:
+        raise ValueError(f"block_nnz must be >= 1 and max_blocks in [1, {BLOCK_CAP}]")
+    if d_factor is not None and not 1 <= d_factor <= 1024:
+        raise ValueError(f"d_factor must be in [1, 1024], got {d_factor!r}")
+    old = (BLOCK_NNZ, MAX_BLOCKS, BLOCK_D_FACTOR)
     BLOCK_NNZ, MAX_BLOCKS = block_nnz, max_blocks
+    if d_factor is not None:
+        BLOCK_D_FACTOR = d_factor
     return old
 
 
 cdef int n_blocks(RowData X, Py_ssize_t n_rows) noexcept nogil:
-    """Blocks of a pass over ``n_rows`` rows of X (1 .. MAX_BLOCKS)."""
+    """Blocks of a pass over ``n_rows`` rows of X (1 .. MAX_BLOCKS; never
+    fewer for more rows)."""
     cdef double per_row, nnz
     cdef Py_ssize_t least, b
     if X.n_rows == 0 or n_rows < 2:
@@ -281,13 +312,27 @@ cdef int n_blocks(RowData X, Py_ssize_t n_rows) noexcept nogil:
     else:
         per_row = X.indptr[X.n_rows] / <double> X.n_rows
     nnz = per_row * n_rows
-    least = max(BLOCK_NNZ, 4 * (X.n_cols + 1))
+    least = max(BLOCK_NNZ, BLOCK_D_FACTOR * (X.n_cols + 1))
     b = <Py_ssize_t> (nnz / least)
     if b > MAX_BLOCKS:
         b = MAX_BLOCKS
+    if b > BLOCK_ROUND:
+        # a multiple of BLOCK_ROUND: 2, 4, 8 or 16 threads take equal shares
+        b -= b % BLOCK_ROUND
     if b > n_rows:
         b = n_rows
     return <int> max(b, 1)
+
+
+cdef Py_ssize_t slice_len(RowData X, Py_ssize_t n_rows) noexcept nogil:
+    """Entries of the slice buffer of any pass over up to ``n_rows`` rows."""
+    return SLICE_STRIDE * <Py_ssize_t> n_blocks(X, n_rows) * X.n_cols + 1
+
+
+def _slice_len_py(RowData X):
+    """The slice buffer's length for passes over X's rows (``cgls``'s
+    ``tbuf``: a caller that keeps one across solves allocates this many)."""
+    return slice_len(X, X.n_rows)
 
 
 cdef enum:
@@ -297,14 +342,23 @@ cdef enum:
     PART_STRIDE = 8       # doubles per block's partial sums (own cache line)
 
 
+cdef inline int _stride(int kind) noexcept nogil:
+    """Entries per column of a CSR block's slice for a pass of ``kind``."""
+    if kind == PASS_START:
+        return SLICE_STRIDE
+    if kind == PASS_HESSP:
+        return 2
+    return 1
+
+
 cdef void _block_pass(int kind, RowData X, const int *rows, Py_ssize_t k0,
                       Py_ssize_t k1, const floating *a, const floating *t,
                       floating *o, floating gprev, const floating *v,
                       floating vb, floating *z, floating *q, floating *out0,
                       floating *out1, floating *out2,
                       double *part) noexcept nogil:
-    """One block (rows[k0:k1]) of a pass, into out0/out1/out2[:d] (cleared
-    here) and part[0:3] (the block's double sums for the bias entries)."""
+    """One block (rows[k0:k1]) of a pass over dense rows, into out0/out1/out2[:d]
+    (cleared here) and part[0:3] (the block's double sums for the bias entries)."""
     cdef Py_ssize_t k, m, i, nnz, d = X.n_cols
     cdef const floating *vals
     cdef const int *ix
@@ -363,6 +417,86 @@ cdef void _block_pass(int kind, RowData X, const int *rows, Py_ssize_t k0,
     part[2] = s2
 
 
+cdef void _block_pass_csr(int kind, RowData X, const int *rows, Py_ssize_t k0,
+                          Py_ssize_t k1, const floating *a, const floating *t,
+                          floating *o, floating gprev, const floating *v,
+                          floating vb, floating *z, floating *q, floating *e,
+                          double *part) noexcept nogil:
+    """One block (rows[k0:k1]) of a pass over CSR rows into its interleaved
+    slice ``e`` (set up here; see the section's comment) and part[0:3]. The
+    terms and their order are :func:`_block_pass`'s (and ``row_dot``'s),
+    entry by entry."""
+    cdef Py_ssize_t k, m, i, nnz, d = X.n_cols
+    cdef const floating *vals
+    cdef const int *ix
+    cdef floating *ee
+    cdef floating zk, ai, tv, at, zr, vm, sd
+    cdef double s0 = 0, s1 = 0, s2 = 0
+    if kind == PASS_RMATVEC:
+        for m in range(d):
+            e[m] = 0
+        # e += z_k x_k ; s0 = sum z_k
+        for k in range(k0, k1):
+            zk = z[k]
+            s0 += zk
+            if zk != 0:
+                row_axpy(X, rows[k], zk, e)
+    elif kind == PASS_HESSP:
+        # e = [v_j, 0] per column
+        for m in range(d):
+            e[2 * m] = v[m]
+            e[2 * m + 1] = 0
+        # (o_i += gprev q_k folded in) ; q_k = x_i.v ; out += (a_i q_k) x_i ;
+        # s0 = sum a_i q_k^2, s1 = sum a_i q_k
+        for k in range(k0, k1):
+            i = rows[k]
+            if o != NULL:
+                o[i] += gprev * q[k]
+            nnz = row_view(X, i, &vals, &ix)
+            sd = 0
+            for m in range(nnz):
+                sd += vals[m] * e[2 * <Py_ssize_t> ix[m]]
+            tv = sd + vb
+            q[k] = tv
+            ai = a[i]
+            s0 += ai * tv * tv
+            at = ai * tv
+            s1 += at
+            if at != 0:
+                for m in range(nnz):
+                    e[2 * <Py_ssize_t> ix[m] + 1] += at * vals[m]
+    else:
+        memset(e, 0, SLICE_STRIDE * d * sizeof(floating))
+        # [rhs, r, diag] += [a_i t_i, z_k, a_i x_ij] x_ij, z_k = a_i (t_i - o_i) ;
+        # s0, s1, s2 the sums of a t, a, z
+        for k in range(k0, k1):
+            i = rows[k]
+            ai = a[i]
+            zr = ai * t[i]
+            zk = ai * (t[i] - o[i])
+            z[k] = zk
+            nnz = row_view(X, i, &vals, &ix)
+            if zk != 0:
+                for m in range(nnz):
+                    ee = e + SLICE_STRIDE * <Py_ssize_t> ix[m]
+                    vm = vals[m]
+                    ee[0] += zr * vm
+                    ee[1] += zk * vm
+                    ee[2] += ai * vm * vm
+            else:
+                for m in range(nnz):
+                    ee = e + SLICE_STRIDE * <Py_ssize_t> ix[m]
+                    vm = vals[m]
+                    ee[0] += zr * vm
+                    ee[2] += ai * vm * vm
+            s0 += zr
+            s1 += ai
+            s2 += zk
+    part[0] = s0
+    part[1] = s1
+    part[2] = s2
+
+
 cdef void rows_pass(int kind, RowData X, const int *rows, Py_ssize_t n_rows,
                     int n_blk, int n_threads, const floating *a,
                     const floating *t, floating *o, floating gprev,
@@ -370,13 +504,19 @@ cdef void rows_pass(int kind, RowData X, const int *rows, Py_ssize_t n_rows,
                     floating *out0, floating *out1, floating *out2,
                     floating *buf, double *part) noexcept nogil:
     """A pass over rows[:n_rows] in ``n_blk`` blocks (see :func:`n_blocks`),
-    ``n_threads`` threads taking whole blocks. ``buf`` holds
-    (n_blk - 1) n_out d entries (n_out = 3 for PASS_START, else 1), ``part``
-    PART_STRIDE n_blk doubles; out*[:d] receive the block sums in block
-    order, part[0:3] the block order sums of the blocks' part[0:3]."""
+    ``n_threads`` threads taking whole blocks. ``buf`` holds the slices
+    (``slice_len`` entries for n_blk blocks), ``part`` PART_STRIDE n_blk
+    doubles; out*[:d] receive the block sums in block order, part[0:3] the
+    block order sums of the blocks' part[0:3]."""
     cdef Py_ssize_t d = X.n_cols, j
-    cdef int b, c, n_out = 3 if kind == PASS_START else 1
-    if n_blk <= 1:
+    cdef int b, c
+    cdef bint csr = X.indptr != NULL and buf != NULL
+    if (csr and n_blk <= 1 and X.n_rows > 0
+            and X.indptr[X.n_rows] / <double> X.n_rows * n_rows < 4.0 * d):
+        # a small pass over wide rows: setting up and reading back a slice
+        # (O(d)) would cost more than the cache lines it saves
+        csr = False
+    if n_blk <= 1 and not csr:
         _block_pass(kind, X, rows, 0, n_rows, a, t, o, gprev, v, vb, z, q,
                     out0, out1, out2, part)
         return
@@ -387,7 +527,7 @@ cdef void rows_pass(int kind, RowData X, const int *rows, Py_ssize_t n_rows,
             _block_slices(kind, X, rows, n_rows, n_blk, b, a, t, o, gprev, v,
                           vb, z, q, out0, out1, out2, buf, part)
         for j in range(d):
-            _reduce_entry(j, d, n_blk, n_out, out0, out1, out2, buf)
+            _reduce_entry(kind, csr, j, d, n_blk, out0, out1, out2, buf)
     else:
         with parallel(num_threads=n_threads):
             # blocks are handed out one at a time (dynamic): a block's sums
@@ -397,7 +537,7 @@ cdef void rows_pass(int kind, RowData X, const int *rows, Py_ssize_t n_rows,
                 _block_slices(kind, X, rows, n_rows, n_blk, b, a, t, o, gprev,
                               v, vb, z, q, out0, out1, out2, buf, part)
             for j in prange(d, schedule="dynamic", chunksize=4096):
-                _reduce_entry(j, d, n_blk, n_out, out0, out1, out2, buf)
+                _reduce_entry(kind, csr, j, d, n_blk, out0, out1, out2, buf)
     for c in range(3):
         for b in range(1, n_blk):
             part[c] += part[b * PART_STRIDE + c]
@@ -410,13 +550,17 @@ cdef inline void _block_slices(int kind, RowData X, const int *rows,
                                floating vb, floating *z, floating *q,
                                floating *out0, floating *out1, floating *out2,
                                floating *buf, double *part) noexcept nogil:
-    """Block b of rows_pass: block 0 into the outputs, block b > 0 into its
-    slices of ``buf``."""
+    """Block b of rows_pass: CSR rows into the block's interleaved slice;
+    dense rows: block 0 into the outputs, block b > 0 into its slices."""
     cdef Py_ssize_t d = X.n_cols
     cdef Py_ssize_t k0 = (n_rows * b) // n_blk, k1 = (n_rows * (b + 1)) // n_blk
     cdef int n_out = 3 if kind == PASS_START else 1
     cdef floating *base
-    if b == 0:
+    if X.indptr != NULL:
+        _block_pass_csr(kind, X, rows, k0, k1, a, t, o, gprev, v, vb, z, q,
+                        buf + <Py_ssize_t> b * _stride(kind) * d,
+                        part + b * PART_STRIDE)
+    elif b == 0:
         _block_pass(kind, X, rows, k0, k1, a, t, o, gprev, v, vb, z, q, out0,
                     out1, out2, part)
     else:
@@ -425,22 +569,40 @@ cdef inline void _block_slices(int kind, RowData X, const int *rows,
                     base + d, base + 2 * d, part + b * PART_STRIDE)
 
 
-cdef inline void _reduce_entry(Py_ssize_t j, Py_ssize_t d, int n_blk,
-                               int n_out, floating *out0, floating *out1,
+cdef inline void _reduce_entry(int kind, bint csr, Py_ssize_t j, Py_ssize_t d,
+                               int n_blk, floating *out0, floating *out1,
                                floating *out2, const floating *buf) noexcept nogil:
-    """out*[j] += the slices' entries j, in block order."""
-    cdef int b
+    """out*[j] = the blocks' entries j added in block order."""
+    cdef int b, n_out = 3 if kind == PASS_START else 1
+    cdef Py_ssize_t st, off
     cdef const floating *base
-    cdef floating x0 = out0[j], x1 = 0, x2 = 0
-    if n_out == 3:
-        x1 = out1[j]
-        x2 = out2[j]
-    for b in range(1, n_blk):
-        base = buf + (b - 1) * n_out * d
-        x0 = x0 + base[j]
+    cdef floating x0, x1 = 0, x2 = 0
+    if csr:
+        st = _stride(kind)
+        # HESSP's slices hold [v_j, out_j]: the sum is entry 1
+        off = 1 if kind == PASS_HESSP else 0
+        base = buf + st * j
+        x0 = base[off]
         if n_out == 3:
-            x1 = x1 + base[d + j]
-            x2 = x2 + base[2 * d + j]
+            x1 = base[1]
+            x2 = base[2]
+        for b in range(1, n_blk):
+            base = buf + <Py_ssize_t> b * st * d + st * j
+            x0 = x0 + base[off]
+            if n_out == 3:
+                x1 = x1 + base[1]
+                x2 = x2 + base[2]
+    else:
+        x0 = out0[j]
+        if n_out == 3:
+            x1 = out1[j]
+            x2 = out2[j]
+        for b in range(1, n_blk):
+            base = buf + (b - 1) * n_out * d
+            x0 = x0 + base[j]
+            if n_out == 3:
+                x1 = x1 + base[d + j]
+                x2 = x2 + base[2 * d + j]
     out0[j] = x0
     if n_out == 3:
         out1[j] = x1
@@ -452,15 +614,20 @@ cdef int cgls(RowData X, floating bias_scale, const int *active,
               floating lam, floating *beta, floating *o, floating tol,
               floating eta, int max_iter, floating *z, floating *q,
               floating *r, floating *p, floating *s, floating *minv,
-              floating *tbuf, int n_threads, int *n_iter, bint one_pass=True,
-              double gstop2=0.0, double *gnorm2=NULL,
-              bint blocked=True) noexcept nogil:
+              floating *tbuf, Py_ssize_t tbuf_len, int n_threads,
+              int *n_iter, bint one_pass=True, double gstop2=0.0,
+              double *gnorm2=NULL, bint blocked=True, floating *keep=NULL,
+              bint given=False) noexcept nogil:
     """Seeded, preconditioned CG over the rows ``active[:n_active]``.
 
     ``a``, ``t`` and ``o`` are indexed by row number; ``o`` holds X beta on
     the active rows on entry and is kept equal to it. ``z``/``q`` (n_active)
-    and ``r``/``p``/``s``/``minv`` (n_cols + 1) are work arrays (``tbuf`` is
-    unused: the block slices are allocated here). The
+    and ``r``/``p``/``s``/``minv`` (n_cols + 1) are work arrays; ``tbuf``
+    (``tbuf_len`` entries, or NULL) holds the row blocks' slices when it has
+    ``slice_len(X, n_active)`` entries (a caller keeps one of
+    ``slice_len(X, X.n_rows)`` across solves), else they are allocated here
+    (``tbuf_len`` < 0: none, each pass one block straight into its outputs,
+    the same sums; a test hook). The
     preconditioner is M = (1 - PREC_MIX) lam I + PREC_MIX diag(H),
     H = lam I + X_J' A_J X_J (Hsia, Chiang & Lin 2018, as LIBLINEAR >= 2.40),
     which leaves the iterates those of CG on the same normal equations in a
@@ -488,6 +655,13 @@ cdef int cgls(RowData X, floating bias_scale, const int *active,
     ``gnorm2`` (if not NULL) receives ||r_seed||^2. ``blocked=False``: one
     block whatever the size (with ``one_pass=False``, the arithmetic of the
     former single-threaded CGLS, bit for bit).
+
+    ``keep`` (3 (n_cols + 1) entries, or NULL) receives the setup pass's
+    ``X_J' A t`` and ``diag(X_J' A X_J)`` and the final residual r; with
+    ``given`` (one-pass form only) the setup pass is skipped and those three
+    are read from ``keep`` instead: the caller brought them up to date for
+    the rows whose weight or target changed since (TSVM's switching rounds,
+    from the w where the last solve ended, where r is -grad F).
     """
     cdef int D = <int> (X.n_cols + 1)
     cdef Py_ssize_t k, i, j, d = X.n_cols
@@ -495,14 +669,25 @@ cdef int cgls(RowData X, floating bias_scale, const int *active,
     cdef double rho, rho_new, omega_z, omega_q, pp, bnorm2, gamma, tol2, force2
     cdef floating g, gprev = 0, lp
     cdef floating *buf = NULL
-    cdef double part[64 * PART_STRIDE]
+    cdef floating *owned = NULL
+    cdef double part[BLOCK_CAP * PART_STRIDE]
     cdef bint dense_direct
+    cdef Py_ssize_t need
 
     n_blk = n_blocks(X, n_active) if blocked else 1
     nt = n_threads if n_threads < n_blk else n_blk
-    if n_blk > 1:
-        buf = <floating *> malloc(3 * (n_blk - 1) * d * sizeof(floating) + 1)
+    if n_blk > 1 or X.indptr != NULL:
+        need = SLICE_STRIDE * <Py_ssize_t> n_blk * d + 1
+        if tbuf_len < 0:
+            buf = NULL      # (test hook: no slices)
+        elif tbuf != NULL and tbuf_len >= need:
+            buf = tbuf
+        else:
+            owned = <floating *> malloc(need * sizeof(floating))
+            buf = owned
         if buf == NULL:
+            # no memory for the slices: one block, straight into the outputs
+            # (the same sums)
             n_blk = 1
             nt = 1
     # rhs = X_J' A_J t_J (only for the scale of the stopping test), the
@@ -510,7 +695,13 @@ cdef int cgls(RowData X, floating bias_scale, const int *active,
     # X_J' A_J (t_J - o_J) (z = A_J (t_J - o_J)), in one pass over the rows
     # (dense rows, one block: the four-row loop of rows_rmatvec_diag)
     dense_direct = X.indptr == NULL and n_blk == 1
-    if dense_direct:
+    given = given and keep != NULL and one_pass
+    if given:
+        # rhs, diag and r = X_J' A (t - o) - lam beta carried over
+        _copy(D, keep, 1, p, 1)
+        _copy(D, keep + D, 1, minv, 1)
+        _copy(D, keep + 2 * D, 1, r, 1)
+    elif dense_direct:
         for k in range(n_active):
             i = active[k]
             q[k] = a[i] * t[i]
@@ -525,19 +716,25 @@ cdef int cgls(RowData X, floating bias_scale, const int *active,
         p[d] = <floating> (bias_scale * part[0])
         minv[d] = <floating> (bias_scale * bias_scale * part[1])
         r[d] = <floating> (bias_scale * part[2])
+    if keep != NULL and not given:
+        _copy(D, p, 1, keep, 1)
+        _copy(D, minv, 1, keep + D, 1)
     bnorm2 = _dot(D, p, 1, p, 1)
     tol2 = tol * tol * (bnorm2 if bnorm2 > 0 else 1.0)
     for j in range(D):
         minv[j] = 1 / (lam + PREC_MIX * minv[j])
 
     # r = X_J' z - lam * beta;  s = M^-1 r
-    _axpy(D, -lam, beta, 1, r, 1)
+    if not given:
+        _axpy(D, -lam, beta, 1, r, 1)
     omega_z = _dot(D, r, 1, r, 1)
     n_iter[0] = 0
     if gnorm2 != NULL:
         gnorm2[0] = omega_z
     if gstop2 > 0 and omega_z <= gstop2:
-        free(buf)
+        free(owned)
+        if keep != NULL:
+            _copy(D, r, 1, keep + 2 * D, 1)
         return 3
     for j in range(D):
         s[j] = minv[j] * r[j]
@@ -546,7 +743,9 @@ cdef int cgls(RowData X, floating bias_scale, const int *active,
     force2 = eta * eta * omega_z
 
     if omega_z <= tol2:
-        free(buf)
+        free(owned)
+        if keep != NULL:
+            _copy(D, r, 1, keep + 2 * D, 1)
         return 1
     # Ctrl-C: a signal check every few million flops (4: interrupted, the
     # exception left set for the caller's def entry point)
@@ -617,7 +816,9 @@ cdef int cgls(RowData X, floating bias_scale, const int *active,
         # the last step's o_J += gamma q
         for k in range(n_active):
             o[active[k]] += gprev * q[k]
-    free(buf)
+    free(owned)
+    if keep != NULL:
+        _copy(D, r, 1, keep + 2 * D, 1)
     return status
 
 
@@ -625,11 +826,14 @@ def _cgls_py(RowData X, double bias_scale, const int[::1] active,
              const floating[::1] a, const floating[::1] t, double lam,
              floating[::1] beta, floating[::1] o, double tol, int max_iter,
              double eta=0.0, int n_threads=1, bint one_pass=True,
-             double gstop2=0.0):
+             double gstop2=0.0, slices="kept"):
     """Test hook: run :c:func:`cgls` in place on ``beta`` and ``o``.
 
     Returns ``(status, n_iter)`` (status 1: tol reached, 2: forcing term
     ``eta`` reached, 0: ``max_iter`` used, 3: seed gradient below ``gstop2``).
+    ``slices``: "kept", the caller's slice buffer (as a fit keeps one across
+    solves); "own": the solve allocates its own; "none": no slices, each
+    pass one block into separate vectors (the layout before interleaving).
     """
     cdef Py_ssize_t n = X.n_rows, D = X.n_cols + 1, k
     cdef int n_iter = 0, status
@@ -652,14 +856,19 @@ def _cgls_py(RowData X, double bias_scale, const int[::1] active,
     cdef floating[::1] minv = np.zeros(D, dtype=dt)
     if n_threads < 1:
         raise ValueError("n_threads must be >= 1")
-    cdef floating[::1] tbuf = np.zeros(D * n_threads, dtype=dt)
+    cdef floating[::1] tbuf = np.zeros(slice_len(X, X.n_rows), dtype=dt)
+    if slices not in ("kept", "own", "none"):
+        raise ValueError(f"slices must be 'kept', 'own' or 'none', got {slices!r}")
+    cdef Py_ssize_t tlen = -1 if slices == "none" else tbuf.shape[0]
+    cdef bint kept = slices == "kept"
     with nogil:
         status = cgls(X, <floating> bias_scale,
                       &active[0] if active.shape[0] else NULL,
                       active.shape[0], &a[0], &t[0], <floating> lam, &beta[0],
                       &o[0], <floating> tol, <floating> eta, max_iter, &z[0],
-                      &q[0], &r[0], &p[0], &s[0], &minv[0], &tbuf[0],
-                      n_threads, &n_iter, one_pass, gstop2)
+                      &q[0], &r[0], &p[0], &s[0], &minv[0],
+                      &tbuf[0] if kept else NULL, tlen, n_threads,
+                      &n_iter, one_pass, gstop2)
     if status == 4:
         reraise()
     return status, n_iter
@@ -667,10 +876,11 @@ def _cgls_py(RowData X, double bias_scale, const int[::1] active,
 
 def _product_py(RowData X, double bias_scale, const int[::1] active,
                 const floating[::1] a, const floating[::1] v, int n_threads=1,
-                bint one_pass=True):
+                bint one_pass=True, bint slices=True):
     """Test hook: ``(u, q, q'Aq)`` with q = X_J v (bias included),
     u = X_J' A_J q, by the one-pass product or by the two passes (q, then
-    X_J' (A q)) of CGLS, blocked as in :c:func:`cgls`."""
+    X_J' (A q)) of CGLS, blocked as in :c:func:`cgls`; ``slices=False``: one
+    block into separate vectors (the layout before interleaving)."""
     cdef Py_ssize_t n = X.n_rows, D = X.n_cols + 1, d = X.n_cols, k
     cdef Py_ssize_t m = active.shape[0]
     cdef bint is32 = False
@@ -689,9 +899,10 @@ def _product_py(RowData X, double bias_scale, const int[::1] active,
     cdef floating[::1] q = np.zeros(max(m, 1), dtype=dt)
     cdef floating[::1] z = np.zeros(max(m, 1), dtype=dt)
     cdef floating[::1] u = np.zeros(D, dtype=dt)
-    cdef int n_blk = n_blocks(X, m)
-    cdef floating[::1] buf = np.zeros(max(3 * (n_blk - 1) * d, 1), dtype=dt)
-    cdef double part[64 * PART_STRIDE]
+    cdef int n_blk = n_blocks(X, m) if slices else 1
+    cdef floating[::1] buf = np.zeros(slice_len(X, m), dtype=dt)
+    cdef floating *pbuf = &buf[0] if slices else NULL
+    cdef double part[BLOCK_CAP * PART_STRIDE]
     cdef double qaq = 0
     if m == 0:
         return np.asarray(u), np.asarray(q)[:0], 0.0
@@ -699,7 +910,7 @@ def _product_py(RowData X, double bias_scale, const int[::1] active,
         if one_pass:
             rows_pass(PASS_HESSP, X, &active[0], m, n_blk, n_threads, &a[0],
                       NULL, NULL, 0, &v[0], <floating> bias_scale * v[d],
-                      &z[0], &q[0], &u[0], NULL, NULL, &buf[0], part)
+                      &z[0], &q[0], &u[0], NULL, NULL, pbuf, part)
             u[d] = <floating> (bias_scale * part[1])
             qaq = part[0]
         else:
@@ -710,6 +921,11 @@ def _product_py(RowData X, double bias_scale, const int[::1] active,
                 z[k] = a[active[k]] * q[k]
             rows_pass(PASS_RMATVEC, X, &active[0], m, n_blk, n_threads,
                       &a[0], NULL, NULL, 0, NULL, 0, &z[0], &q[0], &u[0],
-                      NULL, NULL, &buf[0], part)
+                      NULL, NULL, pbuf, part)
             u[d] = <floating> (bias_scale * part[0])
     return np.asarray(u), np.asarray(q)[:m].copy(), qaq
+
+
+def _n_blocks_py(RowData X, Py_ssize_t n_rows):
+    """Test hook: the row blocks of a pass over ``n_rows`` rows of X."""
+    return n_blocks(X, n_rows)

@@ -40,7 +40,7 @@ from cython.parallel cimport prange
 from semisvm._core._blas cimport _dot, _copy
 from semisvm._core._dataset cimport RowData, row_dot, row_view
 from semisvm._core._cgls cimport cgls, rows_matvec, rows_rmatvec, rows_rmatvec_diag
-from semisvm._core._cgls cimport n_blocks, interrupted, reraise
+from semisvm._core._cgls cimport n_blocks, slice_len, interrupted, reraise
 from semisvm._core._linesearch cimport Event, line_search as _line_search
 from semisvm._core._linesearch cimport collect_events
 from scipy.linalg.cython_lapack cimport dpotrf, dpotrs
@@ -323,9 +323,11 @@ cdef int _newton_point(RowData X, floating bias_scale, const int *active,
                        floating *obar, double tol, double eta, int max_iter,
                        bint direct, floating *z, floating *q, floating *r,
                        floating *p, floating *s, floating *minv,
-                       floating *tbuf, double *H, double *b, int n_threads,
+                       floating *tbuf, Py_ssize_t tbuf_len, double *H,
+                       double *b, int n_threads,
                        int *n_iter, bint one_pass=True, double gstop2=0.0,
-                       double *gnorm2=NULL, bint blocked=True) noexcept nogil:
+                       double *gnorm2=NULL, bint blocked=True,
+                       floating *keep=NULL, bint given=False) noexcept nogil:
     """The body of :func:`newton_point` (n >= 1); returns the status (3:
     the CG seed's gradient norm^2, stored in ``gnorm2``, is <= ``gstop2``;
     nothing was changed). ``gnorm2`` gets -1 after a Cholesky step."""
@@ -345,8 +347,8 @@ cdef int _newton_point(RowData X, floating bias_scale, const int *active,
         # (a failed factorisation leaves wbar as it was: CGLS starts there)
         status = cgls(X, bias_scale, active, n_act, a, t, <floating> lam,
                       wbar, obar, <floating> tol, <floating> eta, max_iter,
-                      z, q, r, p, s, minv, tbuf, n_threads, n_iter, one_pass,
-                      gstop2, gnorm2, blocked)
+                      z, q, r, p, s, minv, tbuf, tbuf_len, n_threads, n_iter,
+                      one_pass, gstop2, gnorm2, blocked, keep, given)
         if status == 3 or status == 4:
             return status  # 4: interrupted (the exception is left set)
     # outputs of wbar on the inactive rows (one value per row: the same
@@ -361,6 +363,52 @@ cdef int _newton_point(RowData X, floating bias_scale, const int *active,
             if a[i] == 0:
                 obar[i] = row_dot(X, i, wbar) + bias_scale * wbar[D - 1]
     return status
+
+
+cdef bint _start_update(RowData X, floating bias_scale, const floating *a,
+                        const floating *t, const floating *a_old,
+                        const floating *t_old, const floating *o,
+                        const int *active, Py_ssize_t n_act,
+                        floating *keep) noexcept nogil:
+    """Bring the last solve's setup sums ``keep`` = [X_J' A t, diag(X_J' A
+    X_J), r = X_J' A (t - o) - lam w] (each n_cols + 1) to the weights and
+    targets (a, t) from (a_old, t_old), at the same o and w: only the rows
+    whose (a_i, t_i) changed add their difference (TSVM's switched pairs).
+    Returns False, changing nothing, when those rows hold more than a
+    sixteenth of the active rows' entries (DA's p-steps change every
+    unlabeled row: then a setup pass is cheaper)."""
+    cdef Py_ssize_t n = X.n_rows, D = X.n_cols + 1, d = X.n_cols, i, m, nnz
+    cdef const floating *vals
+    cdef const int *ix
+    cdef floating dr, dz, da, vm
+    cdef floating *rhs = keep
+    cdef floating *dg = keep + D
+    cdef floating *r = keep + 2 * D
+    cdef Py_ssize_t changed = 0, work = 0
+    for i in range(n):
+        if a[i] != a_old[i] or t[i] != t_old[i]:
+            changed += row_view(X, i, &vals, &ix) + 1
+    for m in range(n_act):
+        work += row_view(X, active[m], &vals, &ix) + 1
+    if 16 * changed > work:
+        return False
+    for i in range(n):
+        if a[i] == a_old[i] and t[i] == t_old[i]:
+            continue
+        # the differences of a t, a (t - o) and a
+        dr = a[i] * t[i] - a_old[i] * t_old[i]
+        dz = a[i] * (t[i] - o[i]) - a_old[i] * (t_old[i] - o[i])
+        da = a[i] - a_old[i]
+        nnz = row_view(X, i, &vals, &ix)
+        for m in range(nnz):
+            vm = vals[m]
+            rhs[ix[m]] += dr * vm
+            r[ix[m]] += dz * vm
+            dg[ix[m]] += da * vm * vm
+        rhs[d] += bias_scale * dr
+        r[d] += bias_scale * dz
+        dg[d] += bias_scale * bias_scale * da
+    return True
 
 
 cdef bint _same_state(Py_ssize_t n, const floating *o, const floating *obar,
@@ -407,6 +455,13 @@ cdef _check_active(const int[::1] active, Py_ssize_t n_act, Py_ssize_t n):
 
 # ---------------------------------------------------------------------------
 # in-memory steps (also run per block by the distributed backend)
+
+def slice_buffer_len(RowData X):
+    """Entries of the row blocks' slice buffer (``tbuf``) that serves every
+    CG solve over X's rows: a fit allocates it once and passes it to each
+    :func:`newton_point` / :func:`mfn_run`."""
+    return slice_len(X, X.n_rows)
+
 
 def outputs(RowData X, double bias_scale, const floating[::1] w,
             int[::1] rows, floating[::1] o, int n_threads=1):
@@ -478,8 +533,10 @@ def newton_point(RowData X, double bias_scale, const int[::1] active,
     preconditioned CGLS of :mod:`semisvm._core._cgls` (tolerance ``tol``,
     forcing term ``eta``, ``max_iter`` iterations), which keeps obar = X wbar
     on the active rows. ``z``/``q`` (n) and ``r``/``p``/``s``/``minv`` (d+1),
-    ``tbuf`` ((d+1) n_threads) are work arrays. ``one_pass``: CG's product
-    in one pass over the rows (else CGLS's two). Returns ``(status, n_iter,
+    ``tbuf`` (the row blocks' slices: ``slice_buffer_len(X)`` entries, or
+    fewer to let each solve allocate its own) are work arrays.
+    ``one_pass``: CG's product in one pass over the rows (else CGLS's two).
+    Returns ``(status, n_iter,
     gnorm2)`` with CGLS's status (1 the Cholesky step; 3 when the gradient
     norm^2 at wbar, ``gnorm2``, is <= ``gstop2`` > 0: nothing is changed) and
     ``gnorm2`` -1 after a Cholesky step.
@@ -497,8 +554,8 @@ def newton_point(RowData X, double bias_scale, const int[::1] active,
     for arr, name in ((wbar, "wbar"), (r, "r"), (p, "p"), (s, "s"),
                       (minv, "minv")):
         _check_rows(D, name, arr.shape[0])
-    if tbuf.shape[0] < D * n_threads or n_threads < 1:
-        raise ValueError("tbuf needs (n_cols + 1) * n_threads entries")
+    if tbuf.shape[0] < 1 or n_threads < 1:
+        raise ValueError("tbuf needs an entry and n_threads must be >= 1")
     if direct and (H.shape[0] < D * D or b.shape[0] < D):
         raise ValueError("H and b need (n_cols + 1)^2 and n_cols + 1 entries")
     _check_active(active, n_act, n)
@@ -509,7 +566,7 @@ def newton_point(RowData X, double bias_scale, const int[::1] active,
                                &a[0], &t[0], lam, &wbar[0], &o[0], &obar[0],
                                tol, eta, max_iter, direct, &z[0], &q[0], &r[0],
                                &p[0], &s[0], &minv[0], &tbuf[0],
-                               &H[0] if direct else NULL,
+                               tbuf.shape[0], &H[0] if direct else NULL,
                                &b[0] if direct else NULL, n_threads, &n_iter,
                                one_pass, gstop2, &gn2, blocked)
     if status == 4:
@@ -580,7 +637,9 @@ def mfn_run(RowData X, double bias_scale, floating[::1] w, double lam,
             int cg_max_iter, bint cold_start, double rel_tol, double eta,
             bint direct, double[::1] hobj, int[::1] hcg, int[::1] hact,
             int n_threads=1, double grad_tol=0.0, bint one_pass=True,
-            bint blocked=True):
+            bint blocked=True, floating[::1] keep=None,
+            floating[::1] a_old=None, floating[::1] t_old=None,
+            bint given=False):
     """The whole L2-SVM-MFN outer loop of ``semisvm._rows.mfn_loop`` in one
     call, for the in-memory backend: the same steps (the kernels above) in
     the same order, without the GIL.
@@ -602,6 +661,15 @@ def mfn_run(RowData X, double bias_scale, floating[::1] w, double lam,
     solve's seed has ||grad F(w)|| <= grad_tol ||grad F(w_start)||, the
     latter the first CG seed's. ``one_pass``: see :func:`newton_point`;
     ``blocked=False``: every pass one row block (see ``_cgls.cgls``).
+
+    ``keep`` (3 (d + 1), or None) receives each CG solve's setup sums and
+    final residual; ``given``: ``keep`` holds those of the solve that ended
+    the last call, at this very w and o, and ``a``/``t`` that solve's
+    weights and targets: the first solve takes them, brought up to date for
+    the rows whose weight or target changed (``a_old``/``t_old``, n, are
+    work), instead of its setup pass (one-pass CG, no Cholesky). Returns
+    then also ``kept``: the call ended on a CG solve's finite termination,
+    so that ``keep`` may serve the next call from this w.
     """
     cdef Py_ssize_t n = X.n_rows, D = X.n_cols + 1, j
     cdef bint is32 = False
@@ -619,10 +687,20 @@ def mfn_run(RowData X, double bias_scale, floating[::1] w, double lam,
         raise ValueError(f"w, wbar, r, p, s and minv need {D} entries")
     if n < 1:
         raise ValueError("mfn_run needs at least one row")
-    if tbuf.shape[0] < D * n_threads or n_threads < 1:
-        raise ValueError("tbuf needs (n_cols + 1) * n_threads entries")
+    if tbuf.shape[0] < 1 or n_threads < 1:
+        raise ValueError("tbuf needs an entry and n_threads must be >= 1")
     if direct and (H.shape[0] < D * D or b.shape[0] < D):
         raise ValueError("H and b need (n_cols + 1)^2 and n_cols + 1 entries")
+    cdef floating *kp = NULL
+    if keep is not None:
+        if keep.shape[0] != 3 * D:
+            raise ValueError("keep needs 3 (n_cols + 1) entries")
+        kp = &keep[0]
+    given = given and kp != NULL and one_pass and not direct
+    if given and (a_old is None or t_old is None or a_old.shape[0] != n
+                  or t_old.shape[0] != n):
+        raise ValueError("a_old and t_old need one entry per row")
+    cdef bint kept = False
     cdef unsigned char[::1] ev
     cdef Event *evp = NULL
     if events is not None:
@@ -654,8 +732,16 @@ def mfn_run(RowData X, double bias_scale, floating[::1] w, double lam,
                 status = -1
                 break
             n_iter = it
+            if it == 1 and given:
+                # the last solve's weights and targets (a, t still hold them)
+                _copy(<int> n, &a[0], 1, &a_old[0], 1)
+                _copy(<int> n, &t[0], 1, &t_old[0], 1)
             n_act = _activate(n, po, &cpos[0], &cneg[0], &a[0], &t[0],
                               &active[0])
+            if it == 1 and given:
+                given = _start_update(X, <floating> bias_scale, &a[0], &t[0],
+                                      &a_old[0], &t_old[0], po, &active[0],
+                                      n_act, kp)
             if it <= nh:
                 hact[it - 1] = <int> n_act
             # Newton point, seeded with w
@@ -663,9 +749,10 @@ def mfn_run(RowData X, double bias_scale, floating[::1] w, double lam,
             cg_status = _newton_point(
                 X, <floating> bias_scale, &active[0], n_act, &a[0], &t[0], lam,
                 &wbar[0], po, pb, tol, eta, cg_max_iter, direct, &z[0], &q[0],
-                &r[0], &p[0], &s[0], &minv[0], &tbuf[0],
+                &r[0], &p[0], &s[0], &minv[0], &tbuf[0], tbuf.shape[0],
                 &H[0] if direct else NULL, &b[0] if direct else NULL,
-                n_threads, &cg_iter, one_pass, gstop2, &gn2, blocked)
+                n_threads, &cg_iter, one_pass, gstop2, &gn2, blocked,
+                kp if not direct else NULL, it == 1 and given)
             if it <= nh:
                 hcg[it - 1] = cg_iter
             else:
@@ -693,6 +780,7 @@ def mfn_run(RowData X, double bias_scale, floating[::1] w, double lam,
                     hobj[it] = F
                 if cg_status == 1:
                     status = 0
+                    kept = kp != NULL and not direct
                     break
                 # self-consistent point of an inexact solve: solve to tol next
                 loose = False
@@ -725,6 +813,8 @@ def mfn_run(RowData X, double bias_scale, floating[::1] w, double lam,
             F = F_new
     if status == -1:
         reraise()  # Ctrl-C: the KeyboardInterrupt a handler raised
+    if kp != NULL:
+        return n_iter, status, F, swapped, events, kept
     return n_iter, status, F, swapped, events
 
 

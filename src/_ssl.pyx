@@ -141,14 +141,31 @@ cdef Py_ssize_t _switch(const floating *o, const int *idx_u, Py_ssize_t u,
 
 
 cdef inline double _balance_eval(const double *g, Py_ssize_t u, double T,
-                                 double nu, double *fprime) noexcept nogil:
-    """Return mean_j p_j(nu); store mean_j p_j (1 - p_j) / T in fprime."""
+                                 double nu, double *fprime,
+                                 double *e_out) noexcept nogil:
+    """Return mean_j p_j(nu); store mean_j p_j (1 - p_j) / T in fprime
+    and, if ``e_out`` is not NULL, exp(-|z_j|) (z_j = (g_j - nu) / T) in
+    e_out[j]: the exp of ``_sigmoid_neg(z_j)``, whose p_j it gives bitwise."""
     cdef Py_ssize_t j
-    cdef double s = 0, sd = 0, pj
-    for j in range(u):
-        pj = _sigmoid_neg((g[j] - nu) / T)
-        s += pj
-        sd += pj * (1.0 - pj)
+    cdef double s = 0, sd = 0, pj, zj, e
+    if e_out == NULL:
+        for j in range(u):
+            pj = _sigmoid_neg((g[j] - nu) / T)
+            s += pj
+            sd += pj * (1.0 - pj)
+    else:
+        for j in range(u):
+            # _sigmoid_neg(z), its exp kept
+            zj = (g[j] - nu) / T
+            if zj > 0:
+                e = exp(-zj)
+                pj = e / (1.0 + e)
+            else:
+                e = exp(zj)
+                pj = 1.0 / (1.0 + e)
+            e_out[j] = e
+            s += pj
+            sd += pj * (1.0 - pj)
     fprime[0] = sd / (u * T)
     return s / u
 
@@ -188,8 +205,11 @@ cdef inline int _root_step(double f, double fp, double *lo, double *hi,
 
 cdef int _balance(const double *g, Py_ssize_t u, double T, double r,
                   double nu0, double tol, int max_iter, double *nu_out,
-                  double *resid, int *n_iter) noexcept nogil:
-    """Safeguarded Newton/bisection for mean_j sigmoid((nu - g_j)/T) = r."""
+                  double *resid, int *n_iter,
+                  double *e_out=NULL) noexcept nogil:
+    """Safeguarded Newton/bisection for mean_j sigmoid((nu - g_j)/T) = r.
+    ``e_out`` (u, or NULL) receives the exps of the last evaluation, the
+    one at the returned nu (every exit follows an evaluation at nu)."""
     cdef Py_ssize_t j
     cdef double gmin = g[0], gmax = g[0], lo, hi, nu, f, fp
     cdef int it, status = ROOT_MAX_ITER
@@ -202,7 +222,7 @@ cdef int _balance(const double *g, Py_ssize_t u, double T, double r,
     n_iter[0] = 0
     for it in range(1, max_iter + 1):
         n_iter[0] = it
-        f = _balance_eval(g, u, T, nu, &fp) - r
+        f = _balance_eval(g, u, T, nu, &fp, e_out) - r
         resid[0] = f
         if fabs(f) <= tol:
             status = ROOT_OK
@@ -236,10 +256,17 @@ cdef int _pstep(const floating *o, const int *idx_u, Py_ssize_t u,
                 double *g, floating cu, floating *cpos, floating *cneg,
                 double nu0, double tol, int max_iter, double omega,
                 double *nu, double *kl, double *entropy, double *resid,
-                int *n_iter) noexcept nogil:
+                int *n_iter, double *ebuf=NULL, double *sp=NULL,
+                bint sp_valid=False) noexcept nogil:
+    """The p-step (see :func:`da_pstep`). ``ebuf`` (u) and ``sp`` (2 u),
+    or NULL: work that saves transcendental calls, the same bits: the
+    balance root's last evaluation leaves exp(-|z_j|) in ebuf (p_j and the
+    softplus of +-z_j need no other exp), and sp holds softplus(+-z_j) of
+    the z this step leaves, for the KL term of the next step (``sp_valid``:
+    sp holds them for the z this step enters with)."""
     cdef Py_ssize_t j
     cdef double oj, zj, pj, zq, s_kl = 0, s_h = 0, s_p = 0
-    cdef double spq, spq_neg, spz, spz_neg
+    cdef double spq, spq_neg, spz, spz_neg, e, l
     # over-relaxed logits z = (1 - omega) zq + omega (g - nu) / T
     #                       = (G - nu) / (T / omega), G = g + (1/omega - 1) T zq:
     # the same balance root on G at temperature T / omega
@@ -251,13 +278,34 @@ cdef int _pstep(const floating *o, const int *idx_u, Py_ssize_t u,
         g[j] = lam_u * (_l2(oj) - _l2(-oj))
         if omega != 1.0:
             g[j] += c * z[j]
-    status = _balance(g, u, Te, r, nu0, tol, max_iter, nu, resid, n_iter)
+    status = _balance(g, u, Te, r, nu0, tol, max_iter, nu, resid, n_iter,
+                      ebuf)
     for j in range(u):
         zq = z[j]
         zj = (g[j] - nu[0]) / Te
         # p = _sigmoid_neg(z), and the softplus of +-z, +-zq it needs
-        pj = _sigmoid_softplus(zj, &spz, &spz_neg)
-        _softplus_pair(zq, &spq, &spq_neg)
+        if ebuf != NULL:
+            # _sigmoid_softplus(zj) from the root finder's exp(-|zj|)
+            e = ebuf[j]
+            l = log1p(e)
+            if zj > 0:
+                spz = zj + l
+                spz_neg = l
+                pj = e / (1.0 + e)
+            else:
+                spz = l
+                spz_neg = -zj + l if -zj > 0 else l
+                pj = 1.0 / (1.0 + e)
+        else:
+            pj = _sigmoid_softplus(zj, &spz, &spz_neg)
+        if sp != NULL and sp_valid:
+            spq = sp[j]
+            spq_neg = sp[u + j]
+        else:
+            _softplus_pair(zq, &spq, &spq_neg)
+        if sp != NULL:
+            sp[j] = spz
+            sp[u + j] = spz_neg
         # KL(p || q) with log p = -softplus(z), log(1 - p) = -softplus(-z)
         s_kl += (pj * (spq - spz)
                  + (1.0 - pj) * (spq_neg - spz_neg))
@@ -314,7 +362,8 @@ def tsvm_switch(const floating[::1] o, const int[::1] idx_u,
 def da_pstep(const floating[::1] o, const int[::1] idx_u, double lam_u,
              double T, double r, double[::1] z, double[::1] p, double cu,
              floating[::1] cpos, floating[::1] cneg, double nu0=0.0,
-             double tol=1e-12, int max_iter=500, double omega=1.0):
+             double tol=1e-12, int max_iter=500, double omega=1.0,
+             double[::1] work=None, bint sp_valid=False):
     """DA-S3VM p-step in place: new logits ``z``, probabilities ``p`` and costs.
 
     ``z`` enters holding the previous logits zq (for the KL divergence) and
@@ -323,7 +372,10 @@ def da_pstep(const floating[::1] o, const int[::1] idx_u, double lam_u,
     ``omega`` != 1: the over-relaxed step z_j = (1 - omega) zq_j + omega
     (g_j - nu) / T, nu again such that mean(p) = r (a fixed point of either
     step is one of the other, with the same nu); the KL divergence is that
-    of the step taken.
+    of the step taken. ``work`` (3 u, or None): kept by the caller across
+    p-steps, it saves two exps and a log1p per row (the same bits); its
+    last 2 u entries then hold softplus(+-z) of the z left, which the next
+    step uses when ``sp_valid`` (z untouched in between).
 
     Returns
     -------
@@ -345,10 +397,18 @@ def da_pstep(const floating[::1] o, const int[::1] idx_u, double lam_u,
     cdef double[::1] g = np.empty(u)
     cdef double nu = 0, kl = 0, ent = 0, resid = 0
     cdef int n_iter = 0, status
+    cdef double *eb = NULL
+    cdef double *spb = NULL
+    if work is not None:
+        if work.shape[0] != 3 * u:
+            raise ValueError("work needs 3 entries per unlabeled row")
+        eb = &work[0]
+        spb = &work[u]
     with nogil:
         status = _pstep(&o[0], &idx_u[0], u, lam_u, T, r, &z[0], &p[0], &g[0],
                         <floating> cu, &cpos[0], &cneg[0], nu0, tol, max_iter,
-                        omega, &nu, &kl, &ent, &resid, &n_iter)
+                        omega, &nu, &kl, &ent, &resid, &n_iter, eb, spb,
+                        sp_valid and spb != NULL)
     return nu, kl, ent, resid, n_iter, status
 
 

@@ -1316,7 +1316,7 @@ def test_tsvm_and_da_blocked_passes_same_bits_for_any_n_jobs():
     lab = rng.choice(1500, 100, replace=False)
     y[lab] = np.where(X[lab].sum(axis=1).A.ravel() > np.median(X[lab].sum(axis=1)), 1, -1)
     runs = []
-    old = _set_blocking(1, 8)
+    old = _set_blocking(1, 64, 1)
     try:
         for k in (1, 4):
             runs.append((linear.tsvm(X, ssl01(y), lam=1e-2, lam_u=1.0, n_jobs=k),
@@ -1325,3 +1325,79 @@ def test_tsvm_and_da_blocked_passes_same_bits_for_any_n_jobs():
         _set_blocking(*old)
     for a, b in zip(*runs):
         assert a.coef.tobytes() == b.coef.tobytes()
+
+
+def test_tsvm_and_da_reuse_outputs_across_mfn_calls(monkeypatch):
+    # an MFN call from the w the last one ended at (TSVM's switching rounds
+    # and annealing steps, DA's p-steps) takes its outputs X w instead of a
+    # pass over the rows; against the former arithmetic (a pass per call):
+    # the same labels, the objective to 1e-6
+    rng = np.random.RandomState(3)
+    X = sp.random(800, 300, density=0.05, format="csr", random_state=rng)
+    w = rng.randn(300)
+    y = np.where(X @ w > 0, 1, 0)
+    ys = np.where(rng.rand(800) < 0.1, y, -1)
+    passes = []
+    outputs = _rows.K.outputs
+
+    def counted(*args):
+        passes.append(1)
+        return outputs(*args)
+
+    monkeypatch.setattr(_rows.K, "outputs", counted)
+    runs = {}
+    for reuse in (True, False):
+        monkeypatch.setattr(_rows.LocalRows, "reuse_outputs", reuse)
+        passes.clear()
+        res = (linear.tsvm(X, ys, lam=1e-2, lam_u=1.0),
+               linear.da_s3vm(X, ys, lam=1e-2, lam_u=1.0))
+        runs[reuse] = res, len(passes)
+    (new, n_new), (old, n_old) = runs[True], runs[False]
+    assert n_old == sum(r.n_mfn for r in old)
+    assert n_new == 2                   # one pass per fit in float64
+    for a, b in zip(new, old):
+        np.testing.assert_array_equal(a.labels, b.labels)
+        assert a.objective == pytest.approx(b.objective, rel=1e-6)
+    # float32: the outputs are recomputed (a pass per MFN call, as before)
+    passes.clear()
+    monkeypatch.setattr(_rows.LocalRows, "reuse_outputs", True)
+    r32 = linear.tsvm(X.astype(np.float32), ys, lam=1e-2, lam_u=1.0)
+    assert len(passes) == r32.n_mfn
+
+
+def test_tsvm_switching_rounds_carry_the_setup_sums(monkeypatch):
+    # a switching round's MFN call starts from the w the last one ended at:
+    # its first CG solve takes the last solve's setup sums (X_J' A t, the
+    # preconditioner's diagonal, the residual) updated for the switched rows
+    # instead of a pass over the rows; the same labels and objective (1e-6)
+    # as with a setup pass per solve
+    rng = np.random.RandomState(4)
+    X = sp.random(1500, 400, density=0.04, format="csr", random_state=rng)
+    y = np.where(X @ rng.randn(400) > 0, 1, 0)
+    ys = np.where(rng.rand(1500) < 0.05, y, -1)
+    given = []
+    run = _rows.K.mfn_run
+
+    def counted(*args):
+        given.append(bool(args[-1]))
+        return run(*args)
+
+    monkeypatch.setattr(_rows.K, "mfn_run", counted)
+    res = {}
+    for keep in (True, False):
+        monkeypatch.setattr(_rows.LocalSSL, "__init__", _keep_start(keep))
+        given.clear()
+        res[keep] = linear.tsvm(X, ys, lam=1e-2, lam_u=1.0, S=3)
+        res[keep, "given"] = sum(given)
+    assert res[True, "given"] > res[True].n_mfn / 3 and res[False, "given"] == 0
+    np.testing.assert_array_equal(res[True].labels, res[False].labels)
+    assert res[True].objective == pytest.approx(res[False].objective, rel=1e-6)
+
+
+def _keep_start(flag):
+    init = _rows.LocalSSL.__init__
+
+    def patched(self, *args, **kw):
+        init(self, *args, **kw)
+        self.rows.keep_start = flag
+    return patched

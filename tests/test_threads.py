@@ -124,7 +124,7 @@ def test_same_bits_for_any_n_jobs(name):
     # that the threads do take different blocks
     from semisvm._core._cgls import _set_blocking
     X, y = _text(n=2000, d=300, seed=3)
-    old = _set_blocking(500, 8)
+    old = _set_blocking(500, 64, 1)     # 48 blocks (a multiple of 16)
     try:
         got = []
         for k in (1, 2, 3, 8):

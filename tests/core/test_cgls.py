@@ -85,7 +85,7 @@ from semisvm._core._cgls import _product_py, _set_blocking  # noqa: E402
 @pytest.fixture
 def small_blocks():
     """Cut even small passes into (up to 5) row blocks, as large ones are."""
-    old = _set_blocking(1, 5)
+    old = _set_blocking(1, 5, 1)
     yield
     _set_blocking(*old)
 
@@ -185,7 +185,7 @@ def test_set_blocking_rejects_bad_values():
     with pytest.raises(ValueError, match="block_nnz"):
         _set_blocking(0, 4)
     with pytest.raises(ValueError, match="max_blocks"):
-        _set_blocking(10, 65)
+        _set_blocking(10, 257)
 
 
 @pytest.mark.slow
@@ -280,3 +280,72 @@ def test_cgls_tolerance_stops_at_the_first_small_residual(k):
     status, n_iter = _cgls_py(RowData(X), 1.0, np.arange(n, dtype=np.int32), a, t,
                               0.05, beta, o, 1e-14, 100, eta=eta)
     assert (status, n_iter) == (2, k)
+
+
+@pytest.mark.parametrize("one_pass", [True, False])
+def test_interleaved_slices_have_the_bits_of_separate_vectors(dtype, one_pass):
+    # CSR blocks accumulate in slices interleaved by column; each entry gets
+    # the same terms in the same order as in a vector of its own
+    R, X, a, active, v = _problem(dtype, True, seed=3)
+    u1, q1, s1 = _product_py(R, 0.7, active, a, v, one_pass=one_pass)
+    u2, q2, s2 = _product_py(R, 0.7, active, a, v, one_pass=one_pass,
+                             slices=False)
+    assert u1.tobytes() == u2.tobytes() and q1.tobytes() == q2.tobytes()
+    assert s1 == s2
+    # the setup pass (X_J' A t, X_J' A (t - o), diag) and whole CG solves,
+    # with the caller's buffer, one of the solve's own, or none
+    n, d = X.shape
+    t = np.sign(np.random.RandomState(6).randn(n)).astype(dtype)
+    outs = []
+    for slices in ("kept", "own", "none"):
+        beta = np.full(d + 1, 0.01, dtype=dtype)
+        o = (X.astype(np.float64) @ beta[:d].astype(np.float64)
+             + beta[d]).astype(dtype)
+        st, it = _cgls_py(R, 1.0, active, a, t, 0.5, beta, o, 1e-12, 7,
+                          slices=slices)
+        outs.append((beta.tobytes(), o.tobytes(), st, it))
+    assert outs[0] == outs[1] == outs[2]
+
+
+def test_blocks_follow_the_work_not_a_fixed_cap():
+    # more entries, more blocks (never fewer), up to the cap; the same bits
+    # for any thread count with more blocks than threads
+    import scipy.sparse as sp
+
+    from semisvm._core._cgls import _n_blocks_py
+    rng = np.random.RandomState(0)
+    X = sp.random(4000, 30, density=0.5, format="csr", random_state=rng)
+    R = RowData(X)
+    old = _set_blocking(100, 256)
+    try:
+        counts = [_n_blocks_py(R, m) for m in (1, 100, 1000, 4000)]
+        assert counts == sorted(counts) and counts[0] == 1
+        assert counts[-1] > 32          # far above the former cap of 8
+        a = rng.rand(4000) + 0.1
+        active = np.arange(0, 4000, 2, dtype=np.int32)
+        v = rng.randn(31)
+        outs = [_product_py(R, 1.0, active, a, v, n_threads=k) for k in (1, 2, 3, 8)]
+        assert _n_blocks_py(R, active.shape[0]) > 8
+        for u, q, s in outs:
+            assert u.tobytes() == outs[0][0].tobytes() and s == outs[0][2]
+    finally:
+        _set_blocking(*old)
+    # the default layout: a block per 16 (d + 1) entries at least
+    assert _n_blocks_py(R, 4000) == 1            # 60,000 entries < 100,000
+
+
+def test_block_count_rounds_to_multiples_of_16():
+    import scipy.sparse as sp
+
+    from semisvm._core._cgls import _n_blocks_py
+    X = sp.random(5000, 10, density=1.0, format="csr", random_state=0)
+    R = RowData(X)
+    old = _set_blocking(100, 256, 1)       # a block per 100 entries
+    try:
+        # 50,000 entries: 500 blocks' worth, capped at 256
+        assert _n_blocks_py(R, 5000) == 256
+        assert _n_blocks_py(R, 170) == 16          # 17 blocks' worth -> 16
+        assert _n_blocks_py(R, 150) == 15          # 15 (at most 16: as is)
+        assert _n_blocks_py(R, 330) == 32          # 33 -> 32
+    finally:
+        _set_blocking(*old)

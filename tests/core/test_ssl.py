@@ -253,3 +253,29 @@ def test_tsvm_switch_stops_at_a_tied_pair():
     assert _ssl.tsvm_switch(o, np.arange(4, dtype=np.int32), yu, 5, 1.0, c,
                             c.copy()) == 1
     np.testing.assert_array_equal(yu, [-1, 1, 1, -1])
+
+
+def test_pstep_work_buffer_gives_the_same_bits():
+    # the kept exps of the root finder and softplus of the previous logits
+    # save transcendental calls only: the same z, p, costs and statistics
+    from semisvm._core._ssl import da_pstep
+    rng = np.random.RandomState(7)
+    n, u = 60, 50
+    idx_u = np.sort(rng.choice(n, u, replace=False)).astype(np.int32)
+    runs = []
+    for work in (None, np.empty(3 * u)):
+        z = np.full(u, 0.3)
+        p = np.empty(u)
+        cpos, cneg = np.zeros(n), np.zeros(n)
+        outs = []
+        nu = 0.0
+        for step in range(4):
+            o = np.random.RandomState(step).randn(n)
+            out = da_pstep(o, idx_u, 1.0, 0.5 / (step + 1), 0.4, z, p, 0.02,
+                           cpos, cneg, nu0=nu, omega=1.0 if step == 0 else 1.5,
+                           work=work, sp_valid=step > 0)
+            nu = out[0]
+            outs.append((out, z.tobytes(), p.tobytes(), cpos.tobytes(),
+                         cneg.tobytes()))
+        runs.append(outs)
+    assert runs[0] == runs[1]
