@@ -52,7 +52,8 @@ from semisvm._validation import UNLABELED
 logger = logging.getLogger("semisvm")
 
 __all__ = ["check_safe", "two_folds", "supervised_counterpart", "fit_supervised",
-           "auto_fallback", "Z_FALLBACK", "MIN_LABELS"]
+           "auto_fallback", "safe_auto_doc", "SAFE_CHECK_ATTR_DOC", "Z_FALLBACK",
+           "Z_FALLBACK_FEW", "MIN_LABELS"]
 
 # the check runs when every class has at least this many labels: with 2-3,
 # each fold solve keeps one or two labels per class, and the normalised TV
@@ -64,6 +65,45 @@ MIN_LABELS = 4
 # the SVC must lead the semi-supervised model by more than this many
 # standard deviations of the paired difference (McNemar: (c - b) / sqrt(b + c))
 Z_FALLBACK = 1.0
+# the same with 2-3 labels in some class (one label per class held out in
+# each of the two solves); None: no check below MIN_LABELS
+Z_FALLBACK_FEW = 1.0
+
+
+# the ``safe="auto"`` bullet of the six estimators' ``safe`` parameter (one
+# text, filled with each family's attribute names by :func:`safe_auto_doc`)
+_SAFE_AUTO_DOC = """        * ``"auto"`` (the default, :mod:`semisvm._fallback`): the labels are
+          held out in two extra solves on the same kernel matrix and graph
+          (nothing rebuilt): with at least 4 labels in every class, two
+          stratified folds of them; with 2 or 3 in some class, one label of
+          each class per solve. The held-out rows' labels are compared with
+          those of an RBF :class:`sklearn.svm.SVC` (``C=1, gamma="scale"``)
+          trained on the other labels. When the semi-supervised labels are
+          less accurate by more than ``safe_margin`` (and by more than
+          noise), the estimator becomes that SVC trained on all labeled rows
+          (``fell_back_``; logged at ``verbose``): its decision function is
+          taken over into
+          @ATTRS@
+          (one binary SVC per class against the rest for more than two
+          classes). At most 3x a fit. Skipped when a class
+          has a single label, and for kernels other than "rbf" and "linear"
+          (with ``kernel="linear"`` the counterpart is a linear SVC); what
+          ran is in ``safe_check_``.@EXTRA@
+"""
+
+# the ``safe_check_`` attribute's entry (the same in both families)
+SAFE_CHECK_ATTR_DOC = """    safe_check_ : str or None
+        What ``safe="auto"`` did: "two folds", "one label per class" (the
+        check ran that way) or "skipped: <reason>"; None for ``safe=True``
+        or ``False``.
+"""
+
+
+def safe_auto_doc(attrs, extra=""):
+    """The ``safe="auto"`` bullet for an estimator whose decision function
+    lives in ``attrs`` (e.g. "``X_fit_``, ``alpha_``, ``intercept_``")."""
+    return _SAFE_AUTO_DOC.replace("@ATTRS@", attrs).replace(
+        "@EXTRA@", (" " + extra) if extra else "")
 
 
 def check_safe(safe):
@@ -76,27 +116,39 @@ def check_safe(safe):
 
 
 def two_folds(y, labeled):
-    """Fold index (0 or 1) of each labeled row, stratified by class, fixed.
+    """Fold index of each labeled row (0, 1, or -1: never held out), fixed.
 
     Within each class the labeled rows, in a fixed pseudo-random order
     (seed 0), alternate between the folds, so each fold holds about half of
-    every class. Returns an int array over the labeled rows, or None when a
-    class has fewer than ``MIN_LABELS`` labels.
+    every class (``mode = "two folds"``), when every class has at least
+    ``MIN_LABELS`` labels. With fewer (2 or 3 in some class), fold k holds
+    out only the k-th row of each class (``mode = "one label per class"``):
+    each solve keeps all but one label of every class, the other labels are
+    never held out (-1). Returns ``(fold, mode)``: an int array over the
+    labeled rows and the mode's name, or ``(None, reason)`` when a class has
+    a single label (nothing can be held out) or there are fewer than two
+    classes.
     """
     idx = np.flatnonzero(labeled)
     yl = np.asarray(y)[idx]
     classes, counts = np.unique(yl, return_counts=True)
-    if classes.size < 2 or counts.min() < MIN_LABELS:
-        return None
+    if classes.size < 2:
+        return None, "fewer than two labeled classes"
+    if counts.min() < 2:
+        return None, "a class has a single label"
+    few = counts.min() < MIN_LABELS
     rng = np.random.RandomState(0)
-    fold = np.empty(idx.size, dtype=np.intp)
+    fold = np.full(idx.size, -1, dtype=np.intp)
     start = 0
     for c in classes:
         rows = np.flatnonzero(yl == c)
         order = rows[rng.permutation(rows.size)]
-        fold[order] = (np.arange(rows.size) + start) % 2
-        start += rows.size     # balance the folds' sizes across classes
-    return fold
+        if few:
+            fold[order[:2]] = (0, 1)
+        else:
+            fold[order] = (np.arange(rows.size) + start) % 2
+            start += rows.size     # balance the folds' sizes across classes
+    return fold, ("one label per class" if few else "two folds")
 
 
 def supervised_counterpart(kernel, degree=3, coef0=0.0):
@@ -193,27 +245,46 @@ def auto_fallback(est, X, y, solve, adopt, *, kernel, margin=0.0):
         raise ValueError(f"safe_margin must be a number >= 0, got {margin!r}")
     est.unlabeled_gain_ = None
     est.fell_back_ = False
+    est.safe_check_ = None
     est._semi_transduction = None
     y = np.asarray(y)
     labeled = y != UNLABELED
     sup = supervised_counterpart(kernel) if isinstance(kernel, str) else None
-    if sup is None or labeled.all():
+    if sup is None:
+        est.safe_check_ = f"skipped: no supervised counterpart for kernel {kernel!r}"
         return est
-    fold = two_folds(y, labeled)
+    if labeled.all():
+        est.safe_check_ = "skipped: every row is labeled"
+        return est
+    fold, mode = two_folds(y, labeled)
     if fold is None:
+        est.safe_check_ = f"skipped: {mode}"
         return est
+    z_rule = Z_FALLBACK if mode == "two folds" else Z_FALLBACK_FEW
+    if z_rule is None:
+        est.safe_check_ = f"skipped: {mode} (fewer than {MIN_LABELS} labels in a class)"
+        return est
+    est.safe_check_ = mode
     classes = est.classes_
     idx = np.flatnonzero(labeled)
     right_semi = right_sup = only_semi = only_sup = 0
+    scored = fold >= 0
     scores = [np.zeros(idx.size, dtype=bool), np.zeros(idx.size, dtype=bool)]
+    unl = np.flatnonzero(~labeled)
+    semi_u, sup_u = [], []
     for k in (0, 1):
         held = idx[fold == k]
         train = idx[fold != k]
         y_hidden = y.copy()
         y_hidden[held] = UNLABELED
-        ok_semi = np.asarray(solve(y_hidden))[held] == y[held]
+        semi_all = np.asarray(solve(y_hidden))
+        ok_semi = semi_all[held] == y[held]
         coef, b, gamma = fit_supervised(sup, X[train], y[train], classes)
-        pred = _labels(_decide(X[held], X[train], coef, b, gamma), classes)
+        rows = np.concatenate([held, unl])
+        pred_all = _labels(_decide(X[rows], X[train], coef, b, gamma), classes)
+        pred = pred_all[:held.size]
+        semi_u.append(semi_all[unl])
+        sup_u.append(pred_all[held.size:])
         ok_sup = pred == y[held]
         scores[0][fold == k] = ok_semi
         scores[1][fold == k] = ok_sup
@@ -221,11 +292,19 @@ def auto_fallback(est, X, y, solve, adopt, *, kernel, margin=0.0):
         right_sup += int(np.sum(ok_sup))
         only_semi += int(np.sum(ok_semi & ~ok_sup))
         only_sup += int(np.sum(ok_sup & ~ok_semi))
-    gain = (right_semi - right_sup) / idx.size
+    n_scored = int(np.sum(scored))
+    scores = [s_[scored] for s_ in scores]
+    full_u = np.asarray(est.transduction_)[unl]
+    est._check_stats = dict(
+        semi_stab=float(np.mean(semi_u[0] == semi_u[1])),
+        sup_stab=float(np.mean(sup_u[0] == sup_u[1])),
+        semi_full=float(np.mean([np.mean(s_ == full_u) for s_ in semi_u])),
+        sup_full=float(np.mean([np.mean(s_ == full_u) for s_ in sup_u])))
+    gain = (right_semi - right_sup) / n_scored
     est.unlabeled_gain_ = float(gain)
     est.safe_scores_ = tuple(scores)
     lead = only_sup - only_semi
-    if gain < -margin and lead > Z_FALLBACK * np.sqrt(only_sup + only_semi):
+    if gain < -margin and lead > z_rule * np.sqrt(only_sup + only_semi):
         est.fell_back_ = True
         coef, b, gamma = fit_supervised(sup, X[idx], y[idx], classes)
         adopt(idx, coef, b, gamma)
@@ -238,9 +317,9 @@ def auto_fallback(est, X, y, solve, adopt, *, kernel, margin=0.0):
         est.transduction_ = trans
     if est.fell_back_ or getattr(est, "verbose", 0):
         logger.log(logging.INFO if getattr(est, "verbose", 0) else logging.DEBUG,
-                   "%s: held-out labeled accuracy %d/%d semi-supervised, %d/%d "
+                   "%s (%s): held-out labeled accuracy %d/%d semi-supervised, %d/%d "
                    "supervised (%s SVC on the labels): %s", type(est).__name__,
-                   right_semi, idx.size, right_sup, idx.size, kernel,
+                   mode, right_semi, n_scored, right_sup, n_scored, kernel,
                    "falling back to the supervised model" if est.fell_back_
                    else "keeping the semi-supervised model")
     return est

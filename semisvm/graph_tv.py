@@ -75,7 +75,12 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
-from semisvm._fallback import auto_fallback, check_safe
+from semisvm._fallback import (
+    SAFE_CHECK_ATTR_DOC,
+    auto_fallback,
+    check_safe,
+    safe_auto_doc,
+)
 from semisvm._lowrank import nystroem_features
 from semisvm._results import GraphTVResult
 from semisvm._tv_solvers import RKHS, cheeger_ratio, tv_splitting
@@ -827,6 +832,7 @@ class _GraphTVBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
     def _safe_fit(self, X, y):
         """The check's fits share this fit's kNN graph: each fold reads its
         rows' graph from the stored neighbour lists instead of searching."""
+        self.safe_check_ = None
         if not self.safe or self.graph is not None or self._graph_obj is None:
             return super()._safe_fit(X, y)
         self.graph = self._graph_obj     # seen by the clones of the check
@@ -924,22 +930,8 @@ _COMMON_DOC = """
         unlabeled rows do not help (the classes are not the graph's
         clusters).
 
-        * ``"auto"`` (the default, :mod:`semisvm._fallback`): two stratified
-          folds of the labeled rows; each fold's labels are hidden and the
-          problem solved again on the same kernel matrix and graph; the
-          hidden rows' labels are compared with those of an RBF
-          :class:`sklearn.svm.SVC` (``C=1, gamma="scale"``) trained on the
-          other fold. When the semi-supervised labels are less accurate by
-          more than ``safe_margin`` (and by more than noise), the estimator
-          becomes that SVC trained on all labeled rows (``fell_back_``;
-          logged at ``verbose``): its decision function is taken over into
-          ``X_fit_``, ``alpha_``, ``intercept_`` (one binary SVC per class
-          against the rest for more than two classes). Two extra solves (at
-          most 3x a fit); skipped when a class has fewer than 4 labels,
-          and for kernels other than "rbf" and "linear" (with
-          ``kernel="linear"`` the counterpart is a linear SVC). Works with
-          ``affinity=``.
-        * ``True``: the full safety net
+""" + safe_auto_doc("``X_fit_``, ``alpha_``, ``intercept_``",
+                 "Works with ``affinity=``.") + """        * ``True``: the full safety net
           (:class:`semisvm.model_selection.SafeSemiSupervisedMixin`):
           compare the model with its supervised counterpart (TVRLS / TVSVM
           with ``gamma=0, normalize=None``: kernel ridge classification /
@@ -1009,7 +1001,7 @@ _COMMON_DOC = """
         ``safe=True``: the mean over the folds); None when no check ran.
     fell_back_ : bool
         True when the check replaced the model by the supervised one.
-    n_features_in_ : int
+""" + SAFE_CHECK_ATTR_DOC + """    n_features_in_ : int
 """
 
 

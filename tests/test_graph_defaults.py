@@ -75,16 +75,25 @@ def test_check_safe():
 def test_two_folds_stratified_and_fixed():
     y = np.array([0, 0, 0, 0, 0, 1, 1, 1, 1, -1, -1, 2, 2, 2, 2])
     lab = y != -1
-    f = two_folds(y, lab)
+    f, mode = two_folds(y, lab)
+    assert mode == "two folds"
     yl = y[lab]
     for c in (0, 1, 2):
         # every class in both folds
         assert set(f[yl == c].tolist()) == {0, 1}
     assert abs(int(np.sum(f == 0)) - int(np.sum(f == 1))) <= 1
-    np.testing.assert_array_equal(f, two_folds(y, lab))
+    np.testing.assert_array_equal(f, two_folds(y, lab)[0])
     y1 = y.copy()
-    y1[11] = -1          # class 2 keeps 3 labels: too few to hold half out
-    assert two_folds(y1, y1 != -1) is None
+    y1[11] = -1          # class 2 keeps 3 labels: one label per class held out
+    f1, mode1 = two_folds(y1, y1 != -1)
+    assert mode1 == "one label per class"
+    yl1 = y1[y1 != -1]
+    for c in (0, 1, 2):
+        # one row of each class in each fold, the others never held out
+        assert sorted(f1[yl1 == c].tolist()) == [-1] * (np.sum(yl1 == c) - 2) + [0, 1]
+    y1[12] = -1
+    y1[13] = -1          # class 2 keeps 1 label: nothing can be held out
+    assert two_folds(y1, y1 != -1) == (None, "a class has a single label")
 
 
 def _slow_unless(fast, cases):
@@ -128,11 +137,24 @@ def test_fallback_silent_on_two_moons(Est):
 
 
 @pytest.mark.parametrize("Est", LAP)
-def test_fallback_skipped_below_four_labels_per_class(Est):
-    for k in (1, 3):
-        X, y, _ = _moons(k=k)
-        est = _fit(Est(), X, y)
-        assert est.unlabeled_gain_ is None and not est.fell_back_
+def test_fallback_check_modes(Est):
+    # one label per class: nothing to hold out; 2-3: one label per class per
+    # solve (when that check is on); 4 or more: two folds
+    import semisvm._fallback as fb
+    X, y, _ = _moons(k=1)
+    est = _fit(Est(), X, y)
+    assert est.unlabeled_gain_ is None and not est.fell_back_
+    assert est.safe_check_ == "skipped: a class has a single label"
+    X, y, _ = _moons(k=3)
+    est = _fit(Est(), X, y)
+    if fb.Z_FALLBACK_FEW is None:
+        assert est.unlabeled_gain_ is None and est.safe_check_.startswith("skipped")
+    else:
+        assert est.safe_check_ == "one label per class"
+        assert est.safe_scores_[0].shape == (4,)      # 2 classes x 2 solves
+    X, y, _ = _moons(k=5)
+    assert _fit(Est(), X, y).safe_check_ == "two folds"
+    assert _fit(Est(safe=False), X, y).safe_check_ is None
 
 
 def test_fallback_reuses_the_graph_and_kernel(monkeypatch):
@@ -273,3 +295,18 @@ def test_defaults_invariant_to_feature_scale(Est):
         b = _fit(Est(), X * s, y)
         np.testing.assert_array_equal(a.transduction_, b.transduction_)
         assert a.fell_back_ == b.fell_back_
+
+
+@pytest.mark.parametrize("Est", LAP + TV)
+def test_defaults_nearly_invariant_to_duplicated_rows(Est):
+    # each row twice (the copies unlabeled): the weights that grow with n (TV)
+    # and the widths taken from distances keep their meaning, so the
+    # transduction of the original rows stays (the kNN graph itself is
+    # another graph: each row's nearest neighbour is now its copy, so the
+    # labels are not bit for bit the same; measured 97.5-100 % agreement)
+    X, y, _ = _moons(120, k=5)
+    a = _fit(Est(), X, y)
+    b = _fit(Est(), np.vstack([X, X]), np.r_[y, np.full(120, -1)])
+    np.testing.assert_array_equal(b.transduction_[:120], b.transduction_[120:])
+    assert np.mean(a.transduction_ == b.transduction_[:120]) >= 0.95
+    assert a.fell_back_ == b.fell_back_
