@@ -39,6 +39,11 @@ def main():
                          "cells: the check runs there with --z-few (or not at all)")
     ap.add_argument("--z-few", type=float, nargs="+", default=[None],
                     help="z of the rule on the few-label cells (default: no check there)")
+    ap.add_argument("--stab", type=float, nargs="+", default=[None],
+                    help="also fall back when the held-out gain is <= 0 and the two "
+                         "held-out solves agree on fewer unlabeled rows than the "
+                         "SVCs of the same folds minus this (check_stats; "
+                         "default: not used)")
     ap.add_argument("--max-rows", type=int, default=600,
                     help="the --max-rows of the runs (for --min-per-class)")
     args = ap.parse_args()
@@ -59,9 +64,9 @@ def main():
                 if np.bincount(lab[lab >= 0]).min() < args.min_per_class:
                     few.add(key)
     models = sorted({r["model"] for r in rows} - {"SVC"})
-    print(f"{'rule':18s} " + " ".join(f"{m:>16s}" for m in models) + "   (worse/better, fell back)")
-    for z, z_few, lead_min in [(z, zf, m) for z in args.z for zf in args.z_few
-                               for m in args.min_lead]:
+    print(f"{'rule':36s} " + " ".join(f"{m:>16s}" for m in models) + "   (worse/better, fell back)")
+    for z, z_few, lead_min, stab in [(z, zf, m, st) for z in args.z for zf in args.z_few
+                                     for m in args.min_lead for st in args.stab]:
         out = []
         for m in models:
             cells = defaultdict(list)
@@ -87,7 +92,9 @@ def main():
                           for v in cells.values()])
             out.append(f"{int(np.sum(d > 2)):3d}/{int(np.sum(d < -2)):3d} ({fb_n:3d})")
         zf = "-" if z_few is None else f"{z_few:g}"
-        print(f"z={z:<4g} few={zf:<4s} lead>={lead_min:<2d} " + " ".join(f"{o:>16s}" for o in out))
+        sf = "-" if stab is None else f"{stab:g}"
+        print(f"z={z:<4g} few={zf:<4s} lead>={lead_min:<2d} stab={sf:<5s} "
+              + " ".join(f"{o:>16s}" for o in out))
     print(f"cells: {len(cells)}; fits per model: {sum(len(v) for v in cells.values())}")
 
 

@@ -778,7 +778,7 @@ class _GraphTVBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
                 self._kernel_gamma = gamma
 
         auto_fallback(self, X, y, labels, adopt, kernel=self.kernel,
-                      margin=self.safe_margin)
+                      margin=self.safe_margin, family="tv")
         for k, v in keep.items():      # the fit's own, not the last fold's
             setattr(self, k, v)
         return self

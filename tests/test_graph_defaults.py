@@ -136,10 +136,10 @@ def test_fallback_silent_on_two_moons(Est):
     np.testing.assert_array_equal(est.decision_function(X), off.decision_function(X))
 
 
-@pytest.mark.parametrize("Est", LAP)
+@pytest.mark.parametrize("Est", LAP + [TVRLS])
 def test_fallback_check_modes(Est):
     # one label per class: nothing to hold out; 2-3: one label per class per
-    # solve (when that check is on); 4 or more: two folds
+    # solve (where the family's rule has that mode); 4 or more: two folds
     import semisvm._fallback as fb
     X, y, _ = _moons(k=1)
     est = _fit(Est(), X, y)
@@ -147,11 +147,14 @@ def test_fallback_check_modes(Est):
     assert est.safe_check_ == "skipped: a class has a single label"
     X, y, _ = _moons(k=3)
     est = _fit(Est(), X, y)
-    if fb.Z_FALLBACK_FEW is None:
-        assert est.unlabeled_gain_ is None and est.safe_check_.startswith("skipped")
+    if fb.Z_FALLBACK["laplacian" if Est in LAP else "tv"][1] is None:
+        assert est.unlabeled_gain_ is None
+        assert est.safe_check_ == ("skipped: one label per class (fewer than 4 "
+                                   "labels in a class)")
     else:
         assert est.safe_check_ == "one label per class"
         assert est.safe_scores_[0].shape == (4,)      # 2 classes x 2 solves
+        assert not est.fell_back_                     # silent on two moons
     X, y, _ = _moons(k=5)
     assert _fit(Est(), X, y).safe_check_ == "two folds"
     assert _fit(Est(safe=False), X, y).safe_check_ is None
