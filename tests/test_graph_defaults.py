@@ -138,26 +138,51 @@ def test_fallback_silent_on_two_moons(Est):
 
 @pytest.mark.parametrize("Est", LAP + [TVRLS])
 def test_fallback_check_modes(Est):
-    # one label per class: nothing to hold out; 2-3: one label per class per
-    # solve (where the family's rule has that mode); 4 or more: two folds
-    import semisvm._fallback as fb
+    # one label per class: nothing to hold out; 2-3: skipped (no family's
+    # default rule has that mode); 4 or more: two folds
     X, y, _ = _moons(k=1)
     est = _fit(Est(), X, y)
     assert est.unlabeled_gain_ is None and not est.fell_back_
     assert est.safe_check_ == "skipped: a class has a single label"
     X, y, _ = _moons(k=3)
     est = _fit(Est(), X, y)
-    if fb.Z_FALLBACK["laplacian" if Est in LAP else "tv"][1] is None:
-        assert est.unlabeled_gain_ is None
-        assert est.safe_check_ == ("skipped: one label per class (fewer than 4 "
-                                   "labels in a class)")
-    else:
-        assert est.safe_check_ == "one label per class"
-        assert est.safe_scores_[0].shape == (4,)      # 2 classes x 2 solves
-        assert not est.fell_back_                     # silent on two moons
+    assert est.unlabeled_gain_ is None
+    assert est.safe_check_ == ("skipped: one label per class (fewer than 4 "
+                               "labels in a class)")
     X, y, _ = _moons(k=5)
     assert _fit(Est(), X, y).safe_check_ == "two folds"
     assert _fit(Est(safe=False), X, y).safe_check_ is None
+
+
+@pytest.mark.parametrize("Est", [LapRLS, TVRLS])
+def test_fallback_one_label_per_class_mode(Est, monkeypatch):
+    # with the mode switched on, 2-3 labels per class: one label of each
+    # class held out per solve, the others kept; the scores cover the
+    # held-out rows only; a stub that is always wrong falls back
+    import semisvm._fallback as fb
+    monkeypatch.setattr(fb, "Z_FALLBACK", {"laplacian": (1.0, 0.5), "tv": (0.0, 0.5)})
+    X, y, yt = _moons(k=3)
+    est = _fit(Est(), X, y)
+    assert est.safe_check_ == "one label per class"
+    assert est.safe_scores_[0].shape == (4,)      # 2 classes x 2 solves
+
+    class Stub:
+        verbose = 0
+        classes_ = np.array([0, 1])
+        transduction_ = np.zeros(200, dtype=int)
+
+    seen = []
+
+    def solve(yh):
+        seen.append(np.flatnonzero((yh == -1) & (y != -1)))
+        return 1 - yt
+
+    stub = fb.auto_fallback(Stub(), X, y, solve, lambda *a: None, kernel="rbf",
+                            family="tv")
+    assert stub.fell_back_ and stub.safe_check_ == "one label per class"
+    held = np.concatenate(seen)
+    assert held.size == 4 and np.unique(held).size == 4
+    assert sorted(y[held].tolist()) == [0, 0, 1, 1]
 
 
 def test_fallback_reuses_the_graph_and_kernel(monkeypatch):
