@@ -64,7 +64,8 @@ from semisvm._validation import UNLABELED
 
 logger = logging.getLogger("semisvm")
 
-__all__ = ["check_safe", "two_folds", "supervised_counterpart", "fit_supervised",
+__all__ = ["check_safe", "two_folds", "supervised_counterpart",
+           "supervised_candidates", "fit_supervised", "CHOOSE_COUNTERPART",
            "auto_fallback", "safe_auto_doc", "SAFE_CHECK_ATTR_DOC", "Z_FALLBACK",
            "MIN_LABELS"]
 
@@ -93,6 +94,10 @@ MIN_LABELS = 4
 # made LapRLS fall back from 4.7 % to 21.7 % test error
 Z_FALLBACK = {"laplacian": (1.0, None), "tv": (0.0, None)}
 
+# the counterpart of an RBF estimator is the RBF or the linear SVC, whichever
+# is right on more held-out labels (False: always the RBF SVC)
+CHOOSE_COUNTERPART = True
+
 
 # the ``safe="auto"`` bullet of the six estimators' ``safe`` parameter (one
 # text, filled with each family's attribute names by :func:`safe_auto_doc`)
@@ -101,7 +106,9 @@ _SAFE_AUTO_DOC = """        * ``"auto"`` (the default, :mod:`semisvm._fallback`)
           folds and each fold's labels are hidden in one extra solve on the
           same kernel matrix and graph (nothing rebuilt); the held-out rows'
           labels are compared with those of an RBF :class:`sklearn.svm.SVC`
-          (``C=1, gamma="scale"``) trained on the other fold. When the
+          (``C=1, gamma="scale"``) or a linear one (whichever is right on
+          more held-out rows, ``safe_counterpart_``) trained on the other
+          fold. When the
           semi-supervised labels are less accurate by more than
           ``safe_margin`` (and by more than noise), the estimator becomes
           that SVC trained on all labeled rows (``fell_back_``; logged at
@@ -119,6 +126,12 @@ _SAFE_AUTO_DOC = """        * ``"auto"`` (the default, :mod:`semisvm._fallback`)
 SAFE_CHECK_ATTR_DOC = """    safe_check_ : str or None
         What ``safe="auto"`` did: "two folds" (the check ran) or "skipped:
         <reason>"; None for ``safe=True`` or ``False``.
+    safe_counterpart_ : str or None
+        The supervised model the check compared with (and fell back to):
+        "rbf SVC" or "linear SVC" (for an RBF estimator, whichever was right
+        on more held-out labels, ties to the RBF one); None when no check
+        ran. After a fallback to the linear SVC the decision function is
+        linear, ``<x, w> + b``.
 """
 
 
@@ -190,6 +203,21 @@ def supervised_counterpart(kernel, degree=3, coef0=0.0):
     return None
 
 
+def supervised_candidates(kernel):
+    """The SVCs the check chooses its counterpart from, in order of preference.
+
+    An RBF estimator: the RBF ``SVC()`` and the linear ``SVC(kernel=
+    "linear")`` (the one more often right on the held-out labels is the
+    counterpart, ties to the RBF one); a linear one: the linear SVC; other
+    kernels: none.
+    """
+    from sklearn.svm import SVC
+    if CHOOSE_COUNTERPART and kernel == "rbf":
+        return [("rbf", SVC()), ("linear", SVC(kernel="linear"))]
+    sup = supervised_counterpart(kernel)
+    return [] if sup is None else [(kernel, sup)]
+
+
 def fit_supervised(sup, X, y, classes):
     """The counterpart on the rows of ``X`` with labels ``y``, one-vs-rest.
 
@@ -252,18 +280,20 @@ def auto_fallback(est, X, y, solve, adopt, *, kernel, margin=0.0, family="laplac
     adopt : callable ``(rows, coef, intercept, gamma) -> None``
         Makes the estimator the supervised model: decisions ``K(x,
         X[rows]) coef[k] + intercept[k]`` with the RBF width ``gamma`` (None:
-        linear kernel), as returned by :func:`fit_supervised`.
-    kernel : the estimator's kernel (the counterpart uses the same family).
+        the linear kernel ``<x, x'>``, also for an RBF estimator whose
+        counterpart is the linear SVC), as returned by :func:`fit_supervised`.
+    kernel : the estimator's kernel (the candidates: :func:`supervised_candidates`).
     margin : float
         Fall back when the gain is below ``-margin`` (and the lead is more
         than noise, see the module docstring).
     family : {"laplacian", "tv"}
         Whose rule (``Z_FALLBACK[family]``) decides.
 
-    Sets ``unlabeled_gain_``, ``fell_back_`` and ``safe_scores_`` (two
-    boolean arrays over the labeled rows, in index order: the semi-supervised
-    and the supervised held-out label right); on a fallback calls ``adopt``
-    and sets ``transduction_``.
+    Sets ``unlabeled_gain_``, ``fell_back_``, ``safe_check_``,
+    ``safe_counterpart_`` and ``safe_scores_`` (two boolean arrays over the
+    held-out labeled rows, in index order: the semi-supervised and the
+    chosen counterpart's held-out label right); on a fallback calls
+    ``adopt`` and sets ``transduction_``.
     """
     if (not isinstance(margin, numbers.Real) or isinstance(margin, bool)
             or not margin >= 0):
@@ -271,11 +301,12 @@ def auto_fallback(est, X, y, solve, adopt, *, kernel, margin=0.0, family="laplac
     est.unlabeled_gain_ = None
     est.fell_back_ = False
     est.safe_check_ = None
+    est.safe_counterpart_ = None
     est._semi_transduction = None
     y = np.asarray(y)
     labeled = y != UNLABELED
-    sup = supervised_counterpart(kernel) if isinstance(kernel, str) else None
-    if sup is None:
+    cands = supervised_candidates(kernel) if isinstance(kernel, str) else []
+    if not cands:
         est.safe_check_ = f"skipped: no supervised counterpart for kernel {kernel!r}"
         return est
     if labeled.all():
@@ -292,9 +323,9 @@ def auto_fallback(est, X, y, solve, adopt, *, kernel, margin=0.0, family="laplac
     est.safe_check_ = mode
     classes = est.classes_
     idx = np.flatnonzero(labeled)
-    right_semi = right_sup = only_semi = only_sup = 0
     scored = fold >= 0
-    scores = [np.zeros(idx.size, dtype=bool), np.zeros(idx.size, dtype=bool)]
+    ok_semi = np.zeros(idx.size, dtype=bool)
+    ok_sup = np.zeros((len(cands), idx.size), dtype=bool)
     unl = np.flatnonzero(~labeled)
     semi_u, sup_u = [], []
     for k in (0, 1):
@@ -303,31 +334,39 @@ def auto_fallback(est, X, y, solve, adopt, *, kernel, margin=0.0, family="laplac
         y_hidden = y.copy()
         y_hidden[held] = UNLABELED
         semi_all = np.asarray(solve(y_hidden))
-        ok_semi = semi_all[held] == y[held]
-        coef, b, gamma = fit_supervised(sup, X[train], y[train], classes)
-        rows = np.concatenate([held, unl])
-        pred_all = _labels(_decide(X[rows], X[train], coef, b, gamma), classes)
-        pred = pred_all[:held.size]
+        ok_semi[fold == k] = semi_all[held] == y[held]
         semi_u.append(semi_all[unl])
-        sup_u.append(pred_all[held.size:])
-        ok_sup = pred == y[held]
-        scores[0][fold == k] = ok_semi
-        scores[1][fold == k] = ok_sup
-        right_semi += int(np.sum(ok_semi))
-        right_sup += int(np.sum(ok_sup))
-        only_semi += int(np.sum(ok_semi & ~ok_sup))
-        only_sup += int(np.sum(ok_sup & ~ok_semi))
+        rows = np.concatenate([held, unl])
+        for j, (_, sup) in enumerate(cands):
+            coef, b, gamma = fit_supervised(sup, X[train], y[train], classes)
+            pred_all = _labels(_decide(X[rows], X[train], coef, b, gamma), classes)
+            ok_sup[j, fold == k] = pred_all[:held.size] == y[held]
+            if j == 0:
+                sup_u.append(pred_all[held.size:])
+    ok_semi = ok_semi[scored]
+    ok_sup = ok_sup[:, scored]
+    # the counterpart: the candidate right on most held-out rows (ties: the first)
+    best = int(np.argmax(ok_sup.sum(axis=1)))
+    name, sup = cands[best]
+    est.safe_counterpart_ = f"{name} SVC"
     n_scored = int(np.sum(scored))
-    scores = [s_[scored] for s_ in scores]
+    right_semi = int(np.sum(ok_semi))
+    right_sup = int(np.sum(ok_sup[best]))
+    only_semi = int(np.sum(ok_semi & ~ok_sup[best]))
+    only_sup = int(np.sum(ok_sup[best] & ~ok_semi))
     full_u = np.asarray(est.transduction_)[unl]
     est._check_stats = dict(
         semi_stab=float(np.mean(semi_u[0] == semi_u[1])),
         sup_stab=float(np.mean(sup_u[0] == sup_u[1])),
         semi_full=float(np.mean([np.mean(s_ == full_u) for s_ in semi_u])),
-        sup_full=float(np.mean([np.mean(s_ == full_u) for s_ in sup_u])))
+        sup_full=float(np.mean([np.mean(s_ == full_u) for s_ in sup_u])),
+        # the counts against the first candidate (the RBF SVC of an RBF
+        # estimator): semi right, SVC right, only semi, only SVC
+        first=[right_semi, int(np.sum(ok_sup[0])), int(np.sum(ok_semi & ~ok_sup[0])),
+               int(np.sum(ok_sup[0] & ~ok_semi))], chosen=name)
     gain = (right_semi - right_sup) / n_scored
     est.unlabeled_gain_ = float(gain)
-    est.safe_scores_ = tuple(scores)
+    est.safe_scores_ = (ok_semi, ok_sup[best])
     lead = only_sup - only_semi
     if gain < -margin and lead > z_rule * np.sqrt(only_sup + only_semi):
         est.fell_back_ = True
@@ -335,7 +374,6 @@ def auto_fallback(est, X, y, solve, adopt, *, kernel, margin=0.0, family="laplac
         adopt(idx, coef, b, gamma)
         trans = np.array(est.transduction_, copy=True)
         est._semi_transduction = trans.copy()    # diagnostics: what was replaced
-        unl = np.flatnonzero(~labeled)
         if unl.size:
             trans[unl] = _labels(_decide(X[unl], X[idx], coef, b, gamma), classes)
         trans[idx] = y[idx]
@@ -343,8 +381,9 @@ def auto_fallback(est, X, y, solve, adopt, *, kernel, margin=0.0, family="laplac
     if est.fell_back_ or getattr(est, "verbose", 0):
         logger.log(logging.INFO if getattr(est, "verbose", 0) else logging.DEBUG,
                    "%s (%s): held-out labeled accuracy %d/%d semi-supervised, %d/%d "
-                   "supervised (%s SVC on the labels): %s", type(est).__name__,
-                   mode, right_semi, n_scored, right_sup, n_scored, kernel,
+                   "supervised (%s on the labels): %s", type(est).__name__,
+                   mode, right_semi, n_scored, right_sup, n_scored,
+                   est.safe_counterpart_,
                    "falling back to the supervised model" if est.fell_back_
                    else "keeping the semi-supervised model")
     return est

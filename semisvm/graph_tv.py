@@ -590,6 +590,9 @@ class _GraphTVBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
         return tags
 
     def _kernel(self, X, Y=None):
+        if getattr(self, "_decision_kernel", None) == "linear":
+            # a fallback to the linear SVC (semisvm._fallback)
+            return pairwise_kernels(X, Y, metric="linear")
         params = {}
         if self.kernel in ("rbf", "laplacian", "sigmoid", "polynomial", "poly",
                            "chi2"):
@@ -708,6 +711,7 @@ class _GraphTVBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
                 raise ValueError(
                     f"{name} must have shape ({X.shape[0]}, {X.shape[0]}) (one "
                     f"row per training sample), got {W.shape}")
+        self._decision_kernel = None
         self._kernel_gamma = (self.kernel_gamma if self.kernel_gamma is not None
                               else self._default_kernel_gamma(X, dist))
         with threadpool_limits(limits=1, user_api="blas"):
@@ -776,6 +780,9 @@ class _GraphTVBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
             self.intercept_ = float(intercept[0]) if binary else intercept
             if gamma is not None:
                 self._kernel_gamma = gamma
+            elif self.kernel != "linear":
+                # the chosen counterpart is the linear SVC: decisions <x, x'>
+                self._decision_kernel = "linear"
 
         auto_fallback(self, X, y, labels, adopt, kernel=self.kernel,
                       margin=self.safe_margin, family="tv")
@@ -833,6 +840,7 @@ class _GraphTVBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
         """The check's fits share this fit's kNN graph: each fold reads its
         rows' graph from the stored neighbour lists instead of searching."""
         self.safe_check_ = None
+        self.safe_counterpart_ = None
         if not self.safe or self.graph is not None or self._graph_obj is None:
             return super()._safe_fit(X, y)
         self.graph = self._graph_obj     # seen by the clones of the check

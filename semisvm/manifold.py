@@ -556,6 +556,10 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
                 return self._labels(np.column_stack([r.decision for r in res]))
             def adopt(rows, coef, intercept, gamma):
                 # the SVC's decision k(x, X[rows]) coef + b in this model's terms
+                if gamma is None and self.kernel != "linear":
+                    # the chosen counterpart is the linear SVC: the model
+                    # becomes linear, f(x) = <x, w> + b
+                    self.mode_ = "linear"
                 if self.mode_ == "linear":
                     self.coef_ = np.asarray((X[rows].T @ coef.T).T, dtype=X.dtype)
                 else:
@@ -570,6 +574,7 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
             return auto_fallback(self, X, y, labels, adopt, kernel=self.kernel,
                                  margin=self.safe_margin)
         self.safe_check_ = None
+        self.safe_counterpart_ = None
         return self._safe_fit(X, y)
 
     # -- the safety net (semisvm.model_selection.SafeSemiSupervisedMixin) --

@@ -213,8 +213,11 @@ def test_fallback_margin_and_precomputed():
     assert est.unlabeled_gain_ is None and not est.fell_back_
 
 
-def test_auto_fallback_contract():
-    # a stub semi-supervised solver that labels every row wrong loses to the SVC
+def test_auto_fallback_contract(monkeypatch):
+    # a stub semi-supervised solver that labels every row wrong loses to the
+    # SVC (the RBF one: the linear candidate is switched off here)
+    import semisvm._fallback as fb
+    monkeypatch.setattr(fb, "CHOOSE_COUNTERPART", False)
     X, y, yt = _moons(80, k=5)
 
     class Stub:
@@ -338,3 +341,41 @@ def test_defaults_nearly_invariant_to_duplicated_rows(Est):
     np.testing.assert_array_equal(b.transduction_[:120], b.transduction_[120:])
     assert np.mean(a.transduction_ == b.transduction_[:120]) >= 0.95
     assert a.fell_back_ == b.fell_back_
+
+
+@pytest.mark.parametrize("Est, module", [(LapRLS, "manifold"), (TVRLS, "graph_tv"),
+                                         (CheegerRLS, "graph_tv")])
+def test_fallback_to_the_linear_counterpart(Est, module, monkeypatch):
+    # an RBF estimator whose chosen counterpart is the linear SVC becomes
+    # linear: its decision function is the linear SVC's in and out of sample,
+    # and it survives a model file; the next fit is RBF again
+    import importlib
+
+    import semisvm._fallback as fb
+    from semisvm.io import load, save
+    mod = importlib.import_module(f"semisvm.{module}")
+    X, y, yt = _moons(160, k=6)
+    real = fb.auto_fallback
+    monkeypatch.setattr(fb, "supervised_candidates",
+                        lambda kernel: [("linear", SVC(kernel="linear"))])
+
+    def wrong(est, X_, y_, solve, adopt, **kw):
+        return real(est, X_, y_, lambda yh: 1 - yt, adopt, **kw)
+
+    monkeypatch.setattr(mod, "auto_fallback", wrong)
+    est = _fit(Est(), X, y)
+    lab = y != -1
+    sup = SVC(kernel="linear").fit(X[lab], y[lab])
+    assert est.fell_back_ and est.safe_counterpart_ == "linear SVC"
+    np.testing.assert_allclose(est.decision_function(X), sup.decision_function(X),
+                               atol=1e-6)
+    np.testing.assert_array_equal(est.transduction_[~lab], sup.predict(X[~lab]))
+    import tempfile
+    with tempfile.TemporaryDirectory() as d:
+        save(est, d + "/m.semisvm")
+        np.testing.assert_allclose(load(d + "/m.semisvm").decision_function(X),
+                                   sup.decision_function(X), atol=1e-6)
+    monkeypatch.setattr(mod, "auto_fallback", real)
+    again = _fit(est, X, y)
+    off = _fit(Est(safe=False), X, y)
+    np.testing.assert_array_equal(again.decision_function(X), off.decision_function(X))
