@@ -44,6 +44,10 @@ def main():
                          "held-out solves agree on fewer unlabeled rows than the "
                          "SVCs of the same folds minus this (check_stats; "
                          "default: not used)")
+    ap.add_argument("--rbf-only", action="store_true",
+                    help="replay as if the counterpart were always the RBF SVC "
+                         "(check_stats['first'] counts; the fallback's error is "
+                         "the SVC's on the labels)")
     ap.add_argument("--max-rows", type=int, default=600,
                     help="the --max-rows of the runs (for --min-per-class)")
     args = ap.parse_args()
@@ -77,6 +81,10 @@ def main():
                 key = (r["set"], r["scheme"], r["seed"])
                 pre = r["err_semi"] if r.get("fell_back") else r["err"]
                 c = r.get("check")
+                st = r.get("check_stats") or {}
+                rbf_fb = r.get("fell_back") and st.get("chosen", "rbf") == "rbf"
+                if args.rbf_only and c is not None and "first" in st:
+                    c = st["first"]
                 fire = False
                 zz = z_few if key in few else z
                 if (c is not None and r["scheme"] not in args.skip_schemes
@@ -86,7 +94,10 @@ def main():
                     fire = (c[0] < c[1] and lead >= lead_min
                             and lead > zz * np.sqrt(only_sup + only_semi))
                 fb_n += fire
-                err = (r["err"] if r.get("fell_back") else svc[key]) if fire else pre
+                if args.rbf_only:
+                    err = (r["err"] if rbf_fb else svc[key]) if fire else pre
+                else:
+                    err = (r["err"] if r.get("fell_back") else svc[key]) if fire else pre
                 cells[key[:2]].append((err, svc[key]))
             d = np.array([np.mean([e for e, _ in v]) - np.mean([s for _, s in v])
                           for v in cells.values()])
