@@ -80,6 +80,8 @@ def _fit_one(name, params, X, y_semi, y):
                 else None)
     return dict(err=100.0 * float(np.mean(pred != y[unl])), cpu=cpu,
                 fell_back=bool(getattr(est, "fell_back_", False)), check=sc,
+                check_mode=getattr(est, "safe_check_", None),
+                check_stats=getattr(est, "_check_stats", None),
                 err_semi=err_semi,
                 warn=int(nwarn), n_iter=int(np.max(np.asarray(getattr(est, "n_iter_", 0)))),
                 status=status,

@@ -53,10 +53,12 @@ of ``bench/_suite.py`` with ``bench/bench_graph_tv_suite.py``, see
   spreading gives (the paper's median forces an even split);
 * the normalised two-class TV iterations stop on ``"no_improvement"`` when
   they cycle instead of running into ``max_iter``;
-* ``safe="auto"`` (the default) checks the model against an RBF SVC on the
-  labels on two label folds solved on the same graph and kernel, and falls
-  back to the SVC when the unlabeled rows do not help
-  (:mod:`semisvm._fallback`);
+* ``safe="auto"`` (the default) checks the model against an SVC on the
+  labels (the RBF or the linear one, whichever is right on more held-out
+  labels) on two label folds solved on the same graph and kernel, and falls
+  back to that SVC when the SVC leads on the held-out labels
+  (:mod:`semisvm._fallback`; any lead for the TV and Cheeger models,
+  chosen on the tune part of the benchmark suite);
 * ``safe=True`` checks the model against its supervised counterpart by
   cross-validation on the labeled rows and falls back to it
   (:class:`semisvm.model_selection.SafeSemiSupervisedMixin`).
@@ -75,7 +77,12 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
-from semisvm._fallback import auto_fallback, check_safe
+from semisvm._fallback import (
+    SAFE_CHECK_ATTR_DOC,
+    auto_fallback,
+    check_safe,
+    safe_auto_doc,
+)
 from semisvm._lowrank import nystroem_features
 from semisvm._results import GraphTVResult
 from semisvm._tv_solvers import RKHS, cheeger_ratio, tv_splitting
@@ -595,6 +602,9 @@ class _GraphTVBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
         return tags
 
     def _kernel(self, X, Y=None):
+        if getattr(self, "_decision_kernel", None) == "linear":
+            # a fallback to the linear SVC (semisvm._fallback)
+            return pairwise_kernels(X, Y, metric="linear")
         params = {}
         if self.kernel in ("rbf", "laplacian", "sigmoid", "polynomial", "poly",
                            "chi2"):
@@ -713,6 +723,7 @@ class _GraphTVBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
                 raise ValueError(
                     f"{name} must have shape ({X.shape[0]}, {X.shape[0]}) (one "
                     f"row per training sample), got {W.shape}")
+        self._decision_kernel = None
         self._kernel_gamma = (self.kernel_gamma if self.kernel_gamma is not None
                               else self._default_kernel_gamma(X, dist))
         with threadpool_limits(limits=1, user_api="blas"):
@@ -781,9 +792,12 @@ class _GraphTVBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
             self.intercept_ = float(intercept[0]) if binary else intercept
             if gamma is not None:
                 self._kernel_gamma = gamma
+            elif self.kernel != "linear":
+                # the chosen counterpart is the linear SVC: decisions <x, x'>
+                self._decision_kernel = "linear"
 
         auto_fallback(self, X, y, labels, adopt, kernel=self.kernel,
-                      margin=self.safe_margin)
+                      margin=self.safe_margin, family="tv")
         for k, v in keep.items():      # the fit's own, not the last fold's
             setattr(self, k, v)
         return self
@@ -837,6 +851,8 @@ class _GraphTVBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
     def _safe_fit(self, X, y):
         """The check's fits share this fit's kNN graph: each fold reads its
         rows' graph from the stored neighbour lists instead of searching."""
+        self.safe_check_ = None
+        self.safe_counterpart_ = None
         if not self.safe or self.graph is not None or self._graph_obj is None:
             return super()._safe_fit(X, y)
         self.graph = self._graph_obj     # seen by the clones of the check
@@ -934,22 +950,8 @@ _COMMON_DOC = """
         unlabeled rows do not help (the classes are not the graph's
         clusters).
 
-        * ``"auto"`` (the default, :mod:`semisvm._fallback`): two stratified
-          folds of the labeled rows; each fold's labels are hidden and the
-          problem solved again on the same kernel matrix and graph; the
-          hidden rows' labels are compared with those of an RBF
-          :class:`sklearn.svm.SVC` (``C=1, gamma="scale"``) trained on the
-          other fold. When the semi-supervised labels are less accurate by
-          more than ``safe_margin`` (and by more than noise), the estimator
-          becomes that SVC trained on all labeled rows (``fell_back_``;
-          logged at ``verbose``): its decision function is taken over into
-          ``X_fit_``, ``alpha_``, ``intercept_`` (one binary SVC per class
-          against the rest for more than two classes). Two extra solves (at
-          most 3x a fit); skipped when a class has fewer than 4 labels,
-          and for kernels other than "rbf" and "linear" (with
-          ``kernel="linear"`` the counterpart is a linear SVC). Works with
-          ``affinity=``.
-        * ``True``: the full safety net
+""" + safe_auto_doc("``X_fit_``, ``alpha_``, ``intercept_``",
+                 "Works with ``affinity=``.") + """        * ``True``: the full safety net
           (:class:`semisvm.model_selection.SafeSemiSupervisedMixin`):
           compare the model with its supervised counterpart (TVRLS / TVSVM
           with ``gamma=0, normalize=None``: kernel ridge classification /
@@ -1022,7 +1024,7 @@ _COMMON_DOC = """
         ``safe=True``: the mean over the folds); None when no check ran.
     fell_back_ : bool
         True when the check replaced the model by the supervised one.
-    n_features_in_ : int
+""" + SAFE_CHECK_ATTR_DOC + """    n_features_in_ : int
 """
 
 

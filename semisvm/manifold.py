@@ -95,7 +95,12 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from semisvm._fallback import auto_fallback, check_safe
+from semisvm._fallback import (
+    SAFE_CHECK_ATTR_DOC,
+    auto_fallback,
+    check_safe,
+    safe_auto_doc,
+)
 from semisvm._manifold_solvers import lapsvm_multi as _lapsvm_multi
 from semisvm._results import LapSVMResult, LapWResult
 from semisvm._rows import n_threads
@@ -575,6 +580,10 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
                 return self._labels(np.column_stack([r.decision for r in res]))
             def adopt(rows, coef, intercept, gamma):
                 # the SVC's decision k(x, X[rows]) coef + b in this model's terms
+                if gamma is None and self.kernel != "linear":
+                    # the chosen counterpart is the linear SVC: the model
+                    # becomes linear, f(x) = <x, w> + b
+                    self.mode_ = "linear"
                 if self.mode_ == "linear":
                     self.coef_ = np.asarray((X[rows].T @ coef.T).T, dtype=X.dtype)
                 else:
@@ -588,6 +597,8 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
 
             return auto_fallback(self, X, y, labels, adopt, kernel=self.kernel,
                                  margin=self.safe_margin)
+        self.safe_check_ = None
+        self.safe_counterpart_ = None
         return self._safe_fit(X, y)
 
     # -- the safety net (semisvm.model_selection.SafeSemiSupervisedMixin) --
@@ -1123,21 +1134,7 @@ _PARAMS_DOC = """
         unlabeled rows do not help (the classes are not the graph's
         clusters).
 
-        * ``"auto"`` (the default, :mod:`semisvm._fallback`): two stratified
-          folds of the labeled rows; each fold's labels are hidden and the
-          problem solved again on the same kernel matrix and graph; the
-          hidden rows' labels are compared with those of an RBF
-          :class:`sklearn.svm.SVC` (``C=1, gamma="scale"``) trained on the
-          other fold. When the semi-supervised labels are less accurate by
-          more than ``safe_margin`` (and by more than noise), the estimator
-          becomes that SVC trained on all labeled rows (``fell_back_``;
-          logged at ``verbose``): its decision function is taken over into
-          ``X_fit_``, ``dual_coef_``, ``intercept_`` (one binary SVC per
-          class against the rest for more than two classes). Two extra
-          solves (at most 3x a fit); skipped when a class has fewer than 4
-          labels, and for kernels other than "rbf" and "linear". With
-          ``kernel="linear"`` the counterpart is a linear SVC.
-        * ``True``: the full safety net
+""" + safe_auto_doc("``X_fit_``, ``dual_coef_``, ``intercept_``") + """        * ``True``: the full safety net
           (:class:`semisvm.model_selection.SafeSemiSupervisedMixin`):
           compare the model with its supervised counterpart (the same
           estimator with ``gamma_I=0``) by ``safe_cv``-fold cross-validation
@@ -1275,7 +1272,7 @@ _PARAMS_DOC = """
         ran.
     fell_back_ : bool
         True when the check replaced the model by the supervised one.
-    p_ : int
+""" + SAFE_CHECK_ATTR_DOC + """    p_ : int
         Power of the Laplacian used.
     intrinsic_dim_ : float or None
         Estimated intrinsic dimension (``p=None`` with a kNN graph only).

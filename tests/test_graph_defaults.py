@@ -75,16 +75,25 @@ def test_check_safe():
 def test_two_folds_stratified_and_fixed():
     y = np.array([0, 0, 0, 0, 0, 1, 1, 1, 1, -1, -1, 2, 2, 2, 2])
     lab = y != -1
-    f = two_folds(y, lab)
+    f, mode = two_folds(y, lab)
+    assert mode == "two folds"
     yl = y[lab]
     for c in (0, 1, 2):
         # every class in both folds
         assert set(f[yl == c].tolist()) == {0, 1}
     assert abs(int(np.sum(f == 0)) - int(np.sum(f == 1))) <= 1
-    np.testing.assert_array_equal(f, two_folds(y, lab))
+    np.testing.assert_array_equal(f, two_folds(y, lab)[0])
     y1 = y.copy()
-    y1[11] = -1          # class 2 keeps 3 labels: too few to hold half out
-    assert two_folds(y1, y1 != -1) is None
+    y1[11] = -1          # class 2 keeps 3 labels: one label per class held out
+    f1, mode1 = two_folds(y1, y1 != -1)
+    assert mode1 == "one label per class"
+    yl1 = y1[y1 != -1]
+    for c in (0, 1, 2):
+        # one row of each class in each fold, the others never held out
+        assert sorted(f1[yl1 == c].tolist()) == [-1] * (np.sum(yl1 == c) - 2) + [0, 1]
+    y1[12] = -1
+    y1[13] = -1          # class 2 keeps 1 label: nothing can be held out
+    assert two_folds(y1, y1 != -1) == (None, "a class has a single label")
 
 
 def _slow_unless(fast, cases):
@@ -127,12 +136,53 @@ def test_fallback_silent_on_two_moons(Est):
     np.testing.assert_array_equal(est.decision_function(X), off.decision_function(X))
 
 
-@pytest.mark.parametrize("Est", LAP)
-def test_fallback_skipped_below_four_labels_per_class(Est):
-    for k in (1, 3):
-        X, y, _ = _moons(k=k)
-        est = _fit(Est(), X, y)
-        assert est.unlabeled_gain_ is None and not est.fell_back_
+@pytest.mark.parametrize("Est", LAP + [TVRLS])
+def test_fallback_check_modes(Est):
+    # one label per class: nothing to hold out; 2-3: skipped (no family's
+    # default rule has that mode); 4 or more: two folds
+    X, y, _ = _moons(k=1)
+    est = _fit(Est(), X, y)
+    assert est.unlabeled_gain_ is None and not est.fell_back_
+    assert est.safe_check_ == "skipped: a class has a single label"
+    X, y, _ = _moons(k=3)
+    est = _fit(Est(), X, y)
+    assert est.unlabeled_gain_ is None
+    assert est.safe_check_ == ("skipped: one label per class (fewer than 4 "
+                               "labels in a class)")
+    X, y, _ = _moons(k=5)
+    assert _fit(Est(), X, y).safe_check_ == "two folds"
+    assert _fit(Est(safe=False), X, y).safe_check_ is None
+
+
+@pytest.mark.parametrize("Est", [LapRLS, TVRLS])
+def test_fallback_one_label_per_class_mode(Est, monkeypatch):
+    # with the mode switched on, 2-3 labels per class: one label of each
+    # class held out per solve, the others kept; the scores cover the
+    # held-out rows only; a stub that is always wrong falls back
+    import semisvm._fallback as fb
+    monkeypatch.setattr(fb, "Z_FALLBACK", {"laplacian": (1.0, 0.5), "tv": (0.0, 0.5)})
+    X, y, yt = _moons(k=3)
+    est = _fit(Est(), X, y)
+    assert est.safe_check_ == "one label per class"
+    assert est.safe_scores_[0].shape == (4,)      # 2 classes x 2 solves
+
+    class Stub:
+        verbose = 0
+        classes_ = np.array([0, 1])
+        transduction_ = np.zeros(200, dtype=int)
+
+    seen = []
+
+    def solve(yh):
+        seen.append(np.flatnonzero((yh == -1) & (y != -1)))
+        return 1 - yt
+
+    stub = fb.auto_fallback(Stub(), X, y, solve, lambda *a: None, kernel="rbf",
+                            family="tv")
+    assert stub.fell_back_ and stub.safe_check_ == "one label per class"
+    held = np.concatenate(seen)
+    assert held.size == 4 and np.unique(held).size == 4
+    assert sorted(y[held].tolist()) == [0, 0, 1, 1]
 
 
 def test_fallback_reuses_the_graph_and_kernel(monkeypatch):
@@ -163,8 +213,11 @@ def test_fallback_margin_and_precomputed():
     assert est.unlabeled_gain_ is None and not est.fell_back_
 
 
-def test_auto_fallback_contract():
-    # a stub semi-supervised solver that labels every row wrong loses to the SVC
+def test_auto_fallback_contract(monkeypatch):
+    # a stub semi-supervised solver that labels every row wrong loses to the
+    # SVC (the RBF one: the linear candidate is switched off here)
+    import semisvm._fallback as fb
+    monkeypatch.setattr(fb, "CHOOSE_COUNTERPART", False)
     X, y, yt = _moons(80, k=5)
 
     class Stub:
@@ -273,3 +326,56 @@ def test_defaults_invariant_to_feature_scale(Est):
         b = _fit(Est(), X * s, y)
         np.testing.assert_array_equal(a.transduction_, b.transduction_)
         assert a.fell_back_ == b.fell_back_
+
+
+@pytest.mark.parametrize("Est", LAP + TV)
+def test_defaults_nearly_invariant_to_duplicated_rows(Est):
+    # each row twice (the copies unlabeled): the weights that grow with n (TV)
+    # and the widths taken from distances keep their meaning, so the
+    # transduction of the original rows stays (the kNN graph itself is
+    # another graph: each row's nearest neighbour is now its copy, so the
+    # labels are not bit for bit the same; measured 97.5-100 % agreement)
+    X, y, _ = _moons(120, k=5)
+    a = _fit(Est(), X, y)
+    b = _fit(Est(), np.vstack([X, X]), np.r_[y, np.full(120, -1)])
+    np.testing.assert_array_equal(b.transduction_[:120], b.transduction_[120:])
+    assert np.mean(a.transduction_ == b.transduction_[:120]) >= 0.95
+    assert a.fell_back_ == b.fell_back_
+
+
+@pytest.mark.parametrize("Est, module", [(LapRLS, "manifold"), (TVRLS, "graph_tv"),
+                                         (CheegerRLS, "graph_tv")])
+def test_fallback_to_the_linear_counterpart(Est, module, monkeypatch):
+    # an RBF estimator whose chosen counterpart is the linear SVC becomes
+    # linear: its decision function is the linear SVC's in and out of sample,
+    # and it survives a model file; the next fit is RBF again
+    import importlib
+
+    import semisvm._fallback as fb
+    from semisvm.io import load, save
+    mod = importlib.import_module(f"semisvm.{module}")
+    X, y, yt = _moons(160, k=6)
+    real = fb.auto_fallback
+    monkeypatch.setattr(fb, "supervised_candidates",
+                        lambda kernel: [("linear", SVC(kernel="linear"))])
+
+    def wrong(est, X_, y_, solve, adopt, **kw):
+        return real(est, X_, y_, lambda yh: 1 - yt, adopt, **kw)
+
+    monkeypatch.setattr(mod, "auto_fallback", wrong)
+    est = _fit(Est(), X, y)
+    lab = y != -1
+    sup = SVC(kernel="linear").fit(X[lab], y[lab])
+    assert est.fell_back_ and est.safe_counterpart_ == "linear SVC"
+    np.testing.assert_allclose(est.decision_function(X), sup.decision_function(X),
+                               atol=1e-6)
+    np.testing.assert_array_equal(est.transduction_[~lab], sup.predict(X[~lab]))
+    import tempfile
+    with tempfile.TemporaryDirectory() as d:
+        save(est, d + "/m.semisvm")
+        np.testing.assert_allclose(load(d + "/m.semisvm").decision_function(X),
+                                   sup.decision_function(X), atol=1e-6)
+    monkeypatch.setattr(mod, "auto_fallback", real)
+    again = _fit(est, X, y)
+    off = _fit(Est(safe=False), X, y)
+    np.testing.assert_array_equal(again.decision_function(X), off.decision_function(X))
