@@ -886,10 +886,24 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
                                                               "max_iter")
         # the graph's threads (its n_jobs) also run the CG's passes over L
         nt = n_threads(getattr(self.graph_, "n_jobs", None))
+        # a fit on a subset of a shared graph's rows (a fold of the safety
+        # net) starts from the solution of the fit on all of them
+        g = self.graph_ if affinity is None else None
+        rows = None if g is None else g.rows_of(X)
+        fkey = None if rows is None else (
+            "graph-f", self._loss, gI, self.p_, self.normalized_laplacian,
+            repr([np.asarray(c).item() for c in problems]))
+        F0 = None if fkey is None else g._recall(fkey)
+        if F0 is not None:
+            F0 = F0[rows]
         F, n_newton, n_cg, converged, F_raw = graph_transduction(
             L, Y, gamma_I=gI, loss=self._loss, power=self.p_, null=null,
             max_iter=max_iter, cg_tol=_GRAPH_CG_TOL, n_threads=nt,
-            return_raw=True)
+            return_raw=True, F0=F0)
+        if fkey is not None and rows.size == g.n_samples_fit_:
+            Fg = np.empty_like(F_raw)
+            Fg[rows] = F_raw
+            g._store(fkey, Fg, Fg.nbytes)
         if not converged:
             warnings.warn(
                 f"{type(self).__name__} (graph stage) did not converge in "
