@@ -1226,7 +1226,12 @@ _PARAMS_DOC = """
           ``min_{beta, b} 1/2 [sum_{i <= n} (t_i - k(x_i, X_m) beta - b)^2
           + gamma_A beta'K_mm beta]`` over the m landmarks X_m (kernel
           ridge regression, one (m + 1)-dimensional Cholesky solve; the
-          squared loss for LapSVM too), f(x) = k(x, X_m) beta + b.
+          squared loss for LapSVM too), f(x) = k(x, X_m) beta + b. The
+          landmarks are the first m rows of ``RandomState(random_state)``'s
+          permutation of the kNN graph's rows, and the sum runs over the
+          first 20 m of them (all rows up to 20 m): a fit on a subset of a
+          shared graph's rows (a fold of ``safe=True``) then reuses the
+          full fit's system less the removed rows.
           ``transduction_`` is this model's labels on the training rows, so
           ``predict(X_train)`` equals it; ``graph_agreement_`` is the
           fraction of rows where it agrees with stage (1). ``p=None`` means
