@@ -897,10 +897,24 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
                                                               "max_iter")
         # the graph's threads (its n_jobs) also run the CG's passes over L
         nt = n_threads(getattr(self.graph_, "n_jobs", None))
+        # a fit on a subset of a shared graph's rows (a fold of the safety
+        # net) starts from the solution of the fit on all of them
+        g = self.graph_ if affinity is None else None
+        rows = None if g is None else g.rows_of(X)
+        fkey = None if rows is None else (
+            "graph-f", self._loss, gI, self.p_, self.normalized_laplacian,
+            repr([np.asarray(c).item() for c in problems]))
+        F0 = None if fkey is None else g._recall(fkey)
+        if F0 is not None:
+            F0 = F0[rows]
         F, n_newton, n_cg, converged, F_raw = graph_transduction(
             L, Y, gamma_I=gI, loss=self._loss, power=self.p_, null=null,
             max_iter=max_iter, cg_tol=_GRAPH_CG_TOL, n_threads=nt,
-            return_raw=True)
+            return_raw=True, F0=F0)
+        if fkey is not None and rows.size == g.n_samples_fit_:
+            Fg = np.empty_like(F_raw)
+            Fg[rows] = F_raw
+            g._store(fkey, Fg, Fg.nbytes)
         if not converged:
             warnings.warn(
                 f"{type(self).__name__} (graph stage) did not converge in "
@@ -1209,7 +1223,12 @@ _PARAMS_DOC = """
           ``min_{beta, b} 1/2 [sum_{i <= n} (t_i - k(x_i, X_m) beta - b)^2
           + gamma_A beta'K_mm beta]`` over the m landmarks X_m (kernel
           ridge regression, one (m + 1)-dimensional Cholesky solve; the
-          squared loss for LapSVM too), f(x) = k(x, X_m) beta + b.
+          squared loss for LapSVM too), f(x) = k(x, X_m) beta + b. The
+          landmarks are the first m rows of ``RandomState(random_state)``'s
+          permutation of the kNN graph's rows, and the sum runs over the
+          first 20 m of them (all rows up to 20 m): a fit on a subset of a
+          shared graph's rows (a fold of ``safe=True``) then reuses the
+          full fit's system less the removed rows.
           ``transduction_`` is this model's labels on the training rows, so
           ``predict(X_train)`` equals it; ``graph_agreement_`` is the
           fraction of rows where it agrees with stage (1). ``p=None`` means

@@ -647,7 +647,7 @@ cdef void _lap_apply(Py_ssize_t n, Py_ssize_t c, const int *indptr,
                      const double *src, double *dst, double *tmp,
                      int nt) noexcept nogil:
     """dst = L^power src (tmp: an (n, c) work array for power >= 2)."""
-    cdef int r
+    cdef int _r
     cdef double *a
     cdef double *b
     if power == 1:
@@ -659,7 +659,7 @@ cdef void _lap_apply(Py_ssize_t n, Py_ssize_t c, const int *indptr,
     else:
         a, b = dst, tmp
     _spmm(n, c, indptr, indices, data, src, a, nt)
-    for r in range(1, power):
+    for _r in range(1, power):
         _spmm(n, c, indptr, indices, data, a, b, nt)
         a, b = b, a
 
@@ -681,7 +681,7 @@ def graph_block_cg(const int[::1] indptr, const int[::1] indices,
     """
     cdef Py_ssize_t n = X.shape[0], c = X.shape[1]
     cdef Py_ssize_t nb = (n + _RB - 1) // _RB
-    cdef Py_ssize_t i, j, k, lo, hi, o
+    cdef Py_ssize_t i, j, k, lo, hi
     cdef int it = 0, done, nt = max(1, n_threads)
     if E.shape[0] != n or E.shape[1] != c or B.shape[0] != n or B.shape[1] != c:
         raise ValueError("E, B and X must have the same shape")
@@ -698,7 +698,7 @@ def graph_block_cg(const int[::1] indptr, const int[::1] indices,
     beta_ = np.zeros(c)
     cdef double[:, ::1] R = R_, P = P_, AP = AP_, T = T_, part = part_
     cdef double[::1] bn = bn_, rz = rz_, a = a_, beta = beta_
-    cdef double m, z, s0, s1, s2
+    cdef double m, s0, s1, s2
     with nogil:
         # R = B - A X; P = M R; rz = R'M R; bn = ||B||
         _lap_apply(n, c, &indptr[0], &indices[0], &data[0], power, &X[0, 0],
