@@ -50,7 +50,8 @@ cdef double _tv(const int[::1] src, const int[::1] dst, const floating[::1] w,
 
 
 cdef enum:
-    NODE_BLOCK = 1024       # rows per block of the gap's sums (fixed: any thread count, same bits)
+    # rows per block of the gap's sums (fixed: any thread count, same bits)
+    NODE_BLOCK = 1024
 
 
 cdef void _gap_sums(const int[::1] dst, const int[::1] inc_ptr,
@@ -75,7 +76,8 @@ cdef void _gap_sums(const int[::1] dst, const int[::1] inc_ptr,
                     o = dst[e]
                     for k in range(c):
                         part[b, 6 * k] += -we * fabs(<double> g[o, k] - g[i, k])
-                        part[b, 6 * k + 1] += -we * fabs(<double> ghat[o, k] - ghat[i, k])
+                        part[b, 6 * k + 1] += -we * fabs(<double> ghat[o, k]
+                                                         - ghat[i, k])
             for k in range(c):
                 d = <double> g[i, k] - z[i, k]
                 part[b, 6 * k + 2] += d * d
@@ -153,8 +155,8 @@ cdef int _rof(const int[::1] src, const int[::1] dst, const floating[::1] w,
     Stops when every column's gap is below ``tol`` times its primal value
     (checked every GAP_EVERY iterations). Returns the iterations.
     """
-    cdef Py_ssize_t i, j, e, k, s, d, b, n = g.shape[0], m = src.shape[0], c = g.shape[1]
-    cdef Py_ssize_t n_blk = (n + NODE_BLOCK - 1) // NODE_BLOCK
+    cdef Py_ssize_t i, e, k, s, d, b, n = g.shape[0], m = src.shape[0]
+    cdef Py_ssize_t c = g.shape[1], n_blk = (n + NODE_BLOCK - 1) // NODE_BLOCK
     cdef double t, gold, we, D, acc
     cdef int it = 0, done
     for k in range(c):
@@ -226,8 +228,10 @@ cdef int _rof(const int[::1] src, const int[::1] dst, const floating[::1] w,
                 work[k] = 0
                 acc = 0
                 for b in range(n_blk):
-                    primal[k] += gamma * part[b, 6 * k] + 0.5 * rho[k] * part[b, 6 * k + 2]
-                    gap[k] += gamma * part[b, 6 * k + 1] + 0.5 * rho[k] * part[b, 6 * k + 3]
+                    primal[k] += (gamma * part[b, 6 * k]
+                                  + 0.5 * rho[k] * part[b, 6 * k + 2])
+                    gap[k] += (gamma * part[b, 6 * k + 1]
+                               + 0.5 * rho[k] * part[b, 6 * k + 3])
                     work[k] += part[b, 6 * k + 4]
                     acc += part[b, 6 * k + 5]
                 D = work[k] - 0.5 * acc / rho[k]
