@@ -1085,6 +1085,16 @@ class KNNGraph:
     #: recently used first out
     _WORK_BYTES = 1 << 30
 
+    def __getstate__(self):
+        # the shared work is a cache (up to _WORK_BYTES: kernel features,
+        # ridge systems, graph solutions): a pickle (joblib, a copy for a
+        # worker) carries the graph and not the cache
+        state = self.__dict__.copy()
+        if state.get("_work") is not None:
+            state["_work"] = collections.OrderedDict()
+            state["_work_hits"] = 0
+        return state
+
     def _recall(self, key):
         """Work stored under ``key`` by an estimator fitted on (a subset of)
         this graph's rows, or None."""

@@ -683,10 +683,21 @@ def graph_block_cg(const int[::1] indptr, const int[::1] indices,
     cdef Py_ssize_t nb = (n + _RB - 1) // _RB
     cdef Py_ssize_t i, j, k, lo, hi
     cdef int it = 0, done, nt = max(1, n_threads)
+    cdef const int *ind_p = NULL
+    cdef const double *dat_p = NULL
     if E.shape[0] != n or E.shape[1] != c or B.shape[0] != n or B.shape[1] != c:
         raise ValueError("E, B and X must have the same shape")
     if diag.shape[0] != n or indptr.shape[0] != n + 1:
         raise ValueError("diag and L must have n rows")
+    if power < 1:
+        raise ValueError(f"power must be at least 1, got {power}")
+    if indices.shape[0] != data.shape[0] or indices.shape[0] < indptr[n]:
+        raise ValueError("L's indices and data must hold indptr[-1] entries")
+    if n == 0 or c == 0:
+        return 0
+    if indices.shape[0] > 0:        # an L without edges: no entry to point at
+        ind_p = &indices[0]
+        dat_p = &data[0]
     R_ = np.empty((n, c))
     P_ = np.empty((n, c))
     AP_ = np.empty((n, c))
@@ -701,7 +712,7 @@ def graph_block_cg(const int[::1] indptr, const int[::1] indices,
     cdef double m, s0, s1, s2
     with nogil:
         # R = B - A X; P = M R; rz = R'M R; bn = ||B||
-        _lap_apply(n, c, &indptr[0], &indices[0], &data[0], power, &X[0, 0],
+        _lap_apply(n, c, &indptr[0], ind_p, dat_p, power, &X[0, 0],
                    &AP[0, 0], &T[0, 0], nt)
         for k in prange(nb, schedule="static", num_threads=nt):
             lo = k * _RB
@@ -747,7 +758,7 @@ def graph_block_cg(const int[::1] indptr, const int[::1] indices,
                 break
             it += 1
             # AP = A P, pap = P'A P
-            _lap_apply(n, c, &indptr[0], &indices[0], &data[0], power,
+            _lap_apply(n, c, &indptr[0], ind_p, dat_p, power,
                        &P[0, 0], &AP[0, 0], &T[0, 0], nt)
             for k in prange(nb, schedule="static", num_threads=nt):
                 lo = k * _RB

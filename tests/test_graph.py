@@ -385,3 +385,26 @@ def test_hnsw_chunked_build_same_lists_for_any_threads(monkeypatch):
     def recall(ind):
         return np.mean([len(set(a) & set(b)) / 8 for a, b in zip(i_ex, ind)])
     assert recall(i) >= recall(one[1]) - 0.01 and recall(i) > 0.97
+
+
+def test_knn_graph_pickle_leaves_the_work_cache_behind():
+    # a fitted estimator holds its graph; the graph's shared work (kernel
+    # features, ridge systems, solutions) is a cache, not part of the model
+    import pickle
+
+    from semisvm import LapRLS
+    X = _clusters(n=1000)
+    y = np.full(X.shape[0], -1)
+    y[:20] = (X[:20, 0] > 0).astype(int)
+    y[20:40] = 1 - y[:20]
+    clf = LapRLS(n_components=60, lowrank_fit="graph", safe=False).fit(X, y)
+    g = clf.graph_
+    assert g._work, "the fit stored no work: the test checks nothing"
+    blob = pickle.dumps(clf)
+    again = pickle.loads(blob)
+    assert not again.graph_._work and again.graph_._work_hits == 0
+    assert g._work                               # the original keeps its cache
+    np.testing.assert_array_equal(again.decision_function(X),
+                                  clf.decision_function(X))
+    np.testing.assert_array_equal(again.graph_.affinity_.toarray(),
+                                  g.affinity_.toarray())

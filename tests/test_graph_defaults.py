@@ -367,6 +367,9 @@ def test_fallback_to_the_linear_counterpart(Est, module, monkeypatch):
     lab = y != -1
     sup = SVC(kernel="linear").fit(X[lab], y[lab])
     assert est.fell_back_ and est.safe_counterpart_ == "linear SVC"
+    if Est is LapRLS:   # a linear fit's attributes: no expansion left behind
+        assert est.mode_ == "linear" and est.X_fit_ is None
+        assert est.dual_coef_ is None and not hasattr(est, "landmarks_")
     np.testing.assert_allclose(est.decision_function(X), sup.decision_function(X),
                                atol=1e-6)
     np.testing.assert_array_equal(est.transduction_[~lab], sup.predict(X[~lab]))

@@ -230,3 +230,25 @@ def test_graph_block_cg_solves_the_system_with_the_same_bits_for_any_threads(pow
         M = sp.csc_matrix(sp.diags(E[:, j] + ridge) + gI * Lp)
         ref = spla.spsolve(M, B[:, j])
         np.testing.assert_allclose(outs[0][:, j], ref, rtol=0, atol=1e-6 * np.abs(ref).max())
+
+
+def test_graph_block_cg_refuses_bad_power_and_solves_without_edges():
+    n, c = 50, 2
+    E = np.zeros((n, c))
+    E[:5] = 1.0
+    B = E.copy()
+    L = sp.csr_matrix((n, n))                    # a graph without edges
+    args = (L.indptr.astype(np.int32), L.indices.astype(np.int32),
+            L.data.astype(np.float64), E, np.full(n, 0.1), B)
+    for power in (0, -1):
+        with pytest.raises(ValueError, match="power must be at least 1"):
+            _lapsvm.graph_block_cg(*args, np.zeros((n, c)), 1.0, 0.1, power,
+                                   1e-10, 100, 1)
+    X = np.zeros((n, c))
+    _lapsvm.graph_block_cg(*args, X, 1.0, 0.1, 1, 1e-12, 100, 1)
+    # no graph term: (E + ridge) X = B row by row
+    np.testing.assert_allclose(X, B / (E + 0.1), rtol=1e-10)
+    empty = np.zeros((0, c))
+    assert _lapsvm.graph_block_cg(np.zeros(1, np.int32), np.zeros(0, np.int32),
+                                  np.zeros(0), empty, np.zeros(0), empty,
+                                  empty.copy(), 1.0, 0.1, 1, 1e-10, 100, 1) == 0
