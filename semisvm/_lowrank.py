@@ -491,15 +491,19 @@ def graph_transduction(L, Y, *, gamma_I=1.0, ridge=1e-8, loss="squared",
     for it in range(max_iter):
         n_newton = it + 1
         Fbar = F.copy()
-        n_cg += _lapsvm.graph_block_cg(
+        k = _lapsvm.graph_block_cg(
             indptr, indices, L.data, E, diag, np.ascontiguousarray(E * Y), Fbar,
             gamma_I, ridge, int(power), tol, int(cg_max_iter), int(n_threads))
+        n_cg += k
+        # a CG that ran out of iterations has not solved its system: the
+        # fit says so (ConvergenceWarning) rather than report convergence
+        cg_done = k < cg_max_iter
         if not hinge:
-            F, converged = Fbar, True
+            F, converged = Fbar, cg_done
             break
         Ebar = (labm & (Y * Fbar < 1)).astype(np.float64)
         if np.array_equal(Ebar, E):
-            F, converged = Fbar, True
+            F, converged = Fbar, cg_done
             break
         # exact line search per column along Fbar - F (the regulariser is a
         # quadratic: its slope is left + s right)

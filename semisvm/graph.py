@@ -118,9 +118,11 @@ def knn_search(X, n_neighbors, *, method="auto", random_state=0, n_jobs=None):
         ``"exact"``: scikit-learn's ``NearestNeighbors`` (Euclidean).
         ``"approximate"``: for dense ``X`` a hierarchical navigable
         small-world graph (HNSW, usearch's ``Index``, a core dependency;
-        chosen by measurement, see ``bench/bench_graph_index.py``), built
-        with one thread (deterministic) and searched with ``n_jobs``
-        threads, on a float32 copy of ``X``; for sparse ``X`` (the index
+        chosen by measurement, see ``bench/bench_graph_index.py``), one
+        index per ``HNSW_CHUNK`` rows, each built with one thread (the
+        chunks on ``n_jobs`` threads, their lists merged by distance: the
+        same lists for any ``n_jobs``), searched with ``n_jobs`` threads,
+        on a float32 copy of ``X``; for sparse ``X`` (the index
         holds dense vectors) ``"nndescent"``. ``"nndescent"``: pynndescent's NN-descent (the
         optional extra ``pip install semisvm[ann]``; it compiles its numba
         kernels in each new process, tens of seconds; dense or CSR).

@@ -424,6 +424,10 @@ def test_graph_transduction_squared_matches_closed_form(p):
     # the projection leaves no component along the null vector
     np.testing.assert_allclose(null @ F, 0.0, atol=1e-8)
     np.testing.assert_allclose(L @ null, 0.0, atol=1e-10)
+    # a CG stopped by its iteration limit is not reported as converged
+    *_, conv = graph_transduction(L, Y, gamma_I=0.3, power=p, null=null,
+                                  cg_tol=1e-12, cg_max_iter=2)
+    assert not conv
 
 
 def _dense_hinge_check(L, y, gamma_I, p, F, ridge):
