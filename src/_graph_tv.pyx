@@ -350,8 +350,11 @@ def rof_pd_multi(const int[::1] src, const int[::1] dst, const floating[::1] w,
         incidence = edge_incidence(src_np, dst_np, np.asarray(w), n)
     inc_ptr_np, inc_edge_np, inc_w_np = incidence
     if (inc_ptr_np.shape != (n + 1,) or inc_edge_np.shape != (2 * m,)
-            or inc_w_np.shape != (2 * m,) or inc_w_np.dtype != dtype):
-        raise ValueError("incidence does not match the edge list")
+            or inc_w_np.shape != (2 * m,) or inc_w_np.dtype != dtype
+            or inc_ptr_np.dtype != np.int32 or inc_edge_np.dtype != np.int32):
+        raise ValueError("incidence does not match the edge list (shapes, "
+                         "int32 row pointers and edges, weights of the "
+                         "solver's dtype: as edge_incidence returns them)")
     cdef const int[::1] inc_ptr = inc_ptr_np
     cdef const int[::1] inc_edge = inc_edge_np
     cdef const floating[::1] inc_w = inc_w_np

@@ -382,3 +382,8 @@ def test_rof_multi_bad_threads_and_incidence():
     inc = edge_incidence(src, dst, w, 11)
     with pytest.raises(ValueError, match="incidence"):
         rof_pd_multi(src, dst, w, Z, 1.0, 1.0, G, P, incidence=inc)
+    ptr, edge, iw = edge_incidence(src, dst, w, 10)
+    for bad in ((ptr.astype(np.int64), edge, iw), (ptr, edge.astype(np.int64), iw)):
+        # a wrong index dtype: the same ValueError, not a buffer-dtype error
+        with pytest.raises(ValueError, match="incidence does not match"):
+            rof_pd_multi(src, dst, w, Z, 1.0, 1.0, G, P, incidence=bad)
