@@ -104,7 +104,10 @@ def graph_nbytes(n, n_neighbors, itemsize=8, n_features=0):
     edges = 4 * 2 * n * k * (int(itemsize) + 4) + 4 * (n + 1) * 8
     index = (n * (4 * int(n_features) + 2 * HNSW_M * 8 + 64)
              if n >= ANN_MIN_SAMPLES else 0)
-    return lists + edges + index
+    # more than one HNSW chunk: each merge holds both chunks' lists, their
+    # concatenation and its argsort (about 72 bytes per candidate) at once
+    merge = 72 * n * (k + 1) if n >= ANN_MIN_SAMPLES and n > HNSW_CHUNK else 0
+    return lists + edges + index + merge
 
 
 def knn_search(X, n_neighbors, *, method="auto", random_state=0, n_jobs=None):

@@ -408,3 +408,15 @@ def test_knn_graph_pickle_leaves_the_work_cache_behind():
                                   clf.decision_function(X))
     np.testing.assert_array_equal(again.graph_.affinity_.toarray(),
                                   g.affinity_.toarray())
+
+
+def test_graph_nbytes_counts_the_chunk_merge_above_one_chunk():
+    # the size switch of the chunked HNSW build, both sides: one chunk has
+    # no merge; the next row adds the merge's buffers to the estimate
+    from semisvm import graph as gmod
+    n, k = gmod.HNSW_CHUNK, 10
+    one = gmod.graph_nbytes(n, k, n_features=50)
+    two = gmod.graph_nbytes(n + 1, k, n_features=50)
+    step = gmod.graph_nbytes(n - 1, k, n_features=50)
+    assert two - one >= 72 * (n + 1) * (k + 1)
+    assert one - step < 1000                   # a row's worth below it
