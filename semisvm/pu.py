@@ -99,8 +99,9 @@ def estimate_prior(X, y, *, n_splits=5, random_state=0, n_jobs=None):
         Seeds the fold assignment.
     n_jobs : int or None, default=None
         Threads of the classifier g (scikit-learn's convention: None is one
-        thread, -1 all cores). The BLAS and OpenMP pools are held to it for
-        the call, so the default never takes cores it was not given.
+        thread, -1 all cores): OpenMP is held at that count and BLAS at one
+        thread for the call, so the default never takes cores it was not
+        given.
 
     Returns
     -------
