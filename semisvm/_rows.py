@@ -232,8 +232,14 @@ class LocalRows:
     # (X_J' A t, diag, the residual = -grad F(w)), brought up to date for the
     # rows whose weight or target changed, in place of its first setup pass
     # (TSVM's switching rounds change a few rows' costs, not w); the
-    # semi-supervised loops turn it on (LocalSSL)
+    # semi-supervised loops turn it on (LocalSSL). A call that ended on a
+    # line-search step carries them too (its residual moved along the step).
     keep_start = False
+    # ... but every ``carry_period``-th call in a row makes its setup pass
+    # afresh: the carried sums gather the rounding of each update and the
+    # CG residual recurrence (which drifts from the true residual), and a
+    # fresh pass puts them back on X_J' A (t - o) - lam w
+    carry_period = 8
 
     def __init__(self, X, bias_scale, cpos, cneg, n_threads=1):
         self.X = X
@@ -268,6 +274,9 @@ class LocalRows:
         self.keep = self.a_old = self.t_old = None
         self._kept = False
         self._kept_lam = None
+        # calls in a row whose first solve took carried sums; fresh passes
+        self.n_carried = 0
+        self.n_fresh_setups = 0
         self.n_act = 0
         self.direct = False
         self.gnorm2 = -1.0
@@ -367,13 +376,14 @@ class LocalRows:
         given = False
         if self.keep_start and self.one_pass and not direct and self.X.is_sparse:
             if self.keep is None:
-                self.keep = np.zeros(3 * self.D, dtype=self.dtype)
+                self.keep = np.zeros(4 * self.D, dtype=self.dtype)
                 self.a_old = np.zeros(max(self.n, 1), dtype=self.dtype)[:self.n]
                 self.t_old = np.zeros(max(self.n, 1), dtype=self.dtype)[:self.n]
             keep = self.keep
             # the last call ended on a CG solve at this w (its outputs
             # reused) and this lam: its setup sums serve the first solve
-            given = reused and self._kept and self._kept_lam == lam
+            given = (reused and self._kept and self._kept_lam == lam
+                     and self.n_carried < self.carry_period - 1)
         # (the line search's buffer is allocated at its first use, as in
         # the Python loop: many warm-started calls never need it)
         out = K.mfn_run(
@@ -384,7 +394,15 @@ class LocalRows:
             hact, self.n_threads, grad_tol, self.one_pass, self.blocked,
             keep, self.a_old, self.t_old, given)
         n_iter, status, F, swapped, self.events = out[:5]
-        self._kept = keep is not None and bool(out[5])
+        if keep is not None:
+            self._kept = bool(out[5])
+            if out[6]:
+                self.n_carried += 1
+            else:
+                self.n_carried = 0
+                self.n_fresh_setups += 1
+        else:
+            self._kept = False
         self._kept_lam = lam
         if swapped:
             self.o, self.obar = self.obar, self.o

@@ -656,8 +656,10 @@ cdef int cgls(RowData X, floating bias_scale, const int *active,
     block whatever the size (with ``one_pass=False``, the arithmetic of the
     former single-threaded CGLS, bit for bit).
 
-    ``keep`` (3 (n_cols + 1) entries, or NULL) receives the setup pass's
-    ``X_J' A t`` and ``diag(X_J' A X_J)`` and the final residual r; with
+    ``keep`` (4 (n_cols + 1) entries, or NULL) receives the setup pass's
+    ``X_J' A t`` and ``diag(X_J' A X_J)``, the final residual r and the
+    seed's residual (so that a caller that steps to ``w + delta (beta -
+    w)`` has the residual there: r is affine in beta for fixed A, t); with
     ``given`` (one-pass form only) the setup pass is skipped and those three
     are read from ``keep`` instead: the caller brought them up to date for
     the rows whose weight or target changed since (TSVM's switching rounds,
@@ -728,6 +730,8 @@ cdef int cgls(RowData X, floating bias_scale, const int *active,
     if not given:
         _axpy(D, -lam, beta, 1, r, 1)
     omega_z = _dot(D, r, 1, r, 1)
+    if keep != NULL:
+        _copy(D, r, 1, keep + 3 * D, 1)
     n_iter[0] = 0
     if gnorm2 != NULL:
         gnorm2[0] = omega_z

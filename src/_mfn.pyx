@@ -662,14 +662,19 @@ def mfn_run(RowData X, double bias_scale, floating[::1] w, double lam,
     latter the first CG seed's. ``one_pass``: see :func:`newton_point`;
     ``blocked=False``: every pass one row block (see ``_cgls.cgls``).
 
-    ``keep`` (3 (d + 1), or None) receives each CG solve's setup sums and
-    final residual; ``given``: ``keep`` holds those of the solve that ended
-    the last call, at this very w and o, and ``a``/``t`` that solve's
-    weights and targets: the first solve takes them, brought up to date for
-    the rows whose weight or target changed (``a_old``/``t_old``, n, are
-    work), instead of its setup pass (one-pass CG, no Cholesky). Returns
-    then also ``kept``: the call ended on a CG solve's finite termination,
-    so that ``keep`` may serve the next call from this w.
+    ``keep`` (4 (d + 1), or None) receives each CG solve's setup sums and
+    residuals (see ``_cgls.cgls``); ``given``: ``keep`` holds those of the
+    solve that ended the last call, at this very w and o, and ``a``/``t``
+    that solve's weights and targets: the first solve takes them, brought up
+    to date for the rows whose weight or target changed (``a_old``/``t_old``,
+    n, are work), instead of its setup pass (one-pass CG, no Cholesky).
+    Returns then also ``kept`` and ``used``: ``kept``, the call ended where
+    ``keep``'s residual is that of its w for the last solve's weights and
+    targets (a finite termination, or a line-search step, whose residual is
+    the seed's plus delta times the solve's change: r is affine in w), so
+    that ``keep`` may serve the next call from this w; ``used``, the first
+    solve took the given sums (else it made its setup pass: too many rows
+    changed).
     """
     cdef Py_ssize_t n = X.n_rows, D = X.n_cols + 1, j
     cdef bint is32 = False
@@ -693,14 +698,14 @@ def mfn_run(RowData X, double bias_scale, floating[::1] w, double lam,
         raise ValueError("H and b need (n_cols + 1)^2 and n_cols + 1 entries")
     cdef floating *kp = NULL
     if keep is not None:
-        if keep.shape[0] != 3 * D:
-            raise ValueError("keep needs 3 (n_cols + 1) entries")
+        if keep.shape[0] != 4 * D:
+            raise ValueError("keep needs 4 (n_cols + 1) entries")
         kp = &keep[0]
     given = given and kp != NULL and one_pass and not direct
     if given and (a_old is None or t_old is None or a_old.shape[0] != n
                   or t_old.shape[0] != n):
         raise ValueError("a_old and t_old need one entry per row")
-    cdef bint kept = False
+    cdef bint kept = False, used = False
     cdef unsigned char[::1] ev
     cdef Event *evp = NULL
     if events is not None:
@@ -732,6 +737,7 @@ def mfn_run(RowData X, double bias_scale, floating[::1] w, double lam,
                 status = -1
                 break
             n_iter = it
+            kept = False
             if it == 1 and given:
                 # the last solve's weights and targets (a, t still hold them)
                 _copy(<int> n, &a[0], 1, &a_old[0], 1)
@@ -742,6 +748,7 @@ def mfn_run(RowData X, double bias_scale, floating[::1] w, double lam,
                 given = _start_update(X, <floating> bias_scale, &a[0], &t[0],
                                       &a_old[0], &t_old[0], po, &active[0],
                                       n_act, kp)
+                used = given
             if it <= nh:
                 hact[it - 1] = <int> n_act
             # Newton point, seeded with w
@@ -778,9 +785,10 @@ def mfn_run(RowData X, double bias_scale, floating[::1] w, double lam,
                     + _loss(n, po, &cpos[0], &cneg[0])
                 if it <= nh:
                     hobj[it] = F
+                # keep's final residual is that of w = wbar
+                kept = kp != NULL and not direct
                 if cg_status == 1:
                     status = 0
-                    kept = kp != NULL and not direct
                     break
                 # self-consistent point of an inexact solve: solve to tol next
                 loose = False
@@ -798,6 +806,13 @@ def mfn_run(RowData X, double bias_scale, floating[::1] w, double lam,
             dl = <floating> delta
             for j in range(D):
                 w[j] = w[j] + dl * (wbar[j] - w[j])
+            if kp != NULL and not direct:
+                # the residual at the new w for this solve's weights and
+                # targets: r_seed + delta (r_end - r_seed)
+                for j in range(D):
+                    kp[2 * D + j] = kp[3 * D + j] + dl * (
+                        kp[2 * D + j] - kp[3 * D + j])
+                kept = True
             F_new = 0.5 * lam * <double> _dot(<int> D, &w[0], 1, &w[0], 1) \
                 + _step(n, po, pb, dl, &cpos[0], &cneg[0], po)
             if it <= nh:
@@ -814,7 +829,7 @@ def mfn_run(RowData X, double bias_scale, floating[::1] w, double lam,
     if status == -1:
         reraise()  # Ctrl-C: the KeyboardInterrupt a handler raised
     if kp != NULL:
-        return n_iter, status, F, swapped, events, kept
+        return n_iter, status, F, swapped, events, kept, used
     return n_iter, status, F, swapped, events
 
 

@@ -1394,6 +1394,90 @@ def test_tsvm_switching_rounds_carry_the_setup_sums(monkeypatch):
     assert res[True].objective == pytest.approx(res[False].objective, rel=1e-6)
 
 
+def _exact_residual(rows, w, lam):
+    """X_J' A (t - X w) - lam w for the weights and targets of the last solve."""
+    X = rows.X_source
+    o = X @ w[:-1] + rows.s * w[-1]
+    z = rows.a * (rows.t - o)
+    r = np.r_[X.T @ z, rows.s * z.sum()] - lam * w
+    rhs = np.r_[X.T @ (rows.a * rows.t), rows.s * (rows.a * rows.t).sum()]
+    return r, rhs
+
+
+def test_a_line_search_step_carries_the_residual_along():
+    # one inexact Newton step from w = 0 ends on a line-search step: the
+    # residual kept for the next call is r_seed + delta (r_end - r_seed),
+    # which must be the exact one at the new w (r is affine in w)
+    rng = np.random.RandomState(5)
+    X = sp.random(600, 80, density=0.1, format="csr", random_state=rng)
+    y = np.where(X @ rng.randn(80) + 0.3 * rng.randn(600) > 0, 1.0, -1.0)
+    cpos = np.where(y > 0, 1.0 / 600, 0.0)
+    cneg = np.where(y < 0, 1.0 / 600, 0.0)
+    from semisvm._core._dataset import RowData
+
+    rows = _rows.LocalRows(RowData(X), 1.0, cpos, cneg)
+    rows.X_source = X
+    rows.keep_start = True
+    w = np.zeros(81)
+    lam = 1e-3
+    out = _rows.run_mfn(rows, lam, w, tol=1e-6, max_iter=1, cg_max_iter=100,
+                        cold_start=True, rel_tol=1e-9)
+    assert out[2] == _rows.STATUS_MAX_ITER and rows._kept
+    # a line search happened (w is not the Newton point: some rows changed
+    # side), so the kept residual is the folded one
+    D = 81
+    r_exact, rhs = _exact_residual(rows, w, lam)
+    kept = rows.keep[2 * D:3 * D]
+    assert not np.allclose(rows.keep[3 * D:], kept)
+    np.testing.assert_allclose(kept, r_exact, atol=1e-12 * np.linalg.norm(rhs))
+
+
+@pytest.mark.parametrize("period", [3, 10**6])
+def test_carried_setup_sums_are_recomputed_every_carry_period(monkeypatch,
+                                                              period):
+    # the setup sums carried across switching rounds gather rounding (and the
+    # CG residual recurrence's drift): every carry_period-th call in a row
+    # makes its setup pass afresh; the carried residual stays the exact one
+    # to rounding, and the labels and objective are those of a setup pass
+    # per call
+    rng = np.random.RandomState(4)
+    X = sp.random(1500, 400, density=0.04, format="csr", random_state=rng)
+    y = np.where(X @ rng.randn(400) > 0, 1, 0)
+    ys = np.where(rng.rand(1500) < 0.05, y, -1)
+    used, seen = [], {}
+    run = _rows.LocalRows.run
+
+    def spied(self, w, lam, *args, **kw):
+        out = run(self, w, lam, *args, **kw)
+        used.append(self.n_carried > 0)
+        seen.update(rows=self, w=w, lam=float(w.dtype.type(lam)))
+        return out
+
+    monkeypatch.setattr(_rows.LocalRows, "run", spied)
+    monkeypatch.setattr(_rows.LocalRows, "carry_period", period)
+    res = linear.tsvm(X, ys, lam=1e-2, lam_u=1.0, S=3)
+    runs, k = [], 0
+    for u in used:
+        k = k + 1 if u else 0
+        runs.append(k)
+    if period == 3:
+        assert max(runs) == 2
+    else:
+        assert max(runs) > 2      # (so the period above is what cut them)
+    monkeypatch.setattr(_rows.LocalRows, "run", run)
+    monkeypatch.setattr(_rows.LocalSSL, "__init__", _keep_start(False))
+    ref = linear.tsvm(X, ys, lam=1e-2, lam_u=1.0, S=3)
+    np.testing.assert_array_equal(res.labels, ref.labels)
+    assert res.objective == pytest.approx(ref.objective, rel=1e-6)
+    rows = seen["rows"]
+    assert rows._kept
+    rows.X_source = X
+    D = X.shape[1] + 1
+    r_exact, rhs = _exact_residual(rows, seen["w"], seen["lam"])
+    np.testing.assert_allclose(rows.keep[2 * D:3 * D], r_exact,
+                               atol=1e-10 * np.linalg.norm(rhs))
+
+
 def _keep_start(flag):
     init = _rows.LocalSSL.__init__
 
