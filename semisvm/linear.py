@@ -102,7 +102,13 @@ objective (CGLS iterates lower the quadratic model, the line search the
 true objective), so each round still lowers the TSVM (resp. DA) objective
 and every switch is tested on the outputs of the w it applies to. On that
 30,000-row problem: TSVM 129 MFN calls / 1027 CGLS iterations -> 86 / 254,
-DA 254 / 2156 -> 131 / 285, final objectives within 0.03 %.
+DA 254 / 2156 -> 131 / 285, final objectives within 0.03 %. On large
+problems the last rounds at each weight switch a few pairs each, every one
+at the cost of a whole solve: ``switch_tol`` (1e-4) counts a round that
+switches at most ``switch_tol * u`` pairs as one that switches none (the
+final weight solves once more for them), which leaves fewer than 10,000
+unlabeled rows untouched and took 200,000 text-like rows (1 % labeled)
+from 72 to 50 MFN calls at an objective 5.7e-6 higher.
 
 **Continuation in lam** (``lam_factor``, off by default): the annealing
 runs at ``lam_factor * lam`` and lam then comes down to its value (TSVM:
@@ -1225,6 +1231,13 @@ class TSVM(_SemiSupervisedLinear):
         rounds then take one inexact Newton step each and finally solve to
         ``tol``, ending on an exact optimum with no lowering switch. None:
         every MFN call to ``tol`` (the reference implementation).
+    switch_tol : float >= 0, default=1e-4
+        A round that switches at most ``int(switch_tol * u)`` pairs (u
+        unlabeled rows) counts as one that switches none (the final weight
+        solves once more for those pairs): 0 below 10,000 unlabeled rows;
+        on large problems it cuts the last rounds, which switch a few pairs
+        each at the cost of a whole solve (see :func:`tsvm`). 0: the
+        reference.
     safe : bool, default=False
         Run the safety net (above) after the fit.
     safe_cv : int or splitter, default=5
@@ -1292,8 +1305,8 @@ class TSVM(_SemiSupervisedLinear):
     def __init__(self, *, lam="auto", lam_u=1.0, r="auto", S=10000, lam_u_init=1e-2,
                  lam_u_rate=1.5, lam_factor=1.0, fit_intercept=True, intercept_scaling=1.0,
                  tol=1e-6, max_iter=50, cg_max_iter=10000, max_inner_iter=10000,
-                 inner_tol=1e-2, safe=False, safe_cv=5, safe_margin=0.0, n_jobs=None,
-                 verbose=0):
+                 inner_tol=1e-2, switch_tol=1e-4, safe=False, safe_cv=5,
+                 safe_margin=0.0, n_jobs=None, verbose=0):
         self.n_jobs = n_jobs
         self.safe = safe
         self.safe_cv = safe_cv
@@ -1312,12 +1325,14 @@ class TSVM(_SemiSupervisedLinear):
         self.cg_max_iter = cg_max_iter
         self.max_inner_iter = max_inner_iter
         self.inner_tol = inner_tol
+        self.switch_tol = switch_tol
         self.verbose = verbose
 
     def _solver_params(self):
         return {"S": self.S, "lam_u_init": self.lam_u_init,
                 "lam_u_rate": self.lam_u_rate, "lam_factor": self.lam_factor,
-                "max_inner_iter": self.max_inner_iter, "inner_tol": self.inner_tol}
+                "max_inner_iter": self.max_inner_iter, "inner_tol": self.inner_tol,
+                "switch_tol": self.switch_tol}
 
 
 class DASVM(_SemiSupervisedLinear):

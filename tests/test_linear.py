@@ -1394,6 +1394,30 @@ def test_tsvm_switching_rounds_carry_the_setup_sums(monkeypatch):
     assert res[True].objective == pytest.approx(res[False].objective, rel=1e-6)
 
 
+def test_tsvm_switch_tol_both_sides_of_one_pair():
+    # a round switching at most int(switch_tol * u) pairs counts as one that
+    # switches none: below one pair (switch_tol * u < 1) the same bits as
+    # switch_tol=0; above, fewer rounds, and the final w is still the exact
+    # minimiser for the labels returned (the last pairs get their solve)
+    X, y, _ = make_problem(0, n=3000, d=20, n_lab=30, flip=0.15)
+    u = int((y == 0).sum())
+    ref = linear.tsvm(X, ssl01(y), lam=1e-2, lam_u=1.0, switch_tol=0)
+    below = linear.tsvm(X, ssl01(y), lam=1e-2, lam_u=1.0, switch_tol=0.9 / u)
+    above = linear.tsvm(X, ssl01(y), lam=1e-2, lam_u=1.0, switch_tol=3.5 / u)
+    np.testing.assert_array_equal(below.coef, ref.coef)
+    np.testing.assert_array_equal(below.labels, ref.labels)
+    assert below.n_mfn == ref.n_mfn
+    assert above.n_mfn < ref.n_mfn / 1.5
+    assert above.objective == pytest.approx(ref.objective, rel=0.02)
+    for res in (ref, above):
+        g = label_gradient(X, y, res.labels, res, 1e-2, 1.0)
+        assert np.abs(g).max() < 1e-10
+    # the default leaves fewer than 10,000 unlabeled rows untouched
+    assert TSVM().switch_tol * u < 1
+    with pytest.raises(ValueError, match="switch_tol"):
+        linear.tsvm(X, ssl01(y), switch_tol=-1)
+
+
 def _exact_residual(rows, w, lam):
     """X_J' A (t - X w) - lam w for the weights and targets of the last solve."""
     X = rows.X_source
