@@ -43,6 +43,9 @@ logger = logging.getLogger("semisvm")
 # TSVM (§3.1) and DA-S3VM (§3.2)
 
 _MFN_MAX_ITER = 2
+# DA: a temperature whose one round left the TSVM objective within this
+# (relative) of the last temperature's has settled
+_SETTLED_RTOL = 1e-9
 
 
 class _Problem:
@@ -508,7 +511,7 @@ def da_s3vm(X, y, *, lam="auto", lam_u=1.0, r=None, T0=None, T_rate=1.5,
             entropy_tol=1e-6, costs=None, fit_intercept=True,
             intercept_scaling=1.0, tol=1e-6, max_iter=50, cg_max_iter=10000,
             rel_tol=1e-9, root_tol=1e-12, inner_tol=1e-3, relax=1.5,
-            newton_steps=1, n_jobs=None, verbose=0) -> DAResult:
+            newton_steps=1, settled=2, n_jobs=None, verbose=0) -> DAResult:
     r"""Deterministic-annealing semi-supervised linear SVM (DA-S3VM, §3.2).
 
     At each temperature T minimises, over w and p in [0, 1]^u with
@@ -567,6 +570,23 @@ def da_s3vm(X, y, *, lam="auto", lam_u=1.0, r=None, T0=None, T_rate=1.5,
         MFN iterations per w-step (a partial w-step still lowers the DA
         objective); None: each w-step solved to ``inner_tol`` (the
         reference).
+    settled : int >= 1 or None, default=2
+        Outer stop, besides the entropy test: this many temperatures in a
+        row (at ``lam``) that each took one round and left the TSVM
+        objective within 1e-9 (relative) of the last temperature's (status
+        ``"settled"``). The entropy test is a mean over the rows, so on
+        large problems one or two near-tied rows (entropy up to log 2 each,
+        above ``entropy_tol * u`` in all) keep it from passing until T falls
+        below their gap: on 200,000 text-like rows (1 % labeled) the best
+        point came at the 13th temperature; of the 14 after the 16th, 13
+        took one round each, none lowered the objective, and the entropy
+        test passed only at the 30th (``max_outer_iter``; at 1M rows it
+        did not pass).
+        settled=2 stopped after 18 temperatures and 72 MFN calls (was 30 and
+        85) with the same best point and labels; on the papers' sets
+        (pcmac, g50c, uspst, every split, float64 and float32) the same
+        labels and objectives. None: the entropy test only
+        (the reference).
     n_jobs : int or None, default=None
         Threads of the passes over the rows, as in :func:`l2svm_mfn` (None:
         one; the same bits for any value; BLAS held at one thread).
@@ -617,6 +637,8 @@ def da_s3vm(X, y, *, lam="auto", lam_u=1.0, r=None, T0=None, T_rate=1.5,
         raise ValueError(f"relax must be in (0, 2), got {relax!r}")
     if newton_steps is not None:
         newton_steps = check_int(newton_steps, "newton_steps")
+    if settled is not None:
+        settled = check_int(settled, "settled")
     if inner_tol is not None:
         inner_tol = check_positive(inner_tol, "inner_tol")
     verbose = int(verbose)
@@ -650,6 +672,7 @@ def da_s3vm(X, y, *, lam="auto", lam_u=1.0, r=None, T0=None, T_rate=1.5,
         H_min = float(-(xlogy(frac, frac) + xlogy(1 - frac, 1 - frac))) / u
         # p starts at r everywhere (logit z = (g - nu)/T with p = 1/(1 + e^z))
         p, z = P.ssl.da_init(P.r, cu)
+        n_settled, F_last = 0, None
         for outer in range(1, max_outer_iter + 1):
             kl = H = np.inf
             steps = newton_steps
@@ -693,6 +716,17 @@ def da_s3vm(X, y, *, lam="auto", lam_u=1.0, r=None, T0=None, T_rate=1.5,
                 logger.info("DA T=%.4g lam=%.4g: %d rounds, KL %.3g, entropy "
                             "%.3g, objective %.10g", T, P.lam, inner, kl, H, F)
             cold = H - H_min < entropy_tol
+            # a temperature settled: one round, and the TSVM objective of
+            # its w that of the last temperature (to rounding)
+            if (inner == 1 and P.lam <= lam and F_last is not None
+                    and abs(F - F_last) <= _SETTLED_RTOL * abs(F)):
+                n_settled += 1
+            else:
+                n_settled = 0
+            F_last = F
+            if settled and n_settled >= settled and not cold:
+                status = "settled"
+                break
             if cold and P.lam <= lam:
                 break
             if P.lam > lam:
@@ -701,10 +735,10 @@ def da_s3vm(X, y, *, lam="auto", lam_u=1.0, r=None, T0=None, T_rate=1.5,
                 T = max(T / T_rate, 1e-300)
         else:
             status = "max_outer_iter"
-    if status == "entropy":
+    if status in ("entropy", "settled"):
         status = ("max_inner_iter" if inner_capped else
                   "mfn_max_iter" if P.mfn_capped else
-                  "root_max_iter" if root_capped else "entropy")
+                  "root_max_iter" if root_capped else status)
     P.lam = lam
     if best is None:
         # max_outer_iter ran out before lam came down: the last point
@@ -726,7 +760,7 @@ def da_s3vm(X, y, *, lam="auto", lam_u=1.0, r=None, T0=None, T_rate=1.5,
         labels=labels, unlabeled_index=P.ssl.unlabeled_index(), r=P.r,
         T=T_best, nu=nu_best, n_outer=len(hist_T), n_inner=n_inner_total,
         n_mfn=P.n_mfn, n_iter=P.n_iter, n_cg_iter=P.n_cg,
-        converged=status == "entropy", status=status,
+        converged=status in ("entropy", "settled"), status=status,
         T_history=np.asarray(hist_T, dtype=np.float64),
         history=np.asarray(hist_F, dtype=np.float64),
         kl_history=np.asarray(hist_kl, dtype=np.float64),

@@ -228,11 +228,12 @@ class DAResult:
     n_mfn, n_iter, n_cg_iter : int
         MFN calls, Newton iterations and CGLS iterations in total.
     converged : bool
-        True when the mean entropy fell below ``entropy_tol`` and no inner
-        loop, MFN call or root finder hit its cap.
+        True when the mean entropy fell below ``entropy_tol`` or the
+        temperatures settled (``settled``), and no inner loop, MFN call or
+        root finder hit its cap.
     status : str
-        ``"entropy"``, ``"max_outer_iter"``, ``"max_inner_iter"``,
-        ``"mfn_max_iter"`` or ``"root_max_iter"``.
+        ``"entropy"``, ``"settled"``, ``"max_outer_iter"``,
+        ``"max_inner_iter"``, ``"mfn_max_iter"`` or ``"root_max_iter"``.
     T_history, history, kl_history, entropy_history : ndarray
         Per temperature, at its last round: T, TSVM objective, mean KL, mean
         entropy.

@@ -1396,6 +1396,12 @@ class DASVM(_SemiSupervisedLinear):
     newton_steps : int or None, default=1
         MFN iterations per w-step; None: each w-step solved to ``tol`` (the
         reference).
+    settled : int >= 1 or None, default=2
+        Also stop after this many temperatures in a row that each took one
+        round and left the TSVM objective unchanged (relative 1e-9): a few
+        near-tied rows can hold the entropy above ``entropy_tol`` for many
+        temperatures that change nothing (see :func:`semisvm.solvers.da_s3vm`).
+        None: cool until the entropy test (the reference).
     n_jobs : int or None, default=None
         As in :class:`TSVM`.
     verbose : int, default=0
@@ -1437,8 +1443,8 @@ class DASVM(_SemiSupervisedLinear):
                  lam_factor=1.0, max_outer_iter=30, max_inner_iter=100, kl_tol=1e-5,
                  entropy_tol=1e-6, fit_intercept=True, intercept_scaling=1.0,
                  tol=1e-6, max_iter=50, cg_max_iter=10000, inner_tol=1e-3,
-                 relax=1.5, newton_steps=1, safe=False, safe_cv=5, safe_margin=0.0,
-                 n_jobs=None, verbose=0):
+                 relax=1.5, newton_steps=1, settled=2, safe=False, safe_cv=5,
+                 safe_margin=0.0, n_jobs=None, verbose=0):
         self.n_jobs = n_jobs
         self.safe = safe
         self.safe_cv = safe_cv
@@ -1461,6 +1467,7 @@ class DASVM(_SemiSupervisedLinear):
         self.inner_tol = inner_tol
         self.relax = relax
         self.newton_steps = newton_steps
+        self.settled = settled
         self.verbose = verbose
 
     def _solver_params(self):
@@ -1469,4 +1476,5 @@ class DASVM(_SemiSupervisedLinear):
                 "lam_factor": self.lam_factor,
                 "max_outer_iter": self.max_outer_iter,
                 "max_inner_iter": self.max_inner_iter, "kl_tol": self.kl_tol,
-                "entropy_tol": self.entropy_tol, "inner_tol": self.inner_tol}
+                "entropy_tol": self.entropy_tol, "inner_tol": self.inner_tol,
+                "settled": self.settled}
