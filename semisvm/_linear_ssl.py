@@ -412,7 +412,7 @@ def tsvm(X, y, *, lam="auto", lam_u=1.0, r=None, S=10000, lam_u_init=1e-2,
     u = P.u
     # a round that switches at most k_stop pairs counts as one that switches
     # none (0 below 1 / switch_tol unlabeled rows)
-    k_stop = int(switch_tol * u)
+    k_stop = int(min(switch_tol * u, u))
     # continuation in lam: the annealing runs at lam * lam_factor (P.lam is
     # the lam of the MFN calls), then lam comes down to its value
     P.lam = lam * lam_factor

@@ -225,6 +225,9 @@ def check_scale(X, name="X"):
         total = float(np.dot(flat, flat))
     if total <= limit:
         return X
+    if not np.isfinite(total) and not np.isfinite(flat).all():
+        # NaN/inf entries: the caller's finiteness check names them
+        return X
     big = max(float(data.max()), -float(data.min()))
     scaled = data.astype(np.float64) / big  # exact scaled norms: no overflow
     if sp.issparse(X):
@@ -308,6 +311,16 @@ def check_X(X, name="X", *, dtype=FLOAT_DTYPES, reset_dtype=None):
             finite = np.isfinite(np.sum(X))
         if finite:
             return check_scale(X, name)
+    if (reset_dtype is None and isinstance(X, (sp.csr_matrix, sp.csr_array))
+            and X.dtype in dtype and X.indices.dtype == np.int32
+            and X.indptr.dtype == np.int32 and X.shape[0] and X.shape[1]):
+        # int32 CSR (e.g. validated by the estimator): finiteness from one
+        # sum, then structure, canonical form and scale as below, without
+        # check_array's fixed cost
+        with np.errstate(over="ignore", invalid="ignore"):
+            finite = np.isfinite(np.sum(X.data))
+        if finite:
+            return as_csr32(X, name)
     if sp.issparse(X):
         X = as_csr32(X, name)
     X = check_array(
@@ -353,6 +366,11 @@ def check_targets(y, name="y"):
     """scikit-learn's ``check_classification_targets``, with an error naming
     ``name`` when an object array mixes label types (``"a"`` and ``-1``)."""
     arr = np.asarray(y) if not sp.issparse(y) else y
+    if (isinstance(arr, np.ndarray) and arr.ndim == 1 and arr.size
+            and arr.dtype.kind in "biu"):
+        # integer labels in one column: always "binary" or "multiclass" to
+        # scikit-learn's type_of_target (whose checks cost a small fit's time)
+        return
     if isinstance(arr, np.ndarray) and arr.dtype == object:
         try:
             np.unique(arr)

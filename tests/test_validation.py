@@ -30,6 +30,45 @@ def test_check_X_returns_valid_arrays_as_they_are(dtype):
     assert check_X(np.arange(6).reshape(2, 3)).dtype == np.float64
 
 
+@pytest.mark.parametrize("bad, match", [
+    (np.nan, "NaN"), (np.inf, "infinity"), (1e300, "squared norm of a row")])
+def test_check_X_csr_fast_path_keeps_the_errors(bad, match):
+    # an int32 CSR skips check_array: finiteness from one sum, the scale
+    # and structure checks as on the other path (int64 indices)
+    import scipy.sparse as sp_
+    for index in (np.int32, np.int64):
+        X = sp_.csr_matrix(np.arange(1.0, 13.0).reshape(4, 3))
+        X.data[4] = bad
+        X.indices = X.indices.astype(index)
+        X.indptr = X.indptr.astype(index)
+        with pytest.raises(ValueError, match=match):
+            check_X(X)
+
+
+def test_check_X_csr_fast_path_returns_valid_matrices_as_they_are():
+    import scipy.sparse as sp_
+    X = sp_.csr_matrix(np.arange(1.0, 13.0).reshape(4, 3))
+    assert X.indices.dtype == np.int32
+    assert check_X(X) is X
+    for other in (X.astype(np.int64), sp_.csr_array(X), X.tocoo()):
+        got = check_X(other)
+        assert got.format == "csr" and got.dtype.kind == "f"
+        assert got.indices.dtype == got.indptr.dtype == np.int32
+        np.testing.assert_array_equal(got.toarray(), X.toarray())
+    with pytest.raises(ValueError, match="0 sample"):
+        check_X(sp_.csr_matrix((0, 3)))
+
+
+def test_check_targets_integer_fast_path_and_the_checks_it_skips():
+    from semisvm._validation import check_targets
+    check_targets(np.array([0, 1, 1, 2]))          # integer labels: no call
+    check_targets(np.array([True, False]))
+    with pytest.raises(ValueError, match="continuous"):
+        check_targets(np.array([0.5, 1.0, 1.5]))    # floats: full check
+    with pytest.raises(ValueError, match="continuous"):
+        check_targets(np.array([[0.5], [1.5]]))    # 2-D: full check
+
+
 # ---- hostile input: sparse structure and value scale ----
 
 def _csr_bad(kind):
