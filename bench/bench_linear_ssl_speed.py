@@ -23,6 +23,9 @@ thread must follow ``n_jobs``):
    (``train()`` only; ``pip install liblinear-official``; one thread).
    ``--two-pass`` adds the former two-pass CG step and the former
    arithmetic's output pass per MFN call, for comparison.
+   ``--reference-stops`` adds TSVM with ``switch_tol=0`` and DASVM with
+   ``settled=None`` (every switching round to none switched; cooling until
+   the entropy test), and the labels where they differ from the defaults'.
 
 ``--d-factor K``: row blocks of at least K (d + 1) stored entries (the
 library's rule is 16; see ``semisvm._core._cgls``), to compare block layouts
@@ -123,7 +126,7 @@ def scale_table(n, d, nnz, threads, with_liblinear, repeat):
         print(line + f"  {load()}", flush=True)
 
 
-def ssl_table(n, d, jobs, two_pass):
+def ssl_table(n, d, jobs, two_pass, reference_stops=False):
     (X, y), t_gen, _ = timed(lambda: make_text_like(n, d=d))
     rng = np.random.default_rng(0)
     ys = np.where(rng.random(n) < 0.01, y, -1)
@@ -141,6 +144,7 @@ def ssl_table(n, d, jobs, two_pass):
           f"{'mfn':>5}{'cg':>6}{'objective':>16}{'same bits':>10}"
           f"{'wall/LL':>8}{'CPU/LL':>8}  load")
     variants = [("", False)] + ([(" two-pass", True)] if two_pass else [])
+    labels = {}
     for label, two in variants:
         orig = LocalSSL.__init__
 
@@ -159,6 +163,7 @@ def ssl_table(n, d, jobs, two_pass):
                         est, t, c = timed(lambda k=k: Est(
                             lam=1e-3, lam_u=1.0, r=0.5, n_jobs=k).fit(X, ys))
                     res = est.result_
+                    labels.setdefault(Est.__name__, est.transduction_)
                     h = digest(est.transduction_) + digest(est.coef_)
                     first = first or h
                     print(f"{Est.__name__ + label:<18}{k:>7}{t:>8.2f}{c:>8.2f}"
@@ -168,6 +173,19 @@ def ssl_table(n, d, jobs, two_pass):
                           flush=True)
         finally:
             LocalSSL.__init__ = orig
+    if reference_stops:
+        for Est, ref in ((TSVM, {"switch_tol": 0}), (DASVM, {"settled": None})):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                est, t, c = timed(lambda: Est(lam=1e-3, lam_u=1.0, r=0.5,
+                                              n_jobs=jobs[0], **ref).fit(X, ys))
+            res = est.result_
+            diff = int(np.sum(est.transduction_ != labels[Est.__name__]))
+            print(f"{Est.__name__ + ' ' + str(ref):<30}{jobs[0]:>3}{t:>8.2f}"
+                  f"{c:>8.2f}{c / t:>9.2f}{res.n_mfn:>5}{res.n_cg_iter:>6}"
+                  f"{res.objective:>16.10g}  labels differing from the "
+                  f"default's: {diff}  {t / t_ll:.2f} {c / c_ll:.2f}  {load()}",
+                  flush=True)
 
 
 def main():
@@ -184,6 +202,7 @@ def main():
     ap.add_argument("--d", type=int, default=50000)
     ap.add_argument("--jobs", type=int, nargs="+", default=[1, 2])
     ap.add_argument("--two-pass", action="store_true")
+    ap.add_argument("--reference-stops", action="store_true")
     ap.add_argument("--d-factor", type=int, default=None)
     ap.add_argument("--quick", action="store_true",
                     help="small sizes (a check that the script runs)")
@@ -203,7 +222,7 @@ def main():
         scale_table(*a.scale, a.threads, a.scale_liblinear, a.repeat)
     if "ssl" in a.parts:
         for n in a.rows:
-            ssl_table(n, a.d, a.jobs, a.two_pass)
+            ssl_table(n, a.d, a.jobs, a.two_pass, a.reference_stops)
     print(f"\n# total {time.perf_counter() - t0:.0f} s")
 
 
