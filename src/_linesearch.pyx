@@ -135,3 +135,29 @@ def _line_search_py(const floating[::1] w, const floating[::1] wbar, double lam,
         out = line_search(D, lam, &w[0], &wbar[0], n, &o[0], &obar[0],
                           &cpos[0], &cneg[0], <Event *> &raw[0])
     return out
+
+
+def _sort_events_py(const double[::1] delta, const Py_ssize_t[::1] key,
+                    depth=None):
+    """Test hook: the order of (delta, key) pairs after :func:`sort_events`
+    (returns the keys, sorted); ``depth``: the introsort's depth instead
+    (0: heapsort above 16 entries)."""
+    cdef Py_ssize_t m = delta.shape[0], j
+    cdef int dep = -1 if depth is None else int(depth)
+    if key.shape[0] != m:
+        raise ValueError("delta and key need the same length")
+    buf = np.zeros(max(m, 1) * sizeof(Event), dtype=np.uint8)
+    cdef unsigned char[::1] raw = buf
+    cdef Event *ev = <Event *> &raw[0]
+    for j in range(m):
+        ev[j].delta = delta[j]
+        ev[j].key = key[j]
+    with nogil:
+        if dep < 0:
+            sort_events(ev, m)
+        else:
+            _ev_introsort(ev, m, dep)
+    out = np.empty(m, dtype=np.intp)
+    for j in range(m):
+        out[j] = ev[j].key
+    return out

@@ -168,3 +168,28 @@ def test_line_search_tiny_ascent_returns_exactly_zero(eps):
                      obar=np.array([0.0]), cpos=np.ones(1), cneg=np.zeros(1))
     delta = _line_search_py(*args)
     assert delta == 0.0 and not np.signbit(delta)
+
+
+@pytest.mark.parametrize("m", [0, 1, 2, 16, 17, 18, 300, 20000])
+@pytest.mark.parametrize("kind", ["random", "ties", "sorted", "reversed",
+                                  "equal", "organ_pipe"])
+def test_break_points_sort_in_the_one_total_order(m, kind):
+    # the inlined introsort (insertion sort below 17 entries, heapsort past
+    # its depth) gives the order of (delta, key): the one qsort gave, so the
+    # line searches and TSVM's switching keep their bits
+    from semisvm._core._linesearch import _sort_events_py
+
+    rng = np.random.default_rng(m)
+    d = {"random": rng.random(m),
+         "ties": rng.integers(0, 4, m).astype(float),
+         "sorted": np.arange(m, dtype=float),
+         "reversed": np.arange(m, dtype=float)[::-1].copy(),
+         "equal": np.ones(m),
+         "organ_pipe": np.r_[np.arange(m // 2), np.arange(m - m // 2)[::-1]]
+         .astype(float)}[kind]
+    key = rng.permutation(m).astype(np.intp)
+    ref = key[np.lexsort((key, d))]
+    np.testing.assert_array_equal(_sort_events_py(d, key), ref)
+    # heapsort (the introsort's fallback past its depth) and one level
+    for depth in (0, 1):
+        np.testing.assert_array_equal(_sort_events_py(d, key, depth), ref)
