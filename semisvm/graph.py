@@ -566,6 +566,46 @@ def laplacian(W, *, normalized=True, p=1):
     return Lp
 
 
+def _knn_laplacian(W, normalized=True):
+    """:func:`laplacian` (p = 1) of an affinity known to be valid (a
+    :class:`KNNGraph`'s: canonical CSR, symmetric, non-negative, zero
+    diagonal), without its checks and in one pass over the entries: the
+    off-diagonal entries ``-w_ij s_i s_j`` (``s = D^-1/2``; ``-w_ij``
+    unnormalised) and the diagonal, in float64, then W's dtype. Exactly
+    symmetric (``s_i s_j`` is one product either way round)."""
+    n = W.shape[0]
+    if not W.has_sorted_indices:
+        W = W.sorted_indices()
+    deg = np.asarray(W.sum(axis=1), dtype=np.float64).ravel()
+    counts = np.diff(W.indptr)
+    rows = np.repeat(np.arange(n, dtype=np.int64), counts)
+    w = W.data.astype(np.float64)
+    if normalized:
+        with np.errstate(divide="ignore"):
+            s = np.where(deg > 0, 1.0 / np.sqrt(deg), 0.0)
+        off = -(w * (s[rows] * s[W.indices]))
+        diag = (deg > 0).astype(np.float64)
+    else:
+        off, diag = -w, deg
+    # each row: its off-diagonal entries (sorted by column) with the
+    # diagonal one slotted in after those below it
+    below = np.zeros(W.nnz + 1, dtype=np.int64)
+    np.cumsum(W.indices < rows, out=below[1:])
+    indptr = W.indptr.astype(np.int64) + np.arange(n + 1, dtype=np.int64)
+    dpos = indptr[:-1] + below[W.indptr[1:]] - below[W.indptr[:-1]]
+    data = np.empty(W.nnz + n)
+    indices = np.empty(W.nnz + n, dtype=np.int32)
+    is_diag = np.zeros(W.nnz + n, dtype=bool)
+    is_diag[dpos] = True
+    data[is_diag] = diag
+    indices[is_diag] = np.arange(n, dtype=np.int32)
+    data[~is_diag] = off
+    indices[~is_diag] = W.indices
+    L = sp.csr_matrix((data, indices, indptr), shape=(n, n))
+    L.eliminate_zeros()
+    return _csr(L, W.dtype)
+
+
 def graph_laplacian(X=None, *, affinity=None, n_neighbors=6, weight="heat",
                     t=None, normalized=True, p=1, metric="euclidean"):
     """kNN-graph Laplacian of ``X`` (or of a given ``affinity``), to power ``p``.

@@ -119,6 +119,7 @@ from semisvm._validation import (
 )
 from semisvm.graph import (
     KNNGraph,
+    _knn_laplacian,
     check_affinity,
     graph_nbytes,
     intrinsic_dimension,
@@ -370,6 +371,14 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
         tags.input_tags.pairwise = self.kernel == "precomputed"
         return tags
 
+    def __sklearn_clone__(self):
+        new = super().__sklearn_clone__()
+        if getattr(self, "_safety_fold", False):
+            # the safety net's fold model (see _safe_semi) stays one through
+            # the clones of the fold loop
+            new._safety_fold = True
+        return new
+
     # -- building blocks -------------------------------------------------
     def _kernel(self, X, Y=None):
         return kernel_matrix(X, Y, kernel=self.kernel, gamma=self._gamma,
@@ -399,6 +408,12 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
             return self._kernel(X), L
         if self.graph is not None:
             return self._kernel(X), self._graph(X, None)
+        if (isinstance(self.gamma_I, (int, float, np.floating, np.integer))
+                and self.gamma_I == 0):
+            # no graph term (the supervised counterpart of the safety net):
+            # no graph; the solvers skip L when gamma_I = 0
+            self.p_ = 1 if p is None else p
+            return self._kernel(X), sp.csr_matrix((n, n), dtype=X.dtype)
         k = self._n_neighbors(n)
         if self.kernel == "precomputed" or callable(self.kernel):
             K = self._kernel(X)
@@ -488,6 +503,7 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
                 raise TypeError("graph must be a semisvm.graph.KNNGraph or "
                                 f"None, got {type(self.graph).__name__}")
         self._graph_obj = None
+        self._fit_rows = None
         if self.kernel == "precomputed" and X.shape != (n, n):
             raise ValueError(
                 f"kernel='precomputed' needs a square (n, n) Gram matrix as X, "
@@ -574,6 +590,7 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
     def _fallback(self, X, y, safe, solve):
         """The default check (``safe="auto"``, :mod:`semisvm._fallback`: the
         same K and L, two label folds) or the safety net (``safe=True``)."""
+        self.__dict__.pop("_fit_rows", None)
         if safe == "auto":
             def labels(y_hidden):
                 with warnings.catch_warnings():
@@ -629,6 +646,8 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
         check: shares this fit's kNN graph object (each fold's graph is read
         from it, not searched again) and its kernel width."""
         semi = clone(self).set_params(safe=False)
+        # fitted only to predict its held-out rows (kept through clone)
+        semi._safety_fold = True
         if self.graph_ is not None:
             semi.set_params(graph=self.graph_)
             if self.gamma is None and getattr(self, "_gamma", None) is not None:
@@ -747,22 +766,34 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
             if not hasattr(g, "affinity_"):
                 # an unfitted graph (or none given): built here, on X
                 g = clone(g).fit(X)
-            out = g.graph_for(X)
+            out = g._graph_and_rows(X)
             if out is None:
                 raise ValueError(
                     f"graph was fitted on {g.n_samples_fit_} rows that X (n={n}) "
                     "is neither equal to nor a subset of: fit the graph on these "
                     "rows (or on a superset of them)")
-            W, dist = out
+            W, dist, rows = out
             self._graph_obj = g
+            # the positions of X's rows in the graph, read by the rest of
+            # this fit (not kept: the fit's end drops it)
+            self._fit_rows = rows
             k = dist.shape[1]
             self._set_p(p, dist, k)
-            L = laplacian(W, normalized=self.normalized_laplacian, p=1)
+            # the graph's own affinity: valid by construction (no checks)
+            L = _knn_laplacian(W, normalized=self.normalized_laplacian)
         if not return_null:
             return L
         deg = np.asarray(W.sum(axis=1), dtype=np.float64).ravel()
         null = np.sqrt(deg) if self.normalized_laplacian else np.ones(n)
         return L, null
+
+    def _rows_in_graph(self, g, X):
+        """The positions of X's rows among those of the graph ``g``
+        (:meth:`KNNGraph.rows_of`; read once per fit, by :meth:`_graph`)."""
+        rows = getattr(self, "_fit_rows", None)
+        if rows is not None and g is self._graph_obj and rows.size == X.shape[0]:
+            return rows
+        return g.rows_of(X)
 
     def _lowrank_fit(self, n):
         """"coupled" | "graph": how the Nystroem mode fits (``lowrank_fit``)."""
@@ -800,7 +831,7 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
         g = self.graph_ if self.graph is not None else None
         key = None
         if g is not None:
-            rows = g.rows_of(X)
+            rows = self._rows_in_graph(g, X)
             key = (hashlib.blake2b(rows.tobytes(), digest_size=16).hexdigest(),
                    X.dtype.str, self.mode_, self.n_components_, self.p_,
                    self.normalized_laplacian, str(self.kernel), self._gamma,
@@ -908,7 +939,7 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
         # a fit on a subset of a shared graph's rows (a fold of the safety
         # net) starts from the solution of the fit on all of them
         g = self.graph_ if affinity is None else None
-        rows = None if g is None else g.rows_of(X)
+        rows = None if g is None else self._rows_in_graph(g, X)
         fkey = None if rows is None else (
             "graph-f", self._loss, gI, self.p_, self.normalized_laplacian,
             repr([np.asarray(c).item() for c in problems]))
@@ -938,6 +969,13 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
         self.landmarks_ = landmarks
         self.dual_coef_ = beta.T.astype(X.dtype)
         self.intercept_ = np.asarray(b, dtype=X.dtype)
+        if getattr(self, "_safety_fold", False):
+            # a fold of the safety net (see _safe_semi) is read only through
+            # predict on its held-out rows: no decision over its n rows
+            self.transduction_ = self.graph_agreement_ = None
+            self.result_ = None
+            self.n_iter_ = n_newton
+            return self._fallback(X, y, safe, None)
         # the model's labels on the training rows: predict(X) == transduction_
         G = np.empty((X.shape[0], len(problems)), dtype=X.dtype)
         done = np.zeros(X.shape[0], dtype=bool)
@@ -1001,7 +1039,7 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
         n = X.shape[0]
         m = self.n_components_
         g = getattr(self, "_graph_obj", None)
-        rows = None if g is None else g.rows_of(X)
+        rows = None if g is None else self._rows_in_graph(g, X)
         if rows is None:
             N, rows = n, np.arange(n)
         else:
