@@ -469,10 +469,9 @@ def default_param_grid(estimator, X=None):
 # -------------------------------------------------------- the safety net
 def _paired_scores(estimators, X, y, cv, scoring):
     """Scores of each estimator on the same labeled folds (a list of arrays)."""
+    from sklearn.base import ClassifierMixin
     from sklearn.metrics import check_scoring
     from sklearn.utils import _safe_indexing
-
-    from sklearn.base import ClassifierMixin
 
     out = [[] for _ in estimators]
     y = np.asarray(y)
