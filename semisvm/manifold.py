@@ -104,6 +104,7 @@ from semisvm._fallback import (
 from semisvm._manifold_solvers import lapsvm_multi as _lapsvm_multi
 from semisvm._results import LapSVMResult, LapWResult
 from semisvm._rows import n_threads
+from semisvm._threads import limit
 from semisvm._validation import (
     FLOAT_DTYPES,
     UNLABELED,
@@ -337,7 +338,7 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
                  fit_intercept=True, stop="stability", tol=None, max_iter=None,
                  check_every=None, eta=None, safe="auto", safe_cv=5,
                  safe_margin=0.0, verbose=0, n_components="auto",
-                 lowrank_fit="auto", random_state=0, graph=None):
+                 lowrank_fit="auto", random_state=0, graph=None, n_jobs=None):
         self.gamma_A = gamma_A
         self.gamma_I = gamma_I
         self.kernel = kernel
@@ -364,6 +365,7 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
         self.lowrank_fit = lowrank_fit
         self.random_state = random_state
         self.graph = graph
+        self.n_jobs = n_jobs
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -424,7 +426,8 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
                                        metric="precomputed", return_distances=True)
             else:
                 W, dist = knn_affinity(X, k, weight=self.graph_weight,
-                                       t=self.graph_t, return_distances=True)
+                                       t=self.graph_t, return_distances=True,
+                                       n_jobs=self.n_jobs)
         else:
             # the kNN lists come out of the Gram matrix's own inner products
             K, dist, ind = kernel_matrix(
@@ -478,6 +481,11 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
         X_val, y_val : optional
             Validation points and labels for ``stop="validation"``/``"mixed"``.
         """
+        # every thread of the fit follows n_jobs (semisvm._threads)
+        with limit(self.n_jobs):
+            return self._fit(X, y, affinity=affinity, X_val=X_val, y_val=y_val)
+
+    def _fit(self, X, y, *, affinity=None, X_val=None, y_val=None):
         check_sparse_structure(X)  # before SciPy converts it
         safe = check_safe(self.safe)
         if safe is True and (affinity is not None or self.kernel == "precomputed"
@@ -732,7 +740,7 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
                     "'auto' or an int m uses m Nystroem landmarks, O(n m))")
         k = max(1, min(10, n - 1)) if self.n_neighbors is None else self.n_neighbors
         k = k if isinstance(k, (int, np.integer)) and 0 < k < n else min(10, n - 1)
-        graph = graph_nbytes(n, k, item, d)
+        graph = graph_nbytes(n, k, item, d, nnz=X.nnz if sp.issparse(X) else None)
         if mode == "linear":
             # the graph, and the Newton / CG vectors over the n rows and d
             # features (X itself is the feature matrix, never copied)
@@ -762,7 +770,8 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
             g = self.graph
             if g is None:
                 g = KNNGraph(self._n_neighbors(n), weight=self.graph_weight,
-                             t=self.graph_t, random_state=self.random_state)
+                             t=self.graph_t, random_state=self.random_state,
+                             n_jobs=self.n_jobs)
             if not hasattr(g, "affinity_"):
                 # an unfitted graph (or none given): built here, on X
                 g = clone(g).fit(X)
@@ -934,8 +943,8 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
         gA = check_positive(self.gamma_A, "gamma_A")
         max_iter = 50 if self.max_iter is None else check_int(self.max_iter,
                                                               "max_iter")
-        # the graph's threads (its n_jobs) also run the CG's passes over L
-        nt = n_threads(getattr(self.graph_, "n_jobs", None))
+        # the CG's passes over L on n_jobs threads (the same bits for any)
+        nt = n_threads(self.n_jobs)
         # a fit on a subset of a shared graph's rows (a fold of the safety
         # net) starts from the solution of the fit on all of them
         g = self.graph_ if affinity is None else None
@@ -1112,6 +1121,11 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
         """``f(x) = sum_j alpha_j k(x_j, x) + b``; (n,) if binary (positive ->
         ``classes_[1]``), else (n, n_classes) one-vs-rest scores."""
         check_is_fitted(self)
+        # BLAS at one thread: the same decision values for any n_jobs
+        with limit(getattr(self, "n_jobs", None)):
+            return self._decision_function(X)
+
+    def _decision_function(self, X):
         X = self._check_X(X, reset=False)
         if getattr(self, "mode_", "exact") == "linear":
             F = X @ self.coef_.T.astype(X.dtype) + self.intercept_.astype(X.dtype)
@@ -1299,6 +1313,13 @@ _PARAMS_DOC = """
         float32. None: the estimator's own graph (exact mode: from the
         kernel matrix's nearest neighbours; scalable modes: a
         :class:`~semisvm.graph.KNNGraph` built on X, ``graph_``).
+    n_jobs : int or None, default=None
+        Threads of the fit (None: one, as 1; -1: all cores; -k: all but
+        k - 1): the kNN search of the graph the fit builds (a given
+        ``graph`` searches with its own ``n_jobs``) and the graph CG's
+        passes over the rows. BLAS is held at one thread during fit and
+        predict (threadpoolctl), so ``n_jobs=1`` runs on one core, and the
+        model has the same bits for any value.
 
     Attributes
     ----------
@@ -1433,7 +1454,7 @@ class LapRLS(_LaplacianBase):
                  fit_intercept=True, stop="stability", tol=None, max_iter=None,
                  check_every=None, eta=None, safe="auto", safe_cv=5,
                  safe_margin=0.0, verbose=0, n_components="auto",
-                 lowrank_fit="auto", random_state=0, graph=None):
+                 lowrank_fit="auto", random_state=0, graph=None, n_jobs=None):
         # the same parameters as LapSVM; only the default solver differs
         super().__init__(**{k: v for k, v in locals().items()
                             if k not in ("self", "__class__")})
