@@ -179,6 +179,17 @@ _P_AUTO_DIM = 4.0
 # The solver (Melacci & Belkin 2011, eq. 7): Newton and PCG in the primal;
 # the machinery is in semisvm._manifold_solvers
 
+def _rng(random_state):
+    """The landmarks' generator: ``RandomState(seed)`` for an int seed >= 0
+    or None (fresh entropy), a given ``numpy.random.RandomState`` as it is
+    (scikit-learn's convention: each fit draws from it)."""
+    if isinstance(random_state, np.random.RandomState):
+        return random_state
+    return np.random.RandomState(
+        None if random_state is None
+        else check_int(random_state, "random_state", minimum=0))
+
+
 class _Decision:
     """A solve's decision values, as the fallback's label folds read them."""
 
@@ -852,15 +863,13 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
         else:
             feats = None if key is None else g._recall(("nystroem",) + key)
             if feats is None:
-                rs = self.random_state
                 # the labeled rows are landmarks (the exact solution's
                 # expansion is anchored there: with few labels, uniform
                 # landmarks alone missed most of them and lost 3-7 points of
                 # accuracy)
                 Z, landmarks, N = nystroem_features(
                     X, self._kernel, self.n_components_,
-                    random_state=None if rs is None else check_int(
-                        rs, "random_state", minimum=0),
+                    random_state=_rng(self.random_state),
                     include=np.flatnonzero(labeled))
                 if self.n_components_ <= _DIRECT_MAX_COMPONENTS:
                     # Newton in m dimensions: Z'L^p Z formed once, shared by
@@ -1056,9 +1065,7 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
         pos = np.full(N, -1, dtype=np.intp)
         pos[rows] = np.arange(n)
         rs = self.random_state
-        perm = np.random.RandomState(
-            None if rs is None else check_int(rs, "random_state", minimum=0)
-        ).permutation(N)
+        perm = _rng(rs).permutation(N)
         Lg = np.sort(perm[:m])
         Rg = np.sort(perm[:min(N, _RIDGE_ROWS * m)])
         keep_l, keep_r = pos[Lg] >= 0, pos[Rg] >= 0
@@ -1299,8 +1306,9 @@ _PARAMS_DOC = """
         * ``"auto"``: ``"graph"`` above ``LOWRANK_MIN_SAMPLES`` = 4,000
           training rows, else ``"coupled"``; ``gamma_I=0`` (no graph term)
           is always ``"coupled"``.
-    random_state : int or None, default=0
-        Seed of the Nystroem landmarks and of the approximate kNN search.
+    random_state : int, numpy.random.RandomState or None, default=0
+        Seed of the Nystroem landmarks and of the approximate kNN search
+        (a RandomState is drawn from by each fit).
     graph : semisvm.graph.KNNGraph or None, default=None
         The kNN graph, built once and shared: a fitted
         :class:`~semisvm.graph.KNNGraph` over the training rows (or a

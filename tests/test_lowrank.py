@@ -728,3 +728,22 @@ def test_n_jobs_same_bits_and_threads_held(monkeypatch, Est):
         Est(n_jobs=1.5).fit(X, y)
     with pytest.raises(ValueError, match="n_jobs"):
         Est(n_jobs=0).fit(X, y)
+
+
+@pytest.mark.parametrize("fit", ["graph", "coupled"])
+def test_random_state_instance_is_drawn_from(monkeypatch, fit):
+    """random_state=RandomState(0): the landmarks of its first draw, those of
+    random_state=0 (scikit-learn's convention, not refused)."""
+    import semisvm.manifold as m
+
+    X, y, _ = _three_blobs()
+    monkeypatch.setattr(m, "LOWRANK_MIN_SAMPLES", 100)
+    monkeypatch.setattr(m, "AUTO_COMPONENTS", 40)
+    a = LapRLS(gamma=0.2, lowrank_fit=fit, safe=False).fit(X, y)
+    b = LapRLS(gamma=0.2, lowrank_fit=fit, safe=False,
+               random_state=np.random.RandomState(0)).fit(X, y)
+    assert b.lowrank_fit_ == fit
+    np.testing.assert_array_equal(a.landmarks_, b.landmarks_)
+    np.testing.assert_allclose(a.dual_coef_, b.dual_coef_, rtol=1e-12)
+    with pytest.raises(ValueError, match="random_state"):
+        LapRLS(lowrank_fit=fit, random_state=-1).fit(X, y)
