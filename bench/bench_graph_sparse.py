@@ -67,8 +67,8 @@ def main():
     sys.path.insert(0, str(HERE))
     from _text_like import make_text_like
 
-    from semisvm import LapSVM
     import semisvm.graph as g
+    from semisvm import LapSVM
     from semisvm.graph import KNNGraph, knn_search
     warnings.simplefilter("ignore")
     print(f"# load average {os.getloadavg()}; top terms {g.SPARSE_TOP_TERMS}, "

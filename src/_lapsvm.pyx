@@ -869,13 +869,21 @@ cdef inline bint _before(double s1, long long i1, double s2,
     return s1 > s2 or (s1 == s2 and i1 < i2)
 
 
+cdef inline void _swap(double *hs, long long *hi, Py_ssize_t a,
+                       Py_ssize_t b) noexcept nogil:
+    cdef double ts = hs[a]
+    cdef long long ti = hi[a]
+    hs[a] = hs[b]
+    hi[a] = hi[b]
+    hs[b] = ts
+    hi[b] = ti
+
+
 cdef void _heap_push(double *hs, long long *hi, Py_ssize_t *size,
                      Py_ssize_t cap, double s, long long i) noexcept nogil:
     """Keep the ``cap`` best (score, index) pairs seen: a heap whose root is
     the worst kept pair."""
-    cdef Py_ssize_t c, p, l, r, w
-    cdef double ts
-    cdef long long ti
+    cdef Py_ssize_t c, p
     if size[0] < cap:
         c = size[0]
         size[0] += 1
@@ -883,31 +891,15 @@ cdef void _heap_push(double *hs, long long *hi, Py_ssize_t *size,
         hi[c] = i
         while c > 0:
             p = (c - 1) // 2
-            if _before(hs[p], hi[p], hs[c], hi[c]):
-                ts = hs[p]; hs[p] = hs[c]; hs[c] = ts
-                ti = hi[p]; hi[p] = hi[c]; hi[c] = ti
-                c = p
-            else:
+            if not _before(hs[p], hi[p], hs[c], hi[c]):
                 break
+            _swap(hs, hi, p, c)
+            c = p
         return
-    if not _before(s, i, hs[0], hi[0]):
-        return
-    hs[0] = s
-    hi[0] = i
-    c = 0
-    while True:
-        l = 2 * c + 1
-        r = l + 1
-        w = c
-        if l < cap and _before(hs[w], hi[w], hs[l], hi[l]):
-            w = l
-        if r < cap and _before(hs[w], hi[w], hs[r], hi[r]):
-            w = r
-        if w == c:
-            break
-        ts = hs[w]; hs[w] = hs[c]; hs[c] = ts
-        ti = hi[w]; hi[w] = hi[c]; hi[c] = ti
-        c = w
+    if _before(s, i, hs[0], hi[0]):
+        hs[0] = s
+        hi[0] = i
+        _heap_fix(hs, hi, cap)
 
 
 def csr_top_entries(const long long[::1] indptr, const int[::1] indices,
@@ -1014,8 +1006,6 @@ def sparse_candidates(const long long[::1] xptr, const int[::1] xind,
 cdef void _heap_fix(double *hs, long long *hi, Py_ssize_t size) noexcept nogil:
     """Sift the root of a heap of ``size`` pairs down (worst at the root)."""
     cdef Py_ssize_t c = 0, l, r, w
-    cdef double ts
-    cdef long long ti
     while True:
         l = 2 * c + 1
         r = l + 1
@@ -1026,6 +1016,5 @@ cdef void _heap_fix(double *hs, long long *hi, Py_ssize_t size) noexcept nogil:
             w = r
         if w == c:
             break
-        ts = hs[w]; hs[w] = hs[c]; hs[c] = ts
-        ti = hi[w]; hi[w] = hi[c]; hi[c] = ti
+        _swap(hs, hi, w, c)
         c = w

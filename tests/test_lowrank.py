@@ -676,11 +676,11 @@ def test_n_jobs_same_bits_and_threads_held(monkeypatch, Est):
     """n_jobs: the graph's HNSW search and the graph CG on n_jobs threads
     (OpenMP held at n_jobs, BLAS at one inside the fit), the same model to
     the bit for 1, 2 and 3 threads; refused when not an integer."""
+    from threadpoolctl import threadpool_info, threadpool_limits
+
     import semisvm._lowrank as lr
     import semisvm.graph as gr
     import semisvm.manifold as m
-    from threadpoolctl import threadpool_info, threadpool_limits
-
     from semisvm._rows import n_threads
 
     X, y, yt = _four_blobs()
