@@ -747,3 +747,30 @@ def test_random_state_instance_is_drawn_from(monkeypatch, fit):
     np.testing.assert_allclose(a.dual_coef_, b.dual_coef_, rtol=1e-12)
     with pytest.raises(ValueError, match="random_state"):
         LapRLS(lowrank_fit=fit, random_state=-1).fit(X, y)
+
+
+@pytest.mark.parametrize("Est", [LapSVM, LapRLS])
+def test_safety_fold_model_predicts_only(monkeypatch, Est):
+    """The safety net's fold model (``_safe_semi``) stays one through
+    clone, skips the decision over its training rows (no transduction_)
+    and predicts the held-out rows as the same fit made in full does."""
+    import semisvm.manifold as m
+    from sklearn.base import clone
+
+    X, y, yt = _three_blobs()
+    monkeypatch.setattr(m, "LOWRANK_MIN_SAMPLES", 100)
+    monkeypatch.setattr(m, "AUTO_COMPONENTS", 40)
+    full = Est(gamma_I=0.5, safe=False).fit(X, y)
+    semi = full._safe_semi()
+    fold = clone(clone(semi))
+    assert fold._safety_fold and fold.graph is full.graph_
+    held = np.flatnonzero(y != -1)[::3]
+    rows = np.setdiff1d(np.arange(X.shape[0]), held)
+    f = fold.fit(X[rows], y[rows])
+    assert f.transduction_ is None and f.result_ is None
+    ref = Est(**semi.get_params(deep=False)).fit(X[rows], y[rows])
+    assert ref.transduction_ is not None
+    np.testing.assert_array_equal(f.predict(X[held]), ref.predict(X[held]))
+    np.testing.assert_array_equal(f.predict(X), ref.predict(X))
+    # a plain clone of the fitted estimator is no fold model
+    assert not getattr(clone(full), "_safety_fold", False)
