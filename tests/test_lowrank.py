@@ -754,8 +754,9 @@ def test_safety_fold_model_predicts_only(monkeypatch, Est):
     """The safety net's fold model (``_safe_semi``) stays one through
     clone, skips the decision over its training rows (no transduction_)
     and predicts the held-out rows as the same fit made in full does."""
-    import semisvm.manifold as m
     from sklearn.base import clone
+
+    import semisvm.manifold as m
 
     X, y, yt = _three_blobs()
     monkeypatch.setattr(m, "LOWRANK_MIN_SAMPLES", 100)
