@@ -174,10 +174,8 @@ def worker(kind, n, method, graph_path):
         if method.endswith("-lin"):
             clf = est(kernel="linear")
         elif N_JOBS is not None and not method.endswith("@gl"):
-            # the default graph (k = 10, heat weights) with n_jobs threads
-            # for its index and the graph CG
-            from semisvm.graph import KNNGraph
-            clf = est(graph=KNNGraph(K_GRAPH, n_jobs=N_JOBS))
+            # n_jobs threads for the graph's index and the graph CG
+            clf = est(n_jobs=N_JOBS)
         else:
             clf = est()
         t, c = time.perf_counter(), time.process_time()

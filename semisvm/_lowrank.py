@@ -366,7 +366,9 @@ def nystroem_features(X, kernel, n_components, *, random_state=0, dtype=None,
         raise ValueError(
             f"n_components={m} must be at most the number of training rows n={n}")
     dtype = X.dtype if dtype is None else np.dtype(dtype)
-    perm = np.random.RandomState(random_state).permutation(n)
+    rng = (random_state if isinstance(random_state, np.random.RandomState)
+           else np.random.RandomState(random_state))
+    perm = rng.permutation(n)
     if include is not None and len(include):
         first = np.unique(np.asarray(include, dtype=np.intp))[:m]
         perm = np.concatenate([first, perm[~np.isin(perm, first)]])

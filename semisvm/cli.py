@@ -208,7 +208,7 @@ ESTIMATOR_OPTIONS = (
            _of(_SSL_LINEAR + _LAPLACIAN + _TV + _CHEEGER, "safe"),
            action="store_const", const=True),
     Option(("--n-jobs",), "threads of the fit (n_jobs)",
-           _of(_LINEAR + _SSL_LINEAR + _TV + _CHEEGER, "n_jobs"), type=int,
+           _of(_LINEAR + _SSL_LINEAR + _LAPLACIAN + _TV + _CHEEGER, "n_jobs"), type=int,
            metavar="N"),
     Option(("--seed",), "random seed (random_state)",
            _of(_LAPLACIAN + _PU + _TV + _CHEEGER, "random_state"),

@@ -51,7 +51,8 @@ from semisvm._validation import (
 
 __all__ = ["knn_affinity", "knn_search", "laplacian", "graph_laplacian",
            "check_affinity", "kernel_distances", "intrinsic_dimension",
-           "neighbors_affinity", "graph_nbytes", "KNNGraph", "ANN_MIN_SAMPLES"]
+           "neighbors_affinity", "graph_nbytes", "KNNGraph", "ANN_MIN_SAMPLES",
+           "SPARSE_ANN_MIN_SAMPLES"]
 
 #: ``method="auto"`` searches the k nearest neighbours approximately (usearch's
 #: HNSW index) from this many dense points on, exactly below. At 50,000
@@ -62,9 +63,15 @@ __all__ = ["knn_affinity", "knn_search", "laplacian", "graph_laplacian",
 #: tests/test_graph.py checks it on a small set) for a cost that grows
 #: about as n log n.
 ANN_MIN_SAMPLES = 50_000
+#: the same switch for sparse rows, whose exact search (scikit-learn's brute
+#: force over sparse products) grows faster: on bench/_text_like.py's rows
+#: (50 terms of 50,000 a row) 0.5 s at 5,000 rows and 8.6 s at 20,000 on one
+#: core, against 0.2 s and 0.8 s for the approximate search (recall@10 0.69
+#: and 0.72, its 10th neighbour 0.2-0.3 % farther on average)
+SPARSE_ANN_MIN_SAMPLES = 10_000
 
 
-def graph_nbytes(n, n_neighbors, itemsize=8, n_features=0):
+def graph_nbytes(n, n_neighbors, itemsize=8, n_features=0, nnz=None):
     """Bytes a kNN graph over ``n`` points holds at the peak of its build.
 
     The (n, k) distance and index lists, the symmetrised affinity (up to
@@ -83,6 +90,10 @@ def graph_nbytes(n, n_neighbors, itemsize=8, n_features=0):
         Bytes per weight (4: float32, 8: float64).
     n_features : int, default=0
         Dimension of the points (for the approximate index).
+    nnz : int or None, default=None
+        Stored entries of sparse points: the approximate search of sparse
+        rows holds their transpose (the posting lists, twice), the
+        candidate lists and the exact distances to them, not a dense index.
 
     Returns
     -------
@@ -102,6 +113,11 @@ def graph_nbytes(n, n_neighbors, itemsize=8, n_features=0):
     n, k = int(n), int(n_neighbors)
     lists = n * k * 16
     edges = 4 * 2 * n * k * (int(itemsize) + 4) + 4 * (n + 1) * 8
+    if nnz is not None:
+        m = SPARSE_CANDIDATES * (k + 1)
+        index = (2 * int(nnz) * (int(itemsize) + 4) + n * m * (4 + 8 + 8)
+                 if n >= SPARSE_ANN_MIN_SAMPLES else 0)
+        return lists + edges + index
     index = (n * (4 * int(n_features) + 2 * HNSW_M * 8 + 64)
              if n >= ANN_MIN_SAMPLES else 0)
     # more than one HNSW chunk: each merge holds both chunks' lists, their
@@ -125,13 +141,16 @@ def knn_search(X, n_neighbors, *, method="auto", random_state=0, n_jobs=None):
         index per ``HNSW_CHUNK`` rows, each built with one thread (the
         chunks on ``n_jobs`` threads, their lists merged by distance: the
         same lists for any ``n_jobs``), searched with ``n_jobs`` threads,
-        on a float32 copy of ``X``; for sparse ``X`` (the index
-        holds dense vectors) ``"nndescent"``. ``"nndescent"``: pynndescent's NN-descent (the
-        optional extra ``pip install semisvm[ann]``; it compiles its numba
-        kernels in each new process, tens of seconds; dense or CSR).
-        ``"auto"``: exact below :data:`ANN_MIN_SAMPLES` points; from it on
-        ``"approximate"`` for dense ``X``, and for sparse ``X``
-        ``"nndescent"`` when pynndescent is installed, else exact.
+        on a float32 copy of ``X``; for sparse ``X`` (the index holds
+        dense vectors) candidates from shared terms, re-ranked by their
+        exact distances (see :data:`SPARSE_TOP_TERMS`; X is not
+        densified; the same lists for any ``n_jobs``). ``"nndescent"``:
+        pynndescent's NN-descent (the optional extra ``pip install
+        semisvm[ann]``; it compiles its numba kernels in each new process,
+        tens of seconds; dense or CSR).
+        ``"auto"``: exact below :data:`ANN_MIN_SAMPLES` dense points (or
+        :data:`SPARSE_ANN_MIN_SAMPLES` sparse ones), ``"approximate"``
+        from there on.
     random_state : int, default=0
         Seed of NN-descent. The HNSW index is deterministic without one:
         same input (and any ``n_jobs``) -> same neighbours.
@@ -176,6 +195,8 @@ def knn_search(X, n_neighbors, *, method="auto", random_state=0, n_jobs=None):
         dist, ind = nn.kneighbors(None, return_distance=True)
         return dist.astype(X.dtype, copy=False), ind.astype(np.int32)
     if method == "approximate":
+        if sp.issparse(X):
+            return _sparse_token_search(X, k, threads=threads)
         return _hnsw_search(X, k, random_state=random_state, threads=threads)
     try:
         from pynndescent import NNDescent
@@ -276,27 +297,85 @@ def _hnsw_search(X, k, *, random_state=0, threads=1):
     return _drop_self(ind, dist, k, X.dtype)
 
 
-def _have_pynndescent():
-    try:
-        import pynndescent  # noqa: F401
-    except ImportError:
-        return False
-    return True
+#: sparse ``X``, ``method="approximate"``: candidates from shared tokens.
+#: Each row's ``SPARSE_TOP_TERMS`` largest entries (by absolute value; for
+#: tf-idf rows, its rarest terms) are looked up in the columns' posting
+#: lists, each list cut to its ``SPARSE_POSTING_CAP`` largest entries (ties:
+#: the lower row); the rows found are scored by the partial inner product
+#: over those terms, the best ``SPARSE_CANDIDATES * (k + 1)`` of them are
+#: re-ranked by their exact Euclidean distances (a merge of the two sparse
+#: rows, on ``n_jobs`` threads), and a row with fewer than k candidates is
+#: searched exactly. O(n * SPARSE_TOP_TERMS * SPARSE_POSTING_CAP) at most:
+#: linear in n, X never densified. A dense random-projection sketch fed to
+#: the HNSW index was tried first and dropped: on text-like rows (tf-idf,
+#: L2-normalised) the nearest neighbours are only a few percent closer
+#: than a random row, and a 64- or 256-dimensional sketch found 2-9 % of
+#: the exact lists (bench/RESULTS.md, "Sparse rows: the kNN graph at scale").
+SPARSE_TOP_TERMS = 10
+SPARSE_POSTING_CAP = 500
+SPARSE_CANDIDATES = 4
+
+
+def _sparse_token_search(X, k, *, threads=1):
+    """kNN lists of CSR rows from shared-term candidates (see above): the
+    same lists for any ``threads``."""
+    from semisvm._core._lapsvm import (
+        csr_pair_sqdist,
+        csr_top_entries,
+        sparse_candidates,
+    )
+
+    X = sp.csr_matrix(X)
+    if not X.has_canonical_format:
+        X = X.copy()
+        X.sum_duplicates()          # sorted, unique column indices
+    n = X.shape[0]
+    threads = int(threads)
+    indptr = X.indptr.astype(np.int64)
+    indices = X.indices.astype(np.int32, copy=False)
+    # each row's largest terms
+    top = csr_top_entries(indptr, indices, X.data, SPARSE_TOP_TERMS, threads)
+    kept = np.r_[0, np.cumsum(top, dtype=np.int64)]
+    Xt = sp.csr_matrix((X.data[top], indices[top], kept[indptr]), shape=X.shape)
+    # the posting lists, each cut to its largest entries
+    C = X.T.tocsr()                 # (d, n): column j's rows, sorted
+    C.sort_indices()
+    cptr = C.indptr.astype(np.int64)
+    keep = csr_top_entries(cptr, C.indices.astype(np.int32, copy=False), C.data,
+                           SPARSE_POSTING_CAP, threads)
+    P = sp.csr_matrix((C.data[keep], C.indices[keep],
+                       np.r_[0, np.cumsum(np.minimum(np.diff(cptr),
+                                                     SPARSE_POSTING_CAP))]),
+                      shape=C.shape)
+    del C, keep
+    M = min(n - 1, SPARSE_CANDIDATES * (k + 1))
+    cand = sparse_candidates(Xt.indptr.astype(np.int64),
+                             Xt.indices.astype(np.int32, copy=False), Xt.data,
+                             P.indptr.astype(np.int64),
+                             P.indices.astype(np.int32, copy=False), P.data, M,
+                             threads)
+    del Xt, P
+    D2 = csr_pair_sqdist(indptr, indices, X.data, cand, threads)
+    order = np.argsort(D2, axis=1, kind="stable")[:, :k]
+    ind = np.take_along_axis(cand, order, axis=1)
+    D2 = np.take_along_axis(D2, order, axis=1)
+    short = np.flatnonzero(~np.isfinite(D2[:, -1]))
+    if short.size:
+        # fewer than k candidates: an exact search for those rows
+        nn = NearestNeighbors(n_neighbors=k + 1, n_jobs=threads).fit(X)
+        db, ib = nn.kneighbors(X[short], return_distance=True)
+        db, ib = _drop_self_rows(ib, db, short, k)
+        D2[short], ind[short] = db * db, ib
+    dist = np.sqrt(np.maximum(D2, 0))
+    return dist.astype(X.dtype, copy=False), ind.astype(np.int32)
 
 
 def _resolve_method(method, X):
     """"auto" and "approximate" made concrete for X: the HNSW index for
     dense X, NN-descent for sparse X (the index holds dense vectors)."""
-    sparse = sp.issparse(X)
     if method == "auto":
-        if X.shape[0] < ANN_MIN_SAMPLES:
-            return "exact"
-        if not sparse:
-            return "approximate"
-        # sparse rows at scale: NN-descent where it is installed
-        return "nndescent" if _have_pynndescent() else "exact"
-    if method == "approximate" and sparse:
-        return "nndescent"
+        least = SPARSE_ANN_MIN_SAMPLES if sp.issparse(X) else ANN_MIN_SAMPLES
+        return "exact" if X.shape[0] < least else "approximate"
     return method
 
 
@@ -564,6 +643,46 @@ def laplacian(W, *, normalized=True, p=1):
     Lp = _csr((Lp + Lp.T) * 0.5, W.dtype)
     assert Lp.shape == (n, n)
     return Lp
+
+
+def _knn_laplacian(W, normalized=True):
+    """:func:`laplacian` (p = 1) of an affinity known to be valid (a
+    :class:`KNNGraph`'s: canonical CSR, symmetric, non-negative, zero
+    diagonal), without its checks and in one pass over the entries: the
+    off-diagonal entries ``-w_ij s_i s_j`` (``s = D^-1/2``; ``-w_ij``
+    unnormalised) and the diagonal, in float64, then W's dtype. Exactly
+    symmetric (``s_i s_j`` is one product either way round)."""
+    n = W.shape[0]
+    if not W.has_sorted_indices:
+        W = W.sorted_indices()
+    deg = np.asarray(W.sum(axis=1), dtype=np.float64).ravel()
+    counts = np.diff(W.indptr)
+    rows = np.repeat(np.arange(n, dtype=np.int64), counts)
+    w = W.data.astype(np.float64)
+    if normalized:
+        with np.errstate(divide="ignore"):
+            s = np.where(deg > 0, 1.0 / np.sqrt(deg), 0.0)
+        off = -(w * (s[rows] * s[W.indices]))
+        diag = (deg > 0).astype(np.float64)
+    else:
+        off, diag = -w, deg
+    # each row: its off-diagonal entries (sorted by column) with the
+    # diagonal one slotted in after those below it
+    below = np.zeros(W.nnz + 1, dtype=np.int64)
+    np.cumsum(W.indices < rows, out=below[1:])
+    indptr = W.indptr.astype(np.int64) + np.arange(n + 1, dtype=np.int64)
+    dpos = indptr[:-1] + below[W.indptr[1:]] - below[W.indptr[:-1]]
+    data = np.empty(W.nnz + n)
+    indices = np.empty(W.nnz + n, dtype=np.int32)
+    is_diag = np.zeros(W.nnz + n, dtype=bool)
+    is_diag[dpos] = True
+    data[is_diag] = diag
+    indices[is_diag] = np.arange(n, dtype=np.int32)
+    data[~is_diag] = off
+    indices[~is_diag] = W.indices
+    L = sp.csr_matrix((data, indices, indptr), shape=(n, n))
+    L.eliminate_zeros()
+    return _csr(L, W.dtype)
 
 
 def graph_laplacian(X=None, *, affinity=None, n_neighbors=6, weight="heat",

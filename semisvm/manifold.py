@@ -104,6 +104,7 @@ from semisvm._fallback import (
 from semisvm._manifold_solvers import lapsvm_multi as _lapsvm_multi
 from semisvm._results import LapSVMResult, LapWResult
 from semisvm._rows import n_threads
+from semisvm._threads import limit
 from semisvm._validation import (
     FLOAT_DTYPES,
     UNLABELED,
@@ -119,6 +120,7 @@ from semisvm._validation import (
 )
 from semisvm.graph import (
     KNNGraph,
+    _knn_laplacian,
     check_affinity,
     graph_nbytes,
     intrinsic_dimension,
@@ -156,7 +158,10 @@ _GRAPH_CG_TOL = 1e-3
 # solution and are read only through the argmax on the held-out rows: at
 # 100,000 rows (LapSVM) 15-17 CG iterations against 70-123 at 1e-3, and the
 # same held-out labels as a cold solve at 1e-3 on both folds (a cold solve
-# at 1e-2 changed one of them)
+# at 1e-2 changed one of them); also the fold fits of safe=True, which
+# start from the fit's solution too and are read only through their
+# held-out rows' predictions (100,000 rows, LapSVM: 3 CPU s per fold at
+# 1e-3, ... at 1e-2, the same gain and choice; bench_manifold_safe.py)
 _FOLD_CG_TOL = 1e-2
 
 # the two-stage fit's landmark ridge reads at most this many rows per
@@ -176,6 +181,17 @@ _P_AUTO_DIM = 4.0
 # ---------------------------------------------------------------------------
 # The solver (Melacci & Belkin 2011, eq. 7): Newton and PCG in the primal;
 # the machinery is in semisvm._manifold_solvers
+
+def _rng(random_state):
+    """The landmarks' generator: ``RandomState(seed)`` for an int seed >= 0
+    or None (fresh entropy), a given ``numpy.random.RandomState`` as it is
+    (scikit-learn's convention: each fit draws from it)."""
+    if isinstance(random_state, np.random.RandomState):
+        return random_state
+    return np.random.RandomState(
+        None if random_state is None
+        else check_int(random_state, "random_state", minimum=0))
+
 
 class _Decision:
     """A solve's decision values, as the fallback's label folds read them."""
@@ -336,7 +352,7 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
                  fit_intercept=True, stop="stability", tol=None, max_iter=None,
                  check_every=None, eta=None, safe="auto", safe_cv=5,
                  safe_margin=0.0, verbose=0, n_components="auto",
-                 lowrank_fit="auto", random_state=0, graph=None):
+                 lowrank_fit="auto", random_state=0, graph=None, n_jobs=None):
         self.gamma_A = gamma_A
         self.gamma_I = gamma_I
         self.kernel = kernel
@@ -363,12 +379,21 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
         self.lowrank_fit = lowrank_fit
         self.random_state = random_state
         self.graph = graph
+        self.n_jobs = n_jobs
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = self.kernel != "precomputed"
         tags.input_tags.pairwise = self.kernel == "precomputed"
         return tags
+
+    def __sklearn_clone__(self):
+        new = super().__sklearn_clone__()
+        if getattr(self, "_safety_fold", False):
+            # the safety net's fold model (see _safe_semi) stays one through
+            # the clones of the fold loop
+            new._safety_fold = True
+        return new
 
     # -- building blocks -------------------------------------------------
     def _kernel(self, X, Y=None):
@@ -399,6 +424,12 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
             return self._kernel(X), L
         if self.graph is not None:
             return self._kernel(X), self._graph(X, None)
+        if (isinstance(self.gamma_I, (int, float, np.floating, np.integer))
+                and self.gamma_I == 0):
+            # no graph term (the supervised counterpart of the safety net):
+            # no graph; the solvers skip L when gamma_I = 0
+            self.p_ = 1 if p is None else p
+            return self._kernel(X), sp.csr_matrix((n, n), dtype=X.dtype)
         k = self._n_neighbors(n)
         if self.kernel == "precomputed" or callable(self.kernel):
             K = self._kernel(X)
@@ -409,7 +440,8 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
                                        metric="precomputed", return_distances=True)
             else:
                 W, dist = knn_affinity(X, k, weight=self.graph_weight,
-                                       t=self.graph_t, return_distances=True)
+                                       t=self.graph_t, return_distances=True,
+                                       n_jobs=self.n_jobs)
         else:
             # the kNN lists come out of the Gram matrix's own inner products
             K, dist, ind = kernel_matrix(
@@ -463,6 +495,11 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
         X_val, y_val : optional
             Validation points and labels for ``stop="validation"``/``"mixed"``.
         """
+        # every thread of the fit follows n_jobs (semisvm._threads)
+        with limit(self.n_jobs):
+            return self._fit(X, y, affinity=affinity, X_val=X_val, y_val=y_val)
+
+    def _fit(self, X, y, *, affinity=None, X_val=None, y_val=None):
         check_sparse_structure(X)  # before SciPy converts it
         safe = check_safe(self.safe)
         if safe is True and (affinity is not None or self.kernel == "precomputed"
@@ -488,6 +525,7 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
                 raise TypeError("graph must be a semisvm.graph.KNNGraph or "
                                 f"None, got {type(self.graph).__name__}")
         self._graph_obj = None
+        self._fit_rows = None
         if self.kernel == "precomputed" and X.shape != (n, n):
             raise ValueError(
                 f"kernel='precomputed' needs a square (n, n) Gram matrix as X, "
@@ -574,6 +612,7 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
     def _fallback(self, X, y, safe, solve):
         """The default check (``safe="auto"``, :mod:`semisvm._fallback`: the
         same K and L, two label folds) or the safety net (``safe=True``)."""
+        self.__dict__.pop("_fit_rows", None)
         if safe == "auto":
             def labels(y_hidden):
                 with warnings.catch_warnings():
@@ -629,6 +668,8 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
         check: shares this fit's kNN graph object (each fold's graph is read
         from it, not searched again) and its kernel width."""
         semi = clone(self).set_params(safe=False)
+        # fitted only to predict its held-out rows (kept through clone)
+        semi._safety_fold = True
         if self.graph_ is not None:
             semi.set_params(graph=self.graph_)
             if self.gamma is None and getattr(self, "_gamma", None) is not None:
@@ -713,7 +754,7 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
                     "'auto' or an int m uses m Nystroem landmarks, O(n m))")
         k = max(1, min(10, n - 1)) if self.n_neighbors is None else self.n_neighbors
         k = k if isinstance(k, (int, np.integer)) and 0 < k < n else min(10, n - 1)
-        graph = graph_nbytes(n, k, item, d)
+        graph = graph_nbytes(n, k, item, d, nnz=X.nnz if sp.issparse(X) else None)
         if mode == "linear":
             # the graph, and the Newton / CG vectors over the n rows and d
             # features (X itself is the feature matrix, never copied)
@@ -743,26 +784,39 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
             g = self.graph
             if g is None:
                 g = KNNGraph(self._n_neighbors(n), weight=self.graph_weight,
-                             t=self.graph_t, random_state=self.random_state)
+                             t=self.graph_t, random_state=self.random_state,
+                             n_jobs=self.n_jobs)
             if not hasattr(g, "affinity_"):
                 # an unfitted graph (or none given): built here, on X
                 g = clone(g).fit(X)
-            out = g.graph_for(X)
+            out = g._graph_and_rows(X)
             if out is None:
                 raise ValueError(
                     f"graph was fitted on {g.n_samples_fit_} rows that X (n={n}) "
                     "is neither equal to nor a subset of: fit the graph on these "
                     "rows (or on a superset of them)")
-            W, dist = out
+            W, dist, rows = out
             self._graph_obj = g
+            # the positions of X's rows in the graph, read by the rest of
+            # this fit (not kept: the fit's end drops it)
+            self._fit_rows = rows
             k = dist.shape[1]
             self._set_p(p, dist, k)
-            L = laplacian(W, normalized=self.normalized_laplacian, p=1)
+            # the graph's own affinity: valid by construction (no checks)
+            L = _knn_laplacian(W, normalized=self.normalized_laplacian)
         if not return_null:
             return L
         deg = np.asarray(W.sum(axis=1), dtype=np.float64).ravel()
         null = np.sqrt(deg) if self.normalized_laplacian else np.ones(n)
         return L, null
+
+    def _rows_in_graph(self, g, X):
+        """The positions of X's rows among those of the graph ``g``
+        (:meth:`KNNGraph.rows_of`; read once per fit, by :meth:`_graph`)."""
+        rows = getattr(self, "_fit_rows", None)
+        if rows is not None and g is self._graph_obj and rows.size == X.shape[0]:
+            return rows
+        return g.rows_of(X)
 
     def _lowrank_fit(self, n):
         """"coupled" | "graph": how the Nystroem mode fits (``lowrank_fit``)."""
@@ -800,7 +854,7 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
         g = self.graph_ if self.graph is not None else None
         key = None
         if g is not None:
-            rows = g.rows_of(X)
+            rows = self._rows_in_graph(g, X)
             key = (hashlib.blake2b(rows.tobytes(), digest_size=16).hexdigest(),
                    X.dtype.str, self.mode_, self.n_components_, self.p_,
                    self.normalized_laplacian, str(self.kernel), self._gamma,
@@ -812,15 +866,13 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
         else:
             feats = None if key is None else g._recall(("nystroem",) + key)
             if feats is None:
-                rs = self.random_state
                 # the labeled rows are landmarks (the exact solution's
                 # expansion is anchored there: with few labels, uniform
                 # landmarks alone missed most of them and lost 3-7 points of
                 # accuracy)
                 Z, landmarks, N = nystroem_features(
                     X, self._kernel, self.n_components_,
-                    random_state=None if rs is None else check_int(
-                        rs, "random_state", minimum=0),
+                    random_state=_rng(self.random_state),
                     include=np.flatnonzero(labeled))
                 if self.n_components_ <= _DIRECT_MAX_COMPONENTS:
                     # Newton in m dimensions: Z'L^p Z formed once, shared by
@@ -903,12 +955,12 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
         gA = check_positive(self.gamma_A, "gamma_A")
         max_iter = 50 if self.max_iter is None else check_int(self.max_iter,
                                                               "max_iter")
-        # the graph's threads (its n_jobs) also run the CG's passes over L
-        nt = n_threads(getattr(self.graph_, "n_jobs", None))
+        # the CG's passes over L on n_jobs threads (the same bits for any)
+        nt = n_threads(self.n_jobs)
         # a fit on a subset of a shared graph's rows (a fold of the safety
         # net) starts from the solution of the fit on all of them
         g = self.graph_ if affinity is None else None
-        rows = None if g is None else g.rows_of(X)
+        rows = None if g is None else self._rows_in_graph(g, X)
         fkey = None if rows is None else (
             "graph-f", self._loss, gI, self.p_, self.normalized_laplacian,
             repr([np.asarray(c).item() for c in problems]))
@@ -917,7 +969,11 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
             F0 = F0[rows]
         F, n_newton, n_cg, converged, F_raw = graph_transduction(
             L, Y, gamma_I=gI, loss=self._loss, power=self.p_, null=null,
-            max_iter=max_iter, cg_tol=_GRAPH_CG_TOL, n_threads=nt,
+            max_iter=max_iter, n_threads=nt,
+            # a fold of the safety net is read only through its held-out
+            # rows' labels, as the fallback's label folds are
+            cg_tol=_FOLD_CG_TOL if getattr(self, "_safety_fold", False)
+            else _GRAPH_CG_TOL,
             return_raw=True, F0=F0)
         if fkey is not None and rows.size == g.n_samples_fit_:
             Fg = np.empty_like(F_raw)
@@ -938,6 +994,13 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
         self.landmarks_ = landmarks
         self.dual_coef_ = beta.T.astype(X.dtype)
         self.intercept_ = np.asarray(b, dtype=X.dtype)
+        if getattr(self, "_safety_fold", False):
+            # a fold of the safety net (see _safe_semi) is read only through
+            # predict on its held-out rows: no decision over its n rows
+            self.transduction_ = self.graph_agreement_ = None
+            self.result_ = None
+            self.n_iter_ = n_newton
+            return self._fallback(X, y, safe, None)
         # the model's labels on the training rows: predict(X) == transduction_
         G = np.empty((X.shape[0], len(problems)), dtype=X.dtype)
         done = np.zeros(X.shape[0], dtype=bool)
@@ -1001,7 +1064,7 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
         n = X.shape[0]
         m = self.n_components_
         g = getattr(self, "_graph_obj", None)
-        rows = None if g is None else g.rows_of(X)
+        rows = None if g is None else self._rows_in_graph(g, X)
         if rows is None:
             N, rows = n, np.arange(n)
         else:
@@ -1009,9 +1072,7 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
         pos = np.full(N, -1, dtype=np.intp)
         pos[rows] = np.arange(n)
         rs = self.random_state
-        perm = np.random.RandomState(
-            None if rs is None else check_int(rs, "random_state", minimum=0)
-        ).permutation(N)
+        perm = _rng(rs).permutation(N)
         Lg = np.sort(perm[:m])
         Rg = np.sort(perm[:min(N, _RIDGE_ROWS * m)])
         keep_l, keep_r = pos[Lg] >= 0, pos[Rg] >= 0
@@ -1074,6 +1135,11 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
         """``f(x) = sum_j alpha_j k(x_j, x) + b``; (n,) if binary (positive ->
         ``classes_[1]``), else (n, n_classes) one-vs-rest scores."""
         check_is_fitted(self)
+        # BLAS at one thread: the same decision values for any n_jobs
+        with limit(getattr(self, "n_jobs", None)):
+            return self._decision_function(X)
+
+    def _decision_function(self, X):
         X = self._check_X(X, reset=False)
         if getattr(self, "mode_", "exact") == "linear":
             F = X @ self.coef_.T.astype(X.dtype) + self.intercept_.astype(X.dtype)
@@ -1247,8 +1313,9 @@ _PARAMS_DOC = """
         * ``"auto"``: ``"graph"`` above ``LOWRANK_MIN_SAMPLES`` = 4,000
           training rows, else ``"coupled"``; ``gamma_I=0`` (no graph term)
           is always ``"coupled"``.
-    random_state : int or None, default=0
-        Seed of the Nystroem landmarks and of the approximate kNN search.
+    random_state : int, numpy.random.RandomState or None, default=0
+        Seed of the Nystroem landmarks and of the approximate kNN search
+        (a RandomState is drawn from by each fit).
     graph : semisvm.graph.KNNGraph or None, default=None
         The kNN graph, built once and shared: a fitted
         :class:`~semisvm.graph.KNNGraph` over the training rows (or a
@@ -1261,6 +1328,13 @@ _PARAMS_DOC = """
         float32. None: the estimator's own graph (exact mode: from the
         kernel matrix's nearest neighbours; scalable modes: a
         :class:`~semisvm.graph.KNNGraph` built on X, ``graph_``).
+    n_jobs : int or None, default=None
+        Threads of the fit (None: one, as 1; -1: all cores; -k: all but
+        k - 1): the kNN search of the graph the fit builds (a given
+        ``graph`` searches with its own ``n_jobs``) and the graph CG's
+        passes over the rows. BLAS is held at one thread during fit and
+        predict (threadpoolctl), so ``n_jobs=1`` runs on one core, and the
+        model has the same bits for any value.
 
     Attributes
     ----------
@@ -1395,7 +1469,7 @@ class LapRLS(_LaplacianBase):
                  fit_intercept=True, stop="stability", tol=None, max_iter=None,
                  check_every=None, eta=None, safe="auto", safe_cv=5,
                  safe_margin=0.0, verbose=0, n_components="auto",
-                 lowrank_fit="auto", random_state=0, graph=None):
+                 lowrank_fit="auto", random_state=0, graph=None, n_jobs=None):
         # the same parameters as LapSVM; only the default solver differs
         super().__init__(**{k: v for k, v in locals().items()
                             if k not in ("self", "__class__")})

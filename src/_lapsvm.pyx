@@ -24,8 +24,9 @@ defined).
 
 import numpy as np
 
-from libc.math cimport sqrt
-from cython.parallel cimport prange
+from libc.math cimport INFINITY, fabs, sqrt
+from libc.stdlib cimport calloc, free, malloc
+from cython.parallel cimport parallel, prange
 from cython cimport floating
 from semisvm._core._blas cimport _dot, _axpy, _copy, _gemv_rm, _gemm_rm
 from semisvm._core._linesearch cimport Event, sorted_root
@@ -802,3 +803,218 @@ def graph_block_cg(const int[::1] indptr, const int[::1] indices,
                     m = 1.0 / (E[i, j] + diag[i])
                     P[i, j] = R[i, j] * m + beta[j] * P[i, j]
     return it
+
+
+def csr_pair_sqdist(const long long[::1] indptr, const int[::1] indices,
+                    const floating[::1] data, const int[:, ::1] J,
+                    int n_threads=1):
+    """Squared Euclidean distances ``||x_i - x_J[i, t]||^2`` (float64, (n, q))
+    between each row i of a CSR matrix (sorted column indices, no
+    duplicates) and its candidate rows ``J[i]``, by a merge of the two
+    rows' entries: O(nnz(x_i) + nnz(x_j)) per pair, the pairs split over
+    ``n_threads`` threads (each computed alone: the same bits for any
+    count). A negative candidate index gives +inf."""
+    cdef Py_ssize_t n = J.shape[0], q = J.shape[1]
+    cdef Py_ssize_t i, t, a, b, ea, eb
+    cdef long long j
+    cdef double s, v
+    cdef int nt = max(1, n_threads)
+    if indptr.shape[0] < n + 1:
+        raise ValueError("indptr must have at least J.shape[0] + 1 entries")
+    cdef Py_ssize_t n_rows = indptr.shape[0] - 1
+    out = np.empty((n, q), dtype=np.float64)
+    cdef double[:, ::1] D = out
+    if n == 0 or q == 0:
+        return out
+    with nogil:
+        for i in prange(n, schedule="dynamic", num_threads=nt):
+            for t in range(q):
+                j = J[i, t]
+                if j < 0 or j >= n_rows:
+                    D[i, t] = INFINITY
+                    continue
+                s = 0
+                a = indptr[i]
+                ea = indptr[i + 1]
+                b = indptr[j]
+                eb = indptr[j + 1]
+                while a < ea and b < eb:
+                    if indices[a] == indices[b]:
+                        v = <double>data[a] - <double>data[b]
+                        a = a + 1
+                        b = b + 1
+                    elif indices[a] < indices[b]:
+                        v = data[a]
+                        a = a + 1
+                    else:
+                        v = data[b]
+                        b = b + 1
+                    s = s + v * v
+                while a < ea:
+                    v = data[a]
+                    s = s + v * v
+                    a = a + 1
+                while b < eb:
+                    v = data[b]
+                    s = s + v * v
+                    b = b + 1
+                D[i, t] = s
+    return out
+
+
+# -- candidate neighbours of sparse rows (semisvm.graph) ----------------------
+cdef inline bint _before(double s1, long long i1, double s2,
+                         long long i2) noexcept nogil:
+    """(s1, i1) ranks before (s2, i2): the larger score, then the lower index."""
+    return s1 > s2 or (s1 == s2 and i1 < i2)
+
+
+cdef inline void _swap(double *hs, long long *hi, Py_ssize_t a,
+                       Py_ssize_t b) noexcept nogil:
+    cdef double ts = hs[a]
+    cdef long long ti = hi[a]
+    hs[a] = hs[b]
+    hi[a] = hi[b]
+    hs[b] = ts
+    hi[b] = ti
+
+
+cdef void _heap_push(double *hs, long long *hi, Py_ssize_t *size,
+                     Py_ssize_t cap, double s, long long i) noexcept nogil:
+    """Keep the ``cap`` best (score, index) pairs seen: a heap whose root is
+    the worst kept pair."""
+    cdef Py_ssize_t c, p
+    if size[0] < cap:
+        c = size[0]
+        size[0] += 1
+        hs[c] = s
+        hi[c] = i
+        while c > 0:
+            p = (c - 1) // 2
+            if not _before(hs[p], hi[p], hs[c], hi[c]):
+                break
+            _swap(hs, hi, p, c)
+            c = p
+        return
+    if _before(s, i, hs[0], hi[0]):
+        hs[0] = s
+        hi[0] = i
+        _heap_fix(hs, hi, cap)
+
+
+def csr_top_entries(const long long[::1] indptr, const int[::1] indices,
+                    const floating[::1] data, Py_ssize_t t, int n_threads=1):
+    """A mask over the entries of a CSR matrix: each row's ``t`` entries of
+    largest absolute value (ties: the lower column). The same mask for any
+    ``n_threads``."""
+    cdef Py_ssize_t n = indptr.shape[0] - 1
+    cdef Py_ssize_t i, q, size, tt = max(1, t)
+    cdef int nt = max(1, n_threads)
+    cdef double *hs
+    cdef long long *hi
+    keep = np.zeros(data.shape[0], dtype=np.uint8)
+    cdef unsigned char[::1] K = keep
+    if n <= 0 or data.shape[0] == 0:
+        return keep.view(bool)
+    with nogil, parallel(num_threads=nt):
+        hs = <double *> malloc(tt * sizeof(double))
+        hi = <long long *> malloc(tt * sizeof(long long))
+        for i in prange(n, schedule="dynamic", chunksize=64):
+            size = 0
+            for q in range(indptr[i], indptr[i + 1]):
+                _heap_push(hs, hi, &size, tt, fabs(<double>data[q]), q)
+            for q in range(size):
+                K[hi[q]] = 1
+        free(hs)
+        free(hi)
+    return keep.view(bool)
+
+
+def sparse_candidates(const long long[::1] xptr, const int[::1] xind,
+                      const floating[::1] xval, const long long[::1] pptr,
+                      const int[::1] pind, const floating[::1] pval,
+                      Py_ssize_t m, int n_threads=1):
+    """For each row i of X (CSR, n rows over d columns), the ``m`` rows r != i
+    with the largest partial inner product ``sum_j x_ij p_jr`` over the
+    posting lists P (CSR, d rows, ``P[j]``: rows holding column j) of i's
+    columns (ties: the lower row), best first; -1 pads a row with fewer.
+    Per thread a dense accumulator over the n rows; the same lists for any
+    ``n_threads``."""
+    cdef Py_ssize_t n = xptr.shape[0] - 1
+    cdef Py_ssize_t i, q, u, T, size, a, b
+    cdef long long r
+    cdef double v
+    cdef int nt = max(1, n_threads)
+    cdef double *acc
+    cdef unsigned char *seen
+    cdef long long *touched
+    cdef double *hs
+    cdef long long *hi
+    cdef Py_ssize_t mm = max(1, m)
+    cdef Py_ssize_t cap_touched = 0
+    out = np.full((max(n, 0), mm), -1, dtype=np.int32)
+    cdef int[:, ::1] O = out
+    if n <= 0 or m <= 0:
+        return out[:, :m]
+    for i in range(n):
+        u = 0
+        for q in range(xptr[i], xptr[i + 1]):
+            u += pptr[xind[q] + 1] - pptr[xind[q]]
+        if u > cap_touched:
+            cap_touched = u
+    cap_touched = min(cap_touched, n) + 1
+    with nogil, parallel(num_threads=nt):
+        acc = <double *> calloc(n, sizeof(double))
+        seen = <unsigned char *> calloc(n, sizeof(unsigned char))
+        touched = <long long *> malloc(cap_touched * sizeof(long long))
+        hs = <double *> malloc(mm * sizeof(double))
+        hi = <long long *> malloc(mm * sizeof(long long))
+        for i in prange(n, schedule="dynamic", chunksize=64):
+            T = 0
+            for q in range(xptr[i], xptr[i + 1]):
+                v = xval[q]
+                for u in range(pptr[xind[q]], pptr[xind[q] + 1]):
+                    r = pind[u]
+                    if r == i:
+                        continue
+                    if seen[r] == 0:
+                        seen[r] = 1
+                        touched[T] = r
+                        T = T + 1
+                    acc[r] += v * pval[u]
+            size = 0
+            for u in range(T):
+                r = touched[u]
+                _heap_push(hs, hi, &size, mm, fabs(acc[r]), r)
+                acc[r] = 0
+                seen[r] = 0
+            # best first: repeatedly take the root's worst to the end
+            for a in range(size - 1, -1, -1):
+                O[i, a] = <int> hi[0]
+                hs[0] = hs[a]
+                hi[0] = hi[a]
+                b = a
+                _heap_fix(hs, hi, b)
+        free(acc)
+        free(seen)
+        free(touched)
+        free(hs)
+        free(hi)
+    return out
+
+
+cdef void _heap_fix(double *hs, long long *hi, Py_ssize_t size) noexcept nogil:
+    """Sift the root of a heap of ``size`` pairs down (worst at the root)."""
+    cdef Py_ssize_t c = 0, l, r, w
+    while True:
+        l = 2 * c + 1
+        r = l + 1
+        w = c
+        if l < size and _before(hs[w], hi[w], hs[l], hi[l]):
+            w = l
+        if r < size and _before(hs[w], hi[w], hs[r], hi[r]):
+            w = r
+        if w == c:
+            break
+        _swap(hs, hi, w, c)
+        c = w

@@ -289,6 +289,7 @@ def test_every_option_against_every_algorithm(alg):
     (["-a", "tvsvm", "--penalty", "3"], {"r1": 3.0, "r2": 3.0, "r": 3.0}),
     (["-a", "cheegersvm", "--penalty", "3"], {"r": 3.0}),
     (["-a", "tsvm", "-r", "0.3", "--safe"], {"r": 0.3, "safe": True}),
+    (["-a", "laprls", "--n-jobs", "2"], {"n_jobs": 2}),
     (["-a", "tvrls", "-r", "0.5"], "--penalty"),
     (["-a", "cheegerrls", "-r", "0.5"], "--param balance=FRACTION"),
     (["-a", "pu", "-r", "0.5"], "--prior"),

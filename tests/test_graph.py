@@ -190,10 +190,20 @@ def test_knn_search_auto_threshold(monkeypatch):
     # above the threshold: the HNSW index, for dense X only
     W_ap = knn_affinity(X, 5)
     assert calls == [1] and W_ap.shape == W_ex.shape
-    # sparse rows: NN-descent where pynndescent is installed, else exact
-    monkeypatch.setattr(g, "_have_pynndescent", lambda: False)
+    # sparse rows: the shared-term candidates (not the dense index) above,
+    # exact below
+    sp_calls = []
+    real_sp = g._sparse_token_search
+    monkeypatch.setattr(g, "_sparse_token_search",
+                        lambda *a, **k: sp_calls.append(1) or real_sp(*a, **k))
     W_sp = knn_affinity(sp.csr_matrix(X), 5)          # exact (rounding aside)
-    assert calls == [1] and abs(W_sp - W_ex).max() < 1e-12
+    assert calls == [1] and sp_calls == [] and abs(W_sp - W_ex).max() < 1e-12
+    monkeypatch.setattr(g, "SPARSE_ANN_MIN_SAMPLES", 80)
+    W_sp = knn_affinity(sp.csr_matrix(X), 5)
+    assert calls == [1] and sp_calls == [1] and W_sp.shape == W_ex.shape
+    monkeypatch.setattr(g, "SPARSE_ANN_MIN_SAMPLES", 81)
+    knn_affinity(sp.csr_matrix(X), 5)
+    assert sp_calls == [1]
     with pytest.raises(ValueError, match="method"):
         knn_affinity(X, 5, method="annoy")
 
@@ -420,3 +430,92 @@ def test_graph_nbytes_counts_the_chunk_merge_above_one_chunk():
     step = gmod.graph_nbytes(n - 1, k, n_features=50)
     assert two - one >= 72 * (n + 1) * (k + 1)
     assert one - step < 5000                   # a row's worth below it
+
+
+def _topic_rows(n=1200, d=2000, n_topics=8, per_row=25, seed=0, dtype=np.float32):
+    """Text-like CSR rows (L2-normalised) drawn from topic vocabularies,
+    plus a few rows sharing no term with any other row."""
+    rng = np.random.default_rng(seed)
+    vocab = d // n_topics
+    topic = rng.integers(0, n_topics, n)
+    rows, cols, vals = [], [], []
+    for i in range(n):
+        t = topic[i]
+        own = t * vocab + rng.zipf(1.3, per_row) % vocab
+        common = rng.integers(d - 50, d, 5)
+        c = np.unique(np.r_[own, common])
+        if i < 3:
+            c = np.array([d + i])                 # a term nobody else has
+        rows.append(np.full(c.size, i))
+        cols.append(c)
+        vals.append(rng.random(c.size) + 0.5)
+    X = sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows),
+                                              np.concatenate(cols))),
+                      shape=(n, d + 3))
+    X = sp.csr_matrix(X.multiply(1 / np.sqrt(X.multiply(X).sum(axis=1))))
+    return X.astype(dtype), topic
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_sparse_rows_approximate_search_against_exact(dtype):
+    """CSR rows above the switch: candidates from each row's largest terms'
+    (capped) posting lists, re-ranked by the exact sparse distances; rows
+    with fewer than k candidates searched exactly. Against the exact search:
+    recall, the distances themselves, the same lists for any n_jobs."""
+    import semisvm.graph as g
+
+    X, _ = _topic_rows(n=600, dtype=dtype)
+    k = 10
+    d_ex, i_ex = g.knn_search(X, k, method="exact")
+    d_ap, i_ap = g.knn_search(X, k, method="approximate")
+    assert i_ap.dtype == np.int32 and d_ap.dtype == dtype
+    assert not np.any(i_ap == np.arange(X.shape[0])[:, None])
+    assert np.all(np.diff(d_ap, axis=1) >= 0)
+    recall = np.mean([len(set(a) & set(b)) / k for a, b in zip(i_ex, i_ap)])
+    assert recall > 0.9, recall
+    # the isolated rows (no shared term: no candidate) got the exact lists
+    np.testing.assert_array_equal(np.sort(i_ap[:3], axis=1), np.sort(i_ex[:3], axis=1))
+    Xd = X.toarray().astype(np.float64)
+    true = np.linalg.norm(Xd[:, None, :] - Xd[i_ap], axis=2)
+    np.testing.assert_allclose(d_ap, true, rtol=1e-5, atol=1e-6)
+    for nj in (2, 3):
+        d2, i2 = g.knn_search(X, k, method="approximate", n_jobs=nj)
+        np.testing.assert_array_equal(i_ap, i2)
+        np.testing.assert_array_equal(d_ap, d2)
+
+
+def test_sparse_candidates_capped_posting_lists(monkeypatch):
+    """The posting-list cap and the top-terms cut bound the work: with both
+    at their smallest the lists are still valid (exact distances, sorted),
+    and with no cut at all the search is exact."""
+    import semisvm.graph as g
+
+    X, _ = _topic_rows(n=400, dtype=np.float64)
+    d_ex, i_ex = g.knn_search(X, 5, method="exact")
+    monkeypatch.setattr(g, "SPARSE_TOP_TERMS", 1)
+    monkeypatch.setattr(g, "SPARSE_POSTING_CAP", 3)
+    d1, i1 = g.knn_search(X, 5, method="approximate")
+    Xd = X.toarray()
+    np.testing.assert_allclose(d1, np.linalg.norm(Xd[:, None] - Xd[i1], axis=2),
+                               rtol=1e-10)
+    assert np.all(np.diff(d1, axis=1) >= 0)
+    monkeypatch.setattr(g, "SPARSE_TOP_TERMS", 10_000)
+    monkeypatch.setattr(g, "SPARSE_POSTING_CAP", 10_000)
+    monkeypatch.setattr(g, "SPARSE_CANDIDATES", 100)
+    d2, i2 = g.knn_search(X, 5, method="approximate")
+    np.testing.assert_allclose(d2, d_ex, rtol=1e-10)
+
+
+def test_graph_nbytes_of_sparse_rows_counts_no_dense_index():
+    """Sparse rows: the approximate search holds the posting lists and the
+    candidate lists (about 9 GB for 1M x 50k text rows of 50 terms, float32),
+    never an n x n_features index (200 GB); exact below its own switch."""
+    import semisvm.graph as gmod
+
+    n, nnz = 1_000_000, 50_000_000
+    b = gmod.graph_nbytes(n, 10, 4, 50_000, nnz=nnz)
+    assert b < 10 * 2**30 < gmod.graph_nbytes(n, 10, 4, 50_000)
+    m = gmod.SPARSE_CANDIDATES * 11
+    below = gmod.graph_nbytes(gmod.SPARSE_ANN_MIN_SAMPLES - 1, 10, 4, 50_000, nnz=50)
+    at = gmod.graph_nbytes(gmod.SPARSE_ANN_MIN_SAMPLES, 10, 4, 50_000, nnz=50)
+    assert at - below > gmod.SPARSE_ANN_MIN_SAMPLES * m * 20 > 0

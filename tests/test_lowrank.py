@@ -659,3 +659,119 @@ def test_safe_folds_reuse_the_fit_ridge_system_and_choose_as_cold(monkeypatch, E
     assert warm.unlabeled_gain_ == pytest.approx(cold.unlabeled_gain_)
     assert warm.fell_back_ == cold.fell_back_
     monkeypatch.setattr(KNNGraph, "_recall", real_recall)
+
+
+def _four_blobs(n=1200, seed=0):
+    rng = np.random.RandomState(seed)
+    yt = np.arange(n) % 4
+    X = (rng.randn(n, 5) + 3.0 * np.eye(5)[yt]).astype(np.float32)
+    y = np.full(n, -1)
+    for c in range(4):
+        y[np.flatnonzero(yt == c)[:5]] = c
+    return X, y, yt
+
+
+@pytest.mark.parametrize("Est", [LapSVM, LapRLS])
+def test_n_jobs_same_bits_and_threads_held(monkeypatch, Est):
+    """n_jobs: the graph's HNSW search and the graph CG on n_jobs threads
+    (OpenMP held at n_jobs, BLAS at one inside the fit), the same model to
+    the bit for 1, 2 and 3 threads; refused when not an integer."""
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    import semisvm._lowrank as lr
+    import semisvm.graph as gr
+    import semisvm.manifold as m
+    from semisvm._rows import n_threads
+
+    X, y, yt = _four_blobs()
+    monkeypatch.setattr(m, "LOWRANK_MIN_SAMPLES", 300)
+    monkeypatch.setattr(m, "AUTO_COMPONENTS", 60)
+    monkeypatch.setattr(gr, "ANN_MIN_SAMPLES", 500)     # the HNSW index
+    seen = []
+    real = lr._lapsvm.graph_block_cg
+
+    class Spy:
+        def __getattr__(self, name):
+            return getattr(lr._lapsvm, name)
+
+        @staticmethod
+        def graph_block_cg(*args):
+            pools = {}
+            for info in threadpool_info():
+                pools.setdefault(info["user_api"], []).append(info["num_threads"])
+            seen.append((args[-1], pools))
+            return real(*args)
+
+    # (a first fit loads the index's library, whose own OpenMP runtime the
+    # fit's limit, set up before it loaded, cannot hold)
+    Est().fit(X[:600], y[:600])
+    monkeypatch.setattr(lr, "_lapsvm", Spy())
+    got = []
+    for k in (1, 2, 3):
+        seen.clear()
+        with threadpool_limits(limits=2, user_api="blas"):
+            est = Est(n_jobs=k).fit(X, y)
+        assert est.mode_ == "nystroem" and est.lowrank_fit_ == "graph"
+        assert est.graph_.method_ == "approximate" and est.graph_.n_jobs == k
+        # (capped at the cores there are; the CG's row blocks over threads
+        # give the same bits: tests/core, graph_block_cg)
+        assert seen and all(nt == n_threads(k) for nt, _ in seen)
+        for _, pools in seen:
+            assert all(t == 1 for t in pools.get("blas", [])), pools
+            assert all(t == n_threads(k) for t in pools.get("openmp", [])), pools
+        assert np.mean(est.transduction_ != yt) < 0.05
+        got.append([a.tobytes() for a in (
+            est.dual_coef_, est.intercept_, est.transduction_,
+            est.decision_function(X), est.graph_.indices_)])
+    assert got[0] == got[1] == got[2]
+    with pytest.raises(TypeError, match="n_jobs"):
+        Est(n_jobs=1.5).fit(X, y)
+    with pytest.raises(ValueError, match="n_jobs"):
+        Est(n_jobs=0).fit(X, y)
+
+
+@pytest.mark.parametrize("fit", ["graph", "coupled"])
+def test_random_state_instance_is_drawn_from(monkeypatch, fit):
+    """random_state=RandomState(0): the landmarks of its first draw, those of
+    random_state=0 (scikit-learn's convention, not refused)."""
+    import semisvm.manifold as m
+
+    X, y, _ = _three_blobs()
+    monkeypatch.setattr(m, "LOWRANK_MIN_SAMPLES", 100)
+    monkeypatch.setattr(m, "AUTO_COMPONENTS", 40)
+    a = LapRLS(gamma=0.2, lowrank_fit=fit, safe=False).fit(X, y)
+    b = LapRLS(gamma=0.2, lowrank_fit=fit, safe=False,
+               random_state=np.random.RandomState(0)).fit(X, y)
+    assert b.lowrank_fit_ == fit
+    np.testing.assert_array_equal(a.landmarks_, b.landmarks_)
+    np.testing.assert_allclose(a.dual_coef_, b.dual_coef_, rtol=1e-12)
+    with pytest.raises(ValueError, match="random_state"):
+        LapRLS(lowrank_fit=fit, random_state=-1).fit(X, y)
+
+
+@pytest.mark.parametrize("Est", [LapSVM, LapRLS])
+def test_safety_fold_model_predicts_only(monkeypatch, Est):
+    """The safety net's fold model (``_safe_semi``) stays one through
+    clone, skips the decision over its training rows (no transduction_)
+    and predicts the held-out rows as the same fit made in full does."""
+    from sklearn.base import clone
+
+    import semisvm.manifold as m
+
+    X, y, yt = _three_blobs()
+    monkeypatch.setattr(m, "LOWRANK_MIN_SAMPLES", 100)
+    monkeypatch.setattr(m, "AUTO_COMPONENTS", 40)
+    full = Est(gamma_I=0.5, safe=False).fit(X, y)
+    semi = full._safe_semi()
+    fold = clone(clone(semi))
+    assert fold._safety_fold and fold.graph is full.graph_
+    held = np.flatnonzero(y != -1)[::3]
+    rows = np.setdiff1d(np.arange(X.shape[0]), held)
+    f = fold.fit(X[rows], y[rows])
+    assert f.transduction_ is None and f.result_ is None
+    ref = Est(**semi.get_params(deep=False)).fit(X[rows], y[rows])
+    assert ref.transduction_ is not None
+    np.testing.assert_array_equal(f.predict(X[held]), ref.predict(X[held]))
+    np.testing.assert_array_equal(f.predict(X), ref.predict(X))
+    # a plain clone of the fitted estimator is no fold model
+    assert not getattr(clone(full), "_safety_fold", False)
