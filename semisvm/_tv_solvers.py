@@ -501,7 +501,7 @@ _STABLE_FACTOR = 2     # "labels_stable" after _STABLE_FACTOR * n_stable iterati
 
 def tv_splitting(rk, W, y, n_classes, loss, gamma, lam, eta, mu, r1, r2, r,
                  normalize, tol, n_stable, max_iter, rof_tol, rof_max_iter,
-                 smo_tol, verbose, label_tol, n_threads=1):
+                 smo_tol, verbose, label_tol, n_threads=1, multiplier=True):
     """The splitting loop of :func:`semisvm.graph_tv.graph_tv` (``n_threads``:
     the graph ROF solver's; the result does not depend on it)."""
     if n_classes == 2:
@@ -510,7 +510,7 @@ def tv_splitting(rk, W, y, n_classes, loss, gamma, lam, eta, mu, r1, r2, r,
                           smo_tol, verbose, label_tol, n_threads)
     return _tv_multi(rk, W, y, n_classes, loss, gamma, lam, eta, mu, r,
                      normalize, tol, n_stable, max_iter, rof_tol, rof_max_iter,
-                     smo_tol, verbose, label_tol, n_threads)
+                     smo_tol, verbose, label_tol, n_threads, multiplier)
 
 
 def _stable_stop(state, labels, unl, residual, tol, n_stable):
@@ -638,7 +638,7 @@ def _tv_binary(rk, W, y, loss, gamma, lam, eta, mu, r1, r2, normalize, tol,
 
 def _tv_multi(rk, W, y, c, loss, gamma, lam, eta, mu, r, normalize, tol,
               n_stable, max_iter, rof_tol, rof_max_iter, smo_tol, verbose,
-              label_tol, n_threads=1):
+              label_tol, n_threads=1, multiplier=True):
     n = rk.n
     dt = rk.dtype
     lab = np.flatnonzero(y != UNLABELED)
@@ -682,7 +682,8 @@ def _tv_multi(rk, W, y, c, loss, gamma, lam, eta, mu, r, normalize, tol,
         G[lab] = Y1[lab]
         if radius is not None:
             G = _norm(G, radius)
-        U += r * (F - G)
+        if multiplier:
+            U += r * (F - G)
         res = float(np.linalg.norm(F - G) / max(np.linalg.norm(G), 1e-300))
         tv = sum(rof.tv(G[:, k]) for k in range(c))
         if loss == "squared":
@@ -699,7 +700,12 @@ def _tv_multi(rk, W, y, c, loss, gamma, lam, eta, mu, r, normalize, tol,
         if stop:
             converged = True
             break
+    # the kernel fit's classes on the labeled rows (before the overwrite
+    # G_L = Y_L): how far the RKHS part of the fit disagrees with the labels
+    fit_lab = F[lab] + (bias if loss == "hinge" else 0.0)
+    conflict = float(np.mean(np.argmax(fit_lab, axis=1) != y[lab]))
     return dict(model="tv", loss=loss, decision=G, labels=labels, alpha=Alpha,
+                label_conflict=conflict,
                 intercept=bias if loss == "hinge" else np.zeros(c),
                 objective=history[-1], n_iter=it, converged=converged,
                 status=stop if converged else "max_iter",
