@@ -1187,21 +1187,31 @@ class _TVBase(_GraphTVBase):
         if binary or scheme != "auto":
             return graph_tv(K, W, y, scheme="augmented" if binary else scheme,
                             **weights, **kw)
-        # [NP] the penalty iteration first: it settles (or not) within
-        # PENALTY_BUDGET iterations; kept when it settled and its kernel fit
-        # agrees with the labels, else the augmented iteration
+        # [NP] the penalty iteration first, kept when it settled within
+        # PENALTY_BUDGET iterations, its kernel fit agrees with the labels
+        # (at most conflict_tol of them contradicted) and no class collapsed
+        # (each holds at least PENALTY_MIN_SHARE of an even share n / c of
+        # the rows); else the augmented iteration from the start. Measured:
+        # 5,000 clusters in 10 dimensions (10 classes, 10 labels each) kept
+        # (30 iterations, 4.0% error; augmented: 300, 16-17%); USPS {0,1,4,9}
+        # 10 labels per class: the penalty iteration settles with class 4
+        # reduced to 30 of 4,495 rows (19% error) -> augmented (1.6%); with
+        # 60 features (50 of them noise) it does not settle -> augmented
         res = graph_tv(K, W, y, scheme="penalty",
                        **weights, **dict(kw, max_iter=min(kw["max_iter"],
                                                           PENALTY_BUDGET)))
         tol = 0.1 if self.conflict_tol is None else self.conflict_tol
-        self.scheme_tried_ = res
-        if res.converged and res.label_conflict <= tol:
+        c = self.classes_.shape[0]
+        share = np.bincount(res.labels, minlength=c).min() / (y.shape[0] / c)
+        if res.converged and res.label_conflict <= tol and share >= PENALTY_MIN_SHARE:
             return res
         return graph_tv(K, W, y, scheme="augmented", **weights, **kw)
 
 
 # multi-class TV, scheme="auto": the penalty iteration's budget
 PENALTY_BUDGET = 60
+# ... and the smallest class it may leave, as a fraction of n / n_classes
+PENALTY_MIN_SHARE = 0.25
 # the default TV weight (two classes) is gamma = (n / TV_ROWS)^(2/d) (and
 # TVSVM's hinge weight mu = 10 gamma), d the intrinsic dimension: measured on two moons (noise 0.15, 3
 # labels per class, seeds 0-2), TVRLS with gamma = 1 has 1.9 / 2.0 / 10.7 %
@@ -1386,6 +1396,16 @@ class TVRLS(_TVBase):
         (``normalize=None``) with ``gamma x 0.01`` (TVSVM also ``mu x
         10``); None: never (see "Defaults"). The fraction is stored in
         ``label_conflict_``, the refit in ``refit_convex_``.
+    scheme : {"auto", "augmented", "penalty"}, default="auto"
+        The multi-class splitting (ignored for two classes; see
+        :func:`graph_tv`): ``"augmented"`` with the multiplier update (the
+        iteration behind the paper's USPS tables), ``"penalty"`` without it.
+        "auto": the penalty iteration, for at most 60 outer iterations,
+        kept when it settled (the labels stable), its kernel fit contradicts
+        at most ``conflict_tol`` (None: 0.1) of the labels and every class
+        holds at least a quarter of an even share ``n / n_classes`` of the
+        rows; otherwise the augmented iteration from the start. The scheme
+        used is ``result_.scheme``.
     """ + _COMMON_DOC + r"""
     See Also
     --------
@@ -1453,6 +1473,8 @@ class TVSVM(_TVBase):
     conflict_tol : float or None, default=0.1
         As in :class:`TVRLS` (the convex refit uses ``gamma x 0.01`` and
         ``mu x 10``).
+    scheme : {"auto", "augmented", "penalty"}, default="auto"
+        The multi-class splitting, as in :class:`TVRLS`.
     """ + _COMMON_DOC + r"""
     See Also
     --------
