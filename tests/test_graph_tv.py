@@ -470,7 +470,8 @@ def test_tv_scheme_auto_keeps_the_penalty_iteration_when_it_settles():
     assert est.result_.scheme == "penalty" and est.result_.converged
     assert est.result_.label_conflict <= 0.1
     assert np.mean(est.transduction_ != yt) <= 0.02
-    fixed = TVRLS(safe=False, scheme="penalty").fit(X, y)
+    # "auto" runs it with at most PENALTY_ROF_MAX_ITER = 20 ROF steps
+    fixed = TVRLS(safe=False, scheme="penalty", rof_max_iter=20).fit(X, y)
     np.testing.assert_array_equal(fixed.result_.decision, est.result_.decision)
     with pytest.raises(ValueError, match="scheme"):
         TVRLS(scheme="admm").fit(X, y)
