@@ -162,16 +162,32 @@ def _check_features(Z):
     return Z
 
 
+def _shared(cache, key, ref, *values):
+    """The part of a solve cache (a dict kept by the caller across solves,
+    e.g. the check's folds) for the array ``ref`` (by identity: the cache
+    holds it, so its id is not reused meanwhile) and the ``values``."""
+    if cache is None:
+        return None
+    k = (key, id(ref)) + values
+    entry = cache.get(k)
+    if entry is None or entry["ref"] is not ref:
+        entry = cache[k] = {"ref": ref, "data": {}}
+    return entry["data"]
+
+
 def _common_checks(K, Z, nugget, W, y, lam, r_values, tol, max_iter, n_stable, rof_tol,
-                   rof_max_iter):
+                   rof_max_iter, cache=None):
     if Z is None:
+        rk_cache = _shared(cache, "rkhs", K)
         K = check_kernel_matrix(K)
-        rk = RKHS(K=K)
+        rk = RKHS(K=K, cache=rk_cache)
     elif K is not None:
         raise ValueError("give the kernel as K or as its factor Z, not both")
     else:
+        rk_cache = _shared(cache, "rkhs", Z, float(nugget))
         rk = RKHS(Z=_check_features(Z),
-                  delta=check_positive(nugget, "nugget", allow_zero=True))
+                  delta=check_positive(nugget, "nugget", allow_zero=True),
+                  cache=rk_cache)
     n = rk.n
     W = check_affinity(W, "W")     # square, symmetric, finite, >= 0 (CSR)
     if W.shape != (n, n):
@@ -202,7 +218,7 @@ def graph_tv(K, W, y, *, loss="squared", gamma=1.0, lam=1.0, eta=1.0, mu=1.0,
              r1=1.0, r2=1.0, r=1.0, normalize="n", tol=1e-4, n_stable=10,
              label_tol=0.01, max_iter=300, rof_tol=1e-4, rof_max_iter=500,
              smo_tol=1e-6, verbose=False, Z=None, nugget=0.0, n_jobs=None,
-             scheme="augmented"):
+             scheme="augmented", _cache=None):
     r"""TV-RLS (``loss="squared"``) or TV-SVM (``loss="hinge"``), binary or multi-class.
 
     Binary (2 classes; class 1 is +1), the splitting ``f = K alpha = g``,
@@ -327,9 +343,10 @@ def graph_tv(K, W, y, *, loss="squared", gamma=1.0, lam=1.0, eta=1.0, mu=1.0,
     """
     if loss not in ("squared", "hinge"):
         raise ValueError(f"loss must be 'squared' or 'hinge', got {loss!r}")
+    rof_cache = _shared(_cache, "rof", W)
     rk, W, y, n_classes = _common_checks(
         K, Z, nugget, W, y, lam, {"eta": eta, "mu": mu, "r1": r1, "r2": r2, "r": r},
-        tol, max_iter, n_stable, rof_tol, rof_max_iter)
+        tol, max_iter, n_stable, rof_tol, rof_max_iter, _cache)
     n_threads = check_n_jobs(n_jobs)
     check_positive(gamma, "gamma", allow_zero=True)
     _check_label_tol(label_tol)
@@ -346,7 +363,7 @@ def graph_tv(K, W, y, *, loss="squared", gamma=1.0, lam=1.0, eta=1.0, mu=1.0,
         out = tv_splitting(rk, W, y, n_classes, loss, gamma, lam, eta, mu, r1,
                            r2, r, normalize, tol, n_stable, max_iter, rof_tol,
                            rof_max_iter, smo_tol, verbose, label_tol, n_threads,
-                           scheme == "augmented")
+                           scheme == "augmented", rof_cache)
     if n_classes > 2:
         out["scheme"] = scheme
     out["total_time"] = time.perf_counter() - t0
@@ -359,7 +376,8 @@ def graph_tv(K, W, y, *, loss="squared", gamma=1.0, lam=1.0, eta=1.0, mu=1.0,
 def graph_cheeger(K, W, y, *, loss="squared", lam=1.0, mu=1.0, r=1.0, c=1.0,
                   balance="median", start="auto", normalize="n", tol=1e-6, n_stable=10,
                   label_tol=0.01, max_iter=300, rof_tol=1e-4, rof_max_iter=500,
-                  smo_tol=1e-6, verbose=False, Z=None, nugget=0.0, n_jobs=None):
+                  smo_tol=1e-6, verbose=False, Z=None, nugget=0.0, n_jobs=None,
+                  _cache=None):
     r"""Cheeger-RLS (``loss="squared"``) or Cheeger-SVM (``loss="hinge"``).
 
     Minimises the balanced Cheeger ratio ``E(f) = TV(f) / B(f)`` with ``f_i =
@@ -493,9 +511,10 @@ def graph_cheeger(K, W, y, *, loss="squared", lam=1.0, mu=1.0, r=1.0, c=1.0,
     if isinstance(balance, str) and balance not in ("median", "lambda", "auto"):
         raise ValueError(f"balance must be 'median', 'lambda', 'auto' or class "
                          f"fractions, got {balance!r}")
+    rof_cache = _shared(_cache, "rof", W)
     rk, W, y, n_classes = _common_checks(
         K, Z, nugget, W, y, lam, {"mu": mu, "r": r, "c": c}, tol, max_iter, n_stable,
-        rof_tol, rof_max_iter)
+        rof_tol, rof_max_iter, _cache)
     n_threads = check_n_jobs(n_jobs)
     _check_label_tol(label_tol)
     normalize = _check_normalize(normalize)
@@ -505,7 +524,7 @@ def graph_cheeger(K, W, y, *, loss="squared", lam=1.0, mu=1.0, r=1.0, c=1.0,
         out = cheeger_ratio(rk, W, y, n_classes, loss, lam, mu, r, c, balance,
                             start, normalize, tol, n_stable, label_tol,
                             max_iter, rof_tol, rof_max_iter, smo_tol, verbose,
-                            n_threads)
+                            n_threads, rof_cache)
     out["total_time"] = time.perf_counter() - t0
     out["total_cpu_time"] = time.process_time() - c0
     return _result(**out)
@@ -770,10 +789,13 @@ class _GraphTVBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
         self._exact_rows = (X if Z is not None and self._exact_fallback(n, X.dtype)
                             else None)
         self._exact_K = None
+        # the edge list, step bound, Z'Z and label-independent factorisations
+        # of this fit's W and kernel, shared with the check's fold solves
+        self._solve_cache = {}
         try:
             return self._fit_solve(X, y, y_enc, K, W, Z, safe, landmarks, N)
         finally:
-            del self._exact_rows, self._exact_K
+            del self._exact_rows, self._exact_K, self._solve_cache
 
     def _fit_solve(self, X, y, y_enc, K, W, Z, safe, landmarks, N):
         """Solve on K (or its factor Z), store the fit and run the check."""
@@ -1188,7 +1210,7 @@ class _TVBase(_GraphTVBase):
                   label_tol=self.label_tol, max_iter=self.max_iter,
                   rof_tol=self.rof_tol, rof_max_iter=self.rof_max_iter,
                   verbose=bool(self.verbose), Z=Z, nugget=nugget,
-                  n_jobs=self.n_jobs)
+                  n_jobs=self.n_jobs, _cache=getattr(self, "_solve_cache", None))
         res = self._solve_scheme(K, W, y, binary, kw, gamma=gamma, mu=mu,
                                  normalize=self.normalize)
         lab = y != UNLABELED
@@ -1324,7 +1346,8 @@ class _CheegerBase(_GraphTVBase):
                              label_tol=self.label_tol,
                              max_iter=self.max_iter, rof_tol=self.rof_tol,
                              rof_max_iter=self.rof_max_iter,
-                             verbose=bool(self.verbose), n_jobs=self.n_jobs)
+                             verbose=bool(self.verbose), n_jobs=self.n_jobs,
+                             _cache=getattr(self, "_solve_cache", None))
 
 
 _TV_DEFAULTS_DOC = """

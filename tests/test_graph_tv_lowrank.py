@@ -377,3 +377,40 @@ def test_multi_class_tv_auto_scheme_stays_low_rank_without_memory(monkeypatch):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         assert TVRLS(safe=False).fit(X, y).mode_ == "exact"
+
+
+@pytest.mark.parametrize("Est,n_classes,n_components", [
+    (TVRLS, 2, None), (CheegerSVM, 2, 20), (TVSVM, 3, None), (CheegerRLS, 3, 20)])
+def test_check_folds_share_the_solve_cache_same_bits(Est, n_classes, n_components,
+                                                     monkeypatch):
+    # the check's fold solves reuse the fit's edge list, step bound, Z'Z and
+    # label-independent factorisations: the same bits as solving cold, and
+    # each is computed once per fit
+    import semisvm._tv_solvers as ts
+    X, y, _ = _problem(n_classes, n=80, per_class=6)
+    calls = {"grad": 0, "chol": 0}
+    grad, cho = ts._grad_norm, ts.sla.cho_factor
+
+    def count_grad(*a, **k):
+        calls["grad"] += 1
+        return grad(*a, **k)
+
+    def count_chol(*a, **k):
+        calls["chol"] += 1
+        return cho(*a, **k)
+    monkeypatch.setattr(ts, "_grad_norm", count_grad)
+    monkeypatch.setattr(ts.sla, "cho_factor", count_chol)
+    kw = dict(n_components=n_components, max_iter=30)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        warm = Est(**kw).fit(X, y)
+        shared = dict(calls)
+        monkeypatch.setattr(gt, "_shared", lambda *a, **k: None)
+        calls.update(grad=0, chol=0)
+        cold = Est(**kw).fit(X, y)
+    assert warm.safe_check_ == cold.safe_check_ and warm.safe_check_.startswith("two folds")
+    np.testing.assert_array_equal(warm.result_.decision, cold.result_.decision)
+    assert warm.unlabeled_gain_ == cold.unlabeled_gain_
+    assert warm.fell_back_ == cold.fell_back_
+    assert shared["grad"] == 1 and calls["grad"] == 3
+    assert shared["chol"] < calls["chol"]
