@@ -1017,8 +1017,17 @@ _COMMON_DOC = """
     max_iter : int, default=300
         Outer iterations; a ConvergenceWarning is raised when reached.
     rof_tol, rof_max_iter : relative primal-dual gap (default 1e-3) and
-        iteration cap (200) of each graph-ROF solve (warm started; 1e-3
-        halves the ROF time against 1e-4 at the same USPS error).
+        iteration cap of each graph-ROF solve (warm started; 1e-3 halves
+        the ROF time against 1e-4 at the same USPS error). The cap: 200 for
+        TVRLS / TVSVM; for CheegerRLS / CheegerSVM "auto" (default): 200 up
+        to 2,000 training rows, 20 above (inexact warm-started inner
+        solves: the ratio step's ROF problem has a weak fidelity term and
+        ran to its cap on every outer iteration; measured 10 classes on
+        5,000 rows: 9.2 -> 3.5 CPU s at the same 3.94% error; USPS
+        {0,1,4,9}, 1 / 10 labels per class, 2 draws: CheegerRLS 14.7 / 2.39
+        -> 2.54 / 2.32%, CheegerSVM 16.9 / 2.39 -> 4.64 / 2.32%; kept at
+        200 on small sets, where a solve is cheap and 20 steps moved
+        two moons of 240 rows to another cut).
     random_state : int, RandomState or None, default=None
         Only used to subsample rows for the default kernel width when there
         are more than 1000; None: evenly spaced rows (no randomness: two fits
@@ -1305,7 +1314,7 @@ class _CheegerBase(_GraphTVBase):
                  start="auto",
                  normalize="sqrt", kernel="rbf", kernel_gamma=None, degree=3, coef0=0.0,
                  n_neighbors=None, weights="self-tuning", tol=1e-6, n_stable=10,
-                 label_tol=0.01, max_iter=300, rof_tol=1e-3, rof_max_iter=200,
+                 label_tol=0.01, max_iter=300, rof_tol=1e-3, rof_max_iter="auto",
                  random_state=None, safe="auto", safe_cv=5,
                  safe_margin=0.0, verbose=0, n_components="auto",
                  graph=None, n_jobs=None):
@@ -1345,9 +1354,23 @@ class _CheegerBase(_GraphTVBase):
                              tol=self.tol, n_stable=self.n_stable,
                              label_tol=self.label_tol,
                              max_iter=self.max_iter, rof_tol=self.rof_tol,
-                             rof_max_iter=self.rof_max_iter,
+                             rof_max_iter=self._rof_max_iter(y.shape[0]),
                              verbose=bool(self.verbose), n_jobs=self.n_jobs,
                              _cache=getattr(self, "_solve_cache", None))
+
+    def _rof_max_iter(self, n):
+        """rof_max_iter="auto": CHEEGER_ROF_MAX_ITER steps per ROF solve above
+        LOWRANK_MIN_SAMPLES rows, 200 up to it."""
+        m = self.rof_max_iter
+        if isinstance(m, str):
+            if m != "auto":
+                raise ValueError(f"rof_max_iter must be 'auto' or an int, got {m!r}")
+            return CHEEGER_ROF_MAX_ITER if n > LOWRANK_MIN_SAMPLES else 200
+        return m
+
+
+# rof_max_iter="auto" of the Cheeger models above LOWRANK_MIN_SAMPLES rows
+CHEEGER_ROF_MAX_ITER = 20
 
 
 _TV_DEFAULTS_DOC = """

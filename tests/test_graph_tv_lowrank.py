@@ -414,3 +414,22 @@ def test_check_folds_share_the_solve_cache_same_bits(Est, n_classes, n_component
     assert warm.fell_back_ == cold.fell_back_
     assert shared["grad"] == 1 and calls["grad"] == 3
     assert shared["chol"] < calls["chol"]
+
+
+@pytest.mark.parametrize("n,steps", [(100, 200), (101, 20)])
+def test_cheeger_rof_budget_auto_both_sides(n, steps, monkeypatch):
+    # rof_max_iter="auto": 200 ROF steps per solve up to LOWRANK_MIN_SAMPLES
+    # rows, CHEEGER_ROF_MAX_ITER = 20 above (the same bits as given by hand)
+    monkeypatch.setattr(gt, "LOWRANK_MIN_SAMPLES", 100)
+    monkeypatch.setattr(gt, "AUTO_COMPONENTS", 20)
+    X, y, _ = _problem(3, n=n, per_class=4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        auto = CheegerRLS(safe=False).fit(X, y)
+        given = CheegerRLS(safe=False, rof_max_iter=steps).fit(X, y)
+        other = CheegerRLS(safe=False, rof_max_iter=220 - steps).fit(X, y)
+    np.testing.assert_array_equal(auto.result_.decision, given.result_.decision)
+    assert auto.result_.n_rof_iter == given.result_.n_rof_iter
+    assert auto.result_.n_rof_iter != other.result_.n_rof_iter
+    with pytest.raises(ValueError, match="rof_max_iter"):
+        CheegerRLS(rof_max_iter="fast").fit(X, y)
