@@ -120,8 +120,9 @@ __all__ = [
 # exact path factorises the n x n system: O(n^3) time, 2 n^2 floats)
 LOWRANK_MIN_SAMPLES = 2000
 AUTO_COMPONENTS = 500
-# ... except the multi-class TV models, exact up to this many rows: their
-# normalised simplex iteration needs f = K alpha to follow the graph iterate
+# ... except the augmented iteration of the multi-class TV models (scheme=
+# "augmented", or "auto" when its penalty iteration is rejected), exact up
+# to this many rows: their normalised simplex iteration needs f = K alpha to follow the graph iterate
 # closely, which a rank-m kernel cannot (USPS {0,1,4,9}, n = 4495, one label
 # per class, seed 0: TV-RLS 1.4% error exact, 72% / 35% / 41% with 500 /
 # 500 + nugget / 1000 landmarks, stuck at max_iter; 10 labels: 1.6% against
@@ -1062,8 +1063,10 @@ _COMMON_DOC = """
         Nystroem feature map over m landmark rows (the labeled rows first,
         the others drawn with ``random_state``, seed 0 when None), ``K ~ Z
         Z'``, every RKHS step an m x m system (O(n m) memory); "auto": exact
-        up to 2000 training rows (TVRLS / TVSVM with more than two classes:
-        10,000), Nystroem with min(500, n) landmarks above.
+        up to 2000 training rows, Nystroem with min(500, n) landmarks
+        above (TVRLS / TVSVM with more than two classes: their augmented
+        iteration, ``scheme="augmented"`` or a rejected penalty iteration
+        of ``scheme="auto"``, takes the exact kernel up to 10,000 rows).
         With m = n the Nystroem path gives the exact solution.
     graph : semisvm.graph.KNNGraph or None, default=None
         The kNN graph, built once and shared (its ``n_neighbors`` and
