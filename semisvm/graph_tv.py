@@ -316,6 +316,11 @@ def graph_tv(K, W, y, *, loss="squared", gamma=1.0, lam=1.0, eta=1.0, mu=1.0,
         kernel fit: 6% error at iteration 3, 14-19% from iteration 20 on,
         no stop in 300) and the penalty one settles in 29 iterations at
         4.0%. The estimators choose between them (``scheme="auto"``).
+    _cache : dict or None, default=None
+        Private: a dict the caller keeps across solves on the same ``W`` and
+        kernel (the estimators' check folds); the edge list, the ROF step
+        bound, ``Z'Z`` and the label-independent factorisations are then
+        computed once (matched by the arrays' identity). Same bits as None.
 
     Returns
     -------
@@ -479,6 +484,11 @@ def graph_cheeger(K, W, y, *, loss="squared", lam=1.0, mu=1.0, r=1.0, c=1.0,
     n_jobs : int or None, default=None
         Threads of the graph-ROF solver (None: 1, -1: all cores); the
         result is the same to the bit whatever the count.
+    _cache : dict or None, default=None
+        Private: a dict the caller keeps across solves on the same ``W`` and
+        kernel (the estimators' check folds); the edge list, the ROF step
+        bound, ``Z'Z`` and the label-independent factorisations are then
+        computed once (matched by the arrays' identity). Same bits as None.
 
     Returns
     -------
