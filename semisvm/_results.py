@@ -393,6 +393,14 @@ class GraphTVResult:
     rof_cpu_time, total_cpu_time : float
         The same in CPU seconds of the process (``time.process_time``; the
         ROF solver runs on one thread, the factorisations on BLAS threads).
+    label_conflict : float or None
+        Multi-class TV: the fraction of the labeled rows whose class in the
+        RKHS fit ``f = K alpha`` (argmax, before the labeled rows are reset
+        to their labels) is not their label; None for the other models.
+    scheme : str or None
+        Multi-class TV: the splitting scheme that gave the result
+        (``"augmented"``: with the multiplier update; ``"penalty"``: without
+        it); None for the other models.
     """
 
     model: str
@@ -412,6 +420,8 @@ class GraphTVResult:
     total_time: float
     rof_cpu_time: float = 0.0
     total_cpu_time: float = 0.0
+    label_conflict: float | None = None
+    scheme: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

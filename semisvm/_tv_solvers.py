@@ -246,10 +246,21 @@ def _grad_norm(src, dst, w, n):
 class _ROF:
     """Warm-started graph ROF solves of all columns at once (one dual column each)."""
 
-    def __init__(self, W, n_cols, tol, max_iter, dtype=np.float64, n_threads=1):
-        self.src, self.dst, self.w = _edges(W, dtype)
-        self.L = _grad_norm(self.src, self.dst, self.w, W.shape[0])
-        self.incidence = edge_incidence(self.src, self.dst, self.w, W.shape[0])
+    def __init__(self, W, n_cols, tol, max_iter, dtype=np.float64, n_threads=1,
+                 cache=None):
+        # the edge list, step bound and incidence lists depend on W alone:
+        # ``cache`` (a dict kept by the caller for one W) shares them
+        # between solves on the same graph (the check's folds)
+        key = ("rof", np.dtype(dtype).str)
+        got = None if cache is None else cache.get(key)
+        if got is None:
+            src, dst, w = _edges(W, dtype)
+            n = W.shape[0]
+            got = (src, dst, w, _grad_norm(src, dst, w, n),
+                   edge_incidence(src, dst, w, n))
+            if cache is not None:
+                cache[key] = got
+        self.src, self.dst, self.w, self.L, self.incidence = got
         self.n_threads = n_threads
         self.dtype = dtype
         self.p = np.zeros((self.src.shape[0], n_cols), dtype=dtype)
@@ -378,31 +389,45 @@ class RKHS:
     (``gram``) to share it across fits.
     """
 
-    def __init__(self, K=None, Z=None, gram=None, delta=0.0):
+    def __init__(self, K=None, Z=None, gram=None, delta=0.0, cache=None):
         if (K is None) == (Z is None):
             raise ValueError("give K or Z")
         self.K = K
         self.Z = Z
-        self.gram = gram
         self.delta = float(delta)
         A = K if Z is None else Z
         self.n = A.shape[0]
         self.dtype = A.dtype
+        # ``cache``: a dict kept by the caller for one kernel (K or Z and
+        # delta): Z'Z and the label-independent factorisations are shared
+        # by the solves that use it (the check's folds)
+        self.cache = {} if cache is None else cache
+        if gram is not None:
+            self.cache["gram"] = gram
+
+    @property
+    def gram(self):
+        return self.cache.get("gram")
 
     @property
     def low_rank(self):
         return self.Z is not None
 
     def _gram(self):
-        if self.gram is None:
-            self.gram = feature_gram(self.Z)
-        return self.gram
+        if "gram" not in self.cache:
+            self.cache["gram"] = feature_gram(self.Z)
+        return self.cache["gram"]
 
     def factor(self, lam, r):
-        if self.Z is None:
-            return _Factor(self.K, lam, r)
-        c = r / (lam + self.delta * r)
-        return _LowRankFactor(self.Z, c * self._gram(), lam, r, self.delta)
+        key = ("factor", float(lam), float(r))
+        if key not in self.cache:
+            if self.Z is None:
+                self.cache[key] = _Factor(self.K, lam, r)
+            else:
+                c = r / (lam + self.delta * r)
+                self.cache[key] = _LowRankFactor(self.Z, c * self._gram(), lam, r,
+                                                 self.delta)
+        return self.cache[key]
 
     def weighted_factor(self, lam, r, eta, labeled):
         d = (eta * labeled + r).astype(self.dtype)
@@ -501,16 +526,18 @@ _STABLE_FACTOR = 2     # "labels_stable" after _STABLE_FACTOR * n_stable iterati
 
 def tv_splitting(rk, W, y, n_classes, loss, gamma, lam, eta, mu, r1, r2, r,
                  normalize, tol, n_stable, max_iter, rof_tol, rof_max_iter,
-                 smo_tol, verbose, label_tol, n_threads=1):
+                 smo_tol, verbose, label_tol, n_threads=1, multiplier=True,
+                 cache=None):
     """The splitting loop of :func:`semisvm.graph_tv.graph_tv` (``n_threads``:
-    the graph ROF solver's; the result does not depend on it)."""
+    the graph ROF solver's; the result does not depend on it; ``cache``: a
+    dict shared by solves on the same W, see ``_ROF``)."""
     if n_classes == 2:
         return _tv_binary(rk, W, y, loss, gamma, lam, eta, mu, r1, r2, normalize,
                           tol, n_stable, max_iter, rof_tol, rof_max_iter,
-                          smo_tol, verbose, label_tol, n_threads)
+                          smo_tol, verbose, label_tol, n_threads, cache)
     return _tv_multi(rk, W, y, n_classes, loss, gamma, lam, eta, mu, r,
                      normalize, tol, n_stable, max_iter, rof_tol, rof_max_iter,
-                     smo_tol, verbose, label_tol, n_threads)
+                     smo_tol, verbose, label_tol, n_threads, multiplier, cache)
 
 
 def _stable_stop(state, labels, unl, residual, tol, n_stable):
@@ -567,7 +594,7 @@ def _no_improvement(state, obj, it, tol, n_stable):
 
 def _tv_binary(rk, W, y, loss, gamma, lam, eta, mu, r1, r2, normalize, tol,
                n_stable, max_iter, rof_tol, rof_max_iter, smo_tol, verbose,
-               label_tol, n_threads=1):
+               label_tol, n_threads=1, cache=None):
     n = rk.n
     dt = rk.dtype
     lab = np.flatnonzero(y != UNLABELED)
@@ -576,7 +603,7 @@ def _tv_binary(rk, W, y, loss, gamma, lam, eta, mu, r1, r2, normalize, tol,
     ypm[lab] = np.where(y[lab] == 1, 1.0, -1.0)
     J = (~unl).astype(dt)
     radius = None if normalize is None else (n if normalize == "n" else np.sqrt(n))
-    rof = _ROF(W, 1, rof_tol, rof_max_iter, dt, n_threads)
+    rof = _ROF(W, 1, rof_tol, rof_max_iter, dt, n_threads, cache)
     fac = rk.factor(lam, r1)
     g = np.zeros((n, 1), dtype=dt)
     u1 = np.zeros(n, dtype=dt)
@@ -638,7 +665,7 @@ def _tv_binary(rk, W, y, loss, gamma, lam, eta, mu, r1, r2, normalize, tol,
 
 def _tv_multi(rk, W, y, c, loss, gamma, lam, eta, mu, r, normalize, tol,
               n_stable, max_iter, rof_tol, rof_max_iter, smo_tol, verbose,
-              label_tol, n_threads=1):
+              label_tol, n_threads=1, multiplier=True, cache=None):
     n = rk.n
     dt = rk.dtype
     lab = np.flatnonzero(y != UNLABELED)
@@ -647,7 +674,7 @@ def _tv_multi(rk, W, y, c, loss, gamma, lam, eta, mu, r, normalize, tol,
     Y1[lab, y[lab]] = 1.0
     Ypm = np.where(Y1[lab] > 0, 1.0, -1.0)      # one-vs-rest, labeled rows
     radius = None if normalize is None else (n if normalize == "n" else np.sqrt(n))
-    rof = _ROF(W, c, rof_tol, rof_max_iter, dt, n_threads)
+    rof = _ROF(W, c, rof_tol, rof_max_iter, dt, n_threads, cache)
     if loss == "squared":
         # (eta J K + r K + lam I) alpha = rhs  =>  K alpha = (rhs - lam alpha) / D
         fac = rk.weighted_factor(lam, r, eta, ~unl)
@@ -656,6 +683,7 @@ def _tv_multi(rk, W, y, c, loss, gamma, lam, eta, mu, r, normalize, tol,
         svm = _KernelSVMProx(fac, lab, mu, smo_tol)
         betas = [None] * c
     G = np.zeros((n, c), dtype=dt)
+    G_prev = G
     U = np.zeros((n, c), dtype=dt)
     Ghat = np.zeros((n, c), dtype=dt)
     bias = np.zeros(c)
@@ -682,8 +710,16 @@ def _tv_multi(rk, W, y, c, loss, gamma, lam, eta, mu, r, normalize, tol,
         G[lab] = Y1[lab]
         if radius is not None:
             G = _norm(G, radius)
-        U += r * (F - G)
-        res = float(np.linalg.norm(F - G) / max(np.linalg.norm(G), 1e-300))
+        if multiplier:
+            U += r * (F - G)
+            res = float(np.linalg.norm(F - G) / max(np.linalg.norm(G), 1e-300))
+        else:
+            # [NP] the penalty iteration's fixed point has F != G (the
+            # coupling is a penalty, not a constraint: ||F - G|| / ||G||
+            # stays ~0.3 there); its residual is the change of the graph
+            # iterate, which vanishes at the fixed point
+            res = float(np.linalg.norm(G - G_prev) / max(np.linalg.norm(G), 1e-300))
+            G_prev = G
         tv = sum(rof.tv(G[:, k]) for k in range(c))
         if loss == "squared":
             fit = 0.5 * eta * np.sum((Y1[lab] - G[lab]) ** 2)
@@ -699,7 +735,12 @@ def _tv_multi(rk, W, y, c, loss, gamma, lam, eta, mu, r, normalize, tol,
         if stop:
             converged = True
             break
+    # the kernel fit's classes on the labeled rows (before the overwrite
+    # G_L = Y_L): how far the RKHS part of the fit disagrees with the labels
+    fit_lab = F[lab] + (bias if loss == "hinge" else 0.0)
+    conflict = float(np.mean(np.argmax(fit_lab, axis=1) != y[lab]))
     return dict(model="tv", loss=loss, decision=G, labels=labels, alpha=Alpha,
+                label_conflict=conflict,
                 intercept=bias if loss == "hinge" else np.zeros(c),
                 objective=history[-1], n_iter=it, converged=converged,
                 status=stop if converged else "max_iter",
@@ -712,7 +753,7 @@ def _tv_multi(rk, W, y, c, loss, gamma, lam, eta, mu, r, normalize, tol,
 
 def cheeger_ratio(rk, W, y, n_classes, loss, lam, mu, r, c, balance, start,
                   normalize, tol, n_stable, label_tol, max_iter, rof_tol,
-                  rof_max_iter, smo_tol, verbose, n_threads=1):
+                  rof_max_iter, smo_tol, verbose, n_threads=1, cache=None):
     """The ratio-minimisation loop of :func:`semisvm.graph_tv.graph_cheeger`."""
     n = rk.n
     dt = rk.dtype
@@ -727,7 +768,7 @@ def cheeger_ratio(rk, W, y, n_classes, loss, lam, mu, r, c, balance, start,
         Ylab[lab, y[lab]] = 1.0
     Ypm = (Ylab[lab] if binary else np.where(Ylab[lab] > 0, 1.0, -1.0))
     radius = None if normalize is None else (n if normalize == "n" else np.sqrt(n))
-    rof = _ROF(W, ncol, rof_tol, rof_max_iter, dt, n_threads)
+    rof = _ROF(W, ncol, rof_tol, rof_max_iter, dt, n_threads, cache)
     fac = rk.factor(lam, r)
     svm = _KernelSVMProx(fac, lab, mu, smo_tol) if loss == "hinge" else None
     betas = [None] * ncol

@@ -427,3 +427,77 @@ def test_tv_no_improvement_stop():
     assert hist[-50:].min() >= hist[:-50].min() * (1 - est.tol)
     unl = y == -1
     assert np.mean(est.transduction_[unl] != d.target[unl]) < 0.1
+
+
+def _blobs4(n=200, per_class=5, seed=0):
+    X, yt = make_blobs(n, centers=[[0, 0], [6, 0], [0, 6], [6, 6]],
+                       random_state=seed)
+    rng = np.random.default_rng(seed)
+    y = np.full(n, -1)
+    for c in range(4):
+        y[rng.choice(np.flatnonzero(yt == c), per_class, replace=False)] = c
+    return X, y, yt
+
+
+def test_penalty_scheme_is_augmented_without_the_multiplier():
+    # the two multi-class schemes share their first iteration (U starts at
+    # 0) and part from the second, where only the augmented one has U != 0
+    X, y, _ = _blobs4()
+    K, W = rbf_kernel(X, gamma=0.1), knn_affinity(X, 8)
+    kw = dict(gamma=0.3, lam=0.1, eta=10.0, normalize="sqrt")
+    one = [graph_tv(K, W, y, max_iter=1, scheme=s, **kw) for s in ("augmented", "penalty")]
+    np.testing.assert_array_equal(one[0].decision, one[1].decision)
+    two = [graph_tv(K, W, y, max_iter=2, scheme=s, **kw) for s in ("augmented", "penalty")]
+    assert not np.array_equal(two[0].decision, two[1].decision)
+    assert two[1].scheme == "penalty" and two[0].scheme == "augmented"
+    # the penalty iteration's RKHS step at its last graph iterate G: the
+    # kernel RLS fit of (eta Y_L + r G) with U = 0, checked by a direct solve
+    res = graph_tv(K, W, y, max_iter=3, scheme="penalty", **kw)
+    prev = graph_tv(K, W, y, max_iter=2, scheme="penalty", **kw)
+    lab = y != -1
+    Y1 = np.zeros((200, 4))
+    Y1[lab, y[lab]] = 1.0
+    D = np.diag(10.0 * lab + 1.0)
+    alpha = np.linalg.solve(D @ K + 0.1 * np.eye(200), 10.0 * Y1 + prev.decision)
+    np.testing.assert_allclose(res.alpha, alpha, rtol=1e-8, atol=1e-10)
+    with pytest.raises(ValueError, match="scheme"):
+        graph_tv(K, W, y, scheme="admm")
+
+
+def test_tv_scheme_auto_keeps_the_penalty_iteration_when_it_settles():
+    X, y, yt = _blobs4()
+    est = TVRLS(safe=False).fit(X, y)
+    assert est.result_.scheme == "penalty" and est.result_.converged
+    assert est.result_.label_conflict <= 0.1
+    assert np.mean(est.transduction_ != yt) <= 0.02
+    # "auto" runs it with at most PENALTY_ROF_MAX_ITER = 20 ROF steps
+    fixed = TVRLS(safe=False, scheme="penalty", rof_max_iter=20).fit(X, y)
+    np.testing.assert_array_equal(fixed.result_.decision, est.result_.decision)
+    with pytest.raises(ValueError, match="scheme"):
+        TVRLS(scheme="admm").fit(X, y)
+
+
+@pytest.mark.parametrize("what", ["budget", "share", "conflict"])
+def test_tv_scheme_auto_falls_back_to_the_augmented_iteration(what, monkeypatch):
+    # each of the three conditions on its failing side: not settled within
+    # the budget, a class below the smallest share, labels contradicted
+    import semisvm.graph_tv as gt
+    X, y, _ = _blobs4()
+    kw = {}
+    if what == "budget":
+        monkeypatch.setattr(gt, "PENALTY_BUDGET", 2)
+    elif what == "share":
+        monkeypatch.setattr(gt, "PENALTY_MIN_SHARE", 1.5)
+    else:
+        # one labeled row of class 0 relabeled 1: the kernel fit contradicts
+        # it (1 of 20 labels), kept at conflict_tol=0.1, not at 0.04
+        y = y.copy()
+        y[np.flatnonzero(y == 0)[0]] = 1
+        keep = _fit_quiet(TVRLS(safe=False), X, y)
+        assert keep.result_.scheme == "penalty"
+        assert keep.result_.label_conflict == pytest.approx(0.05)
+        kw["conflict_tol"] = 0.04
+    est = _fit_quiet(TVRLS(safe=False, **kw), X, y)
+    aug = _fit_quiet(TVRLS(safe=False, scheme="augmented", **kw), X, y)
+    assert est.result_.scheme == "augmented"
+    np.testing.assert_array_equal(est.result_.decision, aug.result_.decision)

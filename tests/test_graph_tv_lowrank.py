@@ -244,8 +244,9 @@ def test_safe_check_shares_the_graph_and_chooses_as_cold_selection(Est, noise):
 
 
 def test_multi_class_tv_switches_at_its_own_size(monkeypatch):
-    # multi-class TV keeps the exact path up to LOWRANK_MIN_SAMPLES_MULTI_TV;
-    # multi-class Cheeger and two-class TV switch at LOWRANK_MIN_SAMPLES
+    # multi-class TV with the augmented scheme keeps the exact path up to
+    # LOWRANK_MIN_SAMPLES_MULTI_TV; multi-class Cheeger and two-class TV
+    # switch at LOWRANK_MIN_SAMPLES
     monkeypatch.setattr(gt, "LOWRANK_MIN_SAMPLES", 40)
     monkeypatch.setattr(gt, "LOWRANK_MIN_SAMPLES_MULTI_TV", 60)
     monkeypatch.setattr(gt, "AUTO_COMPONENTS", 20)
@@ -253,7 +254,7 @@ def test_multi_class_tv_switches_at_its_own_size(monkeypatch):
         warnings.simplefilter("ignore")
         for n, tv_mode in ((60, "exact"), (61, "nystroem")):
             X, y, _ = _problem(3, n=n)
-            assert TVRLS(max_iter=5).fit(X, y).mode_ == tv_mode
+            assert TVRLS(max_iter=5, scheme="augmented").fit(X, y).mode_ == tv_mode
             assert CheegerRLS(max_iter=5).fit(X, y).mode_ == "nystroem"
         X, y, _ = _problem(2, n=60)
         assert TVSVM(max_iter=5).fit(X, y).mode_ == "nystroem"
@@ -317,3 +318,118 @@ def test_n_jobs_gives_the_same_bits(Est):
             fits.append((est.transduction_.tobytes(), np.asarray(est.alpha_).tobytes(),
                          np.asarray(est.result_.decision).tobytes(), est.n_iter_))
         assert fits[0] == fits[1] == fits[2]
+
+
+def _blobs4(n):
+    X, yt = make_blobs(n, centers=[[0, 0], [6, 0], [0, 6], [6, 6]], random_state=0)
+    rng = np.random.default_rng(0)
+    y = np.full(n, -1)
+    for c in range(4):
+        y[rng.choice(np.flatnonzero(yt == c), 5, replace=False)] = c
+    return X, y, yt
+
+
+@pytest.mark.parametrize("n", [120, 121])
+def test_multi_class_tv_auto_scheme_takes_the_exact_kernel_when_rejected(n, monkeypatch):
+    # scheme="auto" starts on the Nystroem path above LOWRANK_MIN_SAMPLES;
+    # when its penalty iteration is rejected (here: the smallest class share
+    # raised out of reach) the augmented one takes the exact kernel up to
+    # LOWRANK_MIN_SAMPLES_MULTI_TV rows (= the exact augmented fit, to the
+    # bit) and stays on the Nystroem path above
+    monkeypatch.setattr(gt, "LOWRANK_MIN_SAMPLES", 40)
+    monkeypatch.setattr(gt, "LOWRANK_MIN_SAMPLES_MULTI_TV", 120)
+    monkeypatch.setattr(gt, "AUTO_COMPONENTS", 20)
+    X, y, yt = _blobs4(n)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        kept = TVRLS(safe=False).fit(X, y)
+        assert kept.mode_ == "nystroem" and kept.result_.scheme == "penalty"
+        monkeypatch.setattr(gt, "PENALTY_MIN_SHARE", 1.5)
+        est = TVRLS().fit(X, y)
+        if n <= 120:
+            ref = TVRLS(scheme="augmented", n_components=None).fit(X, y)
+        else:
+            ref = TVRLS(scheme="augmented").fit(X, y)
+    assert est.result_.scheme == "augmented"
+    assert est.mode_ == ("exact" if n <= 120 else "nystroem")
+    assert (est.landmarks_ is None) == (n <= 120)
+    assert not hasattr(est, "_exact_K") and not hasattr(est, "_exact_rows")
+    np.testing.assert_array_equal(est.result_.decision, ref.result_.decision)
+    np.testing.assert_array_equal(est.decision_function(X), ref.decision_function(X))
+    assert est.safe_check_ == ref.safe_check_
+
+
+def test_multi_class_tv_auto_scheme_stays_low_rank_without_memory(monkeypatch):
+    # the exact kernel is taken only when 2 n^2 floats fit in memory
+    monkeypatch.setattr(gt, "LOWRANK_MIN_SAMPLES", 40)
+    monkeypatch.setattr(gt, "AUTO_COMPONENTS", 20)
+    monkeypatch.setattr(gt, "PENALTY_MIN_SHARE", 1.5)
+    X, y, _ = _blobs4(100)
+    budget = 2 * 100 * 100 * 8 - 1
+    monkeypatch.setattr(_validation, "memory_budget",
+                        lambda: (float(budget), "available RAM"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = TVRLS(safe=False).fit(X, y)
+    assert est.mode_ == "nystroem" and est.result_.scheme == "augmented"
+    monkeypatch.setattr(_validation, "memory_budget",
+                        lambda: (float(budget + 1), "available RAM"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert TVRLS(safe=False).fit(X, y).mode_ == "exact"
+
+
+@pytest.mark.parametrize("Est,n_classes,n_components", [
+    (TVRLS, 2, None), (CheegerSVM, 2, 20), (TVSVM, 3, None), (CheegerRLS, 3, 20)])
+def test_check_folds_share_the_solve_cache_same_bits(Est, n_classes, n_components,
+                                                     monkeypatch):
+    # the check's fold solves reuse the fit's edge list, step bound, Z'Z and
+    # label-independent factorisations: the same bits as solving cold, and
+    # each is computed once per fit
+    import semisvm._tv_solvers as ts
+    X, y, _ = _problem(n_classes, n=80, per_class=6)
+    calls = {"grad": 0, "chol": 0}
+    grad, cho = ts._grad_norm, ts.sla.cho_factor
+
+    def count_grad(*a, **k):
+        calls["grad"] += 1
+        return grad(*a, **k)
+
+    def count_chol(*a, **k):
+        calls["chol"] += 1
+        return cho(*a, **k)
+    monkeypatch.setattr(ts, "_grad_norm", count_grad)
+    monkeypatch.setattr(ts.sla, "cho_factor", count_chol)
+    kw = dict(n_components=n_components, max_iter=30)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        warm = Est(**kw).fit(X, y)
+        shared = dict(calls)
+        monkeypatch.setattr(gt, "_shared", lambda *a, **k: None)
+        calls.update(grad=0, chol=0)
+        cold = Est(**kw).fit(X, y)
+    assert warm.safe_check_ == cold.safe_check_ and warm.safe_check_.startswith("two folds")
+    np.testing.assert_array_equal(warm.result_.decision, cold.result_.decision)
+    assert warm.unlabeled_gain_ == cold.unlabeled_gain_
+    assert warm.fell_back_ == cold.fell_back_
+    assert shared["grad"] == 1 and calls["grad"] == 3
+    assert shared["chol"] < calls["chol"]
+
+
+@pytest.mark.parametrize("n,steps", [(100, 200), (101, 20)])
+def test_cheeger_rof_budget_auto_both_sides(n, steps, monkeypatch):
+    # rof_max_iter="auto": 200 ROF steps per solve up to LOWRANK_MIN_SAMPLES
+    # rows, CHEEGER_ROF_MAX_ITER = 20 above (the same bits as given by hand)
+    monkeypatch.setattr(gt, "LOWRANK_MIN_SAMPLES", 100)
+    monkeypatch.setattr(gt, "AUTO_COMPONENTS", 20)
+    X, y, _ = _problem(3, n=n, per_class=4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        auto = CheegerRLS(safe=False).fit(X, y)
+        given = CheegerRLS(safe=False, rof_max_iter=steps).fit(X, y)
+        other = CheegerRLS(safe=False, rof_max_iter=220 - steps).fit(X, y)
+    np.testing.assert_array_equal(auto.result_.decision, given.result_.decision)
+    assert auto.result_.n_rof_iter == given.result_.n_rof_iter
+    assert auto.result_.n_rof_iter != other.result_.n_rof_iter
+    with pytest.raises(ValueError, match="rof_max_iter"):
+        CheegerRLS(rof_max_iter="fast").fit(X, y)
