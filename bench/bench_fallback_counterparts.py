@@ -128,7 +128,8 @@ def main():
     args = ap.parse_args()
     if args.replay:
         rows = [json.loads(line) for f in args.replay for line in open(f) if line.strip()]
-        return replay(rows)
+        replay(rows)
+        return before_after(rows)
     groups = []
     if args.cases in ("main", "both"):
         groups.append((False, list(_suite.SCHEMES)))
@@ -162,11 +163,70 @@ RULES = {
     "{rbf C10, rbf C1, lin C1}": ["rbf C10 gs", "rbf C1 gs", "lin C1"],
     "{rbf C1/C10/C100, lin}": ["rbf C10 gs", "rbf C1 gs", "rbf C100 gs", "lin C1"],
     "rbf C10 3 widths + lin": ["rbf C10 gs", "rbf C10 g/3", "rbf C10 gx3", "lin C1"],
+    "rbf C10 3 widths + lin C10": ["rbf C10 gs", "rbf C10 g/3", "rbf C10 gx3", "lin C10"],
+    "rbf C10 s,x3 + lin": ["rbf C10 gs", "rbf C10 gx3", "lin C1"],
+    "rbf C10 s,/3 + lin": ["rbf C10 gs", "rbf C10 g/3", "lin C1"],
+    "rbf C1,C10 x 3 widths + lin": ["rbf C10 gs", "rbf C10 g/3", "rbf C10 gx3",
+                                    "rbf C1 gs", "rbf C1 g/3", "rbf C1 gx3", "lin C1"],
     "all 11": None,
 }
 
 
-def replay(rows, z_values=(0.0, 0.5, 1.0), fixed=None):
+# the defaults before and after this bench's choice, per family:
+# (candidates, z, least lead)
+BEFORE = {"lap": (["rbf C1 gs", "lin C1"], 1.0, 1), "tv": (["rbf C1 gs", "lin C1"], 0.0, 1)}
+AFTER = {"lap": (RULES["rbf C10 3 widths + lin C10"], 0.0, 2),
+         "tv": (RULES["rbf C10 3 widths + lin C10"], 0.0, 1)}
+
+
+def _replay_one(rows, m, cand, z, lead_min, ref="rbf C1 gs"):
+    """{(set, scheme): [(error, reference error)]} and the fallback count."""
+    cells = {}
+    nfb = 0
+    for r in rows:
+        mr = r["models"][m]
+        err = mr["err_semi"]
+        if mr["ok_semi"] is not None and r["cand"][cand[0]]["ok"] is not None:
+            semi = np.array(mr["ok_semi"], bool)
+            oks = [np.array(r["cand"][c]["ok"], bool) for c in cand]
+            best = int(np.argmax([o.sum() for o in oks]))
+            sup = oks[best]
+            b = int(np.sum(semi & ~sup))
+            c = int(np.sum(sup & ~semi))
+            if sup.sum() > semi.sum() and c - b >= lead_min and c - b > z * np.sqrt(b + c):
+                err = r["cand"][cand[best]]["err"]
+                nfb += 1
+        cells.setdefault((r["set"], r["scheme"]), []).append((err, r["cand"][ref]["err"]))
+    return cells, nfb
+
+
+def before_after(rows):
+    """The defaults before / after, per model: worse / better cells than
+    SVC() on the labels, mean error, fallbacks."""
+    models = sorted({m for r in rows for m in r["models"]})
+    ncell = len({(r["set"], r["scheme"]) for r in rows})
+    print(f"{ncell} cells, {len(rows)} draws")
+    print("| rule | " + " | ".join(models) + " |")
+    print("|---|" + "---|" * len(models))
+    for label, conf in (("before", BEFORE), ("after", AFTER)):
+        out = []
+        for m in models:
+            cand, z, lead = conf["lap" if m.startswith("Lap") else "tv"]
+            cells, nfb = _replay_one(rows, m, cand, z, lead)
+            d = np.array([np.mean([e for e, _ in v]) - np.mean([s for _, s in v])
+                          for v in cells.values()])
+            mean = np.mean([np.mean([e for e, _ in v]) for v in cells.values()])
+            out.append(f"{int(np.sum(d > 2))}/{int(np.sum(d < -2))}, {mean:.2f} %, "
+                       f"{nfb} fb")
+        print(f"| {label} | " + " | ".join(out) + " |")
+    ref = np.mean([np.mean([r["cand"]["rbf C1 gs"]["err"] for r in rows
+                            if (r["set"], r["scheme"]) == c])
+                   for c in {(r["set"], r["scheme"]) for r in rows}])
+    print(f"(worse/better cells than SVC() on the labels by > 2 points, mean error "
+          f"over cells (SVC() {ref:.2f} %), fits that fell back of {len(rows)})")
+
+
+def replay(rows, z_values=(0.0, 0.5, 1.0), leads=(1, 2), detail=None):
     models = sorted({m for r in rows for m in r["models"]})
     names = list(rows[0]["cand"])
     print(f"{len({(r['set'], r['scheme']) for r in rows})} cells, {len(rows)} draws")
@@ -175,7 +235,7 @@ def replay(rows, z_values=(0.0, 0.5, 1.0), fixed=None):
     ref = "rbf C1 gs"       # the suite's reference: SVC() on the labels
     for rule, cand in RULES.items():
         cand = cand or names
-        for z in z_values:
+        for z, lead_min in [(z, m) for z in z_values for m in leads]:
             out = []
             for m in models:
                 cells = {}
@@ -190,17 +250,21 @@ def replay(rows, z_values=(0.0, 0.5, 1.0), fixed=None):
                         sup = oks[best]
                         b = int(np.sum(semi & ~sup))
                         c = int(np.sum(sup & ~semi))
-                        if sup.sum() > semi.sum() and c - b > z * np.sqrt(b + c):
+                        if (sup.sum() > semi.sum() and c - b >= lead_min
+                                and c - b > z * np.sqrt(b + c)):
                             err = r["cand"][cand[best]]["err"]
                             nfb += 1
                     cells.setdefault((r["set"], r["scheme"]), []).append(
                         (err, r["cand"][ref]["err"]))
                 d = np.array([np.mean([e for e, _ in v]) - np.mean([s for _, s in v])
                               for v in cells.values()])
+                if detail == (rule, z, lead_min):
+                    print(m, "worse:", [k for k, x in zip(cells, d) if x > 2])
                 mean = np.mean([np.mean([e for e, _ in v]) for v in cells.values()])
                 out.append(f"{int(np.sum(d > 2)):2d}/{int(np.sum(d < -2)):2d} {mean:5.2f} ({nfb:3d})")
-            print(f"{rule:28s} z={z:<3g} " + " ".join(f"{m[:10]:>10s} {o}" for m, o in zip(models, out)))
-    print("(worse/better than SVC() by > 2 points, mean error %, fits that fell back)")
+            print(f"{rule:26s} z={z:<3g} lead>={lead_min} " + " ".join(f"{m[:10]:>10s} {o}" for m, o in zip(models, out)))
+    print("(worse/better than SVC() by > 2 points, mean error %, fits that fell back; "
+          "lead: only-SVC-right minus only-semi-right held-out rows)")
 
 
 if __name__ == "__main__":
