@@ -1149,8 +1149,7 @@ class _TVBase(_GraphTVBase):
             self.refit_convex_ = True
             # the convex problem's weights do not grow with n (its labels
             # and kernel lead; measured with gamma = mu = 1 as the base)
-            g0 = ((TV_ROWS / y.shape[0]) ** _CONVEX_ROWS_POWER
-                  if self.gamma is None and binary else gamma)
+            g0 = 1.0 if self.gamma is None and binary else gamma
             mu0 = 1.0 if self.mu is None and binary else mu
             res = graph_tv(K, W, y, gamma=_CONVEX_GAMMA * g0,
                            mu=_CONVEX_MU * mu0, normalize=None, **kw)
@@ -1170,8 +1169,6 @@ TV_ROWS = 300.0
 # 17.0 / 12.6 / 12.7% test error; TV-SVM gamma 0.01: mu 1 -> 19.1%, mu 10 -> 14.1%
 _CONVEX_GAMMA = 0.01
 _CONVEX_MU = 10.0
-# the convex refit's default TV weight shrinks as (TV_ROWS / n)^power
-_CONVEX_ROWS_POWER = 0.0
 
 
 class _CheegerBase(_GraphTVBase):
