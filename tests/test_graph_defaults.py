@@ -398,3 +398,77 @@ def test_fallback_to_the_linear_counterpart(Est, module, monkeypatch):
     again = _fit(est, X, y)
     off = _fit(Est(safe=False), X, y)
     np.testing.assert_array_equal(again.decision_function(X), off.decision_function(X))
+
+
+def _blobs(n=120, k=10, seed=0):
+    # two far-apart blobs: every candidate SVC is right on every held-out row
+    rng = np.random.RandomState(seed)
+    yt = np.arange(n) % 2
+    X = rng.randn(n, 2) + 8.0 * yt[:, None]
+    return X, _draw(yt, k, seed), yt
+
+
+@pytest.mark.parametrize("wrong", [1, 2])
+def test_fallback_lead_per_family(wrong):
+    # a stub whose held-out solves get `wrong` held-out labels wrong (the
+    # SVCs get them all right): the TV family falls back on a lead of one
+    # row, the Laplacian family (MIN_LEAD = 2) only on two
+    import semisvm._fallback as fb
+    X, y, yt = _blobs()
+    lab = np.flatnonzero(y != -1)
+    fold, _ = two_folds(y, y != -1)
+    bad = np.r_[lab[fold == 0][:1], lab[fold == 1][:1]][:wrong]
+
+    def solve(yh):
+        out = yt.copy()
+        held = np.flatnonzero((yh == -1) & (y != -1))
+        flip = np.intersect1d(bad, held)
+        out[flip] = 1 - out[flip]
+        return out
+
+    class Stub:
+        verbose = 0
+        classes_ = np.array([0, 1])
+
+    fired = {}
+    for family in ("tv", "laplacian"):
+        est = Stub()
+        est.transduction_ = yt.copy()
+        est = fb.auto_fallback(est, X, y, solve, lambda *a: None, kernel="rbf",
+                               family=family)
+        ok_semi, ok_sup = est.safe_scores_
+        assert ok_sup.all() and int(np.sum(~ok_semi)) == wrong
+        fired[family] = est.fell_back_
+    assert fired == {"tv": True, "laplacian": wrong >= fb.MIN_LEAD["laplacian"]}
+
+
+def test_counterpart_candidates_and_widths():
+    # an RBF estimator's candidates: SVC(C=10) at three widths around
+    # scikit-learn's gamma="scale" (on the rows trained on, so the same in
+    # any unit), then the linear SVC; a linear estimator: the linear SVC
+    import scipy.sparse as sp
+
+    import semisvm._fallback as fb
+    names = [n for n, _ in fb.supervised_candidates("rbf")]
+    assert names == ["rbf SVC (C=10, gamma=scale)", "rbf SVC (C=10, gamma=scale/3)",
+                     "rbf SVC (C=10, gamma=3 x scale)", "linear SVC (C=10)"]
+    assert [n for n, _ in fb.supervised_candidates("linear")] == ["linear"]
+    assert fb.supervised_candidates("poly") == []
+    X, y, _ = _moons(80, k=5)
+    lab = y != -1
+    ref = SVC(C=10).fit(X[lab], y[lab])
+    for f in fb.RBF_WIDTHS:
+        w = fb.RBFWidth(f)
+        g = w.svc(X[lab]).fit(X[lab], y[lab])._gamma
+        assert g == pytest.approx(f * ref._gamma, rel=1e-12)
+        # rescaled rows, rescaled width; sparse rows, the same width
+        assert w.svc(1e3 * X[lab]).fit(1e3 * X[lab], y[lab])._gamma == pytest.approx(
+            g * 1e-6, rel=1e-9)
+        Xs = sp.csr_matrix(X[lab])
+        assert w.svc(Xs).fit(Xs, y[lab])._gamma == pytest.approx(g, rel=1e-9)
+    # the one adopted is the one fitted: decisions of the chosen candidate
+    coef, b, gamma = fb.fit_supervised(fb.RBFWidth(3.0), X[lab], y[lab], np.array([0, 1]))
+    svc = fb.RBFWidth(3.0).svc(X[lab]).fit(X[lab], y[lab])
+    from sklearn.metrics.pairwise import rbf_kernel
+    np.testing.assert_allclose(rbf_kernel(X, X[lab], gamma=gamma) @ coef[0] + b[0],
+                               svc.decision_function(X), atol=1e-10)
