@@ -54,11 +54,11 @@ of ``bench/_suite.py`` with ``bench/bench_graph_tv_suite.py``, see
 * the normalised two-class TV iterations stop on ``"no_improvement"`` when
   they cycle instead of running into ``max_iter``;
 * ``safe="auto"`` (the default) checks the model against an SVC on the
-  labels (the RBF or the linear one, whichever is right on more held-out
-  labels) on two label folds solved on the same graph and kernel, and falls
-  back to that SVC when the SVC leads on the held-out labels
-  (:mod:`semisvm._fallback`; any lead for the TV and Cheeger models,
-  chosen on the tune part of the benchmark suite);
+  labels (C = 10; RBF at three widths or linear, whichever is right on
+  most held-out labels) on two label folds solved on the same graph and
+  kernel, and falls back to that SVC when the SVC leads on the held-out
+  labels (:mod:`semisvm._fallback`; any lead, chosen on the tune part of
+  the benchmark suite);
 * ``safe=True`` checks the model against its supervised counterpart by
   cross-validation on the labeled rows and falls back to it
   (:class:`semisvm.model_selection.SafeSemiSupervisedMixin`).
