@@ -274,9 +274,8 @@ class LocalRows:
         self.keep = self.a_old = self.t_old = None
         self._kept = False
         self._kept_lam = None
-        # calls in a row whose first solve took carried sums; fresh passes
+        # calls in a row whose first solve took carried sums
         self.n_carried = 0
-        self.n_fresh_setups = 0
         self.n_act = 0
         self.direct = False
         self.gnorm2 = -1.0
@@ -396,11 +395,7 @@ class LocalRows:
         n_iter, status, F, swapped, self.events = out[:5]
         if keep is not None:
             self._kept = bool(out[5])
-            if out[6]:
-                self.n_carried += 1
-            else:
-                self.n_carried = 0
-                self.n_fresh_setups += 1
+            self.n_carried = self.n_carried + 1 if out[6] else 0
         else:
             self._kept = False
         self._kept_lam = lam
