@@ -11,8 +11,10 @@ Everything is a ``scipy.sparse.csr_matrix`` with int32 indices, in X's dtype.
 - :func:`knn_affinity`: symmetrised k-nearest-neighbour affinity ``W``
   (Euclidean distance; exact by scikit-learn's ``NearestNeighbors`` up to
   ``ANN_MIN_SAMPLES`` points, approximate above by usearch's HNSW index,
-  a core dependency chosen by measurement (``bench/bench_graph_index.py``),
-  see :func:`knn_search`). An edge i-j is
+  a core dependency chosen by measurement (``bench/bench_graph_index.py``);
+  sparse rows from ``SPARSE_ANN_MIN_SAMPLES`` on by candidates from shared
+  terms re-ranked by their exact distances, see :func:`knn_search`). An
+  edge i-j is
   kept when j is among the k nearest neighbours of i *or* i among those of j
   (``W = max(W, W.T)``). Weights are heat ``exp(-d^2 / (2 t^2))`` with ``t``
   the mean distance of the kNN edges by default, or binary (1 on every edge).

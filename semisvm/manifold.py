@@ -160,8 +160,8 @@ _GRAPH_CG_TOL = 1e-3
 # same held-out labels as a cold solve at 1e-3 on both folds (a cold solve
 # at 1e-2 changed one of them); also the fold fits of safe=True, which
 # start from the fit's solution too and are read only through their
-# held-out rows' predictions (100,000 rows, LapSVM: 3 CPU s per fold at
-# 1e-3, ... at 1e-2, the same gain and choice; bench_manifold_safe.py)
+# held-out rows' predictions (100,000 rows, LapSVM: 2.6-4.3 CPU s per fold
+# at 1e-3, 0.7-1.1 s at 1e-2, the same gain and choice; bench_manifold_safe.py)
 _FOLD_CG_TOL = 1e-2
 
 # the two-stage fit's landmark ridge reads at most this many rows per
