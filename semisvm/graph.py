@@ -595,7 +595,7 @@ def _drop_diagonal(W):
     return as_csr32(W)
 
 
-def laplacian(W, *, normalized=True, p=1):
+def laplacian(W, *, normalized=True, p=1, check_input=True):
     """Graph Laplacian of a symmetric affinity, to the power ``p`` (CSR).
 
     Parameters
@@ -608,6 +608,12 @@ def laplacian(W, *, normalized=True, p=1):
     p : int, default=1
         The iterated degree (>= 1): ``L^p`` by sparse products (its fill grows
         with p: keep p small).
+    check_input : bool, default=True
+        ``False`` skips the checks on W for an affinity known to be valid
+        (a :class:`KNNGraph`'s: canonical CSR, exactly symmetric,
+        non-negative, zero diagonal) and, for ``p = 1``, builds L in one
+        pass over W's entries. Garbage in, garbage out: leave it ``True``
+        for any other W.
 
     Returns
     -------
@@ -625,8 +631,10 @@ def laplacian(W, *, normalized=True, p=1):
     array([[ 1., -1.],
            [-1.,  1.]])
     """
-    W = check_affinity(W, "W")
     p = check_int(p, "p")
+    if not check_input and p == 1:
+        return _knn_laplacian(W, normalized=normalized)
+    W = check_affinity(W, "W")
     n = W.shape[0]
     deg = np.asarray(W.sum(axis=1)).ravel()
     if normalized:

@@ -120,7 +120,6 @@ from semisvm._validation import (
 )
 from semisvm.graph import (
     KNNGraph,
-    _knn_laplacian,
     check_affinity,
     graph_nbytes,
     intrinsic_dimension,
@@ -803,7 +802,8 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
             k = dist.shape[1]
             self._set_p(p, dist, k)
             # the graph's own affinity: valid by construction (no checks)
-            L = _knn_laplacian(W, normalized=self.normalized_laplacian)
+            L = laplacian(W, normalized=self.normalized_laplacian,
+                          check_input=False)
         if not return_null:
             return L
         deg = np.asarray(W.sum(axis=1), dtype=np.float64).ravel()

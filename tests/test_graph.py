@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from semisvm.graph import graph_laplacian, knn_affinity, laplacian
+from semisvm.graph import KNNGraph, graph_laplacian, knn_affinity, laplacian
 
 
 def _points(n=30, seed=0):
@@ -519,3 +519,24 @@ def test_graph_nbytes_of_sparse_rows_counts_no_dense_index():
     below = gmod.graph_nbytes(gmod.SPARSE_ANN_MIN_SAMPLES - 1, 10, 4, 50_000, nnz=50)
     at = gmod.graph_nbytes(gmod.SPARSE_ANN_MIN_SAMPLES, 10, 4, 50_000, nnz=50)
     assert at - below > gmod.SPARSE_ANN_MIN_SAMPLES * m * 20 > 0
+
+
+@pytest.mark.parametrize("normalized", [True, False])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_laplacian_without_checks_matches_the_checked_one(normalized, dtype):
+    # the one-pass build for a KNNGraph's own affinity: the same matrix as
+    # the checked build, exactly symmetric, in the affinity's dtype
+    X = np.random.default_rng(3).normal(size=(60, 4)).astype(dtype)
+    W = KNNGraph(n_neighbors=5).fit(X).affinity_for(X)
+    fast = laplacian(W, normalized=normalized, check_input=False)
+    ref = laplacian(W, normalized=normalized)
+    assert fast.dtype == ref.dtype == W.dtype
+    assert (fast != fast.T).nnz == 0
+    # a KNNGraph's affinity is float32 for either input: both builds round
+    # to float32 (the one-pass build from float64 sums)
+    tol = 1e-7 if W.dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(fast.toarray(), ref.toarray(), atol=tol)
+    # p > 1 keeps the checked product path
+    np.testing.assert_allclose(
+        laplacian(W, normalized=normalized, p=2, check_input=False).toarray(),
+        laplacian(W, normalized=normalized, p=2).toarray(), atol=tol)
