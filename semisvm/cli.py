@@ -938,6 +938,7 @@ def cmd_demo(args):
     missing = []
     baseline = None
     n_worse = 0
+    n_pu = 0
     for alg in _registry.ALGORITHMS:
         try:
             cls = _registry.get_class(alg)
@@ -959,6 +960,11 @@ def cmd_demo(args):
                 if baseline is None and alg.name == DEMO_BASELINE:
                     baseline = error
                     vs = "baseline"
+                elif alg.kind == _registry.PU:
+                    # another task: positive labels only (no negative one),
+                    # so it is not ranked against the baseline
+                    vs = "other task"
+                    n_pu += 1
                 elif baseline is not None:
                     vs = f"{error - baseline:+.1f}"
                     if error > baseline:
@@ -973,9 +979,17 @@ def cmd_demo(args):
     if baseline is not None:
         print()
         _say(f"{n_worse} of the algorithms lose to the labels-only baseline on this "
-             "problem. Whether unlabeled rows help depends on the data: safe=True "
-             "(or semisvm.model_selection) checks it on your own data by "
-             "cross-validation on the labeled rows.")
+             "problem. Whether unlabeled rows help depends on the data: the "
+             "graph and kernel estimators check it at fit (safe=\"auto\", when "
+             "every class has at least 4 labels) and fall back to a supervised "
+             "SVC when the labels say so; safe=True (or semisvm.model_selection) "
+             "checks it by cross-validation on the labeled rows.")
+        if n_pu:
+            n_pos = int(np.sum(splits[0][1][lab] == 1))
+            _say(f"pu solves another task, positive-unlabeled learning: it is "
+                 f"given only the {n_pos} positive labels (and the class prior), "
+                 "no negative one, so it is not compared with the baseline, "
+                 "which sees both classes' labels.")
     if missing:
         print(f"not in this installation: {', '.join(missing)}")
     return 0

@@ -54,11 +54,11 @@ of ``bench/_suite.py`` with ``bench/bench_graph_tv_suite.py``, see
 * the normalised two-class TV iterations stop on ``"no_improvement"`` when
   they cycle instead of running into ``max_iter``;
 * ``safe="auto"`` (the default) checks the model against an SVC on the
-  labels (the RBF or the linear one, whichever is right on more held-out
-  labels) on two label folds solved on the same graph and kernel, and falls
-  back to that SVC when the SVC leads on the held-out labels
-  (:mod:`semisvm._fallback`; any lead for the TV and Cheeger models,
-  chosen on the tune part of the benchmark suite);
+  labels (C = 10; RBF at three widths or linear, whichever is right on
+  most held-out labels) on two label folds solved on the same graph and
+  kernel, and falls back to that SVC when the SVC leads on the held-out
+  labels (:mod:`semisvm._fallback`; any lead, chosen on the tune part of
+  the benchmark suite);
 * ``safe=True`` checks the model against its supervised counterpart by
   cross-validation on the labeled rows and falls back to it
   (:class:`semisvm.model_selection.SafeSemiSupervisedMixin`).
@@ -200,7 +200,8 @@ def _check_label_tol(label_tol):
 def graph_tv(K, W, y, *, loss="squared", gamma=1.0, lam=1.0, eta=1.0, mu=1.0,
              r1=1.0, r2=1.0, r=1.0, normalize="n", tol=1e-4, n_stable=10,
              label_tol=0.01, max_iter=300, rof_tol=1e-4, rof_max_iter=500,
-             smo_tol=1e-6, verbose=False, Z=None, nugget=0.0, n_jobs=None):
+             smo_tol=1e-6, verbose=False, Z=None, nugget=0.0, n_jobs=None,
+             start="zero", center="mean"):
     r"""TV-RLS (``loss="squared"``) or TV-SVM (``loss="hinge"``), binary or multi-class.
 
     Binary (2 classes; class 1 is +1), the splitting ``f = K alpha = g``,
@@ -268,6 +269,18 @@ def graph_tv(K, W, y, *, loss="squared", gamma=1.0, lam=1.0, eta=1.0, mu=1.0,
         Tolerance and iteration cap of each graph-ROF (TV denoising) solve.
     smo_tol : float, default=1e-6
         Tolerance of the SMO solves (hinge loss).
+    start : {"zero", "spread"}, default="zero"
+        Two classes: the first iterate ``g``: zero (the labels enter through
+        the fidelity term), or ``"spread"``: class-mass-normalised label
+        spreading on W, normalised like the iterates.
+    center : {"mean", "median"}, default="mean"
+        Two classes, normalised iterations: after the sphere projection
+        ``g`` is centred at its mean (the paper's mean constraint: a
+        ratio-cut balance, ``TV / sqrt(p (1 - p))`` for an indicator of a
+        fraction p of the rows) or at its median (a split away from the
+        median costs more, as in the Cheeger balance; two moons with 1,500
+        rows: the mean-centred iteration ends at a 78 / 22 cut, 28% error,
+        whose objective is lower than the class boundary's).
     verbose : bool, default=False
         Log every iteration (logger ``"semisvm"``).
     Z : array (n, m), optional
@@ -317,6 +330,10 @@ def graph_tv(K, W, y, *, loss="squared", gamma=1.0, lam=1.0, eta=1.0, mu=1.0,
     check_positive(gamma, "gamma", allow_zero=True)
     _check_label_tol(label_tol)
     normalize = _check_normalize(normalize)
+    if start not in ("zero", "spread"):
+        raise ValueError(f"start must be 'zero' or 'spread', got {start!r}")
+    if center not in ("mean", "median"):
+        raise ValueError(f"center must be 'mean' or 'median', got {center!r}")
     t0 = time.perf_counter()
     c0 = time.process_time()
     # [NP] one BLAS thread: the normalised iterations are sensitive to
@@ -326,7 +343,8 @@ def graph_tv(K, W, y, *, loss="squared", gamma=1.0, lam=1.0, eta=1.0, mu=1.0,
     with threadpool_limits(limits=1, user_api="blas"):
         out = tv_splitting(rk, W, y, n_classes, loss, gamma, lam, eta, mu, r1,
                            r2, r, normalize, tol, n_stable, max_iter, rof_tol,
-                           rof_max_iter, smo_tol, verbose, label_tol, n_threads)
+                           rof_max_iter, smo_tol, verbose, label_tol, n_threads,
+                           start=start, center=center)
     out["total_time"] = time.perf_counter() - t0
     out["total_cpu_time"] = time.process_time() - c0
     return _result(**out)
@@ -1058,6 +1076,7 @@ class _TVBase(_GraphTVBase):
                  degree=3, coef0=0.0, n_neighbors=None, weights="self-tuning",
                  tol=1e-4, n_stable=10, label_tol=0.01, max_iter=300,
                  rof_tol=1e-3, rof_max_iter=200, conflict_tol=0.1,
+                 start="zero", center="mean",
                  random_state=None, safe="auto", safe_cv=5,
                  safe_margin=0.0, verbose=0, n_components="auto",
                  graph=None, n_jobs=None):
@@ -1082,6 +1101,8 @@ class _TVBase(_GraphTVBase):
         self.rof_tol = rof_tol
         self.rof_max_iter = rof_max_iter
         self.conflict_tol = conflict_tol
+        self.start = start
+        self.center = center
         self.random_state = random_state
         self.safe = safe
         self.safe_cv = safe_cv
@@ -1133,7 +1154,8 @@ class _TVBase(_GraphTVBase):
                   verbose=bool(self.verbose), Z=Z, nugget=nugget,
                   n_jobs=self.n_jobs)
         res = graph_tv(K, W, y, gamma=gamma, mu=mu,
-                       normalize=self.normalize, **kw)
+                       normalize=self.normalize, start=self.start,
+                       center=self.center, **kw)
         lab = y != UNLABELED
         self.label_conflict_ = float(np.mean(res.labels[lab] != y[lab]))
         self.refit_convex_ = False
@@ -1340,6 +1362,12 @@ class TVRLS(_TVBase):
         (``normalize=None``) with ``gamma x 0.01`` (TVSVM also ``mu x
         10``); None: never (see "Defaults"). The fraction is stored in
         ``label_conflict_``, the refit in ``refit_convex_``.
+    start : {"zero", "spread"}, default="zero"
+        Two classes: the normalised iteration's first iterate, zero or
+        class-mass-normalised label spreading (:func:`graph_tv`).
+    center : {"mean", "median"}, default="mean"
+        Two classes: the normalised iterate is centred at its mean (a
+        ratio-cut balance) or at its median (:func:`graph_tv`).
     """ + _COMMON_DOC + r"""
     See Also
     --------
@@ -1407,6 +1435,7 @@ class TVSVM(_TVBase):
     conflict_tol : float or None, default=0.1
         As in :class:`TVRLS` (the convex refit uses ``gamma x 0.01`` and
         ``mu x 10``).
+    start, center : as in :class:`TVRLS`.
     """ + _COMMON_DOC + r"""
     See Also
     --------

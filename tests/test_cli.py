@@ -403,16 +403,23 @@ def test_demo_prints_table(capsys):
         assert alg.name in rows and "%" in rows[alg.name], rows
     base = float(rows["linear"].split("%")[0].split()[-1])
     assert "baseline" in rows["linear"] and "WORSE" not in rows["linear"]
+    kinds = {alg.name: alg.kind for alg, _ in _registry.available()}
     for name, line in rows.items():  # WORSE marks exactly the rows that lose
         if name == "linear" or "%" not in line:
             continue
         error = float(line.split("%")[0].split()[-1])
+        if kinds.get(name) == _registry.PU:
+            # positive labels only: another task, not ranked against the baseline
+            assert "other task" in line and "WORSE" not in line, line
+            continue
         delta = float(line.split("%")[1].split()[0])
         assert delta == pytest.approx(error - base, abs=0.11)
         if error != base:
             assert ("WORSE" in line) == (error > base), line
     n_worse = sum("WORSE" in line for line in rows.values())
     assert f"{n_worse} of the algorithms lose" in " ".join(lines)
+    if _registry.PU in kinds.values():
+        assert "pu solves another task" in " ".join(lines)
     err = base
     assert 0 <= err < 50  # better than chance on a balanced problem
 
