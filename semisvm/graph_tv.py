@@ -800,12 +800,13 @@ class _GraphTVBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
                 res = self._solve(K, W, y_enc, Z, nugget)
             return self.classes_[res.labels]
 
-        def adopt(rows, coef, intercept, gamma):
+        def adopt(rows, coef, intercept, gamma, basis=None):
             # the SVC's decision k(x, X[rows]) coef + b in this model's terms
+            # (basis: a primal linear counterpart's w rows instead of X[rows])
             binary = coef.shape[0] == 1
-            self.X_fit_ = X[rows]
+            self.X_fit_ = X[rows] if basis is None else basis
             if self.mode_ != "exact":
-                self.landmarks_ = rows
+                self.landmarks_ = rows if basis is None else None
             self.alpha_ = coef[0] if binary else coef.T.copy()
             self.intercept_ = float(intercept[0]) if binary else intercept
             if gamma is not None:
