@@ -482,6 +482,9 @@ def test_scalable_counterparts_above_the_labeled_size_switch(monkeypatch):
 
     import semisvm._fallback as fb
     n_small = fb.SCALABLE_MIN_LABELED
+    # the docstrings name the switch's value
+    assert f"Above {n_small} labeled rows" in " ".join(fb._SAFE_AUTO_DOC.split())
+    assert f"= {n_small} labeled rows" in " ".join(fb.__doc__.split())
     assert [type(m) for _, m in fb.supervised_candidates("linear", n_small)] == [SVC]
     assert all(getattr(m, "max_rows", None) is None
                for _, m in fb.supervised_candidates("rbf", n_small))
