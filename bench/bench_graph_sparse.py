@@ -21,6 +21,11 @@ Run::
 
     nice -n 10 python bench/bench_graph_sparse.py --sizes 20000 50000 --fit
     nice -n 10 python bench/bench_graph_sparse.py --sizes 200000 --no-exact --fit
+    nice -n 10 /usr/bin/time -v python bench/bench_graph_sparse.py --sizes 1000000 --fit-only
+
+``--fit`` also prints the fit's time split: the graph (kNN search and
+Laplacian), the solve, and the default check (two label-fold solves and the
+supervised counterparts, :mod:`semisvm._fallback`).
 
 Results: bench/RESULTS.md ("Sparse rows: the kNN graph at scale").
 """
@@ -54,6 +59,27 @@ def _labels(y, frac=0.01, seed=0):
     return yl
 
 
+def _split_timers():
+    """Wall / CPU seconds of the fit's graph (the kNN search and the
+    Laplacian: ``_graph``) and of the default check (``auto_fallback``,
+    its two label-fold solves and the counterparts); the rest is the solve."""
+    import semisvm.manifold as manifold
+    acc = {}
+
+    def timed(key, fn):
+        def run(*a, **kw):
+            out, w, c = _timed(lambda: fn(*a, **kw))
+            pw, pc = acc.get(key, (0.0, 0.0))
+            acc[key] = (pw + w, pc + c)
+            return out
+        return run
+
+    cls = manifold.LapSVM
+    cls._graph = timed("graph", cls._graph)
+    manifold.auto_fallback = timed("check", manifold.auto_fallback)
+    return acc
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", type=int, nargs="*", default=[20000])
@@ -63,7 +89,19 @@ def main():
     ap.add_argument("--n-jobs", type=int, default=1)
     ap.add_argument("--no-exact", action="store_true")
     ap.add_argument("--fit", action="store_true")
+    ap.add_argument("--fit-only", action="store_true",
+                    help="no standalone search line (the fit, approximate graph, "
+                         "alone: an end-to-end run)")
+    ap.add_argument("--scalable-min-labeled", type=int, default=None,
+                    help="override semisvm._fallback.SCALABLE_MIN_LABELED (the "
+                         "labeled rows above which the check's counterparts "
+                         "are liblinear / drawn rows)")
     args = ap.parse_args()
+    if args.scalable_min_labeled is not None:
+        import semisvm._fallback as fb
+        fb.SCALABLE_MIN_LABELED = args.scalable_min_labeled
+    if args.fit_only:
+        args.fit, args.no_exact = True, True
     sys.path.insert(0, str(HERE))
     from _text_like import make_text_like
 
@@ -74,13 +112,19 @@ def main():
     print(f"# load average {os.getloadavg()}; top terms {g.SPARSE_TOP_TERMS}, "
           f"posting cap {g.SPARSE_POSTING_CAP}, {g.SPARSE_CANDIDATES} x (k + 1) "
           f"candidates; k = {args.k}; n_jobs = {args.n_jobs}", flush=True)
+    split = _split_timers()
     for n in args.sizes:
-        X, y = make_text_like(n, args.d, args.nnz, seed=0)
+        (X, y), wd, cd = _timed(lambda: make_text_like(n, args.d, args.nnz, seed=0))
         X = X.astype(np.float32)
-        (da, ia), wa, ca = _timed(lambda: knn_search(
-            X, args.k, method="approximate", n_jobs=args.n_jobs))
-        line = (f"n={n:>8d} approx {wa:7.2f} s wall {ca:7.2f} s cpu "
-                f"load {os.getloadavg()[0]:4.1f}")
+        print(f"n={n:>8d} data {wd:7.2f} s wall {cd:7.2f} s cpu ({X.nnz} nonzeros)",
+              flush=True)
+        if args.fit_only:
+            line = None
+        else:
+            (da, ia), wa, ca = _timed(lambda: knn_search(
+                X, args.k, method="approximate", n_jobs=args.n_jobs))
+            line = (f"n={n:>8d} approx {wa:7.2f} s wall {ca:7.2f} s cpu "
+                    f"load {os.getloadavg()[0]:4.1f}")
         if not args.no_exact:
             (de, ie), we, ce = _timed(lambda: knn_search(
                 X, args.k, method="exact", n_jobs=args.n_jobs))
@@ -88,7 +132,8 @@ def main():
             far = float(np.mean(da[:, -1]) / np.mean(de[:, -1])) - 1
             line += (f" | exact {we:7.2f} s wall {ce:7.2f} s cpu | recall@{args.k} "
                      f"{rec:.3f}, k-th neighbour {100 * far:.2f} % farther")
-        print(line, flush=True)
+        if line is not None:
+            print(line, flush=True)
         if args.fit:
             yl = _labels(y)
             unl = yl == -1
@@ -96,8 +141,16 @@ def main():
             for name in (["approx"] if args.no_exact else ["exact", "approx"]):
                 method = "exact" if name == "exact" else "approximate"
                 g = KNNGraph(args.k, method=method, n_jobs=args.n_jobs)
+                split.clear()
                 est, w, c = _timed(lambda: LapSVM(kernel="linear", graph=g,
                                                   n_jobs=args.n_jobs).fit(X, yl))
+                gw, gc = split.get("graph", (0.0, 0.0))
+                kw, kc = split.get("check", (0.0, 0.0))
+                print(f"    split (wall / cpu s): graph {gw:.2f} / {gc:.2f}, solve "
+                      f"{w - gw - kw:.2f} / {c - gc - kc:.2f}, check {kw:.2f} / "
+                      f"{kc:.2f} ({int(np.sum(yl != -1))} labeled rows; "
+                      f"{est.safe_check_}, counterpart {est.safe_counterpart_}, "
+                      f"fell back {est.fell_back_})", flush=True)
                 errs[name] = 100 * float(np.mean(est.transduction_[unl] != y[unl]))
                 print(f"    LapSVM(kernel='linear') on the {name} graph: fit "
                       f"(graph included) {w:7.2f} s wall {c:7.2f} s cpu, error "

@@ -527,14 +527,16 @@ _STABLE_FACTOR = 2     # "labels_stable" after _STABLE_FACTOR * n_stable iterati
 def tv_splitting(rk, W, y, n_classes, loss, gamma, lam, eta, mu, r1, r2, r,
                  normalize, tol, n_stable, max_iter, rof_tol, rof_max_iter,
                  smo_tol, verbose, label_tol, n_threads=1, multiplier=True,
-                 cache=None):
+                 cache=None, *, start="zero", center="mean"):
     """The splitting loop of :func:`semisvm.graph_tv.graph_tv` (``n_threads``:
     the graph ROF solver's; the result does not depend on it; ``cache``: a
-    dict shared by solves on the same W, see ``_ROF``)."""
+    dict shared by solves on the same W, see ``_ROF``; ``start`` and
+    ``center``: two classes only)."""
     if n_classes == 2:
         return _tv_binary(rk, W, y, loss, gamma, lam, eta, mu, r1, r2, normalize,
                           tol, n_stable, max_iter, rof_tol, rof_max_iter,
-                          smo_tol, verbose, label_tol, n_threads, cache)
+                          smo_tol, verbose, label_tol, n_threads, cache,
+                          start=start, center=center)
     return _tv_multi(rk, W, y, n_classes, loss, gamma, lam, eta, mu, r,
                      normalize, tol, n_stable, max_iter, rof_tol, rof_max_iter,
                      smo_tol, verbose, label_tol, n_threads, multiplier, cache)
@@ -594,7 +596,8 @@ def _no_improvement(state, obj, it, tol, n_stable):
 
 def _tv_binary(rk, W, y, loss, gamma, lam, eta, mu, r1, r2, normalize, tol,
                n_stable, max_iter, rof_tol, rof_max_iter, smo_tol, verbose,
-               label_tol, n_threads=1, cache=None):
+               label_tol, n_threads=1, cache=None, *, start="zero",
+               center="mean"):
     n = rk.n
     dt = rk.dtype
     lab = np.flatnonzero(y != UNLABELED)
@@ -606,6 +609,18 @@ def _tv_binary(rk, W, y, loss, gamma, lam, eta, mu, r1, r2, normalize, tol,
     rof = _ROF(W, 1, rof_tol, rof_max_iter, dt, n_threads, cache)
     fac = rk.factor(lam, r1)
     g = np.zeros((n, 1), dtype=dt)
+    if start == "spread":
+        # class-mass-normalised label spreading (as the Cheeger balance's
+        # class fractions), normalised like the iterates
+        Y2 = np.zeros((n, 2))
+        Y2[lab, y[lab]] = 1.0
+        F = _label_spreading(W, Y2)
+        F /= np.maximum(F.sum(axis=0), 1e-300)
+        g1 = F[:, 1] - F[:, 0]
+        if radius is not None:
+            g1 = _norm(g1, radius)
+            g1 -= np.median(g1) if center == "median" else g1.mean()
+        g = g1.astype(dt)[:, None]
     u1 = np.zeros(n, dtype=dt)
     u2 = np.zeros(n, dtype=dt)
     b = 0.0
@@ -628,7 +643,9 @@ def _tv_binary(rk, W, y, loss, gamma, lam, eta, mu, r1, r2, normalize, tol,
         g1 = g[:, 0]
         if radius is not None:
             g1 = _norm(g1, radius)
-            g1 -= g1.mean()
+            # "mean": a ratio-cut balance; "median": the Cheeger balance's
+            # centre (a split away from the median costs more)
+            g1 -= np.median(g1) if center == "median" else g1.mean()
             if ypm[lab] @ g1[lab] < 0:
                 # [NP] as in graph_cheeger: TV, the sphere and the mean
                 # constraint are sign-symmetric; keep the label-consistent sign

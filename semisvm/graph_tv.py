@@ -219,7 +219,7 @@ def graph_tv(K, W, y, *, loss="squared", gamma=1.0, lam=1.0, eta=1.0, mu=1.0,
              r1=1.0, r2=1.0, r=1.0, normalize="n", tol=1e-4, n_stable=10,
              label_tol=0.01, max_iter=300, rof_tol=1e-4, rof_max_iter=500,
              smo_tol=1e-6, verbose=False, Z=None, nugget=0.0, n_jobs=None,
-             scheme="augmented", _cache=None):
+             scheme="augmented", start="zero", center="mean", _cache=None):
     r"""TV-RLS (``loss="squared"``) or TV-SVM (``loss="hinge"``), binary or multi-class.
 
     Binary (2 classes; class 1 is +1), the splitting ``f = K alpha = g``,
@@ -287,6 +287,18 @@ def graph_tv(K, W, y, *, loss="squared", gamma=1.0, lam=1.0, eta=1.0, mu=1.0,
         Tolerance and iteration cap of each graph-ROF (TV denoising) solve.
     smo_tol : float, default=1e-6
         Tolerance of the SMO solves (hinge loss).
+    start : {"zero", "spread"}, default="zero"
+        Two classes: the first iterate ``g``: zero (the labels enter through
+        the fidelity term), or ``"spread"``: class-mass-normalised label
+        spreading on W, normalised like the iterates.
+    center : {"mean", "median"}, default="mean"
+        Two classes, normalised iterations: after the sphere projection
+        ``g`` is centred at its mean (the paper's mean constraint: a
+        ratio-cut balance, ``TV / sqrt(p (1 - p))`` for an indicator of a
+        fraction p of the rows) or at its median (a split away from the
+        median costs more, as in the Cheeger balance; two moons with 1,500
+        rows: the mean-centred iteration ends at a 78 / 22 cut, 28% error,
+        whose objective is lower than the class boundary's).
     verbose : bool, default=False
         Log every iteration (logger ``"semisvm"``).
     Z : array (n, m), optional
@@ -359,6 +371,10 @@ def graph_tv(K, W, y, *, loss="squared", gamma=1.0, lam=1.0, eta=1.0, mu=1.0,
     normalize = _check_normalize(normalize)
     if scheme not in ("augmented", "penalty"):
         raise ValueError(f"scheme must be 'augmented' or 'penalty', got {scheme!r}")
+    if start not in ("zero", "spread"):
+        raise ValueError(f"start must be 'zero' or 'spread', got {start!r}")
+    if center not in ("mean", "median"):
+        raise ValueError(f"center must be 'mean' or 'median', got {center!r}")
     t0 = time.perf_counter()
     c0 = time.process_time()
     # [NP] one BLAS thread: the normalised iterations are sensitive to
@@ -369,14 +385,13 @@ def graph_tv(K, W, y, *, loss="squared", gamma=1.0, lam=1.0, eta=1.0, mu=1.0,
         out = tv_splitting(rk, W, y, n_classes, loss, gamma, lam, eta, mu, r1,
                            r2, r, normalize, tol, n_stable, max_iter, rof_tol,
                            rof_max_iter, smo_tol, verbose, label_tol, n_threads,
-                           scheme == "augmented", rof_cache)
+                           scheme == "augmented", rof_cache,
+                           start=start, center=center)
     if n_classes > 2:
         out["scheme"] = scheme
     out["total_time"] = time.perf_counter() - t0
     out["total_cpu_time"] = time.process_time() - c0
     return _result(**out)
-
-
 
 
 def graph_cheeger(K, W, y, *, loss="squared", lam=1.0, mu=1.0, r=1.0, c=1.0,
@@ -859,12 +874,13 @@ class _GraphTVBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
                 res = self._solve(K, W, y_enc, Z, nugget)
             return self.classes_[res.labels]
 
-        def adopt(rows, coef, intercept, gamma):
+        def adopt(rows, coef, intercept, gamma, basis=None):
             # the SVC's decision k(x, X[rows]) coef + b in this model's terms
+            # (basis: a primal linear counterpart's w rows instead of X[rows])
             binary = coef.shape[0] == 1
-            self.X_fit_ = X[rows]
+            self.X_fit_ = X[rows] if basis is None else basis
             if self.mode_ != "exact":
-                self.landmarks_ = rows
+                self.landmarks_ = rows if basis is None else None
             self.alpha_ = coef[0] if binary else coef.T.copy()
             self.intercept_ = float(intercept[0]) if binary else intercept
             if gamma is not None:
@@ -1158,7 +1174,8 @@ class _TVBase(_GraphTVBase):
                  degree=3, coef0=0.0, n_neighbors=None, weights="self-tuning",
                  tol=1e-4, n_stable=10, label_tol=0.01, max_iter=300,
                  rof_tol=1e-3, rof_max_iter=200, conflict_tol=0.1,
-                 scheme="auto", random_state=None, safe="auto", safe_cv=5,
+                 scheme="auto", start="zero", center="mean",
+                 random_state=None, safe="auto", safe_cv=5,
                  safe_margin=0.0, verbose=0, n_components="auto",
                  graph=None, n_jobs=None):
         self.gamma = gamma
@@ -1183,6 +1200,8 @@ class _TVBase(_GraphTVBase):
         self.rof_max_iter = rof_max_iter
         self.conflict_tol = conflict_tol
         self.scheme = scheme
+        self.start = start
+        self.center = center
         self.random_state = random_state
         self.safe = safe
         self.safe_cv = safe_cv
@@ -1234,7 +1253,8 @@ class _TVBase(_GraphTVBase):
                   verbose=bool(self.verbose), Z=Z, nugget=nugget,
                   n_jobs=self.n_jobs, _cache=getattr(self, "_solve_cache", None))
         res = self._solve_scheme(K, W, y, binary, kw, gamma=gamma, mu=mu,
-                                 normalize=self.normalize)
+                                 normalize=self.normalize, start=self.start,
+                                 center=self.center)
         lab = y != UNLABELED
         self.label_conflict_ = float(np.mean(res.labels[lab] != y[lab]))
         self.refit_convex_ = False
@@ -1517,6 +1537,12 @@ class TVRLS(_TVBase):
         holds at least a quarter of an even share ``n / n_classes`` of the
         rows; otherwise the augmented iteration from the start. The scheme
         used is ``result_.scheme``.
+    start : {"zero", "spread"}, default="zero"
+        Two classes: the normalised iteration's first iterate, zero or
+        class-mass-normalised label spreading (:func:`graph_tv`).
+    center : {"mean", "median"}, default="mean"
+        Two classes: the normalised iterate is centred at its mean (a
+        ratio-cut balance) or at its median (:func:`graph_tv`).
     """ + _COMMON_DOC + r"""
     See Also
     --------
@@ -1586,6 +1612,7 @@ class TVSVM(_TVBase):
         ``mu x 10``).
     scheme : {"auto", "augmented", "penalty"}, default="auto"
         The multi-class splitting, as in :class:`TVRLS`.
+    start, center : as in :class:`TVRLS`.
     """ + _COMMON_DOC + r"""
     See Also
     --------

@@ -618,14 +618,16 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
                     warnings.simplefilter("ignore", ConvergenceWarning)
                     res = solve(y_hidden)
                 return self._labels(np.column_stack([r.decision for r in res]))
-            def adopt(rows, coef, intercept, gamma):
-                # the SVC's decision k(x, X[rows]) coef + b in this model's terms
-                if gamma is None and self.kernel != "linear":
+            def adopt(rows, coef, intercept, gamma, basis=None):
+                # the SVC's decision k(x, X[rows]) coef + b in this model's
+                # terms (basis: a primal linear counterpart's w rows instead)
+                if gamma is None and (self.kernel != "linear" or basis is not None):
                     # the chosen counterpart is the linear SVC: the model
                     # becomes linear, f(x) = <x, w> + b
                     self.mode_ = "linear"
                 if self.mode_ == "linear":
-                    self.coef_ = np.asarray((X[rows].T @ coef.T).T, dtype=X.dtype)
+                    B = X[rows] if basis is None else basis
+                    self.coef_ = np.asarray((B.T @ coef.T).T, dtype=X.dtype)
                     # as a linear fit: no expansion left behind (predict and
                     # the model file read coef_ alone)
                     self.X_fit_ = None

@@ -373,7 +373,7 @@ def test_fallback_to_the_linear_counterpart(Est, module, monkeypatch):
     X, y, yt = _moons(160, k=6)
     real = fb.auto_fallback
     monkeypatch.setattr(fb, "supervised_candidates",
-                        lambda kernel: [("linear", SVC(kernel="linear"))])
+                        lambda kernel, n_labeled=0: [("linear", SVC(kernel="linear"))])
 
     def wrong(est, X_, y_, solve, adopt, **kw):
         return real(est, X_, y_, lambda yh: 1 - yt, adopt, **kw)
@@ -472,3 +472,88 @@ def test_counterpart_candidates_and_widths():
     from sklearn.metrics.pairwise import rbf_kernel
     np.testing.assert_allclose(rbf_kernel(X, X[lab], gamma=gamma) @ coef[0] + b[0],
                                svc.decision_function(X), atol=1e-10)
+
+
+def test_scalable_counterparts_above_the_labeled_size_switch(monkeypatch):
+    # at most SCALABLE_MIN_LABELED labeled rows: libsvm's SVC on every
+    # labeled row; above: liblinear's LinearSVC (primal w) and RBF SVCs
+    # trained on a fixed stratified draw of SCALABLE_MIN_LABELED rows
+    from sklearn.svm import LinearSVC
+
+    import semisvm._fallback as fb
+    n_small = fb.SCALABLE_MIN_LABELED
+    # the docstrings name the switch's value
+    assert f"Above {n_small} labeled rows" in " ".join(fb._SAFE_AUTO_DOC.split())
+    assert f"= {n_small} labeled rows" in " ".join(fb.__doc__.split())
+    assert [type(m) for _, m in fb.supervised_candidates("linear", n_small)] == [SVC]
+    assert all(getattr(m, "max_rows", None) is None
+               for _, m in fb.supervised_candidates("rbf", n_small))
+    big = fb.supervised_candidates("rbf", n_small + 1)
+    assert [n for n, _ in big][-1] == "linear SVC (C=10, liblinear)"
+    assert isinstance(big[-1][1], fb.LinearPrimal)
+    assert [m.max_rows for _, m in big[:-1]] == [n_small] * 3
+    assert isinstance(fb.supervised_candidates("linear", n_small + 1)[0][1],
+                      fb.LinearPrimal)
+
+    X, y, _ = _moons(200, k=40)
+    lab = y != -1
+    # the primal form: w rows, identity coef; the decision of LinearSVC
+    classes = np.array([0, 1])
+    basis, coef, b, gamma = fb.fit_counterpart(fb.LinearPrimal(), X[lab], y[lab], classes)
+    ref = LinearSVC(C=10, loss="hinge", max_iter=5000, random_state=0).fit(X[lab], y[lab])
+    assert gamma is None and basis.shape == (1, 2)
+    np.testing.assert_allclose(fb._decide(X, basis, coef, b, None)[:, 0],
+                               ref.decision_function(X), atol=1e-9)
+    with pytest.raises(TypeError, match="fit_counterpart"):
+        fb.fit_supervised(fb.LinearPrimal(), X[lab], y[lab], classes)
+    # the RBF draw: stratified, fixed, the SVC of the drawn rows (blocks of
+    # rows in the decision give the same numbers)
+    Xl, yl = X[lab], y[lab]
+    draw = fb._draw_rows(yl, 20)
+    assert draw.size == 20 and np.array_equal(draw, fb._draw_rows(yl, 20))
+    assert abs(np.sum(yl[draw] == 1) - 10) <= 1
+    c, b2, g = fb.fit_supervised(fb.RBFWidth(1.0, max_rows=20), Xl, yl, classes)
+    assert not np.any(np.delete(c, draw, axis=1))
+    svc = SVC(C=10, gamma="scale").fit(Xl[draw], yl[draw])
+    assert g == pytest.approx(svc._gamma)
+    full = fb._decide(X, Xl, c, b2, g)[:, 0]
+    np.testing.assert_allclose(full, svc.decision_function(X), atol=1e-8)
+    monkeypatch.setattr(fb, "_DECIDE_BLOCK", 7)
+    np.testing.assert_allclose(fb._decide(X, Xl, c, b2, g)[:, 0], full, atol=1e-12)
+
+
+@pytest.mark.parametrize("Est, module", [(LapRLS, "manifold"), (LapSVM, "manifold"),
+                                         (TVRLS, "graph_tv")])
+def test_fallback_to_the_scalable_linear_counterpart(Est, module, monkeypatch):
+    # above the labeled size switch (shrunk here) a linear estimator falls
+    # back to liblinear's LinearSVC: its decision, in and out of sample,
+    # survives a model file; below it, libsvm's SVC (test above)
+    import importlib
+    import tempfile
+
+    import scipy.sparse as sp
+    from sklearn.svm import LinearSVC
+
+    import semisvm._fallback as fb
+    from semisvm.io import load, save
+    mod = importlib.import_module(f"semisvm.{module}")
+    monkeypatch.setattr(fb, "SCALABLE_MIN_LABELED", 8)
+    X, y, yt = _moons(160, k=6)
+    real = fb.auto_fallback
+
+    def wrong(est, X_, y_, solve, adopt, **kw):
+        return real(est, X_, y_, lambda yh: 1 - yt, adopt, **kw)
+
+    monkeypatch.setattr(mod, "auto_fallback", wrong)
+    Xs = sp.csr_matrix(X) if module == "manifold" else X
+    est = _fit(Est(kernel="linear"), Xs, y)
+    lab = y != -1
+    sup = LinearSVC(C=10, loss="hinge", max_iter=5000, random_state=0).fit(X[lab], y[lab])
+    assert est.fell_back_ and est.safe_counterpart_ == "linear SVC (C=10, liblinear)"
+    np.testing.assert_allclose(est.decision_function(Xs), sup.decision_function(X),
+                               atol=1e-6)
+    np.testing.assert_array_equal(est.transduction_[~lab], sup.predict(X[~lab]))
+    with tempfile.TemporaryDirectory() as d:
+        save(est, d + "/m.semisvm")
+        np.testing.assert_allclose(load(d + "/m.semisvm").decision_function(Xs),
+                                   sup.decision_function(X), atol=1e-6)
