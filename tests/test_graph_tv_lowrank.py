@@ -433,3 +433,42 @@ def test_cheeger_rof_budget_auto_both_sides(n, steps, monkeypatch):
     assert auto.result_.n_rof_iter != other.result_.n_rof_iter
     with pytest.raises(ValueError, match="rof_max_iter"):
         CheegerRLS(rof_max_iter="fast").fit(X, y)
+
+
+@pytest.mark.parametrize("Est,n_classes,tol,n_stable", [
+    (TVRLS, 2, 1e-4, 10), (TVRLS, 3, 0.05, 3), (TVSVM, 3, 1e-4, 10),
+    (TVSVM, 2, 1e-4, 3),
+    (CheegerRLS, 2, 1e-6, 10), (CheegerSVM, 3, 1e-6, 3)])
+def test_check_folds_stop_settings_both_sides(Est, n_classes, tol, n_stable,
+                                              monkeypatch):
+    # the safe="auto" check's fold solves stop at a tolerance of at least
+    # FOLD_TOL (multi-class TV; Cheeger keeps its tol) after at most
+    # FOLD_N_STABLE quiet iterations (Cheeger, multi-class TV; two-class TV
+    # keeps its rule); the fit keeps the estimator's (same bits as safe=False)
+    X, y, _ = _problem(n_classes, n=80, per_class=6)
+    seen = []
+
+    def wrap(f):
+        def solve(*a, **k):
+            seen.append((k["tol"], k["n_stable"]))
+            return f(*a, **k)
+        return solve
+    monkeypatch.setattr(gt, "graph_tv", wrap(gt.graph_tv))
+    monkeypatch.setattr(gt, "graph_cheeger", wrap(gt.graph_cheeger))
+    kw = dict(tol=tol, n_stable=n_stable, max_iter=30)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        plain = Est(safe=False, **kw).fit(X, y)
+        n_plain = len(seen)
+        est = Est(**kw).fit(X, y)
+    assert est.safe_check_.startswith("two folds")
+    assert not hasattr(est, "_fold_solve")
+    fit, folds = seen[n_plain:2 * n_plain], seen[2 * n_plain:]
+    assert fit == seen[:n_plain] == [(tol, n_stable)] * n_plain and folds
+    if Est in (TVRLS, TVSVM) and n_classes == 2:
+        assert set(folds) == {(tol, n_stable)}
+    else:
+        fold_tol = tol if Est in (CheegerRLS, CheegerSVM) else max(tol, gt.FOLD_TOL)
+        assert set(folds) == {(fold_tol, min(n_stable, gt.FOLD_N_STABLE))}
+    if not est.fell_back_:
+        np.testing.assert_array_equal(est.result_.decision, plain.result_.decision)
