@@ -470,3 +470,23 @@ def test_tv_spread_median_two_moons_1500():
         est = TVRLS(safe=False, conflict_tol=None, start=st, center=ce).fit(X, y)
         err[st] = np.mean(est.transduction_[unl] != yt[unl])
     assert err["zero"] > 0.2 and err["spread"] < 0.03
+
+
+def test_tv_auto_start_center_both_sides():
+    # "auto": label spreading and the median with at most 3 labels of a
+    # class (two classes), zero and the mean with more; the same bits as
+    # the explicit values on each side of the switch
+    X, y, _, _ = _problem(60, 6)        # 3 labels per class
+    X5, y5, _, _ = _problem(60, 8)      # 4 labels per class
+    for Est, (Xs, ys, st, ce) in ((TVRLS, (X, y, "spread", "median")),
+                                  (TVSVM, (X, y, "spread", "median")),
+                                  (TVRLS, (X5, y5, "zero", "mean"))):
+        kw = dict(safe=False, conflict_tol=None)
+        a = Est(**kw).fit(Xs, ys).result_.decision
+        b = Est(start=st, center=ce, **kw).fit(Xs, ys).result_.decision
+        assert np.array_equal(a, b)
+        if st == "spread":
+            c = Est(start="zero", center="mean", **kw).fit(Xs, ys).result_.decision
+            assert not np.array_equal(a, c)
+    with pytest.raises(ValueError, match="start"):
+        TVRLS(safe=False, start="kernel").fit(X, y)
