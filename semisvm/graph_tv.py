@@ -1137,6 +1137,16 @@ class _TVBase(_GraphTVBase):
             mu = 10.0 * s if binary else 1.0
         return gamma, mu
 
+    def _auto_fallback(self, *args):
+        # the held-out folds have fewer labels per class than the fit: they
+        # solve with the fit's start and centring (as measured on the tune
+        # part), not with the ones "auto" would choose for their labels
+        self._pinned_start_center = self._fit_start_center
+        try:
+            return super()._auto_fallback(*args)
+        finally:
+            del self._pinned_start_center
+
     def _start_center(self, y, binary):
         """``start`` and ``center`` of this fit: "auto" is ("spread",
         "median") for two classes when a class has at most FEW_LABELS labels,
@@ -1167,7 +1177,10 @@ class _TVBase(_GraphTVBase):
                   rof_tol=self.rof_tol, rof_max_iter=self.rof_max_iter,
                   verbose=bool(self.verbose), Z=Z, nugget=nugget,
                   n_jobs=self.n_jobs)
-        start, center = self._start_center(y, binary)
+        # the check's fold solves (_auto_fallback) keep this fit's choice
+        start, center = (getattr(self, "_pinned_start_center", None)
+                         or self._start_center(y, binary))
+        self._fit_start_center = (start, center)
         res = graph_tv(K, W, y, gamma=gamma, mu=mu,
                        normalize=self.normalize, start=start,
                        center=center, **kw)

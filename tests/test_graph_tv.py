@@ -490,3 +490,22 @@ def test_tv_auto_start_center_both_sides():
             assert not np.array_equal(a, c)
     with pytest.raises(ValueError, match="start"):
         TVRLS(safe=False, start="kernel").fit(X, y)
+
+
+def test_tv_check_folds_keep_the_fits_start_center(monkeypatch):
+    # 5 labels per class: the fit starts from zero, mean-centred; the
+    # check's held-out folds (2-3 labels of a class) keep that choice
+    import semisvm.graph_tv as gt
+    seen = []
+    real = gt.graph_tv
+
+    def spy(*a, **kw):
+        if kw.get("normalize") is not None:
+            seen.append((kw["start"], kw["center"]))
+        return real(*a, **kw)
+
+    monkeypatch.setattr(gt, "graph_tv", spy)
+    X, y, _, _ = _problem(60, 10)
+    est = TVRLS().fit(X, y)
+    assert est.safe_check_ is not None and len(seen) >= 3
+    assert set(seen) == {("zero", "mean")}
