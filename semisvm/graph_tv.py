@@ -1411,8 +1411,12 @@ class TVRLS(_TVBase):
         at the class boundary (mean error 10.4 -> 4.0% with the convex
         refit); on the tune part of ``bench/_suite.py`` (two-class cells,
         600 rows, seeds 0-2) worse / better cells than ``SVC()`` 9 / 16 ->
-        8 / 19, mean error 17.4 -> 16.9%; everywhere (not only with few
-        labels) it was worse (breast cancer 5 labels 5.6 -> 19.4%).
+        8 / 19, mean error 17.4 -> 16.9% (TVSVM 11 / 15 -> 11 / 15, 18.04 ->
+        17.96%; two moons 18.1 -> 11.8%); everywhere (not only with few
+        labels) it was worse (TVRLS, breast cancer 5 labels 5.6 -> 19.4%).
+        Median centring asks for a balanced split: on imbalanced classes
+        with one label per class it can lose (report part, 90 / 10 blobs:
+        TVRLS 8.5 -> 22.3%).
     """ + _COMMON_DOC + r"""
     See Also
     --------
