@@ -1071,6 +1071,11 @@ _CHEEGER_DOC = """balance : {"auto", "median", "lambda"} or float or array, defa
 
 class _TVBase(_GraphTVBase):
     _knn_width = 2.0
+    # start="auto", center="auto" switch to ("spread", "median") with few
+    # labels (TVRLS; TVSVM keeps ("zero", "mean"): worse on the tune part's
+    # real sets with 1 / 3 labels per class, 6 / 4 -> 8 / 2 worse / better
+    # cells, mean error 31.9 -> 35.2%)
+    _few_labels_spread = False
     def __init__(self, *, gamma=None, lam=0.1, eta=None, mu=None, r1=1.0, r2=1.0,
                  r=1.0, normalize="sqrt", kernel="rbf", kernel_gamma=None,
                  degree=3, coef0=0.0, n_neighbors=None, weights="self-tuning",
@@ -1149,14 +1154,15 @@ class _TVBase(_GraphTVBase):
 
     def _start_center(self, y, binary):
         """``start`` and ``center`` of this fit: "auto" is ("spread",
-        "median") for two classes when a class has at most FEW_LABELS labels,
-        else ("zero", "mean")."""
+        "median") for two classes when a class has at most FEW_LABELS labels
+        (TVRLS only: ``_few_labels_spread``), else ("zero", "mean")."""
         for name, ok in (("start", ("zero", "spread")), ("center", ("mean", "median"))):
             v = getattr(self, name)
             if not (isinstance(v, str) and v in ok + ("auto",)):
                 raise ValueError(f"{name} must be 'auto', {ok[0]!r} or {ok[1]!r}, "
                                  f"got {v!r}")
-        few = binary and np.bincount(y[y != UNLABELED]).min() <= FEW_LABELS
+        few = (binary and self._few_labels_spread
+               and np.bincount(y[y != UNLABELED]).min() <= FEW_LABELS)
         start = self.start if self.start != "auto" else ("spread" if few else "zero")
         center = self.center if self.center != "auto" else ("median" if few else "mean")
         return start, center
@@ -1345,6 +1351,7 @@ _TV_DEFAULTS_DOC = """
 
 
 class TVRLS(_TVBase):
+    _few_labels_spread = True
     __doc__ = r"""Total-variation regularised least squares (Bresson & Zhang, TV-RLS).
 
     Binary (labels mapped to +-1, ``classes_[1]`` is +1):
@@ -1403,7 +1410,7 @@ class TVRLS(_TVBase):
         Two classes: the normalised iterate is centred at its mean (a
         ratio-cut balance) or at its median (:func:`graph_tv`). "auto"
         (both): "spread" and "median" when a class has at most 3 labels,
-        else "zero" and "mean". Measured: with few labels the mean-centred
+        else "zero" and "mean" (TVSVM: always "zero" and "mean"). Measured: with few labels the mean-centred
         iteration from zero finds the graph's cheapest ratio cut, which the
         labels then only orient (two moons, 1,500 rows, 3 labels per class:
         a 78 / 22 cut with a quarter of the true cut's TV, 28% error on
@@ -1411,9 +1418,13 @@ class TVRLS(_TVBase):
         at the class boundary (mean error 10.4 -> 4.0% with the convex
         refit); on the tune part of ``bench/_suite.py`` (two-class cells,
         600 rows, seeds 0-2) worse / better cells than ``SVC()`` 9 / 16 ->
-        8 / 19, mean error 17.4 -> 16.9% (TVSVM 11 / 15 -> 11 / 15, 18.04 ->
-        17.96%; two moons 18.1 -> 11.8%); everywhere (not only with few
-        labels) it was worse (TVRLS, breast cancer 5 labels 5.6 -> 19.4%).
+        8 / 19, mean error 17.4 -> 16.9%, and on its real two-class sets
+        with 1 / 3 labels per class 7 / 3 -> 6 / 2, 32.0 -> 32.8%;
+        everywhere (not only with few labels) it was worse (breast cancer 5
+        labels 5.6 -> 19.4%). TVSVM keeps "zero" / "mean": with few labels
+        it was no worse on the shapes (11 / 15 either way; two moons 18.1
+        -> 11.8%) but worse on the real sets (6 / 4 -> 8 / 2, 31.9 ->
+        35.2%).
         Median centring asks for a balanced split: on imbalanced classes
         with one label per class it can lose (report part, 90 / 10 blobs:
         TVRLS 8.5 -> 22.3%).
@@ -1484,7 +1495,8 @@ class TVSVM(_TVBase):
     conflict_tol : float or None, default=0.1
         As in :class:`TVRLS` (the convex refit uses ``gamma x 0.01`` and
         ``mu x 10``).
-    start, center : as in :class:`TVRLS`.
+    start, center : as in :class:`TVRLS`; "auto" is "zero" and "mean"
+        (the previous iteration) for TVSVM with any number of labels.
     """ + _COMMON_DOC + r"""
     See Also
     --------
