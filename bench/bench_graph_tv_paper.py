@@ -89,6 +89,10 @@ def _make(name, n_classes=2):
         # the weights tuned on USPS 4 vs 9 (the defaults until the two-class
         # defaults became scale-free: gamma = n / 300, TVSVM mu = 10 n / 300)
         kw.update(gamma=1.0, mu=1.0)
+        # the paper's two-class iteration: from zero, mean-centred (the
+        # estimators' start="auto", center="auto" switch to label spreading
+        # and the median when a class has at most 3 labels)
+        kw.update(start="zero", center="mean")
     if name in ("TVRLS", "TVSVM"):
         # the paper's multi-class iteration (with the multiplier update; the
         # estimators' scheme="auto" may keep the penalty one)

@@ -309,10 +309,12 @@ def test_two_moons_defaults_converge(Est):
 # ------------------------------------------------------------- defaults
 
 
+@pytest.mark.parametrize("n_lab", [10, 6])
 @pytest.mark.parametrize("Est", [TVRLS, TVSVM, CheegerRLS, CheegerSVM])
-def test_defaults_deterministic(Est):
-    # same input -> same bits, with every parameter at its default
-    X, y, _, _ = _problem(n=80, n_lab=10, seed=3)
+def test_defaults_deterministic(Est, n_lab):
+    # same input -> same bits, with every parameter at its default (5 labels
+    # per class: the check runs; 3: it does not)
+    X, y, _, _ = _problem(n=80, n_lab=n_lab, seed=3)
     a = _fit_quiet(Est(), X, y)
     b = _fit_quiet(Est(), X, y)
     np.testing.assert_array_equal(a.alpha_, b.alpha_)
@@ -544,3 +546,53 @@ def test_tv_spread_median_two_moons_1500():
         est = TVRLS(safe=False, conflict_tol=None, start=st, center=ce).fit(X, y)
         err[st] = np.mean(est.transduction_[unl] != yt[unl])
     assert err["zero"] > 0.2 and err["spread"] < 0.03
+
+
+def test_tv_auto_start_center_both_sides(monkeypatch):
+    # shipped: "auto" is zero and the mean for both estimators at any
+    # number of labels
+    X, y, _, _ = _problem(60, 6)        # 3 labels per class
+    X5, y5, _, _ = _problem(60, 8)      # 4 labels per class
+    kw = dict(safe=False, conflict_tol=None)
+    for Est in (TVRLS, TVSVM):
+        a = Est(**kw).fit(X, y).result_.decision
+        b = Est(start="zero", center="mean", **kw).fit(X, y).result_.decision
+        assert np.array_equal(a, b)
+    # the few-labels rule (measured, off: worse on the report part): with
+    # it on, label spreading and the median with at most 3 labels of a
+    # class (two classes, TVRLS), zero and the mean with more (and always
+    # for TVSVM); the same bits as the explicit values on each side
+    monkeypatch.setattr(TVRLS, "_few_labels_spread", True)
+    for Est, (Xs, ys, st, ce) in ((TVRLS, (X, y, "spread", "median")),
+                                  (TVSVM, (X, y, "zero", "mean")),
+                                  (TVRLS, (X5, y5, "zero", "mean"))):
+        kw = dict(safe=False, conflict_tol=None)
+        a = Est(**kw).fit(Xs, ys).result_.decision
+        b = Est(start=st, center=ce, **kw).fit(Xs, ys).result_.decision
+        assert np.array_equal(a, b)
+        if st == "spread":
+            c = Est(start="zero", center="mean", **kw).fit(Xs, ys).result_.decision
+            assert not np.array_equal(a, c)
+    with pytest.raises(ValueError, match="start"):
+        TVRLS(safe=False, start="kernel").fit(X, y)
+
+
+def test_tv_check_folds_keep_the_fits_start_center(monkeypatch):
+    # with the few-labels rule on, 5 labels per class: the fit starts from
+    # zero, mean-centred; the check's held-out folds (2-3 labels of a
+    # class, where the rule would switch) keep that choice
+    import semisvm.graph_tv as gt
+    monkeypatch.setattr(TVRLS, "_few_labels_spread", True)
+    seen = []
+    real = gt.graph_tv
+
+    def spy(*a, **kw):
+        if kw.get("normalize") is not None:
+            seen.append((kw["start"], kw["center"]))
+        return real(*a, **kw)
+
+    monkeypatch.setattr(gt, "graph_tv", spy)
+    X, y, _, _ = _problem(60, 10)
+    est = TVRLS().fit(X, y)
+    assert est.safe_check_ is not None and len(seen) >= 3
+    assert set(seen) == {("zero", "mean")}
