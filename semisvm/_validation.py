@@ -268,9 +268,10 @@ def as_csr32(X, name="X"):
     Validates the structure first (:func:`check_sparse_structure`), then
     downcasts int64 index arrays when ``nnz`` and the shape fit in int32 and
     raises otherwise; the compiled kernels index with int32. Stored entries
-    past ``indptr[-1]`` are dropped (views, no copy), and a matrix with
+    past ``indptr[-1]`` are dropped (views, no copy), a matrix with
     duplicate entries or explicit zeros is made canonical
-    (:func:`canonical_csr`, a copy).
+    (:func:`canonical_csr`, a copy), and strided arrays are made contiguous
+    (a copy).
     """
     if not sp.issparse(X):
         return check_scale(X, name)
@@ -281,6 +282,13 @@ def as_csr32(X, name="X"):
     if X.indices.shape[0] != nnz or X.data.shape[0] != nnz:
         X = type(X)((X.data[:nnz], X.indices[:nnz], X.indptr), shape=X.shape)
     X = canonical_csr(X)
+    if not (X.data.flags.c_contiguous and X.indices.flags.c_contiguous
+            and X.indptr.flags.c_contiguous):
+        # strided views (e.g. values sliced from a larger array): the
+        # compiled kernels read contiguous arrays
+        X = type(X)((np.ascontiguousarray(X.data),
+                     np.ascontiguousarray(X.indices),
+                     np.ascontiguousarray(X.indptr)), shape=X.shape)
     check_scale(X, name)
     if X.indices.dtype == np.int32 and X.indptr.dtype == np.int32:
         return X
@@ -312,8 +320,9 @@ def check_X(X, name="X", *, dtype=FLOAT_DTYPES, reset_dtype=None):
         if finite:
             return check_scale(X, name)
     if (reset_dtype is None and isinstance(X, (sp.csr_matrix, sp.csr_array))
-            and X.dtype in dtype and X.indices.dtype == np.int32
-            and X.indptr.dtype == np.int32 and X.shape[0] and X.shape[1]):
+            and len(X.shape) == 2 and X.dtype in dtype
+            and X.indices.dtype == np.int32 and X.indptr.dtype == np.int32
+            and X.shape[0] and X.shape[1]):
         # int32 CSR (e.g. validated by the estimator): finiteness from one
         # sum, then structure, canonical form and scale as below, without
         # check_array's fixed cost

@@ -292,3 +292,29 @@ def test_pusvm_tiny_lam_refused_not_nan():
         semisvm.PUSVM(prior=0.5, lam=5e-324).fit(X, y)
     assert np.all(np.isfinite(semisvm.PUSVM(prior=0.5, lam=1e-100, max_iter=1000).fit(X, y)
                               .decision_function(X)))
+
+
+def test_int32_csr_fast_path_keeps_contiguity_and_shape_checks():
+    import scipy.sparse as sp
+
+    from semisvm import TSVM
+    rng = np.random.default_rng(0)
+    dense = rng.normal(size=(60, 8)) * (rng.random((60, 8)) < 0.5)
+    A = sp.csr_matrix(dense)
+    big = np.zeros(2 * A.nnz)
+    big[::2] = A.data
+    # strided values (a view): the compiled kernels need contiguous arrays
+    X = sp.csr_matrix((big[::2], A.indices.astype(np.int32),
+                       A.indptr.astype(np.int32)), shape=A.shape)
+    assert not X.data.flags.c_contiguous
+    out = check_X(X)
+    assert out.data.flags.c_contiguous
+    y = np.full(60, -1)
+    y[:10] = np.arange(10) % 2
+    a = TSVM().fit(X, y).decision_function(A)
+    b = TSVM().fit(A, y).decision_function(A)
+    np.testing.assert_array_equal(a, b)
+    # a 1-D sparse array: the ValueError naming X, not an IndexError
+    if hasattr(sp, "csr_array"):
+        with pytest.raises(ValueError, match="X"):
+            check_X(sp.csr_array(np.array([1.0, 2.0, 0.0])))
