@@ -899,13 +899,14 @@ class _GraphTVBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
             setattr(self, k, v)
         return self
 
-    def _stop(self, folds=True):
-        """``(tol, n_stable)`` of this solve: the check's fold solves (read
-        only through the labels of their held-out rows; ``folds``: this
-        model's folds take the looser rule) stop at a tolerance of at least
-        ``FOLD_TOL`` after at most ``FOLD_N_STABLE`` quiet iterations; the
-        fit keeps ``tol`` and ``n_stable``."""
-        if folds and getattr(self, "_fold_solve", False):
+    def _stop(self, n, folds=True):
+        """``(tol, n_stable)`` of this solve on n rows: the check's fold
+        solves (read only through the labels of their held-out rows;
+        ``folds``: this model's folds take the looser rule) on more than
+        ``FOLD_MIN_ROWS`` rows stop at a tolerance of at least ``FOLD_TOL``
+        after at most ``FOLD_N_STABLE`` quiet iterations; the fit keeps
+        ``tol`` and ``n_stable``."""
+        if folds and n > FOLD_MIN_ROWS and getattr(self, "_fold_solve", False):
             return max(self.tol, FOLD_TOL), min(self.n_stable, FOLD_N_STABLE)
         return self.tol, self.n_stable
 
@@ -1295,7 +1296,7 @@ class _TVBase(_GraphTVBase):
         # normalised two-class iteration may cycle (breast_cancer, tune part
         # of bench/_suite.py), and a fold stopped earlier (n_stable 5 or 8)
         # turned 5 (resp. 1) of 18 check decisions there, each for the worse
-        stop_tol, n_stable = self._stop(folds=not binary)
+        stop_tol, n_stable = self._stop(y.shape[0], folds=not binary)
         kw = dict(loss=self._loss, lam=self.lam, eta=eta, r1=self.r1,
                   r2=self.r2, r=self.r, tol=stop_tol, n_stable=n_stable,
                   label_tol=self.label_tol, max_iter=self.max_iter,
@@ -1380,6 +1381,11 @@ class _TVBase(_GraphTVBase):
 # the fit's 1e-4 at ~19; the labels_stable rule waits 2 n_stable = 20)
 FOLD_TOL = 1e-2
 FOLD_N_STABLE = 5
+# ... on more than this many rows only (as Cheeger's rof_max_iter="auto"):
+# below it a fit is cheap, and the looser folds moved some check decisions
+# (tune part of bench/_suite.py, Cheeger: 16 of 324, 6 for the worse;
+# `semisvm demo`, 718 rows: CheegerSVM 14.7 -> 19.2% test error)
+FOLD_MIN_ROWS = 2000
 
 # multi-class TV, scheme="auto": the penalty iteration's budget
 PENALTY_BUDGET = 60
@@ -1452,7 +1458,7 @@ class _CheegerBase(_GraphTVBase):
 
     def _solve(self, K, W, y, Z=None, nugget=0.0):
         # the ratio's stop tolerance stays: it also gates "no_improvement"
-        _, n_stable = self._stop()
+        _, n_stable = self._stop(y.shape[0])
         return graph_cheeger(K, W, y, Z=Z, nugget=nugget, loss=self._loss, lam=self.lam, mu=self.mu,
                              r=self.r, c=self.c, balance=self.balance,
                              start=self.start,

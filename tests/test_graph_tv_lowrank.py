@@ -435,17 +435,21 @@ def test_cheeger_rof_budget_auto_both_sides(n, steps, monkeypatch):
         CheegerRLS(rof_max_iter="fast").fit(X, y)
 
 
+@pytest.mark.parametrize("above", [True, False])
 @pytest.mark.parametrize("Est,n_classes,tol,n_stable", [
     (TVRLS, 2, 1e-4, 10), (TVRLS, 3, 0.05, 3), (TVSVM, 3, 1e-4, 10),
     (TVSVM, 2, 1e-4, 3),
     (CheegerRLS, 2, 1e-6, 10), (CheegerSVM, 3, 1e-6, 3)])
 def test_check_folds_stop_settings_both_sides(Est, n_classes, tol, n_stable,
-                                              monkeypatch):
-    # the safe="auto" check's fold solves stop at a tolerance of at least
-    # FOLD_TOL (multi-class TV; Cheeger keeps its tol) after at most
-    # FOLD_N_STABLE quiet iterations (Cheeger, multi-class TV; two-class TV
-    # keeps its rule); the fit keeps the estimator's (same bits as safe=False)
+                                              above, monkeypatch):
+    # above FOLD_MIN_ROWS rows, the safe="auto" check's fold solves stop at
+    # a tolerance of at least FOLD_TOL (multi-class TV; Cheeger keeps its
+    # tol) after at most FOLD_N_STABLE quiet iterations (Cheeger,
+    # multi-class TV; two-class TV keeps its rule); at or below it the
+    # folds keep the fit's rule; the fit keeps the estimator's (same bits
+    # as safe=False)
     X, y, _ = _problem(n_classes, n=80, per_class=6)
+    monkeypatch.setattr(gt, "FOLD_MIN_ROWS", 79 if above else 80)
     seen = []
 
     def wrap(f):
@@ -465,7 +469,7 @@ def test_check_folds_stop_settings_both_sides(Est, n_classes, tol, n_stable,
     assert not hasattr(est, "_fold_solve")
     fit, folds = seen[n_plain:2 * n_plain], seen[2 * n_plain:]
     assert fit == seen[:n_plain] == [(tol, n_stable)] * n_plain and folds
-    if Est in (TVRLS, TVSVM) and n_classes == 2:
+    if not above or (Est in (TVRLS, TVSVM) and n_classes == 2):
         assert set(folds) == {(tol, n_stable)}
     else:
         fold_tol = tol if Est in (CheegerRLS, CheegerSVM) else max(tol, gt.FOLD_TOL)
