@@ -238,24 +238,7 @@ def replay(rows, z_values=(0.0, 0.5, 1.0), leads=(1, 2), detail=None):
         for z, lead_min in [(z, m) for z in z_values for m in leads]:
             out = []
             for m in models:
-                cells = {}
-                nfb = 0
-                for r in rows:
-                    mr = r["models"][m]
-                    err = mr["err_semi"]
-                    if mr["ok_semi"] is not None and r["cand"][cand[0]]["ok"] is not None:
-                        semi = np.array(mr["ok_semi"], bool)
-                        oks = [np.array(r["cand"][c]["ok"], bool) for c in cand]
-                        best = int(np.argmax([o.sum() for o in oks]))
-                        sup = oks[best]
-                        b = int(np.sum(semi & ~sup))
-                        c = int(np.sum(sup & ~semi))
-                        if (sup.sum() > semi.sum() and c - b >= lead_min
-                                and c - b > z * np.sqrt(b + c)):
-                            err = r["cand"][cand[best]]["err"]
-                            nfb += 1
-                    cells.setdefault((r["set"], r["scheme"]), []).append(
-                        (err, r["cand"][ref]["err"]))
+                cells, nfb = _replay_one(rows, m, cand, z, lead_min, ref=ref)
                 d = np.array([np.mean([e for e, _ in v]) - np.mean([s for _, s in v])
                               for v in cells.values()])
                 if detail == (rule, z, lead_min):
