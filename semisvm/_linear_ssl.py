@@ -3,11 +3,124 @@
 The solver functions :func:`tsvm` (transductive SVM with multiple switching)
 and :func:`da_s3vm` (deterministic annealing), their shared problem object
 (the MFN calls over a rows backend) and the default regularisation
-:func:`default_lam`. The algorithm, the objectives and the measurements
-behind the defaults are described in :mod:`semisvm.linear`, which holds the
-estimators and re-exports these functions; the MFN outer loop and the rows
-backends they drive are :mod:`semisvm._rows` (in memory) and
-:mod:`semisvm._distributed` (row blocks on Dask).
+:func:`default_lam`. :mod:`semisvm.linear` holds the estimators and
+re-exports these functions; the MFN outer loop and the rows backends they
+drive are :mod:`semisvm._rows` (in memory) and :mod:`semisvm._distributed`
+(row blocks on Dask). The algorithm, the objectives and the measurements
+behind the defaults:
+
+Semi-supervised linear SVMs (§3)
+--------------------------------
+Both build on L2-SVM-MFN (:func:`semisvm._rows.run_mfn`) with two-sided
+per-row costs, so no row of X is ever copied:
+
+* **TSVM with multiple switching** (§3.1). Minimises, over w and the
+  temporary labels y_j of the unlabeled rows under the class balance
+  ``#{j : y_j = +1} = round(r u)``,
+
+  ``lam/2 ||w||^2 + 1/(2l) sum_L c_i l2(y_i o_i) + lam_u/(2u) sum_U l2(y_j o_j)``
+
+  with ``l2(z) = max(0, 1 - z)^2``; minimising over the labels without the
+  balance gives the label-free loss ``l2(|o_j|)``. A labeled-only MFN gives
+  the first w; the round(r u) largest unlabeled outputs are labelled +1; the
+  unlabeled weight is annealed from ``lam_u_init`` to ``lam_u`` by the factor
+  ``lam_u_rate``; at each value a warm-started MFN and a switch of up to S
+  label pairs (those that lower the objective most) alternate until no pair
+  switch lowers it. On the unlabeled row j the MFN costs are
+  ``cpos_j = lam_u/u`` (label +1) or ``cneg_j = lam_u/u`` (label -1).
+* **DA-S3VM** (§3.2). At temperature T, minimises over w and p in [0, 1]^u
+  with mean(p) = r
+
+  ``lam/2 ||w||^2 + 1/(2l) sum_L c_i l2(y_i o_i)
+  + lam_u/(2u) sum_U [p_j l2(o_j) + (1 - p_j) l2(-o_j)]
+  + T/(2u) sum_U [p_j log p_j + (1 - p_j) log(1 - p_j)]``
+
+  by alternating a w-step (one warm-started MFN with
+  ``cpos_j = lam_u p_j / u``, ``cneg_j = lam_u (1 - p_j) / u``: each
+  unlabeled row appears once) and the closed-form p-step
+  (:func:`semisvm._core._ssl.da_pstep`) until the mean KL divergence between
+  successive p is below ``kl_tol``; T starts at ``T0`` (default lam_u; the
+  reference implementation: 10 lam_u) and is divided by ``T_rate``; annealing stops
+  when the mean entropy of p, less the least one the balance allows when r u
+  is not an integer, is below ``entropy_tol`` (the reference implementation
+  compares the raw entropy and so often runs all its temperatures). The w
+  with the lowest TSVM objective (label-free form) seen after any w-step is
+  returned, with the p-step's answer to it.
+
+**DA's iteration count** (``relax``, ``newton_steps``, ``kl_tol``, ``T0``;
+``bench/bench_linear_tsvm_small.py``). With the reference settings g50c (550 x 50) took 15 temperatures,
+155 rounds and 255 Newton iterations per fit: over half of the rounds at
+the 3-4 temperatures of the phase transition (T ~ 0.4-1.3 lam_u), where the
+alternation contracts slowly (the KL between successive p stalls near 1e-5
+for tens of rounds while p drifts one way), each round an exact MFN solve
+(1.6 Newton steps). Four changes, each keeping the alternation a method for
+the same fixed points: (1) one Newton step per w-step (``newton_steps=1``;
+a Newton step with line search lowers the DA objective, and once p stops
+moving the active set settles and the step is the exact solve, so the end
+point is the same); (2) over-relaxed p-steps within a temperature
+(``relax=1.5``: logits ``z = (1 - omega) z_old + omega (g - nu) / T``, nu
+again such that mean(p) = r; a fixed point of one is a fixed point of the
+other; 2 oscillated); (3) ``kl_tol`` 1e-5: the p-part of the DA objective's
+excess is ``T/2`` times the mean KL to the optimal p, so 1e-5 at T <= lam_u
+is below 5e-6 lam_u in objective, and the drift a looser test leaves at
+one temperature continues at the next; (4) T0 = lam_u: the temperatures above it
+only move p by KL ~ 1e-3 around r (the docstring's bound |g_j| <= 4 lam_u
+|o_j|), and T0 in {1, 10, 100} lam_u ended in the same solutions. At
+the last temperature, once p has settled after a partial w-step, one more
+round with the whole w-step ends the annealing on an MFN optimum. g50c: 69
+MFN calls, 72 Newton iterations (3.5x fewer, 2.9x less CPU); held-out data
+(``bench/bench_linear_defaults.py``, 6 sets x 6 draws): 134.5 -> 64.8 MFN calls,
+234 -> 68 Newton iterations, error 17.25 -> 17.14 %, objective +0.007 %;
+one-vs-rest (3 sets x 6 draws): 161 -> 57 iterations, error 21.12 ->
+20.94 %, objective +0.16 % (one Newton step per w-step lands a few class
+problems in another local minimum; ``newton_steps=2`` keeps the objective,
+-0.008 %, at 90 iterations, but its error was 21.30 %). Anderson
+acceleration of the logits (depth 1-3) did worse than (2); capping the
+rounds per temperature or ``kl_tol`` 1e-4 cost 0.5-1 % in objective.
+
+**Cost per MFN call** (``inner_tol``). Most switching rounds change a few
+labels and most alternating rounds move p a little; solving each of those
+warm-started MFN problems to the CGLS tolerance ``tol`` is where the
+reference implementation spends its time (about 11 CGLS iterations per call
+on a 30,000-row text-like problem). Here TSVM's rounds at one unlabeled
+weight lam_u' go through three tiers, each left for the next when a round
+switches nothing: (1) CGLS to ``inner_tol * lam_u' / lam_u`` (the unlabeled
+part of the right-hand side grows with lam_u', so does the tolerance),
+(2) one inexact Newton step (CGLS until its residual fell tenfold from the
+seeded start, then the line search), (3) MFN to ``tol``. Intermediate
+weights of the annealing end after tier (1); the final weight ends, as in
+the paper, on an exact solve whose switching check finds nothing. DA's
+w-steps all use ``inner_tol``. Every MFN step, exact or not, lowers the
+objective (CGLS iterates lower the quadratic model, the line search the
+true objective), so each round still lowers the TSVM (resp. DA) objective
+and every switch is tested on the outputs of the w it applies to. On that
+30,000-row problem: TSVM 129 MFN calls / 1027 CGLS iterations -> 86 / 254,
+DA 254 / 2156 -> 131 / 285, final objectives within 0.03 %. On large
+problems the last rounds at each weight switch a few pairs each, every one
+at the cost of a whole solve: ``switch_tol`` (1e-4) counts a round that
+switches at most ``switch_tol * u`` pairs as one that switches none (the
+final weight solves once more for them), which leaves fewer than 10,000
+unlabeled rows untouched and took 200,000 text-like rows (1 % labeled)
+from 72 to 50 MFN calls at an objective 5.7e-6 higher.
+
+**Continuation in lam** (``lam_factor``, off by default): the annealing
+runs at ``lam_factor * lam`` and lam then comes down to its value (TSVM:
+after lam_u is reached, by ``lam_u_rate`` per step with switching rounds
+at each value, the intermediate ones on the loose tier; DA: divided by
+``T_rate`` per temperature, T held once the entropy is small, the kept
+point the best one at lam itself). Every step still lowers the objective
+of its own lam, and the result is a local minimum (TSVM) or kept point
+(DA) of the objective at ``lam``. It reaches other local minima, better
+on Gaussian clusters (g50c) but on average slightly worse on held-out data
+(``bench/bench_linear_defaults.py``), hence off.
+
+Constants follow the authors' SVMlin release (lam_u = 1, rates 1.5,
+T0 = 10 lam_u, 30 temperatures, 100 inner rounds, tolerances 1e-6), except
+TSVM's ``lam_u_init`` (1e-2, not 1e-5: see :func:`tsvm`), DA's T0
+(lam_u), ``kl_tol`` (1e-5) and iteration options (above), and ``lam``: its default ``"auto"`` is ``0.003 mean ||x_i||^2``
+(:func:`default_lam`: scale-invariant like SVM-light's C rule, chosen on
+held-out binary and one-vs-rest data) where SVMlin's 0.001 assumes
+unit-norm rows.
 """
 from __future__ import annotations
 
@@ -285,7 +398,7 @@ def tsvm(X, y, *, lam="auto", lam_u=1.0, r=None, S=10000, lam_u_init=1e-2,
 
     a local minimum of the TSVM objective whose unlabeled loss is
     :math:`\ell_2(|o_j|)` under the class balance. See
-    :mod:`semisvm.linear` for the algorithm.
+    the module docstring for the algorithm.
 
     Parameters
     ----------
@@ -345,7 +458,7 @@ def tsvm(X, y, *, lam="auto", lam_u=1.0, r=None, S=10000, lam_u_init=1e-2,
         Loose CGLS tolerance of the switching rounds, ``inner_tol * lam_u' /
         lam_u`` at the current unlabeled weight lam_u' (never below ``tol``).
         A round that switches nothing moves on to one inexact Newton step per
-        round, then to solves to ``tol`` (see :mod:`semisvm.linear`);
+        round, then to solves to ``tol`` (see the module docstring);
         intermediate weights stop after the loose tier, the final weight on
         an exact solve with no lowering pair switch. None: every call to
         ``tol`` (the reference implementation).
@@ -526,7 +639,7 @@ def da_s3vm(X, y, *, lam="auto", lam_u=1.0, r=None, T0=None, T_rate=1.5,
 
     by alternating minimisation, lowering T geometrically; returns the w with
     the lowest TSVM objective (unlabeled loss :math:`\ell_2(|o_j|)`) seen.
-    See :mod:`semisvm.linear`.
+    See the module docstring.
 
     Parameters
     ----------

@@ -18,116 +18,13 @@ See :func:`l2svm_mfn`.
 
 Semi-supervised linear SVMs (§3)
 --------------------------------
-Both build on L2-SVM-MFN (:func:`semisvm._rows.run_mfn`) with two-sided
-per-row costs, so no row of X is ever copied:
-
-* **TSVM with multiple switching** (§3.1). Minimises, over w and the
-  temporary labels y_j of the unlabeled rows under the class balance
-  ``#{j : y_j = +1} = round(r u)``,
-
-  ``lam/2 ||w||^2 + 1/(2l) sum_L c_i l2(y_i o_i) + lam_u/(2u) sum_U l2(y_j o_j)``
-
-  with ``l2(z) = max(0, 1 - z)^2``; minimising over the labels without the
-  balance gives the label-free loss ``l2(|o_j|)``. A labeled-only MFN gives
-  the first w; the round(r u) largest unlabeled outputs are labelled +1; the
-  unlabeled weight is annealed from ``lam_u_init`` to ``lam_u`` by the factor
-  ``lam_u_rate``; at each value a warm-started MFN and a switch of up to S
-  label pairs (those that lower the objective most) alternate until no pair
-  switch lowers it. On the unlabeled row j the MFN costs are
-  ``cpos_j = lam_u/u`` (label +1) or ``cneg_j = lam_u/u`` (label -1).
-* **DA-S3VM** (§3.2). At temperature T, minimises over w and p in [0, 1]^u
-  with mean(p) = r
-
-  ``lam/2 ||w||^2 + 1/(2l) sum_L c_i l2(y_i o_i)
-  + lam_u/(2u) sum_U [p_j l2(o_j) + (1 - p_j) l2(-o_j)]
-  + T/(2u) sum_U [p_j log p_j + (1 - p_j) log(1 - p_j)]``
-
-  by alternating a w-step (one warm-started MFN with
-  ``cpos_j = lam_u p_j / u``, ``cneg_j = lam_u (1 - p_j) / u``: each
-  unlabeled row appears once) and the closed-form p-step
-  (:func:`semisvm._core._ssl.da_pstep`) until the mean KL divergence between
-  successive p is below ``kl_tol``; T starts at ``T0`` (default lam_u; the
-  reference implementation: 10 lam_u) and is divided by ``T_rate``; annealing stops
-  when the mean entropy of p, less the least one the balance allows when r u
-  is not an integer, is below ``entropy_tol`` (the reference implementation
-  compares the raw entropy and so often runs all its temperatures). The w
-  with the lowest TSVM objective (label-free form) seen after any w-step is
-  returned, with the p-step's answer to it.
-
-**DA's iteration count** (``relax``, ``newton_steps``, ``kl_tol``, ``T0``;
-``bench/bench_linear_tsvm_small.py``). With the reference settings g50c (550 x 50) took 15 temperatures,
-155 rounds and 255 Newton iterations per fit: over half of the rounds at
-the 3-4 temperatures of the phase transition (T ~ 0.4-1.3 lam_u), where the
-alternation contracts slowly (the KL between successive p stalls near 1e-5
-for tens of rounds while p drifts one way), each round an exact MFN solve
-(1.6 Newton steps). Four changes, each keeping the alternation a method for
-the same fixed points: (1) one Newton step per w-step (``newton_steps=1``;
-a Newton step with line search lowers the DA objective, and once p stops
-moving the active set settles and the step is the exact solve, so the end
-point is the same); (2) over-relaxed p-steps within a temperature
-(``relax=1.5``: logits ``z = (1 - omega) z_old + omega (g - nu) / T``, nu
-again such that mean(p) = r; a fixed point of one is a fixed point of the
-other; 2 oscillated); (3) ``kl_tol`` 1e-5: the p-part of the DA objective's
-excess is ``T/2`` times the mean KL to the optimal p, so 1e-5 at T <= lam_u
-is below 5e-6 lam_u in objective, and the drift a looser test leaves at
-one temperature continues at the next; (4) T0 = lam_u: the temperatures above it
-only move p by KL ~ 1e-3 around r (the docstring's bound |g_j| <= 4 lam_u
-|o_j|), and T0 in {1, 10, 100} lam_u ended in the same solutions. At
-the last temperature, once p has settled after a partial w-step, one more
-round with the whole w-step ends the annealing on an MFN optimum. g50c: 69
-MFN calls, 72 Newton iterations (3.5x fewer, 2.9x less CPU); held-out data
-(``bench/bench_linear_defaults.py``, 6 sets x 6 draws): 134.5 -> 64.8 MFN calls,
-234 -> 68 Newton iterations, error 17.25 -> 17.14 %, objective +0.007 %;
-one-vs-rest (3 sets x 6 draws): 161 -> 57 iterations, error 21.12 ->
-20.94 %, objective +0.16 % (one Newton step per w-step lands a few class
-problems in another local minimum; ``newton_steps=2`` keeps the objective,
--0.008 %, at 90 iterations, but its error was 21.30 %). Anderson
-acceleration of the logits (depth 1-3) did worse than (2); capping the
-rounds per temperature or ``kl_tol`` 1e-4 cost 0.5-1 % in objective.
-
-**Cost per MFN call** (``inner_tol``). Most switching rounds change a few
-labels and most alternating rounds move p a little; solving each of those
-warm-started MFN problems to the CGLS tolerance ``tol`` is where the
-reference implementation spends its time (about 11 CGLS iterations per call
-on a 30,000-row text-like problem). Here TSVM's rounds at one unlabeled
-weight lam_u' go through three tiers, each left for the next when a round
-switches nothing: (1) CGLS to ``inner_tol * lam_u' / lam_u`` (the unlabeled
-part of the right-hand side grows with lam_u', so does the tolerance),
-(2) one inexact Newton step (CGLS until its residual fell tenfold from the
-seeded start, then the line search), (3) MFN to ``tol``. Intermediate
-weights of the annealing end after tier (1); the final weight ends, as in
-the paper, on an exact solve whose switching check finds nothing. DA's
-w-steps all use ``inner_tol``. Every MFN step, exact or not, lowers the
-objective (CGLS iterates lower the quadratic model, the line search the
-true objective), so each round still lowers the TSVM (resp. DA) objective
-and every switch is tested on the outputs of the w it applies to. On that
-30,000-row problem: TSVM 129 MFN calls / 1027 CGLS iterations -> 86 / 254,
-DA 254 / 2156 -> 131 / 285, final objectives within 0.03 %. On large
-problems the last rounds at each weight switch a few pairs each, every one
-at the cost of a whole solve: ``switch_tol`` (1e-4) counts a round that
-switches at most ``switch_tol * u`` pairs as one that switches none (the
-final weight solves once more for them), which leaves fewer than 10,000
-unlabeled rows untouched and took 200,000 text-like rows (1 % labeled)
-from 72 to 50 MFN calls at an objective 5.7e-6 higher.
-
-**Continuation in lam** (``lam_factor``, off by default): the annealing
-runs at ``lam_factor * lam`` and lam then comes down to its value (TSVM:
-after lam_u is reached, by ``lam_u_rate`` per step with switching rounds
-at each value, the intermediate ones on the loose tier; DA: divided by
-``T_rate`` per temperature, T held once the entropy is small, the kept
-point the best one at lam itself). Every step still lowers the objective
-of its own lam, and the result is a local minimum (TSVM) or kept point
-(DA) of the objective at ``lam``. It reaches other local minima, better
-on Gaussian clusters (g50c) but on average slightly worse on held-out data
-(``bench/bench_linear_defaults.py``), hence off.
-
-Constants follow the authors' SVMlin release (lam_u = 1, rates 1.5,
-T0 = 10 lam_u, 30 temperatures, 100 inner rounds, tolerances 1e-6), except
-TSVM's ``lam_u_init`` (1e-2, not 1e-5: see :func:`tsvm`), DA's T0
-(lam_u), ``kl_tol`` (1e-5) and iteration options (above), and ``lam``: its default ``"auto"`` is ``0.003 mean ||x_i||^2``
-(:func:`default_lam`: scale-invariant like SVM-light's C rule, chosen on
-held-out binary and one-vs-rest data) where SVMlin's 0.001 assumes
-unit-norm rows.
+TSVM (multiple switching) and DA-S3VM (deterministic annealing): their
+objectives, the iteration and tolerance choices and the measurements
+behind the defaults are described in :mod:`semisvm._linear_ssl`, which
+holds :func:`tsvm` and :func:`da_s3vm`; the estimators :class:`TSVM` and
+:class:`DASVM` share their fit (:mod:`semisvm._linear_base`) and the
+``r="auto"`` class-balance estimate (:func:`class_balance`,
+:mod:`semisvm._linear_balance`).
 """
 from __future__ import annotations
 
@@ -135,14 +32,19 @@ import logging
 import warnings
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.class_weight import compute_class_weight
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import validate_data
 
 from semisvm import _rows
 from semisvm._core._dataset import RowData
+from semisvm._linear_balance import estimate_balance
+from semisvm._linear_base import (
+    LinearDecisionMixin,
+    SemiSupervisedLinear,
+    fit_one_vs_rest,
+)
 from semisvm._linear_ssl import LAM_SCALE, da_s3vm, default_lam, tsvm  # noqa: F401
 from semisvm._results import MFNResult
 from semisvm._rows import (
@@ -160,20 +62,16 @@ from semisvm._validation import (
     FLOAT_DTYPES,
     as_csr32,
     atomic_fit,
-    check_class_fractions,
     check_costs,
-    check_fraction,
     check_int,
     check_pm1,
     check_positive,
     check_sparse_structure,
     check_X,
     encode_classes,
-    encode_semisupervised_multiclass,
     is_dask,
     pm1_from_01,
 )
-from semisvm.model_selection import SafeSemiSupervisedMixin
 
 __all__ = ["DASVM", "TSVM", "LinearSVM", "da_s3vm", "default_lam", "l2svm_mfn", "tsvm"]
 
@@ -372,78 +270,7 @@ def l2svm_mfn(X, y, *, lam=1.0, costs=None, w0=None, fit_intercept=True,
 # ---------------------------------------------------------------------------
 # Estimators
 
-def _fit_one_vs_rest(estimator, K, fit_one, n_iter):
-    """The binary fit (K == 2) or K one-vs-rest fits, as LIBLINEAR does.
-
-    ``fit_one(k)`` solves "class k (+1) against the rest" and returns its
-    result (with K == 2 only ``fit_one(1)`` is called: one problem, class 1
-    positive); ``n_iter(res)`` reads its iteration count. Sets the
-    estimator's ``coef_`` ((d,) or (K, d)), ``intercept_``, ``n_iter_`` (the
-    largest count) and ``result_`` (the result, or a tuple of K results) and
-    returns the list of results. Shared by LinearSVM, TSVM and DASVM.
-    """
-    if K == 2:
-        res = fit_one(1)
-        estimator.coef_ = res.coef
-        estimator.intercept_ = res.intercept
-        estimator.n_iter_ = n_iter(res)
-        estimator.result_ = res
-        return [res]
-    results = []
-    for k in range(K):
-        if estimator.verbose:
-            logger.info("%s one-vs-rest: class %r (%d of %d)",
-                        type(estimator).__name__, estimator.classes_[k], k + 1, K)
-        results.append(fit_one(k))
-    estimator.coef_ = np.stack([res.coef for res in results])
-    estimator.intercept_ = np.array([res.intercept for res in results])
-    estimator.n_iter_ = max(n_iter(res) for res in results)
-    estimator.result_ = tuple(results)
-    return results
-
-
-class _LinearDecisionMixin:
-    """decision_function / predict for a fitted ``coef_``, ``intercept_``."""
-
-    def decision_function(self, X):
-        """Scores ``X @ coef_.T + intercept_``: shape (n,) for two classes
-        (positive -> ``classes_[1]``), (n, n_classes) for one-vs-rest.
-
-        A dask array X (row blocks) gives a lazy dask array, computed blockwise.
-        In memory the product runs with BLAS held at one thread (the same
-        bits whatever the environment).
-        """
-        check_is_fitted(self)
-        with _limit_threads(getattr(self, "n_jobs", None)):
-            return self._decision_function(X)
-
-    def _decision_function(self, X):
-        if is_dask(X):
-            from semisvm import _distributed
-            _distributed.check_predict_input(self, X)
-            return _distributed.decision_function(X, self.coef_, self.intercept_)
-        check_sparse_structure(X)  # before SciPy converts it
-        X = validate_data(self, X, accept_sparse="csr", dtype=list(FLOAT_DTYPES),
-                          order="C", reset=False)
-        X = as_csr32(X)
-        coef = self.coef_.astype(X.dtype, copy=False)
-        intercept = np.asarray(self.intercept_).astype(X.dtype)
-        if coef.ndim == 1:
-            return np.asarray(X @ coef).ravel() + intercept
-        return np.asarray(X @ coef.T) + intercept
-
-    def predict(self, X):
-        """Predicted class labels (the user's label values)."""
-        scores = self.decision_function(X)
-        if is_dask(scores):
-            from semisvm import _distributed
-            return _distributed.predict_labels(scores, self.classes_)
-        if scores.ndim == 1:
-            return self.classes_[(scores > 0).astype(np.intp)]
-        return self.classes_[np.argmax(scores, axis=1)]
-
-
-class LinearSVM(_LinearDecisionMixin, ClassifierMixin, BaseEstimator):
+class LinearSVM(LinearDecisionMixin, ClassifierMixin, BaseEstimator):
     r"""Linear L2-SVM (squared hinge loss) trained by L2-SVM-MFN.
 
     Solves, with labels mapped to y_i in {-1, +1} (``classes_[1]`` is +1),
@@ -622,7 +449,7 @@ class LinearSVM(_LinearDecisionMixin, ClassifierMixin, BaseEstimator):
     def _solve(self, X, K, targets, costs):
         """L2-SVM-MFN on each one-vs-rest problem (one problem for K == 2);
         ``targets(k)``: class k's -1/+1 labels (NumPy or dask)."""
-        results = _fit_one_vs_rest(
+        results = fit_one_vs_rest(
             self, K, lambda k: l2svm_mfn(
                 X, targets(k), lam=self.lam, costs=costs,
                 fit_intercept=self.fit_intercept,
@@ -753,349 +580,11 @@ def class_balance(X, y, *, lam="auto", method="cc", n_splits=5, fit_intercept=Tr
     if unl.size == 0:
         return None
     Xu = X[unl]
-    return _class_balance(X[lab], y[lab], lambda coef, b: np.asarray(Xu @ coef).ravel() + b,
-                          default_lam(X, lam), method, n_splits, fit_intercept,
-                          intercept_scaling, n_jobs)
+    return estimate_balance(l2svm_mfn, X[lab], y[lab],
+                            lambda coef, b: np.asarray(Xu @ coef).ravel() + b,
+                            default_lam(X, lam), method, n_splits, fit_intercept,
+                            intercept_scaling, n_jobs)
 
-
-#: ``"cc"`` with two classes: the count is replaced by the adjusted count
-#: when their difference exceeds this many standard errors of the latter ...
-ACC_Z = 2.0
-#: ... and the adjusted count is used when its standard error is at most
-#: this, else the labeled fraction (the estimate is uncertain)
-ACC_MAX_SE = 0.1
-#: below this out-of-fold tpr - fpr the count cannot be adjusted
-ACC_MIN_J = 0.1
-#: a count that cannot be checked is uncertain when the median |output| of
-#: the unlabeled rows is below this (their signs then follow the bias)
-CC_MIN_MARGIN = 0.5
-
-
-def _adjusted_count(cc, oof, pos, u):
-    """Forman's adjusted classify-and-count from the out-of-fold outputs of
-    the labeled rows: ``(r_acc, se)``, or None when tpr - fpr is below
-    ``ACC_MIN_J``. ``se`` is the delta-method standard error of r_acc from
-    the binomial errors of tpr (n+ rows), fpr (n- rows) and cc (u rows)."""
-    n_pos, n_neg = int(pos.sum()), int((~pos).sum())
-    tpr = float(np.mean(oof[pos] > 0))
-    fpr = float(np.mean(oof[~pos] > 0))
-    J = tpr - fpr
-    if J < ACC_MIN_J:
-        return None
-    r = min(max((cc - fpr) / J, 0.0), 1.0)
-    var = (r * r * tpr * (1 - tpr) / n_pos + (1 - r) ** 2 * fpr * (1 - fpr) / n_neg
-           + cc * (1 - cc) / max(u, 1))
-    return r, float(np.sqrt(var)) / J
-
-
-def _class_balance(Xl, yl, decision_u, lam, method, n_splits, fit_intercept,
-                   intercept_scaling, n_jobs=None, info=None):
-    """:func:`class_balance` on the labeled rows ``Xl`` (in memory);
-    ``decision_u(coef, intercept)`` gives the outputs of the unlabeled rows
-    (in memory or over dask row blocks). ``info`` (a dict) receives
-    ``"source"`` (how the value was found) and, for binary "cc", ``"cc"``,
-    ``"adjusted"`` and ``"se"``."""
-    from sklearn.model_selection import StratifiedKFold
-
-    from semisvm.model_selection import estimate_class_prior
-    K = int(yl.max()) + 1
-    counts = np.bincount(yl, minlength=K)
-    if counts.min() < 2:
-        return None
-    if method not in ("cc", "pcc", "em"):
-        raise ValueError(f"method must be 'cc', 'pcc' or 'em', got {method!r}")
-    folds = [] if method == "cc" and K > 2 else list(
-        StratifiedKFold(min(n_splits, int(counts.min())), shuffle=True,
-                        random_state=0).split(np.zeros((yl.size, 1)), yl))
-
-    def fit(rows, ypm):
-        return l2svm_mfn(Xl[rows], ypm[rows], lam=lam * rows.size,
-                         fit_intercept=fit_intercept, intercept_scaling=intercept_scaling,
-                         n_jobs=n_jobs)
-
-    out, decs = [], []
-    for k in ([1] if K == 2 else range(K)):
-        ypm = np.where(yl == k, 1.0, -1.0).astype(Xl.dtype)
-        oof = np.zeros(yl.size)
-        for tr, te in folds:
-            res = fit(tr, ypm)
-            oof[te] = np.asarray(Xl[te] @ res.coef).ravel() + res.intercept
-        res = fit(np.arange(yl.size), ypm)
-        dec_u = np.asarray(decision_u(res.coef, res.intercept), dtype=np.float64)
-        decs.append(dec_u)
-        out.append(estimate_class_prior(oof, yl == k, dec_u, method=method))
-    if K == 2:
-        if method != "cc":
-            return out[0]
-        return _checked_count(out[0], oof, yl == 1, decs[0].size,
-                              float(np.mean(yl == 1)), info,
-                              float(np.median(np.abs(decs[0]))))
-    if method == "cc":
-        # count the one-vs-rest model's predictions (largest output)
-        r = np.bincount(np.argmax(np.stack(decs, axis=1), axis=1), minlength=K) / decs[0].size
-    else:
-        r = np.asarray(out)
-    r = np.clip(r / r.sum(), 0.02, 0.98)
-    return r / r.sum()
-
-
-def _checked_count(cc, oof, pos, u, labeled, info, margin=np.inf):
-    """The binary count ``cc``, checked against its adjusted value (precise
-    when its standard error is at most ``ACC_MAX_SE``): kept when they agree
-    within ``ACC_Z`` standard errors, the adjusted value when they do not
-    and it is precise. When the check cannot be made (tpr - fpr below
-    ``ACC_MIN_J``, or an imprecise adjusted count) the count is kept unless
-    the median |output| of the unlabeled rows, ``margin``, is below
-    ``CC_MIN_MARGIN``: the estimate is then uncertain and the ``labeled``
-    fraction is returned."""
-    info = {} if info is None else info
-    info.update(cc=float(cc), adjusted=None, se=None, source="cc")
-    adj = _adjusted_count(cc, oof, pos, u)
-    if adj is not None:
-        r_acc, se = adj
-        info.update(adjusted=r_acc, se=se)
-        if se <= ACC_MAX_SE:
-            if abs(r_acc - cc) <= ACC_Z * se:
-                return cc
-            info["source"] = "adjusted count"
-            return float(min(max(r_acc, 0.02), 0.98))
-    if margin >= CC_MIN_MARGIN:
-        return cc
-    info["source"] = "labeled fraction (estimate uncertain)"
-    return labeled
-
-
-class _SemiSupervisedLinear(SafeSemiSupervisedMixin, _LinearDecisionMixin,
-                            ClassifierMixin, BaseEstimator):
-    """Shared fit of TSVM and DASVM: y == -1 unlabeled, two or more labels.
-
-    Two labels: one binary problem (``classes_[1]`` is +1). More: one-vs-rest,
-    an extension of the paper (which is binary only): for each class k a
-    binary problem "k against the other labeled rows" on all rows, with the
-    unlabeled rows shared and its own balance ``r_k`` (default: the fraction
-    of class k among the labeled rows); each unlabeled row is then given the
-    class of the largest one-vs-rest output.
-    """
-
-    _solver = None
-    _name = None
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
-        return tags
-
-    def _solver_params(self):
-        raise NotImplementedError
-
-    def __getstate__(self):
-        # fitted on dask: transduction_ and result_ are lazy graphs over the
-        # workers' blocks; pickled computed, as the in-memory fit holds them
-        state = super().__getstate__()
-        if any(is_dask(v) for v in state.values()):
-            from semisvm._distributed import materialize
-            state = materialize(state)
-        return state
-
-    def _fit_binary(self, X, y_ssl, r):
-        res = type(self)._solver(
-            X, y_ssl, lam=self.lam_, lam_u=self.lam_u, r=r,
-            fit_intercept=self.fit_intercept,
-            intercept_scaling=self.intercept_scaling, tol=self.tol,
-            max_iter=self.max_iter, cg_max_iter=self.cg_max_iter,
-            n_jobs=self.n_jobs, verbose=int(self.verbose),
-            **self._solver_params())
-        if not res.converged:
-            warnings.warn(
-                f"{type(self).__name__} stopped on a cap ({res.status}); "
-                "increase the corresponding max_* parameter",
-                ConvergenceWarning, stacklevel=3)
-        return res
-
-    @atomic_fit
-    def fit(self, X, y):
-        """Fit on labeled and unlabeled rows (``y == -1`` marks unlabeled).
-
-        X may be a dask array of row blocks (see :meth:`LinearSVM.fit`);
-        ``transduction_`` and ``result_``'s per-row arrays are then lazy dask
-        arrays over the blocks.
-        """
-        # every thread of the fit follows n_jobs (semisvm._threads)
-        with _limit_threads(self.n_jobs):
-            return self._fit(X, y)
-
-    def _fit(self, X, y):
-        if is_dask(X):
-            return self._fit_dask(X, y)
-        check_sparse_structure(X)  # before SciPy converts it
-        X, y = validate_data(self, X, y, accept_sparse="csr",
-                             dtype=list(FLOAT_DTYPES), order="C",
-                             accept_large_sparse=True)
-        X = as_csr32(X)
-        self.classes_, y_idx = encode_semisupervised_multiclass(
-            y, estimator=type(self).__name__)
-        # "auto": scale-invariant default (see default_lam)
-        self.lam_ = default_lam(X, self.lam)
-        K = self.classes_.shape[0]
-        self.r_ = self._resolve_r(X, y_idx, K)
-        # r=None: the solver takes the labeled fraction itself (same bits as before)
-        self._r_solver = None if self.r is None else self.r_
-        results = self._fit_classes(
-            X, K, lambda k: np.where(y_idx < 0, -1, (y_idx == k).astype(np.int8)))
-        if K == 2 and self.lam_u > 0:
-            self.transduction_ = self.classes_[(results[0].labels > 0).astype(np.intp)]
-        elif K == 2:
-            # lam_u = 0 is the supervised SVM: its labels are the output signs
-            # (the balance r only shapes the unused temporary labels)
-            pick = np.where(y_idx < 0, (results[0].decision > 0).astype(np.intp), y_idx)
-            self.transduction_ = self.classes_[pick]
-        else:
-            # unlabeled rows: the class of the largest one-vs-rest output
-            scores = np.stack([res.decision for res in results], axis=1)
-            pick = np.where(y_idx < 0, np.argmax(scores, axis=1), y_idx)
-            self.transduction_ = self.classes_[pick]
-        return self._safe_fit(X, y)
-
-    def _resolve_r(self, X, y_idx, K):
-        """The class balance used: ``r``, the labeled fraction (None) or the
-        estimate of :func:`class_balance` ("auto")."""
-        r = self.r
-        self.r_source_ = "given" if r is not None else "labeled fraction"
-        if isinstance(r, str):
-            if r != "auto":
-                raise ValueError(f"r must be 'auto', None, a fraction or one fraction "
-                                 f"per class, got {r!r}")
-            lab = np.flatnonzero(y_idx >= 0)
-            unl = np.flatnonzero(y_idx < 0)
-            r, info = None, {}
-            if unl.size:
-                Xu = X[unl]
-                r = _class_balance(
-                    X[lab], y_idx[lab],
-                    lambda coef, b: np.asarray(Xu @ coef).ravel() + b, self.lam_,
-                    "cc", 5, self.fit_intercept, self.intercept_scaling,
-                    self.n_jobs, info)
-            self._note_r_source(r, info)
-        if r is None:
-            lab = y_idx[y_idx >= 0]
-            frac = np.bincount(lab, minlength=K) / lab.size
-            return float(frac[1]) if K == 2 else frac
-        if K == 2:
-            return check_fraction(r, "r")
-        return np.asarray(check_class_fractions(r, K), dtype=np.float64)
-
-    def _note_r_source(self, r, info):
-        """Set ``r_source_`` for r="auto" (and log it when verbose)."""
-        if r is None:
-            self.r_source_ = "labeled fraction (too few labels or no unlabeled row)"
-        else:
-            self.r_source_ = info.get("source", "cc")
-        if self.verbose and info.get("adjusted") is not None:
-            logger.info("%s r='auto': %s (classify and count %.4f, adjusted count "
-                        "%.4f +- %.4f)", type(self).__name__, self.r_source_,
-                        info["cc"], info["adjusted"], info["se"])
-
-    def _supervised_counterpart(self):
-        """The same estimator without the unlabeled loss (``lam_u = 0``)."""
-        from sklearn.base import clone
-        return clone(self).set_params(lam_u=0.0, safe=False)
-
-    def _adopt_supervised(self, X, y):
-        """Become the supervised solution (the safety net fired)."""
-        sup = self._supervised_counterpart().fit(X, y)
-        for name in ("coef_", "intercept_", "n_iter_", "result_", "lam_"):
-            setattr(self, name, getattr(sup, name))
-        lab = np.asarray(y) != -1
-        self.transduction_ = np.where(lab, np.asarray(y, dtype=object),
-                                      self.predict(X).astype(object)
-                                      ).astype(self.classes_.dtype)
-
-    def _fit_classes(self, X, K, targets):
-        """The binary fit (K == 2) or K one-vs-rest fits, ``targets(k)`` giving
-        class k's 1 / 0 / -1 (unlabeled) targets (NumPy or dask); sets
-        coef_, intercept_, n_iter_, result_ and returns the results."""
-        if K == 2:
-            rs = [None, self._r_solver]
-        else:
-            rs = [None] * K if self._r_solver is None else list(self._r_solver)
-        return _fit_one_vs_rest(
-            self, K, lambda k: self._fit_binary(X, targets(k), rs[k]),
-            lambda res: res.n_mfn)
-
-    def _fit_dask(self, X, y):
-        import dask.array as da
-
-        from semisvm import _distributed
-        _distributed.check_fit_input(self, X)
-        labels, _ = _distributed.unique_labels(y)
-        self.lam_ = default_lam(X, self.lam)
-        self.classes_, _ = encode_semisupervised_multiclass(
-            labels, estimator=type(self).__name__)
-        cls = self.classes_
-        numeric = labels.dtype.kind in "biuf"
-        if self.safe:
-            raise ValueError("safe=True needs X in memory (the check refits on "
-                             "folds of the labeled rows); pass safe=False with dask")
-        self.unlabeled_gain_, self.fell_back_ = None, False
-        if isinstance(self.r, str) and self.r != "auto":
-            raise ValueError(f"r must be 'auto', None, a fraction or one fraction "
-                             f"per class, got {self.r!r}")
-        K = cls.shape[0]
-        if isinstance(self.r, str):
-            # r="auto": the labeled rows (few) are gathered, the unlabeled
-            # outputs are one blockwise product, as in memory
-            y_np = np.asarray(y.compute() if is_dask(y) else y)
-            y_idx = (np.where(np.isin(y_np, cls), np.searchsorted(cls, y_np), -1)
-                     if numeric else np.searchsorted(cls, y_np))
-            lab = np.flatnonzero(y_idx >= 0)
-            unl = np.flatnonzero(y_idx < 0)
-            r, info = None, {}
-            if unl.size:
-                Xl = X[lab].compute()
-                Xl = as_csr32(sp.csr_matrix(Xl) if sp.issparse(Xl) else np.ascontiguousarray(Xl))
-
-                def dec_u(coef, b):
-                    return np.asarray(_distributed.decision_function(
-                        X, coef, b).compute())[unl]
-                r = _class_balance(Xl, y_idx[lab], dec_u, self.lam_, "cc", 5,
-                                   self.fit_intercept, self.intercept_scaling, self.n_jobs,
-                                   info)
-            self._note_r_source(r, info)
-            if r is None:
-                frac = np.bincount(y_idx[lab], minlength=K) / lab.size
-                r = float(frac[1]) if K == 2 else frac
-            self.r_ = r
-        else:
-            self.r_ = self.r
-            self.r_source_ = "given" if self.r is not None else "labeled fraction"
-            if self.r_ is not None:
-                self.r_ = (check_fraction(self.r_, "r") if K == 2 else
-                           np.asarray(check_class_fractions(self.r_, K)))
-        self._r_solver = self.r_
-
-        def ssl(k):
-            def f(b):
-                unl = b == -1 if numeric else np.zeros(b.shape, bool)
-                return np.where(unl, -1.0, np.where(b == cls[k], 1.0, 0.0))
-            return _distributed.map_labels(y, f)
-
-        K = cls.shape[0]
-        results = self._fit_classes(X, K, ssl)
-        if K == 2:
-            self.transduction_ = results[0].labels.map_blocks(
-                lambda v: cls[(v > 0).astype(np.intp)], dtype=cls.dtype,
-                meta=np.zeros(0, cls.dtype))
-            return self
-        scores = da.stack([res.decision for res in results], axis=1)
-        y_idx = _distributed.map_labels(
-            y, lambda b: np.where(np.isin(b, cls), np.searchsorted(cls, b), -1)
-            if numeric else np.searchsorted(cls, b), dtype=np.intp)
-        if not is_dask(y_idx):
-            y_idx = da.from_array(y_idx, chunks=(X.chunks[0],))
-        pick = da.where(y_idx < 0, scores.argmax(axis=1), y_idx)
-        self.transduction_ = pick.map_blocks(lambda i: cls[i], dtype=cls.dtype,
-                                             meta=np.zeros(0, cls.dtype))
-        return self
 
 
 _OBJECTIVE_DOC = r"""
@@ -1109,7 +598,7 @@ _OBJECTIVE_DOC = r"""
 """
 
 
-class TSVM(_SemiSupervisedLinear):
+class TSVM(SemiSupervisedLinear):
     __doc__ = r"""Linear transductive SVM with multiple label switching (Sindhwani & Keerthi 2006).
 
     ``y == -1`` marks unlabeled rows (scikit-learn's semi-supervised
@@ -1301,6 +790,7 @@ class TSVM(_SemiSupervisedLinear):
     """
 
     _solver = staticmethod(tsvm)
+    _supervised_solver = staticmethod(l2svm_mfn)
 
     def __init__(self, *, lam="auto", lam_u=1.0, r="auto", S=10000, lam_u_init=1e-2,
                  lam_u_rate=1.5, lam_factor=1.0, fit_intercept=True, intercept_scaling=1.0,
@@ -1335,7 +825,7 @@ class TSVM(_SemiSupervisedLinear):
                 "switch_tol": self.switch_tol}
 
 
-class DASVM(_SemiSupervisedLinear):
+class DASVM(SemiSupervisedLinear):
     __doc__ = r"""Deterministic-annealing semi-supervised linear SVM (DA-S3VM; Sindhwani & Keerthi 2006).
 
     ``y == -1`` marks unlabeled rows; the other rows carry two labels (more:
@@ -1364,7 +854,7 @@ class DASVM(_SemiSupervisedLinear):
     same or lower held-out error (binary 17.25 -> 17.14 %, one-vs-rest
     21.12 -> 20.94 %), objective +0.007 % (binary) / +0.16 % (one-vs-rest;
     ``newton_steps=2`` keeps it); ``bench/bench_linear_defaults.py``, reasoning in
-    :mod:`semisvm.linear`.
+    :mod:`semisvm._linear_ssl`.
     More than two classes: one-vs-rest exactly as :class:`TSVM` (an
     extension of the paper; per-class ``r_k``).
 
@@ -1438,6 +928,7 @@ class DASVM(_SemiSupervisedLinear):
     """
 
     _solver = staticmethod(da_s3vm)
+    _supervised_solver = staticmethod(l2svm_mfn)
 
     def __init__(self, *, lam="auto", lam_u=1.0, r="auto", T0=None, T_rate=1.5,
                  lam_factor=1.0, max_outer_iter=30, max_inner_iter=100, kl_tol=1e-5,

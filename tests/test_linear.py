@@ -1147,16 +1147,16 @@ def test_class_balance_multiclass_and_too_few_labels():
 def test_checked_count_keeps_adjusts_or_falls_back():
     # the binary count is checked against Forman's adjusted count from the
     # out-of-fold outputs of the labeled rows (tpr 0.4, fpr 0.1 here)
-    from semisvm.linear import _checked_count
+    from semisvm._linear_balance import checked_count
     pos = np.r_[np.ones(200, bool), np.zeros(200, bool)]
     oof = np.r_[np.where(np.arange(200) < 80, 1.0, -1.0),
                 np.where(np.arange(200) < 20, 1.0, -1.0)]
     info = {}
     # cc 0.25 against adjusted (0.25 - 0.1) / 0.3 = 0.5: far apart, precise
-    assert _checked_count(0.25, oof, pos, 10000, 0.5, info) == pytest.approx(0.5)
+    assert checked_count(0.25, oof, pos, 10000, 0.5, info) == pytest.approx(0.5)
     assert info["source"] == "adjusted count" and info["se"] < 0.1
     # cc 0.16 -> adjusted 0.2: within 2 standard errors, cc kept
-    assert _checked_count(0.16, oof, pos, 10000, 0.5, info) == 0.16
+    assert checked_count(0.16, oof, pos, 10000, 0.5, info) == 0.16
     assert info["source"] == "cc"
     # the same rates from 100 labeled rows, cc 0.3 -> adjusted 0.67: an
     # imprecise check (standard error 0.16): the count is kept unless the
@@ -1164,13 +1164,13 @@ def test_checked_count_keeps_adjusts_or_falls_back():
     # the estimate is uncertain -> the labeled fraction
     pos2 = np.r_[np.ones(50, bool), np.zeros(50, bool)]
     oof2 = np.r_[np.where(np.arange(50) < 20, 1.0, -1.0), np.where(np.arange(50) < 5, 1.0, -1.0)]
-    assert _checked_count(0.3, oof2, pos2, 10000, 0.45, info, 2.0) == 0.3
+    assert checked_count(0.3, oof2, pos2, 10000, 0.45, info, 2.0) == 0.3
     assert info["se"] > 0.1 and info["source"] == "cc"
-    got = _checked_count(0.3, oof2, pos2, 10000, 0.45, info, 0.2)
+    got = checked_count(0.3, oof2, pos2, 10000, 0.45, info, 0.2)
     assert got == 0.45 and info["source"].startswith("labeled fraction")
     # a classifier at chance out of fold (tpr - fpr < 0.1): no check either
-    assert _checked_count(0.3, np.ones(400), pos, 10000, 0.5, info, 2.0) == 0.3
-    assert _checked_count(0.3, np.ones(400), pos, 10000, 0.5, info, 0.1) == 0.5
+    assert checked_count(0.3, np.ones(400), pos, 10000, 0.5, info, 2.0) == 0.3
+    assert checked_count(0.3, np.ones(400), pos, 10000, 0.5, info, 0.1) == 0.5
 
 
 @pytest.mark.slow
