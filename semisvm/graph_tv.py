@@ -93,6 +93,7 @@ from semisvm._tv_solvers import cheeger_ratio, tv_splitting
 from semisvm._validation import (
     FLOAT_DTYPES,
     UNLABELED,
+    apart,
     as_csr32,
     atomic_fit,
     check_n_jobs,
@@ -585,7 +586,7 @@ class _GraphTVBase(TVSetupMixin, TVCheckMixin, SafeSemiSupervisedMixin,
         check_sparse_structure(X)  # before SciPy converts it
         X = validate_data(self, X, accept_sparse="csr", dtype=list(FLOAT_DTYPES),
                           order="C", reset=False)
-        Kx = self._kernel(as_csr32(X), self.X_fit_)
+        Kx = self._kernel(apart(as_csr32(X), self.X_fit_), self.X_fit_)
         return Kx @ self.alpha_ + self.intercept_
 
     def predict(self, X):

@@ -89,21 +89,6 @@ def _dot_block(A, B):
     return np.asarray(out)
 
 
-def _apart(X, Y):
-    """``X`` itself, or a new view of its data when ``X is Y``.
-
-    A Gram routine (this module's and scikit-learn's) takes a symmetric shortcut
-    when its two arguments are one object (the diagonal set exactly). A model's
-    decision on the very array it was fitted on would then differ in the last bits
-    from its decision on a copy, or from a pickled model's: passing the query
-    through ``_apart`` makes the result depend on the values alone."""
-    if X is not Y:
-        return X
-    if sp.issparse(X):
-        return type(X)((X.data, X.indices, X.indptr), shape=X.shape, copy=False)
-    return X.view()
-
-
 def kernel_matrix(X, Y=None, kernel="rbf", gamma=None, degree=3, coef0=0.0,
                   *, block_size=None, n_neighbors=None):
     """Gram matrix ``K[i, j] = k(X[i], Y[j])`` as a dense array in X's dtype.

@@ -108,6 +108,7 @@ from semisvm._threads import limit
 from semisvm._validation import (
     FLOAT_DTYPES,
     UNLABELED,
+    apart,
     as_csr32,
     atomic_fit,
     check_int,
@@ -128,7 +129,7 @@ from semisvm.graph import (
     laplacian,
     neighbors_affinity,
 )
-from semisvm.kernels import _apart, kernel_matrix, scale_gamma
+from semisvm.kernels import kernel_matrix, scale_gamma
 from semisvm.model_selection import LabeledOnly, SafeSemiSupervisedMixin
 
 __all__ = ["LapRLS", "LapSVM", "lapsvm_primal"]
@@ -1155,7 +1156,7 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
                     f"against the training samples, got shape {X.shape}")
             Kx = X
         else:
-            Kx = self._kernel(_apart(X, self.X_fit_), self.X_fit_)
+            Kx = self._kernel(apart(X, self.X_fit_), self.X_fit_)
         F = Kx @ self.dual_coef_.T.astype(Kx.dtype) + self.intercept_.astype(Kx.dtype)
         return F[:, 0] if F.shape[1] == 1 else F
 
