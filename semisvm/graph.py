@@ -193,8 +193,7 @@ def knn_search(X, n_neighbors, *, method="auto", random_state=0, n_jobs=None):
     threads = n_threads(n_jobs)
     method = _resolve_method(method, X)
     if method == "exact" or k + 1 >= n:
-        nn = NearestNeighbors(n_neighbors=k, n_jobs=threads).fit(X)
-        dist, ind = nn.kneighbors(None, return_distance=True)
+        dist, ind = _exact_search(X, k, threads)
         return dist.astype(X.dtype, copy=False), ind.astype(np.int32)
     if method == "approximate":
         if sp.issparse(X):
@@ -370,6 +369,49 @@ def _sparse_token_search(X, k, *, threads=1):
         D2[short], ind[short] = db * db, ib
     dist = np.sqrt(np.maximum(D2, 0))
     return dist.astype(X.dtype, copy=False), ind.astype(np.int32)
+
+
+# the exact search asks for this many neighbours beyond k to see the whole run
+# of ties at the k-th distance
+TIE_SLACK = 8
+
+
+def _exact_search(X, k, threads):
+    """Exact kNN lists of X's rows (each row's own index left out), ties at equal
+    distances broken by the smaller index.
+
+    scikit-learn's brute-force search keeps whichever of several equally near
+    points its OpenMP threads meet first, so on data with exact ties (integer
+    features, duplicated rows) the lists changed with the thread count. Here
+    the search runs on ``threads`` OpenMP threads for ``k + TIE_SLACK``
+    neighbours, each list is ordered by (distance, index), and a row whose
+    k-th distance is still tied at the end of that window is searched again
+    over all rows: the same lists, bit for bit, for any thread count.
+    """
+    from sklearn.metrics import pairwise_distances
+    from threadpoolctl import threadpool_limits
+
+    n = X.shape[0]
+    q = min(n - 1, k + TIE_SLACK)
+    with threadpool_limits(limits=threads, user_api="openmp"):
+        nn = NearestNeighbors(n_neighbors=q).fit(X)
+        dist, ind = nn.kneighbors(None, return_distance=True)
+    order = np.lexsort((ind, dist), axis=1)
+    dist = np.take_along_axis(dist, order, axis=1)
+    ind = np.take_along_axis(ind, order, axis=1)
+    # a run of ties at the k-th distance that may go on past the window
+    again = np.flatnonzero(dist[:, k - 1] == dist[:, -1]) if q < n - 1 else []
+    dist, ind = dist[:, :k].copy(), ind[:, :k].copy()
+    step = max(1, (1 << 22) // n)   # blocks of about 32 MB of distances
+    for start in range(0, len(again), step):
+        rows = again[start:start + step]
+        D = pairwise_distances(X[rows], X)
+        D[np.arange(len(rows)), rows] = np.inf          # not its own neighbour
+        col = np.broadcast_to(np.arange(n), D.shape)
+        best = np.lexsort((col, D), axis=1)[:, :k]
+        dist[rows] = np.take_along_axis(D, best, axis=1)
+        ind[rows] = best
+    return dist, ind
 
 
 def _resolve_method(method, X):

@@ -541,3 +541,53 @@ def test_laplacian_without_checks_matches_the_checked_one(normalized, dtype):
     np.testing.assert_allclose(
         laplacian(W, normalized=normalized, p=2, check_input=False).toarray(),
         laplacian(W, normalized=normalized, p=2).toarray(), atol=tol)
+
+
+# ------------------------------------------------ exact search: ties by index
+def _tied_rows(n=1500, d=20, dup=0, seed=1):
+    """Small-integer rows (many exact distance ties); ``dup`` copies of row 0 make a
+    run of ties longer than the search window."""
+    X = np.random.default_rng(seed).integers(0, 5, size=(n, d)).astype(float)
+    X[100:100 + dup] = X[0]
+    return X
+
+
+@pytest.mark.parametrize("dup", [0, 300])
+def test_exact_search_breaks_ties_by_index_for_any_thread_count(dup, monkeypatch):
+    """The lists are the (distance, index) order's first k, whatever the OpenMP
+    thread count: with ties inside the window (dup=0) and with a run of ties
+    longer than it (dup=300, the full re-search of those rows)."""
+    from sklearn.metrics import pairwise_distances
+    from threadpoolctl import threadpool_limits
+
+    import semisvm.graph as g
+
+    X = _tied_rows(dup=dup)
+    out = []
+    for threads in (1, 2):
+        with threadpool_limits(limits=threads, user_api="openmp"):
+            out.append(g.knn_search(X, 10, method="exact", n_jobs=threads))
+    assert np.array_equal(out[0][0], out[1][0])
+    assert np.array_equal(out[0][1], out[1][1])
+    D = pairwise_distances(X)
+    np.fill_diagonal(D, np.inf)
+    ref = np.lexsort((np.broadcast_to(np.arange(len(X)), D.shape), D), axis=1)[:, :10]
+    assert np.array_equal(out[0][1], ref)
+    # which side of the window: rows re-searched only when ties outlast it
+    dist = out[0][0]
+    long_runs = (D <= dist[:, -1:]).sum(axis=1) > 10 + g.TIE_SLACK
+    assert long_runs.any() == bool(dup)
+
+
+def test_graph_estimator_same_bits_for_any_n_jobs_on_tied_rows():
+    """LapRLS on rows with exact distance ties: the same decision values, bit for
+    bit, for n_jobs=1 and n_jobs=2 (its graph search runs on n_jobs OpenMP
+    threads)."""
+    from semisvm import LapRLS
+
+    X = _tied_rows()
+    y = np.full(len(X), -1)
+    y[:20] = (X[:20, 0] > 2).astype(int)
+    y[0], y[1] = 0, 1
+    dec = [LapRLS(safe=False, n_jobs=j).fit(X, y).decision_function(X) for j in (1, 2)]
+    assert np.array_equal(dec[0], dec[1])
