@@ -39,7 +39,9 @@ import collections
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.metrics import pairwise_distances
 from sklearn.neighbors import NearestNeighbors
+from threadpoolctl import threadpool_limits
 
 from semisvm._rows import n_threads
 from semisvm._validation import (
@@ -363,9 +365,7 @@ def _sparse_token_search(X, k, *, threads=1):
     short = np.flatnonzero(~np.isfinite(D2[:, -1]))
     if short.size:
         # fewer than k candidates: an exact search for those rows
-        nn = NearestNeighbors(n_neighbors=k + 1, n_jobs=threads).fit(X)
-        db, ib = nn.kneighbors(X[short], return_distance=True)
-        db, ib = _drop_self_rows(ib, db, short, k)
+        db, ib = _exact_rows(X, short, k)
         D2[short], ind[short] = db * db, ib
     dist = np.sqrt(np.maximum(D2, 0))
     return dist.astype(X.dtype, copy=False), ind.astype(np.int32)
@@ -388,9 +388,6 @@ def _exact_search(X, k, threads):
     k-th distance is still tied at the end of that window is searched again
     over all rows: the same lists, bit for bit, for any thread count.
     """
-    from sklearn.metrics import pairwise_distances
-    from threadpoolctl import threadpool_limits
-
     n = X.shape[0]
     q = min(n - 1, k + TIE_SLACK)
     with threadpool_limits(limits=threads, user_api="openmp"):
@@ -402,15 +399,26 @@ def _exact_search(X, k, threads):
     # a run of ties at the k-th distance that may go on past the window
     again = np.flatnonzero(dist[:, k - 1] == dist[:, -1]) if q < n - 1 else []
     dist, ind = dist[:, :k].copy(), ind[:, :k].copy()
+    if len(again):
+        dist[again], ind[again] = _exact_rows(X, again, k)
+    return dist, ind
+
+
+def _exact_rows(X, rows, k):
+    """The exact kNN lists of the given rows against all of X (each row's own
+    index left out), ordered by (distance, index)."""
+    n = X.shape[0]
+    dist = np.empty((len(rows), k), dtype=np.float64)
+    ind = np.empty((len(rows), k), dtype=np.intp)
     step = max(1, (1 << 22) // n)   # blocks of about 32 MB of distances
-    for start in range(0, len(again), step):
-        rows = again[start:start + step]
-        D = pairwise_distances(X[rows], X)
-        D[np.arange(len(rows)), rows] = np.inf          # not its own neighbour
+    for start in range(0, len(rows), step):
+        part = rows[start:start + step]
+        D = pairwise_distances(X[part], X)
+        D[np.arange(len(part)), part] = np.inf          # not its own neighbour
         col = np.broadcast_to(np.arange(n), D.shape)
         best = np.lexsort((col, D), axis=1)[:, :k]
-        dist[rows] = np.take_along_axis(D, best, axis=1)
-        ind[rows] = best
+        dist[start:start + len(part)] = np.take_along_axis(D, best, axis=1)
+        ind[start:start + len(part)] = best
     return dist, ind
 
 
