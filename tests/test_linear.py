@@ -1623,9 +1623,9 @@ def test_da_carried_sums_same_bits_for_any_n_jobs(monkeypatch):
     # with many small row blocks
     from semisvm._core._cgls import _set_blocking
     rng = np.random.RandomState(2)
-    X = sp.random(2000, 1500, density=0.02, format="csr", random_state=rng)
-    y = np.where(X @ rng.randn(1500) > 0, 1, 0)
-    ys = np.where(rng.rand(2000) < 0.05, y, -1)
+    X = sp.random(600, 400, density=0.04, format="csr", random_state=rng)
+    y = np.where(X @ rng.randn(400) > 0, 1, 0)
+    ys = np.where(rng.rand(600) < 0.05, y, -1)
     used = []
     run = _rows.LocalRows.run
 
