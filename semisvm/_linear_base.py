@@ -34,6 +34,7 @@ from semisvm._validation import (
     check_sparse_structure,
     encode_semisupervised_multiclass,
     is_dask,
+    validate_fit_data,
 )
 from semisvm.model_selection import SafeSemiSupervisedMixin
 
@@ -180,9 +181,7 @@ class SemiSupervisedLinear(SafeSemiSupervisedMixin, LinearDecisionMixin,
         if is_dask(X):
             return self._fit_dask(X, y)
         check_sparse_structure(X)  # before SciPy converts it
-        X, y = validate_data(self, X, y, accept_sparse="csr",
-                             dtype=list(FLOAT_DTYPES), order="C",
-                             accept_large_sparse=True)
+        X, y = validate_fit_data(self, X, y)
         X = as_csr32(X)
         self.classes_, y_idx = encode_semisupervised_multiclass(
             y, estimator=type(self).__name__)

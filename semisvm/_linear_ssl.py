@@ -90,7 +90,13 @@ part of the right-hand side grows with lam_u', so does the tolerance),
 seeded start, then the line search), (3) MFN to ``tol``. Intermediate
 weights of the annealing end after tier (1); the final weight ends, as in
 the paper, on an exact solve whose switching check finds nothing. DA's
-w-steps all use ``inner_tol``. Every MFN step, exact or not, lowers the
+w-steps all use ``inner_tol``. Each call starts from the outputs and the
+CG setup sums (X_J'At, the preconditioner's diagonal, the residual) where
+the last one ended, brought up to date for the rows whose costs changed
+(:class:`semisvm._rows.LocalRows`: TSVM's switched pairs; DA's p-step
+moves every unlabeled row's target but, inside the margin, not its weight,
+so one blocked pass of a third of a setup pass's work does it: 200,000
+text-like rows, DA 10.4 -> 9.0 CPU s, the same iterations and labels). Every MFN step, exact or not, lowers the
 objective (CGLS iterates lower the quadratic model, the line search the
 true objective), so each round still lowers the TSVM (resp. DA) objective
 and every switch is tested on the outputs of the w it applies to. On that

@@ -231,7 +231,9 @@ class LocalRows:
     # ... and, on CSR rows, the setup sums of the CG solve that ended it
     # (X_J' A t, diag, the residual = -grad F(w)), brought up to date for the
     # rows whose weight or target changed, in place of its first setup pass
-    # (TSVM's switching rounds change a few rows' costs, not w); the
+    # (TSVM's switching rounds change a few rows' costs, not w; DA's p-steps
+    # move every unlabeled row's target and, inside the margin, not its
+    # weight: one blocked pass of a third of a setup pass's work); the
     # semi-supervised loops turn it on (LocalSSL). A call that ended on a
     # line-search step carries them too (its residual moved along the step).
     keep_start = False
@@ -648,7 +650,7 @@ class LocalSSL:
         self.cneg[self.idx_l] = np.where(self.y_l < 0, self.c_l, 0)
         self.rows = LocalRows(RowData(X), 0.0, self.cpos, self.cneg,
                               n_threads=n_threads)
-        # a switching round's MFN call starts where the last ended: its
+        # a switching round's (DA round's) MFN call starts where the last ended: its
         # outputs (float64) and its first CG solve's setup sums are carried
         # over (LocalRows.reuse_outputs, keep_start; the paper sets' labels
         # and objectives stay those of a fresh pass per call to 1e-7)

@@ -5,6 +5,7 @@ has been validated here (dtype, layout, finiteness, index width, lengths).
 """
 from __future__ import annotations
 
+import functools
 import numbers
 import os
 
@@ -206,6 +207,52 @@ def check_sparse_structure(X, name="X"):
     return X
 
 
+def validate_fit_data(estimator, X, y):
+    """``validate_data(estimator, X, y)`` for a linear estimator's fit: X CSR
+    or C-contiguous, float32/float64 (``FLOAT_DTYPES``), y 1-D.
+
+    Input that scikit-learn's ``check_X_y`` would return unchanged -- a CSR
+    matrix with int32 index arrays or a C-contiguous 2-D ndarray, of a float
+    dtype, with at least one row and column and finite values, and integer
+    labels (never NaN) in a 1-D array of one entry per row -- only sets
+    what ``validate_data`` sets for input without feature names:
+    ``n_features_in_``, and no ``feature_names_in_``; without its fixed
+    cost (a tenth of a small fit's time). Any other input takes the full
+    check and its messages.
+    """
+    from sklearn.utils.validation import validate_data
+
+    if (isinstance(y, np.ndarray) and y.ndim == 1 and y.dtype.kind in "iu"
+            and _clean_float_matrix(X) and y.shape[0] == X.shape[0]):
+        estimator.n_features_in_ = X.shape[1]
+        if hasattr(estimator, "feature_names_in_"):
+            del estimator.feature_names_in_
+        return X, y
+    return validate_data(estimator, X, y, accept_sparse="csr",
+                         dtype=list(FLOAT_DTYPES), order="C",
+                         accept_large_sparse=True)
+
+
+def _clean_float_matrix(X):
+    """X is a CSR matrix with int32 index arrays or a C-contiguous 2-D
+    ndarray, float32/float64, non-empty, with finite values (one sum)."""
+    if isinstance(X, np.ndarray):
+        if not (X.ndim == 2 and X.flags.c_contiguous):
+            return False
+        data = X
+    elif isinstance(X, (sp.csr_matrix, sp.csr_array)):
+        if not (X.indices.dtype == np.int32 and X.indptr.dtype == np.int32):
+            return False
+        data = X.data
+    else:
+        return False
+    if X.dtype not in FLOAT_DTYPES or len(X.shape) != 2 or not (
+            X.shape[0] and X.shape[1]):
+        return False
+    with np.errstate(over="ignore", invalid="ignore"):
+        return bool(np.isfinite(np.sum(data)))
+
+
 def check_scale(X, name="X"):
     """Refuse entries so large that squared row norms overflow ``X.dtype``.
 
@@ -393,10 +440,30 @@ def check_targets(y, name="y"):
     check_classification_targets(y)
 
 
+def unique_inverse(y):
+    """``np.unique(y, return_inverse=True)`` with a flat inverse.
+
+    Integer labels spanning at most ``4 len(y) + 1024`` values (class
+    indices, 0/1, -1/+1, years) are counted in one pass (``np.bincount``)
+    instead of sorted: the same arrays, without the sort's cost in a small
+    fit. Other labels (wider ranges, floats, strings) take ``np.unique``.
+    """
+    y = np.asarray(y)
+    if y.ndim == 1 and y.size and y.dtype.kind in "iu":
+        lo, hi = int(y.min()), int(y.max())
+        if -2**62 < lo and hi < 2**62 and hi - lo <= 4 * y.size + 1024:
+            shifted = y.astype(np.intp) - lo
+            present = np.bincount(shifted) > 0
+            classes = (np.flatnonzero(present) + lo).astype(y.dtype)
+            return classes, (np.cumsum(present) - 1)[shifted]
+    classes, y_idx = np.unique(y, return_inverse=True)
+    return classes, y_idx.ravel()
+
+
 def encode_binary(y, name="y", estimator="This estimator"):
     """Map two labels to -1/+1 (sorted order: first -> -1). Return (classes, y_pm)."""
     check_targets(y, name)
-    classes, y_idx = np.unique(y, return_inverse=True)
+    classes, y_idx = unique_inverse(y)
     if classes.shape[0] > 2:
         raise ValueError(
             f"Only binary classification is supported. {name} has "
@@ -416,12 +483,12 @@ def encode_classes(y, name="y", estimator="This estimator"):
     ``classes[1]`` positive, more a one-vs-rest fit.
     """
     check_targets(y, name)
-    classes, y_idx = np.unique(y, return_inverse=True)
+    classes, y_idx = unique_inverse(y)
     if classes.shape[0] < 2:
         raise ValueError(
             f"{estimator} needs 2 classes in {name}; got 1 class ({classes.tolist()})"
         )
-    return classes, y_idx.ravel()
+    return classes, y_idx
 
 
 def check_pm1(y, n_samples, name="y"):
@@ -698,7 +765,7 @@ def encode_semisupervised_multiclass(y, name="y", estimator="This estimator"):
         raise ValueError(
             f"{estimator} needs labeled rows: every entry of {name} is "
             f"{UNLABELED} (unlabeled)")
-    classes, idx = np.unique(y[~unl], return_inverse=True)
+    classes, idx = unique_inverse(y[~unl])
     if classes.shape[0] < 2:
         raise ValueError(
             f"{estimator} needs 2 classes in {name}; got 1 class ({classes.tolist()})"
@@ -791,10 +858,20 @@ _SHARED_PARAMS = {"graph_t": (check_positive, True),
 def check_shared_params(estimator):
     """Check the parameters in ``_SHARED_PARAMS`` that ``estimator`` has
     (the error names the parameter as the user spelled it)."""
-    params = estimator.get_params(deep=False)
+    names = _param_names(type(estimator))
     for name, (check, allow_none) in _SHARED_PARAMS.items():
-        if name in params and not (allow_none and params[name] is None):
-            check(params[name], name)
+        if name in names:
+            # (get_params(deep=False)'s value, without its signature lookup)
+            value = getattr(estimator, name)
+            if not (allow_none and value is None):
+                check(value, name)
+
+
+@functools.lru_cache(maxsize=None)
+def _param_names(cls):
+    """The parameter names of an estimator class (scikit-learn's, from the
+    signature of its ``__init__``: read once per class, not per fit)."""
+    return frozenset(cls._get_param_names())
 
 
 def check_n_jobs(n_jobs):

@@ -35,7 +35,6 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.class_weight import compute_class_weight
-from sklearn.utils.validation import validate_data
 
 from semisvm import _rows
 from semisvm._core._dataset import RowData
@@ -59,7 +58,6 @@ from semisvm._rows import (
 from semisvm._threads import follows_n_jobs
 from semisvm._threads import limit as _limit_threads
 from semisvm._validation import (
-    FLOAT_DTYPES,
     as_csr32,
     atomic_fit,
     check_costs,
@@ -71,6 +69,7 @@ from semisvm._validation import (
     encode_classes,
     is_dask,
     pm1_from_01,
+    validate_fit_data,
 )
 
 __all__ = ["DASVM", "TSVM", "LinearSVM", "da_s3vm", "default_lam", "l2svm_mfn", "tsvm"]
@@ -201,55 +200,84 @@ def l2svm_mfn(X, y, *, lam=1.0, costs=None, w0=None, fit_intercept=True,
     >>> np.sign(res.decision).tolist()
     [-1.0, -1.0, 1.0, 1.0]
     """
-    rows = None
+    rows = stats = None
     if is_dask(X):
         # row blocks on Dask workers (semisvm[dask]): validated and loaded
         # once, before any iteration (see semisvm._distributed)
         from semisvm import _distributed
         rows, stats = _distributed.load(X, y, costs, kind="pm1")
-        n, d, dtype = rows.n, rows.d, rows.dtype
+        dtype = rows.dtype
+        c = None
     else:
         X = check_X(X)
-        n, d = X.shape
         dtype = X.dtype
-        y = check_pm1(pm1_from_01(y), n)
-        c = check_costs(costs, n, dtype, name="costs")
-    lam = check_positive(lam, "lam")
-    s = check_positive(intercept_scaling, "intercept_scaling") if fit_intercept else 0.0
+        y = check_pm1(pm1_from_01(y), X.shape[0])
+        c = check_costs(costs, X.shape[0], dtype, name="costs")
+    params = _mfn_params(dtype, lam, fit_intercept, intercept_scaling, tol,
+                         rel_tol, max_iter, cg_max_iter, grad_tol)
+    return _mfn_solve(X, y, c, params, w0=w0, cold_start=cold_start,
+                      newton=newton, n_jobs=n_jobs, verbose=verbose,
+                      rows=rows, stats=stats)
+
+
+def _mfn_params(dtype, lam, fit_intercept, intercept_scaling, tol, rel_tol,
+                max_iter, cg_max_iter, grad_tol):
+    """The checked numeric settings of :func:`l2svm_mfn` (a dict)."""
     tol = check_positive(tol, "tol")
     if dtype == np.float32:
         tol = max(tol, FLOAT32_TOL)
-    rel_tol = check_positive(rel_tol, "rel_tol", allow_zero=True)
-    max_iter = check_int(max_iter, "max_iter")
-    cg_max_iter = check_int(cg_max_iter, "cg_max_iter")
-    n_w = d + 1 if fit_intercept else d
-    check_mfn_memory(n, d, dtype)
-    if w0 is None:
-        w = np.zeros(d + 1, dtype=dtype)
-        cold = True if cold_start is None else bool(cold_start)
+    return {
+        "lam": check_positive(lam, "lam"),
+        "s": (check_positive(intercept_scaling, "intercept_scaling")
+              if fit_intercept else 0.0),
+        "fit_intercept": bool(fit_intercept),
+        "tol": tol,
+        "rel_tol": check_positive(rel_tol, "rel_tol", allow_zero=True),
+        "max_iter": check_int(max_iter, "max_iter"),
+        "cg_max_iter": check_int(cg_max_iter, "cg_max_iter"),
+        "grad_tol": check_positive(grad_tol, "grad_tol", allow_zero=True),
+    }
+
+
+def _mfn_solve(X, y, c, params, *, w0, cold_start, newton, n_jobs, verbose,
+               rows=None, stats=None):
+    """:func:`l2svm_mfn` on checked input: in memory X (:func:`check_X`'s),
+    -1/+1 targets ``y`` and costs ``c`` of X's dtype; or ``rows``/``stats``
+    of :func:`semisvm._distributed.load`. ``params``: :func:`_mfn_params`.
+    :class:`LinearSVM` calls it on the input it checked itself."""
+    lam, s = params["lam"], params["s"]
+    if rows is None:
+        n, d = X.shape
+        dtype = X.dtype
     else:
-        w = np.zeros(d + 1, dtype=dtype)
-        w[:n_w] = check_w0(w0, n_w, dtype)
-        cold = False if cold_start is None else bool(cold_start)
-    grad_tol = check_positive(grad_tol, "grad_tol", allow_zero=True)
+        n, d, dtype = rows.n, rows.d, rows.dtype
+    n_w = d + 1 if params["fit_intercept"] else d
+    w_init = None if w0 is None else check_w0(w0, n_w, dtype)
     if rows is None:
         n_pos = int(np.count_nonzero(y > 0))
-    else:
-        n_pos = int(stats["n_pos"])
-    # LIBLINEAR's -s 2 scaling of its -e: eps max(min(n+, n-), 1) / n
-    g_rel = grad_tol * max(min(n_pos, n - n_pos), 1) / n
-    if rows is None:
         cpos = np.where(y > 0, c, 0).astype(dtype)
         cneg = np.where(y < 0, c, 0).astype(dtype)
+        # (checks the memory of the whole solve before w is allocated)
         rows = LocalRows(RowData(X), s, cpos, cneg, n_threads=n_threads(n_jobs))
         direct = _rows.use_direct(X, newton)
     else:
+        check_mfn_memory(n, d, dtype)
+        n_pos = int(stats["n_pos"])
         n_threads(n_jobs)      # validated; the workers' threads run the blocks
         rows.s = float(s)
         direct = _rows.use_direct_stats(stats, d, newton)
-    out = run_mfn(rows, lam, w, tol=tol, max_iter=max_iter,
-                   cg_max_iter=cg_max_iter, cold_start=cold, rel_tol=rel_tol,
-                   verbose=verbose, direct=direct, grad_tol=g_rel)
+    w = np.zeros(d + 1, dtype=dtype)
+    if w_init is None:
+        cold = True if cold_start is None else bool(cold_start)
+    else:
+        w[:n_w] = w_init
+        cold = False if cold_start is None else bool(cold_start)
+    # LIBLINEAR's -s 2 scaling of its -e: eps max(min(n+, n-), 1) / n
+    g_rel = params["grad_tol"] * max(min(n_pos, n - n_pos), 1) / n
+    out = run_mfn(rows, lam, w, tol=params["tol"], max_iter=params["max_iter"],
+                  cg_max_iter=params["cg_max_iter"], cold_start=cold,
+                  rel_tol=params["rel_tol"], verbose=verbose, direct=direct,
+                  grad_tol=g_rel)
     n_iter, n_cg, status, obj, hobj, hcg, hact = out
     o = rows.outputs()
     return MFNResult(
@@ -433,30 +461,41 @@ class LinearSVM(LinearDecisionMixin, ClassifierMixin, BaseEstimator):
         if is_dask(X):
             return self._fit_dask(X, y, sample_weight)
         check_sparse_structure(X)  # before SciPy converts it
-        X, y = validate_data(self, X, y, accept_sparse="csr",
-                             dtype=list(FLOAT_DTYPES), order="C",
-                             accept_large_sparse=True)
+        X, y = validate_fit_data(self, X, y)
         X = as_csr32(X)
         self.classes_, y_idx = encode_classes(y, estimator=type(self).__name__)
         costs = check_costs(sample_weight, X.shape[0], X.dtype)
         if self.class_weight is not None:
             cw = compute_class_weight(self.class_weight, classes=self.classes_, y=y)
-            costs = costs * cw[y_idx].astype(X.dtype)
+            costs = check_costs(costs * cw[y_idx].astype(X.dtype), X.shape[0],
+                                X.dtype, name="costs")
         K = self.classes_.shape[0]
         return self._solve(
             X, K, lambda k: np.where(y_idx == k, 1.0, -1.0), costs)
 
     def _solve(self, X, K, targets, costs):
         """L2-SVM-MFN on each one-vs-rest problem (one problem for K == 2);
-        ``targets(k)``: class k's -1/+1 labels (NumPy or dask)."""
-        results = fit_one_vs_rest(
-            self, K, lambda k: l2svm_mfn(
-                X, targets(k), lam=self.lam, costs=costs,
-                fit_intercept=self.fit_intercept,
-                intercept_scaling=self.intercept_scaling, tol=self.tol,
-                grad_tol=self.grad_tol, max_iter=self.max_iter, cg_max_iter=self.cg_max_iter,
-                newton=self.newton, n_jobs=self.n_jobs, verbose=bool(self.verbose)),
-            lambda res: res.n_iter)
+        ``targets(k)``: class k's -1/+1 labels (NumPy or dask). In memory,
+        X and costs are the ones :meth:`fit` checked: the solver is called
+        without checking them again (a small fit's fixed cost)."""
+        kw = dict(newton=self.newton, n_jobs=self.n_jobs, verbose=bool(self.verbose))
+        if is_dask(X):
+            def fit_one(k):
+                return l2svm_mfn(
+                    X, targets(k), lam=self.lam, costs=costs,
+                    fit_intercept=self.fit_intercept,
+                    intercept_scaling=self.intercept_scaling, tol=self.tol,
+                    grad_tol=self.grad_tol, max_iter=self.max_iter,
+                    cg_max_iter=self.cg_max_iter, **kw)
+        else:
+            params = _mfn_params(X.dtype, self.lam, self.fit_intercept,
+                                 self.intercept_scaling, self.tol, 1e-9,  # (l2svm_mfn rel_tol)
+                                 self.max_iter, self.cg_max_iter, self.grad_tol)
+
+            def fit_one(k):
+                return _mfn_solve(X, targets(k), costs, params, w0=None,
+                                  cold_start=None, **kw)
+        results = fit_one_vs_rest(self, K, fit_one, lambda res: res.n_iter)
         if not all(res.converged for res in results):
             warnings.warn(
                 f"L2-SVM-MFN did not converge in max_iter={self.max_iter} "

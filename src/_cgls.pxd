@@ -19,6 +19,10 @@ cdef int cgls(RowData X, floating bias_scale, const int *active,
               int *n_iter, bint one_pass=*, double gstop2=*,
               double *gnorm2=*, bint blocked=*, floating *keep=*,
               bint given=*) noexcept nogil
+cdef void rows_rmatvec_blocked(RowData X, floating bias_scale, const int *rows,
+                               Py_ssize_t n_rows, const floating *z,
+                               floating *out, floating *buf,
+                               int n_threads) noexcept nogil
 cdef int n_blocks(RowData X, Py_ssize_t n_rows) noexcept nogil
 cdef Py_ssize_t slice_len(RowData X, Py_ssize_t n_rows) noexcept nogil
 cdef void rows_rmatvec_diag(RowData X, floating bias_scale, const int *rows,

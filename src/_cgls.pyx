@@ -543,6 +543,26 @@ cdef void rows_pass(int kind, RowData X, const int *rows, Py_ssize_t n_rows,
             part[c] += part[b * PART_STRIDE + c]
 
 
+cdef void rows_rmatvec_blocked(RowData X, floating bias_scale, const int *rows,
+                               Py_ssize_t n_rows, const floating *z,
+                               floating *out, floating *buf,
+                               int n_threads) noexcept nogil:
+    """out[:d+1] = sum_k z[k] [x_{rows[k]}, bias_scale] (rows with z[k] = 0
+    skipped), in the row blocks of a CG pass over the same rows: the same
+    bits for any ``n_threads``. ``buf`` holds ``slice_len(X, n_rows)``
+    entries."""
+    cdef double part[BLOCK_CAP * PART_STRIDE]
+    cdef Py_ssize_t j
+    if n_rows < 1:
+        for j in range(X.n_cols + 1):
+            out[j] = 0
+        return
+    rows_pass(PASS_RMATVEC, X, rows, n_rows, n_blocks(X, n_rows), n_threads,
+              NULL, NULL, NULL, 0, NULL, 0, <floating *> z, NULL, out, NULL,
+              NULL, buf, part)
+    out[X.n_cols] = <floating> (bias_scale * part[0])
+
+
 cdef inline void _block_slices(int kind, RowData X, const int *rows,
                                Py_ssize_t n_rows, int n_blk, int b,
                                const floating *a, const floating *t,

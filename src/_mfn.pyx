@@ -41,11 +41,13 @@ from semisvm._core._blas cimport _dot, _copy
 from semisvm._core._dataset cimport RowData, row_dot, row_view
 from semisvm._core._cgls cimport cgls, rows_matvec, rows_rmatvec, rows_rmatvec_diag
 from semisvm._core._cgls cimport n_blocks, slice_len, interrupted, reraise
+from semisvm._core._cgls cimport rows_rmatvec_blocked
 from semisvm._core._linesearch cimport Event, line_search as _line_search
 from semisvm._core._linesearch cimport collect_events
 from scipy.linalg.cython_lapack cimport dpotrf, dpotrs
 from libc.stdlib cimport malloc, free
-from libc.math cimport fabs
+from libc.math cimport fabs, fmax
+from libc.float cimport DBL_EPSILON, FLT_EPSILON
 
 
 cdef inline double _loss(Py_ssize_t n, const floating *o, const floating *cpos,
@@ -369,31 +371,71 @@ cdef bint _start_update(RowData X, floating bias_scale, const floating *a,
                         const floating *t, const floating *a_old,
                         const floating *t_old, const floating *o,
                         const int *active, Py_ssize_t n_act,
-                        floating *keep) noexcept nogil:
+                        floating *keep, floating *zw, floating *u,
+                        floating *tbuf, Py_ssize_t tbuf_len,
+                        int n_threads) noexcept nogil:
     """Bring the last solve's setup sums ``keep`` = [X_J' A t, diag(X_J' A
     X_J), r = X_J' A (t - o) - lam w] (each n_cols + 1) to the weights and
     targets (a, t) from (a_old, t_old), at the same o and w: only the rows
-    whose (a_i, t_i) changed add their difference (TSVM's switched pairs).
-    Returns False, changing nothing, when those rows hold more than a
-    sixteenth of the active rows' entries (DA's p-steps change every
-    unlabeled row: then a setup pass is cheaper)."""
-    cdef Py_ssize_t n = X.n_rows, D = X.n_cols + 1, d = X.n_cols, i, m, nnz
+    whose (a_i, t_i) changed add their difference.
+
+    Few such rows (at most a sixteenth of the active rows' entries: TSVM's
+    switched pairs): one serial loop over them. More (DA's p-steps move the
+    target t_i = (cpos_i - cneg_i) / a_i of every unlabeled row, and on a
+    row inside the margin not its weight a_i = cpos_i + cneg_i = lam_u / u,
+    to rounding): the rows whose weight is unchanged (to 4 ulp) add their
+    difference of a (t - o) to X_J' A t and to r in one blocked pass over
+    the active rows (``zw``, n_act, and ``u``, n_cols + 1, are work; the
+    same bits for any ``n_threads``), a third of a setup pass's work; their
+    weight's rounding-level change would add that much to diag(X_J' A X_J),
+    the preconditioner's, and is left out. The rows whose weight changed
+    add all three differences in a serial loop. Returns False, changing
+    nothing, when those rows hold more than a quarter of the active rows'
+    entries (a setup pass is then cheaper)."""
+    cdef Py_ssize_t n = X.n_rows, D = X.n_cols + 1, d = X.n_cols, i, k, m, nnz
     cdef const floating *vals
     cdef const int *ix
-    cdef floating dr, dz, da, vm
+    cdef floating dr, dz, da, vm, ulp4
     cdef floating *rhs = keep
     cdef floating *dg = keep + D
     cdef floating *r = keep + 2 * D
-    cdef Py_ssize_t changed = 0, work = 0
+    cdef Py_ssize_t changed = 0, work = 0, reweighted = 0
+    cdef bint wide
+    if floating is float:
+        ulp4 = 4 * FLT_EPSILON
+    else:
+        ulp4 = 4 * DBL_EPSILON
     for i in range(n):
         if a[i] != a_old[i] or t[i] != t_old[i]:
-            changed += row_view(X, i, &vals, &ix) + 1
+            nnz = row_view(X, i, &vals, &ix) + 1
+            changed += nnz
+            if fabs(a[i] - a_old[i]) > ulp4 * fmax(a[i], a_old[i]):
+                reweighted += nnz
     for m in range(n_act):
         work += row_view(X, active[m], &vals, &ix) + 1
-    if 16 * changed > work:
+    wide = 16 * changed > work
+    if wide and (4 * reweighted > work or n_act < 1
+                 or tbuf_len < slice_len(X, n_act)):
         return False
+    if wide:
+        # the rows of unchanged weight, in one blocked pass: a (t - o)
+        # differences into both X_J' A t and r
+        for k in range(n_act):
+            i = active[k]
+            if (a[i] == a_old[i] and t[i] == t_old[i]) or (
+                    fabs(a[i] - a_old[i]) > ulp4 * fmax(a[i], a_old[i])):
+                zw[k] = 0
+            else:
+                zw[k] = a[i] * (t[i] - o[i]) - a_old[i] * (t_old[i] - o[i])
+        rows_rmatvec_blocked(X, bias_scale, active, n_act, zw, u, tbuf,
+                             n_threads)
+        for m in range(D):
+            rhs[m] += u[m]
+            r[m] += u[m]
     for i in range(n):
         if a[i] == a_old[i] and t[i] == t_old[i]:
+            continue
+        if wide and not fabs(a[i] - a_old[i]) > ulp4 * fmax(a[i], a_old[i]):
             continue
         # the differences of a t, a (t - o) and a
         dr = a[i] * t[i] - a_old[i] * t_old[i]
@@ -747,7 +789,8 @@ def mfn_run(RowData X, double bias_scale, floating[::1] w, double lam,
             if it == 1 and given:
                 given = _start_update(X, <floating> bias_scale, &a[0], &t[0],
                                       &a_old[0], &t_old[0], po, &active[0],
-                                      n_act, kp)
+                                      n_act, kp, &z[0], &s[0], &tbuf[0],
+                                      tbuf.shape[0], n_threads)
                 used = given
             if it <= nh:
                 hact[it - 1] = <int> n_act

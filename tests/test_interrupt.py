@@ -107,7 +107,7 @@ def test_an_interrupted_first_fit_leaves_an_unfitted_estimator():
 
     import semisvm.linear as lin
     mp = pytest.MonkeyPatch()
-    mp.setattr(lin, "l2svm_mfn", boom)
+    mp.setattr(lin, "_mfn_solve", boom)
     try:
         with pytest.raises(KeyboardInterrupt):
             model.fit(X, y)

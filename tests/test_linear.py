@@ -1538,3 +1538,110 @@ def _keep_start(flag):
         init(self, *args, **kw)
         self.rows.keep_start = flag
     return patched
+
+
+def test_da_rounds_carry_the_setup_sums(monkeypatch):
+    # a DA round's p-step moves the target of every unlabeled row but, inside
+    # the margin, not its weight (lam_u / u): the next call's first CG solve
+    # takes the last solve's setup sums brought up to date by one blocked
+    # pass over the rows (a third of a setup pass) instead of a setup pass;
+    # the same labels and objective (1e-6) as with a setup pass per solve
+    rng = np.random.RandomState(4)
+    X = sp.random(1500, 400, density=0.04, format="csr", random_state=rng)
+    y = np.where(X @ rng.randn(400) > 0, 1, 0)
+    ys = np.where(rng.rand(1500) < 0.05, y, -1)
+    used = []
+    run = _rows.LocalRows.run
+
+    def spied(self, *args, **kw):
+        out = run(self, *args, **kw)
+        used.append(self.n_carried > 0)
+        return out
+
+    monkeypatch.setattr(_rows.LocalRows, "run", spied)
+    res = {}
+    for keep in (True, False):
+        monkeypatch.setattr(_rows.LocalSSL, "__init__", _keep_start(keep))
+        used.clear()
+        res[keep] = linear.da_s3vm(X, ys, lam=1e-2, lam_u=1.0)
+        res[keep, "used"] = sum(used)
+    assert res[True, "used"] > res[True].n_mfn / 2 and res[False, "used"] == 0
+    np.testing.assert_array_equal(res[True].labels, res[False].labels)
+    assert res[True].objective == pytest.approx(res[False].objective, rel=1e-6)
+
+
+@pytest.mark.parametrize("outside", [False, True])
+def test_setup_sums_updated_for_many_rows_are_the_exact_ones(outside):
+    # every row's target changes (DA's p-step). Weights unchanged inside the
+    # margin: the sums are brought up to date by one blocked pass and are the
+    # exact ones for the new weights and targets (to rounding). outside=True:
+    # most rows outside the margin, where the weight itself changes: more
+    # than a quarter of the entries, so the solve makes its setup pass
+    from semisvm._core._dataset import RowData
+
+    rng = np.random.RandomState(6)
+    n, d = 800, 60
+    X = sp.random(n, d, density=0.1, format="csr", random_state=rng)
+    p = rng.rand(n)
+    cu = 1.0 / n
+    cpos, cneg = cu * p, cu * (1 - p)
+    rows = _rows.LocalRows(RowData(X), 1.0, cpos, cneg)
+    rows.X_source = X
+    rows.keep_start = True
+    # outside: from a large w, one CG iteration leaves most outputs outside
+    w = rng.randn(d + 1) * 20 if outside else np.zeros(d + 1)
+    lam = 1e-3
+    kw = dict(tol=1e-3, cg_max_iter=1 if outside else 100, cold_start=False,
+              rel_tol=1e-9)
+    _rows.run_mfn(rows, lam, w, max_iter=1, **kw)
+    assert rows._kept
+    o = rows.outputs()
+    frac_out = np.mean(np.abs(o) >= 1)
+    assert (frac_out > 0.5) if outside else (frac_out < 0.05)
+    p[:] = rng.rand(n)
+    cpos[:], cneg[:] = cu * p, cu * (1 - p)
+    w_start = w.copy()
+    _rows.run_mfn(rows, lam, w, max_iter=1, **kw)
+    D = d + 1
+    assert rows.n_carried == (0 if outside else 1)
+    # the sums the first solve started from: rhs, diag and the seed residual
+    o0 = X @ w_start[:-1] + w_start[-1]
+    z = rows.a * (rows.t - o0)
+    r_exact = np.r_[X.T @ z, z.sum()] - lam * w_start
+    at = rows.a * rows.t
+    rhs = np.r_[X.T @ at, at.sum()]
+    diag = np.r_[X.multiply(X).T @ rows.a, rows.a.sum()]
+    scale = np.linalg.norm(rhs)
+    np.testing.assert_allclose(rows.keep[3 * D:], r_exact, atol=1e-12 * scale)
+    np.testing.assert_allclose(rows.keep[:D], rhs, atol=1e-12 * scale)
+    np.testing.assert_allclose(rows.keep[D:2 * D], diag, rtol=1e-12,
+                               atol=1e-15 * np.abs(diag).max())
+
+
+def test_da_carried_sums_same_bits_for_any_n_jobs(monkeypatch):
+    # the wide update is a blocked pass: the same bits for any thread count,
+    # with many small row blocks
+    from semisvm._core._cgls import _set_blocking
+    rng = np.random.RandomState(2)
+    X = sp.random(600, 400, density=0.04, format="csr", random_state=rng)
+    y = np.where(X @ rng.randn(400) > 0, 1, 0)
+    ys = np.where(rng.rand(600) < 0.05, y, -1)
+    used = []
+    run = _rows.LocalRows.run
+
+    def spied(self, *args, **kw):
+        out = run(self, *args, **kw)
+        used.append(self.n_carried > 0)
+        return out
+
+    monkeypatch.setattr(_rows.LocalRows, "run", spied)
+    old = _set_blocking(1, 64, 1)
+    try:
+        runs = [linear.da_s3vm(X, ys, lam=1e-2, lam_u=1.0, n_jobs=k)
+                for k in (1, 2, 3, 8)]
+    finally:
+        _set_blocking(*old)
+    assert sum(used) > len(used) / 3
+    for res in runs[1:]:
+        assert res.coef.tobytes() == runs[0].coef.tobytes()
+        assert res.p.tobytes() == runs[0].p.tobytes()

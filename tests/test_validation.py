@@ -318,3 +318,69 @@ def test_int32_csr_fast_path_keeps_contiguity_and_shape_checks():
     if hasattr(sp, "csr_array"):
         with pytest.raises(ValueError, match="X"):
             check_X(sp.csr_array(np.array([1.0, 2.0, 0.0])))
+
+
+@pytest.mark.parametrize("y", [
+    np.array([3, 1, 3, 7, 1], dtype=np.int8),
+    np.array([-1, 1, 1, -1], dtype=np.int64),
+    np.array([5, 5, 5], dtype=np.uint16),
+    np.array([0, 1] * 10, dtype=np.int32),
+    # a range wider than 4 n + 1024: the sort (np.unique) side of the switch
+    np.array([0, 10**12, 7, 10**12], dtype=np.int64),
+    np.array([2**63 + 5, 2**63 + 1], dtype=np.uint64),
+    np.array([0.5, -1.0, 0.5]),
+    np.array(["b", "a", "b"]),
+    np.array([True, False, True]),
+])
+def test_unique_inverse_is_numpys(y):
+    # integer labels in a narrow range are counted (bincount), others sorted:
+    # both give np.unique's classes (same dtype) and inverse
+    from semisvm._validation import unique_inverse
+    classes, idx = unique_inverse(y)
+    ref_c, ref_i = np.unique(y, return_inverse=True)
+    np.testing.assert_array_equal(classes, ref_c)
+    assert classes.dtype == ref_c.dtype
+    np.testing.assert_array_equal(idx, ref_i.ravel())
+    assert idx.dtype == np.intp and idx.ndim == 1
+
+
+def test_validate_fit_data_fast_path_sets_what_validate_data_sets():
+    # clean input (int32 CSR or C-contiguous float rows, finite, integer 1-D
+    # labels) skips check_X_y: the same arrays back and the same fitted
+    # attributes as scikit-learn's validate_data; anything else takes it
+    import pandas as pd
+    from sklearn.utils.validation import validate_data
+
+    from semisvm import LinearSVM
+    from semisvm._validation import validate_fit_data
+    rng = np.random.RandomState(0)
+    Xd = rng.rand(20, 3)
+    y = np.arange(20) % 2
+    import scipy.sparse as sp
+    Xs = sp.csr_matrix(Xd * (Xd > 0.5))
+    for X in (Xd, Xs, Xd.astype(np.float32)):
+        fast, ref = LinearSVM(), LinearSVM()
+        # a previous fit on named columns leaves feature_names_in_: both drop it
+        for est in (fast, ref):
+            est.fit(pd.DataFrame(Xd, columns=list("abc")), y)
+            assert hasattr(est, "feature_names_in_")
+        Xf, yf = validate_fit_data(fast, X, y)
+        Xr, yr = validate_data(ref, X, y, accept_sparse="csr",
+                               dtype=[np.float64, np.float32], order="C",
+                               accept_large_sparse=True)
+        assert Xf is X and yf is y
+        assert type(Xr) is type(X)
+        assert fast.n_features_in_ == ref.n_features_in_ == 3
+        assert not hasattr(fast, "feature_names_in_")
+        assert not hasattr(ref, "feature_names_in_")
+    # not clean: the full check (its message)
+    bad = Xd.copy()
+    bad[0, 0] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        validate_fit_data(LinearSVM(), bad, y)
+    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+        validate_fit_data(LinearSVM(), Xd, y[:-1])
+    Xf, _ = validate_fit_data(LinearSVM(), np.asfortranarray(Xd), y)
+    assert Xf.flags.c_contiguous
+    Xl, _ = validate_fit_data(LinearSVM(), Xd, y.astype(float))
+    assert Xl is not None
