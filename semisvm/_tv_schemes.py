@@ -60,16 +60,16 @@ CONVEX_MU = 10.0
 # 13-14 (5 moved TVSVM by 0.12 points). Not for more classes nor Cheeger:
 # USPS {0,1,4,9} (4,495 rows, 2 draws) with 6 quiet iterations: the augmented
 # TVRLS with 10 labels per class stopped on a bad cut in one draw (1.48 ->
-# 9.88% error), CheegerRLS with one label per class 2.54 -> 4.00%
+# 9.88% error), CheegerRLS with one label per class 2.54 -> 4.00%. On USPS
+# 4 vs 9 (1,673 rows, below the switch; forced there, 1 / 10 labels per
+# class, 2 draws) 6 moved TVRLS 2.45 / 2.75 -> 2.66 / 2.48% and TVSVM 2.45 /
+# 2.75 -> 2.69 / 2.60%. A cap of 40 ROF steps per solve of the two-class
+# iteration was dropped: the same 5,000-row errors in 880 instead of
+# 1,820-2,080 steps, but forced on USPS 4 vs 9 a TVSVM draw with 10 labels
+# per class ended at 44% error (2.5% at 200 steps; 20 steps cost 0.9
+# points on the 60-feature 5,000-row problem)
 LARGE_N_STABLE = 6
 
-# rof_max_iter="auto" of the two-class TV iteration above LOWRANK_MIN_SAMPLES
-# rows (warm-started inexact inner solves; the ROF tolerance rof_tol=1e-3 took
-# ~100 steps per outer iteration there). Measured on the 5,000-row problems of
-# bench/bench_graph_tv_scale.py --part small (two classes, 10 / 60
-# features, safe=False): TVRLS 0.78 / 1.31% error at 200 and 40 steps, 2.21%
-# at 20 (60 features); ROF steps 2,080 / 1,820 -> 880
-TV_ROF_MAX_ITER = 40
 # rof_max_iter="auto" of the Cheeger models above LOWRANK_MIN_SAMPLES rows
 CHEEGER_ROF_MAX_ITER = 20
 
@@ -216,8 +216,7 @@ class TVSchemeMixin:
         kw = dict(loss=self._loss, lam=self.lam, eta=eta, r1=self.r1,
                   r2=self.r2, r=self.r, tol=stop_tol, n_stable=n_stable,
                   label_tol=self.label_tol, max_iter=self.max_iter,
-                  rof_tol=self.rof_tol,
-                  rof_max_iter=self._tv_rof_max_iter(y.shape[0], binary),
+                  rof_tol=self.rof_tol, rof_max_iter=self.rof_max_iter,
                   verbose=bool(self.verbose), Z=Z, nugget=nugget,
                   n_jobs=self.n_jobs, _cache=getattr(self, "_solve_cache", None))
         # the check's fold solves (_auto_fallback) keep this fit's choice
@@ -257,18 +256,6 @@ class TVSchemeMixin:
                 raise ValueError(f"n_stable must be 'auto' or an int, got {m!r}")
             return (LARGE_N_STABLE if self.classes_.shape[0] == 2
                     and n > _tv_setup.LOWRANK_MIN_SAMPLES else 10)
-        return m
-
-    def _tv_rof_max_iter(self, n, binary):
-        """rof_max_iter="auto": TV_ROF_MAX_ITER steps per ROF solve of the
-        two-class iteration above LOWRANK_MIN_SAMPLES rows, else 200 (the
-        multi-class penalty iteration takes at most PENALTY_ROF_MAX_ITER)."""
-        m = self.rof_max_iter
-        if isinstance(m, str):
-            if m != "auto":
-                raise ValueError(f"rof_max_iter must be 'auto' or an int, got {m!r}")
-            return (TV_ROF_MAX_ITER if binary and n > _tv_setup.LOWRANK_MIN_SAMPLES
-                    else 200)
         return m
 
     def _solve_scheme(self, K, W, y, binary, kw, **weights):

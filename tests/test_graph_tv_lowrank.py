@@ -439,35 +439,6 @@ def test_cheeger_rof_budget_auto_both_sides(n, steps, monkeypatch):
         CheegerRLS(rof_max_iter="fast").fit(X, y)
 
 
-@pytest.mark.parametrize("n,steps", [(100, 200), (101, 40)])
-def test_tv_rof_budget_auto_both_sides(n, steps, monkeypatch):
-    # TVRLS / TVSVM rof_max_iter="auto": 200 ROF steps per solve up to
-    # LOWRANK_MIN_SAMPLES rows, TV_ROF_MAX_ITER = 40 above (two classes; the
-    # same bits as given by hand); more classes keep 200 above it too
-    monkeypatch.setattr(tv_setup, "LOWRANK_MIN_SAMPLES", 100)
-    monkeypatch.setattr(tv_setup, "AUTO_COMPONENTS", 20)
-    assert tv_schemes.TV_ROF_MAX_ITER == 40
-    X, y, _ = _problem(2, n=n, per_class=4)
-    kw = dict(safe=False, rof_tol=1e-12, max_iter=8)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        auto = TVSVM(**kw).fit(X, y)
-        given = TVSVM(rof_max_iter=steps, **kw).fit(X, y)
-        other = TVSVM(rof_max_iter=240 - steps, **kw).fit(X, y)
-    np.testing.assert_array_equal(auto.result_.decision, given.result_.decision)
-    assert auto.result_.n_rof_iter == given.result_.n_rof_iter == 8 * steps
-    assert other.result_.n_rof_iter != auto.result_.n_rof_iter
-    X3, y3, _ = _problem(3, n=101, per_class=4)
-    kw3 = dict(safe=False, scheme="augmented", rof_tol=1e-12, max_iter=3)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        multi = TVRLS(**kw3).fit(X3, y3)
-        multi200 = TVRLS(rof_max_iter=200, **kw3).fit(X3, y3)
-    np.testing.assert_array_equal(multi.result_.decision, multi200.result_.decision)
-    with pytest.raises(ValueError, match="rof_max_iter"):
-        TVRLS(rof_max_iter="fast").fit(X, y)
-
-
 @pytest.mark.parametrize("Est", [TVRLS, TVSVM])
 @pytest.mark.parametrize("n,n_stable", [(100, 10), (101, 6)])
 def test_n_stable_auto_both_sides(Est, n, n_stable, monkeypatch):
