@@ -49,27 +49,6 @@ FEW_LABELS = 3
 # 17.0 / 12.6 / 12.7% test error; TV-SVM gamma 0.01: mu 1 -> 19.1%, mu 10 -> 14.1%
 CONVEX_GAMMA = 0.01
 CONVEX_MU = 10.0
-
-# TVRLS / TVSVM n_stable="auto" (the fit's quiet iterations) of the
-# two-class iteration above LOWRANK_MIN_SAMPLES rows (10 up to it, and for
-# more classes). The labels settle well before the window of 2 n_stable
-# quiet iterations closes ("labels_stable"); measured on the two-class
-# 5,000-row problems of bench/bench_graph_tv_scale.py --part small
-# (safe=False; 10 / 60 features): error with 10 -> 6, TVRLS 0.78 / 1.31 ->
-# 0.78 / 1.31%, TVSVM 0.76 / 1.31 -> 0.78 / 1.31%; outer iterations 21-22 ->
-# 13-14 (5 moved TVSVM by 0.12 points). Not for more classes nor Cheeger:
-# USPS {0,1,4,9} (4,495 rows, 2 draws) with 6 quiet iterations: the augmented
-# TVRLS with 10 labels per class stopped on a bad cut in one draw (1.48 ->
-# 9.88% error), CheegerRLS with one label per class 2.54 -> 4.00%. On USPS
-# 4 vs 9 (1,673 rows, below the switch; forced there, 1 / 10 labels per
-# class, 2 draws) 6 moved TVRLS 2.45 / 2.75 -> 2.66 / 2.48% and TVSVM 2.45 /
-# 2.75 -> 2.69 / 2.60%. A cap of 40 ROF steps per solve of the two-class
-# iteration was dropped: the same 5,000-row errors in 880 instead of
-# 1,820-2,080 steps, but forced on USPS 4 vs 9 a TVSVM draw with 10 labels
-# per class ended at 44% error (2.5% at 200 steps; 20 steps cost 0.9
-# points on the 60-feature 5,000-row problem)
-LARGE_N_STABLE = 6
-
 # rof_max_iter="auto" of the Cheeger models above LOWRANK_MIN_SAMPLES rows
 CHEEGER_ROF_MAX_ITER = 20
 
@@ -208,11 +187,11 @@ class TVSchemeMixin:
             # two moons (n = 200, noise 0.1, one label per class): eta = 1
             # left one draw of 12 at 9% error, eta = 10 at most 2%
             eta = 10.0
-        # [NP] the folds' sooner stop (above FOLD_MIN_ROWS rows): the
-        # two-class ones too (below it they keep the fit's rule, see
-        # FOLD_MIN_ROWS: the normalised two-class iteration may cycle on
-        # small sets, breast_cancer of the tune part of bench/_suite.py)
-        stop_tol, n_stable = self._stop(y.shape[0])
+        # [NP] the two-class TV folds keep the fit's stop rule: the
+        # normalised two-class iteration may cycle (breast_cancer, tune part
+        # of bench/_suite.py), and a fold stopped earlier (n_stable 5 or 8)
+        # turned 5 (resp. 1) of 18 check decisions there, each for the worse
+        stop_tol, n_stable = self._stop(y.shape[0], folds=not binary)
         kw = dict(loss=self._loss, lam=self.lam, eta=eta, r1=self.r1,
                   r2=self.r2, r=self.r, tol=stop_tol, n_stable=n_stable,
                   label_tol=self.label_tol, max_iter=self.max_iter,
@@ -246,17 +225,6 @@ class TVSchemeMixin:
             res = self._graph_tv(K, W, y, gamma=CONVEX_GAMMA * g0,
                                  mu=CONVEX_MU * mu0, normalize=None, **kw)
         return res
-
-    def _n_stable(self, n):
-        """n_stable="auto": LARGE_N_STABLE for the two-class iteration above
-        LOWRANK_MIN_SAMPLES rows, else 10."""
-        m = self.n_stable
-        if isinstance(m, str):
-            if m != "auto":
-                raise ValueError(f"n_stable must be 'auto' or an int, got {m!r}")
-            return (LARGE_N_STABLE if self.classes_.shape[0] == 2
-                    and n > _tv_setup.LOWRANK_MIN_SAMPLES else 10)
-        return m
 
     def _solve_scheme(self, K, W, y, binary, kw, **weights):
         """The multi-class splitting scheme (``scheme``; two classes: the

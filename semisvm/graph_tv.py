@@ -628,13 +628,10 @@ _COMMON_DOC = """
         n (the paper) or sqrt(n); None turns it off.
     tol : float
         Residual (TV) / relative ratio change (Cheeger) tolerance.
-    n_stable : int (TVRLS / TVSVM: or "auto"), default=10 ("auto")
+    n_stable : int, default=10
         The labels of the unlabeled points must also be unchanged for this many
         iterations before stopping (unchanged for 2 n_stable iterations stops
-        with status "labels_stable"). TVRLS / TVSVM "auto": 10, except 6 for
-        two classes above 2,000 training rows (the labels settle well before
-        the window closes; 5,000 rows: the same errors to 0.02 points in 13-14
-        instead of 21-22 outer iterations).
+        with status "labels_stable").
     label_tol : float, default=0.01
         "Unchanged" allows this fraction of the unlabeled labels to flip.
     max_iter : int, default=300
@@ -774,7 +771,7 @@ class _TVBase(TVSchemeMixin, _GraphTVBase):
     def __init__(self, *, gamma=None, lam=0.1, eta=None, mu=None, r1=1.0, r2=1.0,
                  r=1.0, normalize="sqrt", kernel="rbf", kernel_gamma=None,
                  degree=3, coef0=0.0, n_neighbors=None, weights="self-tuning",
-                 tol=1e-4, n_stable="auto", label_tol=0.01, max_iter=300,
+                 tol=1e-4, n_stable=10, label_tol=0.01, max_iter=300,
                  rof_tol=1e-3, rof_max_iter=200, conflict_tol=0.1,
                  scheme="auto", start="auto", center="auto",
                  random_state=None, safe="auto", safe_cv=5,

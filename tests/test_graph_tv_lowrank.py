@@ -439,42 +439,6 @@ def test_cheeger_rof_budget_auto_both_sides(n, steps, monkeypatch):
         CheegerRLS(rof_max_iter="fast").fit(X, y)
 
 
-@pytest.mark.parametrize("Est", [TVRLS, TVSVM])
-@pytest.mark.parametrize("n,n_stable", [(100, 10), (101, 6)])
-def test_n_stable_auto_both_sides(Est, n, n_stable, monkeypatch):
-    # TVRLS / TVSVM n_stable="auto": 10 up to LOWRANK_MIN_SAMPLES rows,
-    # LARGE_N_STABLE = 6 above for two classes (the same bits as given by
-    # hand; the solver sees that count); more classes keep 10 above it;
-    # Cheeger takes an int only
-    monkeypatch.setattr(tv_setup, "LOWRANK_MIN_SAMPLES", 100)
-    monkeypatch.setattr(tv_setup, "AUTO_COMPONENTS", 20)
-    assert tv_schemes.LARGE_N_STABLE == 6
-    seen = []
-
-    def wrap(f):
-        def solve(*a, **k):
-            seen.append(k["n_stable"])
-            return f(*a, **k)
-        return solve
-    monkeypatch.setattr(gt, "graph_tv", wrap(gt.graph_tv))
-    X, y, _ = _problem(2, n=n, per_class=4)
-    X3, y3, _ = _problem(3, n=n, per_class=4)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        auto = Est(safe=False, max_iter=40).fit(X, y)
-        assert set(seen) == {n_stable}
-        given = Est(safe=False, max_iter=40, n_stable=n_stable).fit(X, y)
-        seen.clear()
-        Est(safe=False, max_iter=5).fit(X3, y3)
-        assert set(seen) == {10}
-    np.testing.assert_array_equal(auto.result_.decision, given.result_.decision)
-    assert auto.n_iter_ == given.n_iter_
-    with pytest.raises(ValueError, match="n_stable"):
-        Est(n_stable="soon").fit(X, y)
-    with pytest.raises((TypeError, ValueError), match="n_stable"):
-        CheegerSVM(n_stable="auto").fit(X, y)
-
-
 @pytest.mark.parametrize("above", [True, False])
 @pytest.mark.parametrize("Est,n_classes,tol,n_stable", [
     (TVRLS, 2, 1e-4, 10), (TVRLS, 3, 0.05, 3), (TVSVM, 3, 1e-4, 10),
@@ -483,10 +447,11 @@ def test_n_stable_auto_both_sides(Est, n, n_stable, monkeypatch):
 def test_check_folds_stop_settings_both_sides(Est, n_classes, tol, n_stable,
                                               above, monkeypatch):
     # above FOLD_MIN_ROWS rows, the safe="auto" check's fold solves stop at
-    # a tolerance of at least FOLD_TOL (TV; Cheeger keeps its tol) after at
-    # most FOLD_N_STABLE quiet iterations; at or below it the folds keep
-    # the fit's rule; the fit keeps the estimator's (same bits as
-    # safe=False)
+    # a tolerance of at least FOLD_TOL (multi-class TV; Cheeger keeps its
+    # tol) after at most FOLD_N_STABLE quiet iterations (Cheeger,
+    # multi-class TV; two-class TV keeps its rule); at or below it the
+    # folds keep the fit's rule; the fit keeps the estimator's (same bits
+    # as safe=False)
     X, y, _ = _problem(n_classes, n=80, per_class=6)
     monkeypatch.setattr(tv_check, "FOLD_MIN_ROWS", 79 if above else 80)
     seen = []
@@ -508,7 +473,7 @@ def test_check_folds_stop_settings_both_sides(Est, n_classes, tol, n_stable,
     assert not hasattr(est, "_fold_solve")
     fit, folds = seen[n_plain:2 * n_plain], seen[2 * n_plain:]
     assert fit == seen[:n_plain] == [(tol, n_stable)] * n_plain and folds
-    if not above:
+    if not above or (Est in (TVRLS, TVSVM) and n_classes == 2):
         assert set(folds) == {(tol, n_stable)}
     else:
         fold_tol = tol if Est in (CheegerRLS, CheegerSVM) else max(tol, tv_check.FOLD_TOL)
