@@ -223,7 +223,7 @@ class TVSchemeMixin:
             g0 = 1.0 if self.gamma is None and binary else gamma
             mu0 = 1.0 if self.mu is None and binary else mu
             res = self._graph_tv(K, W, y, gamma=CONVEX_GAMMA * g0,
-                           mu=CONVEX_MU * mu0, normalize=None, **kw)
+                                 mu=CONVEX_MU * mu0, normalize=None, **kw)
         return res
 
     def _solve_scheme(self, K, W, y, binary, kw, **weights):

@@ -80,6 +80,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
 from semisvm._fallback import SAFE_CHECK_ATTR_DOC, check_safe, safe_auto_doc
+from semisvm._threads import limit
 from semisvm._tv_check import TVCheckMixin
 from semisvm._tv_inputs import (
     check_label_tol,
@@ -522,12 +523,19 @@ class _GraphTVBase(TVSetupMixin, TVCheckMixin, SafeSemiSupervisedMixin,
         self._check_memory(n, X.dtype)
         y_enc = np.full(y.shape[0], UNLABELED, dtype=np.intp)
         y_enc[lab] = y_idx
-        W, K, Z, landmarks, N = self._set_up(X, W, name, safe, k, lab)
-        self._solve_cache = {}
-        try:
-            return self._fit_solve(X, y, y_enc, K, W, Z, safe, landmarks, N)
-        finally:
-            del self._exact_rows, self._exact_K, self._solve_cache
+        # BLAS at one thread, OpenMP at n_jobs threads (None: one) for the
+        # whole fit: the set-up's neighbour searches and products, the
+        # solves and the check (semisvm._threads)
+        with limit(self.n_jobs):
+            W, K, Z, landmarks, N = self._set_up(X, W, name, safe, k, lab)
+            # the edge list, step bound, Z'Z and label-independent
+            # factorisations of this fit's W and kernel, shared with the
+            # check's fold solves
+            self._solve_cache = {}
+            try:
+                return self._fit_solve(X, y, y_enc, K, W, Z, safe, landmarks, N)
+            finally:
+                del self._exact_rows, self._exact_K, self._solve_cache
 
     def _fit_solve(self, X, y, y_enc, K, W, Z, safe, landmarks, N):
         """Solve on K (or its factor Z), store the fit and run the check."""
