@@ -568,6 +568,9 @@ class _GraphTVBase(TVSetupMixin, TVCheckMixin, SafeSemiSupervisedMixin,
         self.transduction_ = self.classes_[res.labels]
         self.n_iter_ = res.n_iter
         self.result_ = res
+        # set by the Laplacian guard of safe="auto" (semisvm._fallback)
+        self.laplacian_agreement_ = None
+        self.laplacian_fallback_ = False
         if safe == "auto":
             # the folds choose their scheme (and kernel) as this fit did
             return self._auto_fallback(X, y, K, W, Z, nugget)
