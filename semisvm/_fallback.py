@@ -186,13 +186,15 @@ SCALABLE_MIN_LABELED = 2000
 # cells than SVC() on the labels by more than 2 points, no guard -> 0.9:
 # CheegerRLS 10/17 -> 8/20, CheegerSVM 8/20 -> 6/20, TVRLS 11/18 -> 7/21,
 # TVSVM 13/17 -> 6/21, mean error 17.18 / 16.99 / 17.90 / 18.18 -> 17.05 /
-# 16.86 / 16.43 / 16.37 %, 20-29 % of the fits replaced. 0.95 gave one cell
-# fewer for three of the four and about 0.3 points less mean error but
-# replaced 24-39 % (1.01, LapRLS always: no better); the guard only after the
+# 16.86 / 16.43 / 16.37 %, 18-29 % of the fits replaced. 0.95 gave one cell
+# fewer for two of the four and 0.25-0.5 points less mean error but
+# replaced 23-39 % (1.01, LapRLS always: no better); the guard only after the
 # check and only where it could not run (fewer than 4 labels in a class):
 # 10/19, 8/20, 9/21, 8/21. Two moons with 3 labels per class: the TV fits at
 # the class boundary agree with LapRLS on 92-99 % of the rows, those on the
-# cheaper cut on 50-87 %
+# cheaper cut on 50-87 %. The report part, run once after the choice:
+# CheegerRLS 20/11 -> 11/22, CheegerSVM 21/11 -> 13/20, TVRLS 8/15 -> 10/20,
+# TVSVM 10/13 -> 10/20, mean error lower for all four
 GUARD_AGREEMENT = 0.9
 
 LAPLACIAN_GUARD_ATTR_DOC = """    laplacian_agreement_ : float or None
