@@ -4,7 +4,9 @@ The default check ``safe="auto"`` (:mod:`semisvm._fallback`): it falls back to
 the RBF SVC on the labels where the cluster assumption fails (nested
 clouds), stays silent where it holds (two moons), reuses the graph and the
 kernel across its solves, and every estimator with its defaults gives the
-same bits on the same input.
+same bits on the same input. The TV / Cheeger estimators' Laplacian guard
+takes LapRLS's fit over where their labels disagree with it (a cheaper cut
+of the graph than the class boundary) and keeps their own fit elsewhere.
 """
 import warnings
 
