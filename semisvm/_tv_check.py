@@ -17,7 +17,7 @@ import warnings
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
-from semisvm._fallback import auto_fallback
+from semisvm._fallback import auto_fallback, laplacian_guard
 from semisvm._validation import UNLABELED
 
 # the safe="auto" check's fold solves (Cheeger; multi-class TV): a stop
@@ -85,6 +85,9 @@ class TVCheckMixin:
 
         auto_fallback(self, X, y, labels, adopt, kernel=self.kernel,
                       margin=self.safe_margin, family="tv")
+        # then the Laplacian guard (when the check kept the fit): LapRLS on
+        # the same rows, taken over when the labels disagree
+        laplacian_guard(self, y, lambda: self._fit_laplacian(X, y), adopt)
         for k, v in keep.items():      # the fit's own, not the last fold's
             setattr(self, k, v)
         return self

@@ -79,7 +79,12 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
-from semisvm._fallback import SAFE_CHECK_ATTR_DOC, check_safe, safe_auto_doc
+from semisvm._fallback import (
+    LAPLACIAN_GUARD_ATTR_DOC,
+    SAFE_CHECK_ATTR_DOC,
+    check_safe,
+    safe_auto_doc,
+)
 from semisvm._threads import limit
 from semisvm._tv_check import TVCheckMixin
 from semisvm._tv_inputs import (
@@ -94,6 +99,7 @@ from semisvm._tv_solvers import cheeger_ratio, tv_splitting
 from semisvm._validation import (
     FLOAT_DTYPES,
     UNLABELED,
+    NotEnoughMemoryError,
     apart,
     as_csr32,
     atomic_fit,
@@ -103,6 +109,7 @@ from semisvm._validation import (
     check_targets,
     unlabeled_hint,
 )
+from semisvm.manifold import LapRLS
 from semisvm.model_selection import SafeSemiSupervisedMixin
 
 __all__ = [
@@ -523,9 +530,12 @@ class _GraphTVBase(TVSetupMixin, TVCheckMixin, SafeSemiSupervisedMixin,
         self._check_memory(n, X.dtype)
         y_enc = np.full(y.shape[0], UNLABELED, dtype=np.intp)
         y_enc[lab] = y_idx
+        # a user-given graph: the Laplacian guard (which builds LapRLS's
+        # own kNN graph from X) does not run
+        self._user_graph = W is not None
         # BLAS at one thread, OpenMP at n_jobs threads (None: one) for the
         # whole fit: the set-up's neighbour searches and products, the
-        # solves and the check (semisvm._threads)
+        # solves, the check and the guard (semisvm._threads)
         with limit(self.n_jobs):
             W, K, Z, landmarks, N = self._set_up(X, W, name, safe, k, lab)
             # the edge list, step bound, Z'Z and label-independent
@@ -535,7 +545,8 @@ class _GraphTVBase(TVSetupMixin, TVCheckMixin, SafeSemiSupervisedMixin,
             try:
                 return self._fit_solve(X, y, y_enc, K, W, Z, safe, landmarks, N)
             finally:
-                del self._exact_rows, self._exact_K, self._solve_cache
+                del (self._exact_rows, self._exact_K, self._solve_cache,
+                     self._user_graph)
 
     def _fit_solve(self, X, y, y_enc, K, W, Z, safe, landmarks, N):
         """Solve on K (or its factor Z), store the fit and run the check."""
@@ -567,10 +578,36 @@ class _GraphTVBase(TVSetupMixin, TVCheckMixin, SafeSemiSupervisedMixin,
         self.transduction_ = self.classes_[res.labels]
         self.n_iter_ = res.n_iter
         self.result_ = res
+        # set by the Laplacian guard of safe="auto" (semisvm._fallback)
+        self.laplacian_agreement_ = None
+        self.laplacian_fallback_ = False
         if safe == "auto":
             # the folds choose their scheme (and kernel) as this fit did
             return self._auto_fallback(X, y, K, W, Z, nugget)
         return self._safe_fit(X, y)
+
+    def _fit_laplacian(self, X, y):
+        """LapRLS on the same rows and labels, for the Laplacian guard
+        (:func:`semisvm._fallback.laplacian_guard`): its defaults with this
+        estimator's kernel ("rbf" or "linear"; its own width unless
+        ``kernel_gamma`` is given), neighbours, Nystroem size, threads and
+        seed (None: 0); None (no guard) for other kernels, a user-given
+        graph, or when LapRLS's path would not fit in memory."""
+        if self._user_graph or not (isinstance(self.kernel, str)
+                                    and self.kernel in ("rbf", "linear")):
+            return None
+        lap = LapRLS(kernel=self.kernel, gamma=self.kernel_gamma,
+                     n_neighbors=self.n_neighbors, n_components=self.n_components,
+                     random_state=0 if self.random_state is None else self.random_state,
+                     n_jobs=self.n_jobs, safe=False)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            try:
+                return lap.fit(X, y)
+            except NotEnoughMemoryError:
+                # the guard is a check: a fit that has room for its own path
+                # but not for LapRLS's keeps its own result
+                return None
 
     def _supervised_counterpart(self):
         """The kernel machine on the labeled rows alone: TVRLS / TVSVM with
@@ -659,7 +696,18 @@ _COMMON_DOC = """
         clusters).
 
 """ + safe_auto_doc("``X_fit_``, ``alpha_``, ``intercept_``",
-                 "Works with ``affinity=``.") + """        * ``True``: the full safety net
+                 "Works with ``affinity=``.\n"
+                 "          Then, unless the check fell back, the Laplacian guard:\n"
+                 "          :class:`~semisvm.LapRLS` (its defaults, this kernel) is\n"
+                 "          fitted on the same rows and, when the two label the\n"
+                 "          unlabeled rows alike on less than 90 % of them (the\n"
+                 "          normalised TV iterations may settle on a cheaper cut of\n"
+                 "          the graph than the class boundary, which a few labels\n"
+                 "          cannot show), LapRLS's fit is taken over\n"
+                 "          (``laplacian_fallback_``, ``laplacian_agreement_``;\n"
+                 "          logged at ``verbose``). Not with a user-given\n"
+                 "          ``affinity``, nor for kernels other than \"rbf\" and\n"
+                 "          \"linear\".") + """        * ``True``: the full safety net
           (:class:`semisvm.model_selection.SafeSemiSupervisedMixin`):
           compare the model with its supervised counterpart (TVRLS / TVSVM
           with ``gamma=0, normalize=None``: kernel ridge classification /
@@ -734,7 +782,7 @@ _COMMON_DOC = """
         ``safe=True``: the mean over the folds); None when no check ran.
     fell_back_ : bool
         True when the check replaced the model by the supervised one.
-""" + SAFE_CHECK_ATTR_DOC + """    n_features_in_ : int
+""" + SAFE_CHECK_ATTR_DOC + LAPLACIAN_GUARD_ATTR_DOC + """    n_features_in_ : int
 """
 
 

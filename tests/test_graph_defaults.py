@@ -4,7 +4,9 @@ The default check ``safe="auto"`` (:mod:`semisvm._fallback`): it falls back to
 the RBF SVC on the labels where the cluster assumption fails (nested
 clouds), stays silent where it holds (two moons), reuses the graph and the
 kernel across its solves, and every estimator with its defaults gives the
-same bits on the same input.
+same bits on the same input. The TV / Cheeger estimators' Laplacian guard
+takes LapRLS's fit over where their labels disagree with it (a cheaper cut
+of the graph than the class boundary) and keeps their own fit elsewhere.
 """
 import warnings
 
@@ -557,3 +559,145 @@ def test_fallback_to_the_scalable_linear_counterpart(Est, module, monkeypatch):
         save(est, d + "/m.semisvm")
         np.testing.assert_allclose(load(d + "/m.semisvm").decision_function(Xs),
                                    sup.decision_function(X), atol=1e-6)
+
+
+# ------------------------------------------------ the Laplacian guard (TV)
+
+
+def _moons3(n=300, seed=3):
+    # make_moons(n, noise=0.15), 3 labels per class (the moons bench's draw
+    # rule): with n=300, seed 3 TVRLS (safe=False) settles on a cheaper cut
+    # of the graph than the class boundary (22 % error), TVSVM does not (2 %)
+    X, yt = make_moons(n, noise=0.15, random_state=0)
+    rng = np.random.RandomState(seed)
+    y = np.full(n, -1)
+    for c in (0, 1):
+        y[rng.choice(np.flatnonzero(yt == c), 3, replace=False)] = c
+    return X, y, yt
+
+
+def test_laplacian_guard_takes_over_a_cheaper_cut():
+    # fewer than 4 labels per class: the label folds cannot run; the TV fit
+    # agrees with LapRLS on 80 % of the unlabeled rows and LapRLS's fit is
+    # taken over (not a fallback to the SVC)
+    X, y, yt = _moons3()
+    unl = y == -1
+    off = _fit(TVRLS(safe=False), X, y)
+    est = _fit(TVRLS(), X, y)
+    lap = _fit(LapRLS(safe=False), X, y)
+    assert off.laplacian_agreement_ is None and not off.laplacian_fallback_
+    assert np.mean(off.transduction_[unl] != yt[unl]) > 0.15
+    assert est.safe_check_.startswith("skipped") and not est.fell_back_
+    assert est.laplacian_fallback_
+    assert est.laplacian_agreement_ == pytest.approx(
+        np.mean(off.transduction_[unl] == lap.transduction_[unl]))
+    assert est.laplacian_agreement_ < 0.9
+    np.testing.assert_array_equal(est.transduction_, lap.transduction_)
+    np.testing.assert_allclose(est.decision_function(X), lap.decision_function(X),
+                               rtol=1e-10, atol=1e-10)
+    np.testing.assert_array_equal(est.predict(X), lap.predict(X))
+    assert np.mean(est.transduction_[unl] != yt[unl]) < 0.05
+
+
+def test_laplacian_guard_silent_where_the_fit_agrees():
+    X, y, yt = _moons3()
+    est = _fit(TVSVM(), X, y)
+    off = _fit(TVSVM(safe=False), X, y)
+    assert est.laplacian_agreement_ > 0.9 and not est.laplacian_fallback_
+    np.testing.assert_array_equal(est.transduction_, off.transduction_)
+    np.testing.assert_array_equal(est.decision_function(X), off.decision_function(X))
+
+
+@pytest.mark.parametrize("Est", [TVRLS, CheegerRLS] + [
+    pytest.param(E, marks=pytest.mark.slow) for E in (TVSVM, CheegerSVM)])
+def test_laplacian_guard_both_sides_of_its_threshold(Est, monkeypatch, tmp_path):
+    # the threshold 0: never; above 1: always (the agreement is at most 1);
+    # the model then is LapRLS's fit, in and out of sample, in model files
+    import pickle
+
+    import semisvm._fallback as fb
+    from semisvm.io import load, save
+    X, y, _ = _moons(120, k=5)
+    lap = _fit(LapRLS(safe=False), X, y)
+    monkeypatch.setattr(fb, "GUARD_AGREEMENT", 0.0)
+    keep = _fit(Est(), X, y)
+    off = _fit(Est(safe=False), X, y)
+    assert not keep.laplacian_fallback_ and 0.0 < keep.laplacian_agreement_ <= 1.0
+    np.testing.assert_array_equal(keep.transduction_, off.transduction_)
+    monkeypatch.setattr(fb, "GUARD_AGREEMENT", 1.01)
+    took = _fit(Est(), X, y)
+    assert took.laplacian_fallback_ and not took.fell_back_
+    assert took.laplacian_agreement_ == keep.laplacian_agreement_
+    np.testing.assert_array_equal(took.transduction_, lap.transduction_)
+    np.testing.assert_allclose(took.decision_function(X), lap.decision_function(X),
+                               rtol=1e-10, atol=1e-10)
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(took)).predict(X),
+                                  lap.predict(X))
+    save(took, tmp_path / "m.semisvm")
+    back = load(tmp_path / "m.semisvm")
+    assert back.laplacian_fallback_
+    np.testing.assert_array_equal(back.predict(X), lap.predict(X))
+
+
+@pytest.mark.parametrize("case", ["multiclass", "linear", "linear sparse",
+                                  "linear exact"])
+def test_laplacian_guard_multiclass_and_linear(case, monkeypatch):
+    import scipy.sparse as sp
+    from sklearn.datasets import make_blobs
+
+    import semisvm._fallback as fb
+    monkeypatch.setattr(fb, "GUARD_AGREEMENT", 1.01)
+    if case == "multiclass":
+        X, yt = make_blobs(150, centers=[[0, 0], [5, 0], [0, 5]], random_state=0)
+        kw = {}
+    else:
+        X, yt = make_moons(120, noise=0.1, random_state=0)
+        kw = {"kernel": "linear"}
+        if case == "linear exact":
+            kw["n_components"] = None
+        if case == "linear sparse":
+            X = sp.csr_matrix(np.hstack([X, np.zeros((120, 3))]))
+    y = _draw(yt, 5)
+    est = _fit(TVRLS(**kw), X, y)
+    lap = _fit(LapRLS(safe=False, **kw), X, y)
+    assert est.laplacian_fallback_
+    # (kernel="linear": LapRLS's primal path, its weight vectors taken over;
+    # n_components=None: its expansion over the rows)
+    assert lap.mode_ == {"multiclass": "exact", "linear exact": "exact"}.get(case, "linear")
+    np.testing.assert_array_equal(est.transduction_, lap.transduction_)
+    np.testing.assert_allclose(est.decision_function(X), lap.decision_function(X),
+                               rtol=1e-8, atol=1e-8)
+
+
+def test_laplacian_guard_skipped(monkeypatch):
+    import semisvm._fallback as fb
+    from semisvm.graph import knn_affinity
+    monkeypatch.setattr(fb, "GUARD_AGREEMENT", 1.01)
+    X, y, _ = _moons(120, k=5)
+    # a user-given graph, another kernel: no guard
+    for est, kw in ((TVRLS(), {"affinity": knn_affinity(X, 10)}),
+                    (TVRLS(kernel="poly"), {})):
+        _fit(est, X, y, **kw)
+        assert est.laplacian_agreement_ is None and not est.laplacian_fallback_
+
+
+@pytest.mark.slow
+def test_laplacian_guard_after_a_fallback_and_safe_true(monkeypatch):
+    import semisvm._fallback as fb
+    monkeypatch.setattr(fb, "GUARD_AGREEMENT", 1.01)
+    X, y, _ = _moons(120, k=5)
+    est = _fit(TVRLS(safe=True), X, y)
+    assert est.laplacian_agreement_ is None and not est.laplacian_fallback_
+    # after a fallback to the SVC (XOR defeats the graph): the SVC stands
+    X, y, _ = _xor()
+    est = _fit(CheegerRLS(), X, y)
+    assert est.fell_back_ and est.laplacian_agreement_ is None
+    assert not est.laplacian_fallback_
+
+
+def test_laplacian_guard_logged_at_verbose(caplog):
+    import logging
+    X, y, _ = _moons3()
+    with caplog.at_level(logging.INFO, logger="semisvm"):
+        _fit(TVRLS(verbose=1), X, y)
+    assert any("taking LapRLS's fit over" in r.getMessage() for r in caplog.records)

@@ -116,7 +116,9 @@ def test_tv_median_width_fails_two_moons():
     # the cause of the old defaults' failure: the median-width kernel
     from semisvm._tv_setup import median_rbf_gamma
     X, y, yt = _moons_one_label(300, 0.1, 0)
-    est = _fit_quiet(TVRLS(kernel_gamma=median_rbf_gamma(X, 0)), X, y)
+    # (safe=False: the solve itself; the Laplacian guard of safe="auto"
+    # takes LapRLS over here)
+    est = _fit_quiet(TVRLS(kernel_gamma=median_rbf_gamma(X, 0), safe=False), X, y)
     assert np.mean(est.transduction_ != yt) > 0.05
 
 
@@ -351,9 +353,11 @@ def test_cheeger_balance_follows_the_data(Est):
     for c in (0, 1):
         y[rng.choice(np.flatnonzero(yt == c), 3, replace=False)] = c
     unl = y == -1
-    med = _fit_quiet(Est(balance="median"), X, y)
-    auto = _fit_quiet(Est(balance="auto"), X, y)
-    true = _fit_quiet(Est(balance=0.2), X, y)
+    # (safe=False: the solves themselves; the Laplacian guard of safe="auto"
+    # takes LapRLS over from the median-balance fit)
+    med = _fit_quiet(Est(balance="median", safe=False), X, y)
+    auto = _fit_quiet(Est(balance="auto", safe=False), X, y)
+    true = _fit_quiet(Est(balance=0.2, safe=False), X, y)
     assert abs(med.transduction_.mean() - 0.5) < 0.02
     assert np.mean(med.transduction_[unl] != yt[unl]) > 0.25
     assert np.mean(auto.transduction_[unl] != yt[unl]) < 0.08

@@ -155,6 +155,8 @@ def test_memory_check_is_for_the_path_taken(Est, monkeypatch):
         warnings.simplefilter("ignore")
         est = Est(n_components=20, max_iter=20).fit(X, y)
     assert est.mode_ == "nystroem"
+    # no room for LapRLS's path: the Laplacian guard of safe="auto" is skipped
+    assert est.laplacian_agreement_ is None and not est.laplacian_fallback_
     with pytest.raises(NotEnoughMemoryError, match="Nystroem"):
         Est(n_components=40).fit(X, y)
 
