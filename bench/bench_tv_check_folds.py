@@ -27,14 +27,14 @@ import _suite  # noqa: E402
 from bench_graph_tv_scale import _problem  # noqa: E402
 
 import semisvm  # noqa: E402
-from semisvm import graph_tv as gt  # noqa: E402
+from semisvm import _tv_check as tv_check  # noqa: E402
 
 
 def _pair(name, X, y_semi, y, new):
     unl = y_semi == -1
     out = {}
     for tag, (ft, fn) in (("old", (0.0, 10**9)), ("new", new)):
-        gt.FOLD_TOL, gt.FOLD_N_STABLE = ft, fn
+        tv_check.FOLD_TOL, tv_check.FOLD_N_STABLE = ft, fn
         est = getattr(semisvm, name)()
         t0 = time.process_time()
         with warnings.catch_warnings():
@@ -58,7 +58,7 @@ def main():
     ap.add_argument("--max-rows", type=int, default=600)
     args = ap.parse_args()
     new = ((args.new[0], int(args.new[1])) if args.new
-           else (gt.FOLD_TOL, gt.FOLD_N_STABLE))
+           else (tv_check.FOLD_TOL, tv_check.FOLD_N_STABLE))
     print("# load", os.getloadavg(), "new", new, flush=True)
     if args.part == "small":
         for d, c in [(10, 2), (10, 10), (60, 2), (60, 10)]:

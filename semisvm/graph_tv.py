@@ -22,8 +22,13 @@ kernel matrix K, the affinity W and the labels and return a
 
 The solver machinery (the graph ROF primal-dual, the RKHS factorisation,
 the hinge and kernel-SVM steps, the balance term, the stopping rules and the
-outer loops) lives in :mod:`semisvm._tv_solvers`; this module validates the
-inputs and holds the estimators. Resolutions of the paper's gaps (see the
+outer loops) lives in :mod:`semisvm._tv_solvers`, the solver functions' input
+checks and solve cache in :mod:`semisvm._tv_inputs`; the estimators' machinery
+in three private siblings: :mod:`semisvm._tv_setup` (path, memory, graph,
+kernel width, kernel), :mod:`semisvm._tv_schemes` (how a fit calls its
+solver: scheme, default weights, budgets) and :mod:`semisvm._tv_check` (the
+``safe`` checks). This module holds the two solver functions and the four
+estimators. Resolutions of the paper's gaps (see the
 docstrings below and the implementation note):
 
 * The binary TV-SVM h-step is solved exactly; the SVM sub-problems with a
@@ -69,40 +74,33 @@ import time
 import warnings
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.metrics.pairwise import pairwise_kernels
-from sklearn.neighbors import NearestNeighbors
-from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
-from semisvm._fallback import (
-    SAFE_CHECK_ATTR_DOC,
-    auto_fallback,
-    check_safe,
-    safe_auto_doc,
+from semisvm._fallback import SAFE_CHECK_ATTR_DOC, check_safe, safe_auto_doc
+from semisvm._tv_check import TVCheckMixin
+from semisvm._tv_inputs import (
+    check_label_tol,
+    check_normalize,
+    common_checks,
+    make_result,
 )
-from semisvm._lowrank import nystroem_features
-from semisvm._results import GraphTVResult
-from semisvm._tv_solvers import RKHS, cheeger_ratio, tv_splitting
+from semisvm._tv_schemes import TV_DEFAULTS_DOC, CheegerSolveMixin, TVSchemeMixin
+from semisvm._tv_setup import TVSetupMixin
+from semisvm._tv_solvers import cheeger_ratio, tv_splitting
 from semisvm._validation import (
     FLOAT_DTYPES,
     UNLABELED,
     as_csr32,
     atomic_fit,
-    check_class_indices,
-    check_int,
-    check_kernel_matrix,
-    check_memory,
     check_n_jobs,
     check_positive,
     check_sparse_structure,
     check_targets,
-    fits_in_memory,
     unlabeled_hint,
 )
-from semisvm.graph import KNNGraph, check_affinity, intrinsic_dimension, knn_affinity
 from semisvm.model_selection import SafeSemiSupervisedMixin
 
 __all__ = [
@@ -113,103 +111,6 @@ __all__ = [
     "graph_tv",
     "graph_cheeger",
 ]
-
-
-# n_components="auto": the exact kernel-matrix path up to this many training
-# rows, the Nystroem feature map with AUTO_COMPONENTS landmarks above (the
-# exact path factorises the n x n system: O(n^3) time, 2 n^2 floats)
-LOWRANK_MIN_SAMPLES = 2000
-AUTO_COMPONENTS = 500
-# ... except the augmented iteration of the multi-class TV models (scheme=
-# "augmented", or "auto" when its penalty iteration is rejected), exact up
-# to this many rows: their normalised simplex iteration needs f = K alpha to follow the graph iterate
-# closely, which a rank-m kernel cannot (USPS {0,1,4,9}, n = 4495, one label
-# per class, seed 0: TV-RLS 1.4% error exact, 72% / 35% / 41% with 500 /
-# 500 + nugget / 1000 landmarks, stuck at max_iter; 10 labels: 1.6% against
-# 12% / 6.8% / 12%); two-class TV (USPS 4 vs 9: 2.5 / 3.2% exact, 2.4 /
-# 2.4% with 500 landmarks) and Cheeger (3.9 / 2.4% both ways) keep their
-# accuracy
-LOWRANK_MIN_SAMPLES_MULTI_TV = 10_000
-
-
-# ---------------------------------------------------------------- checks
-
-
-def _check_normalize(normalize):
-    if normalize is None or normalize is False:
-        return None
-    if normalize not in ("n", "sqrt"):
-        raise ValueError(f"normalize must be 'n', 'sqrt' or None, got {normalize!r}")
-    return normalize
-
-
-def _result(**kw):
-    kw["history"] = np.asarray(kw["history"], dtype=np.float64)
-    kw["residual_history"] = np.asarray(kw["residual_history"], dtype=np.float64)
-    return GraphTVResult(**kw)
-
-
-def _check_features(Z):
-    """The kernel factor Z (n, m), K = Z Z': finite, C-contiguous, float32 kept."""
-    Z = np.asarray(Z)
-    if Z.dtype.kind not in "biuf":
-        raise TypeError(f"Z must be a numeric matrix, got dtype {Z.dtype}")
-    if Z.ndim != 2 or 0 in Z.shape:
-        raise ValueError(f"Z must be a (n, m) feature matrix, got shape {Z.shape}")
-    Z = np.ascontiguousarray(
-        Z, dtype=np.float32 if Z.dtype == np.float32 else np.float64)
-    if not np.all(np.isfinite(Z)):
-        raise ValueError("Z must be finite (no NaN or inf)")
-    return Z
-
-
-def _shared(cache, key, ref, *values):
-    """The part of a solve cache (a dict kept by the caller across solves,
-    e.g. the check's folds) for the array ``ref`` (by identity: the cache
-    holds it, so its id is not reused meanwhile) and the ``values``."""
-    if cache is None:
-        return None
-    k = (key, id(ref)) + values
-    entry = cache.get(k)
-    if entry is None or entry["ref"] is not ref:
-        entry = cache[k] = {"ref": ref, "data": {}}
-    return entry["data"]
-
-
-def _common_checks(K, Z, nugget, W, y, lam, r_values, tol, max_iter, n_stable, rof_tol,
-                   rof_max_iter, cache=None):
-    if Z is None:
-        rk_cache = _shared(cache, "rkhs", K)
-        K = check_kernel_matrix(K)
-        rk = RKHS(K=K, cache=rk_cache)
-    elif K is not None:
-        raise ValueError("give the kernel as K or as its factor Z, not both")
-    else:
-        rk_cache = _shared(cache, "rkhs", Z, float(nugget))
-        rk = RKHS(Z=_check_features(Z),
-                  delta=check_positive(nugget, "nugget", allow_zero=True),
-                  cache=rk_cache)
-    n = rk.n
-    W = check_affinity(W, "W")     # square, symmetric, finite, >= 0 (CSR)
-    if W.shape != (n, n):
-        raise ValueError(f"W must have shape ({n}, {n}) (one row per sample), "
-                         f"got {W.shape}")
-    y, n_classes = check_class_indices(y, n)
-    check_positive(lam, "lam")
-    for name, v in r_values.items():
-        check_positive(v, name)
-    check_positive(tol, "tol")
-    check_positive(rof_tol, "rof_tol")
-    check_int(max_iter, "max_iter")
-    check_int(n_stable, "n_stable", minimum=0)
-    check_int(rof_max_iter, "rof_max_iter")
-    return rk, W, y, n_classes
-
-
-def _check_label_tol(label_tol):
-    label_tol = check_positive(label_tol, "label_tol", allow_zero=True)
-    if label_tol >= 1:
-        raise ValueError(f"label_tol must be in [0, 1), got {label_tol!r}")
 
 
 # ------------------------------------------------------------ TV splitting
@@ -361,14 +262,13 @@ def graph_tv(K, W, y, *, loss="squared", gamma=1.0, lam=1.0, eta=1.0, mu=1.0,
     """
     if loss not in ("squared", "hinge"):
         raise ValueError(f"loss must be 'squared' or 'hinge', got {loss!r}")
-    rof_cache = _shared(_cache, "rof", W)
-    rk, W, y, n_classes = _common_checks(
+    rk, W, y, n_classes, rof_cache = common_checks(
         K, Z, nugget, W, y, lam, {"eta": eta, "mu": mu, "r1": r1, "r2": r2, "r": r},
         tol, max_iter, n_stable, rof_tol, rof_max_iter, _cache)
     n_threads = check_n_jobs(n_jobs)
     check_positive(gamma, "gamma", allow_zero=True)
-    _check_label_tol(label_tol)
-    normalize = _check_normalize(normalize)
+    check_label_tol(label_tol)
+    normalize = check_normalize(normalize)
     if scheme not in ("augmented", "penalty"):
         raise ValueError(f"scheme must be 'augmented' or 'penalty', got {scheme!r}")
     if start not in ("zero", "spread"):
@@ -391,7 +291,7 @@ def graph_tv(K, W, y, *, loss="squared", gamma=1.0, lam=1.0, eta=1.0, mu=1.0,
         out["scheme"] = scheme
     out["total_time"] = time.perf_counter() - t0
     out["total_cpu_time"] = time.process_time() - c0
-    return _result(**out)
+    return make_result(**out)
 
 
 def graph_cheeger(K, W, y, *, loss="squared", lam=1.0, mu=1.0, r=1.0, c=1.0,
@@ -537,13 +437,12 @@ def graph_cheeger(K, W, y, *, loss="squared", lam=1.0, mu=1.0, r=1.0, c=1.0,
     if isinstance(balance, str) and balance not in ("median", "lambda", "auto"):
         raise ValueError(f"balance must be 'median', 'lambda', 'auto' or class "
                          f"fractions, got {balance!r}")
-    rof_cache = _shared(_cache, "rof", W)
-    rk, W, y, n_classes = _common_checks(
+    rk, W, y, n_classes, rof_cache = common_checks(
         K, Z, nugget, W, y, lam, {"mu": mu, "r": r, "c": c}, tol, max_iter, n_stable,
         rof_tol, rof_max_iter, _cache)
     n_threads = check_n_jobs(n_jobs)
-    _check_label_tol(label_tol)
-    normalize = _check_normalize(normalize)
+    check_label_tol(label_tol)
+    normalize = check_normalize(normalize)
     t0 = time.perf_counter()
     c0 = time.process_time()
     with threadpool_limits(limits=1, user_api="blas"):   # see graph_tv
@@ -553,84 +452,20 @@ def graph_cheeger(K, W, y, *, loss="squared", lam=1.0, mu=1.0, r=1.0, c=1.0,
                             n_threads, rof_cache)
     out["total_time"] = time.perf_counter() - t0
     out["total_cpu_time"] = time.process_time() - c0
-    return _result(**out)
-
-
-# ------------------------------------------------------------ graph helper
-
-
-_WEIGHTS = {"self-tuning": "self-tuning", "heat": "heat", "connectivity": "binary"}
-
-
-def _knn_graph(X, *, n_neighbors=10, weights="self-tuning", return_distances=False):
-    """The estimators' default graph: :func:`semisvm.graph.knn_affinity`.
-
-    Symmetric kNN (an edge when either end is among the other's
-    ``n_neighbors`` nearest neighbours, capped at n - 1), weights
-    ``"self-tuning"`` (local scale: the 7th neighbour), ``"heat"`` or
-    ``"connectivity"`` (1). ``return_distances``: also the (n, k) sorted
-    neighbour distances.
-    """
-    if weights not in _WEIGHTS:
-        raise ValueError("weights must be 'self-tuning', 'heat' or 'connectivity', "
-                         f"got {weights!r}")
-    n = X.shape[0]
-    if n < 2:
-        raise ValueError(f"at least 2 samples are needed to build a graph, got {n}")
-    return knn_affinity(X, min(n_neighbors, n - 1), weight=_WEIGHTS[weights],
-                        return_distances=return_distances)
-
-
-def _intrinsic_dim(X, n_max=1000, k=10):
-    """Levina-Bickel intrinsic dimension of the rows (None below 4 rows).
-
-    From the k nearest neighbours among at most ``n_max`` evenly spaced rows
-    (deterministic; the estimate does not depend on the density, so a
-    subsample gives the same dimension).
-    """
-    n = X.shape[0]
-    if n < 4:
-        return None
-    rows = np.unique(np.linspace(0, n - 1, min(n, n_max)).round().astype(np.intp))
-    Xs = X[rows]
-    kk = min(k, rows.size - 1)
-    dist, _ = NearestNeighbors(n_neighbors=kk + 1).fit(Xs).kneighbors(Xs)
-    return float(intrinsic_dimension(np.asarray(dist[:, 1:], dtype=np.float64)))
-
-
-def _median_rbf_gamma(X, random_state, n_max=1000):
-    """RBF gamma = 1 / (2 s^2), s the median pairwise distance (on <= n_max rows).
-
-    Above n_max rows the median is taken over n_max of them: evenly spaced
-    rows (``random_state=None``, deterministic: the same input gives the same
-    width) or a draw with ``random_state``.
-    """
-    n = X.shape[0]
-    if n > n_max:
-        if random_state is None:
-            rows = np.linspace(0, n - 1, n_max).round().astype(np.intp)
-        else:
-            rows = check_random_state(random_state).choice(n, n_max, replace=False)
-        X = X[rows]
-    D = pairwise_kernels(X, metric="linear")
-    sq = np.diag(D)
-    d2 = np.maximum(sq[:, None] + sq[None, :] - 2 * D, 0)
-    iu = np.triu_indices(X.shape[0], 1)
-    med = float(np.median(d2[iu])) if iu[0].size else 1.0
-    return 1.0 / (2.0 * med) if med > 0 else 1.0
+    return make_result(**out)
 
 
 # ------------------------------------------------------------- estimators
 
 
-class _GraphTVBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
-    """Shared fit/predict of the four graph TV estimators."""
+class _GraphTVBase(TVSetupMixin, TVCheckMixin, SafeSemiSupervisedMixin,
+                   ClassifierMixin, BaseEstimator):
+    """Shared fit/predict of the four graph TV estimators (the set-up in
+    :class:`~semisvm._tv_setup.TVSetupMixin`, the checks in
+    :class:`~semisvm._tv_check.TVCheckMixin`)."""
 
     _model = "tv"
     _loss = "squared"
-    # default RBF width s = min(median pairwise distance, _knn_width x the
-    # mean distance to the n_neighbors-th neighbour); None: the median alone
-    _knn_width = None
     # the kNN graph object is a training-time helper: model files hold None
     _transient_params = ("graph",)
 
@@ -639,91 +474,10 @@ class _GraphTVBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
         """The :class:`~semisvm.graph.KNNGraph` the fit used, or None."""
         return getattr(self, "_graph_obj", None)
 
-    def _default_kernel_gamma(self, X, dist=None):
-        """The default kernel width; ``dist``: the (n, k) kNN distances of
-        the graph, when it was built from X (else searched here)."""
-        gamma = _median_rbf_gamma(X, self.random_state)
-        if (self._knn_width is None or X.shape[0] < 3
-                or self.classes_.shape[0] != 2):
-            # [NP] multi-class keeps the median: its normalised iteration is
-            # sensitive to the width (USPS {0,1,4,9}, one label per class:
-            # 1.4% error at the median width, 17.5% at median / 1.1)
-            return gamma
-        k = min(10 if self.n_neighbors is None else self.n_neighbors,
-                X.shape[0] - 1)
-        if dist is not None and dist.shape[1] >= k and (
-                dist.dtype == np.float64 or self._graph_obj is not None):
-            # the graph's own search: the k-th neighbour of each row (the
-            # default graph of float32 X keeps float32 distances: the width
-            # is then taken from float64 ones, searched here, as before the
-            # graph's distances were reused)
-            kth = dist[:, k - 1]
-        else:
-            kth = NearestNeighbors(n_neighbors=k + 1).fit(X).kneighbors(X)[0][:, k]
-        s = self._knn_width * float(np.mean(kth))
-        return max(gamma, 1.0 / (2.0 * s * s)) if s > 0 else gamma
-
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
         return tags
-
-    def _kernel(self, X, Y=None):
-        if getattr(self, "_decision_kernel", None) == "linear":
-            # a fallback to the linear SVC (semisvm._fallback)
-            return pairwise_kernels(X, Y, metric="linear")
-        params = {}
-        if self.kernel in ("rbf", "laplacian", "sigmoid", "polynomial", "poly",
-                           "chi2"):
-            params["gamma"] = self._kernel_gamma
-        if self.kernel in ("polynomial", "poly"):
-            params.update(degree=self.degree, coef0=self.coef0)
-        if self.kernel == "sigmoid":
-            params["coef0"] = self.coef0
-        return pairwise_kernels(X, Y, metric=self.kernel, **params)
-
-    def _check_params(self):
-        if not (callable(self.kernel) or self.kernel in (
-                "rbf", "linear", "poly", "polynomial", "laplacian", "sigmoid")):
-            raise ValueError(f"kernel must be 'rbf', 'linear', 'poly', 'laplacian' "
-                             f"or 'sigmoid', got {self.kernel!r}")
-        if self.kernel_gamma is not None:
-            check_positive(self.kernel_gamma, "kernel_gamma")
-        if self.n_neighbors is not None:
-            check_int(self.n_neighbors, "n_neighbors")
-        if self.graph is not None and not isinstance(self.graph, KNNGraph):
-            raise TypeError("graph must be a semisvm.graph.KNNGraph or None, "
-                            f"got {type(self.graph).__name__}")
-
-    def _shared_graph(self, X, k):
-        """(W, distances) from a :class:`KNNGraph`: the given ``graph``
-        (fitted on X or on a superset of its rows: a fold reads its subset)
-        or, for ``safe=True``, one built here on X and shared with the
-        check's fits."""
-        g = self.graph
-        if g is None:
-            g = KNNGraph(k, weight=_WEIGHTS[self.weights])
-        if not hasattr(g, "affinity_"):
-            g = clone(g).fit(X)
-        out = g.graph_for(X)
-        if out is None:
-            raise ValueError(
-                f"graph was fitted on {g.n_samples_fit_} rows that X "
-                f"(n={X.shape[0]}) is neither equal to nor a subset of: fit "
-                "the graph on these rows (or on a superset of them)")
-        self._graph_obj = g
-        return out
-
-    def _n_neighbors(self, n):
-        """k of the kNN graph: None -> 10 (n - 1 below 11 rows); k >= n refused."""
-        if self.n_neighbors is None:
-            return max(1, min(10, n - 1))
-        k = check_int(self.n_neighbors, "n_neighbors")
-        if k >= n:
-            raise ValueError(
-                f"n_neighbors={k} must be smaller than the number of training "
-                f"samples n={n}")
-        return k
 
     @atomic_fit
     def fit(self, X, y, W=None, *, affinity=None):
@@ -767,56 +521,7 @@ class _GraphTVBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
         self._check_memory(n, X.dtype)
         y_enc = np.full(y.shape[0], UNLABELED, dtype=np.intp)
         y_enc[lab] = y_idx
-        dist = None
-        self._graph_obj = None
-        user_graph = W is not None
-        if user_graph and self.graph is not None:
-            raise ValueError("give graph= or affinity=, not both")
-        if not user_graph and (self.graph is not None or safe is True):
-            W, dist = self._shared_graph(X, k)
-        elif not user_graph:
-            W, dist = _knn_graph(X, n_neighbors=k, weights=self.weights,
-                                 return_distances=True)
-        # the intrinsic dimension of the rows: sets how the default weights
-        # grow with n (the same whichever graph is used)
-        self.intrinsic_dim_ = _intrinsic_dim(X)
-        if user_graph:
-            if safe is True:
-                raise ValueError(
-                    "safe=True refits on folds of the rows and needs the graph "
-                    "built from X: pass no affinity (or safe=False)")
-            W = check_affinity(W, name)
-            if W.shape != (X.shape[0], X.shape[0]):
-                raise ValueError(
-                    f"{name} must have shape ({X.shape[0]}, {X.shape[0]}) (one "
-                    f"row per training sample), got {W.shape}")
-        self._decision_kernel = None
-        self._kernel_gamma = (self.kernel_gamma if self.kernel_gamma is not None
-                              else self._default_kernel_gamma(X, dist))
-        with threadpool_limits(limits=1, user_api="blas"):
-            # one thread, as in the solvers: the same K (to the last bit)
-            # whatever the BLAS thread count
-            landmarks = N = None
-            if self.mode_ == "exact":
-                K, Z = self._kernel(X), None
-            else:
-                rs = self.random_state
-                # the labeled rows are landmarks (as LapSVM's Nystroem mode);
-                # random_state=None draws the others with seed 0 (same input,
-                # same bits)
-                K = None
-                Z, landmarks, N = nystroem_features(
-                    X, self._kernel, self.n_components_,
-                    random_state=0 if rs is None else rs, include=np.flatnonzero(lab))
-        self.nugget_ = 0.0 if Z is None else self._nugget(X, Z)
-        # multi-class TV on the Nystroem path below LOWRANK_MIN_SAMPLES_MULTI_TV
-        # rows: the augmented iteration (scheme="auto", when the penalty one
-        # is rejected) takes the exact kernel of these rows
-        self._exact_rows = (X if Z is not None and self._exact_fallback(n, X.dtype)
-                            else None)
-        self._exact_K = None
-        # the edge list, step bound, Z'Z and label-independent factorisations
-        # of this fit's W and kernel, shared with the check's fold solves
+        W, K, Z, landmarks, N = self._set_up(X, W, name, safe, k, lab)
         self._solve_cache = {}
         try:
             return self._fit_solve(X, y, y_enc, K, W, Z, safe, landmarks, N)
@@ -858,129 +563,6 @@ class _GraphTVBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
             return self._auto_fallback(X, y, K, W, Z, nugget)
         return self._safe_fit(X, y)
 
-    def _auto_fallback(self, X, y, K, W, Z, nugget):
-        """The default check (:mod:`semisvm._fallback`): the label folds are
-        solved again on this fit's K (or Nystroem features Z) and W
-        (nothing rebuilt)."""
-        keep = {k: getattr(self, k) for k in ("label_conflict_", "refit_convex_")
-                if hasattr(self, k)}
-
-        def labels(y_hidden):
-            lab = y_hidden != UNLABELED
-            y_enc = np.full(y_hidden.shape[0], UNLABELED, dtype=np.intp)
-            y_enc[lab] = np.searchsorted(self.classes_, y_hidden[lab])
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", ConvergenceWarning)
-                self._fold_solve = True
-                try:
-                    res = self._solve(K, W, y_enc, Z, nugget)
-                finally:
-                    del self._fold_solve
-            return self.classes_[res.labels]
-
-        def adopt(rows, coef, intercept, gamma, basis=None):
-            # the SVC's decision k(x, X[rows]) coef + b in this model's terms
-            # (basis: a primal linear counterpart's w rows instead of X[rows])
-            binary = coef.shape[0] == 1
-            self.X_fit_ = X[rows] if basis is None else basis
-            if self.mode_ != "exact":
-                self.landmarks_ = rows if basis is None else None
-            self.alpha_ = coef[0] if binary else coef.T.copy()
-            self.intercept_ = float(intercept[0]) if binary else intercept
-            if gamma is not None:
-                self._kernel_gamma = gamma
-            elif self.kernel != "linear":
-                # the chosen counterpart is the linear SVC: decisions <x, x'>
-                self._decision_kernel = "linear"
-
-        auto_fallback(self, X, y, labels, adopt, kernel=self.kernel,
-                      margin=self.safe_margin, family="tv")
-        for k, v in keep.items():      # the fit's own, not the last fold's
-            setattr(self, k, v)
-        return self
-
-    def _stop(self, n, folds=True):
-        """``(tol, n_stable)`` of this solve on n rows: the check's fold
-        solves (read only through the labels of their held-out rows;
-        ``folds``: this model's folds take the looser rule) on more than
-        ``FOLD_MIN_ROWS`` rows stop at a tolerance of at least ``FOLD_TOL``
-        after at most ``FOLD_N_STABLE`` quiet iterations; the fit keeps
-        ``tol`` and ``n_stable``."""
-        if folds and n > FOLD_MIN_ROWS and getattr(self, "_fold_solve", False):
-            return max(self.tol, FOLD_TOL), min(self.n_stable, FOLD_N_STABLE)
-        return self.tol, self.n_stable
-
-    def _mode(self, n):
-        """("exact" | "nystroem", n_components_) for a fit on n rows."""
-        m = self.n_components
-        if m is None:
-            return "exact", None
-        if isinstance(m, str):
-            if m != "auto":
-                raise ValueError(
-                    f"n_components must be None, 'auto' or an int, got {m!r}")
-            multi_tv = isinstance(self, _TVBase) and self.classes_.shape[0] > 2
-            if n <= (LOWRANK_MIN_SAMPLES_MULTI_TV if multi_tv
-                     and self.scheme == "augmented" else LOWRANK_MIN_SAMPLES):
-                return "exact", None
-            return "nystroem", min(AUTO_COMPONENTS, n)
-        m = check_int(m, "n_components")
-        if m > n:
-            raise ValueError(f"n_components={m} must be at most the number of "
-                             f"training samples n={n}")
-        return "nystroem", m
-
-    def _exact_fallback(self, n, dtype):
-        """Whether a rejected penalty iteration (multi-class TV,
-        ``scheme="auto"``) may take the exact kernel: up to
-        ``LOWRANK_MIN_SAMPLES_MULTI_TV`` rows, when the n x n kernel and its
-        factorisation fit in memory, and ``n_components="auto"``."""
-        return (isinstance(self, _TVBase) and self.classes_.shape[0] > 2
-                and isinstance(self.n_components, str)
-                and getattr(self, "scheme", None) == "auto"
-                and n <= LOWRANK_MIN_SAMPLES_MULTI_TV
-                and fits_in_memory(2 * n * n * np.dtype(dtype).itemsize))
-
-    def _nugget(self, X, Z, n_max=1000):
-        """Mean of ``k(x, x) - ||z(x)||^2`` (what the Nystroem map misses on
-        the kernel's diagonal) over at most n_max evenly spaced rows."""
-        rows = np.unique(np.linspace(0, X.shape[0] - 1, min(X.shape[0], n_max))
-                         .round().astype(np.intp))
-        kd = np.diag(np.asarray(self._kernel(X[rows], X[rows]), dtype=np.float64))
-        zz = np.sum(np.asarray(Z[rows], dtype=np.float64) ** 2, axis=1)
-        return max(float(np.mean(kd - zz)), 0.0)
-
-    def _check_memory(self, n, dtype):
-        """Refuse a fit whose path (exact or Nystroem) does not fit in memory."""
-        size = np.dtype(dtype).itemsize
-        name = type(self).__name__
-        if self.mode_ == "exact":
-            # the dense n x n kernel matrix and the factorised system beside it
-            check_memory(2 * n * n * size,
-                         f"{name} on n={n} samples: the {n} x {n} {np.dtype(dtype)} "
-                         "kernel matrix and its factorisation (n_components="
-                         "'auto' or an int takes the Nystroem path)")
-        else:
-            m = self.n_components_
-            # Z and a block of kernel values, the m x m systems, the iterates
-            check_memory(2 * n * m * size + 4 * m * m * 8 + 32 * n * 8,
-                         f"{name} on n={n} samples: the {n} x {m} {np.dtype(dtype)} "
-                         "Nystroem features and the iterates")
-
-    # -- the safety net (semisvm.model_selection.SafeSemiSupervisedMixin) --
-    def _safe_fit(self, X, y):
-        """The check's fits share this fit's kNN graph: each fold reads its
-        rows' graph from the stored neighbour lists instead of searching."""
-        self.safe_check_ = None
-        self.safe_counterpart_ = None
-        if not self.safe or self.graph is not None or self._graph_obj is None:
-            return super()._safe_fit(X, y)
-        self.graph = self._graph_obj     # seen by the clones of the check
-        try:
-            return super()._safe_fit(X, y)
-        finally:
-            self.graph = None
-
     def _supervised_counterpart(self):
         """The kernel machine on the labeled rows alone: TVRLS / TVSVM with
         ``gamma=0, normalize=None`` (kernel ridge classification / the
@@ -993,18 +575,6 @@ class _GraphTVBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
         if isinstance(self, _TVBase):
             params.update(lam=self.lam, eta=self.eta, mu=self.mu)
         return cls(gamma=0.0, normalize=None, safe=False, **params)
-
-    def _adopt_supervised(self, X, y):
-        """Become the supervised solution (the safety net fired)."""
-        sup = self._supervised_counterpart().fit(X, y)
-        for name in ("alpha_", "intercept_", "_kernel_gamma", "X_fit_",
-                     "n_iter_", "result_", "mode_", "n_components_",
-                     "landmarks_", "nugget_"):
-            setattr(self, name, getattr(sup, name))
-        lab = np.asarray(y) != UNLABELED
-        self.transduction_ = np.where(lab, np.asarray(y, dtype=object),
-                                      sup.transduction_.astype(object)
-                                      ).astype(self.classes_.dtype)
 
     def decision_function(self, X):
         """Out-of-sample scores ``sum_j k(x, x_j) alpha_j + b``.
@@ -1182,13 +752,14 @@ _CHEEGER_DOC = """balance : {"auto", "median", "lambda"} or float or array, defa
 """
 
 
-class _TVBase(_GraphTVBase):
+class _TVBase(TVSchemeMixin, _GraphTVBase):
     _knn_width = 2.0
     # start="auto", center="auto" switch to ("spread", "median") with few
     # labels (TVRLS; TVSVM keeps ("zero", "mean"): worse on the tune part's
     # real sets with 1 / 3 labels per class, 6 / 4 -> 8 / 2 worse / better
     # cells, mean error 31.9 -> 35.2%)
     _few_labels_spread = False
+
     def __init__(self, *, gamma=None, lam=0.1, eta=None, mu=None, r1=1.0, r2=1.0,
                  r=1.0, normalize="sqrt", kernel="rbf", kernel_gamma=None,
                  degree=3, coef0=0.0, n_neighbors=None, weights="self-tuning",
@@ -1231,195 +802,15 @@ class _TVBase(_GraphTVBase):
         self.graph = graph
         self.n_jobs = n_jobs
 
-    def _default_weights(self, n):
-        """``(gamma, mu)`` of this fit: the given values, or the defaults.
-
-        Two classes: ``gamma = s`` and (TVSVM) ``mu = 10 s`` with ``s = (n /
-        TV_ROWS)^(2 / max(d, 2))``, d the rows' intrinsic dimension
-        (``intrinsic_dim_``):
-        1 and 10 on ``TV_ROWS`` = 300 training rows; the TV and hinge weights
-        grow with the rows against the RKHS term and the splitting penalties
-        (see "Defaults"). More classes: ``gamma = 0.3``, ``mu = 1`` (USPS
-        {0, 1, 4, 9}).
-        """
-        binary = self.classes_.shape[0] == 2
-        d = getattr(self, "intrinsic_dim_", None)
-        # the growth with n: (n / TV_ROWS)^(2 / d) for an intrinsic
-        # dimension d >= 2 (two moons: d ~ 2, n / TV_ROWS; digits: d ~ 7,
-        # about the cube root)
-        s = (n / TV_ROWS) ** (2.0 / max(d, 2.0) if d else 1.0)
-        gamma = self.gamma
-        if gamma is None:
-            gamma = s if binary else 0.3
-        mu = self.mu
-        if mu is None:
-            mu = 10.0 * s if binary else 1.0
-        return gamma, mu
-
-    def _auto_fallback(self, *args):
-        # the held-out folds have fewer labels per class than the fit: they
-        # solve with the fit's start and centring (as measured on the tune
-        # part), not with the ones "auto" would choose for their labels
-        self._pinned_start_center = self._fit_start_center
-        try:
-            return super()._auto_fallback(*args)
-        finally:
-            del self._pinned_start_center
-
-    def _start_center(self, y, binary):
-        """``start`` and ``center`` of this fit: "auto" is ("zero", "mean");
-        with ``_few_labels_spread`` on (off in both TV estimators) ("spread",
-        "median") for two classes when a class has at most FEW_LABELS
-        labels."""
-        for name, ok in (("start", ("zero", "spread")), ("center", ("mean", "median"))):
-            v = getattr(self, name)
-            if not (isinstance(v, str) and v in ok + ("auto",)):
-                raise ValueError(f"{name} must be 'auto', {ok[0]!r} or {ok[1]!r}, "
-                                 f"got {v!r}")
-        few = (binary and self._few_labels_spread
-               and np.bincount(y[y != UNLABELED]).min() <= FEW_LABELS)
-        start = self.start if self.start != "auto" else ("spread" if few else "zero")
-        center = self.center if self.center != "auto" else ("median" if few else "mean")
-        return start, center
-
-    def _solve(self, K, W, y, Z=None, nugget=0.0):
-        gamma, mu = self._default_weights(y.shape[0])
-        binary = self.classes_.shape[0] == 2
-        eta = self.eta
-        if eta is None:
-            # USPS {0,1,4,9}, one label per class: eta = 1 left a draw at 37%
-            # error (4s and 9s merged), eta = 10 gave 1.4% on both draws;
-            # two moons (n = 200, noise 0.1, one label per class): eta = 1
-            # left one draw of 12 at 9% error, eta = 10 at most 2%
-            eta = 10.0
-        # [NP] the two-class TV folds keep the fit's stop rule: the
-        # normalised two-class iteration may cycle (breast_cancer, tune part
-        # of bench/_suite.py), and a fold stopped earlier (n_stable 5 or 8)
-        # turned 5 (resp. 1) of 18 check decisions there, each for the worse
-        stop_tol, n_stable = self._stop(y.shape[0], folds=not binary)
-        kw = dict(loss=self._loss, lam=self.lam, eta=eta, r1=self.r1,
-                  r2=self.r2, r=self.r, tol=stop_tol, n_stable=n_stable,
-                  label_tol=self.label_tol, max_iter=self.max_iter,
-                  rof_tol=self.rof_tol, rof_max_iter=self.rof_max_iter,
-                  verbose=bool(self.verbose), Z=Z, nugget=nugget,
-                  n_jobs=self.n_jobs, _cache=getattr(self, "_solve_cache", None))
-        # the check's fold solves (_auto_fallback) keep this fit's choice
-        start, center = (getattr(self, "_pinned_start_center", None)
-                         or self._start_center(y, binary))
-        self._fit_start_center = (start, center)
-        res = self._solve_scheme(K, W, y, binary, kw, gamma=gamma, mu=mu,
-                                 normalize=self.normalize, start=start,
-                                 center=center)
-        lab = y != UNLABELED
-        self.label_conflict_ = float(np.mean(res.labels[lab] != y[lab]))
-        self.refit_convex_ = False
-        if (self.conflict_tol is not None and self.normalize is not None
-                and self.label_conflict_ > self.conflict_tol):
-            # [NP] the normalised (balanced-cut) iterate contradicts the
-            # labels: the graph's natural cut is not the class boundary
-            # (classes that are unions of clusters). Refit the convex
-            # problem with a weak TV term, where the labels and the kernel
-            # lead (sklearn digits {2,3,5} vs {6,8,9}, 20 labels: the
-            # normalised fit mislabels 15-20% of the labeled rows, 34% test
-            # error; the refit 13-14%, supervised linear SVM 14.8%)
-            self.refit_convex_ = True
-            # the convex problem's weights do not grow with n (its labels
-            # and kernel lead; measured with gamma = mu = 1 as the base)
-            g0 = 1.0 if self.gamma is None and binary else gamma
-            mu0 = 1.0 if self.mu is None and binary else mu
-            res = graph_tv(K, W, y, gamma=_CONVEX_GAMMA * g0,
-                           mu=_CONVEX_MU * mu0, normalize=None, **kw)
-        return res
-
-    def _solve_scheme(self, K, W, y, binary, kw, **weights):
-        """The multi-class splitting scheme (``scheme``; two classes: the
-        one binary iteration)."""
-        scheme = self.scheme
-        if scheme not in ("auto", "augmented", "penalty"):
-            raise ValueError("scheme must be 'auto', 'augmented' or 'penalty', "
-                             f"got {scheme!r}")
-        if binary or scheme != "auto":
-            return graph_tv(K, W, y, scheme="augmented" if binary else scheme,
-                            **weights, **kw)
-        # [NP] the penalty iteration first, kept when it settled within
-        # PENALTY_BUDGET iterations, its kernel fit agrees with the labels
-        # (at most conflict_tol of them contradicted) and no class collapsed
-        # (each holds at least PENALTY_MIN_SHARE of an even share n / c of
-        # the rows); else the augmented iteration from the start. Measured:
-        # 5,000 clusters in 10 dimensions (10 classes, 10 labels each) kept
-        # (30 iterations, 4.0% error; augmented: 300, 16-17%); USPS {0,1,4,9}
-        # 10 labels per class: the penalty iteration settles with class 4
-        # reduced to 30 of 4,495 rows (19% error) -> augmented (1.6%); with
-        # 60 features (50 of them noise) it does not settle -> augmented
-        res = graph_tv(K, W, y, scheme="penalty", **weights, **dict(
-            kw, max_iter=min(kw["max_iter"], PENALTY_BUDGET),
-            rof_max_iter=min(kw["rof_max_iter"], PENALTY_ROF_MAX_ITER)))
-        tol = 0.1 if self.conflict_tol is None else self.conflict_tol
-        c = self.classes_.shape[0]
-        share = np.bincount(res.labels, minlength=c).min() / (y.shape[0] / c)
-        if res.converged and res.label_conflict <= tol and share >= PENALTY_MIN_SHARE:
-            return res
-        if kw["Z"] is not None and getattr(self, "_exact_rows", None) is not None:
-            # [NP] the augmented iteration needs the exact kernel (with 500
-            # landmarks: USPS {0,1,4,9} 72 / 12% error for 1 / 10 labels per
-            # class, exact 1.4 / 1.6%): built once per fit (the check's
-            # folds reuse it)
-            if self._exact_K is None:
-                with threadpool_limits(limits=1, user_api="blas"):
-                    self._exact_K = self._kernel(self._exact_rows)
-            kw = dict(kw, Z=None, nugget=0.0)
-            K = self._exact_K
-        return graph_tv(K, W, y, scheme="augmented", **weights, **kw)
+    @staticmethod
+    def _graph_tv(*args, **kwargs):
+        """The solver of the fit and of its check's folds (looked up at
+        call time: the module's :func:`graph_tv`)."""
+        return graph_tv(*args, **kwargs)
 
 
-# the safe="auto" check's fold solves (Cheeger; multi-class TV): a stop
-# tolerance of at least FOLD_TOL (TV; Cheeger keeps its tol) and at most
-# FOLD_N_STABLE quiet (labels unchanged) iterations.
-# The folds are read only through the labels of their held-out rows, which
-# settle well before the fit's stop rule closes (5,000 rows, 10 classes:
-# the penalty iteration's residual falls below 1e-2 by iteration ~10, below
-# the fit's 1e-4 at ~19; the labels_stable rule waits 2 n_stable = 20)
-FOLD_TOL = 1e-2
-FOLD_N_STABLE = 5
-# ... on more than this many rows only (as Cheeger's rof_max_iter="auto"):
-# below it a fit is cheap, and the looser folds moved some check decisions
-# (tune part of bench/_suite.py, Cheeger: 16 of 324, 6 for the worse;
-# `semisvm demo`, 718 rows: CheegerSVM 14.7 -> 19.2% test error)
-FOLD_MIN_ROWS = 2000
 
-# multi-class TV, scheme="auto": the penalty iteration's budget
-PENALTY_BUDGET = 60
-# ... and the smallest class it may leave, as a fraction of n / n_classes
-PENALTY_MIN_SHARE = 0.25
-# ... and its graph-ROF steps per outer iteration (warm started: inexact
-# inner solves; measured on 5,000 clusters in 10 dimensions, 10 classes: the
-# same 4.0% error in 22 outer iterations at 20 steps as in 30 at 200, ROF
-# CPU 2.7 -> 0.5 s; the augmented iteration is sensitive to the inner
-# accuracy and keeps rof_max_iter)
-PENALTY_ROF_MAX_ITER = 20
-# the default TV weight (two classes) is gamma = (n / TV_ROWS)^(2/d) (and
-# TVSVM's hinge weight mu = 10 gamma), d the intrinsic dimension: measured on two moons (noise 0.15, 3
-# labels per class, seeds 0-2), TVRLS with gamma = 1 has 1.9 / 2.0 / 10.7 %
-# mean error at n = 300 / 600 / 1500, with gamma = n / 300 1.9 / 1.5 / 1.4 %;
-# TVSVM (mu = 1, gamma = 1) 16.6 / 22.7 / 38 %, (mu = 10 n/300, gamma = n/300)
-# 9.3 / - / 1.2 % (mu = 10, gamma = 2 at 600: 1.5 %)
-TV_ROWS = 300.0
-
-# the few-labels rule (an estimator's ``_few_labels_spread``, off for both TV
-# estimators): start="auto", center="auto" (two classes) start from label
-# spreading, centred at the median, when a class has at most this many labels
-# (better on the tune part of bench/_suite.py, worse on its report part; two
-# moons with 1,500 rows and 3 labels per class: 10.4 -> 4.0% mean error)
-FEW_LABELS = 3
-
-# the convex refit after a label conflict: gamma x 0.01 (and the hinge weight
-# mu x 10); measured on the digits demo, TV-RLS: gamma 0.003 / 0.01 / 0.03 ->
-# 17.0 / 12.6 / 12.7% test error; TV-SVM gamma 0.01: mu 1 -> 19.1%, mu 10 -> 14.1%
-_CONVEX_GAMMA = 0.01
-_CONVEX_MU = 10.0
-
-
-class _CheegerBase(_GraphTVBase):
+class _CheegerBase(CheegerSolveMixin, _GraphTVBase):
     def __init__(self, *, lam=1.0, mu=1.0, r=1.0, c=1.0, balance="auto",
                  start="auto",
                  normalize="sqrt", kernel="rbf", kernel_gamma=None, degree=3, coef0=0.0,
@@ -1456,101 +847,12 @@ class _CheegerBase(_GraphTVBase):
         self.graph = graph
         self.n_jobs = n_jobs
 
-    def _solve(self, K, W, y, Z=None, nugget=0.0):
-        # the ratio's stop tolerance stays: it also gates "no_improvement"
-        _, n_stable = self._stop(y.shape[0])
-        return graph_cheeger(K, W, y, Z=Z, nugget=nugget, loss=self._loss, lam=self.lam, mu=self.mu,
-                             r=self.r, c=self.c, balance=self.balance,
-                             start=self.start,
-                             normalize=self.normalize,
-                             tol=self.tol, n_stable=n_stable,
-                             label_tol=self.label_tol,
-                             max_iter=self.max_iter, rof_tol=self.rof_tol,
-                             rof_max_iter=self._rof_max_iter(y.shape[0]),
-                             verbose=bool(self.verbose), n_jobs=self.n_jobs,
-                             _cache=getattr(self, "_solve_cache", None))
+    @staticmethod
+    def _graph_cheeger(*args, **kwargs):
+        """The solver of the fit and of its check's folds (looked up at
+        call time: the module's :func:`graph_cheeger`)."""
+        return graph_cheeger(*args, **kwargs)
 
-    def _rof_max_iter(self, n):
-        """rof_max_iter="auto": CHEEGER_ROF_MAX_ITER steps per ROF solve above
-        LOWRANK_MIN_SAMPLES rows, 200 up to it."""
-        m = self.rof_max_iter
-        if isinstance(m, str):
-            if m != "auto":
-                raise ValueError(f"rof_max_iter must be 'auto' or an int, got {m!r}")
-            return CHEEGER_ROF_MAX_ITER if n > LOWRANK_MIN_SAMPLES else 200
-        return m
-
-
-# rof_max_iter="auto" of the Cheeger models above LOWRANK_MIN_SAMPLES rows
-CHEEGER_ROF_MAX_ITER = 20
-
-
-_TV_DEFAULTS_DOC = """
-    Defaults: why the earlier ones failed off USPS, and the compromise
-    (measured 2026-11-22; ``bench/bench_graph_tv_paper.py``; two moons: n = 200 /
-    300, noise 0.05 / 0.1, seeds 0-2, one label per class, 12 draws; demo:
-    ``semisvm demo``, sklearn digits {2,3,5} vs {6,8,9}, 20 labels, test
-    error, supervised linear SVM 14.8%):
-
-    * **Kernel width (two classes).** The median pairwise distance is far
-      wider than a low-dimensional manifold (two moons: median 1.15, mean
-      10-NN distance 0.19); the RKHS term ``lam/2 ||f||_H^2`` then only
-      admits near-linear functions and the ADMM coupling ``f = g`` drags the
-      TV iterate to a linear cut (TV-RLS: 11-26% error, TV of the found cut
-      55 against 0.6 for the true one). Default ``s = min(median, 2 x mean
-      distance to the n_neighbors-th neighbour)``: in high dimension
-      (USPS 4 vs 9: ratio 0.58; digits: 0.54) this is still the median, so
-      USPS is unchanged; on two moons it is median / 3 (TV-RLS: mean 0.3%,
-      max 1.5% error; TV-SVM: mean 1.1%, one draw of 12 at 10%). Factor 1.5
-      gave the same on two moons but 3.4-3.7% on USPS 4 vs 9 (2.4-2.8% at
-      the median); factor 3 left two moons draws at 16-27%. Multi-class keeps
-      the median: USPS {0,1,4,9} with one label per class went from 1.4% to
-      17.5% error at median / 1.1.
-    * **Weights that grow with the rows (two classes).** The TV weight
-      gamma = 1 (and TVSVM's mu = 1) was found on 200-300 rows and on USPS;
-      on two moons with 1,500 rows (noise 0.15, 3 labels per class) it left
-      TVRLS at 10.7% and TVSVM at 38% mean error. Measured on moons with 3
-      labels per class (seeds 0-2; TVRLS / TVSVM): the TV and hinge weights
-      have to grow in proportion to n against the RKHS term and the
-      splitting penalties r1, r2 (the normalised iteration carries the
-      labels a bounded distance along the graph per iteration: on more rows
-      it stops before they reach the far end of a moon). Scaling the RKHS
-      weight lam instead (lam x n/300 or / (n/300)) did not help (10.9% /
-      11.7%); gamma = n/300 with eta fixed: 1.9 / 1.5 / 1.4% at n = 300 /
-      600 / 1500; TVSVM with gamma = n/300, mu = 10 n/300: 9.3 / 1.5 / 1.2%.
-      How far the labels must travel, in graph hops, grows like n^(1/d)
-      for an intrinsic dimension d; measured, the weights must grow like
-      (n/300)^(2/d): two moons (d = 2.0) need the full n/300, while on the
-      ``semisvm demo`` digits (d = 7.4, n = 718) gamma = n/300 = 2.4 raised
-      TVSVM's test error from 14.6% to 20.1% and (n/300)^(2/7.4) = 1.3
-      keeps it near gamma = 1. Defaults: ``s = (n / 300)^(2 / max(d, 2))``
-      with d the Levina-Bickel estimate from the 10 nearest neighbours
-      among at most 1,000 evenly spaced rows (``intrinsic_dim_``; the same
-      with a user-given graph),
-      ``gamma = s``, TVSVM ``mu = 10 s`` (two classes; more classes keep
-      gamma = 0.3, mu = 1; the convex refit below keeps its weights of
-      300 rows). Chosen on two moons and the demo digits, and checked on
-      the binary sets of the tune part of ``bench/_suite.py``; the paper
-      bench passes gamma = 1, mu = 1.
-    * **eta = 10 (two classes, was 1).** Two moons n = 200, noise 0.1: eta
-      = 1 left a draw at 9% error, eta = 10 at 0%; USPS 4 vs 9 (2 draws,
-      1/5/10/50 labels): TV-RLS 2.45/2.41/2.39/2.83% -> 2.45/2.47/2.75/2.80%.
-    * **Labels against the graph's cut (conflict_tol).** The normalised
-      iteration (sphere + mean removal: a ratio-cut balance) finds the
-      graph's natural balanced cut and the labels only choose its side.
-      When the classes are unions of clusters (the demo: each class three
-      digits) that cut is not the class boundary: it splits off digit 6
-      alone (TV 30 against 288 for the true partition), contradicting
-      15-20% of the labeled rows, and no (gamma, eta, lam) fixes it without
-      breaking two moons (gamma = 0.1, eta = 100: demo 9.5% but two moons
-      34%). Hence the data-driven rule: when the normalised fit contradicts
-      more than ``conflict_tol`` of the labels, refit the convex problem
-      with a weak TV term (gamma x 0.01; TVSVM mu x 10), where the labels
-      and the kernel lead: demo 33.7% -> 12.6% (TV-RLS), 33.6% -> 14.1%
-      (TV-SVM); LapSVM gets 8.8% there. The convex refit alone is not a
-      default: with one label per class its TV solution is nearly constant
-      and the sign is a coin flip (two moons: 0% or 50%).
-"""
 
 
 class TVRLS(_TVBase):
@@ -1576,7 +878,7 @@ class TVRLS(_TVBase):
     there with 1-10 labels per class, the paper reports 3.1-3.2%); after
     each normalisation the iterate's sign is chosen to agree with the labels
     [NP].
-""" + _TV_DEFAULTS_DOC + r"""
+""" + TV_DEFAULTS_DOC + r"""
     Parameters
     ----------
     gamma : float or None, default=None
@@ -1676,7 +978,7 @@ class TVSVM(_TVBase):
     by per-class kernel SVMs with a proximal term (SMO on the labeled dual) and
     the simplex projection. Decision: ``f + b``.
 
-""" + _TV_DEFAULTS_DOC + r"""
+""" + TV_DEFAULTS_DOC + r"""
     Known limitation (measured on USPS 4 vs 9, see ``bench/bench_graph_tv_paper.py``):
     with the paper's normalisation (``normalize="sqrt"`` or ``"n"``) the
     binary iteration settles on a one-class labelling (about 50% error) for

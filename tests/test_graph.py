@@ -234,9 +234,10 @@ def _ssl_problem(n=90, seed=0, n_classes=2):
 @pytest.mark.parametrize("name", ["TVRLS", "TVSVM", "CheegerRLS", "CheegerSVM"])
 def test_graph_tv_precomputed_affinity_same_fit(name):
     import semisvm.graph_tv as gt
+    from semisvm._tv_setup import WEIGHTS
     X, y = _ssl_problem()
     est = getattr(gt, name)(max_iter=30)
-    W = knn_affinity(X, est._n_neighbors(X.shape[0]), weight=gt._WEIGHTS[est.weights])
+    W = knn_affinity(X, est._n_neighbors(X.shape[0]), weight=WEIGHTS[est.weights])
     import warnings
 
     from sklearn.base import clone

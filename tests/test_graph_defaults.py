@@ -359,8 +359,8 @@ def test_defaults_nearly_invariant_to_duplicated_rows(Est):
     assert a.fell_back_ == b.fell_back_
 
 
-@pytest.mark.parametrize("Est, module", [(LapRLS, "manifold"), (TVRLS, "graph_tv"),
-                                         (CheegerRLS, "graph_tv")])
+@pytest.mark.parametrize("Est, module", [(LapRLS, "manifold"), (TVRLS, "_tv_check"),
+                                         (CheegerRLS, "_tv_check")])
 def test_fallback_to_the_linear_counterpart(Est, module, monkeypatch):
     # an RBF estimator whose chosen counterpart is the linear SVC becomes
     # linear: its decision function is the linear SVC's in and out of sample,
@@ -523,7 +523,7 @@ def test_scalable_counterparts_above_the_labeled_size_switch(monkeypatch):
 
 
 @pytest.mark.parametrize("Est, module", [(LapRLS, "manifold"), (LapSVM, "manifold"),
-                                         (TVRLS, "graph_tv")])
+                                         (TVRLS, "_tv_check")])
 def test_fallback_to_the_scalable_linear_counterpart(Est, module, monkeypatch):
     # above the labeled size switch (shrunk here) a linear estimator falls
     # back to liblinear's LinearSVC: its decision, in and out of sample,

@@ -11,9 +11,10 @@ from sklearn.svm import SVC
 
 from semisvm import TVRLS, TVSVM, CheegerRLS, CheegerSVM
 from semisvm._results import GraphTVResult
+from semisvm._tv_setup import knn_graph
 from semisvm._tv_solvers import hinge_prox
 from semisvm.graph import knn_affinity
-from semisvm.graph_tv import _knn_graph, graph_cheeger, graph_tv
+from semisvm.graph_tv import graph_cheeger, graph_tv
 
 cp = pytest.importorskip("cvxpy")
 
@@ -31,7 +32,7 @@ def _problem(n=60, n_lab=12, seed=0):
 def test_tvrls_gamma0_is_kernel_rls():
     X, y, _, lab = _problem()
     K = rbf_kernel(X, gamma=1.0)
-    res = graph_tv(K, _knn_graph(X), y, gamma=0.0, lam=0.5, eta=2.0,
+    res = graph_tv(K, knn_graph(X), y, gamma=0.0, lam=0.5, eta=2.0,
                    normalize=None, tol=1e-10, n_stable=0, max_iter=5000)
     J = (y != -1).astype(float)
     ypm = np.where(y == 1, 1.0, np.where(y == 0, -1.0, 0.0))
@@ -43,7 +44,7 @@ def test_tvrls_gamma0_is_kernel_rls():
 def test_tvsvm_gamma0_is_svm():
     X, y, _, lab = _problem()
     K = rbf_kernel(X, gamma=1.0)
-    res = graph_tv(K, _knn_graph(X), y, loss="hinge", gamma=0.0, lam=0.5,
+    res = graph_tv(K, knn_graph(X), y, loss="hinge", gamma=0.0, lam=0.5,
                    mu=1.0, normalize=None, tol=1e-10, n_stable=0, max_iter=10000)
     svc = SVC(C=1.0 / 0.5, kernel="precomputed", tol=1e-10)
     svc.fit(K[np.ix_(lab, lab)], y[lab])
@@ -113,9 +114,9 @@ def test_tv_defaults_two_moons(n, noise, seed):
 
 def test_tv_median_width_fails_two_moons():
     # the cause of the old defaults' failure: the median-width kernel
-    from semisvm.graph_tv import _median_rbf_gamma
+    from semisvm._tv_setup import median_rbf_gamma
     X, y, yt = _moons_one_label(300, 0.1, 0)
-    est = _fit_quiet(TVRLS(kernel_gamma=_median_rbf_gamma(X, 0)), X, y)
+    est = _fit_quiet(TVRLS(kernel_gamma=median_rbf_gamma(X, 0)), X, y)
     assert np.mean(est.transduction_ != yt) > 0.05
 
 
@@ -324,18 +325,18 @@ def test_defaults_deterministic(Est, n_lab):
 
 
 def test_default_kernel_width_has_no_random_subsample():
-    from semisvm.graph_tv import _median_rbf_gamma
+    from semisvm._tv_setup import median_rbf_gamma
     rng = np.random.default_rng(0)
     X = rng.standard_normal((1500, 4))
-    g = _median_rbf_gamma(X, None)
-    assert g == _median_rbf_gamma(X, None)
+    g = median_rbf_gamma(X, None)
+    assert g == median_rbf_gamma(X, None)
     # the evenly spaced 1000 rows, computed independently
     rows = np.linspace(0, 1499, 1000).round().astype(int)
     d = X[rows][:, None, :] - X[rows][None, :, :]
     d2 = np.sum(d * d, axis=-1)[np.triu_indices(1000, 1)]
     assert g == pytest.approx(1.0 / (2.0 * np.median(d2)), rel=1e-10)
     # an explicit seed still draws its rows (and differs from the default)
-    assert _median_rbf_gamma(X, 0) == _median_rbf_gamma(X, 0) != g
+    assert median_rbf_gamma(X, 0) == median_rbf_gamma(X, 0) != g
 
 
 @pytest.mark.parametrize("Est", [CheegerRLS, CheegerSVM])
@@ -405,7 +406,7 @@ def test_safety_net(Est):
     lab = y != -1
     np.testing.assert_array_equal(safe.transduction_[lab], y[lab])
     with pytest.raises(ValueError, match="safe=True"):
-        Est(safe=True).fit(X, y, W=_knn_graph(X))
+        Est(safe=True).fit(X, y, W=knn_graph(X))
 
 
 def test_tv_no_improvement_stop():
@@ -483,13 +484,13 @@ def test_tv_scheme_auto_keeps_the_penalty_iteration_when_it_settles():
 def test_tv_scheme_auto_falls_back_to_the_augmented_iteration(what, monkeypatch):
     # each of the three conditions on its failing side: not settled within
     # the budget, a class below the smallest share, labels contradicted
-    import semisvm.graph_tv as gt
+    import semisvm._tv_schemes as schemes
     X, y, _ = _blobs4()
     kw = {}
     if what == "budget":
-        monkeypatch.setattr(gt, "PENALTY_BUDGET", 2)
+        monkeypatch.setattr(schemes, "PENALTY_BUDGET", 2)
     elif what == "share":
-        monkeypatch.setattr(gt, "PENALTY_MIN_SHARE", 1.5)
+        monkeypatch.setattr(schemes, "PENALTY_MIN_SHARE", 1.5)
     else:
         # one labeled row of class 0 relabeled 1: the kernel fit contradicts
         # it (1 of 20 labels), kept at conflict_tol=0.1, not at 0.04

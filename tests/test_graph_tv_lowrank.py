@@ -11,6 +11,10 @@ import numpy as np
 import pytest
 from sklearn.datasets import make_blobs, make_moons
 
+import semisvm._tv_check as tv_check
+import semisvm._tv_inputs as tv_inputs
+import semisvm._tv_schemes as tv_schemes
+import semisvm._tv_setup as tv_setup
 import semisvm._validation as _validation
 import semisvm.graph_tv as gt
 from semisvm import TVRLS, TVSVM, CheegerRLS, CheegerSVM
@@ -114,8 +118,8 @@ def test_estimator_nystroem_with_m_equal_n_is_the_exact_fit(Est, n_classes):
 
 @pytest.mark.parametrize("Est", ESTIMATORS)
 def test_auto_size_switch_both_sides(Est, monkeypatch):
-    monkeypatch.setattr(gt, "LOWRANK_MIN_SAMPLES", 50)
-    monkeypatch.setattr(gt, "AUTO_COMPONENTS", 20)
+    monkeypatch.setattr(tv_setup, "LOWRANK_MIN_SAMPLES", 50)
+    monkeypatch.setattr(tv_setup, "AUTO_COMPONENTS", 20)
     X, y, yt = _problem(2, n=50)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -247,9 +251,9 @@ def test_multi_class_tv_switches_at_its_own_size(monkeypatch):
     # multi-class TV with the augmented scheme keeps the exact path up to
     # LOWRANK_MIN_SAMPLES_MULTI_TV; multi-class Cheeger and two-class TV
     # switch at LOWRANK_MIN_SAMPLES
-    monkeypatch.setattr(gt, "LOWRANK_MIN_SAMPLES", 40)
-    monkeypatch.setattr(gt, "LOWRANK_MIN_SAMPLES_MULTI_TV", 60)
-    monkeypatch.setattr(gt, "AUTO_COMPONENTS", 20)
+    monkeypatch.setattr(tv_setup, "LOWRANK_MIN_SAMPLES", 40)
+    monkeypatch.setattr(tv_setup, "LOWRANK_MIN_SAMPLES_MULTI_TV", 60)
+    monkeypatch.setattr(tv_setup, "AUTO_COMPONENTS", 20)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for n, tv_mode in ((60, "exact"), (61, "nystroem")):
@@ -336,15 +340,15 @@ def test_multi_class_tv_auto_scheme_takes_the_exact_kernel_when_rejected(n, monk
     # raised out of reach) the augmented one takes the exact kernel up to
     # LOWRANK_MIN_SAMPLES_MULTI_TV rows (= the exact augmented fit, to the
     # bit) and stays on the Nystroem path above
-    monkeypatch.setattr(gt, "LOWRANK_MIN_SAMPLES", 40)
-    monkeypatch.setattr(gt, "LOWRANK_MIN_SAMPLES_MULTI_TV", 120)
-    monkeypatch.setattr(gt, "AUTO_COMPONENTS", 20)
+    monkeypatch.setattr(tv_setup, "LOWRANK_MIN_SAMPLES", 40)
+    monkeypatch.setattr(tv_setup, "LOWRANK_MIN_SAMPLES_MULTI_TV", 120)
+    monkeypatch.setattr(tv_setup, "AUTO_COMPONENTS", 20)
     X, y, yt = _blobs4(n)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         kept = TVRLS(safe=False).fit(X, y)
         assert kept.mode_ == "nystroem" and kept.result_.scheme == "penalty"
-        monkeypatch.setattr(gt, "PENALTY_MIN_SHARE", 1.5)
+        monkeypatch.setattr(tv_schemes, "PENALTY_MIN_SHARE", 1.5)
         est = TVRLS().fit(X, y)
         if n <= 120:
             ref = TVRLS(scheme="augmented", n_components=None).fit(X, y)
@@ -361,9 +365,9 @@ def test_multi_class_tv_auto_scheme_takes_the_exact_kernel_when_rejected(n, monk
 
 def test_multi_class_tv_auto_scheme_stays_low_rank_without_memory(monkeypatch):
     # the exact kernel is taken only when 2 n^2 floats fit in memory
-    monkeypatch.setattr(gt, "LOWRANK_MIN_SAMPLES", 40)
-    monkeypatch.setattr(gt, "AUTO_COMPONENTS", 20)
-    monkeypatch.setattr(gt, "PENALTY_MIN_SHARE", 1.5)
+    monkeypatch.setattr(tv_setup, "LOWRANK_MIN_SAMPLES", 40)
+    monkeypatch.setattr(tv_setup, "AUTO_COMPONENTS", 20)
+    monkeypatch.setattr(tv_schemes, "PENALTY_MIN_SHARE", 1.5)
     X, y, _ = _blobs4(100)
     budget = 2 * 100 * 100 * 8 - 1
     monkeypatch.setattr(_validation, "memory_budget",
@@ -405,7 +409,7 @@ def test_check_folds_share_the_solve_cache_same_bits(Est, n_classes, n_component
         warnings.simplefilter("ignore")
         warm = Est(**kw).fit(X, y)
         shared = dict(calls)
-        monkeypatch.setattr(gt, "_shared", lambda *a, **k: None)
+        monkeypatch.setattr(tv_inputs, "shared_cache", lambda *a, **k: None)
         calls.update(grad=0, chol=0)
         cold = Est(**kw).fit(X, y)
     assert warm.safe_check_ == cold.safe_check_ and warm.safe_check_.startswith("two folds")
@@ -420,8 +424,8 @@ def test_check_folds_share_the_solve_cache_same_bits(Est, n_classes, n_component
 def test_cheeger_rof_budget_auto_both_sides(n, steps, monkeypatch):
     # rof_max_iter="auto": 200 ROF steps per solve up to LOWRANK_MIN_SAMPLES
     # rows, CHEEGER_ROF_MAX_ITER = 20 above (the same bits as given by hand)
-    monkeypatch.setattr(gt, "LOWRANK_MIN_SAMPLES", 100)
-    monkeypatch.setattr(gt, "AUTO_COMPONENTS", 20)
+    monkeypatch.setattr(tv_setup, "LOWRANK_MIN_SAMPLES", 100)
+    monkeypatch.setattr(tv_setup, "AUTO_COMPONENTS", 20)
     X, y, _ = _problem(3, n=n, per_class=4)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -449,7 +453,7 @@ def test_check_folds_stop_settings_both_sides(Est, n_classes, tol, n_stable,
     # folds keep the fit's rule; the fit keeps the estimator's (same bits
     # as safe=False)
     X, y, _ = _problem(n_classes, n=80, per_class=6)
-    monkeypatch.setattr(gt, "FOLD_MIN_ROWS", 79 if above else 80)
+    monkeypatch.setattr(tv_check, "FOLD_MIN_ROWS", 79 if above else 80)
     seen = []
 
     def wrap(f):
@@ -472,7 +476,7 @@ def test_check_folds_stop_settings_both_sides(Est, n_classes, tol, n_stable,
     if not above or (Est in (TVRLS, TVSVM) and n_classes == 2):
         assert set(folds) == {(tol, n_stable)}
     else:
-        fold_tol = tol if Est in (CheegerRLS, CheegerSVM) else max(tol, gt.FOLD_TOL)
-        assert set(folds) == {(fold_tol, min(n_stable, gt.FOLD_N_STABLE))}
+        fold_tol = tol if Est in (CheegerRLS, CheegerSVM) else max(tol, tv_check.FOLD_TOL)
+        assert set(folds) == {(fold_tol, min(n_stable, tv_check.FOLD_N_STABLE))}
     if not est.fell_back_:
         np.testing.assert_array_equal(est.result_.decision, plain.result_.decision)
