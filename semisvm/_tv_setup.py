@@ -201,6 +201,9 @@ class TVSetupMixin:
         read from ``graph``, or the user's ``W`` checked under ``name``), the
         kernel width, the kernel matrix K (exact path) or the Nystroem
         features Z with their landmarks and map N; sets the fit's caches."""
+        if getattr(self, "_safety_setup", None) is not None and W is None:
+            # a fit of the safety net's folds (_tv_check)
+            return self._fold_set_up(X, k, lab)
         n = X.shape[0]
         dist = None
         self._graph_obj = None

@@ -74,3 +74,112 @@ def test_rof_band_order_same_bits_for_any_thread_count(Est, monkeypatch):
         fits.append((est.transduction_.tobytes(), np.asarray(est.alpha_).tobytes(),
                      np.asarray(est.result_.decision).tobytes(), est.n_iter_))
     assert fits[0] == fits[1] == fits[2]
+
+
+@pytest.mark.parametrize("above", [True, False])
+@pytest.mark.parametrize("Est,n_classes", [
+    (TVRLS, 3), (TVSVM, 2), (CheegerRLS, 2), (CheegerSVM, 3)])
+def test_n_stable_auto_both_sides(Est, n_classes, above, monkeypatch):
+    # n_stable="auto" (the default): N_STABLE quiet iterations, or
+    # SCALE_N_STABLE on more than SCALE_MIN_ROWS rows; the same fit as the
+    # int given explicitly; the check's folds take the smaller of it and
+    # FOLD_N_STABLE (where their rule applies)
+    import semisvm._tv_check as tv_check
+    import semisvm.graph_tv as gt
+    X, y, _ = _blobs(n=80, n_classes=n_classes, per_class=6)
+    monkeypatch.setattr(tv_check, "SCALE_MIN_ROWS", 79 if above else 80)
+    monkeypatch.setattr(tv_check, "FOLD_MIN_ROWS", 79)
+    want = tv_check.SCALE_N_STABLE if above else tv_check.N_STABLE
+    seen = []
+
+    def wrap(f):
+        def solve(*a, **k):
+            seen.append(k["n_stable"])
+            return f(*a, **k)
+        return solve
+    monkeypatch.setattr(gt, "graph_tv", wrap(gt.graph_tv))
+    monkeypatch.setattr(gt, "graph_cheeger", wrap(gt.graph_cheeger))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        auto = Est(safe=False, max_iter=30).fit(X, y)
+        n_fit = len(seen)
+        given = Est(safe=False, max_iter=30, n_stable=want).fit(X, y)
+        assert seen == [want] * (2 * n_fit)
+        del seen[:]
+        checked = Est(max_iter=30).fit(X, y)
+    assert Est().n_stable == "auto"
+    np.testing.assert_array_equal(auto.result_.decision, given.result_.decision)
+    assert checked.safe_check_.startswith("two folds")
+    folds = seen[n_fit:]
+    fold_rule = not (Est in (TVRLS, TVSVM) and n_classes == 2)
+    assert folds and set(folds) == {min(want, tv_check.FOLD_N_STABLE) if fold_rule
+                                    else want}
+
+
+@pytest.mark.parametrize("bad", ["often", -1, 1.5])
+def test_n_stable_bad_values_name_it(bad):
+    X, y, _ = _blobs()
+    with pytest.raises((ValueError, TypeError), match="n_stable"):
+        CheegerRLS(n_stable=bad, safe=False).fit(X, y)
+
+
+@pytest.mark.parametrize("nystroem", [True, False])
+@pytest.mark.parametrize("Est,n_classes", [
+    (TVRLS, 2), (TVSVM, 3), (CheegerRLS, 3), (CheegerSVM, 2)])
+def test_safe_true_folds_share_the_set_up_and_choose_as_cold(Est, n_classes,
+                                                             nystroem, monkeypatch):
+    # safe=True: the folds' fits (the model and its supervised counterpart)
+    # take the checked fit's kernel width, intrinsic dimension and (Nystroem
+    # path) the features of their rows instead of computing their own; the
+    # check then decides as the cold one (each fold set up from its rows);
+    # the fit itself is the same bits as safe=False
+    import semisvm._lowrank as lowrank
+    import semisvm._tv_check as tv_check
+    import semisvm._tv_setup as tv_setup
+    if nystroem:
+        monkeypatch.setattr(tv_setup, "LOWRANK_MIN_SAMPLES", 50)
+        monkeypatch.setattr(tv_setup, "AUTO_COMPONENTS", 20)
+    X, y, _ = _blobs(n=120, n_classes=n_classes, per_class=6, seed=3)
+    calls = {"features": 0, "dim": 0}
+
+    def count(name, f):
+        def wrapped(*a, **k):
+            calls[name] += 1
+            return f(*a, **k)
+        return wrapped
+    monkeypatch.setattr(tv_setup, "nystroem_features",
+                        count("features", lowrank.nystroem_features))
+    monkeypatch.setattr(tv_setup, "intrinsic_dim", count("dim", tv_setup.intrinsic_dim))
+    kw = dict(max_iter=30, safe_cv=2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        plain = Est(safe=False, **kw).fit(X, y)
+        calls.update(features=0, dim=0)
+        shared = Est(safe=True, **kw).fit(X, y)
+        assert calls == {"features": int(nystroem), "dim": 1}
+        # cold: every fold sets itself up from its own rows
+        monkeypatch.setattr(tv_check.TVCheckMixin, "_fold_set_up",
+                            lambda self, X, k, lab: (
+                                delattr(self, "_safety_setup"),
+                                tv_setup.TVSetupMixin._set_up(
+                                    self, X, None, "W", False, k, lab))[1])
+        calls.update(features=0, dim=0)
+        cold = Est(safe=True, **kw).fit(X, y)
+        assert calls["dim"] > 1 and calls["features"] == (calls["dim"] if nystroem else 0)
+    assert shared.mode_ == ("nystroem" if nystroem else "exact")
+    assert not hasattr(shared, "_safety_setup")
+    assert shared.unlabeled_gain_ is not None
+    # the same decision, except where the cold gain is within one held-out
+    # row of a tie (on the Nystroem path the cold folds draw other
+    # landmarks: noise of that size; CheegerSVM, two classes: gain 0 shared,
+    # -1/24 cold)
+    one_row = 1.0 / (6 * n_classes / 2 * shared.safe_scores_[0].size)
+    if abs(cold.unlabeled_gain_) > one_row * 1.01:
+        assert shared.fell_back_ == cold.fell_back_
+    assert abs(shared.unlabeled_gain_ - cold.unlabeled_gain_) <= 3 * one_row * 1.01
+    if not (shared.fell_back_ or cold.fell_back_):
+        # the fit itself is the cold one's (safe=True builds the shared
+        # graph object: the same edges as safe=False, weights to rounding)
+        np.testing.assert_array_equal(shared.result_.decision, cold.result_.decision)
+        np.testing.assert_allclose(shared.result_.decision, plain.result_.decision,
+                                   rtol=0, atol=1e-5)
