@@ -113,7 +113,12 @@ class TVCheckMixin:
         after at most ``FOLD_N_STABLE`` quiet iterations; the fit keeps
         ``tol`` and ``n_stable`` (``"auto"``: :meth:`_n_stable`)."""
         n_stable = self._n_stable(n)
-        if folds and n > FOLD_MIN_ROWS and getattr(self, "_fold_solve", False):
+        # a fold of either check: safe="auto"'s label folds (_fold_solve) or
+        # a fit of safe=True's folds (_safety_setup: read only through its
+        # predictions on the held-out rows)
+        fold = (getattr(self, "_fold_solve", False)
+                or getattr(self, "_safety_setup", None) is not None)
+        if folds and n > FOLD_MIN_ROWS and fold:
             return max(self.tol, FOLD_TOL), min(n_stable, FOLD_N_STABLE)
         return self.tol, n_stable
 
@@ -133,7 +138,6 @@ class TVCheckMixin:
         self._safety_setup = dict(
             graph=self._graph_obj, kernel_gamma=self._kernel_gamma,
             dim=self.intrinsic_dim_, Z=Z, N=N, nugget=self.nugget_,
-            landmarks=landmarks,
             X_landmarks=None if Z is None else X[landmarks])
         try:
             return super()._safe_fit(X, y)
@@ -175,10 +179,6 @@ class TVCheckMixin:
                 and S["Z"].shape[1] == self.n_components_):
             rows = S["graph"].rows_of(X)
             Z, N = S["Z"][rows], S["N"]
-            if rows.size == S["Z"].shape[0] and np.array_equal(
-                    rows, np.arange(rows.size)):
-                # all the rows (the counterpart adopted on a fallback)
-                Z, landmarks = S["Z"], S["landmarks"]
             self.nugget_ = S["nugget"]
         else:
             with threadpool_limits(limits=1, user_api="blas"):
@@ -198,7 +198,11 @@ class TVCheckMixin:
 
     def _adopt_supervised(self, X, y):
         """Become the supervised solution (the safety net fired)."""
-        sup = self._supervised_counterpart().fit(X, y)
+        sup = self._supervised_counterpart()
+        # the model adopted: set up and solved as a fit of its own (not as
+        # a fit of the check's folds)
+        sup.__dict__.pop("_safety_setup", None)
+        sup.fit(X, y)
         for name in ("alpha_", "intercept_", "_kernel_gamma", "X_fit_",
                      "n_iter_", "result_", "mode_", "n_components_",
                      "landmarks_", "nugget_"):

@@ -156,7 +156,10 @@ def test_safe_true_folds_share_the_set_up_and_choose_as_cold(Est, n_classes,
         plain = Est(safe=False, **kw).fit(X, y)
         calls.update(features=0, dim=0)
         shared = Est(safe=True, **kw).fit(X, y)
-        assert calls == {"features": int(nystroem), "dim": 1}
+        # one set-up (two after a fallback: the adopted counterpart is a fit
+        # of its own)
+        once = 1 + shared.fell_back_
+        assert calls == {"features": once * nystroem, "dim": once}
         # cold: every fold sets itself up from its own rows
         monkeypatch.setattr(tv_check.TVCheckMixin, "_fold_set_up",
                             lambda self, X, k, lab: (
@@ -183,3 +186,40 @@ def test_safe_true_folds_share_the_set_up_and_choose_as_cold(Est, n_classes,
         np.testing.assert_array_equal(shared.result_.decision, cold.result_.decision)
         np.testing.assert_allclose(shared.result_.decision, plain.result_.decision,
                                    rtol=0, atol=1e-5)
+
+
+@pytest.mark.parametrize("above", [True, False])
+def test_safe_true_folds_take_the_fold_stop_rule_both_sides(above, monkeypatch):
+    # the fits of safe=True's folds (model and counterpart) stop as the
+    # safe="auto" check's folds do above FOLD_MIN_ROWS rows (at most
+    # FOLD_N_STABLE quiet iterations); the fit, and the counterpart adopted
+    # on a fallback, keep the estimator's rule
+    import semisvm._tv_check as tv_check
+    import semisvm.graph_tv as gt
+    import semisvm.model_selection as ms
+    X, y, _ = _blobs(n=120, n_classes=3, per_class=6, seed=3)
+    monkeypatch.setattr(tv_check, "FOLD_MIN_ROWS", 50 if above else 200)
+    seen = []
+
+    def wrap(f, tag):
+        def solve(*a, **k):
+            seen.append((tag, k["n_stable"]))
+            return f(*a, **k)
+        return solve
+    monkeypatch.setattr(gt, "graph_tv", wrap(gt.graph_tv, "tv"))
+    monkeypatch.setattr(gt, "graph_cheeger", wrap(gt.graph_cheeger, "cheeger"))
+    real = ms.unlabeled_gain
+
+    def losing(*a, **k):        # force the fallback: the adopted fit is seen last
+        gain, s, b = real(*a, **k)
+        return -1.0, s, b
+    monkeypatch.setattr(ms, "unlabeled_gain", losing)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = CheegerRLS(safe=True, safe_cv=2, max_iter=30, n_stable=8).fit(X, y)
+    assert est.fell_back_
+    # the counterpart (TVRLS with gamma=0) has the default n_stable: 10 here
+    assert seen[0] == ("cheeger", 8)                  # the fit
+    assert seen[-1] == ("tv", 10)                     # the adopted counterpart
+    cap = tv_check.FOLD_N_STABLE if above else 100
+    assert set(seen[1:-1]) == {("cheeger", min(8, cap)), ("tv", min(10, cap))}
