@@ -420,10 +420,19 @@ class _LowRankFactor:
         return alpha, ZS + self.delta * alpha if self.delta else ZS
 
     def kernel_columns(self, lab):
-        """``G[:, lab]`` of ``G = K (lam I + r K)^-1``."""
-        E = np.zeros((self.Z.shape[0], lab.shape[0]), dtype=self.Z.dtype)
-        E[lab, np.arange(lab.shape[0])] = 1.0
-        return self.solve(E)[1]
+        """``G[:, lab]`` of ``G = K (lam I + r K)^-1``: ``solve(E)`` for the
+        unit columns E of the rows ``lab``, with ``Z' Lam^-1 E`` read off the
+        rows ``Z[lab]`` instead of a product with E (the same values: each
+        entry of that product is one term plus zeros)."""
+        n, ll = self.Z.shape[0], lab.shape[0]
+        E = np.zeros((n, ll), dtype=self.Z.dtype)
+        E[lab, np.arange(ll)] = 1.0
+        inv = np.broadcast_to(1.0 / np.asarray(self.Lam, dtype=np.float64),
+                              (n, 1))[lab, 0].astype(E.dtype)
+        S = sla.cho_solve(self.chol, self.Z[lab].T * inv, check_finite=False)
+        ZS = (self.Z @ S.astype(self.Z.dtype, copy=False)).astype(E.dtype, copy=False)
+        alpha = (E - self.d * ZS) / self.Lam
+        return ZS + self.delta * alpha if self.delta else ZS
 
 
 class RKHS:

@@ -223,3 +223,28 @@ def test_safe_true_folds_take_the_fold_stop_rule_both_sides(above, monkeypatch):
     assert seen[-1] == ("tv", 10)                     # the adopted counterpart
     cap = tv_check.FOLD_N_STABLE if above else 100
     assert set(seen[1:-1]) == {("cheeger", min(8, cap)), ("tv", min(10, cap))}
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("delta", [0.0, 0.3])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_low_rank_kernel_columns_read_off_the_rows(dtype, delta, weighted):
+    # G[:, L] from the rows Z[L] (no product with the unit columns): the same
+    # bits as solving for the unit columns, and G = K (lam I + D K)^-1
+    # against the dense formula
+    rng = np.random.default_rng(0)
+    Z = rng.standard_normal((200, 15)).astype(dtype)
+    lab = np.sort(rng.choice(200, 12, replace=False))
+    rk = ts.RKHS(Z=Z, delta=delta)
+    mask = np.zeros(200, dtype=bool)
+    mask[lab] = True
+    f = rk.weighted_factor(0.7, 1.3, 10.0, mask) if weighted else rk.factor(0.7, 1.3)
+    got = f.kernel_columns(lab)
+    E = np.zeros((200, 12), dtype=dtype)
+    E[lab, np.arange(12)] = 1.0
+    np.testing.assert_array_equal(got, f.solve(E)[1])
+    K = Z.astype(np.float64) @ Z.T.astype(np.float64) + delta * np.eye(200)
+    d = 1.3 + 10.0 * mask if weighted else np.full(200, 1.3)
+    G = K @ np.linalg.inv(0.7 * np.eye(200) + d[:, None] * K)
+    tol = 1e-9 if dtype == np.float64 else 2e-3
+    np.testing.assert_allclose(got, G[:, lab], rtol=tol, atol=tol)
