@@ -6,8 +6,11 @@ list, step bound and factorisations) and compared with an SVC on the labels
 (:mod:`semisvm._fallback`). Above ``FOLD_MIN_ROWS`` rows the fold solves
 stop sooner (they are read only through their held-out labels).
 ``safe=True``: the cross-validated check of
-:class:`semisvm.model_selection.SafeSemiSupervisedMixin`, its fits sharing
-the fit's kNN graph. :class:`TVCheckMixin` holds both for the estimators'
+:class:`semisvm.model_selection.SafeSemiSupervisedMixin`, its fits (on row
+subsets) sharing the fit's kNN graph, kernel width, intrinsic dimension and
+Nystroem features (``_fold_set_up``: label-free, so no held-out label
+reaches a fold; never the fit's solution, which would) and stopping as the
+``"auto"`` folds do. :class:`TVCheckMixin` holds both for the estimators'
 base class.
 """
 from __future__ import annotations

@@ -667,8 +667,11 @@ _COMMON_DOC = """
           on the labeled rows (every unlabeled row stays in training), store
           the mean accuracy gain in ``unlabeled_gain_`` and, when it is below
           ``-safe_margin``, become that supervised model (``fell_back_``).
-          Costs ``2 x safe_cv x 2`` extra fits; needs the graph built from X
-          (not ``fit(..., W=...)``).
+          Costs ``2 x safe_cv x 2`` extra fits, which share this fit's graph,
+          kernel width, intrinsic dimension and (Nystroem path) the features
+          of their rows (no held-out label value enters them) and, above 2000
+          rows, stop as the ``"auto"`` check's folds do; needs the graph built
+          from X (not ``fit(..., W=...)``).
         * ``False``: no check.
     safe_cv : int or cross-validator, default=5
         Folds of ``safe=True`` (an int k: k labeled-row folds, repeated twice).
