@@ -112,8 +112,8 @@ def test_n_stable_auto_both_sides(Est, n_classes, above, monkeypatch):
     assert checked.safe_check_.startswith("two folds")
     folds = seen[n_fit:]
     fold_rule = not (Est in (TVRLS, TVSVM) and n_classes == 2)
-    assert folds and set(folds) == {min(want, tv_check.FOLD_N_STABLE) if fold_rule
-                                    else want}
+    cap = tv_check.FOLD_N_STABLE_SCALE if above else tv_check.FOLD_N_STABLE
+    assert folds and set(folds) == {min(want, cap) if fold_rule else want}
 
 
 @pytest.mark.parametrize("bad", ["often", -1, 1.5])
