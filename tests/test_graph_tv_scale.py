@@ -248,3 +248,35 @@ def test_low_rank_kernel_columns_read_off_the_rows(dtype, delta, weighted):
     G = K @ np.linalg.inv(0.7 * np.eye(200) + d[:, None] * K)
     tol = 1e-9 if dtype == np.float64 else 2e-3
     np.testing.assert_allclose(got, G[:, lab], rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("above", [True, False])
+@pytest.mark.parametrize("Est", [TVRLS, CheegerSVM])
+def test_rof_steps_at_scale_both_sides(Est, above, monkeypatch):
+    # Cheeger's rof_max_iter="auto" and the multi-class TV penalty
+    # iteration's ROF cap: SCALE_ROF_MAX_ITER on more than SCALE_MIN_ROWS
+    # rows, else CHEEGER_ROF_MAX_ITER / PENALTY_ROF_MAX_ITER (above
+    # LOWRANK_MIN_SAMPLES)
+    import semisvm._tv_check as tv_check
+    import semisvm._tv_schemes as tv_schemes
+    import semisvm._tv_setup as tv_setup
+    import semisvm.graph_tv as gt
+    X, y, _ = _blobs(n=80, n_classes=3, per_class=6)
+    monkeypatch.setattr(tv_check, "SCALE_MIN_ROWS", 79 if above else 80)
+    monkeypatch.setattr(tv_setup, "LOWRANK_MIN_SAMPLES", 40)
+    monkeypatch.setattr(tv_setup, "AUTO_COMPONENTS", 20)
+    seen = []
+
+    def wrap(f):
+        def solve(*a, **k):
+            seen.append(k["rof_max_iter"])
+            return f(*a, **k)
+        return solve
+    monkeypatch.setattr(gt, "graph_tv", wrap(gt.graph_tv))
+    monkeypatch.setattr(gt, "graph_cheeger", wrap(gt.graph_cheeger))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        Est(safe=False, max_iter=20).fit(X, y)
+    small = (tv_schemes.PENALTY_ROF_MAX_ITER if Est is TVRLS
+             else tv_schemes.CHEEGER_ROF_MAX_ITER)
+    assert seen[0] == (tv_schemes.SCALE_ROF_MAX_ITER if above else small)
