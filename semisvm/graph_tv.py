@@ -689,7 +689,7 @@ _COMMON_DOC = """
         the others drawn with ``random_state``, seed 0 when None), ``K ~ Z
         Z'``, every RKHS step an m x m system (O(n m) memory); "auto": exact
         up to 2000 training rows, Nystroem with min(500, n) landmarks
-        above (TVRLS / TVSVM with more than two classes: their augmented
+        above, 250 above 20,000 rows (TVRLS / TVSVM with more than two classes: their augmented
         iteration, ``scheme="augmented"`` or a rejected penalty iteration
         of ``scheme="auto"``, takes the exact kernel up to 10,000 rows).
         With m = n the Nystroem path gives the exact solution.

@@ -280,3 +280,21 @@ def test_rof_steps_at_scale_both_sides(Est, above, monkeypatch):
     small = (tv_schemes.PENALTY_ROF_MAX_ITER if Est is TVRLS
              else tv_schemes.CHEEGER_ROF_MAX_ITER)
     assert seen[0] == (tv_schemes.SCALE_ROF_MAX_ITER if above else small)
+
+
+@pytest.mark.parametrize("above", [True, False])
+def test_auto_rank_at_scale_both_sides(above, monkeypatch):
+    # n_components="auto": AUTO_COMPONENTS landmarks above
+    # LOWRANK_MIN_SAMPLES rows, SCALE_COMPONENTS above SCALE_MIN_ROWS
+    import semisvm._tv_check as tv_check
+    import semisvm._tv_setup as tv_setup
+    X, y, _ = _blobs(n=80, n_classes=2, per_class=6)
+    monkeypatch.setattr(tv_check, "SCALE_MIN_ROWS", 79 if above else 80)
+    monkeypatch.setattr(tv_setup, "LOWRANK_MIN_SAMPLES", 40)
+    monkeypatch.setattr(tv_setup, "AUTO_COMPONENTS", 30)
+    monkeypatch.setattr(tv_setup, "SCALE_COMPONENTS", 20)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = CheegerRLS(safe=False, max_iter=10).fit(X, y)
+    assert est.mode_ == "nystroem"
+    assert est.n_components_ == (20 if above else 30) == est.X_fit_.shape[0]
