@@ -260,8 +260,6 @@ class TVSetupMixin:
         self._exact_rows = (X if Z is not None and self._exact_fallback(n, X.dtype)
                             else None)
         self._exact_K = None
-        # the edge list, step bound, Z'Z and label-independent factorisations
-        # of this fit's W and kernel, shared with the check's fold solves
         return W, K, Z, landmarks, N
 
 

@@ -80,6 +80,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
 from semisvm._fallback import SAFE_CHECK_ATTR_DOC, check_safe, safe_auto_doc
+from semisvm._threads import limit
 from semisvm._tv_check import TVCheckMixin
 from semisvm._tv_inputs import (
     check_label_tol,
@@ -521,12 +522,19 @@ class _GraphTVBase(TVSetupMixin, TVCheckMixin, SafeSemiSupervisedMixin,
         self._check_memory(n, X.dtype)
         y_enc = np.full(y.shape[0], UNLABELED, dtype=np.intp)
         y_enc[lab] = y_idx
-        W, K, Z, landmarks, N = self._set_up(X, W, name, safe, k, lab)
-        self._solve_cache = {}
-        try:
-            return self._fit_solve(X, y, y_enc, K, W, Z, safe, landmarks, N)
-        finally:
-            del self._exact_rows, self._exact_K, self._solve_cache
+        # BLAS at one thread, OpenMP at n_jobs threads (None: one) for the
+        # whole fit: the set-up's neighbour searches and products, the
+        # solves and the check (semisvm._threads)
+        with limit(self.n_jobs):
+            W, K, Z, landmarks, N = self._set_up(X, W, name, safe, k, lab)
+            # the edge list, step bound, Z'Z and label-independent
+            # factorisations of this fit's W and kernel, shared with the
+            # check's fold solves
+            self._solve_cache = {}
+            try:
+                return self._fit_solve(X, y, y_enc, K, W, Z, safe, landmarks, N)
+            finally:
+                del self._exact_rows, self._exact_K, self._solve_cache
 
     def _fit_solve(self, X, y, y_enc, K, W, Z, safe, landmarks, N):
         """Solve on K (or its factor Z), store the fit and run the check."""
@@ -629,18 +637,26 @@ _COMMON_DOC = """
     n_stable : int or "auto", default="auto"
         The labels of the unlabeled points must also be unchanged for this many
         iterations before stopping (unchanged for 2 n_stable iterations stops
-        with status "labels_stable"). "auto": 10, or 2 on more than 20,000
-        training rows (a large fit's labels settle within a few iterations:
-        100,000 rows, 10 classes, the same labels after 7 iterations as
-        after 23).
+        with status "labels_stable"). "auto": 10, except 6 for TVRLS / TVSVM
+        with two classes above 2,000 training rows (5,000 rows: the same
+        errors to 0.02 points in 13-14 instead of 21-22 outer iterations),
+        and 2 for more than two classes above 20,000 rows (a large fit's
+        labels settle within a few iterations: 100,000 rows, 10 classes, the
+        same labels after 7 iterations as after 23).
     label_tol : float, default=0.01
         "Unchanged" allows this fraction of the unlabeled labels to flip.
     max_iter : int, default=300
         Outer iterations; a ConvergenceWarning is raised when reached.
     rof_tol, rof_max_iter : relative primal-dual gap (default 1e-3) and
         iteration cap of each graph-ROF solve (warm started; 1e-3 halves
-        the ROF time against 1e-4 at the same USPS error). The cap: 200 for
-        TVRLS / TVSVM; for CheegerRLS / CheegerSVM "auto" (default): 200 up
+        the ROF time against 1e-4 at the same USPS error). The cap, "auto"
+        (default): TVRLS / TVSVM 200, except 40 for two classes above 2,000
+        training rows (warm started: the same errors on the 5,000-row
+        benchmark problems with 2 classes in 880 instead of 1,820-2,080 ROF
+        steps; 20 steps cost 0.9 points there; the multi-class "auto"
+        scheme's penalty iteration takes at most 20, 10 above 20,000
+        rows);
+        CheegerRLS / CheegerSVM 200 up
         to 2,000 training rows, 20 above (inexact warm-started inner
         solves: the ratio step's ROF problem has a weak fidelity term and
         ran to its cap on every outer iteration; measured 10 classes on
@@ -648,9 +664,9 @@ _COMMON_DOC = """
         {0,1,4,9}, 1 / 10 labels per class, 2 draws: CheegerRLS 14.7 / 2.39
         -> 2.54 / 2.32%, CheegerSVM 16.9 / 2.39 -> 4.64 / 2.32%; kept at
         200 on small sets, where a solve is cheap and 20 steps moved
-        two moons of 240 rows to another cut); 10 above 20,000 rows
-        (100,000 rows, 10 classes: the same labels, about a quarter less
-        time).
+        two moons of 240 rows to another cut); 10 for more than two
+        classes above 20,000 rows (100,000 rows, 10 classes: the same
+        labels, about a quarter less time).
     random_state : int, RandomState or None, default=None
         Only used to subsample rows for the default kernel width when there
         are more than 1000; None: evenly spaced rows (no randomness: two fits
@@ -778,7 +794,7 @@ class _TVBase(TVSchemeMixin, _GraphTVBase):
                  r=1.0, normalize="sqrt", kernel="rbf", kernel_gamma=None,
                  degree=3, coef0=0.0, n_neighbors=None, weights="self-tuning",
                  tol=1e-4, n_stable="auto", label_tol=0.01, max_iter=300,
-                 rof_tol=1e-3, rof_max_iter=200, conflict_tol=0.1,
+                 rof_tol=1e-3, rof_max_iter="auto", conflict_tol=0.1,
                  scheme="auto", start="auto", center="auto",
                  random_state=None, safe="auto", safe_cv=5,
                  safe_margin=0.0, verbose=0, n_components="auto",
