@@ -54,11 +54,12 @@ FOLD_MIN_ROWS = 2000
 # labels of a large fit settle in a few iterations and the window is then
 # most of its cost (100k x 50, 10 classes, 10 labels per class: the error is
 # final from the 3rd outer iteration on, 1.90 % for CheegerRLS, and the
-# window of 10 ran 20 more; with 2 it stops at the 7th, the same labels;
-# TVRLS 1.73 -> 1.76 % in 22 -> 6 iterations)
+# window of 10 ran 20 more; with 2 it stops at the 7th-8th, the same labels,
+# with 1 at the 6th, 1.89 % (CheegerSVM 1.91 -> 1.89 %, 2 s CPU less each);
+# TVRLS 1.73 -> 1.76 % in 22 -> 6 iterations with 2)
 N_STABLE = 10
 SCALE_MIN_ROWS = 20_000
-SCALE_N_STABLE = 2
+SCALE_N_STABLE = 1
 # ... and the check's folds (more than two classes) on more than
 # SCALE_MIN_ROWS rows wait for at
 # most FOLD_N_STABLE_SCALE quiet iterations (their held-out labels settle by

@@ -640,9 +640,9 @@ _COMMON_DOC = """
         with status "labels_stable"). "auto": 10, except 6 for TVRLS / TVSVM
         with two classes above 2,000 training rows (5,000 rows: the same
         errors to 0.02 points in 13-14 instead of 21-22 outer iterations),
-        and 2 for more than two classes above 20,000 rows (a large fit's
+        and 1 for more than two classes above 20,000 rows (a large fit's
         labels settle within a few iterations: 100,000 rows, 10 classes, the
-        same labels after 7 iterations as after 23).
+        same error after 6 iterations as after 23).
     label_tol : float, default=0.01
         "Unchanged" allows this fraction of the unlabeled labels to flip.
     max_iter : int, default=300
