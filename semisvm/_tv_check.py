@@ -25,32 +25,32 @@ from semisvm._fallback import auto_fallback
 from semisvm._lowrank import nystroem_features
 from semisvm._validation import UNLABELED
 
-# the safe="auto" check's fold solves: a stop tolerance of at least FOLD_TOL
-# (TV; Cheeger keeps its tol) and at most FOLD_N_STABLE quiet (labels
-# unchanged) iterations.
+# the safe="auto" check's fold solves (Cheeger; multi-class TV): a stop
+# tolerance of at least FOLD_TOL (TV; Cheeger keeps its tol) and at most
+# FOLD_N_STABLE quiet (labels unchanged) iterations.
 # The folds are read only through the labels of their held-out rows, which
 # settle well before the fit's stop rule closes (5,000 rows, 10 classes:
 # the penalty iteration's residual falls below 1e-2 by iteration ~10, below
-# the fit's 1e-4 at ~19; the labels_stable rule waits 2 n_stable = 20).
-# FOLD_N_STABLE 5 -> 3 and the two-class TV folds included: on the 5,000-row
-# problems of bench/bench_graph_tv_scale.py --part small every check
-# decision unchanged (16 fits, none falls back), CPU 0.92-3.21 -> 0.76-2.52 s
-# (load 6)
+# the fit's 1e-4 at ~19; the labels_stable rule waits 2 n_stable = 20)
+# Measured and not taken (above FOLD_MIN_ROWS): FOLD_N_STABLE = 3 kept every
+# check decision on the 5,000-row problems of bench/bench_graph_tv_scale.py
+# --part small, but on two moons of 3,000 rows (noise 0.15, 5 labels per
+# class, seeds 0-6) it turned a Cheeger draw from 1.4% to a fallback at
+# 7.9%; the two-class TV folds stopped as these (and a fit window of 6
+# quiet iterations) turned TVRLS draws from 2.3 / 1.0 / 14.3% to fallbacks
+# at 28.9 / 15.4 / 17.1%.
 FOLD_TOL = 1e-2
-FOLD_N_STABLE = 3
+FOLD_N_STABLE = 5
 # ... on more than this many rows only (as Cheeger's rof_max_iter="auto"):
 # below it a fit is cheap, and the looser folds moved some check decisions
 # (tune part of bench/_suite.py, Cheeger: 16 of 324, 6 for the worse;
-# `semisvm demo`, 718 rows: CheegerSVM 14.7 -> 19.2% test error; two-class
-# TV: the normalised iteration may cycle on small sets, and folds stopped
-# after 5 or 8 quiet iterations turned 5 / 1 of 18 decisions on
-# breast_cancer of the tune part, each for the worse)
+# `semisvm demo`, 718 rows: CheegerSVM 14.7 -> 19.2% test error)
 FOLD_MIN_ROWS = 2000
 
 # n_stable="auto": the fit waits for N_STABLE quiet iterations (labels_stable
 # after 2 N_STABLE), with more than two classes on more than SCALE_MIN_ROWS
-# rows for SCALE_N_STABLE (two classes at that size are not measured: TV
-# keeps its LARGE_N_STABLE, Cheeger N_STABLE): the
+# rows for SCALE_N_STABLE (two classes at that size are not measured and
+# keep N_STABLE): the
 # labels of a large fit settle in a few iterations and the window is then
 # most of its cost (100k x 50, 10 classes, 10 labels per class: the error is
 # final from the 3rd outer iteration on, 1.90 % for CheegerRLS, and the
@@ -117,7 +117,7 @@ class TVCheckMixin:
     def _n_stable(self, n):
         """``n_stable`` of a fit on n rows: "auto" is ``N_STABLE``, or
         ``SCALE_N_STABLE`` for more than two classes on more than
-        ``SCALE_MIN_ROWS`` rows (TV: see also ``TVSchemeMixin``)."""
+        ``SCALE_MIN_ROWS`` rows."""
         v = self.n_stable
         if isinstance(v, str):
             if v != "auto":

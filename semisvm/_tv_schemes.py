@@ -49,27 +49,6 @@ FEW_LABELS = 3
 # 17.0 / 12.6 / 12.7% test error; TV-SVM gamma 0.01: mu 1 -> 19.1%, mu 10 -> 14.1%
 CONVEX_GAMMA = 0.01
 CONVEX_MU = 10.0
-
-# TVRLS / TVSVM n_stable="auto" (the fit's quiet iterations) of the
-# two-class iteration above LOWRANK_MIN_SAMPLES rows (10 up to it, and for
-# more classes). The labels settle well before the window of 2 n_stable
-# quiet iterations closes ("labels_stable"); measured on the two-class
-# 5,000-row problems of bench/bench_graph_tv_scale.py --part small
-# (safe=False; 10 / 60 features): error with 10 -> 6, TVRLS 0.78 / 1.31 ->
-# 0.78 / 1.31%, TVSVM 0.76 / 1.31 -> 0.78 / 1.31%; outer iterations 21-22 ->
-# 13-14 (5 moved TVSVM by 0.12 points). Not for more classes nor Cheeger:
-# USPS {0,1,4,9} (4,495 rows, 2 draws) with 6 quiet iterations: the augmented
-# TVRLS with 10 labels per class stopped on a bad cut in one draw (1.48 ->
-# 9.88% error), CheegerRLS with one label per class 2.54 -> 4.00%
-LARGE_N_STABLE = 6
-
-# rof_max_iter="auto" of the two-class TV iteration above LOWRANK_MIN_SAMPLES
-# rows (warm-started inexact inner solves; the ROF tolerance rof_tol=1e-3 took
-# ~100 steps per outer iteration there). Measured on the 5,000-row problems of
-# bench/bench_graph_tv_scale.py --part small (two classes, 10 / 60
-# features, safe=False): TVRLS 0.78 / 1.31% error at 200 and 40 steps, 2.21%
-# at 20 (60 features); ROF steps 2,080 / 1,820 -> 880
-TV_ROF_MAX_ITER = 40
 # rof_max_iter="auto" of the Cheeger models above LOWRANK_MIN_SAMPLES rows
 CHEEGER_ROF_MAX_ITER = 20
 # ... and the graph-ROF steps per outer iteration of Cheeger's "auto" (more
@@ -216,16 +195,15 @@ class TVSchemeMixin:
             # two moons (n = 200, noise 0.1, one label per class): eta = 1
             # left one draw of 12 at 9% error, eta = 10 at most 2%
             eta = 10.0
-        # [NP] the folds' sooner stop (above FOLD_MIN_ROWS rows): the
-        # two-class ones too (below it they keep the fit's rule, see
-        # FOLD_MIN_ROWS: the normalised two-class iteration may cycle on
-        # small sets, breast_cancer of the tune part of bench/_suite.py)
-        stop_tol, n_stable = self._stop(y.shape[0])
+        # [NP] the two-class TV folds keep the fit's stop rule: the
+        # normalised two-class iteration may cycle (breast_cancer, tune part
+        # of bench/_suite.py), and a fold stopped earlier (n_stable 5 or 8)
+        # turned 5 (resp. 1) of 18 check decisions there, each for the worse
+        stop_tol, n_stable = self._stop(y.shape[0], folds=not binary)
         kw = dict(loss=self._loss, lam=self.lam, eta=eta, r1=self.r1,
                   r2=self.r2, r=self.r, tol=stop_tol, n_stable=n_stable,
                   label_tol=self.label_tol, max_iter=self.max_iter,
-                  rof_tol=self.rof_tol,
-                  rof_max_iter=self._tv_rof_max_iter(y.shape[0], binary),
+                  rof_tol=self.rof_tol, rof_max_iter=self.rof_max_iter,
                   verbose=bool(self.verbose), Z=Z, nugget=nugget,
                   n_jobs=self.n_jobs, _cache=getattr(self, "_solve_cache", None))
         # the check's fold solves (_auto_fallback) keep this fit's choice
@@ -261,28 +239,6 @@ class TVSchemeMixin:
         SCALE_ROF_MAX_ITER on more than SCALE_MIN_ROWS rows."""
         return (SCALE_ROF_MAX_ITER if n > _tv_check.SCALE_MIN_ROWS
                 else PENALTY_ROF_MAX_ITER)
-
-    def _n_stable(self, n):
-        """n_stable="auto": LARGE_N_STABLE for the two-class iteration above
-        LOWRANK_MIN_SAMPLES rows, else the base rule (10; more classes above
-        SCALE_MIN_ROWS rows: SCALE_N_STABLE)."""
-        m = self.n_stable
-        if (isinstance(m, str) and m == "auto" and self.classes_.shape[0] == 2
-                and n > _tv_setup.LOWRANK_MIN_SAMPLES):
-            return LARGE_N_STABLE
-        return super()._n_stable(n)
-
-    def _tv_rof_max_iter(self, n, binary):
-        """rof_max_iter="auto": TV_ROF_MAX_ITER steps per ROF solve of the
-        two-class iteration above LOWRANK_MIN_SAMPLES rows, else 200 (the
-        multi-class penalty iteration takes at most PENALTY_ROF_MAX_ITER)."""
-        m = self.rof_max_iter
-        if isinstance(m, str):
-            if m != "auto":
-                raise ValueError(f"rof_max_iter must be 'auto' or an int, got {m!r}")
-            return (TV_ROF_MAX_ITER if binary and n > _tv_setup.LOWRANK_MIN_SAMPLES
-                    else 200)
-        return m
 
     def _solve_scheme(self, K, W, y, binary, kw, **weights):
         """The multi-class splitting scheme (``scheme``; two classes: the

@@ -637,26 +637,20 @@ _COMMON_DOC = """
     n_stable : int or "auto", default="auto"
         The labels of the unlabeled points must also be unchanged for this many
         iterations before stopping (unchanged for 2 n_stable iterations stops
-        with status "labels_stable"). "auto": 10, except 6 for TVRLS / TVSVM
-        with two classes above 2,000 training rows (5,000 rows: the same
-        errors to 0.02 points in 13-14 instead of 21-22 outer iterations),
-        and 1 for more than two classes above 20,000 rows (a large fit's
-        labels settle within a few iterations: 100,000 rows, 10 classes, the
-        same error after 6 iterations as after 23).
+        with status "labels_stable"). "auto": 10, or 1 for more than two
+        classes above 20,000 training rows (a large fit's labels settle
+        within a few iterations: 100,000 rows, 10 classes, the same error
+        after 6 iterations as after 23).
     label_tol : float, default=0.01
         "Unchanged" allows this fraction of the unlabeled labels to flip.
     max_iter : int, default=300
         Outer iterations; a ConvergenceWarning is raised when reached.
     rof_tol, rof_max_iter : relative primal-dual gap (default 1e-3) and
         iteration cap of each graph-ROF solve (warm started; 1e-3 halves
-        the ROF time against 1e-4 at the same USPS error). The cap, "auto"
-        (default): TVRLS / TVSVM 200, except 40 for two classes above 2,000
-        training rows (warm started: the same errors on the 5,000-row
-        benchmark problems with 2 classes in 880 instead of 1,820-2,080 ROF
-        steps; 20 steps cost 0.9 points there; the multi-class "auto"
-        scheme's penalty iteration takes at most 20, 10 above 20,000
-        rows);
-        CheegerRLS / CheegerSVM 200 up
+        the ROF time against 1e-4 at the same USPS error). The cap: 200 for
+        TVRLS / TVSVM (the multi-class "auto" scheme's penalty iteration: at
+        most 20, 10 above 20,000 rows); for CheegerRLS / CheegerSVM "auto"
+        (default): 200 up
         to 2,000 training rows, 20 above (inexact warm-started inner
         solves: the ratio step's ROF problem has a weak fidelity term and
         ran to its cap on every outer iteration; measured 10 classes on
@@ -794,7 +788,7 @@ class _TVBase(TVSchemeMixin, _GraphTVBase):
                  r=1.0, normalize="sqrt", kernel="rbf", kernel_gamma=None,
                  degree=3, coef0=0.0, n_neighbors=None, weights="self-tuning",
                  tol=1e-4, n_stable="auto", label_tol=0.01, max_iter=300,
-                 rof_tol=1e-3, rof_max_iter="auto", conflict_tol=0.1,
+                 rof_tol=1e-3, rof_max_iter=200, conflict_tol=0.1,
                  scheme="auto", start="auto", center="auto",
                  random_state=None, safe="auto", safe_cv=5,
                  safe_margin=0.0, verbose=0, n_components="auto",

@@ -83,8 +83,7 @@ def test_rof_band_order_same_bits_for_any_thread_count(Est, monkeypatch):
 def test_n_stable_auto_both_sides(Est, n_classes, above, monkeypatch):
     # n_stable="auto" (the default) with more than two classes: N_STABLE
     # quiet iterations, or SCALE_N_STABLE on more than SCALE_MIN_ROWS rows;
-    # two classes keep N_STABLE there (TV: LARGE_N_STABLE above
-    # LOWRANK_MIN_SAMPLES, not reached here); the same fit as the int given
+    # two classes keep N_STABLE there; the same fit as the int given
     # explicitly; the check's folds take the smaller of it and
     # FOLD_N_STABLE (FOLD_N_STABLE_SCALE at scale with more than two classes)
     import semisvm._tv_check as tv_check
@@ -116,7 +115,9 @@ def test_n_stable_auto_both_sides(Est, n_classes, above, monkeypatch):
     assert checked.safe_check_.startswith("two folds")
     folds = seen[n_fit:]
     cap = tv_check.FOLD_N_STABLE_SCALE if scale else tv_check.FOLD_N_STABLE
-    assert folds and set(folds) == {min(want, cap)}
+    # (two-class TV folds keep the fit's rule at every size)
+    two_class_tv = Est in (TVRLS, TVSVM) and n_classes == 2
+    assert folds and set(folds) == {want if two_class_tv else min(want, cap)}
 
 
 @pytest.mark.parametrize("bad", ["often", -1, 1.5])
