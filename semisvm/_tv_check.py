@@ -6,8 +6,11 @@ list, step bound and factorisations) and compared with an SVC on the labels
 (:mod:`semisvm._fallback`). Above ``FOLD_MIN_ROWS`` rows the fold solves
 stop sooner (they are read only through their held-out labels).
 ``safe=True``: the cross-validated check of
-:class:`semisvm.model_selection.SafeSemiSupervisedMixin`, its fits sharing
-the fit's kNN graph. :class:`TVCheckMixin` holds both for the estimators'
+:class:`semisvm.model_selection.SafeSemiSupervisedMixin`, its fits (on row
+subsets) sharing the fit's kNN graph, kernel width, intrinsic dimension and
+Nystroem features (``_fold_set_up``: label-free, so no held-out label
+reaches a fold; never the fit's solution, which would) and stopping as the
+``"auto"`` folds do. :class:`TVCheckMixin` holds both for the estimators'
 base class.
 """
 from __future__ import annotations
@@ -16,8 +19,10 @@ import warnings
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
+from threadpoolctl import threadpool_limits
 
 from semisvm._fallback import auto_fallback, laplacian_guard
+from semisvm._lowrank import nystroem_features
 from semisvm._validation import UNLABELED
 
 # the safe="auto" check's fold solves (Cheeger; multi-class TV): a stop
@@ -41,6 +46,26 @@ FOLD_N_STABLE = 5
 # (tune part of bench/_suite.py, Cheeger: 16 of 324, 6 for the worse;
 # `semisvm demo`, 718 rows: CheegerSVM 14.7 -> 19.2% test error)
 FOLD_MIN_ROWS = 2000
+
+# n_stable="auto": the fit waits for N_STABLE quiet iterations (labels_stable
+# after 2 N_STABLE), with more than two classes on more than SCALE_MIN_ROWS
+# rows for SCALE_N_STABLE (two classes at that size are not measured and
+# keep N_STABLE): the
+# labels of a large fit settle in a few iterations and the window is then
+# most of its cost (100k x 50, 10 classes, 10 labels per class: the error is
+# final from the 3rd outer iteration on, 1.90 % for CheegerRLS, and the
+# window of 10 ran 20 more; with 2 it stops at the 7th-8th, the same labels,
+# with 1 at the 6th, 1.89 % (CheegerSVM 1.91 -> 1.89 %, 2 s CPU less each);
+# TVRLS 1.73 -> 1.76 % in 22 -> 6 iterations with 2)
+N_STABLE = 10
+SCALE_MIN_ROWS = 20_000
+SCALE_N_STABLE = 1
+# ... and the check's folds (more than two classes) on more than
+# SCALE_MIN_ROWS rows wait for at
+# most FOLD_N_STABLE_SCALE quiet iterations (their held-out labels settle by
+# the 3rd-4th iteration there: 100k x 50, 10 classes, CheegerRLS folds 8 -> 6
+# iterations each, the same held-out labels and gain)
+FOLD_N_STABLE_SCALE = 1
 
 
 class TVCheckMixin:
@@ -92,34 +117,120 @@ class TVCheckMixin:
             setattr(self, k, v)
         return self
 
+    def _n_stable(self, n):
+        """``n_stable`` of a fit on n rows: "auto" is ``N_STABLE``, or
+        ``SCALE_N_STABLE`` for more than two classes on more than
+        ``SCALE_MIN_ROWS`` rows."""
+        v = self.n_stable
+        if isinstance(v, str):
+            if v != "auto":
+                raise ValueError(f"n_stable must be 'auto' or an int >= 0, got {v!r}")
+            return (SCALE_N_STABLE if n > SCALE_MIN_ROWS
+                    and self.classes_.shape[0] > 2 else N_STABLE)
+        return v
+
     def _stop(self, n, folds=True):
         """``(tol, n_stable)`` of this solve on n rows: the check's fold
         solves (read only through the labels of their held-out rows;
         ``folds``: this model's folds take the looser rule) on more than
         ``FOLD_MIN_ROWS`` rows stop at a tolerance of at least ``FOLD_TOL``
-        after at most ``FOLD_N_STABLE`` quiet iterations; the fit keeps
-        ``tol`` and ``n_stable``."""
-        if folds and n > FOLD_MIN_ROWS and getattr(self, "_fold_solve", False):
-            return max(self.tol, FOLD_TOL), min(self.n_stable, FOLD_N_STABLE)
-        return self.tol, self.n_stable
+        after at most ``FOLD_N_STABLE`` quiet iterations (``FOLD_N_STABLE_SCALE``
+        for more than two classes on more than ``SCALE_MIN_ROWS`` rows); the
+        fit keeps
+        ``tol`` and ``n_stable`` (``"auto"``: :meth:`_n_stable`)."""
+        n_stable = self._n_stable(n)
+        # a fold of either check: safe="auto"'s label folds (_fold_solve) or
+        # a fit of safe=True's folds (_safety_setup: read only through its
+        # predictions on the held-out rows)
+        fold = (getattr(self, "_fold_solve", False)
+                or getattr(self, "_safety_setup", None) is not None)
+        if folds and n > FOLD_MIN_ROWS and fold:
+            cap = (FOLD_N_STABLE_SCALE if n > SCALE_MIN_ROWS
+                   and self.classes_.shape[0] > 2 else FOLD_N_STABLE)
+            return max(self.tol, FOLD_TOL), min(n_stable, cap)
+        return self.tol, n_stable
 
     # -- the safety net (semisvm.model_selection.SafeSemiSupervisedMixin) --
-    def _safe_fit(self, X, y):
-        """The check's fits share this fit's kNN graph: each fold reads its
-        rows' graph from the stored neighbour lists instead of searching."""
+    def _safe_fit(self, X, y, features=None):
+        """The check's fits share this fit's kNN graph (each fold reads its
+        rows' graph from the stored neighbour lists instead of searching)
+        and its label-free set-up (``_fold_set_up``): the kernel width, the
+        intrinsic dimension and, on the Nystroem path, the features of its
+        rows (``features``: this fit's ``(Z, landmarks, N)``)."""
         self.safe_check_ = None
         self.safe_counterpart_ = None
         if not self.safe or self.graph is not None or self._graph_obj is None:
             return super()._safe_fit(X, y)
+        Z, landmarks, N = features if features is not None else (None, None, None)
         self.graph = self._graph_obj     # seen by the clones of the check
+        self._safety_setup = dict(
+            graph=self._graph_obj, kernel_gamma=self._kernel_gamma,
+            dim=self.intrinsic_dim_, Z=Z, N=N, nugget=self.nugget_,
+            X_landmarks=None if Z is None else X[landmarks])
         try:
             return super()._safe_fit(X, y)
         finally:
             self.graph = None
+            del self._safety_setup
+
+    def __sklearn_clone__(self):
+        new = super().__sklearn_clone__()
+        shared = getattr(self, "_safety_setup", None)
+        if shared is not None:
+            # the safety net's fits (the model and its counterpart) keep the
+            # shared set-up through the clones of the fold loop
+            new._safety_setup = shared
+        return new
+
+    def _safe_semi(self):
+        semi = super()._safe_semi()
+        semi._safety_setup = self._safety_setup
+        return semi
+
+    def _fold_set_up(self, X, k, lab):
+        """``(W, K, Z, landmarks, N)`` of a safety fold (a fit on a subset
+        of the checked fit's rows): its graph read from the shared one, the
+        kernel width and intrinsic dimension of the checked fit, and on the
+        Nystroem path (same rank) the checked fit's features of these rows
+        (``landmarks`` None: the expansion rows are the checked fit's
+        landmarks). Nothing here depends on a label value, so no held-out
+        label reaches the fold; the held-out rows' features (and their
+        being landmarks) are shared by the model and its counterpart alike.
+        """
+        S = self._safety_setup
+        W, _ = self._shared_graph(X, k)
+        self.intrinsic_dim_ = S["dim"]
+        self._decision_kernel = None
+        self._kernel_gamma = S["kernel_gamma"]
+        Z = landmarks = N = K = None
+        if (self.mode_ != "exact" and S["Z"] is not None
+                and S["Z"].shape[1] == self.n_components_):
+            rows = S["graph"].rows_of(X)
+            Z, N = S["Z"][rows], S["N"]
+            self.nugget_ = S["nugget"]
+        else:
+            with threadpool_limits(limits=1, user_api="blas"):
+                if self.mode_ == "exact":
+                    K = self._kernel(X)
+                else:
+                    rs = self.random_state
+                    Z, landmarks, N = nystroem_features(
+                        X, self._kernel, self.n_components_,
+                        random_state=0 if rs is None else rs,
+                        include=np.flatnonzero(lab))
+            self.nugget_ = 0.0 if Z is None else self._nugget(X, Z)
+        self._exact_rows = (X if Z is not None
+                            and self._exact_fallback(X.shape[0], X.dtype) else None)
+        self._exact_K = None
+        return W, K, Z, landmarks, N
 
     def _adopt_supervised(self, X, y):
         """Become the supervised solution (the safety net fired)."""
-        sup = self._supervised_counterpart().fit(X, y)
+        sup = self._supervised_counterpart()
+        # the model adopted: set up and solved as a fit of its own (not as
+        # a fit of the check's folds)
+        sup.__dict__.pop("_safety_setup", None)
+        sup.fit(X, y)
         for name in ("alpha_", "intercept_", "_kernel_gamma", "X_fit_",
                      "n_iter_", "result_", "mode_", "n_components_",
                      "landmarks_", "nugget_"):

@@ -569,7 +569,9 @@ class _GraphTVBase(TVSetupMixin, TVCheckMixin, SafeSemiSupervisedMixin,
         else:
             # f(x) = k(x, X_m) N Z' alpha + b: the landmarks are the expansion
             # points of the feature-map solution
-            self.X_fit_ = X[landmarks]
+            # (landmarks None: a safety fold on the checked fit's features)
+            self.X_fit_ = (X[landmarks] if landmarks is not None
+                           else self._safety_setup["X_landmarks"])
             self.landmarks_ = landmarks
             W_feat = Z_fit.T.astype(np.float64) @ np.asarray(res.alpha,
                                                              dtype=np.float64)
@@ -584,7 +586,7 @@ class _GraphTVBase(TVSetupMixin, TVCheckMixin, SafeSemiSupervisedMixin,
         if safe == "auto":
             # the folds choose their scheme (and kernel) as this fit did
             return self._auto_fallback(X, y, K, W, Z, nugget)
-        return self._safe_fit(X, y)
+        return self._safe_fit(X, y, features=(Z, landmarks, N))
 
     def _fit_laplacian(self, X, y):
         """LapRLS on the same rows and labels, for the Laplacian guard
@@ -620,7 +622,11 @@ class _GraphTVBase(TVSetupMixin, TVCheckMixin, SafeSemiSupervisedMixin,
                            "n_components", "graph", "n_jobs")}
         if isinstance(self, _TVBase):
             params.update(lam=self.lam, eta=self.eta, mu=self.mu)
-        return cls(gamma=0.0, normalize=None, safe=False, **params)
+        sup = cls(gamma=0.0, normalize=None, safe=False, **params)
+        if getattr(self, "_safety_setup", None) is not None:
+            # in the safety net's check: its fits share the set-up too
+            sup._safety_setup = self._safety_setup
+        return sup
 
     def decision_function(self, X):
         """Out-of-sample scores ``sum_j k(x, x_j) alpha_j + b``.
@@ -666,10 +672,13 @@ _COMMON_DOC = """
         n (the paper) or sqrt(n); None turns it off.
     tol : float
         Residual (TV) / relative ratio change (Cheeger) tolerance.
-    n_stable : int, default=10
+    n_stable : int or "auto", default="auto"
         The labels of the unlabeled points must also be unchanged for this many
         iterations before stopping (unchanged for 2 n_stable iterations stops
-        with status "labels_stable").
+        with status "labels_stable"). "auto": 10, or 1 for more than two
+        classes above 20,000 training rows (a large fit's labels settle
+        within a few iterations: 100,000 rows, 10 classes, the same error
+        after 6 iterations as after 23).
     label_tol : float, default=0.01
         "Unchanged" allows this fraction of the unlabeled labels to flip.
     max_iter : int, default=300
@@ -677,7 +686,9 @@ _COMMON_DOC = """
     rof_tol, rof_max_iter : relative primal-dual gap (default 1e-3) and
         iteration cap of each graph-ROF solve (warm started; 1e-3 halves
         the ROF time against 1e-4 at the same USPS error). The cap: 200 for
-        TVRLS / TVSVM; for CheegerRLS / CheegerSVM "auto" (default): 200 up
+        TVRLS / TVSVM (the multi-class "auto" scheme's penalty iteration: at
+        most 20, 10 above 20,000 rows); for CheegerRLS / CheegerSVM "auto"
+        (default): 200 up
         to 2,000 training rows, 20 above (inexact warm-started inner
         solves: the ratio step's ROF problem has a weak fidelity term and
         ran to its cap on every outer iteration; measured 10 classes on
@@ -685,7 +696,9 @@ _COMMON_DOC = """
         {0,1,4,9}, 1 / 10 labels per class, 2 draws: CheegerRLS 14.7 / 2.39
         -> 2.54 / 2.32%, CheegerSVM 16.9 / 2.39 -> 4.64 / 2.32%; kept at
         200 on small sets, where a solve is cheap and 20 steps moved
-        two moons of 240 rows to another cut).
+        two moons of 240 rows to another cut); 10 for more than two
+        classes above 20,000 rows (100,000 rows, 10 classes: the same
+        labels, about a quarter less time).
     random_state : int, RandomState or None, default=None
         Only used to subsample rows for the default kernel width when there
         are more than 1000; None: evenly spaced rows (no randomness: two fits
@@ -715,8 +728,11 @@ _COMMON_DOC = """
           on the labeled rows (every unlabeled row stays in training), store
           the mean accuracy gain in ``unlabeled_gain_`` and, when it is below
           ``-safe_margin``, become that supervised model (``fell_back_``).
-          Costs ``2 x safe_cv x 2`` extra fits; needs the graph built from X
-          (not ``fit(..., W=...)``).
+          Costs ``2 x safe_cv x 2`` extra fits, which share this fit's graph,
+          kernel width, intrinsic dimension and (Nystroem path) the features
+          of their rows (no held-out label value enters them) and, above 2000
+          rows, stop as the ``"auto"`` check's folds do; needs the graph built
+          from X (not ``fit(..., W=...)``).
         * ``False``: no check.
     safe_cv : int or cross-validator, default=5
         Folds of ``safe=True`` (an int k: k labeled-row folds, repeated twice).
@@ -732,7 +748,7 @@ _COMMON_DOC = """
         the others drawn with ``random_state``, seed 0 when None), ``K ~ Z
         Z'``, every RKHS step an m x m system (O(n m) memory); "auto": exact
         up to 2000 training rows, Nystroem with min(500, n) landmarks
-        above (TVRLS / TVSVM with more than two classes: their augmented
+        above, 250 above 20,000 rows (TVRLS / TVSVM with more than two classes: their augmented
         iteration, ``scheme="augmented"`` or a rejected penalty iteration
         of ``scheme="auto"``, takes the exact kernel up to 10,000 rows).
         With m = n the Nystroem path gives the exact solution.
@@ -820,7 +836,7 @@ class _TVBase(TVSchemeMixin, _GraphTVBase):
     def __init__(self, *, gamma=None, lam=0.1, eta=None, mu=None, r1=1.0, r2=1.0,
                  r=1.0, normalize="sqrt", kernel="rbf", kernel_gamma=None,
                  degree=3, coef0=0.0, n_neighbors=None, weights="self-tuning",
-                 tol=1e-4, n_stable=10, label_tol=0.01, max_iter=300,
+                 tol=1e-4, n_stable="auto", label_tol=0.01, max_iter=300,
                  rof_tol=1e-3, rof_max_iter=200, conflict_tol=0.1,
                  scheme="auto", start="auto", center="auto",
                  random_state=None, safe="auto", safe_cv=5,
@@ -871,7 +887,7 @@ class _CheegerBase(CheegerSolveMixin, _GraphTVBase):
     def __init__(self, *, lam=1.0, mu=1.0, r=1.0, c=1.0, balance="auto",
                  start="auto",
                  normalize="sqrt", kernel="rbf", kernel_gamma=None, degree=3, coef0=0.0,
-                 n_neighbors=None, weights="self-tuning", tol=1e-6, n_stable=10,
+                 n_neighbors=None, weights="self-tuning", tol=1e-6, n_stable="auto",
                  label_tol=0.01, max_iter=300, rof_tol=1e-3, rof_max_iter="auto",
                  random_state=None, safe="auto", safe_cv=5,
                  safe_margin=0.0, verbose=0, n_components="auto",
@@ -970,7 +986,8 @@ class TVRLS(_TVBase):
         :func:`graph_tv`): ``"augmented"`` with the multiplier update (the
         iteration behind the paper's USPS tables), ``"penalty"`` without it.
         "auto": the penalty iteration, for at most 60 outer iterations of
-        at most 20 graph-ROF steps each (``rof_max_iter`` when smaller),
+        at most 20 graph-ROF steps each (10 above 20,000 rows;
+        ``rof_max_iter`` when smaller),
         kept when it settled (the labels stable), its kernel fit contradicts
         at most ``conflict_tol`` (None: 0.1) of the labels and every class
         holds at least a quarter of an even share ``n / n_classes`` of the

@@ -138,7 +138,7 @@ cdef int _rof(const int[::1] src, const int[::1] dst, const floating[::1] w,
               int max_iter, floating[:, ::1] gbar, floating[:, ::1] div,
               floating[:, ::1] ghat, double[:, ::1] part, double *tau,
               double *sigma, double *theta, double *gap, double *primal,
-              double *work, int n_threads) noexcept nogil:
+              double *work, floating *tmp, int n_threads) noexcept nogil:
     """Accelerated primal-dual on the graph ROF problem, all c columns at once.
 
     Column k has its own fidelity rho_k (and so its own step schedule). With
@@ -159,6 +159,10 @@ cdef int _rof(const int[::1] src, const int[::1] dst, const floating[::1] w,
     cdef Py_ssize_t c = g.shape[1], n_blk = (n + NODE_BLOCK - 1) // NODE_BLOCK
     cdef double t, gold, we, D, acc
     cdef int it = 0, done
+    cdef floating *pe
+    cdef const floating *gd
+    cdef const floating *gs
+    cdef floating *dd
     for k in range(c):
         gap[k] = INFINITY
         primal[k] = 0
@@ -189,16 +193,26 @@ cdef int _rof(const int[::1] src, const int[::1] dst, const floating[::1] w,
                 s = src[e]
                 d = dst[e]
                 we = w[e]
+                # through row pointers and a buffer of the edge's terms: the
+                # compiler then sees no aliasing between the rows (the same
+                # operations in the same order: the same bits)
+                pe = &p[e, 0]
+                gd = &gbar[d, 0]
+                gs = &gbar[s, 0]
                 for k in range(c):
-                    t = p[e, k] + sigma[k] * we * (<double> gbar[d, k] - gbar[s, k])
+                    t = pe[k] + sigma[k] * we * (<double> gd[k] - gs[k])
                     if t > gamma:
                         t = gamma
                     elif t < -gamma:
                         t = -gamma
-                    p[e, k] = <floating> t
-                    t = we * p[e, k]
-                    div[d, k] += <floating> t
-                    div[s, k] -= <floating> t
+                    pe[k] = <floating> t
+                    tmp[k] = <floating> (we * pe[k])
+                dd = &div[d, 0]
+                for k in range(c):
+                    dd[k] += tmp[k]
+                dd = &div[s, 0]
+                for k in range(c):
+                    dd[k] -= tmp[k]
             for i in range(n):
                 for k in range(c):
                     gold = g[i, k]
@@ -345,6 +359,7 @@ def rof_pd_multi(const int[::1] src, const int[::1] dst, const floating[::1] w,
     cdef floating[:, ::1] ghat = np.empty((n, c), dtype=dtype)
     cdef double[::1] rho_v = rho_np
     cdef double[:, ::1] buf = np.zeros((6, c))
+    cdef floating[::1] tmp = np.zeros(max(c, 1), dtype=dtype)
     cdef double[:, ::1] part = np.zeros(((n + NODE_BLOCK - 1) // NODE_BLOCK, 6 * c))
     if incidence is None:
         incidence = edge_incidence(src_np, dst_np, np.asarray(w), n)
@@ -372,7 +387,7 @@ def rof_pd_multi(const int[::1] src, const int[::1] dst, const floating[::1] w,
         it = _rof(src, dst, w, inc_ptr, inc_edge, inc_w, Z, gamma, &rho_v[0],
                   L, step_ratio, G, P, tol, max_iter, gbar, div, ghat, part,
                   &buf[0, 0], &buf[1, 0], &buf[2, 0], &buf[3, 0], &buf[4, 0],
-                  &buf[5, 0], n_threads)
+                  &buf[5, 0], &tmp[0], n_threads)
     gap = np.asarray(buf[3]).copy()
     primal = np.asarray(buf[4]).copy()
     ok = (gap <= tol * np.abs(primal)) | (gap <= 1e-300)

@@ -229,8 +229,10 @@ def test_given_graph_is_the_default_graph(Est):
 @pytest.mark.parametrize("noise", [True, False])
 def test_safe_check_shares_the_graph_and_chooses_as_cold_selection(Est, noise):
     # the check's folds read their graph from the fit's neighbour lists
-    # (one search); the gain and the choice are those of a check whose
-    # folds search their own graphs (the check as it ran before)
+    # (one search) and take the fit's kernel width; the choice is that of a
+    # check whose folds search their own graphs and compute their own widths
+    # (the check as it ran before), the fold scores within one held-out row
+    # (these folds hold out 2 rows: 0.5) and the gain within 0.05
     from sklearn.base import clone
 
     from semisvm.model_selection import unlabeled_gain
@@ -244,9 +246,9 @@ def test_safe_check_shares_the_graph_and_chooses_as_cold_selection(Est, noise):
     assert safe.graph is None and safe.graph_.n_samples_fit_ == X.shape[0]
     assert safe.graph_.n_builds_ <= 2     # one search (+ a partial one)
     assert safe.fell_back_ == (gain < -safe.safe_margin)
-    np.testing.assert_allclose(safe.safe_scores_[0], s, atol=0.1 + 1e-9)
-    np.testing.assert_allclose(safe.safe_scores_[1], b, atol=0.1 + 1e-9)
-    assert abs(safe.unlabeled_gain_ - gain) <= 0.02
+    np.testing.assert_allclose(safe.safe_scores_[0], s, atol=0.5 + 1e-9)
+    np.testing.assert_allclose(safe.safe_scores_[1], b, atol=0.5 + 1e-9)
+    assert abs(safe.unlabeled_gain_ - gain) <= 0.05 + 1e-9
 
 
 def test_multi_class_tv_switches_at_its_own_size(monkeypatch):

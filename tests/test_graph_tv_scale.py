@@ -1,0 +1,307 @@
+"""The TV / Cheeger solvers' paths for large graphs, each against the small path.
+
+Every switch chosen by size is run on both sides with its threshold shrunk:
+the graph ROF solver's band ordering of the rows (the same iterates as the
+data's order, to rounding; the same bits for any thread count).
+"""
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.datasets import make_blobs
+
+import semisvm._tv_solvers as ts
+from semisvm import TVRLS, TVSVM, CheegerRLS, CheegerSVM
+from semisvm.graph import knn_affinity
+
+ESTIMATORS = [TVRLS, TVSVM, CheegerRLS, CheegerSVM]
+
+
+def _blobs(n=90, n_classes=3, per_class=4, seed=0):
+    X, yt = make_blobs(n, centers=n_classes, cluster_std=2.0, random_state=seed)
+    rng = np.random.default_rng(seed)
+    y = np.full(n, -1)
+    for c in range(n_classes):
+        y[rng.choice(np.flatnonzero(yt == c), per_class, replace=False)] = c
+    return X, y, yt
+
+
+def test_rof_band_order_both_sides(monkeypatch):
+    # at and above ROF_REORDER_MIN_SAMPLES the solver runs on the rows in
+    # reverse Cuthill-McKee order; below, in the data's order: the same
+    # iterates to rounding (the sums of the divergence in another order),
+    # inputs and outputs in the caller's order, warm starts carried over
+    X, _, _ = _blobs(n=200)
+    W = knn_affinity(X, 6, weight="self-tuning")
+    rng = np.random.default_rng(1)
+    Z = rng.standard_normal((200, 3))
+    rho = np.array([1.0, 2.0, 0.5])
+    out = {}
+    for thr, ordered in ((201, False), (200, True)):
+        monkeypatch.setattr(ts, "ROF_REORDER_MIN_SAMPLES", thr)
+        rof = ts._ROF(W, 3, 1e-9, 400)
+        assert (rof.perm is not None) == ordered
+        G1 = rof.solve(Z, 0.3, rho, np.zeros((200, 3)))
+        G2 = rof.solve(1.5 * Z, 0.3, 1.0, G1)       # warm start from G1 and p
+        out[ordered] = (G1, G2, rof.tv(G2[:, 0]), rof.n_iter)
+    assert not np.array_equal(rof.perm, np.arange(200))    # a real reordering
+    np.testing.assert_allclose(out[True][0], out[False][0], rtol=0, atol=1e-10)
+    np.testing.assert_allclose(out[True][1], out[False][1], rtol=0, atol=1e-10)
+    assert out[True][2] == pytest.approx(out[False][2], rel=1e-12)
+    assert out[True][3] == out[False][3]
+    # the ordered path against an independent minimiser of the ROF objective
+    # (the gap closed to 1e-9: the objective to 1e-8 relative)
+    src, dst, w = ts._edges(W)
+
+    def objective(g, z, r):
+        return 0.3 * np.sum(w * np.abs(g[dst] - g[src])) + 0.5 * r * np.sum((g - z) ** 2)
+    for k in range(3):
+        got = objective(out[True][0][:, k], Z[:, k], rho[k])
+        for _ in range(20):
+            g = out[True][0][:, k] + 1e-3 * rng.standard_normal(200)
+            assert objective(g, Z[:, k], rho[k]) >= got * (1 - 1e-8)
+
+
+@pytest.mark.parametrize("Est", ESTIMATORS)
+def test_rof_band_order_same_bits_for_any_thread_count(Est, monkeypatch):
+    monkeypatch.setattr(ts, "ROF_REORDER_MIN_SAMPLES", 50)
+    X, y, _ = _blobs()
+    fits = []
+    for n_jobs in (None, 2, 3):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            est = Est(safe=False, n_jobs=n_jobs, max_iter=15).fit(X, y)
+        fits.append((est.transduction_.tobytes(), np.asarray(est.alpha_).tobytes(),
+                     np.asarray(est.result_.decision).tobytes(), est.n_iter_))
+    assert fits[0] == fits[1] == fits[2]
+
+
+@pytest.mark.parametrize("above", [True, False])
+@pytest.mark.parametrize("Est,n_classes", [
+    (TVRLS, 3), (TVSVM, 3), (CheegerRLS, 3), (CheegerSVM, 3), (CheegerRLS, 2),
+    (TVSVM, 2)])
+def test_n_stable_auto_both_sides(Est, n_classes, above, monkeypatch):
+    # n_stable="auto" (the default) with more than two classes: N_STABLE
+    # quiet iterations, or SCALE_N_STABLE on more than SCALE_MIN_ROWS rows;
+    # two classes keep N_STABLE there; the same fit as the int given
+    # explicitly; the check's folds take the smaller of it and
+    # FOLD_N_STABLE (FOLD_N_STABLE_SCALE at scale with more than two classes)
+    import semisvm._tv_check as tv_check
+    import semisvm.graph_tv as gt
+    X, y, _ = _blobs(n=80, n_classes=n_classes, per_class=6)
+    monkeypatch.setattr(tv_check, "SCALE_MIN_ROWS", 79 if above else 80)
+    monkeypatch.setattr(tv_check, "FOLD_MIN_ROWS", 79)
+    scale = above and n_classes > 2
+    want = tv_check.SCALE_N_STABLE if scale else tv_check.N_STABLE
+    seen = []
+
+    def wrap(f):
+        def solve(*a, **k):
+            seen.append(k["n_stable"])
+            return f(*a, **k)
+        return solve
+    monkeypatch.setattr(gt, "graph_tv", wrap(gt.graph_tv))
+    monkeypatch.setattr(gt, "graph_cheeger", wrap(gt.graph_cheeger))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        auto = Est(safe=False, max_iter=30).fit(X, y)
+        n_fit = len(seen)
+        given = Est(safe=False, max_iter=30, n_stable=want).fit(X, y)
+        assert seen == [want] * (2 * n_fit)
+        del seen[:]
+        checked = Est(max_iter=30).fit(X, y)
+    assert Est().n_stable == "auto"
+    np.testing.assert_array_equal(auto.result_.decision, given.result_.decision)
+    assert checked.safe_check_.startswith("two folds")
+    folds = seen[n_fit:]
+    cap = tv_check.FOLD_N_STABLE_SCALE if scale else tv_check.FOLD_N_STABLE
+    # (two-class TV folds keep the fit's rule at every size)
+    two_class_tv = Est in (TVRLS, TVSVM) and n_classes == 2
+    assert folds and set(folds) == {want if two_class_tv else min(want, cap)}
+
+
+@pytest.mark.parametrize("bad", ["often", -1, 1.5])
+def test_n_stable_bad_values_name_it(bad):
+    X, y, _ = _blobs()
+    with pytest.raises((ValueError, TypeError), match="n_stable"):
+        CheegerRLS(n_stable=bad, safe=False).fit(X, y)
+
+
+@pytest.mark.parametrize("nystroem", [True, False])
+@pytest.mark.parametrize("Est,n_classes", [
+    (TVRLS, 2), (TVSVM, 3), (CheegerRLS, 3), (CheegerSVM, 2)])
+def test_safe_true_folds_share_the_set_up_and_choose_as_cold(Est, n_classes,
+                                                             nystroem, monkeypatch):
+    # safe=True: the folds' fits (the model and its supervised counterpart)
+    # take the checked fit's kernel width, intrinsic dimension and (Nystroem
+    # path) the features of their rows instead of computing their own; the
+    # check then decides as the cold one (each fold set up from its rows);
+    # the fit itself is the same bits as safe=False
+    import semisvm._lowrank as lowrank
+    import semisvm._tv_check as tv_check
+    import semisvm._tv_setup as tv_setup
+    if nystroem:
+        # half the rows as landmarks: a rank at which another draw (the cold
+        # folds') changes the features little, as at the default 500 of
+        # more than 2,000 rows
+        monkeypatch.setattr(tv_setup, "LOWRANK_MIN_SAMPLES", 50)
+        monkeypatch.setattr(tv_setup, "AUTO_COMPONENTS", 60)
+    X, y, _ = _blobs(n=120, n_classes=n_classes, per_class=6, seed=3)
+    calls = {"features": 0, "dim": 0}
+
+    def count(name, f):
+        def wrapped(*a, **k):
+            calls[name] += 1
+            return f(*a, **k)
+        return wrapped
+    monkeypatch.setattr(tv_setup, "nystroem_features",
+                        count("features", lowrank.nystroem_features))
+    monkeypatch.setattr(tv_setup, "intrinsic_dim", count("dim", tv_setup.intrinsic_dim))
+    kw = dict(max_iter=30, safe_cv=2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        plain = Est(safe=False, **kw).fit(X, y)
+        calls.update(features=0, dim=0)
+        shared = Est(safe=True, **kw).fit(X, y)
+        # one set-up (two after a fallback: the adopted counterpart is a fit
+        # of its own)
+        once = 1 + shared.fell_back_
+        assert calls == {"features": once * nystroem, "dim": once}
+        # cold: every fold sets itself up from its own rows
+        monkeypatch.setattr(tv_check.TVCheckMixin, "_fold_set_up",
+                            lambda self, X, k, lab: (
+                                delattr(self, "_safety_setup"),
+                                tv_setup.TVSetupMixin._set_up(
+                                    self, X, None, "W", False, k, lab))[1])
+        calls.update(features=0, dim=0)
+        cold = Est(safe=True, **kw).fit(X, y)
+        assert calls["dim"] > 1 and calls["features"] == (calls["dim"] if nystroem else 0)
+    assert shared.mode_ == ("nystroem" if nystroem else "exact")
+    assert not hasattr(shared, "_safety_setup")
+    assert shared.unlabeled_gain_ is not None
+    # the same decision, except where the cold gain is within one held-out
+    # row of a tie (the cold folds compute the width on their rows and draw
+    # other landmarks: with 20 landmarks here, CheegerSVM with two classes
+    # had gain 0 shared and -2/24 cold, each model one held-out row apart)
+    one_row = 1.0 / (6 * n_classes / 2 * shared.safe_scores_[0].size)
+    if abs(cold.unlabeled_gain_) > one_row * 1.01:
+        assert shared.fell_back_ == cold.fell_back_
+    assert abs(shared.unlabeled_gain_ - cold.unlabeled_gain_) <= 3 * one_row * 1.01
+    if not (shared.fell_back_ or cold.fell_back_):
+        # the fit itself is the cold one's (safe=True builds the shared
+        # graph object: the same edges as safe=False, weights to rounding)
+        np.testing.assert_array_equal(shared.result_.decision, cold.result_.decision)
+        np.testing.assert_allclose(shared.result_.decision, plain.result_.decision,
+                                   rtol=0, atol=1e-5)
+
+
+@pytest.mark.parametrize("above", [True, False])
+def test_safe_true_folds_take_the_fold_stop_rule_both_sides(above, monkeypatch):
+    # the fits of safe=True's folds (model and counterpart) stop as the
+    # safe="auto" check's folds do above FOLD_MIN_ROWS rows (at most
+    # FOLD_N_STABLE quiet iterations); the fit, and the counterpart adopted
+    # on a fallback, keep the estimator's rule
+    import semisvm._tv_check as tv_check
+    import semisvm.graph_tv as gt
+    import semisvm.model_selection as ms
+    X, y, _ = _blobs(n=120, n_classes=3, per_class=6, seed=3)
+    monkeypatch.setattr(tv_check, "FOLD_MIN_ROWS", 50 if above else 200)
+    seen = []
+
+    def wrap(f, tag):
+        def solve(*a, **k):
+            seen.append((tag, k["n_stable"]))
+            return f(*a, **k)
+        return solve
+    monkeypatch.setattr(gt, "graph_tv", wrap(gt.graph_tv, "tv"))
+    monkeypatch.setattr(gt, "graph_cheeger", wrap(gt.graph_cheeger, "cheeger"))
+    real = ms.unlabeled_gain
+
+    def losing(*a, **k):        # force the fallback: the adopted fit is seen last
+        gain, s, b = real(*a, **k)
+        return -1.0, s, b
+    monkeypatch.setattr(ms, "unlabeled_gain", losing)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = CheegerRLS(safe=True, safe_cv=2, max_iter=30, n_stable=8).fit(X, y)
+    assert est.fell_back_
+    # the counterpart (TVRLS with gamma=0) has the default n_stable: 10 here
+    assert seen[0] == ("cheeger", 8)                  # the fit
+    assert seen[-1] == ("tv", 10)                     # the adopted counterpart
+    cap = tv_check.FOLD_N_STABLE if above else 100
+    assert set(seen[1:-1]) == {("cheeger", min(8, cap)), ("tv", min(10, cap))}
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("delta", [0.0, 0.3])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_low_rank_kernel_columns_read_off_the_rows(dtype, delta, weighted):
+    # G[:, L] from the rows Z[L] (no product with the unit columns): the same
+    # bits as solving for the unit columns, and G = K (lam I + D K)^-1
+    # against the dense formula
+    rng = np.random.default_rng(0)
+    Z = rng.standard_normal((200, 15)).astype(dtype)
+    lab = np.sort(rng.choice(200, 12, replace=False))
+    rk = ts.RKHS(Z=Z, delta=delta)
+    mask = np.zeros(200, dtype=bool)
+    mask[lab] = True
+    f = rk.weighted_factor(0.7, 1.3, 10.0, mask) if weighted else rk.factor(0.7, 1.3)
+    got = f.kernel_columns(lab)
+    E = np.zeros((200, 12), dtype=dtype)
+    E[lab, np.arange(12)] = 1.0
+    np.testing.assert_array_equal(got, f.solve(E)[1])
+    K = Z.astype(np.float64) @ Z.T.astype(np.float64) + delta * np.eye(200)
+    d = 1.3 + 10.0 * mask if weighted else np.full(200, 1.3)
+    G = K @ np.linalg.inv(0.7 * np.eye(200) + d[:, None] * K)
+    tol = 1e-9 if dtype == np.float64 else 2e-3
+    np.testing.assert_allclose(got, G[:, lab], rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("above", [True, False])
+@pytest.mark.parametrize("Est", [TVRLS, CheegerSVM])
+def test_rof_steps_at_scale_both_sides(Est, above, monkeypatch):
+    # Cheeger's rof_max_iter="auto" and the multi-class TV penalty
+    # iteration's ROF cap: SCALE_ROF_MAX_ITER on more than SCALE_MIN_ROWS
+    # rows, else CHEEGER_ROF_MAX_ITER / PENALTY_ROF_MAX_ITER (above
+    # LOWRANK_MIN_SAMPLES)
+    import semisvm._tv_check as tv_check
+    import semisvm._tv_schemes as tv_schemes
+    import semisvm._tv_setup as tv_setup
+    import semisvm.graph_tv as gt
+    X, y, _ = _blobs(n=80, n_classes=3, per_class=6)
+    monkeypatch.setattr(tv_check, "SCALE_MIN_ROWS", 79 if above else 80)
+    monkeypatch.setattr(tv_setup, "LOWRANK_MIN_SAMPLES", 40)
+    monkeypatch.setattr(tv_setup, "AUTO_COMPONENTS", 20)
+    seen = []
+
+    def wrap(f):
+        def solve(*a, **k):
+            seen.append(k["rof_max_iter"])
+            return f(*a, **k)
+        return solve
+    monkeypatch.setattr(gt, "graph_tv", wrap(gt.graph_tv))
+    monkeypatch.setattr(gt, "graph_cheeger", wrap(gt.graph_cheeger))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        Est(safe=False, max_iter=20).fit(X, y)
+    small = (tv_schemes.PENALTY_ROF_MAX_ITER if Est is TVRLS
+             else tv_schemes.CHEEGER_ROF_MAX_ITER)
+    assert seen[0] == (tv_schemes.SCALE_ROF_MAX_ITER if above else small)
+
+
+@pytest.mark.parametrize("above", [True, False])
+def test_auto_rank_at_scale_both_sides(above, monkeypatch):
+    # n_components="auto": AUTO_COMPONENTS landmarks above
+    # LOWRANK_MIN_SAMPLES rows, SCALE_COMPONENTS above SCALE_MIN_ROWS
+    import semisvm._tv_check as tv_check
+    import semisvm._tv_setup as tv_setup
+    X, y, _ = _blobs(n=80, n_classes=2, per_class=6)
+    monkeypatch.setattr(tv_check, "SCALE_MIN_ROWS", 79 if above else 80)
+    monkeypatch.setattr(tv_setup, "LOWRANK_MIN_SAMPLES", 40)
+    monkeypatch.setattr(tv_setup, "AUTO_COMPONENTS", 30)
+    monkeypatch.setattr(tv_setup, "SCALE_COMPONENTS", 20)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = CheegerRLS(safe=False, max_iter=10).fit(X, y)
+    assert est.mode_ == "nystroem"
+    assert est.n_components_ == (20 if above else 30) == est.X_fit_.shape[0]
