@@ -701,3 +701,23 @@ def test_laplacian_guard_logged_at_verbose(caplog):
     with caplog.at_level(logging.INFO, logger="semisvm"):
         _fit(TVRLS(verbose=1), X, y)
     assert any("taking LapRLS's fit over" in r.getMessage() for r in caplog.records)
+
+
+def test_laplacian_guard_size_switch_both_sides(monkeypatch):
+    """The guard runs on fits of at most GUARD_MAX_ROWS rows (its LapRLS
+    builds a graph of its own): one row more and it does not run, the fit
+    is then the guard-free one."""
+    import semisvm._fallback as fb
+
+    X, y, _ = _moons(120, k=5)
+    monkeypatch.setattr(fb, "GUARD_AGREEMENT", 1.01)   # would always take over
+    monkeypatch.setattr(fb, "GUARD_MAX_ROWS", X.shape[0])
+    at = _fit(TVRLS(), X, y)
+    assert at.laplacian_fallback_ and at.laplacian_agreement_ is not None
+    monkeypatch.setattr(fb, "GUARD_MAX_ROWS", X.shape[0] - 1)
+    above = _fit(TVRLS(), X, y)
+    assert above.laplacian_agreement_ is None and not above.laplacian_fallback_
+    monkeypatch.setattr(fb, "GUARD_AGREEMENT", None)
+    plain = _fit(TVRLS(), X, y)
+    np.testing.assert_array_equal(above.transduction_, plain.transduction_)
+    np.testing.assert_array_equal(above.decision_function(X), plain.decision_function(X))
