@@ -679,7 +679,7 @@ def test_feature_index_2_31_refused_with_memory_needed(tmp_path):
     err = proc.stderr.strip()
     assert len(err.splitlines()) == 1 and "Traceback" not in err
     assert str(path) in err
-    assert "not enough memory: needs 144.0 GiB" in err
+    assert "not enough memory: needs 208.0 GiB" in err
     assert "2147483647 features" in err
     assert os.listdir(tmp_path) == ["train.svm"]
 
