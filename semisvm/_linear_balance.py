@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from semisvm._rows import use_direct
-
 __all__ = ["ACC_MAX_SE", "ACC_MIN_J", "ACC_Z", "CC_MIN_MARGIN", "adjusted_count",
            "checked_count", "estimate_balance"]
 
@@ -70,13 +68,9 @@ def estimate_balance(mfn, Xl, yl, decision_u, lam, method, n_splits, fit_interce
                         random_state=0).split(np.zeros((yl.size, 1)), yl))
 
     def fit(rows, ypm):
-        Xr = Xl[rows]
-        # the gradient stop (grad_tol) on CG steps only: fits by Cholesky
-        # steps run to finite termination, as the estimates were tuned
-        g = 0.0 if use_direct(Xr, "auto") else 0.01
-        return mfn(Xr, ypm[rows], lam=lam * rows.size,
+        return mfn(Xl[rows], ypm[rows], lam=lam * rows.size,
                          fit_intercept=fit_intercept, intercept_scaling=intercept_scaling,
-                         n_jobs=n_jobs, grad_tol=g)
+                         n_jobs=n_jobs)
 
     out, decs = [], []
     for k in ([1] if K == 2 else range(K)):

@@ -13,9 +13,9 @@ rows through a *backend* with these methods:
 ``newton_point(wbar, lam, tol, eta, max_iter, gstop2=0.0)``
     the Newton point of the active rows, seeded with ``wbar`` (in place), and
     its outputs obar on every row; returns ``(cg_status, cg_iter)``. The CG
-    seed's residual is -grad F(wbar) (a Cholesky step takes it from its
-    normal matrix): its squared norm is left in ``gnorm2`` and, when at most
-    ``gstop2``, nothing is changed and the status is 3.
+    seed's residual is -grad F(wbar): its squared norm is left in
+    ``gnorm2`` (-1 after a Cholesky step) and, when at most ``gstop2``,
+    nothing is changed and the status is 3.
 ``same_state()``
     are the active terms at obar those at o (finite termination)?
 ``accept()``
@@ -99,9 +99,9 @@ def mfn_loop(B, w, lam, *, tol, max_iter, cg_max_iter, cold_start, rel_tol,
 
     ``grad_tol`` > 0 adds LIBLINEAR's test (its ``-e`` times its
     ``max(min(n+, n-), 1) / n``, applied by the caller): stop when
-    ||grad F(w)|| <= grad_tol ||grad F(w_start)||, made on each Newton
-    step's seed (a CG solve's seed residual is -grad F(w); a Cholesky step
-    takes the gradient from its normal matrix), w_start's the first seed's.
+    ||grad F(w)|| <= grad_tol ||grad F(w_start)||, made on each CG solve's
+    seed (whose residual is -grad F(w)), w_start's the first seed's (with
+    Cholesky steps, exact ones, the test is not made).
 
     Returns ``(n_iter, n_cg_iter, status, objective, hist_obj, hist_cg,
     hist_active)``; status 0 optimal, 1 relative decrease below ``rel_tol``,

@@ -149,8 +149,7 @@ def l2svm_mfn(X, y, *, lam=1.0, costs=None, w0=None, fit_intercept=True,
         Cholesky factorisation of the (d+1) x (d+1) matrix, built in one pass
         over the active rows. ``"auto"`` factorises when d < 2000 and that
         costs less than about 50 CG iterations (few features: dense or
-        low-dimensional data); the step is then exact and ``n_cg_iter`` 0
-        (``grad_tol``'s test is made on those steps too).
+        low-dimensional data); the step is then exact and ``n_cg_iter`` 0.
     n_jobs : int or None
         Threads for the passes over the rows (OpenMP): None means 1 (as
         ``n_jobs=1``: one core), -1 all cores, -k all but k - 1. Every
@@ -170,11 +169,9 @@ def l2svm_mfn(X, y, *, lam=1.0, costs=None, w0=None, fit_intercept=True,
         objective, and the test is scale-free), so the default 0.01 is
         LIBLINEAR's default; measured in ``bench/bench_linear_mfn.py``, MFN
         then reaches an objective at or below LIBLINEAR's default one in
-        about half its time. The test is made on each Newton step's seed: a
-        CG solve's seeded residual (which is -grad F(w)), at no extra cost,
-        or with Cholesky steps (``newton``) ``(lam I + X_J' C_J X_J) w -
-        X_J' C_J y_J`` from the normal matrix the step builds (O(d^2)); a
-        step that passes it is not taken. 0 turns it off:
+        about half its time. The test is made on each CG solve's seeded
+        residual (which is -grad F(w)), at no extra cost; with Cholesky
+        steps (``newton``), which are exact, it is not made. 0 turns it off:
         MFN then runs to finite termination with every CGLS solve to ``tol``
         (the reference implementation; ``status`` "optimal").
     verbose : bool
@@ -354,8 +351,8 @@ class LinearSVM(LinearDecisionMixin, ClassifierMixin, BaseEstimator):
         LIBLINEAR's default; MFN reaches an objective at or below LIBLINEAR's
         there in about half its time (``bench/bench_linear_mfn.py``). Smaller
         values match LIBLINEAR's smaller ``-e``; 0 runs MFN to finite
-        termination (every solve to ``tol``). Made on Cholesky steps too
-        (the gradient from the normal matrix the step builds).
+        termination (every solve to ``tol``). Not used with Cholesky steps
+        (exact Newton steps, finite termination in a few iterations).
     max_iter : int, default=50
         Maximum number of Newton (outer) iterations.
     cg_max_iter : int, default=10000

@@ -271,37 +271,10 @@ cdef void _normal_matrix(RowData X, floating bias_scale, const int *active,
     _normal_matrix_generic(X, bias_scale, active, n_act, a, t, H, b)
 
 
-cdef double _grad_norm2(Py_ssize_t D, const double *H, const double *b,
-                        const floating *w) noexcept nogil:
-    """||(lam I + X_J' A X_J) w - b||^2 from the normal matrix (lam already
-    on its diagonal; row-major upper triangle): the squared norm of grad F(w)
-    for the active terms at w, O(D^2), in a fixed order. -1 if out of memory."""
-    cdef double *g = <double *> malloc(D * sizeof(double))
-    cdef Py_ssize_t u, v
-    cdef double wu, gu, h, out = 0
-    if g == NULL:
-        return -1
-    for u in range(D):
-        g[u] = -b[u]
-    for u in range(D):
-        wu = w[u]
-        gu = H[u * D + u] * wu
-        for v in range(u + 1, D):
-            h = H[u * D + v]
-            gu += h * w[v]
-            g[v] += h * wu
-        g[u] += gu
-    for u in range(D):
-        out += g[u] * g[u]
-    free(g)
-    return out
-
-
 cdef int _newton_direct(RowData X, floating bias_scale, const int *active,
                         Py_ssize_t n_act, const floating *a, const floating *t,
                         double lam, double *H, double *b,
-                        floating *wbar, double gstop2=0.0,
-                        double *gnorm2=NULL, bint *stopped=NULL) noexcept nogil:
+                        floating *wbar) noexcept nogil:
     """Newton point by Cholesky: wbar = (lam I + X_J' A X_J)^-1 X_J' A t.
 
     For small n_features the (d+1)^2 matrix costs one pass over the active
@@ -309,25 +282,13 @@ cdef int _newton_direct(RowData X, floating bias_scale, const int *active,
     replaces, and the step is exact. H's row-major upper triangle is what
     LAPACK reads as the column-major lower one. Returns 0 on success, else
     LAPACK's info (the caller then falls back to CGLS).
-
-    ``gnorm2`` (if not NULL) receives ||grad F(wbar)||^2 at the seed wbar,
-    from the normal matrix before it is factorised (as a CG solve's seed
-    residual gives it); when it is <= ``gstop2`` > 0, ``stopped`` is set and
-    nothing is factorised or changed (the caller's gradient stop).
     """
     cdef int D = <int> (X.n_cols + 1), info = 0, one = 1
     cdef Py_ssize_t u
     cdef char lower = b'L'
-    cdef double g2
     _normal_matrix(X, bias_scale, active, n_act, a, t, H, b)
     for u in range(D):
         H[u * D + u] += lam
-    if gnorm2 != NULL:
-        g2 = _grad_norm2(D, H, b, wbar)
-        gnorm2[0] = g2
-        if gstop2 > 0 and 0 <= g2 <= gstop2 and stopped != NULL:
-            stopped[0] = True
-            return 0
     dpotrf(&lower, &D, H, &D, &info)
     if info != 0:
         return info
@@ -370,21 +331,17 @@ cdef int _newton_point(RowData X, floating bias_scale, const int *active,
                        double *gnorm2=NULL, bint blocked=True,
                        floating *keep=NULL, bint given=False) noexcept nogil:
     """The body of :func:`newton_point` (n >= 1); returns the status (3:
-    the seed's gradient norm^2, stored in ``gnorm2``, is <= ``gstop2``;
-    nothing was changed). The seed's gradient is the CG seed's residual, or
-    on a Cholesky step the normal matrix's ``(lam I + H) wbar - b``."""
+    the CG seed's gradient norm^2, stored in ``gnorm2``, is <= ``gstop2``;
+    nothing was changed). ``gnorm2`` gets -1 after a Cholesky step."""
     cdef Py_ssize_t n = X.n_rows, D = X.n_cols + 1, i, k
     cdef int status = 1, nt
-    cdef bint stopped = False
     n_iter[0] = 0
     if gnorm2 != NULL:
         gnorm2[0] = -1
     # obar starts at o (CGLS keeps it = X wbar on the active rows)
     _copy(<int> n, o, 1, obar, 1)
     if direct and _newton_direct(X, bias_scale, active, n_act, a, t, lam, H,
-                                 b, wbar, gstop2, gnorm2, &stopped) == 0:
-        if stopped:
-            return 3
+                                 b, wbar) == 0:
         rows_matvec(X, bias_scale, active, n_act, wbar, q, n_threads)
         for k in range(n_act):
             obar[active[k]] = q[k]
@@ -623,9 +580,8 @@ def newton_point(RowData X, double bias_scale, const int[::1] active,
     ``one_pass``: CG's product in one pass over the rows (else CGLS's two).
     Returns ``(status, n_iter,
     gnorm2)`` with CGLS's status (1 the Cholesky step; 3 when the gradient
-    norm^2 at wbar, ``gnorm2``, is <= ``gstop2`` > 0: nothing is changed);
-    ``gnorm2`` is the CG seed's residual norm^2, or on a Cholesky step
-    ``||(lam I + H) wbar - b||^2`` from the normal matrix (the same gradient).
+    norm^2 at wbar, ``gnorm2``, is <= ``gstop2`` > 0: nothing is changed) and
+    ``gnorm2`` -1 after a Cholesky step.
     """
     cdef Py_ssize_t n = X.n_rows, D = X.n_cols + 1
     cdef int status = 1, n_iter = 0
@@ -743,10 +699,9 @@ def mfn_run(RowData X, double bias_scale, floating[::1] w, double lam,
     ``(n_iter, status, F, swapped, events)``: ``swapped`` when the final
     outputs are in ``obar`` (the caller swaps its references), ``events``
     the line search's buffer (None if none was needed or given).
-    ``grad_tol`` > 0: status 3 (and the iteration not counted) when a
-    Newton step's seed (CG or Cholesky) has ||grad F(w)|| <= grad_tol
-    ||grad F(w_start)||, the latter the first seed's. ``one_pass``: see
-    :func:`newton_point`;
+    ``grad_tol`` > 0: status 3 (and the iteration not counted) when a CG
+    solve's seed has ||grad F(w)|| <= grad_tol ||grad F(w_start)||, the
+    latter the first CG seed's. ``one_pass``: see :func:`newton_point`;
     ``blocked=False``: every pass one row block (see ``_cgls.cgls``).
 
     ``keep`` (4 (d + 1), or None) receives each CG solve's setup sums and

@@ -178,10 +178,6 @@ def test_l2svm_mfn_distributed_cholesky_and_float32(client):
         assert ref.n_cg_iter == 0
         dist = l2svm_mfn(_dask(Xc, (100, 300, 400)), y, lam=0.1)
         assert dist.n_cg_iter == 0
-        # the gradient test on Cholesky steps, made on the driver
-        exact = l2svm_mfn(Xc, y, lam=0.1, grad_tol=0)
-        assert ref.status == dist.status == "gradient"
-        assert dist.n_iter == ref.n_iter < exact.n_iter
         assert dist.objective == pytest.approx(ref.objective, rel=rel)
 
 

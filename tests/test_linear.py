@@ -160,12 +160,7 @@ def test_linearsvm_adult_a9a_matches_lbfgs_and_is_accurate():
     assert acc > 0.84       # LIBLINEAR's L2-loss SVM on a9a: ~0.85
     yy = np.where(y > 0, 1.0, -1.0)
     w, b, f = l2svm_lbfgs(X, yy, lam)
-    # the default stops on LIBLINEAR's gradient test (Cholesky steps too);
-    # grad_tol=0 runs to the optimum
-    assert clf.result_.status == "gradient"
-    assert f * (1 - 1e-9) <= clf.result_.objective <= f * (1 + 1e-4)
-    exact = LinearSVM(lam=lam, grad_tol=0).fit(X, y)
-    assert exact.result_.objective == pytest.approx(f, rel=1e-6)
+    assert clf.result_.objective == pytest.approx(f, rel=1e-6)
 
 
 def test_linearsvm_pcmac_csr_and_float32():
@@ -255,9 +250,9 @@ def test_mfn_float32_close_to_float64():
 
 def test_mfn_warm_start_from_the_optimum_stops_at_once():
     X, y = make_classification(n=200, d=10, seed=4)
-    res = l2svm_mfn(X, y, lam=0.1, tol=1e-10, grad_tol=0)
+    res = l2svm_mfn(X, y, lam=0.1, tol=1e-10)
     w0 = np.r_[res.coef, res.intercept]
-    again = l2svm_mfn(X, y, lam=0.1, w0=w0, tol=1e-8, grad_tol=0)
+    again = l2svm_mfn(X, y, lam=0.1, w0=w0, tol=1e-8)
     assert again.n_iter == 1 and again.n_cg_iter <= 2
     assert again.objective == pytest.approx(res.objective, rel=1e-10)
 
@@ -399,57 +394,6 @@ def test_mfn_default_stops_on_liblinears_gradient_test(grad_tol):
     assert res.objective == pytest.approx(exact.objective, rel=1e-3)
 
 
-@pytest.mark.parametrize("dtype", [np.float64, np.float32])
-def test_mfn_cholesky_steps_stop_on_the_gradient_test(dtype):
-    """Cholesky Newton steps make LIBLINEAR's gradient test as CG steps do
-    (the gradient from the normal matrix): a loose grad_tol stops before
-    finite termination at the first iterate that passes, a tight one runs to
-    it (the grad_tol=0 bits); the same bits with several row blocks for any
-    n_jobs and in the Python loop (verbose)."""
-    from semisvm._core._cgls import _set_blocking
-    X, y = make_classification(n=1500, d=40, seed=4, density=0.2)
-    S = sp.csr_matrix(X.astype(dtype))
-    lam = 0.01
-    g0 = l2svm_gradient(X, y, np.zeros(40), 0.0, lam)
-    exact = l2svm_mfn(S, y, lam=lam, newton="cholesky", grad_tol=0)
-    assert exact.status == "optimal" and exact.n_cg_iter == 0
-    # a tolerance no iterate passes: finite termination, the same bits
-    tight = l2svm_mfn(S, y, lam=lam, newton="cholesky", grad_tol=1e-12)
-    assert tight.status == "optimal" and tight.n_iter == exact.n_iter
-    assert tight.coef.tobytes() == exact.coef.tobytes()
-    for grad_tol in (0.01, 1e-3):
-        res = l2svm_mfn(S, y, lam=lam, newton="cholesky", grad_tol=grad_tol)
-        assert res.status == "gradient" and res.converged
-        assert res.n_cg_iter == 0 and 1 <= res.n_iter < exact.n_iter
-        bound = grad_tol * _liblinear_scale(y) * np.linalg.norm(g0)
-        g = l2svm_gradient(X, y, res.coef.astype(np.float64),
-                           float(res.intercept), lam)
-        assert np.linalg.norm(g) <= bound * (1 + 1e-4)
-        # the first iterate that passes: the one before it does not
-        early = l2svm_mfn(S, y, lam=lam, newton="cholesky", grad_tol=grad_tol,
-                          max_iter=res.n_iter)
-        assert early.status == "max_iter"
-        assert early.coef.tobytes() == res.coef.tobytes()
-        if res.n_iter > 1:
-            prev = l2svm_mfn(S, y, lam=lam, newton="cholesky",
-                             grad_tol=grad_tol, max_iter=res.n_iter - 1)
-            gp = l2svm_gradient(X, y, prev.coef.astype(np.float64),
-                                float(prev.intercept), lam)
-            assert np.linalg.norm(gp) > bound
-        assert res.objective >= exact.objective * (1 - 1e-6)
-    old = _set_blocking(2000, 6)      # several row blocks even at this size
-    try:
-        runs = [l2svm_mfn(S, y, lam=lam, newton="cholesky", n_jobs=k)
-                for k in (1, 2, 3)]
-        runs.append(l2svm_mfn(S, y, lam=lam, newton="cholesky", verbose=True))
-    finally:
-        _set_blocking(*old)
-    for r in runs:
-        assert r.status == "gradient" and r.n_iter == runs[0].n_iter
-        assert r.coef.tobytes() == runs[0].coef.tobytes()
-        assert r.decision.tobytes() == runs[0].decision.tobytes()
-
-
 def test_mfn_default_objective_is_within_liblinears_default():
     liblinearutil = pytest.importorskip("liblinear.liblinearutil")
     X, y = make_classification(n=3000, d=400, seed=8, density=0.05)
@@ -485,7 +429,7 @@ def test_mfn_cholesky_handles_repeated_column_indices_in_a_row():
     dup = sp.csr_matrix((data, indices, indptr), shape=S.shape)
     dup.has_canonical_format = False
     ref = l2svm_mfn(X, y, lam=0.1, newton="cgls", tol=1e-10, grad_tol=0)
-    res = l2svm_mfn(dup, y, lam=0.1, newton="cholesky", grad_tol=0)
+    res = l2svm_mfn(dup, y, lam=0.1, newton="cholesky")
     np.testing.assert_allclose(res.coef, ref.coef, rtol=1e-7, atol=1e-9)
 
 
@@ -645,8 +589,7 @@ def test_tsvm_lam_u_zero_is_supervised():
     X, y, _ = make_problem(3)
     L = y != 0
     res = linear.tsvm(X, ssl01(y), lam=1e-2, lam_u=0.0, tol=1e-12)
-    sup = linear.l2svm_mfn(X[L], y[L], lam=1e-2 * L.sum(), tol=1e-12,
-                           grad_tol=0)
+    sup = linear.l2svm_mfn(X[L], y[L], lam=1e-2 * L.sum(), tol=1e-12)
     np.testing.assert_allclose(res.coef, sup.coef, rtol=1e-8, atol=1e-10)
 
 
@@ -1316,7 +1259,7 @@ def test_linearsvm_one_vs_rest_matches_liblinear_objective():
 
     X, y = _three_classes()
     lam = 0.05
-    clf = LinearSVM(lam=lam, grad_tol=0).fit(X, y)
+    clf = LinearSVM(lam=lam).fit(X, y)
     ref = LinearSVC(C=1 / (2 * lam), tol=1e-10, max_iter=100_000,
                     intercept_scaling=1.0).fit(X, y)
     assert clf.coef_.shape == (3, X.shape[1]) and clf.intercept_.shape == (3,)
