@@ -39,7 +39,6 @@ import collections
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.metrics import pairwise_distances
 from sklearn.neighbors import NearestNeighbors
 from threadpoolctl import threadpool_limits
 
@@ -406,19 +405,39 @@ def _exact_search(X, k, threads):
 
 def _exact_rows(X, rows, k):
     """The exact kNN lists of the given rows against all of X (each row's own
-    index left out), ordered by (distance, index)."""
+    index left out), ordered by (distance, index).
+
+    Squared distances ``|x|^2 + |z|^2 - 2 x.z`` in blocks of about 32 MB, the
+    norms and (for CSR rows) the transposed rows made once; per row, the
+    points no farther than its k-th are sorted by (distance, index)."""
     n = X.shape[0]
+    rows = np.asarray(rows, dtype=np.intp)
     dist = np.empty((len(rows), k), dtype=np.float64)
     ind = np.empty((len(rows), k), dtype=np.intp)
-    step = max(1, (1 << 22) // n)   # blocks of about 32 MB of distances
+    if sp.issparse(X):
+        X = sp.csr_matrix(X, dtype=np.float64)
+        sq = np.asarray(X.multiply(X).sum(axis=1)).ravel()
+        XT = X.T.tocsr()
+    else:
+        X = np.asarray(X, dtype=np.float64)
+        sq = np.einsum("ij,ij->i", X, X)
+        XT = X.T
+    step = max(1, (1 << 22) // n)
     for start in range(0, len(rows), step):
         part = rows[start:start + step]
-        D = pairwise_distances(X[part], X)
-        D[np.arange(len(part)), part] = np.inf          # not its own neighbour
-        col = np.broadcast_to(np.arange(n), D.shape)
-        best = np.lexsort((col, D), axis=1)[:, :k]
-        dist[start:start + len(part)] = np.take_along_axis(D, best, axis=1)
-        ind[start:start + len(part)] = best
+        G = X[part] @ XT
+        D2 = np.asarray(G.toarray() if sp.issparse(G) else G)
+        D2 *= -2
+        D2 += sq[part, None]
+        D2 += sq[None, :]
+        np.maximum(D2, 0, out=D2)
+        D2[np.arange(len(part)), part] = np.inf          # not its own neighbour
+        kth = np.partition(D2, k - 1, axis=1)[:, k - 1]
+        for r in range(len(part)):
+            near = np.flatnonzero(D2[r] <= kth[r])
+            best = near[np.lexsort((near, D2[r, near]))[:k]]
+            ind[start + r] = best
+            dist[start + r] = np.sqrt(D2[r, best])
     return dist, ind
 
 
