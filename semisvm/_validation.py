@@ -235,8 +235,9 @@ def validate_fit_data(estimator, X, y):
 
 def _clean_float_matrix(X):
     """X is a CSR matrix with int32 index arrays or a C-contiguous 2-D
-    ndarray, float32/float64, non-empty, with finite values (one sum)."""
-    if isinstance(X, np.ndarray):
+    ndarray (not an ``np.matrix``), float32/float64, non-empty, with finite
+    values (one sum)."""
+    if type(X) is np.ndarray:
         if not (X.ndim == 2 and X.flags.c_contiguous):
             return False
         data = X
@@ -928,15 +929,18 @@ def atomic_fit(fit):
 
 
 def apart(X, Y):
-    """``X`` itself, or a new view of its data when ``X is Y``.
+    """``X`` itself, or (when X and Y share their data) a copy of it.
 
-    A Gram routine (this module's and scikit-learn's) takes a symmetric shortcut
-    when its two arguments are one object (the diagonal set exactly). A model's
-    decision on the very array it was fitted on would then differ in the last bits
-    from its decision on a copy, or from a pickled model's: passing the query
-    through ``apart`` makes the result depend on the values alone."""
-    if X is not Y:
+    A Gram routine takes a symmetric shortcut when its two arguments are one
+    object (scikit-learn sets the diagonal exactly) or one buffer (NumPy's
+    ``X @ X.T`` becomes a symmetric rank-k update). A model's decision on the
+    very array it was fitted on would then differ in the last bits from its
+    decision on a copy, or from a pickled model's: passing the query through
+    ``apart`` makes the result depend on the values alone. Sparse rows share
+    no such path: a new matrix object over the same arrays is enough."""
+    if X is not Y and not (isinstance(X, np.ndarray) and isinstance(Y, np.ndarray)
+                           and np.shares_memory(X, Y)):
         return X
     if sp.issparse(X):
         return type(X)((X.data, X.indices, X.indptr), shape=X.shape, copy=False)
-    return X.view()
+    return np.array(X, copy=True)

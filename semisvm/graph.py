@@ -364,7 +364,7 @@ def _sparse_token_search(X, k, *, threads=1):
     short = np.flatnonzero(~np.isfinite(D2[:, -1]))
     if short.size:
         # fewer than k candidates: an exact search for those rows
-        db, ib = _exact_rows(X, short, k)
+        db, ib = _one_thread_rows(X, short, k)
         D2[short], ind[short] = db * db, ib
     dist = np.sqrt(np.maximum(D2, 0))
     return dist.astype(X.dtype, copy=False), ind.astype(np.int32)
@@ -383,9 +383,10 @@ def _exact_search(X, k, threads):
     points its OpenMP threads meet first, so on data with exact ties (integer
     features, duplicated rows) the lists changed with the thread count. Here
     the search runs on ``threads`` OpenMP threads for ``k + TIE_SLACK``
-    neighbours, each list is ordered by (distance, index), and a row whose
-    k-th distance is still tied at the end of that window is searched again
-    over all rows: the same lists, bit for bit, for any thread count.
+    neighbours and each list is ordered by (distance, index); a row whose
+    k-th distance is still tied at the end of that window (a point with many
+    duplicates) is searched again on one OpenMP thread (:func:`_one_thread_rows`):
+    the same lists, bit for bit, for any thread count.
     """
     n = X.shape[0]
     q = min(n - 1, k + TIE_SLACK)
@@ -399,46 +400,19 @@ def _exact_search(X, k, threads):
     again = np.flatnonzero(dist[:, k - 1] == dist[:, -1]) if q < n - 1 else []
     dist, ind = dist[:, :k].copy(), ind[:, :k].copy()
     if len(again):
-        dist[again], ind[again] = _exact_rows(X, again, k)
+        dist[again], ind[again] = _one_thread_rows(X, again, k)
     return dist, ind
 
 
-def _exact_rows(X, rows, k):
-    """The exact kNN lists of the given rows against all of X (each row's own
-    index left out), ordered by (distance, index).
-
-    Squared distances ``|x|^2 + |z|^2 - 2 x.z`` in blocks of about 32 MB, the
-    norms and (for CSR rows) the transposed rows made once; per row, the
-    points no farther than its k-th are sorted by (distance, index)."""
-    n = X.shape[0]
-    rows = np.asarray(rows, dtype=np.intp)
-    dist = np.empty((len(rows), k), dtype=np.float64)
-    ind = np.empty((len(rows), k), dtype=np.intp)
-    if sp.issparse(X):
-        X = sp.csr_matrix(X, dtype=np.float64)
-        sq = np.asarray(X.multiply(X).sum(axis=1)).ravel()
-        XT = X.T.tocsr()
-    else:
-        X = np.asarray(X, dtype=np.float64)
-        sq = np.einsum("ij,ij->i", X, X)
-        XT = X.T
-    step = max(1, (1 << 22) // n)
-    for start in range(0, len(rows), step):
-        part = rows[start:start + step]
-        G = X[part] @ XT
-        D2 = np.asarray(G.toarray() if sp.issparse(G) else G)
-        D2 *= -2
-        D2 += sq[part, None]
-        D2 += sq[None, :]
-        np.maximum(D2, 0, out=D2)
-        D2[np.arange(len(part)), part] = np.inf          # not its own neighbour
-        kth = np.partition(D2, k - 1, axis=1)[:, k - 1]
-        for r in range(len(part)):
-            near = np.flatnonzero(D2[r] <= kth[r])
-            best = near[np.lexsort((near, D2[r, near]))[:k]]
-            ind[start + r] = best
-            dist[start + r] = np.sqrt(D2[r, best])
-    return dist, ind
+def _one_thread_rows(X, rows, k):
+    """The exact kNN lists of the given rows (their own index left out) from
+    scikit-learn's search on one OpenMP thread, which keeps one fixed choice
+    among equally near points, whatever the caller's thread count (used where
+    ties outlast the (distance, index) window: many duplicated rows)."""
+    with threadpool_limits(limits=1, user_api="openmp"):
+        nn = NearestNeighbors(n_neighbors=k + 1).fit(X)
+        db, ib = nn.kneighbors(X[rows], return_distance=True)
+    return _drop_self_rows(ib, db, rows, k)
 
 
 def _resolve_method(method, X):
@@ -1273,10 +1247,7 @@ class KNNGraph:
         dist = np.take_along_axis(dist, order, axis=1)[:, :k]
         short = np.flatnonzero(keep.sum(axis=1) < k)
         if short.size:
-            nn = NearestNeighbors(n_neighbors=k + 1,
-                                  n_jobs=n_threads(self.n_jobs)).fit(X)
-            d2, i2 = nn.kneighbors(X[short], return_distance=True)
-            d2, i2 = _drop_self_rows(i2, d2, short, k)
+            d2, i2 = _one_thread_rows(X, short, k)
             ind[short], dist[short] = i2, d2
             self.n_builds_ += 1
         ind = ind.astype(np.int32)

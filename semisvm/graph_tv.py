@@ -602,8 +602,13 @@ class _GraphTVBase(TVSetupMixin, TVCheckMixin, SafeSemiSupervisedMixin,
             return None
         if X.shape[0] > fallback_module.GUARD_MAX_ROWS:
             return None
+        # LapRLS solves a linear kernel exactly in w and refuses an int
+        # n_components there: "auto" instead (None keeps its expansion)
+        m = self.n_components
+        if self.kernel == "linear" and m is not None and not isinstance(m, str):
+            m = "auto"
         lap = LapRLS(kernel=self.kernel, gamma=self.kernel_gamma,
-                     n_neighbors=self.n_neighbors, n_components=self.n_components,
+                     n_neighbors=self.n_neighbors, n_components=m,
                      random_state=0 if self.random_state is None else self.random_state,
                      n_jobs=self.n_jobs, safe=False)
         with warnings.catch_warnings():

@@ -721,3 +721,12 @@ def test_laplacian_guard_size_switch_both_sides(monkeypatch):
     plain = _fit(TVRLS(), X, y)
     np.testing.assert_array_equal(above.transduction_, plain.transduction_)
     np.testing.assert_array_equal(above.decision_function(X), plain.decision_function(X))
+
+
+def test_laplacian_guard_with_a_linear_kernel_and_an_int_n_components():
+    """LapRLS solves a linear kernel exactly in w (it refuses an int
+    n_components there): the guard asks it for "auto" instead of crashing
+    a fit that works with safe=False."""
+    X, y, _ = _moons(120, k=5)
+    est = _fit(TVRLS(kernel="linear", n_components=50), X, y)
+    assert est.laplacian_agreement_ is not None

@@ -527,3 +527,18 @@ def test_atomic_open_rules(tmp_path):
     assert ro.read_text() == "keep"
     assert sio.same_file(ro, tmp_path / "." / "ro")
     assert not sio.same_file(ro, tmp_path / "missing")
+
+
+@pytest.mark.parametrize("name", ["LapRLS", "TVRLS"])
+def test_decisions_on_the_training_rows_equal_those_on_a_copy_multiclass(name):
+    """Three blobs: the decision on the very array fitted equals, bit for bit,
+    the decision on a copy and a pickled model's (NumPy's X @ X.T on one buffer
+    is a symmetric update, so a mere view of the training array is not enough)."""
+    from sklearn.datasets import make_blobs
+    X, y = make_blobs(300, centers=3, random_state=0)
+    ys = np.full(300, -1)
+    ys[:20] = y[:20]
+    model = getattr(semisvm, name)().fit(X, ys)
+    want = model.decision_function(X)
+    assert np.array_equal(model.decision_function(X.copy()), want)
+    assert np.array_equal(pickle.loads(pickle.dumps(model)).decision_function(X), want)

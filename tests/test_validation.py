@@ -1,5 +1,6 @@
 """check_X: the fast return for already valid arrays keeps every error."""
 import re
+import warnings
 
 import numpy as np
 import pytest
@@ -384,3 +385,22 @@ def test_validate_fit_data_fast_path_sets_what_validate_data_sets():
     assert Xf.flags.c_contiguous
     Xl, _ = validate_fit_data(LinearSVM(), Xd, y.astype(float))
     assert Xl is not None
+
+
+@pytest.mark.parametrize("name", ["LinearSVM", "TSVM", "DASVM"])
+def test_np_matrix_is_refused_with_a_type_error(name):
+    """np.matrix is an ndarray subclass: the fast validation path must not take
+    it (it used to crash later with a shape error)."""
+    import semisvm
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((40, 3))
+    y = np.where(X[:, 0] > 0, 1, 0)
+    if name != "LinearSVM":
+        y[10:] = -1
+        y[:2] = [0, 1]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PendingDeprecationWarning)
+        Xm = np.asmatrix(X)
+    with pytest.raises(TypeError, match="np.matrix"):
+        getattr(semisvm, name)().fit(Xm, y)
