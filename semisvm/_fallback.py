@@ -684,7 +684,8 @@ def laplacian_guard(est, y, fit_laplacian, adopt, *, threshold=None):
     est.laplacian_agreement_ = None
     est.laplacian_fallback_ = False
     unl = np.asarray(y) == UNLABELED
-    if threshold is None or est.fell_back_ or not unl.any():
+    if (threshold is None or est.fell_back_ or not unl.any()
+            or unl.shape[0] > GUARD_MAX_ROWS):
         return est
     lap = fit_laplacian()
     if lap is None:

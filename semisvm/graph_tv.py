@@ -79,7 +79,6 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
-import semisvm._fallback as fallback_module
 from semisvm._fallback import (
     LAPLACIAN_GUARD_ATTR_DOC,
     SAFE_CHECK_ATTR_DOC,
@@ -595,12 +594,10 @@ class _GraphTVBase(TVSetupMixin, TVCheckMixin, SafeSemiSupervisedMixin,
         estimator's kernel ("rbf" or "linear"; its own width unless
         ``kernel_gamma`` is given), neighbours, Nystroem size, threads and
         seed (None: 0); None (no guard) for other kernels, a user-given
-        graph, more than ``GUARD_MAX_ROWS`` rows (20,000), or when LapRLS's
-        path would not fit in memory."""
+        graph, or when LapRLS's path would not fit in memory (the guard itself
+        skips fits of more than ``GUARD_MAX_ROWS`` rows)."""
         if self._user_graph or not (isinstance(self.kernel, str)
                                     and self.kernel in ("rbf", "linear")):
-            return None
-        if X.shape[0] > fallback_module.GUARD_MAX_ROWS:
             return None
         # LapRLS solves a linear kernel exactly in w and refuses an int
         # n_components there: "auto" instead (None keeps its expansion)
