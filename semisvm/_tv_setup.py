@@ -54,14 +54,16 @@ LOWRANK_MIN_SAMPLES_MULTI_TV = 10_000
 WEIGHTS = {"self-tuning": "self-tuning", "heat": "heat", "connectivity": "binary"}
 
 
-def knn_graph(X, *, n_neighbors=10, weights="self-tuning", return_distances=False):
+def knn_graph(X, *, n_neighbors=10, weights="self-tuning", return_distances=False,
+              n_jobs=None):
     """The estimators' default graph: :func:`semisvm.graph.knn_affinity`.
 
     Symmetric kNN (an edge when either end is among the other's
     ``n_neighbors`` nearest neighbours, capped at n - 1), weights
     ``"self-tuning"`` (local scale: the 7th neighbour), ``"heat"`` or
     ``"connectivity"`` (1). ``return_distances``: also the (n, k) sorted
-    neighbour distances.
+    neighbour distances. ``n_jobs``: threads of the neighbour search (the
+    graph is the same for any value).
     """
     if weights not in WEIGHTS:
         raise ValueError("weights must be 'self-tuning', 'heat' or 'connectivity', "
@@ -70,7 +72,7 @@ def knn_graph(X, *, n_neighbors=10, weights="self-tuning", return_distances=Fals
     if n < 2:
         raise ValueError(f"at least 2 samples are needed to build a graph, got {n}")
     return knn_affinity(X, min(n_neighbors, n - 1), weight=WEIGHTS[weights],
-                        return_distances=return_distances)
+                        return_distances=return_distances, n_jobs=n_jobs)
 
 
 def intrinsic_dim(X, n_max=1000, k=10):
@@ -180,7 +182,7 @@ class TVSetupMixin:
         check's fits."""
         g = self.graph
         if g is None:
-            g = KNNGraph(k, weight=WEIGHTS[self.weights])
+            g = KNNGraph(k, weight=WEIGHTS[self.weights], n_jobs=self.n_jobs)
         if not hasattr(g, "affinity_"):
             g = clone(g).fit(X)
         out = g.graph_for(X)
@@ -221,7 +223,7 @@ class TVSetupMixin:
             W, dist = self._shared_graph(X, k)
         elif not user_graph:
             W, dist = knn_graph(X, n_neighbors=k, weights=self.weights,
-                                 return_distances=True)
+                                 return_distances=True, n_jobs=self.n_jobs)
         # the intrinsic dimension of the rows: sets how the default weights
         # grow with n (the same whichever graph is used)
         self.intrinsic_dim_ = intrinsic_dim(X)

@@ -228,3 +228,27 @@ def test_estimate_prior_holds_threads_to_n_jobs(n_jobs, monkeypatch):
     assert all(k == 1 for k in seen[0].get("blas", [])), seen[0]
     with pytest.raises(ValueError, match="n_jobs"):
         estimate_prior(X, y, n_jobs=0)
+
+
+@pytest.mark.parametrize("safe", [False, True])
+@pytest.mark.parametrize("n_jobs", [None, 2])
+def test_tv_graph_search_runs_on_n_jobs_threads(safe, n_jobs, monkeypatch):
+    # the TV/Cheeger family's default graph (and safe=True's shared one)
+    # searches the neighbours on the fit's n_jobs threads, not on one
+    import semisvm.graph as graph_mod
+    from semisvm import TVRLS
+
+    seen = []
+    search = graph_mod.knn_search
+
+    def spy(X, k, **kw):
+        seen.append(kw.get("n_jobs"))
+        return search(X, k, **kw)
+
+    monkeypatch.setattr(graph_mod, "knn_search", spy)
+    rng = np.random.default_rng(0)
+    X = np.vstack([rng.normal(0, 0.3, (40, 2)), rng.normal(3, 0.3, (40, 2))])
+    y = np.full(80, -1)
+    y[[0, 1, 40, 41]] = [0, 0, 1, 1]
+    TVRLS(n_jobs=n_jobs, safe=safe).fit(X, y)
+    assert seen and set(seen) == {n_jobs}
