@@ -36,7 +36,7 @@ import scipy.sparse as sp
 
 from semisvm._core import _lapsvm
 from semisvm._results import LapWResult
-from semisvm._threads import limit
+from semisvm._threads import limit, map_blocks
 from semisvm._validation import check_int, check_positive
 
 __all__ = ["lap_primal_w", "lap_gram", "nystroem_features", "LapWResult"]
@@ -340,7 +340,7 @@ def lap_primal_w(Z, L, y, *, gamma_A=1e-4, gamma_I=1.0, loss="squared_hinge",
 
 
 def nystroem_features(X, kernel, n_components, *, random_state=0, dtype=None,
-                      include=None):
+                      include=None, parallel=False):
     """Nystroem feature map Z = K(X, X_m) K_mm^{-1/2} over m landmark rows.
 
     Landmarks: the rows ``include`` first (e.g. the labeled rows; the first
@@ -380,9 +380,19 @@ def nystroem_features(X, kernel, n_components, *, random_state=0, dtype=None,
     keep = s > max(float(s.max()), 0.0) * m * np.finfo(np.float64).eps
     N = (U[:, keep] / np.sqrt(s[keep])) @ U[:, keep].T
     Z = np.empty((n, m), dtype=dtype)
-    for a in range(0, n, _BLOCK):
+
+    def block(i):
+        # each block's rows on their own (any thread: the same bits)
+        a = i * _BLOCK
         Kb = np.asarray(kernel(X[a:a + _BLOCK], XL), dtype=np.float64)
         Z[a:a + _BLOCK] = Kb @ N
+
+    n_blocks = -(-n // _BLOCK)
+    if parallel:
+        map_blocks(block, n_blocks)
+    else:
+        for i in range(n_blocks):
+            block(i)
     return Z, landmarks, N
 
 

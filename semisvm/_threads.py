@@ -33,12 +33,14 @@ from __future__ import annotations
 import contextlib
 import functools
 import sys
+import threading
 
 from semisvm._rows import n_threads
 
-__all__ = ["follows_n_jobs", "limit", "n_threads"]
+__all__ = ["current", "follows_n_jobs", "limit", "map_blocks", "n_threads"]
 
 _CONTROLLER = (None, -1)
+_STATE = threading.local()
 
 
 def _controller():
@@ -65,8 +67,35 @@ def limit(n_jobs, *, blas=1):
     nt = n_threads(n_jobs)
     nb = nt if blas is None else int(blas)
     ctl = _controller()
-    with ctl.limit(limits={"blas": nb, "openmp": nt}):
-        yield nt
+    prev = current()
+    _STATE.n = nt
+    try:
+        with ctl.limit(limits={"blas": nb, "openmp": nt}):
+            yield nt
+    finally:
+        _STATE.n = prev
+
+
+def current():
+    """The thread count of the innermost :func:`limit` of this thread (1 outside)."""
+    return getattr(_STATE, "n", 1)
+
+
+def map_blocks(func, n_blocks):
+    """``[func(0), ..., func(n_blocks - 1)]``, run on :func:`current` threads.
+
+    For row blocks whose layout is fixed by the data alone: each call's
+    result does not depend on the thread that computes it (BLAS is held at
+    one thread inside :func:`limit`), and the list comes back in block
+    order, so a caller that sums it in that order gets the same bits for any
+    thread count. NumPy releases the GIL in its products.
+    """
+    nt = min(current(), n_blocks)
+    if nt <= 1:
+        return [func(i) for i in range(n_blocks)]
+    from concurrent.futures import ThreadPoolExecutor
+    with ThreadPoolExecutor(nt) as pool:
+        return list(pool.map(func, range(n_blocks)))
 
 
 def follows_n_jobs(func):

@@ -217,7 +217,8 @@ class TVCheckMixin:
                     Z, landmarks, N = nystroem_features(
                         X, self._kernel, self.n_components_,
                         random_state=0 if rs is None else rs,
-                        include=np.flatnonzero(lab))
+                        include=np.flatnonzero(lab),
+                        parallel=not callable(self.kernel))
             self.nugget_ = 0.0 if Z is None else self._nugget(X, Z)
         self._exact_rows = (X if Z is not None
                             and self._exact_fallback(X.shape[0], X.dtype) else None)

@@ -254,7 +254,8 @@ class TVSetupMixin:
                 K = None
                 Z, landmarks, N = nystroem_features(
                     X, self._kernel, self.n_components_,
-                    random_state=0 if rs is None else rs, include=np.flatnonzero(lab))
+                    random_state=0 if rs is None else rs, include=np.flatnonzero(lab),
+                    parallel=not callable(self.kernel))
         self.nugget_ = 0.0 if Z is None else self._nugget(X, Z)
         # multi-class TV on the Nystroem path below LOWRANK_MIN_SAMPLES_MULTI_TV
         # rows: the augmented iteration (scheme="auto", when the penalty one

@@ -47,6 +47,7 @@ from semisvm._core._graph_tv import (
     simplex_project,
     smo_qp,
 )
+from semisvm._threads import map_blocks
 from semisvm._validation import UNLABELED
 
 logger = logging.getLogger("semisvm")
@@ -414,8 +415,9 @@ class _LowRankFactor:
         self.r = d
 
     def solve(self, B):
-        S = sla.cho_solve(self.chol, self.Z.T @ (B / self.Lam), check_finite=False)
-        ZS = (self.Z @ S.astype(self.Z.dtype, copy=False)).astype(B.dtype, copy=False)
+        S = sla.cho_solve(self.chol, _zt_dot(self.Z, B / self.Lam), check_finite=False)
+        ZS = _z_dot(self.Z, S.astype(self.Z.dtype, copy=False)).astype(B.dtype,
+                                                                       copy=False)
         alpha = (B - self.d * ZS) / self.Lam
         return alpha, ZS + self.delta * alpha if self.delta else ZS
 
@@ -430,7 +432,8 @@ class _LowRankFactor:
         inv = np.broadcast_to(1.0 / np.asarray(self.Lam, dtype=np.float64),
                               (n, 1))[lab, 0].astype(E.dtype)
         S = sla.cho_solve(self.chol, self.Z[lab].T * inv, check_finite=False)
-        ZS = (self.Z @ S.astype(self.Z.dtype, copy=False)).astype(E.dtype, copy=False)
+        ZS = _z_dot(self.Z, S.astype(self.Z.dtype, copy=False)).astype(E.dtype,
+                                                                       copy=False)
         alpha = (E - self.d * ZS) / self.Lam
         return ZS + self.delta * alpha if self.delta else ZS
 
@@ -507,13 +510,58 @@ _GRAM_BLOCK = 8192
 
 
 def feature_gram(Z):
-    """``Z'Z`` in float64, accumulated over blocks of rows (O(block m) extra memory)."""
+    """``Z'Z`` in float64, accumulated over blocks of rows in their order (the
+    blocks' products on the fit's threads: the same bits for any count)."""
     m = Z.shape[1]
+
+    def part(i):
+        Zb = np.asarray(Z[i * _GRAM_BLOCK:(i + 1) * _GRAM_BLOCK], dtype=np.float64)
+        return Zb.T @ Zb
+
     G = np.zeros((m, m))
-    for a in range(0, Z.shape[0], _GRAM_BLOCK):
-        Zb = np.asarray(Z[a:a + _GRAM_BLOCK], dtype=np.float64)
-        G += Zb.T @ Zb
+    for P in map_blocks(part, -(-Z.shape[0] // _GRAM_BLOCK)):
+        G += P
     return 0.5 * (G + G.T)
+
+
+#: From this many rows the low-rank solves' products with Z (``Z' V`` and
+#: ``Z S``) run over fixed blocks of ``_GRAM_BLOCK`` rows on the fit's
+#: threads, ``Z' V`` summed block by block in row order: the layout depends
+#: on n alone, so the bits are the same for any ``n_jobs``. Below it, one
+#: product each, on one BLAS thread (as every fit below this size always did).
+PAR_MIN_ROWS = 65_536
+
+
+def _zt_dot(Z, V):
+    """``Z' V`` (V: n x c)."""
+    n = Z.shape[0]
+    if n < PAR_MIN_ROWS:
+        return Z.T @ V
+
+    def part(i):
+        a, b = i * _GRAM_BLOCK, (i + 1) * _GRAM_BLOCK
+        return Z[a:b].T @ V[a:b]
+
+    parts = map_blocks(part, -(-n // _GRAM_BLOCK))
+    out = parts[0].copy()
+    for P in parts[1:]:
+        out += P
+    return out
+
+
+def _z_dot(Z, S):
+    """``Z S`` (S: m x c), row blocks side by side."""
+    n = Z.shape[0]
+    if n < PAR_MIN_ROWS:
+        return Z @ S
+    out = np.empty((n, S.shape[1]), dtype=np.result_type(Z, S))
+
+    def block(i):
+        a, b = i * _GRAM_BLOCK, (i + 1) * _GRAM_BLOCK
+        np.matmul(Z[a:b], S, out=out[a:b])
+
+    map_blocks(block, -(-n // _GRAM_BLOCK))
+    return out
 
 
 def hinge_prox(e, y, r, mu):

@@ -876,7 +876,8 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
                 Z, landmarks, N = nystroem_features(
                     X, self._kernel, self.n_components_,
                     random_state=_rng(self.random_state),
-                    include=np.flatnonzero(labeled))
+                    include=np.flatnonzero(labeled),
+                    parallel=not callable(self.kernel))
                 if self.n_components_ <= _DIRECT_MAX_COMPONENTS:
                     # Newton in m dimensions: Z'L^p Z formed once, shared by
                     # the steps and the one-vs-rest problems (Cholesky solves)

@@ -305,3 +305,85 @@ def test_auto_rank_at_scale_both_sides(above, monkeypatch):
         est = CheegerRLS(safe=False, max_iter=10).fit(X, y)
     assert est.mode_ == "nystroem"
     assert est.n_components_ == (20 if above else 30) == est.X_fit_.shape[0]
+
+
+@pytest.mark.parametrize("above", [False, True])
+def test_low_rank_products_in_row_blocks_both_sides(above, monkeypatch):
+    # from PAR_MIN_ROWS rows the low-rank solves' products with Z run over
+    # fixed row blocks on the fit's threads (Z'V summed in block order):
+    # below, the plain products (the same bits as before); above, the same
+    # values to rounding and the same bits for any thread count
+    from semisvm._threads import limit
+    monkeypatch.setattr(ts, "_GRAM_BLOCK", 64)
+    monkeypatch.setattr(ts, "PAR_MIN_ROWS", 300 if above else 301)
+    rng = np.random.default_rng(0)
+    Z = rng.standard_normal((300, 7))
+    V = rng.standard_normal((300, 3))
+    S = rng.standard_normal((7, 3))
+    got = {}
+    for n_jobs in (1, 2, 3):
+        with limit(n_jobs):
+            got[n_jobs] = (ts._zt_dot(Z, V), ts._z_dot(Z, S))
+    for n_jobs in (2, 3):
+        for a, b in zip(got[1], got[n_jobs]):
+            assert a.tobytes() == b.tobytes()
+    ztv, zs = got[1]
+    if not above:
+        assert ztv.tobytes() == (Z.T @ V).tobytes()
+        assert zs.tobytes() == (Z @ S).tobytes()
+    else:
+        # the block sums: an independent order of the same sum
+        blocks = sum(Z[a:a + 64].T @ V[a:a + 64] for a in range(0, 300, 64))
+        assert ztv.tobytes() == blocks.tobytes()
+    np.testing.assert_allclose(ztv, Z.T @ V, rtol=1e-13, atol=1e-13)
+    np.testing.assert_allclose(zs, Z @ S, rtol=1e-13, atol=1e-13)
+
+
+def test_feature_gram_and_nystroem_blocks_same_bits_for_any_thread_count(monkeypatch):
+    # the blocks of Z'Z and of the Nystroem map run on the fit's threads;
+    # their layout is fixed by n, the sum in block order: the bits of one
+    # thread for any count
+    from sklearn.metrics.pairwise import rbf_kernel
+
+    import semisvm._lowrank as lr
+    from semisvm._threads import limit
+    monkeypatch.setattr(ts, "_GRAM_BLOCK", 50)
+    monkeypatch.setattr(lr, "_BLOCK", 40)
+    rng = np.random.default_rng(1)
+    X = rng.standard_normal((230, 4))
+    out = {}
+    for n_jobs in (1, 2, 4):
+        with limit(n_jobs):
+            Z, lm, N = lr.nystroem_features(X, lambda a, b: rbf_kernel(a, b, gamma=0.3),
+                                            30, random_state=0, parallel=True)
+            out[n_jobs] = (Z.tobytes(), ts.feature_gram(Z).tobytes())
+    assert out[1] == out[2] == out[4]
+    G = np.zeros((30, 30))
+    for a in range(0, 230, 50):
+        G += Z[a:a + 50].T @ Z[a:a + 50]
+    assert ts.feature_gram(Z).tobytes() == (0.5 * (G + G.T)).tobytes()
+    Kb = rbf_kernel(X, X[lm], gamma=0.3)
+    np.testing.assert_allclose(Z, Kb @ N, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("Est", [TVRLS, CheegerSVM])
+def test_fit_with_row_block_products_same_bits_for_any_n_jobs(Est, monkeypatch):
+    # a Nystroem fit above PAR_MIN_ROWS (shrunk): the same decisions for
+    # any n_jobs, and close to the one-product path
+    monkeypatch.setattr(ts, "_GRAM_BLOCK", 32)
+    X, y, _ = _blobs(n=150)
+    fits = {}
+    for thr in (10**9, 100):
+        monkeypatch.setattr(ts, "PAR_MIN_ROWS", thr)
+        for n_jobs in ((None,) if thr > 1000 else (None, 2, 3)):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                est = Est(safe=False, n_jobs=n_jobs, n_components=40,
+                          max_iter=15).fit(X, y)
+            fits[thr, n_jobs] = est
+    ref = fits[10**9, None]
+    blocked = [fits[100, nj] for nj in (None, 2, 3)]
+    d = [np.asarray(e.result_.decision) for e in blocked]
+    assert d[0].tobytes() == d[1].tobytes() == d[2].tobytes()
+    assert np.array_equal(blocked[0].transduction_, ref.transduction_)
+    np.testing.assert_allclose(d[0], np.asarray(ref.result_.decision), atol=1e-7)
