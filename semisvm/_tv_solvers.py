@@ -47,7 +47,7 @@ from semisvm._core._graph_tv import (
     simplex_project,
     smo_qp,
 )
-from semisvm._threads import map_blocks
+from semisvm._threads import current, map_blocks
 from semisvm._validation import UNLABELED
 
 logger = logging.getLogger("semisvm")
@@ -224,9 +224,9 @@ def _grad_norm(src, dst, w, n):
     steps are 1/L.
     """
     w2 = np.asarray(w, dtype=np.float64) ** 2
-    deg2 = np.zeros(n)
-    np.add.at(deg2, src, w2)
-    np.add.at(deg2, dst, w2)
+    # each row's sum in edge order, src ends first (np.add.at's order)
+    deg2 = np.bincount(np.concatenate([src, dst]), weights=np.concatenate([w2, w2]),
+                       minlength=n)
     bound = float(np.sqrt(max(2.0 * deg2.max(initial=0.0), 1e-300)))
     if src.shape[0] == 0:
         return bound
@@ -236,12 +236,33 @@ def _grad_norm(src, dst, w, n):
                          (np.concatenate([src, dst]), np.concatenate([dst, src]))),
                         shape=(n, n)).tocsr() + sp.diags(deg2)
     try:
-        lam = float(spla.eigsh(Lap, k=1, which="LA", tol=1e-6,
+        lam = float(spla.eigsh(_row_blocks_operator(Lap), k=1, which="LA", tol=1e-6,
                                v0=np.ones(n) + np.arange(n) / n,
                                return_eigenvectors=False)[0])
     except spla.ArpackError:
         return bound
     return min(bound, 1.01 * float(np.sqrt(max(lam, 0.0))) + 1e-12)
+
+
+#: rows per block of :func:`_row_blocks_operator`'s products
+_MATVEC_BLOCK = 65_536
+
+
+def _row_blocks_operator(A):
+    """A itself, or (with more than one block and the fit on several threads)
+    an operator whose products run A's row blocks side by side: each row's
+    sum is the one ``A @ x`` forms (the same bits for any thread count)."""
+    n = A.shape[0]
+    nb = -(-n // _MATVEC_BLOCK)
+    if nb < 2 or current() < 2:
+        return A
+    blocks = [A[i * _MATVEC_BLOCK:(i + 1) * _MATVEC_BLOCK] for i in range(nb)]
+
+    def matvec(x):
+        x = np.ravel(x)
+        return np.concatenate(map_blocks(lambda i: blocks[i] @ x, nb))
+
+    return spla.LinearOperator(A.shape, matvec=matvec, dtype=A.dtype)
 
 
 # the graph ROF solver works on the rows in reverse Cuthill-McKee order from

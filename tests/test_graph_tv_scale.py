@@ -387,3 +387,39 @@ def test_fit_with_row_block_products_same_bits_for_any_n_jobs(Est, monkeypatch):
     assert d[0].tobytes() == d[1].tobytes() == d[2].tobytes()
     assert np.array_equal(blocked[0].transduction_, ref.transduction_)
     np.testing.assert_allclose(d[0], np.asarray(ref.result_.decision), atol=1e-7)
+
+
+@pytest.mark.parametrize("blocks", [False, True])
+def test_grad_norm_row_block_products_same_bits(blocks, monkeypatch):
+    # the step constant's Lanczos products run the Laplacian's row blocks
+    # side by side on the fit's threads (more than one block): each row's
+    # sum as in one product, so the same bits for any thread count; the
+    # degrees summed in np.add.at's order
+    from semisvm._threads import limit
+    X, _, _ = _blobs(n=300)
+    W = knn_affinity(X, 6, weight="self-tuning")
+    src, dst, w = ts._edges(W)
+    monkeypatch.setattr(ts, "_MATVEC_BLOCK", 64 if blocks else 10**6)
+    got = []
+    for n_jobs in (1, 3):
+        with limit(n_jobs):
+            op = ts._row_blocks_operator(W)
+            assert (op is not W) == (blocks and n_jobs > 1)
+            got.append(ts._grad_norm(src, dst, w, 300))
+    assert got[0] == got[1]
+    x = np.random.default_rng(0).standard_normal(300)
+    with limit(3):
+        op = ts._row_blocks_operator(W)
+    with limit(3):
+        assert (op @ x).tobytes() == (W @ x).tobytes()
+    deg2 = np.zeros(300)
+    np.add.at(deg2, src, w ** 2)
+    np.add.at(deg2, dst, w ** 2)
+    bound = float(np.sqrt(2.0 * deg2.max()))
+    assert got[0] <= bound
+    # against the dense spectrum: the largest eigenvalue of grad' grad
+    G = np.zeros((src.shape[0], 300))
+    G[np.arange(src.shape[0]), src] = -w
+    G[np.arange(src.shape[0]), dst] = w
+    exact = np.sqrt(np.linalg.eigvalsh(G.T @ G).max())
+    assert exact <= got[0] <= 1.02 * exact
