@@ -12,7 +12,9 @@ every point (the point itself excluded, the graph's kNN lists):
 * ``recall``: recall@k against the exact neighbours (on 2,000 sampled rows
   above 20,000 points, exact on those rows by brute force);
 * ``same``: whether two builds with the same input, seed and threads give the
-  same kNN lists (``same-mt``: the same with a multi-threaded build);
+  same kNN lists (``same-mt``: the same with a multi-threaded build; for
+  ``semisvm`` / ``semisvm-rows``, the library's own search in the k-d
+  locality order / in row order, one thread against ``n_jobs``);
 * ``first``: seconds of a fresh process from ``import`` to the first graph
   of 2,000 points (imports and any JIT compilation included).
 
@@ -152,11 +154,36 @@ def run_pynndescent(X, n_jobs, build_threads=1):
     return drop_self(np.asarray(ind)), t1 - t0, 0.0
 
 
+def run_semisvm(X, n_jobs, build_threads=1, leaf=None):
+    """semisvm's own approximate search (``knn_search(method="approximate")``:
+    the index above with the library's parameters, the rows inserted and
+    searched in the k-d locality order); ``leaf``: HNSW_LEAF for this call
+    (n: the row order, as before the locality order). The build and the
+    search are one call: ``build`` holds both. Deterministic at any thread
+    count, so ``build_threads`` does not enter."""
+    import semisvm.graph as g
+    old = g.HNSW_LEAF
+    g.HNSW_LEAF = old if leaf is None else leaf
+    try:
+        t0 = time.perf_counter()
+        _, ind = g.knn_search(X, K, method="approximate", n_jobs=n_jobs)
+        t1 = time.perf_counter()
+    finally:
+        g.HNSW_LEAF = old
+    return ind.astype(np.int64), t1 - t0, 0.0
+
+
+def run_semisvm_rows(X, n_jobs, build_threads=1):
+    return run_semisvm(X, n_jobs, build_threads, leaf=X.shape[0])
+
+
 CANDIDATES = {"sklearn-exact": ("sklearn", run_sklearn),
               "faiss-hnsw": ("faiss", run_faiss),
               "hnswlib": ("hnswlib", run_hnswlib),
               "usearch": ("usearch", run_usearch),
-              "pynndescent": ("pynndescent", run_pynndescent)}
+              "pynndescent": ("pynndescent", run_pynndescent),
+              "semisvm": ("semisvm", run_semisvm),
+              "semisvm-rows": ("semisvm", run_semisvm_rows)}
 
 _FIRST = """
 import time, numpy as np
@@ -191,6 +218,8 @@ def main():
     ap.add_argument("--n-jobs", type=int, default=2)
     ap.add_argument("--only", nargs="*", default=None)
     ap.add_argument("--no-first", action="store_true")
+    ap.add_argument("--recall-rows", type=int, default=2000,
+                    help="rows whose exact lists give the recall above 20,000 points")
     args = ap.parse_args()
     names = [n for n in CANDIDATES if (args.only is None or n in args.only)
              and available(CANDIDATES[n][0])]
@@ -203,7 +232,8 @@ def main():
     for n in args.sizes:
         X = data(n)
         rows = (np.arange(n) if n <= 20_000
-                else np.random.default_rng(0).choice(n, 2000, replace=False))
+                else np.random.default_rng(0).choice(n, args.recall_rows,
+                                                     replace=False))
         truth = exact_rows(X, rows)
         for name in names:
             if name == "sklearn-exact" and n > 50_000:
@@ -217,6 +247,9 @@ def main():
             same = bool(np.array_equal(ind, ind2))
             if name in ("sklearn-exact",):
                 same_mt = same
+            elif name.startswith("semisvm"):
+                # the library's lists for any n_jobs: one thread against n_jobs
+                same_mt = bool(np.array_equal(ind, fn(X, 1)[0]))
             else:
                 a = fn(X, args.n_jobs, build_threads=args.n_jobs)[0]
                 b = fn(X, args.n_jobs, build_threads=args.n_jobs)[0]

@@ -398,6 +398,47 @@ def test_hnsw_chunked_build_same_lists_for_any_threads(monkeypatch):
     assert recall(i) >= recall(one[1]) - 0.01 and recall(i) > 0.97
 
 
+def test_hnsw_locality_order_both_sides_of_the_leaf_size(monkeypatch):
+    # the HNSW index inserts (and searches) the rows in the leaves of a k-d
+    # split; up to HNSW_LEAF rows that is the row order itself
+    import semisvm.graph as g
+    X = _clusters(n=900)
+    np.testing.assert_array_equal(g._locality_order(X, 900), np.arange(900))
+    o = g._locality_order(X, 100)
+    np.testing.assert_array_equal(np.sort(o), np.arange(900))   # a permutation
+    assert not np.array_equal(o, np.arange(900))
+    # rows next to each other in that order are near each other
+    step = np.linalg.norm(np.diff(X[o], axis=0), axis=1).mean()
+    assert step < 0.7 * np.linalg.norm(np.diff(X, axis=0), axis=1).mean()
+    seen = []
+    real = g._hnsw_index
+    monkeypatch.setattr(g, "_hnsw_index",
+                        lambda rows, V, q: seen.append(rows.copy()) or real(rows, V, q))
+    d_ex, i_ex = g.knn_search(X, 8, method="exact")
+    g.knn_search(X, 8, method="approximate")                  # 900 <= 1024
+    np.testing.assert_array_equal(seen.pop(), np.arange(900))
+    monkeypatch.setattr(g, "HNSW_LEAF", 100)
+    outs = [g.knn_search(X, 8, method="approximate", n_jobs=nj) for nj in (1, 2)]
+    np.testing.assert_array_equal(seen[0], o)
+    np.testing.assert_array_equal(outs[0][1], outs[1][1])    # any n_jobs
+    np.testing.assert_array_equal(outs[0][0], outs[1][0])
+    d, i = outs[0]
+    assert not np.any(i == np.arange(900)[:, None]) and np.all(np.diff(d, axis=1) >= 0)
+    np.testing.assert_allclose(d, np.linalg.norm(X[:, None] - X[i], axis=2),
+                               rtol=1e-4, atol=1e-5)
+    assert np.mean([len(set(a) & set(b)) / 8 for a, b in zip(i_ex, i)]) > 0.97
+    # chunked as well: each chunk inserts its own rows in the same order
+    seen.clear()
+    monkeypatch.setattr(g, "HNSW_CHUNK", 400)
+    d3, i3 = g.knn_search(X, 8, method="approximate", n_jobs=3)
+    assert [r.size for r in seen] == [400, 400, 100]
+    for r, a in zip(seen, (0, 400, 800)):
+        np.testing.assert_array_equal(r, o[(o >= a) & (o < a + 400)])
+    d1, i1 = g.knn_search(X, 8, method="approximate", n_jobs=1)
+    np.testing.assert_array_equal(i3, i1)
+    np.testing.assert_array_equal(d3, d1)
+
+
 def test_knn_graph_pickle_leaves_the_work_cache_behind():
     # a fitted estimator holds its graph; the graph's shared work (kernel
     # features, ridge systems, solutions) is a cache, not part of the model
