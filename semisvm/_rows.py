@@ -298,7 +298,10 @@ class LocalRows:
         a few labels on 13 of 90 fits, so float32 outputs are recomputed.
         """
         last = self._last
-        self.obar = np.zeros(self.n, dtype=self.dtype)
+        # obar is work (every step writes it whole before reading it): the
+        # last call's, which no caller holds (callers keep the o returned)
+        if self.obar is None:
+            self.obar = np.zeros(self.n, dtype=self.dtype)
         if (self.reuse_outputs and self.dtype == np.float64
                 and last is not None and last[1] == self.s
                 and self.o is not None and np.array_equal(last[0], w)):

@@ -324,3 +324,26 @@ def test_python_loop_relative_stop_is_the_compiled_one(cold_start):
         assert n1 == k + 1
     else:       # the loose phase goes on after its first small decrease
         assert n1 > k + 1
+
+
+@pytest.mark.parametrize("rows_cls", [LocalRows, _PythonRows])
+def test_outputs_a_caller_keeps_stay_as_they_were(rows_cls):
+    # each MFN call returns outputs of its own; its work array obar is the
+    # last call's (no caller holds it), so a kept o never changes
+    X, cpos, cneg = _problem(5, 80, 6, np.float64, True)
+    B = rows_cls(RowData(X), 1.0, cpos, cneg)
+    w = np.zeros(7)
+    kept = []
+    for k in range(4):
+        mfn_loop(B, w, 0.1, tol=1e-8, max_iter=50, cg_max_iter=100,
+                 cold_start=k == 0, rel_tol=1e-12)
+        o = B.outputs()
+        assert o is not B.obar
+        assert all(o is not x for x, _ in kept)
+        np.testing.assert_allclose(o, X @ w[:-1] + w[-1], rtol=1e-9, atol=1e-12)
+        kept.append((o, o.copy()))
+        # other costs for the next call (the outputs carried over, as TSVM's
+        # switching rounds do)
+        cpos[k::4], cneg[k::4] = cneg[k::4].copy(), cpos[k::4].copy()
+    for o, copy in kept:
+        assert o.tobytes() == copy.tobytes()
