@@ -110,6 +110,40 @@ def test_dense_normal_matrix_is_the_generic_sum(dtype, n, d):
         rtol=1e-4 if dtype == np.float32 else 1e-10, atol=1e-5)
 
 
+def test_csr_normal_matrix_takes_rows_in_any_order():
+    # rows whose column indices increase take the short loop, the others
+    # (unsorted, a repeated index) the general one: both X_J' A X_J
+    rng = np.random.default_rng(3)
+    n, d = 30, 9
+    X = rng.standard_normal((n, d)) * (rng.random((n, d)) < 0.5)
+    C = sp.csr_matrix(X)
+    data, ind, ptr = C.data.copy(), C.indices.copy(), C.indptr.copy()
+    for i in range(0, n, 3):             # every third row stored backwards
+        data[ptr[i]:ptr[i + 1]] = data[ptr[i]:ptr[i + 1]][::-1]
+        ind[ptr[i]:ptr[i + 1]] = ind[ptr[i]:ptr[i + 1]][::-1]
+    # row 1 gets a repeated index: x_1j split into two stored halves
+    j0 = ptr[1]
+    assert ptr[2] > j0
+    data = np.insert(data, j0, data[j0] / 2)
+    data[j0 + 1] /= 2
+    ind = np.insert(ind, j0, ind[j0])
+    ptr[2:] += 1
+    U = sp.csr_matrix((data, ind, ptr), shape=(n, d))
+    assert not U.has_sorted_indices
+    a = rng.random(n)
+    t = rng.standard_normal(n)
+    active = np.arange(n, dtype=np.int32)
+    H, b = K.normal_matrix(RowData(U), 0.7, active, n, a, t)
+    E = np.c_[X, np.full(n, 0.7)]
+    np.testing.assert_allclose(np.triu(H), np.triu(E.T @ (a[:, None] * E)),
+                               rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(b, E.T @ (a * t), rtol=1e-12, atol=1e-12)
+    # the sorted rows alone: the bits of the dense blocked loop
+    Hs, bs = K.normal_matrix(RowData(C), 0.7, active, n, a, t)
+    Hd, bd = K.normal_matrix(RowData(X), 0.7, active, n, a, t)
+    assert np.array_equal(Hs, Hd) and np.array_equal(bs, bd)
+
+
 @pytest.mark.parametrize("n", [1, 6, 41])
 def test_dense_cg_setup_pass_is_the_generic_sum(dtype, n):
     rng = np.random.default_rng(n)
