@@ -381,3 +381,39 @@ def test_outputs_a_caller_keeps_stay_as_they_were(rows_cls):
         cpos[k::4], cneg[k::4] = cneg[k::4].copy(), cpos[k::4].copy()
     for o, copy in kept:
         assert o.tobytes() == copy.tobytes()
+
+
+@pytest.mark.parametrize("floor", [1, 2**40])
+def test_mfn_memory_check_reads_the_budget_from_its_floor_on(monkeypatch, floor):
+    # below MFN_MEMORY_FLOOR bytes the budget is not read (a small solve);
+    # from it on a budget too small refuses the solve, naming it
+    from semisvm import _rows, _validation
+    assert _rows.MFN_MEMORY_FLOOR == 16 * 2**20
+    calls = []
+
+    def tiny():
+        calls.append(1)
+        return 100.0, "RLIMIT_AS limit"
+    monkeypatch.setattr(_validation, "memory_budget", tiny)
+    monkeypatch.setattr(_rows, "MFN_MEMORY_FLOOR", floor)
+    if floor > 1:
+        _rows.check_mfn_memory(1000, 50, np.float64)
+        assert calls == []
+    else:
+        with pytest.raises(_validation.NotEnoughMemoryError,
+                           match="L2-SVM-MFN solver on 1000 rows x 50"):
+            _rows.check_mfn_memory(1000, 50, np.float64)
+        assert calls == [1]
+
+
+def test_cold_start_outputs_are_the_pass_over_the_rows():
+    # from w = 0 the outputs are the zero vector without a pass; any other w
+    # takes the pass (the same bits as before)
+    X, cpos, cneg = _problem(6, 50, 5, np.float64, True)
+    for w in (np.zeros(6), np.r_[np.zeros(5), 0.3], np.arange(6.0) - 2):
+        B = LocalRows(RowData(X), 1.0, cpos, cneg)
+        B._start_outputs(w)
+        want = np.zeros(50)
+        K.outputs(RowData(X), 1.0, w, np.zeros(50, dtype=np.int32), want, 1)
+        assert B.o.tobytes() == want.tobytes()
+        np.testing.assert_allclose(B.o, X @ w[:-1] + w[-1], atol=1e-12)
