@@ -61,6 +61,10 @@ logger = logging.getLogger("semisvm")
 STATUS_OPTIMAL, STATUS_RELATIVE, STATUS_MAX_ITER, STATUS_GRADIENT = 0, 1, 2, 3
 
 
+#: check_mfn_memory reads the memory budget from this many bytes on
+MFN_MEMORY_FLOOR = 16 * 2**20
+
+
 def check_mfn_memory(n, d, dtype, n_threads=1, slices=0):
     """Refuse (before allocating) an MFN solve whose working vectors do not fit.
 
@@ -70,7 +74,13 @@ def check_mfn_memory(n, d, dtype, n_threads=1, slices=0):
     """
     item = np.dtype(dtype).itemsize
     k = 8 + int(n_threads)
-    check_memory(k * (d + 1) * item + 7 * max(n, 1) * item + int(slices) * item,
+    nbytes = k * (d + 1) * item + 7 * max(n, 1) * item + int(slices) * item
+    if nbytes < MFN_MEMORY_FLOOR:
+        # a small solve: reading the budget (two /proc files, about 0.5 ms)
+        # cost more than a millisecond fit's solve steps; an allocation this
+        # small that fails raises MemoryError by itself
+        return
+    check_memory(nbytes,
                  f"the L2-SVM-MFN solver on {n} rows x {d} features: {k} "
                  f"{np.dtype(dtype)} vectors of length {d + 1} and the row "
                  f"blocks' slices ({int(slices)} entries; a feature index "
@@ -298,14 +308,20 @@ class LocalRows:
         a few labels on 13 of 90 fits, so float32 outputs are recomputed.
         """
         last = self._last
-        self.obar = np.zeros(self.n, dtype=self.dtype)
+        # obar is work (every step writes it whole before reading it): the
+        # last call's, which no caller holds (callers keep the o returned)
+        if self.obar is None:
+            self.obar = np.zeros(self.n, dtype=self.dtype)
         if (self.reuse_outputs and self.dtype == np.float64
                 and last is not None and last[1] == self.s
                 and self.o is not None and np.array_equal(last[0], w)):
             self.o = self.o.copy()
             return True
         self.o = np.zeros(self.n, dtype=self.dtype)
-        K.outputs(self.X, self.s, w, self.active, self.o, self.n_threads)
+        if w.any():
+            # (from w = 0, a cold start, X w is that zero vector: the same
+            # bits, every entry of a validated X being finite)
+            K.outputs(self.X, self.s, w, self.active, self.o, self.n_threads)
         return False
 
     def _end_outputs(self, w):

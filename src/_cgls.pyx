@@ -19,7 +19,8 @@ from cython.parallel cimport parallel, prange, threadid
 from libc.string cimport memset
 from libc.stdlib cimport malloc, free
 from semisvm._core._blas cimport _dot, _axpy, _copy
-from semisvm._core._dataset cimport RowData, row_dot, row_axpy, row_view
+from semisvm._core._dataset cimport (RowData, row_axpy, row_dot, row_dot4,
+                                     row_view)
 
 # weight of diag(H) in the CG preconditioner (Hsia, Chiang & Lin 2018)
 cdef double PREC_MIX = 0.01
@@ -385,7 +386,7 @@ cdef void _block_pass(int kind, RowData X, const int *rows, Py_ssize_t k0,
             i = rows[k]
             if o != NULL:
                 o[i] += gprev * q[k]
-            tv = row_dot(X, i, v) + vb
+            tv = row_dot4(X, i, v) + vb
             q[k] = tv
             ai = a[i]
             s0 += ai * tv * tv
@@ -424,13 +425,13 @@ cdef void _block_pass_csr(int kind, RowData X, const int *rows, Py_ssize_t k0,
                           double *part) noexcept nogil:
     """One block (rows[k0:k1]) of a pass over CSR rows into its interleaved
     slice ``e`` (set up here; see the section's comment) and part[0:3]. The
-    terms and their order are :func:`_block_pass`'s (and ``row_dot``'s),
+    terms and their order are :func:`_block_pass`'s (and ``row_dot4``'s),
     entry by entry."""
     cdef Py_ssize_t k, m, i, nnz, d = X.n_cols
     cdef const floating *vals
     cdef const int *ix
     cdef floating *ee
-    cdef floating zk, ai, tv, at, zr, vm, sd
+    cdef floating zk, ai, tv, at, zr, vm, sd, s1d, s2d, s3d
     cdef double s0 = 0, s1 = 0, s2 = 0
     if kind == PASS_RMATVEC:
         for m in range(d):
@@ -453,9 +454,22 @@ cdef void _block_pass_csr(int kind, RowData X, const int *rows, Py_ssize_t k0,
             if o != NULL:
                 o[i] += gprev * q[k]
             nnz = row_view(X, i, &vals, &ix)
+            # row_dot4's order (four partial sums), on the slice's v_j
             sd = 0
-            for m in range(nnz):
+            s1d = 0
+            s2d = 0
+            s3d = 0
+            m = 0
+            while m + 4 <= nnz:
                 sd += vals[m] * e[2 * <Py_ssize_t> ix[m]]
+                s1d += vals[m + 1] * e[2 * <Py_ssize_t> ix[m + 1]]
+                s2d += vals[m + 2] * e[2 * <Py_ssize_t> ix[m + 2]]
+                s3d += vals[m + 3] * e[2 * <Py_ssize_t> ix[m + 3]]
+                m += 4
+            while m < nnz:
+                sd += vals[m] * e[2 * <Py_ssize_t> ix[m]]
+                m += 1
+            sd = (sd + s1d) + (s2d + s3d)
             tv = sd + vb
             q[k] = tv
             ai = a[i]

@@ -88,6 +88,18 @@ def _row_dot_py(RowData X, Py_ssize_t i, const floating[::1] w):
     return row_dot(X, i, &w[0])
 
 
+def _row_dot4_py(RowData X, Py_ssize_t i, const floating[::1] w):
+    """Test hook: x_i @ w in the CG product's order (four partial sums)."""
+    cdef bint is32 = False
+    if floating is float:
+        is32 = True
+    if is32 != X.is_float32 or w.shape[0] < X.n_cols:
+        raise ValueError("w must match X's dtype and have n_cols entries")
+    if not 0 <= i < X.n_rows:
+        raise IndexError(i)
+    return row_dot4(X, i, &w[0])
+
+
 def _row_axpy_py(RowData X, Py_ssize_t i, double a, floating[::1] out):
     """Test hook: out += a * x_i through the shared row helpers."""
     cdef bint is32 = False

@@ -230,6 +230,8 @@ cdef void _normal_matrix_generic(RowData X, floating bias_scale,
     cdef const floating *vals
     cdef const int *ix
     cdef double ai, ati, xv
+    cdef double *Hrow
+    cdef bint increasing
     for u in range(D * D):
         H[u] = 0
     for u in range(D):
@@ -239,12 +241,25 @@ cdef void _normal_matrix_generic(RowData X, floating bias_scale,
         ai = a[i]
         ati = ai * t[i]
         nnz = row_view(X, i, &vals, &ix)
+        # a row whose column indices increase (canonical CSR: every row the
+        # estimators pass) needs neither the swap nor the repeated-index
+        # factor below: the same terms, added in the same order
+        increasing = True
+        for u in range(1, nnz):
+            if ix[u] <= ix[u - 1]:
+                increasing = False
+                break
         for u in range(nnz):
             xv = ai * vals[u]
             b[ix[u]] += ati * vals[u]
             # bias column (index d, value bias_scale)
-            H[ix[u] * D + dcol] += xv * bias_scale
-            H[ix[u] * D + ix[u]] += xv * vals[u]
+            Hrow = H + ix[u] * D
+            Hrow[dcol] += xv * bias_scale
+            Hrow[ix[u]] += xv * vals[u]
+            if increasing:
+                for v in range(u + 1, nnz):
+                    Hrow[ix[v]] += xv * vals[v]
+                continue
             for v in range(u + 1, nnz):
                 lo = ix[u]
                 hi = ix[v]

@@ -1353,8 +1353,9 @@ def test_tsvm_and_da_reuse_outputs_across_mfn_calls(monkeypatch):
                linear.da_s3vm(X, ys, lam=1e-2, lam_u=1.0))
         runs[reuse] = res, len(passes)
     (new, n_new), (old, n_old) = runs[True], runs[False]
-    assert n_old == sum(r.n_mfn for r in old)
-    assert n_new == 2                   # one pass per fit in float64
+    # (each fit's first call starts from w = 0: zero outputs, no pass)
+    assert n_old == sum(r.n_mfn - 1 for r in old)
+    assert n_new == 0                   # no pass after that in float64
     for a, b in zip(new, old):
         np.testing.assert_array_equal(a.labels, b.labels)
         assert a.objective == pytest.approx(b.objective, rel=1e-6)
@@ -1362,7 +1363,7 @@ def test_tsvm_and_da_reuse_outputs_across_mfn_calls(monkeypatch):
     passes.clear()
     monkeypatch.setattr(_rows.LocalRows, "reuse_outputs", True)
     r32 = linear.tsvm(X.astype(np.float32), ys, lam=1e-2, lam_u=1.0)
-    assert len(passes) == r32.n_mfn
+    assert len(passes) == r32.n_mfn - 1
 
 
 def test_tsvm_switching_rounds_carry_the_setup_sums(monkeypatch):
@@ -1645,3 +1646,65 @@ def test_da_carried_sums_same_bits_for_any_n_jobs(monkeypatch):
     for res in runs[1:]:
         assert res.coef.tobytes() == runs[0].coef.tobytes()
         assert res.p.tobytes() == runs[0].p.tobytes()
+
+
+@pytest.mark.parametrize("scale_rows", [2000, 3000])
+def test_da_auto_tolerances_both_sides_of_their_size_switch(monkeypatch,
+                                                            scale_rows):
+    # kl_tol="auto", inner_tol="auto": 1e-5 and 1e-3 below DA_SCALE_ROWS
+    # unlabeled rows; from there on 1e-4, and 1e-3 times min(10, max(1,
+    # 10 T / lam_u)) (the switch shrunk to this problem's 2,910 unlabeled)
+    from semisvm import _linear_ssl as ls
+    rng = np.random.RandomState(4)
+    X = sp.random(3000, 300, density=0.05, format="csr", random_state=rng)
+    y = np.where(X @ rng.randn(300) > 0, 1, 0)
+    ys = np.where(rng.rand(3000) < 0.03, y, -1)
+    u = int(np.sum(ys == -1))
+    assert 2000 <= u < 3000
+    monkeypatch.setattr(ls, "DA_SCALE_ROWS", scale_rows)
+    kw = dict(lam=1e-2, lam_u=1.0)
+    auto = linear.da_s3vm(X, ys, **kw)
+    at_scale = u >= scale_rows
+    kl = ls.KL_TOL_SCALE if at_scale else ls.KL_TOL
+    fixed = linear.da_s3vm(X, ys, kl_tol=kl, inner_tol=ls.INNER_TOL, **kw)
+    # each temperature stopped on its own kl_tol (or its round cap)
+    assert np.all(auto.kl_history[auto.inner_history < 100] < kl)
+    if not at_scale:
+        np.testing.assert_array_equal(auto.coef, fixed.coef)
+        np.testing.assert_array_equal(auto.labels, fixed.labels)
+        assert auto.n_cg_iter == fixed.n_cg_iter
+        assert auto.objective == fixed.objective
+        # (1e-4 would have stopped other rounds on this problem)
+        other = linear.da_s3vm(X, ys, kl_tol=ls.KL_TOL_SCALE, **kw)
+        assert other.n_mfn != auto.n_mfn
+    else:
+        # the hot w-steps are looser: fewer CG iterations (on this small
+        # problem the objective moves by 0.4 %, hence the switch by size)
+        assert auto.n_cg_iter < fixed.n_cg_iter
+        assert auto.objective == pytest.approx(fixed.objective, rel=1e-2)
+        # without the hot factor "auto" is the fixed pair, bit for bit
+        monkeypatch.setattr(ls, "HOT_FACTOR", 1.0)
+        flat = linear.da_s3vm(X, ys, **kw)
+        np.testing.assert_array_equal(flat.coef, fixed.coef)
+        assert flat.n_cg_iter == fixed.n_cg_iter
+    # the estimator passes "auto" through
+    est = DASVM(lam=1e-2, lam_u=1.0, r=None).fit(X, ys)
+    assert est.result_.n_cg_iter == linear.da_s3vm(X, ys, **kw).n_cg_iter
+    for bad in ("kl_tol", "inner_tol"):
+        with pytest.raises(ValueError, match=bad):
+            linear.da_s3vm(X, ys, **{bad: "fast"})
+        with pytest.raises(ValueError, match=bad):
+            linear.da_s3vm(X, ys, **{bad: 0.0})
+    assert DASVM().kl_tol == DASVM().inner_tol == "auto"
+
+
+def test_da_w_step_tolerance_follows_the_temperature():
+    from semisvm._linear_ssl import HOT_FACTOR, _w_step_tol
+    assert HOT_FACTOR == 10.0
+    assert _w_step_tol(1e-3, False, 5.0, 1.0) == 1e-3
+    assert _w_step_tol(None, True, 5.0, 1.0) is None
+    assert _w_step_tol(1e-3, True, 5.0, 1.0) == pytest.approx(1e-2)
+    assert _w_step_tol(1e-3, True, 1.0, 1.0) == pytest.approx(1e-2)
+    assert _w_step_tol(1e-3, True, 0.5, 1.0) == pytest.approx(5e-3)
+    assert _w_step_tol(1e-3, True, 0.05, 1.0) == pytest.approx(1e-3)
+    assert _w_step_tol(1e-3, True, 0.5, 2.0) == pytest.approx(2.5e-3)

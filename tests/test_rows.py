@@ -110,6 +110,40 @@ def test_dense_normal_matrix_is_the_generic_sum(dtype, n, d):
         rtol=1e-4 if dtype == np.float32 else 1e-10, atol=1e-5)
 
 
+def test_csr_normal_matrix_takes_rows_in_any_order():
+    # rows whose column indices increase take the short loop, the others
+    # (unsorted, a repeated index) the general one: both X_J' A X_J
+    rng = np.random.default_rng(3)
+    n, d = 30, 9
+    X = rng.standard_normal((n, d)) * (rng.random((n, d)) < 0.5)
+    C = sp.csr_matrix(X)
+    data, ind, ptr = C.data.copy(), C.indices.copy(), C.indptr.copy()
+    for i in range(0, n, 3):             # every third row stored backwards
+        data[ptr[i]:ptr[i + 1]] = data[ptr[i]:ptr[i + 1]][::-1]
+        ind[ptr[i]:ptr[i + 1]] = ind[ptr[i]:ptr[i + 1]][::-1]
+    # row 1 gets a repeated index: x_1j split into two stored halves
+    j0 = ptr[1]
+    assert ptr[2] > j0
+    data = np.insert(data, j0, data[j0] / 2)
+    data[j0 + 1] /= 2
+    ind = np.insert(ind, j0, ind[j0])
+    ptr[2:] += 1
+    U = sp.csr_matrix((data, ind, ptr), shape=(n, d))
+    assert not U.has_sorted_indices
+    a = rng.random(n)
+    t = rng.standard_normal(n)
+    active = np.arange(n, dtype=np.int32)
+    H, b = K.normal_matrix(RowData(U), 0.7, active, n, a, t)
+    E = np.c_[X, np.full(n, 0.7)]
+    np.testing.assert_allclose(np.triu(H), np.triu(E.T @ (a[:, None] * E)),
+                               rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(b, E.T @ (a * t), rtol=1e-12, atol=1e-12)
+    # the sorted rows alone: the bits of the dense blocked loop
+    Hs, bs = K.normal_matrix(RowData(C), 0.7, active, n, a, t)
+    Hd, bd = K.normal_matrix(RowData(X), 0.7, active, n, a, t)
+    assert np.array_equal(Hs, Hd) and np.array_equal(bs, bd)
+
+
 @pytest.mark.parametrize("n", [1, 6, 41])
 def test_dense_cg_setup_pass_is_the_generic_sum(dtype, n):
     rng = np.random.default_rng(n)
@@ -324,3 +358,62 @@ def test_python_loop_relative_stop_is_the_compiled_one(cold_start):
         assert n1 == k + 1
     else:       # the loose phase goes on after its first small decrease
         assert n1 > k + 1
+
+
+@pytest.mark.parametrize("rows_cls", [LocalRows, _PythonRows])
+def test_outputs_a_caller_keeps_stay_as_they_were(rows_cls):
+    # each MFN call returns outputs of its own; its work array obar is the
+    # last call's (no caller holds it), so a kept o never changes
+    X, cpos, cneg = _problem(5, 80, 6, np.float64, True)
+    B = rows_cls(RowData(X), 1.0, cpos, cneg)
+    w = np.zeros(7)
+    kept = []
+    for k in range(4):
+        mfn_loop(B, w, 0.1, tol=1e-8, max_iter=50, cg_max_iter=100,
+                 cold_start=k == 0, rel_tol=1e-12)
+        o = B.outputs()
+        assert o is not B.obar
+        assert all(o is not x for x, _ in kept)
+        np.testing.assert_allclose(o, X @ w[:-1] + w[-1], rtol=1e-9, atol=1e-12)
+        kept.append((o, o.copy()))
+        # other costs for the next call (the outputs carried over, as TSVM's
+        # switching rounds do)
+        cpos[k::4], cneg[k::4] = cneg[k::4].copy(), cpos[k::4].copy()
+    for o, copy in kept:
+        assert o.tobytes() == copy.tobytes()
+
+
+@pytest.mark.parametrize("floor", [1, 2**40])
+def test_mfn_memory_check_reads_the_budget_from_its_floor_on(monkeypatch, floor):
+    # below MFN_MEMORY_FLOOR bytes the budget is not read (a small solve);
+    # from it on a budget too small refuses the solve, naming it
+    from semisvm import _rows, _validation
+    assert _rows.MFN_MEMORY_FLOOR == 16 * 2**20
+    calls = []
+
+    def tiny():
+        calls.append(1)
+        return 100.0, "RLIMIT_AS limit"
+    monkeypatch.setattr(_validation, "memory_budget", tiny)
+    monkeypatch.setattr(_rows, "MFN_MEMORY_FLOOR", floor)
+    if floor > 1:
+        _rows.check_mfn_memory(1000, 50, np.float64)
+        assert calls == []
+    else:
+        with pytest.raises(_validation.NotEnoughMemoryError,
+                           match="L2-SVM-MFN solver on 1000 rows x 50"):
+            _rows.check_mfn_memory(1000, 50, np.float64)
+        assert calls == [1]
+
+
+def test_cold_start_outputs_are_the_pass_over_the_rows():
+    # from w = 0 the outputs are the zero vector without a pass; any other w
+    # takes the pass (the same bits as before)
+    X, cpos, cneg = _problem(6, 50, 5, np.float64, True)
+    for w in (np.zeros(6), np.r_[np.zeros(5), 0.3], np.arange(6.0) - 2):
+        B = LocalRows(RowData(X), 1.0, cpos, cneg)
+        B._start_outputs(w)
+        want = np.zeros(50)
+        K.outputs(RowData(X), 1.0, w, np.zeros(50, dtype=np.int32), want, 1)
+        assert B.o.tobytes() == want.tobytes()
+        np.testing.assert_allclose(B.o, X @ w[:-1] + w[-1], atol=1e-12)

@@ -42,3 +42,31 @@ def test_rowdata_rejects_wrong_inputs():
         RowData(np.asfortranarray(np.ones((3, 2))))
     with pytest.raises(ValueError, match="match X's dtype"):
         _dataset._row_dot_py(RowData(np.ones((2, 2))), 0, np.ones(2, np.float32))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("nnz", [0, 1, 3, 4, 7, 8, 13])
+def test_row_dot4_sums_four_partial_sums_in_order(dtype, nnz):
+    # the CG product's dot: entries 0, 1, 2, 3 mod 4 of the full groups of
+    # four into four sums, the tail into the first, then (s0 + s1) + (s2 + s3)
+    rng = np.random.RandomState(nnz)
+    d = 20
+    row = np.zeros(d, dtype=dtype)
+    cols = np.sort(rng.choice(d, nnz, replace=False))
+    row[cols] = rng.randn(nnz) * 10.0 ** rng.randint(-6, 6, nnz)
+    X = sp.csr_matrix(row[None, :])
+    w = (rng.randn(d) * 10.0 ** rng.randint(-6, 6, d)).astype(dtype)
+    terms = [dtype(row[c]) * dtype(w[c]) for c in cols]
+    s = [dtype(0)] * 4
+    full = nnz - nnz % 4
+    for k in range(full):
+        s[k % 4] = dtype(s[k % 4] + terms[k])
+    for k in range(full, nnz):
+        s[0] = dtype(s[0] + terms[k])
+    want = dtype(dtype(s[0] + s[1]) + dtype(s[2] + s[3]))
+    got = _dataset._row_dot4_py(RowData(X), 0, w)
+    assert dtype(got) == want
+    # the plain row_dot sums left to right: the same value to rounding
+    assert got == pytest.approx(_dataset._row_dot_py(RowData(X), 0, w),
+                                rel=1e-4 if dtype == np.float32 else 1e-12,
+                                abs=1e-30)
