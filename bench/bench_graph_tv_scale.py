@@ -95,6 +95,49 @@ def _one(spec):
                           err=100 * float(np.mean(pred[unl] != yt[unl])), **extra)))
 
 
+def _trace(n, name, n_jobs, params, every=3.0):
+    """One fit in this process with ``verbose=1``, and every ``every``
+    seconds a line naming where the fit's thread is (its innermost semisvm
+    frame), its CPU seconds and the load: the log shows where the time goes
+    even when the run is stopped before the fit ends."""
+    import logging
+    import threading
+    import traceback
+
+    t = time.perf_counter()
+    X, y, yt = _problem(n, 50, 10, 20)
+    print(f"data {time.perf_counter() - t:.1f} s", flush=True)
+    import semisvm
+    logging.basicConfig(level=logging.INFO, stream=sys.stdout,
+                        format="%(relativeCreated)8.0f ms %(message)s")
+    t1, c1 = time.perf_counter(), time.process_time()
+
+    def sample(main_id):
+        while True:
+            time.sleep(every)
+            f = sys._current_frames().get(main_id)
+            if f is None:
+                return
+            st = traceback.extract_stack(f)
+            ours = [fr for fr in st if "semisvm" in fr.filename]
+            a, b = (ours[-1] if ours else st[-1]), st[-1]
+            print(f"[{time.perf_counter() - t1:6.1f} s cpu "
+                  f"{time.process_time() - c1:7.1f} load {os.getloadavg()[0]:.1f}] "
+                  f"{os.path.basename(a.filename)}:{a.lineno} {a.name} | "
+                  f"{os.path.basename(b.filename)}:{b.lineno} {b.name}", flush=True)
+
+    threading.Thread(target=sample, args=(threading.get_ident(),), daemon=True).start()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = getattr(semisvm, name)(n_jobs=n_jobs, verbose=1, **params).fit(X, y)
+    unl = y == -1
+    print(json.dumps(dict(
+        model=name, n=n, n_jobs=n_jobs, wall=time.perf_counter() - t1,
+        cpu=time.process_time() - c1,
+        rss_gb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20,
+        err=100 * float(np.mean(est.transduction_[unl] != yt[unl])))), flush=True)
+
+
 def _run(spec, timeout):
     cmd = [sys.executable, __file__, "--one", json.dumps(spec)]
     try:
@@ -122,7 +165,10 @@ def _row(label, r, ref=None):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--part", choices=["small", "large"], default="small")
+    ap.add_argument("--part", choices=["small", "large", "trace"], default="small",
+                    help="trace: one fit of the first of --models at --n rows "
+                         "(n_jobs the first of --threads) in this process, "
+                         "logging where its time goes every few seconds")
     ap.add_argument("--models", nargs="*", default=MODELS)
     ap.add_argument("--no-exact", action="store_true",
                     help="small part: skip the n_components=None fits")
@@ -143,6 +189,9 @@ def main():
         return
     print("load:", os.getloadavg(), "params:", args.params)
     params = json.loads(args.params)
+    if args.part == "trace":
+        _trace(args.n, args.models[0], (args.threads or [None])[0], params)
+        return
     if args.part == "small":
         for d in (10, 60):
             for c in (2, 10):
