@@ -36,7 +36,7 @@ import sys
 
 from semisvm._rows import n_threads
 
-__all__ = ["follows_n_jobs", "limit", "n_threads"]
+__all__ = ["follows_n_jobs", "limit", "limit_api", "n_threads"]
 
 _CONTROLLER = (None, -1)
 
@@ -67,6 +67,15 @@ def limit(n_jobs, *, blas=1):
     ctl = _controller()
     with ctl.limit(limits={"blas": nb, "openmp": nt}):
         yield nt
+
+
+def limit_api(limits, user_api):
+    """``threadpoolctl.threadpool_limits(limits, user_api)`` through the
+    controller built once (:func:`_controller`): the same pools held, without
+    scanning the loaded libraries again (threadpoolctl's own function builds
+    a new controller per call, about 15 ms each; a graph TV fit made eight
+    such calls)."""
+    return _controller().limit(limits=limits, user_api=user_api)
 
 
 def follows_n_jobs(func):

@@ -19,10 +19,10 @@ import warnings
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
-from threadpoolctl import threadpool_limits
 
 from semisvm._fallback import auto_fallback, laplacian_guard
 from semisvm._lowrank import nystroem_features
+from semisvm._threads import limit_api
 from semisvm._validation import UNLABELED
 
 # the safe="auto" check's fold solves (Cheeger; multi-class TV): a stop
@@ -209,7 +209,7 @@ class TVCheckMixin:
             Z, N = S["Z"][rows], S["N"]
             self.nugget_ = S["nugget"]
         else:
-            with threadpool_limits(limits=1, user_api="blas"):
+            with limit_api(1, "blas"):
                 if self.mode_ == "exact":
                     K = self._kernel(X)
                 else:

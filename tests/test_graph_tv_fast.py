@@ -1,0 +1,205 @@
+"""The TV / Cheeger fits' shortcuts that keep the same bits.
+
+* the graph ROF solver's one-column pass on one thread (the two-class
+  iterations) against the general pass (two equal columns) and the parallel
+  pass (two threads): the same iterates to the bit;
+* the thread pools held through one controller (``limit_api``): no scan of
+  the loaded libraries per call, the pools held as threadpoolctl's own
+  ``threadpool_limits`` holds them;
+* the Laplacian guard's LapRLS graph read from the fit's own exact search
+  (one search for both), on both sides of its size switch and of the
+  exact / approximate search switch: the same graph and the same LapRLS fit
+  as a search of its own.
+"""
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.datasets import make_moons
+
+import semisvm._fallback as fb
+import semisvm.graph as graph_mod
+from semisvm import TVRLS, TVSVM, CheegerRLS, CheegerSVM, LapRLS
+from semisvm._core._graph_tv import edge_incidence, rof_pd_multi
+from semisvm._tv_setup import knn_graph
+from semisvm._tv_solvers import _edges, _grad_norm
+from semisvm.graph import KNNGraph
+
+
+def _moons(n=150, per_class=5, seed=0):
+    X, yt = make_moons(n, noise=0.12, random_state=seed)
+    rng = np.random.default_rng(seed)
+    y = np.full(n, -1)
+    for c in (0, 1):
+        y[rng.choice(np.flatnonzero(yt == c), per_class, replace=False)] = c
+    return X, y, yt
+
+
+def _fit(est, X, y):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return est.fit(X, y)
+
+
+# ------------------------------------------------------- one-column ROF pass
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_rof_one_column_pass_same_bits_as_the_general_passes(dtype):
+    X, _, _ = _moons(300)
+    W = knn_graph(X, n_neighbors=8)
+    src, dst, w = _edges(W, dtype)
+    n = X.shape[0]
+    L = _grad_norm(src, dst, w, n)
+    inc = edge_incidence(src, dst, w, n)
+    z = np.random.default_rng(3).standard_normal(n).astype(dtype)
+
+    def run(cols, threads, max_iter):
+        Z = np.ascontiguousarray(np.repeat(z[:, None], cols, axis=1))
+        G = np.zeros((n, cols), dtype=dtype)
+        P = np.zeros((src.shape[0], cols), dtype=dtype)
+        out = []
+        for rho in (1.0, 2.5):          # warm started from the first solve
+            it, gap, primal, status = rof_pd_multi(
+                src, dst, w, Z, 0.4, rho, G, P, tol=1e-6, max_iter=max_iter,
+                L=L, incidence=inc, n_threads=threads)
+            out.append((G[:, 0].copy(), P[:, 0].copy(), it, gap[0], primal[0]))
+        return out
+
+    for max_iter in (7, 3000):         # stopped mid-way (no gap check) and converged
+        one = run(1, 1, max_iter)
+        for other in (run(2, 1, max_iter), run(1, 2, max_iter)):
+            for a, b in zip(one, other):
+                assert a[0].tobytes() == b[0].tobytes()
+                assert a[1].tobytes() == b[1].tobytes()
+                assert a[2:] == b[2:]
+    # and a solution: the gap closed below tol x primal
+    assert one[-1][3] <= 1e-6 * abs(one[-1][4])
+
+
+@pytest.mark.parametrize("Est", [TVRLS, TVSVM, CheegerRLS, CheegerSVM])
+def test_two_class_fits_same_bits_for_any_n_jobs(Est):
+    # n_jobs=1 takes the one-column pass, 2 the parallel passes
+    X, y, _ = _moons(160)
+    fits = []
+    for n_jobs in (None, 2):
+        est = _fit(Est(safe=False, n_jobs=n_jobs, max_iter=12), X, y)
+        fits.append((est.transduction_.tobytes(),
+                     np.asarray(est.result_.decision).tobytes(), est.n_iter_))
+    assert fits[0] == fits[1]
+
+
+# ------------------------------------------------------ one thread controller
+
+
+def test_limit_api_holds_the_pool_without_a_new_scan(monkeypatch):
+    import threadpoolctl
+
+    from semisvm import _threads
+    X, y, _ = _moons(120)
+    _fit(TVRLS(), X, y)                 # the controller exists for these modules
+    made = []
+    real = threadpoolctl.ThreadpoolController
+
+    class Counting(real):
+        def __init__(self, *a, **k):
+            made.append(1)
+            super().__init__(*a, **k)
+    monkeypatch.setattr(threadpoolctl, "ThreadpoolController", Counting)
+    _fit(TVRLS(), X, y)
+    _fit(CheegerSVM(), X, y)
+    assert made == []
+    blas = [i for i in threadpoolctl.threadpool_info() if i["user_api"] == "blas"]
+    if not blas:
+        pytest.skip("no BLAS library reported by threadpoolctl")
+    with threadpoolctl.threadpool_limits(limits=2, user_api="blas"):
+        with _threads.limit_api(1, "blas"):
+            inside = [i["num_threads"] for i in threadpoolctl.threadpool_info()
+                      if i["user_api"] == "blas"]
+    assert set(inside) == {1}
+
+
+# ------------------------------------------- the guard's graph, one search
+
+
+def _count_searches(monkeypatch):
+    calls = []
+    real = graph_mod._exact_search
+
+    def counting(X, k, threads):
+        calls.append(k)
+        return real(X, k, threads)
+    monkeypatch.setattr(graph_mod, "_exact_search", counting)
+    return calls
+
+
+@pytest.mark.parametrize("Est", [TVRLS, CheegerRLS])
+def test_guard_reads_the_fit_search_both_sides_of_its_size(Est, monkeypatch):
+    import semisvm.manifold as man
+    X, y, _ = _moons(150)
+    n = X.shape[0]
+    monkeypatch.setattr(fb, "GUARD_AGREEMENT", 1.01)     # LapRLS always taken over
+    # LapRLS's Nystroem path (its exact path reads the kNN lists off its
+    # kernel matrix: no search to share)
+    monkeypatch.setattr(man, "LOWRANK_MIN_SAMPLES", 100)
+    lap = _fit(LapRLS(safe=False), X, y)
+    for limit, shared in ((n, True), (n - 1, False)):
+        monkeypatch.setattr(fb, "GUARD_MAX_ROWS", limit)
+        calls = _count_searches(monkeypatch)
+        est = _fit(Est(), X, y)
+        off = _fit(Est(safe=False), X, y)
+        assert (est._knn_lists is not None) == shared
+        if shared:
+            # one search (k + spare) for the fit and the guard, then the
+            # safe=False fit's own (k)
+            assert calls == [15, 10]
+            assert est.laplacian_fallback_
+            np.testing.assert_array_equal(est.transduction_, lap.transduction_)
+            np.testing.assert_array_equal(est.decision_function(X),
+                                          lap.decision_function(X))
+        else:
+            # above the guard's size: no guard, the search for k alone
+            assert calls == [10, 10]
+            assert est.laplacian_agreement_ is None
+            np.testing.assert_array_equal(est.decision_function(X),
+                                          off.decision_function(X))
+        np.testing.assert_array_equal(est._semi_transduction
+                                      if est._semi_transduction is not None
+                                      else est.transduction_, off.transduction_)
+
+
+def test_shared_search_same_graph_as_a_search_for_k():
+    X, _, _ = _moons(200)
+    # ties: duplicated rows and a grid (equal distances) in the lists
+    X = np.vstack([X, X[:20], np.round(X[20:60], 1)])
+    est = TVRLS()
+    est.weights = "self-tuning"
+    for k in (3, 10):
+        W0, d0 = knn_graph(X, n_neighbors=k, return_distances=True)
+        W1, d1, lists = est._own_graph(X, k, "auto")
+        assert lists is not None and lists[0].shape[1] == k + 5
+        assert (W0 != W1).nnz == 0 and W0.dtype == W1.dtype
+        assert d0.tobytes() == d1.tobytes()
+        # the guard's LapRLS graph from those lists: a KNNGraph's own search
+        g0 = KNNGraph(k).fit(X)
+        g1 = KNNGraph(k)._fit_lists(X, *lists, "exact")
+        assert (g0.affinity_ != g1.affinity_).nnz == 0
+        assert g0._dist_all.tobytes() == g1._dist_all.tobytes()
+        assert g0._ind_all.tobytes() == g1._ind_all.tobytes()
+    with pytest.raises(ValueError, match="kNN lists"):
+        KNNGraph(10)._fit_lists(X, lists[0][:, :4], lists[1][:, :4], "exact")
+
+
+def test_shared_search_only_where_exact_and_guarded(monkeypatch):
+    X, _, _ = _moons(200)
+    est = TVRLS()
+    assert est._own_graph(X, 10, "auto")[2] is not None
+    # safe=False / True: no guard; the approximate search (its lists for k
+    # and for k + spare differ): a search for k alone
+    assert est._own_graph(X, 10, False)[2] is None
+    assert est._own_graph(X, 10, True)[2] is None
+    monkeypatch.setattr(graph_mod, "ANN_MIN_SAMPLES", 150)
+    W, d, lists = est._own_graph(X, 10, "auto")
+    assert lists is None
+    W0, d0 = knn_graph(X, n_neighbors=10, return_distances=True)
+    assert (W0 != W).nnz == 0
