@@ -1,8 +1,9 @@
 """The TV / Cheeger fits' shortcuts that keep the same bits.
 
-* the graph ROF solver's one-column pass on one thread (the two-class
-  iterations) against the general pass (two equal columns) and the parallel
-  pass (two threads): the same iterates to the bit;
+* the graph ROF solver's one-thread passes (one column: the two-class
+  iterations; up to 16 columns in local arrays) against the general pass,
+  the parallel pass (two threads) and each column solved alone: the same
+  iterates to the bit;
 * the thread pools held through one controller (``limit_api``): no scan of
   the loaded libraries per call, the pools held as threadpoolctl's own
   ``threadpool_limits`` holds them;
@@ -75,6 +76,38 @@ def test_rof_one_column_pass_same_bits_as_the_general_passes(dtype):
                 assert a[2:] == b[2:]
     # and a solution: the gap closed below tol x primal
     assert one[-1][3] <= 1e-6 * abs(one[-1][4])
+
+
+@pytest.mark.parametrize("c", [3, 16, 17])
+def test_rof_column_passes_same_bits_as_each_column_alone(c):
+    # one thread, c <= COL_BLOCK (16) columns: the local-array pass; 17: the
+    # general pass; each column's iterates are those of its own one-column
+    # solve (a fixed number of steps: no column waits on another's gap)
+    X, _, _ = _moons(200)
+    W = knn_graph(X, n_neighbors=6)
+    src, dst, w = _edges(W)
+    n = X.shape[0]
+    L = _grad_norm(src, dst, w, n)
+    inc = edge_incidence(src, dst, w, n)
+    rng = np.random.default_rng(c)
+    Z = rng.standard_normal((n, c))
+    rho = rng.uniform(0.5, 3.0, c)
+
+    def solve(Zc, rhoc, threads):
+        G = np.zeros((n, Zc.shape[1]))
+        P = np.zeros((src.shape[0], Zc.shape[1]))
+        for scale in (1.0, 1.7):        # a warm-started second solve
+            rof_pd_multi(src, dst, w, np.ascontiguousarray(scale * Zc), 0.3,
+                         rhoc, G, P, tol=0.0, max_iter=23, L=L, incidence=inc,
+                         n_threads=threads)
+        return G, P
+    G, P = solve(Z, rho, 1)
+    G2, P2 = solve(Z, rho, 2)
+    assert G.tobytes() == G2.tobytes() and P.tobytes() == P2.tobytes()
+    for k in range(c):
+        gk, pk = solve(Z[:, [k]], rho[k], 1)
+        assert G[:, k].tobytes() == gk[:, 0].tobytes()
+        assert P[:, k].tobytes() == pk[:, 0].tobytes()
 
 
 @pytest.mark.parametrize("Est", [TVRLS, TVSVM, CheegerRLS, CheegerSVM])
