@@ -540,7 +540,10 @@ class _GraphTVBase(TVSetupMixin, TVCheckMixin, SafeSemiSupervisedMixin,
             # the edge list, step bound, Z'Z and label-independent
             # factorisations of this fit's W and kernel, shared with the
             # check's fold solves
-            self._solve_cache = {}
+            # (a fit of safe=True's folds: the cache of its fold's set-up,
+            # shared by the model's and the counterpart's fits)
+            fold_cache = self.__dict__.pop("_fold_solve_cache", None)
+            self._solve_cache = {} if fold_cache is None else fold_cache
             try:
                 return self._fit_solve(X, y, y_enc, K, W, Z, safe, landmarks, N)
             finally:

@@ -139,7 +139,6 @@ def test_limit_api_holds_the_pool_without_a_new_scan(monkeypatch):
             made.append(1)
             super().__init__(*a, **k)
     monkeypatch.setattr(threadpoolctl, "ThreadpoolController", Counting)
-    _fit(TVRLS(), X, y)
     _fit(CheegerSVM(), X, y)
     assert made == []
     blas = [i for i in threadpoolctl.threadpool_info() if i["user_api"] == "blas"]
@@ -236,3 +235,54 @@ def test_shared_search_only_where_exact_and_guarded(monkeypatch):
     assert lists is None
     W0, d0 = knn_graph(X, n_neighbors=10, return_distances=True)
     assert (W0 != W).nnz == 0
+
+
+# -------------------------------------- safe=True: one set-up per fold
+
+
+@pytest.mark.parametrize("Est,n_classes,m", [
+    (TVRLS, 2, 40), pytest.param(CheegerSVM, 3, 40, marks=pytest.mark.slow),
+    pytest.param(CheegerRLS, 2, None, marks=pytest.mark.slow)])
+def test_safe_true_fold_set_up_shared_by_model_and_counterpart(Est, n_classes, m,
+                                                               monkeypatch):
+    # the model's and the counterpart's fits on one fold read one set-up
+    # (graph, features or kernel matrix, Z'Z, edge lists): the same fold
+    # scores, gain and fit as each fit setting up its own, with one Z'Z
+    # product per fold instead of two
+    from sklearn.datasets import make_blobs
+
+    import semisvm._tv_solvers as tsol
+    import semisvm.model_selection as ms
+    from semisvm._tv_check import TVCheckMixin
+    X, yt = make_blobs(120, centers=n_classes, cluster_std=2.5, random_state=1)
+    rng = np.random.default_rng(1)
+    y = np.full(120, -1)
+    for c in range(n_classes):
+        y[rng.choice(np.flatnonzero(yt == c), 6, replace=False)] = c
+    grams, scores = [], []
+    real_gram, real_scores = tsol.feature_gram, ms._paired_scores
+    monkeypatch.setattr(tsol, "feature_gram",
+                        lambda Z: grams.append(1) or real_gram(Z))
+    monkeypatch.setattr(ms, "_paired_scores",
+                        lambda *a, **k: scores.append(real_scores(*a, **k))
+                        or scores[-1])
+    real_set_up = TVCheckMixin._fold_set_up
+
+    def own_set_up(self, X, k, lab):
+        self._safety_setup.pop("fold", None)        # nothing to share
+        return real_set_up(self, X, k, lab)
+    out = []
+    for shared in (True, False):
+        if not shared:
+            monkeypatch.setattr(TVCheckMixin, "_fold_set_up", own_set_up)
+        grams.clear()
+        est = _fit(Est(safe=True, max_iter=12, n_components=m), X, y)
+        assert est.mode_ == ("exact" if m is None else "nystroem")
+        out.append((len(grams), est.unlabeled_gain_,
+                    est.decision_function(X).tobytes()))
+    n_folds = scores[0][0].size
+    if m is not None:
+        assert out[0][0] == 1 + n_folds and out[1][0] == 1 + 2 * n_folds
+    assert out[0][1:] == out[1][1:]
+    for a, b in zip(scores[0], scores[1]):
+        np.testing.assert_array_equal(a, b)
