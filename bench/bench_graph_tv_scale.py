@@ -10,6 +10,12 @@ transductive error on the unlabeled rows):
   10 labels per class drawn per class with ``default_rng(0)``; each estimator
   with its defaults and with ``n_components=None`` (the exact kernel path),
   and scikit-learn's LabelSpreading (kNN kernel) as the peer.
+* ``--part safe``: the cost of the checks, ``safe=False`` / ``"auto"`` (the
+  default: two label folds and the Laplacian guard) / ``True`` (the
+  cross-validated safety net), each estimator in one process (after an
+  untimed warm-up fit on 300 rows: no import in the figures) on 3,000 x 20,
+  2 classes and 5,000 x 10, 10 classes (the recipe above); ratios of CPU
+  seconds (the target: ``True`` at most 3x a default fit).
 * ``--part large``: 100,000 x 50, 10 classes (the graph-core benchmark's
   problem: ``make_classification(100000, 50, n_informative=20,
   n_classes=10, n_clusters_per_class=1, class_sep=2.0, random_state=0)``),
@@ -18,6 +24,7 @@ transductive error on the unlabeled rows):
   annoy kNN graph, k = 10) measured in the same run; ratios to Poisson.
 
     nice python bench/bench_graph_tv_scale.py --part small
+    nice python bench/bench_graph_tv_scale.py --part safe --models TVRLS CheegerRLS
     nice python bench/bench_graph_tv_scale.py --part large --models TVRLS CheegerRLS
     python bench/bench_graph_tv_scale.py --part large --n 1000000 --no-peer \
         --models CheegerRLS --threads 1 16 --params '{"safe": false}'
@@ -57,10 +64,35 @@ def _problem(n, d, c, n_informative):
     return X, y, yt
 
 
+def _safe_costs(X, y, yt, name, params):
+    """CPU / wall seconds and errors of safe=False, "auto" and True fits of
+    one model in this process (after an untimed warm-up fit)."""
+    import semisvm
+    Est = getattr(semisvm, name)
+    unl = y == -1
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        Est(**params).fit(X[:300], y[:300])
+        out = {}
+        for safe in (False, "auto", True):
+            est = Est(**dict(params, safe=safe))
+            t0, c0 = time.perf_counter(), time.process_time()
+            est.fit(X, y)
+            out[str(safe)] = dict(
+                wall=time.perf_counter() - t0, cpu=time.process_time() - c0,
+                err=100 * float(np.mean(est.transduction_[unl] != yt[unl])),
+                fell_back=bool(est.fell_back_),
+                gain=getattr(est, "unlabeled_gain_", None))
+    return out
+
+
 def _one(spec):
     """Fit one model on one problem; print a JSON line."""
     n, d, c, inf, name, exact, params = (list(spec) + [{}])[:7]
     X, y, yt = _problem(n, d, c, inf)
+    if exact == "safe":
+        print(json.dumps(_safe_costs(X, y, yt, name, params)))
+        return
     rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     t0, c0 = time.perf_counter(), time.process_time()
     extra = {}
@@ -139,7 +171,10 @@ def _trace(n, name, n_jobs, params, every=3.0):
 
 
 def _run(spec, timeout):
-    cmd = [sys.executable, __file__, "--one", json.dumps(spec)]
+    # (-S passed on: a run without site-packages' hooks, an installed copy on
+    # PYTHONPATH, measures that copy in the workers too)
+    cmd = ([sys.executable] + (["-S"] if sys.flags.no_site else [])
+           + [__file__, "--one", json.dumps(spec)])
     try:
         out = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -165,7 +200,7 @@ def _row(label, r, ref=None):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--part", choices=["small", "large", "trace"], default="small",
+    ap.add_argument("--part", choices=["small", "safe", "large", "trace"], default="small",
                     help="trace: one fit of the first of --models at --n rows "
                          "(n_jobs the first of --threads) in this process, "
                          "logging where its time goes every few seconds")
@@ -204,6 +239,21 @@ def main():
                     if not args.no_exact:
                         _row(f"n=5000 d={d} c={c} {name} n_components=None",
                              _run(prob + [name, True, params], args.timeout))
+    elif args.part == "safe":
+        for n, d, c in ((3000, 20, 2), (5000, 10, 10)):
+            for name in args.models:
+                r = _run([n, d, c, min(d, 10), name, "safe", params], args.timeout)
+                label = f"n={n} d={d} c={c} {name}"
+                if "error" in r:
+                    print(f"{label:32s} {r['error']}")
+                    continue
+                f, a, t = r["False"], r["auto"], r["True"]
+                print(f"{label:32s} cpu False {f['cpu']:6.2f} auto {a['cpu']:6.2f} "
+                      f"True {t['cpu']:6.2f}  True/auto x{t['cpu'] / a['cpu']:.2f} "
+                      f"True/False x{t['cpu'] / f['cpu']:.2f}  wall True/auto "
+                      f"x{t['wall'] / a['wall']:.2f}  err {f['err']:.2f} / "
+                      f"{a['err']:.2f} / {t['err']:.2f}%  fell back "
+                      f"{a['fell_back']:d}/{t['fell_back']:d}", flush=True)
     else:
         prob = [args.n, 50, 10, 20]
         ref = None

@@ -37,7 +37,7 @@ import threading
 
 from semisvm._rows import n_threads
 
-__all__ = ["current", "follows_n_jobs", "limit", "map_blocks", "n_threads"]
+__all__ = ["current", "follows_n_jobs", "limit", "limit_api", "map_blocks", "n_threads"]
 
 _CONTROLLER = (None, -1)
 _STATE = threading.local()
@@ -96,6 +96,15 @@ def map_blocks(func, n_blocks):
     from concurrent.futures import ThreadPoolExecutor
     with ThreadPoolExecutor(nt) as pool:
         return list(pool.map(func, range(n_blocks)))
+
+
+def limit_api(limits, user_api):
+    """``threadpoolctl.threadpool_limits(limits, user_api)`` through the
+    controller built once (:func:`_controller`): the same pools held, without
+    scanning the loaded libraries again (threadpoolctl's own function builds
+    a new controller per call, about 15 ms each; a graph TV fit made eight
+    such calls)."""
+    return _controller().limit(limits=limits, user_api=user_api)
 
 
 def follows_n_jobs(func):

@@ -19,10 +19,10 @@ import warnings
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
-from threadpoolctl import threadpool_limits
 
 from semisvm._fallback import auto_fallback, laplacian_guard
 from semisvm._lowrank import nystroem_features
+from semisvm._threads import limit_api
 from semisvm._validation import UNLABELED
 
 # the safe="auto" check's fold solves (Cheeger; multi-class TV): a stop
@@ -198,18 +198,42 @@ class TVCheckMixin:
         being landmarks) are shared by the model and its counterpart alike.
         """
         S = self._safety_setup
-        W, _ = self._shared_graph(X, k)
         self.intrinsic_dim_ = S["dim"]
         self._decision_kernel = None
         self._kernel_gamma = S["kernel_gamma"]
+        # the model's and its counterpart's fits on one fold (one after the
+        # other) take the same rows: the second reuses the first's graph,
+        # features and solve cache (edge lists, step bound, Z'Z), the same
+        # arrays (so the same bits)
+        rows = S["graph"].rows_of(X)
+        key = (None if rows is None else rows.tobytes(), k, self.mode_,
+               self.n_components_, self.kernel, self.degree, self.coef0)
+        last = S.get("fold")
+        if last is not None and last[0] == key:
+            W, K, Z, N, nugget, self._fold_solve_cache = last[1]
+            self._graph_obj = S["graph"]      # as _shared_graph sets it
+            self.nugget_ = nugget
+            self._exact_rows = (X if Z is not None and self._exact_fallback(
+                X.shape[0], X.dtype) else None)
+            self._exact_K = None
+            return W, K, Z, None, N
+        W, K, Z, landmarks, N = self._fold_set_up_new(X, k, lab, rows)
+        if landmarks is None and rows is not None:
+            self._fold_solve_cache = {}
+            S["fold"] = (key, (W, K, Z, N, self.nugget_, self._fold_solve_cache))
+        return W, K, Z, landmarks, N
+
+    def _fold_set_up_new(self, X, k, lab, rows):
+        """The set-up of :meth:`_fold_set_up` computed for these rows."""
+        S = self._safety_setup
+        W, _ = self._shared_graph(X, k)
         Z = landmarks = N = K = None
         if (self.mode_ != "exact" and S["Z"] is not None
                 and S["Z"].shape[1] == self.n_components_):
-            rows = S["graph"].rows_of(X)
             Z, N = S["Z"][rows], S["N"]
             self.nugget_ = S["nugget"]
         else:
-            with threadpool_limits(limits=1, user_api="blas"):
+            with limit_api(1, "blas"):
                 if self.mode_ == "exact":
                     K = self._kernel(X)
                 else:

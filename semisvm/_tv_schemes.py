@@ -14,9 +14,9 @@ function as ``_graph_tv`` / ``_graph_cheeger``.
 from __future__ import annotations
 
 import numpy as np
-from threadpoolctl import threadpool_limits
 
 from semisvm import _tv_check, _tv_setup
+from semisvm._threads import limit_api
 from semisvm._validation import UNLABELED
 
 # multi-class TV, scheme="auto": the penalty iteration's budget
@@ -274,7 +274,7 @@ class TVSchemeMixin:
             # class, exact 1.4 / 1.6%): built once per fit (the check's
             # folds reuse it)
             if self._exact_K is None:
-                with threadpool_limits(limits=1, user_api="blas"):
+                with limit_api(1, "blas"):
                     self._exact_K = self._kernel(self._exact_rows)
             kw = dict(kw, Z=None, nugget=0.0)
             K = self._exact_K

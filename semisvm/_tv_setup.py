@@ -16,17 +16,26 @@ from sklearn.base import clone
 from sklearn.metrics.pairwise import pairwise_kernels
 from sklearn.neighbors import NearestNeighbors
 from sklearn.utils import check_random_state
-from threadpoolctl import threadpool_limits
 
-from semisvm import _tv_check
+from semisvm import _fallback, _tv_check
 from semisvm._lowrank import nystroem_features
+from semisvm._threads import limit_api
 from semisvm._validation import (
     check_int,
     check_memory,
     check_positive,
     fits_in_memory,
 )
-from semisvm.graph import KNNGraph, check_affinity, intrinsic_dimension, knn_affinity
+from semisvm.graph import (
+    _SPARE_NEIGHBORS,
+    KNNGraph,
+    _resolve_method,
+    check_affinity,
+    intrinsic_dimension,
+    knn_affinity,
+    knn_search,
+    neighbors_affinity,
+)
 
 # n_components="auto": the exact kernel-matrix path up to this many training
 # rows, the Nystroem feature map with AUTO_COMPONENTS landmarks above (the
@@ -175,6 +184,28 @@ class TVSetupMixin:
             raise TypeError("graph must be a semisvm.graph.KNNGraph or None, "
                             f"got {type(self.graph).__name__}")
 
+    def _own_graph(self, X, k, safe):
+        """``(W, distances, lists)``: the default graph (:func:`knn_graph`)
+        and, where the Laplacian guard of ``safe="auto"`` may run (at most
+        ``GUARD_MAX_ROWS`` rows, exact search), the search's lists
+        ``(dist, ind)`` for the guard's LapRLS graph (``k +
+        _SPARE_NEIGHBORS`` of them per row, as a :class:`KNNGraph` keeps):
+        one exact search for both, W from its first k columns (the exact
+        lists of k: same W as a search for k), else None."""
+        n = X.shape[0]
+        ks = min(k + _SPARE_NEIGHBORS, n - 1)
+        if (safe != "auto" or n > _fallback.GUARD_MAX_ROWS or ks <= k
+                or _resolve_method("auto", X) != "exact"
+                or self.weights not in WEIGHTS):
+            W, dist = knn_graph(X, n_neighbors=k, weights=self.weights,
+                                return_distances=True, n_jobs=self.n_jobs)
+            return W, dist, None
+        dist_all, ind_all = knn_search(X, ks, method="exact", n_jobs=self.n_jobs)
+        dist = np.ascontiguousarray(dist_all[:, :k])
+        W = neighbors_affinity(dist, np.ascontiguousarray(ind_all[:, :k]),
+                               weight=WEIGHTS[self.weights], dtype=X.dtype)
+        return W, dist, (dist_all, ind_all)
+
     def _shared_graph(self, X, k):
         """(W, distances) from a :class:`KNNGraph`: the given ``graph``
         (fitted on X or on a superset of its rows: a fold reads its subset)
@@ -216,14 +247,14 @@ class TVSetupMixin:
         n = X.shape[0]
         dist = None
         self._graph_obj = None
+        self._knn_lists = None
         user_graph = W is not None
         if user_graph and self.graph is not None:
             raise ValueError("give graph= or affinity=, not both")
         if not user_graph and (self.graph is not None or safe is True):
             W, dist = self._shared_graph(X, k)
         elif not user_graph:
-            W, dist = knn_graph(X, n_neighbors=k, weights=self.weights,
-                                 return_distances=True, n_jobs=self.n_jobs)
+            W, dist, self._knn_lists = self._own_graph(X, k, safe)
         # the intrinsic dimension of the rows: sets how the default weights
         # grow with n (the same whichever graph is used)
         self.intrinsic_dim_ = intrinsic_dim(X)
@@ -240,7 +271,7 @@ class TVSetupMixin:
         self._decision_kernel = None
         self._kernel_gamma = (self.kernel_gamma if self.kernel_gamma is not None
                               else self._default_kernel_gamma(X, dist))
-        with threadpool_limits(limits=1, user_api="blas"):
+        with limit_api(1, "blas"):
             # one thread, as in the solvers: the same K (to the last bit)
             # whatever the BLAS thread count
             landmarks = N = None

@@ -40,9 +40,9 @@ import collections
 import numpy as np
 import scipy.sparse as sp
 from sklearn.neighbors import NearestNeighbors
-from threadpoolctl import threadpool_limits
 
 from semisvm._rows import n_threads
+from semisvm._threads import limit_api
 from semisvm._validation import (
     as_csr32,
     check_int,
@@ -456,7 +456,7 @@ def _exact_search(X, k, threads):
     """
     n = X.shape[0]
     q = min(n - 1, k + TIE_SLACK)
-    with threadpool_limits(limits=threads, user_api="openmp"):
+    with limit_api(threads, "openmp"):
         nn = NearestNeighbors(n_neighbors=q).fit(X)
         dist, ind = nn.kneighbors(None, return_distance=True)
     order = np.lexsort((ind, dist), axis=1)
@@ -475,7 +475,7 @@ def _one_thread_rows(X, rows, k):
     scikit-learn's search on one OpenMP thread, which keeps one fixed choice
     among equally near points, whatever the caller's thread count (used where
     ties outlast the (distance, index) window: many duplicated rows)."""
-    with threadpool_limits(limits=1, user_api="openmp"):
+    with limit_api(1, "openmp"):
         nn = NearestNeighbors(n_neighbors=k + 1).fit(X)
         db, ib = nn.kneighbors(X[rows], return_distance=True)
     return _drop_self_rows(ib, db, rows, k)
@@ -1189,6 +1189,30 @@ class KNNGraph:
         method = _resolve_method(self.method, X)
         dist, ind = knn_search(X, ks, method=method,
                                random_state=self.random_state, n_jobs=self.n_jobs)
+        return self._fit_lists(X, dist, ind, method)
+
+    def _takes_lists(self, X, lists):
+        """Whether ``(dist, ind)`` from an exact search of X can stand for
+        this graph's own search (:meth:`_fit_lists`): its search would be
+        exact too and the lists hold its k + spare columns."""
+        n = X.shape[0]
+        k = self._check_params(n)
+        dist, ind = lists
+        return (_resolve_method(self.method, X) == "exact"
+                and dist.shape[0] == n and ind.shape == dist.shape
+                and dist.shape[1] >= min(k + _SPARE_NEIGHBORS, n - 1))
+
+    def _fit_lists(self, X, dist, ind, method):
+        """:meth:`fit` from the search's lists (``knn_search(X, ks,
+        method=method)`` with ``ks = min(k + _SPARE_NEIGHBORS, n - 1)``, or
+        the first ks columns of an exact search for more: the same lists):
+        a caller that searched X already shares its search."""
+        n = X.shape[0]
+        k = self._check_params(n)
+        ks = min(k + _SPARE_NEIGHBORS, n - 1)
+        if dist.shape[0] != n or dist.shape[1] < ks or ind.shape != dist.shape:
+            raise ValueError(f"the kNN lists must have shape ({n}, >= {ks})")
+        dist, ind = dist[:, :ks], ind[:, :ks]
         self.n_builds_ = 1
         self.method_ = method
         self.n_samples_fit_, self.n_features_in_ = X.shape

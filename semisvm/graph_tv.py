@@ -77,7 +77,6 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted, validate_data
-from threadpoolctl import threadpool_limits
 
 from semisvm._fallback import (
     LAPLACIAN_GUARD_ATTR_DOC,
@@ -85,7 +84,7 @@ from semisvm._fallback import (
     check_safe,
     safe_auto_doc,
 )
-from semisvm._threads import limit
+from semisvm._threads import limit, limit_api
 from semisvm._tv_check import TVCheckMixin
 from semisvm._tv_inputs import (
     check_label_tol,
@@ -290,7 +289,7 @@ def graph_tv(K, W, y, *, loss="squared", gamma=1.0, lam=1.0, eta=1.0, mu=1.0,
     # rounding (USPS {0,1,4,9}, one label per class, draw 1: 1.4% error with
     # one thread, 37% with two, whose blocked solves sum in another order),
     # and the per-iteration triangular solves gain little from threads
-    with threadpool_limits(limits=1, user_api="blas"):
+    with limit_api(1, "blas"):
         out = tv_splitting(rk, W, y, n_classes, loss, gamma, lam, eta, mu, r1,
                            r2, r, normalize, tol, n_stable, max_iter, rof_tol,
                            rof_max_iter, smo_tol, verbose, label_tol, n_threads,
@@ -454,7 +453,7 @@ def graph_cheeger(K, W, y, *, loss="squared", lam=1.0, mu=1.0, r=1.0, c=1.0,
     normalize = check_normalize(normalize)
     t0 = time.perf_counter()
     c0 = time.process_time()
-    with threadpool_limits(limits=1, user_api="blas"):   # see graph_tv
+    with limit_api(1, "blas"):   # see graph_tv
         out = cheeger_ratio(rk, W, y, n_classes, loss, lam, mu, r, c, balance,
                             start, normalize, tol, n_stable, label_tol,
                             max_iter, rof_tol, rof_max_iter, smo_tol, verbose,
@@ -541,7 +540,10 @@ class _GraphTVBase(TVSetupMixin, TVCheckMixin, SafeSemiSupervisedMixin,
             # the edge list, step bound, Z'Z and label-independent
             # factorisations of this fit's W and kernel, shared with the
             # check's fold solves
-            self._solve_cache = {}
+            # (a fit of safe=True's folds: the cache of its fold's set-up,
+            # shared by the model's and the counterpart's fits)
+            fold_cache = self.__dict__.pop("_fold_solve_cache", None)
+            self._solve_cache = {} if fold_cache is None else fold_cache
             try:
                 return self._fit_solve(X, y, y_enc, K, W, Z, safe, landmarks, N)
             finally:
@@ -604,10 +606,14 @@ class _GraphTVBase(TVSetupMixin, TVCheckMixin, SafeSemiSupervisedMixin,
         m = self.n_components
         if self.kernel == "linear" and m is not None and not isinstance(m, str):
             m = "auto"
+        rs = 0 if self.random_state is None else self.random_state
         lap = LapRLS(kernel=self.kernel, gamma=self.kernel_gamma,
                      n_neighbors=self.n_neighbors, n_components=m,
-                     random_state=0 if self.random_state is None else self.random_state,
-                     n_jobs=self.n_jobs, safe=False)
+                     random_state=rs, n_jobs=self.n_jobs, safe=False)
+        # this fit's exact search (its lists hold LapRLS's k + spare, or
+        # None): where LapRLS builds a kNN graph it reads them instead of a
+        # second search
+        lap._shared_knn_lists = getattr(self, "_knn_lists", None)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
             try:
@@ -616,6 +622,8 @@ class _GraphTVBase(TVSetupMixin, TVCheckMixin, SafeSemiSupervisedMixin,
                 # the guard is a check: a fit that has room for its own path
                 # but not for LapRLS's keeps its own result
                 return None
+            finally:
+                del lap._shared_knn_lists
 
     def _supervised_counterpart(self):
         """The kernel machine on the labeled rows alone: TVRLS / TVSVM with

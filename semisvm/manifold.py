@@ -788,7 +788,13 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
                 g = KNNGraph(self._n_neighbors(n), weight=self.graph_weight,
                              t=self.graph_t, random_state=self.random_state,
                              n_jobs=self.n_jobs)
-            if not hasattr(g, "affinity_"):
+            lists = getattr(self, "_shared_knn_lists", None)
+            if self.graph is None and lists is not None and g._takes_lists(X, lists):
+                # the exact kNN lists of X searched by the caller (the graph
+                # TV / Cheeger estimators' Laplacian guard): the same graph
+                # as a search here
+                g = g._fit_lists(X, *lists, "exact")
+            elif not hasattr(g, "affinity_"):
                 # an unfitted graph (or none given): built here, on X
                 g = clone(g).fit(X)
             out = g._graph_and_rows(X)

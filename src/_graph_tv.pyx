@@ -129,6 +129,119 @@ cdef void _pd_step_parallel(const int[::1] src, const int[::1] dst,
             gbar[i, k] = <floating> (t + theta[k] * (t - gold))
 
 
+cdef void _pd_step_one_column(const int[::1] src, const int[::1] dst,
+                              const floating[::1] w, const floating[:, ::1] z,
+                              double gamma, double rho, floating[:, ::1] g,
+                              floating[:, ::1] p, floating[:, ::1] gbar,
+                              floating[:, ::1] div, double tau, double sigma,
+                              double theta) noexcept nogil:
+    """One primal-dual step of one column on one thread: the general one-thread
+    pass of ``_rof`` with c = 1 (the same operations in the same order, so
+    the same bits), through flat pointers and scalars the compiler keeps in
+    registers (the column loop and the per-column step arrays are gone)."""
+    cdef Py_ssize_t i, e, s, d, n = g.shape[0], m = src.shape[0]
+    cdef double t, gold, tr = tau * rho
+    cdef floating v
+    cdef const int *ps = &src[0]
+    cdef const int *pd = &dst[0]
+    cdef const floating *pw = &w[0]
+    cdef const floating *pz = &z[0, 0]
+    cdef floating *pp = &p[0, 0]
+    cdef floating *pg = &g[0, 0]
+    cdef floating *pb = &gbar[0, 0]
+    cdef floating *pv = &div[0, 0]
+    for i in range(n):
+        pv[i] = 0
+    for e in range(m):
+        s = ps[e]
+        d = pd[e]
+        t = pp[e] + sigma * pw[e] * (<double> pb[d] - pb[s])
+        if t > gamma:
+            t = gamma
+        elif t < -gamma:
+            t = -gamma
+        pp[e] = <floating> t
+        v = <floating> (pw[e] * pp[e])
+        pv[d] += v
+        pv[s] -= v
+    for i in range(n):
+        gold = pg[i]
+        t = (gold - tau * pv[i] + tr * pz[i]) / (1.0 + tr)
+        pg[i] = <floating> t
+        pb[i] = <floating> (t + theta * (t - gold))
+
+
+cdef enum:
+    # columns of the one-thread pass held in local arrays (_pd_step_columns)
+    COL_BLOCK = 16
+
+
+cdef void _pd_step_columns(const int[::1] src, const int[::1] dst,
+                           const floating[::1] w, const floating[:, ::1] z,
+                           double gamma, const double *rho, floating[:, ::1] g,
+                           floating[:, ::1] p, floating[:, ::1] gbar,
+                           floating[:, ::1] div, const double *tau,
+                           const double *sigma, const double *theta) noexcept nogil:
+    """One primal-dual step of c <= COL_BLOCK columns on one thread: the
+    general one-thread pass of ``_rof`` (the same operations in the same
+    order for each column, so the same bits) with the per-column steps and
+    the edge's terms in local arrays, which no store through a row pointer
+    can touch (the compiler keeps them in registers)."""
+    cdef Py_ssize_t i, e, k, s, d, n = g.shape[0], m = src.shape[0], c = g.shape[1]
+    cdef double t, gold, we
+    cdef double sg[COL_BLOCK]
+    cdef double ta[COL_BLOCK]
+    cdef double tr[COL_BLOCK]
+    cdef double th[COL_BLOCK]
+    cdef floating v[COL_BLOCK]
+    cdef const int *ps = &src[0]
+    cdef const int *pd = &dst[0]
+    cdef const floating *pw = &w[0]
+    cdef const floating *pz = &z[0, 0]
+    cdef floating *pp = &p[0, 0]
+    cdef floating *pg = &g[0, 0]
+    cdef floating *pb = &gbar[0, 0]
+    cdef floating *pv = &div[0, 0]
+    cdef floating *pe
+    cdef floating *dd
+    cdef const floating *gd
+    cdef const floating *gs
+    for k in range(c):
+        sg[k] = sigma[k]
+        ta[k] = tau[k]
+        tr[k] = tau[k] * rho[k]
+        th[k] = theta[k]
+    for i in range(n * c):
+        pv[i] = 0
+    for e in range(m):
+        s = ps[e]
+        d = pd[e]
+        we = pw[e]
+        pe = pp + e * c
+        gd = pb + d * c
+        gs = pb + s * c
+        for k in range(c):
+            t = pe[k] + sg[k] * we * (<double> gd[k] - gs[k])
+            if t > gamma:
+                t = gamma
+            elif t < -gamma:
+                t = -gamma
+            pe[k] = <floating> t
+            v[k] = <floating> (we * pe[k])
+        dd = pv + d * c
+        for k in range(c):
+            dd[k] += v[k]
+        dd = pv + s * c
+        for k in range(c):
+            dd[k] -= v[k]
+    for i in range(n):
+        for k in range(c):
+            gold = pg[i * c + k]
+            t = (gold - ta[k] * pv[i * c + k] + tr[k] * pz[i * c + k]) / (1.0 + tr[k])
+            pg[i * c + k] = <floating> t
+            pb[i * c + k] = <floating> (t + th[k] * (t - gold))
+
+
 cdef int _rof(const int[::1] src, const int[::1] dst, const floating[::1] w,
               const int[::1] inc_ptr, const int[::1] inc_edge,
               const floating[::1] inc_w,
@@ -183,7 +296,13 @@ cdef int _rof(const int[::1] src, const int[::1] dst, const floating[::1] w,
         it += 1
         for k in range(c):
             theta[k] = 1.0 / sqrt(1.0 + 2.0 * rho[k] * tau[k])
-        if n_threads == 1:
+        if n_threads == 1 and c == 1:
+            _pd_step_one_column(src, dst, w, z, gamma, rho[0], g, p, gbar, div,
+                                tau[0], sigma[0], theta[0])
+        elif n_threads == 1 and c <= COL_BLOCK:
+            _pd_step_columns(src, dst, w, z, gamma, rho, g, p, gbar, div, tau,
+                             sigma, theta)
+        elif n_threads == 1:
             # one thread: the dual update scatters div = grad' p in the same
             # pass (the same sums, in the same order, as the gather below)
             for i in range(n):

@@ -1,0 +1,288 @@
+"""The TV / Cheeger fits' shortcuts that keep the same bits.
+
+* the graph ROF solver's one-thread passes (one column: the two-class
+  iterations; up to 16 columns in local arrays) against the general pass,
+  the parallel pass (two threads) and each column solved alone: the same
+  iterates to the bit;
+* the thread pools held through one controller (``limit_api``): no scan of
+  the loaded libraries per call, the pools held as threadpoolctl's own
+  ``threadpool_limits`` holds them;
+* the Laplacian guard's LapRLS graph read from the fit's own exact search
+  (one search for both), on both sides of its size switch and of the
+  exact / approximate search switch: the same graph and the same LapRLS fit
+  as a search of its own.
+"""
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.datasets import make_moons
+
+import semisvm._fallback as fb
+import semisvm.graph as graph_mod
+from semisvm import TVRLS, TVSVM, CheegerRLS, CheegerSVM, LapRLS
+from semisvm._core._graph_tv import edge_incidence, rof_pd_multi
+from semisvm._tv_setup import knn_graph
+from semisvm._tv_solvers import _edges, _grad_norm
+from semisvm.graph import KNNGraph
+
+
+def _moons(n=150, per_class=5, seed=0):
+    X, yt = make_moons(n, noise=0.12, random_state=seed)
+    rng = np.random.default_rng(seed)
+    y = np.full(n, -1)
+    for c in (0, 1):
+        y[rng.choice(np.flatnonzero(yt == c), per_class, replace=False)] = c
+    return X, y, yt
+
+
+def _fit(est, X, y):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return est.fit(X, y)
+
+
+# ------------------------------------------------------- one-column ROF pass
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_rof_one_column_pass_same_bits_as_the_general_passes(dtype):
+    X, _, _ = _moons(300)
+    W = knn_graph(X, n_neighbors=8)
+    src, dst, w = _edges(W, dtype)
+    n = X.shape[0]
+    L = _grad_norm(src, dst, w, n)
+    inc = edge_incidence(src, dst, w, n)
+    z = np.random.default_rng(3).standard_normal(n).astype(dtype)
+
+    def run(cols, threads, max_iter):
+        Z = np.ascontiguousarray(np.repeat(z[:, None], cols, axis=1))
+        G = np.zeros((n, cols), dtype=dtype)
+        P = np.zeros((src.shape[0], cols), dtype=dtype)
+        out = []
+        for rho in (1.0, 2.5):          # warm started from the first solve
+            it, gap, primal, status = rof_pd_multi(
+                src, dst, w, Z, 0.4, rho, G, P, tol=1e-6, max_iter=max_iter,
+                L=L, incidence=inc, n_threads=threads)
+            out.append((G[:, 0].copy(), P[:, 0].copy(), it, gap[0], primal[0]))
+        return out
+
+    for max_iter in (7, 3000):         # stopped mid-way (no gap check) and converged
+        one = run(1, 1, max_iter)
+        for other in (run(2, 1, max_iter), run(1, 2, max_iter)):
+            for a, b in zip(one, other):
+                assert a[0].tobytes() == b[0].tobytes()
+                assert a[1].tobytes() == b[1].tobytes()
+                assert a[2:] == b[2:]
+    # and a solution: the gap closed below tol x primal
+    assert one[-1][3] <= 1e-6 * abs(one[-1][4])
+
+
+@pytest.mark.parametrize("c", [3, 16, 17])
+def test_rof_column_passes_same_bits_as_each_column_alone(c):
+    # one thread, c <= COL_BLOCK (16) columns: the local-array pass; 17: the
+    # general pass; each column's iterates are those of its own one-column
+    # solve (a fixed number of steps: no column waits on another's gap)
+    X, _, _ = _moons(200)
+    W = knn_graph(X, n_neighbors=6)
+    src, dst, w = _edges(W)
+    n = X.shape[0]
+    L = _grad_norm(src, dst, w, n)
+    inc = edge_incidence(src, dst, w, n)
+    rng = np.random.default_rng(c)
+    Z = rng.standard_normal((n, c))
+    rho = rng.uniform(0.5, 3.0, c)
+
+    def solve(Zc, rhoc, threads):
+        G = np.zeros((n, Zc.shape[1]))
+        P = np.zeros((src.shape[0], Zc.shape[1]))
+        for scale in (1.0, 1.7):        # a warm-started second solve
+            rof_pd_multi(src, dst, w, np.ascontiguousarray(scale * Zc), 0.3,
+                         rhoc, G, P, tol=0.0, max_iter=23, L=L, incidence=inc,
+                         n_threads=threads)
+        return G, P
+    G, P = solve(Z, rho, 1)
+    G2, P2 = solve(Z, rho, 2)
+    assert G.tobytes() == G2.tobytes() and P.tobytes() == P2.tobytes()
+    for k in range(c):
+        gk, pk = solve(Z[:, [k]], rho[k], 1)
+        assert G[:, k].tobytes() == gk[:, 0].tobytes()
+        assert P[:, k].tobytes() == pk[:, 0].tobytes()
+
+
+@pytest.mark.parametrize("Est", [TVRLS, TVSVM, CheegerRLS, CheegerSVM])
+def test_two_class_fits_same_bits_for_any_n_jobs(Est):
+    # n_jobs=1 takes the one-column pass, 2 the parallel passes
+    X, y, _ = _moons(160)
+    fits = []
+    for n_jobs in (None, 2):
+        est = _fit(Est(safe=False, n_jobs=n_jobs, max_iter=12), X, y)
+        fits.append((est.transduction_.tobytes(),
+                     np.asarray(est.result_.decision).tobytes(), est.n_iter_))
+    assert fits[0] == fits[1]
+
+
+# ------------------------------------------------------ one thread controller
+
+
+def test_limit_api_holds_the_pool_without_a_new_scan(monkeypatch):
+    import threadpoolctl
+
+    from semisvm import _threads
+    X, y, _ = _moons(120)
+    _fit(TVRLS(), X, y)                 # the controller exists for these modules
+    made = []
+    real = threadpoolctl.ThreadpoolController
+
+    class Counting(real):
+        def __init__(self, *a, **k):
+            made.append(1)
+            super().__init__(*a, **k)
+    monkeypatch.setattr(threadpoolctl, "ThreadpoolController", Counting)
+    _fit(CheegerSVM(), X, y)
+    assert made == []
+    blas = [i for i in threadpoolctl.threadpool_info() if i["user_api"] == "blas"]
+    if not blas:
+        pytest.skip("no BLAS library reported by threadpoolctl")
+    with threadpoolctl.threadpool_limits(limits=2, user_api="blas"):
+        with _threads.limit_api(1, "blas"):
+            inside = [i["num_threads"] for i in threadpoolctl.threadpool_info()
+                      if i["user_api"] == "blas"]
+    assert set(inside) == {1}
+
+
+# ------------------------------------------- the guard's graph, one search
+
+
+def _count_searches(monkeypatch):
+    calls = []
+    real = graph_mod._exact_search
+
+    def counting(X, k, threads):
+        calls.append(k)
+        return real(X, k, threads)
+    monkeypatch.setattr(graph_mod, "_exact_search", counting)
+    return calls
+
+
+@pytest.mark.parametrize("Est", [TVRLS, CheegerRLS])
+def test_guard_reads_the_fit_search_both_sides_of_its_size(Est, monkeypatch):
+    import semisvm.manifold as man
+    X, y, _ = _moons(150)
+    n = X.shape[0]
+    monkeypatch.setattr(fb, "GUARD_AGREEMENT", 1.01)     # LapRLS always taken over
+    # LapRLS's Nystroem path (its exact path reads the kNN lists off its
+    # kernel matrix: no search to share)
+    monkeypatch.setattr(man, "LOWRANK_MIN_SAMPLES", 100)
+    lap = _fit(LapRLS(safe=False), X, y)
+    for limit, shared in ((n, True), (n - 1, False)):
+        monkeypatch.setattr(fb, "GUARD_MAX_ROWS", limit)
+        calls = _count_searches(monkeypatch)
+        est = _fit(Est(), X, y)
+        off = _fit(Est(safe=False), X, y)
+        assert (est._knn_lists is not None) == shared
+        if shared:
+            # one search (k + spare) for the fit and the guard, then the
+            # safe=False fit's own (k)
+            assert calls == [15, 10]
+            assert est.laplacian_fallback_
+            np.testing.assert_array_equal(est.transduction_, lap.transduction_)
+            np.testing.assert_array_equal(est.decision_function(X),
+                                          lap.decision_function(X))
+        else:
+            # above the guard's size: no guard, the search for k alone
+            assert calls == [10, 10]
+            assert est.laplacian_agreement_ is None
+            np.testing.assert_array_equal(est.decision_function(X),
+                                          off.decision_function(X))
+        np.testing.assert_array_equal(est._semi_transduction
+                                      if est._semi_transduction is not None
+                                      else est.transduction_, off.transduction_)
+
+
+def test_shared_search_same_graph_as_a_search_for_k():
+    X, _, _ = _moons(200)
+    # ties: duplicated rows and a grid (equal distances) in the lists
+    X = np.vstack([X, X[:20], np.round(X[20:60], 1)])
+    est = TVRLS()
+    est.weights = "self-tuning"
+    for k in (3, 10):
+        W0, d0 = knn_graph(X, n_neighbors=k, return_distances=True)
+        W1, d1, lists = est._own_graph(X, k, "auto")
+        assert lists is not None and lists[0].shape[1] == k + 5
+        assert (W0 != W1).nnz == 0 and W0.dtype == W1.dtype
+        assert d0.tobytes() == d1.tobytes()
+        # the guard's LapRLS graph from those lists: a KNNGraph's own search
+        g0 = KNNGraph(k).fit(X)
+        g1 = KNNGraph(k)._fit_lists(X, *lists, "exact")
+        assert (g0.affinity_ != g1.affinity_).nnz == 0
+        assert g0._dist_all.tobytes() == g1._dist_all.tobytes()
+        assert g0._ind_all.tobytes() == g1._ind_all.tobytes()
+    with pytest.raises(ValueError, match="kNN lists"):
+        KNNGraph(10)._fit_lists(X, lists[0][:, :4], lists[1][:, :4], "exact")
+
+
+def test_shared_search_only_where_exact_and_guarded(monkeypatch):
+    X, _, _ = _moons(200)
+    est = TVRLS()
+    assert est._own_graph(X, 10, "auto")[2] is not None
+    # safe=False / True: no guard; the approximate search (its lists for k
+    # and for k + spare differ): a search for k alone
+    assert est._own_graph(X, 10, False)[2] is None
+    assert est._own_graph(X, 10, True)[2] is None
+    monkeypatch.setattr(graph_mod, "ANN_MIN_SAMPLES", 150)
+    W, d, lists = est._own_graph(X, 10, "auto")
+    assert lists is None
+    W0, d0 = knn_graph(X, n_neighbors=10, return_distances=True)
+    assert (W0 != W).nnz == 0
+
+
+# -------------------------------------- safe=True: one set-up per fold
+
+
+@pytest.mark.parametrize("Est,n_classes,m", [
+    (TVRLS, 2, 40), pytest.param(CheegerSVM, 3, 40, marks=pytest.mark.slow),
+    pytest.param(CheegerRLS, 2, None, marks=pytest.mark.slow)])
+def test_safe_true_fold_set_up_shared_by_model_and_counterpart(Est, n_classes, m,
+                                                               monkeypatch):
+    # the model's and the counterpart's fits on one fold read one set-up
+    # (graph, features or kernel matrix, Z'Z, edge lists): the same fold
+    # scores, gain and fit as each fit setting up its own, with one Z'Z
+    # product per fold instead of two
+    from sklearn.datasets import make_blobs
+
+    import semisvm._tv_solvers as tsol
+    import semisvm.model_selection as ms
+    from semisvm._tv_check import TVCheckMixin
+    X, yt = make_blobs(120, centers=n_classes, cluster_std=2.5, random_state=1)
+    rng = np.random.default_rng(1)
+    y = np.full(120, -1)
+    for c in range(n_classes):
+        y[rng.choice(np.flatnonzero(yt == c), 6, replace=False)] = c
+    grams, scores = [], []
+    real_gram, real_scores = tsol.feature_gram, ms._paired_scores
+    monkeypatch.setattr(tsol, "feature_gram",
+                        lambda Z: grams.append(1) or real_gram(Z))
+    monkeypatch.setattr(ms, "_paired_scores",
+                        lambda *a, **k: scores.append(real_scores(*a, **k))
+                        or scores[-1])
+    real_set_up = TVCheckMixin._fold_set_up
+
+    def own_set_up(self, X, k, lab):
+        self._safety_setup.pop("fold", None)        # nothing to share
+        return real_set_up(self, X, k, lab)
+    out = []
+    for shared in (True, False):
+        if not shared:
+            monkeypatch.setattr(TVCheckMixin, "_fold_set_up", own_set_up)
+        grams.clear()
+        est = _fit(Est(safe=True, max_iter=12, n_components=m), X, y)
+        assert est.mode_ == ("exact" if m is None else "nystroem")
+        out.append((len(grams), est.unlabeled_gain_,
+                    est.decision_function(X).tobytes()))
+    n_folds = scores[0][0].size
+    if m is not None:
+        assert out[0][0] == 1 + n_folds and out[1][0] == 1 + 2 * n_folds
+    assert out[0][1:] == out[1][1:]
+    for a, b in zip(scores[0], scores[1]):
+        np.testing.assert_array_equal(a, b)
