@@ -190,8 +190,11 @@ class TVSetupMixin:
         ``GUARD_MAX_ROWS`` rows, exact search), the search's lists
         ``(dist, ind)`` for the guard's LapRLS graph (``k +
         _SPARE_NEIGHBORS`` of them per row, as a :class:`KNNGraph` keeps):
-        one exact search for both, W from its first k columns (the exact
-        lists of k: same W as a search for k), else None."""
+        one exact search for both, W from its first k columns, else None.
+        W is then the graph of a search for k (the same set of k nearest
+        points per row) unless a row's k-th and (k+1)-th distances tie: which
+        of the tied points a search keeps may depend on how many it keeps,
+        so such data take a search for k of their own."""
         n = X.shape[0]
         ks = min(k + _SPARE_NEIGHBORS, n - 1)
         if (safe != "auto" or n > _fallback.GUARD_MAX_ROWS or ks <= k
@@ -201,6 +204,10 @@ class TVSetupMixin:
                                 return_distances=True, n_jobs=self.n_jobs)
             return W, dist, None
         dist_all, ind_all = knn_search(X, ks, method="exact", n_jobs=self.n_jobs)
+        if np.any(dist_all[:, k - 1] == dist_all[:, k]):
+            W, dist = knn_graph(X, n_neighbors=k, weights=self.weights,
+                                return_distances=True, n_jobs=self.n_jobs)
+            return W, dist, (dist_all, ind_all)
         dist = np.ascontiguousarray(dist_all[:, :k])
         W = neighbors_affinity(dist, np.ascontiguousarray(ind_all[:, :k]),
                                weight=WEIGHTS[self.weights], dtype=X.dtype)

@@ -256,7 +256,16 @@ def _row_blocks_operator(A):
     nb = -(-n // _MATVEC_BLOCK)
     if nb < 2 or current() < 2:
         return A
-    blocks = [A[i * _MATVEC_BLOCK:(i + 1) * _MATVEC_BLOCK] for i in range(nb)]
+    A = A.tocsr()
+
+    def rows(i):
+        # a view of A's rows (no copy of their entries)
+        a, b = i * _MATVEC_BLOCK, min(n, (i + 1) * _MATVEC_BLOCK)
+        p0, p1 = A.indptr[a], A.indptr[b]
+        return sp.csr_matrix((A.data[p0:p1], A.indices[p0:p1], A.indptr[a:b + 1] - p0),
+                             shape=(b - a, A.shape[1]), copy=False)
+
+    blocks = [rows(i) for i in range(nb)]
 
     def matvec(x):
         x = np.ravel(x)
@@ -540,9 +549,18 @@ def feature_gram(Z):
         return Zb.T @ Zb
 
     G = np.zeros((m, m))
-    for P in map_blocks(part, -(-Z.shape[0] // _GRAM_BLOCK)):
+    for P in _in_windows(part, -(-Z.shape[0] // _GRAM_BLOCK)):
         G += P
     return 0.5 * (G + G.T)
+
+
+def _in_windows(func, n_blocks):
+    """``func(0), ..., func(n_blocks - 1)`` in order, computed a window of a
+    few blocks per thread at a time (:func:`map_blocks`): a caller summing
+    them holds a window's results, not all of them."""
+    w = 4 * current()
+    for a in range(0, n_blocks, w):
+        yield from map_blocks(lambda i: func(a + i), min(w, n_blocks - a))
 
 
 #: From this many rows the low-rank solves' products with Z (``Z' V`` and
@@ -563,19 +581,21 @@ def _zt_dot(Z, V):
         a, b = i * _GRAM_BLOCK, (i + 1) * _GRAM_BLOCK
         return Z[a:b].T @ V[a:b]
 
-    parts = map_blocks(part, -(-n // _GRAM_BLOCK))
-    out = parts[0].copy()
-    for P in parts[1:]:
-        out += P
+    out = None
+    for P in _in_windows(part, -(-n // _GRAM_BLOCK)):
+        if out is None:
+            out = P.copy()
+        else:
+            out += P
     return out
 
 
 def _z_dot(Z, S):
-    """``Z S`` (S: m x c), row blocks side by side."""
+    """``Z S`` (S: m x c, or m), row blocks side by side."""
     n = Z.shape[0]
     if n < PAR_MIN_ROWS:
         return Z @ S
-    out = np.empty((n, S.shape[1]), dtype=np.result_type(Z, S))
+    out = np.empty((n,) + S.shape[1:], dtype=np.result_type(Z, S))
 
     def block(i):
         a, b = i * _GRAM_BLOCK, (i + 1) * _GRAM_BLOCK

@@ -265,7 +265,7 @@ def _locality_order(X, leaf):
     """The rows of X grouped by a k-d split, as one permutation.
 
     A node of more than ``leaf`` rows is halved at the median of its widest
-    column (the largest variance over at most 4,096 evenly spaced rows of
+    column (the largest variance over evenly spaced rows, at most 8,191, of
     the node, in float64; ties of values by row position), the lower half
     first. NumPy alone, no BLAS or threads: the same order for any
     ``n_jobs``. O(n d log(n / leaf)).

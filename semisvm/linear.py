@@ -886,8 +886,9 @@ class DASVM(SemiSupervisedLinear):
 
     Defaults: ``lam="auto"`` (``0.003 * mean ||x_i||^2``) and ``lam_u = 1``
     as :class:`TSVM` (reasoning there), the rate 1.5 of the reference
-    implementation; ``r="auto"`` and the safety net as :class:`TSVM`. T0 = lam_u,
-    ``kl_tol = 1e-5`` (1e-4 from 10,000 unlabeled rows on), one Newton step per w-step and ``relax = 1.5``
+    implementation; ``r="auto"`` and the safety net as :class:`TSVM`. T0 =
+    lam_u, ``kl_tol = 1e-5`` (1e-4 from 10,000 unlabeled rows on), one
+    Newton step per w-step and ``relax = 1.5``
     replace the reference's T0 = 10 lam_u, 1e-6, exact w-steps and plain
     p-steps: 3.4x fewer Newton iterations (g50c 255 -> 72 per fit) at the
     same or lower held-out error (binary 17.25 -> 17.14 %, one-vs-rest

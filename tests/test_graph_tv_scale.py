@@ -337,6 +337,12 @@ def test_low_rank_products_in_row_blocks_both_sides(above, monkeypatch):
         assert ztv.tobytes() == blocks.tobytes()
     np.testing.assert_allclose(ztv, Z.T @ V, rtol=1e-13, atol=1e-13)
     np.testing.assert_allclose(zs, Z @ S, rtol=1e-13, atol=1e-13)
+    # one right-hand side (the two-class loops pass a vector)
+    with limit(2):
+        v1, s1 = ts._zt_dot(Z, V[:, 0]), ts._z_dot(Z, S[:, 0])
+    assert v1.shape == (7,) and s1.shape == (300,)
+    np.testing.assert_allclose(v1, Z.T @ V[:, 0], rtol=1e-13, atol=1e-13)
+    np.testing.assert_allclose(s1, Z @ S[:, 0], rtol=1e-13, atol=1e-13)
 
 
 def test_feature_gram_and_nystroem_blocks_same_bits_for_any_thread_count(monkeypatch):
@@ -366,12 +372,14 @@ def test_feature_gram_and_nystroem_blocks_same_bits_for_any_thread_count(monkeyp
     np.testing.assert_allclose(Z, Kb @ N, rtol=1e-12, atol=1e-12)
 
 
-@pytest.mark.parametrize("Est", [TVRLS, CheegerSVM])
-def test_fit_with_row_block_products_same_bits_for_any_n_jobs(Est, monkeypatch):
+@pytest.mark.parametrize("Est,n_classes", [(TVRLS, 3), (CheegerSVM, 3), (TVRLS, 2),
+                                           (TVSVM, 2), (CheegerRLS, 2)])
+def test_fit_with_row_block_products_same_bits_for_any_n_jobs(Est, n_classes,
+                                                              monkeypatch):
     # a Nystroem fit above PAR_MIN_ROWS (shrunk): the same decisions for
     # any n_jobs, and close to the one-product path
     monkeypatch.setattr(ts, "_GRAM_BLOCK", 32)
-    X, y, _ = _blobs(n=150)
+    X, y, _ = _blobs(n=150, n_classes=n_classes)
     fits = {}
     for thr in (10**9, 100):
         monkeypatch.setattr(ts, "PAR_MIN_ROWS", thr)
@@ -423,3 +431,25 @@ def test_grad_norm_row_block_products_same_bits(blocks, monkeypatch):
     G[np.arange(src.shape[0]), dst] = w
     exact = np.sqrt(np.linalg.eigvalsh(G.T @ G).max())
     assert exact <= got[0] <= 1.02 * exact
+
+
+@pytest.mark.parametrize("tied", [False, True])
+def test_own_graph_is_the_graph_of_a_search_for_k(tied):
+    # safe="auto" searches k + spare neighbours once for the fit's graph and
+    # the Laplacian guard's: the fit's graph equals knn_graph's for k, on
+    # data whose ties straddle the k-th neighbour too (duplicated rows)
+    from semisvm._tv_setup import knn_graph
+    rng = np.random.default_rng(0)
+    if tied:
+        X = np.repeat(rng.standard_normal((30, 3)), 40, axis=0)
+    else:
+        X = rng.standard_normal((400, 3))
+    n = X.shape[0]
+    y = np.full(n, -1)
+    y[:4] = [0, 1, 0, 1]
+    est = TVRLS()
+    W, dist, lists = est._own_graph(X, 10, "auto")
+    Wk, dk = knn_graph(X, n_neighbors=10, weights=est.weights, return_distances=True)
+    assert lists is not None and lists[0].shape[1] == 15
+    assert (W != Wk).nnz == 0
+    assert np.array_equal(dist, dk)
