@@ -926,7 +926,7 @@ class DASVM(SemiSupervisedLinear):
     inner_tol : float, "auto" or None, default="auto"
         CGLS tolerance of the w-steps (never below ``tol``); None: ``tol``;
         ``"auto"``: 1e-3 below 10,000 unlabeled rows, from there on 1e-3
-        times ``min(10, max(1, 10 T / lam_u))`` at temperature T (see
+        times ``min(10, max(1, 30 T / lam_u))`` at temperature T (see
         :func:`semisvm.solvers.da_s3vm`).
     relax : float in (0, 2), default=1.5
         Over-relaxation of the p-steps after the first at each temperature;
