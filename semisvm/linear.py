@@ -253,10 +253,12 @@ def _mfn_solve(X, y, c, params, *, w0, cold_start, newton, n_jobs, verbose,
         n, d, dtype = rows.n, rows.d, rows.dtype
     n_w = d + 1 if params["fit_intercept"] else d
     w_init = None if w0 is None else check_w0(w0, n_w, dtype)
+    own = rows is None      # the rows backend (and its outputs) made here
     if rows is None:
         n_pos = int(np.count_nonzero(y > 0))
-        cpos = np.where(y > 0, c, 0).astype(dtype)
-        cneg = np.where(y < 0, c, 0).astype(dtype)
+        # (np.where's array is new: no second copy when it has X's dtype)
+        cpos = np.where(y > 0, c, 0).astype(dtype, copy=False)
+        cneg = np.where(y < 0, c, 0).astype(dtype, copy=False)
         # (checks the memory of the whole solve before w is allocated)
         rows = LocalRows(RowData(X), s, cpos, cneg, n_threads=n_threads(n_jobs))
         direct = _rows.use_direct(X, newton)
@@ -291,7 +293,8 @@ def _mfn_solve(X, y, c, params, *, w0, cold_start, newton, n_jobs, verbose,
         history=hobj,
         cg_history=hcg,
         active_history=hact,
-        decision=o if rows.distributed else np.asarray(o).copy(),
+        # (outputs of rows made here belong to nobody else: no copy)
+        decision=o if rows.distributed or own else np.asarray(o).copy(),
     )
 
 
@@ -924,7 +927,7 @@ class DASVM(SemiSupervisedLinear):
     inner_tol : float, "auto" or None, default="auto"
         CGLS tolerance of the w-steps (never below ``tol``); None: ``tol``;
         ``"auto"``: 1e-3 below 10,000 unlabeled rows, from there on 1e-3
-        times ``min(10, max(1, 10 T / lam_u))`` at temperature T (see
+        times ``min(10, max(1, 30 T / lam_u))`` at temperature T (see
         :func:`semisvm.solvers.da_s3vm`).
     relax : float in (0, 2), default=1.5
         Over-relaxation of the p-steps after the first at each temperature;

@@ -1653,7 +1653,7 @@ def test_da_auto_tolerances_both_sides_of_their_size_switch(monkeypatch,
                                                             scale_rows):
     # kl_tol="auto", inner_tol="auto": 1e-5 and 1e-3 below DA_SCALE_ROWS
     # unlabeled rows; from there on 1e-4, and 1e-3 times min(10, max(1,
-    # 10 T / lam_u)) (the switch shrunk to this problem's 2,910 unlabeled)
+    # 30 T / lam_u)) (the switch shrunk to this problem's 2,910 unlabeled)
     from semisvm import _linear_ssl as ls
     rng = np.random.RandomState(4)
     X = sp.random(3000, 300, density=0.05, format="csr", random_state=rng)
@@ -1699,12 +1699,13 @@ def test_da_auto_tolerances_both_sides_of_their_size_switch(monkeypatch,
 
 
 def test_da_w_step_tolerance_follows_the_temperature():
-    from semisvm._linear_ssl import HOT_FACTOR, _w_step_tol
-    assert HOT_FACTOR == 10.0
+    from semisvm._linear_ssl import HOT_FACTOR, HOT_SLOPE, _w_step_tol
+    assert (HOT_FACTOR, HOT_SLOPE) == (10.0, 30.0)
     assert _w_step_tol(1e-3, False, 5.0, 1.0) == 1e-3
     assert _w_step_tol(None, True, 5.0, 1.0) is None
     assert _w_step_tol(1e-3, True, 5.0, 1.0) == pytest.approx(1e-2)
-    assert _w_step_tol(1e-3, True, 1.0, 1.0) == pytest.approx(1e-2)
-    assert _w_step_tol(1e-3, True, 0.5, 1.0) == pytest.approx(5e-3)
-    assert _w_step_tol(1e-3, True, 0.05, 1.0) == pytest.approx(1e-3)
-    assert _w_step_tol(1e-3, True, 0.5, 2.0) == pytest.approx(2.5e-3)
+    assert _w_step_tol(1e-3, True, 1 / 3, 1.0) == pytest.approx(1e-2)
+    assert _w_step_tol(1e-3, True, 0.1, 1.0) == pytest.approx(3e-3)
+    assert _w_step_tol(1e-3, True, 1 / 30, 1.0) == pytest.approx(1e-3)
+    assert _w_step_tol(1e-3, True, 0.01, 1.0) == pytest.approx(1e-3)
+    assert _w_step_tol(1e-3, True, 0.1, 2.0) == pytest.approx(1.5e-3)
