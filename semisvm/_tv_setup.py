@@ -12,12 +12,14 @@ for the estimators' base class; the decision of new rows uses its kernel.
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import clone
 from sklearn.metrics.pairwise import pairwise_kernels
 from sklearn.neighbors import NearestNeighbors
 from sklearn.utils import check_random_state
 
 from semisvm import _fallback, _tv_check
+from semisvm import graph as graph_module
 from semisvm._lowrank import nystroem_features
 from semisvm._threads import limit_api
 from semisvm._validation import (
@@ -27,9 +29,8 @@ from semisvm._validation import (
     fits_in_memory,
 )
 from semisvm.graph import (
-    _SPARE_NEIGHBORS,
+    SPARE_NEIGHBORS,
     KNNGraph,
-    _resolve_method,
     check_affinity,
     intrinsic_dimension,
     knn_affinity,
@@ -189,16 +190,20 @@ class TVSetupMixin:
         and, where the Laplacian guard of ``safe="auto"`` may run (at most
         ``GUARD_MAX_ROWS`` rows, exact search), the search's lists
         ``(dist, ind)`` for the guard's LapRLS graph (``k +
-        _SPARE_NEIGHBORS`` of them per row, as a :class:`KNNGraph` keeps):
+        SPARE_NEIGHBORS`` of them per row, as a :class:`KNNGraph` keeps):
         one exact search for both, W from its first k columns, else None.
         W is then the graph of a search for k (the same set of k nearest
         points per row) unless a row's k-th and (k+1)-th distances tie: which
         of the tied points a search keeps may depend on how many it keeps,
         so such data take a search for k of their own."""
         n = X.shape[0]
-        ks = min(k + _SPARE_NEIGHBORS, n - 1)
+        ks = min(k + SPARE_NEIGHBORS, n - 1)
+        # knn_search's "auto" switch (read from the module: the exact search
+        # up to its size switch)
+        exact_below = (graph_module.SPARSE_ANN_MIN_SAMPLES if sp.issparse(X)
+                       else graph_module.ANN_MIN_SAMPLES)
         if (safe != "auto" or n > _fallback.GUARD_MAX_ROWS or ks <= k
-                or _resolve_method("auto", X) != "exact"
+                or n >= exact_below
                 or self.weights not in WEIGHTS):
             W, dist = knn_graph(X, n_neighbors=k, weights=self.weights,
                                 return_distances=True, n_jobs=self.n_jobs)

@@ -55,7 +55,7 @@ from semisvm._validation import (
 __all__ = ["knn_affinity", "knn_search", "laplacian", "graph_laplacian",
            "check_affinity", "kernel_distances", "intrinsic_dimension",
            "neighbors_affinity", "graph_nbytes", "KNNGraph", "ANN_MIN_SAMPLES",
-           "SPARSE_ANN_MIN_SAMPLES"]
+           "SPARSE_ANN_MIN_SAMPLES", "SPARE_NEIGHBORS"]
 
 #: ``method="auto"`` searches the k nearest neighbours approximately (usearch's
 #: HNSW index) from this many dense points on, exactly below. At 50,000
@@ -985,7 +985,8 @@ def neighbors_affinity(dist, ind, *, weight="heat", t=None, n_scale=7,
 #: cross-validation fold without its held-out labeled rows) is read from the
 #: stored lists: a row needs a new search only when more than this many of
 #: its nearest neighbours were removed
-_SPARE_NEIGHBORS = 5
+SPARE_NEIGHBORS = 5
+_SPARE_NEIGHBORS = SPARE_NEIGHBORS
 
 
 def _row_hashes(X):
