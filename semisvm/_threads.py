@@ -68,7 +68,10 @@ def limit(n_jobs, *, blas=1):
     nb = nt if blas is None else int(blas)
     ctl = _controller()
     prev = current()
-    _STATE.n = nt
+    # map_blocks' threads: the row blocks run side by side only while BLAS
+    # is held at one thread (each block's products then have the bits of a
+    # one-thread product, whichever thread computes them)
+    _STATE.n = nt if nb == 1 else 1
     try:
         with ctl.limit(limits={"blas": nb, "openmp": nt}):
             yield nt
@@ -77,7 +80,9 @@ def limit(n_jobs, *, blas=1):
 
 
 def current():
-    """The thread count of the innermost :func:`limit` of this thread (1 outside)."""
+    """The threads :func:`map_blocks` may use: the OpenMP count of the
+    innermost :func:`limit` of this thread when it holds BLAS at one thread,
+    else 1 (also outside any limit)."""
     return getattr(_STATE, "n", 1)
 
 

@@ -252,3 +252,25 @@ def test_tv_graph_search_runs_on_n_jobs_threads(safe, n_jobs, monkeypatch):
     y[[0, 1, 40, 41]] = [0, 0, 1, 1]
     TVRLS(n_jobs=n_jobs, safe=safe).fit(X, y)
     assert seen and set(seen) == {n_jobs}
+
+
+def test_map_blocks_threads_follow_limit_only_with_blas_at_one():
+    # row blocks run side by side inside limit(n_jobs) (BLAS held at one
+    # thread); with BLAS at n_jobs threads, or outside a limit, one by one
+    import threading
+
+    from semisvm._threads import current, map_blocks
+
+    def seen(_):
+        return threading.get_ident()
+
+    assert current() == 1
+    with limit(2):
+        assert current() == 2
+        assert [b for b in map_blocks(lambda i: i * i, 5)] == [0, 1, 4, 9, 16]
+        with limit(2, blas=None):
+            assert current() == 1
+            assert set(map_blocks(seen, 4)) == {threading.get_ident()}
+        assert current() == 2
+    assert current() == 1
+    assert set(map_blocks(seen, 4)) == {threading.get_ident()}
