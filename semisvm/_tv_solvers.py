@@ -43,9 +43,11 @@ from scipy.optimize import linear_sum_assignment
 from semisvm._core._graph_tv import (
     edge_incidence,
     graph_tv_value,
+    lex_order,
     rof_pd_multi,
     simplex_project,
     smo_qp,
+    sym_csr,
 )
 from semisvm._threads import current, map_blocks
 from semisvm._validation import UNLABELED
@@ -232,9 +234,7 @@ def _grad_norm(src, dst, w, n):
         return bound
     if n < 3:
         return bound
-    Lap = sp.coo_matrix((np.concatenate([-w2, -w2]),
-                         (np.concatenate([src, dst]), np.concatenate([dst, src]))),
-                        shape=(n, n)).tocsr() + sp.diags(deg2)
+    Lap = _sym_matrix(src, dst, -w2, n) + sp.diags(deg2)
     try:
         lam = float(spla.eigsh(_row_blocks_operator(Lap), k=1, which="LA", tol=1e-6,
                                v0=np.ones(n) + np.arange(n) / n,
@@ -348,20 +348,36 @@ class _ROF:
         return G
 
 
+def _sym_matrix(src, dst, v, n):
+    """The symmetric CSR matrix with v_e at (src_e, dst_e) and (dst_e, src_e):
+    a COO -> CSR conversion's arrays (indices sorted), built in O(m + n)
+    from edges listed as ``_edges`` lists them (once, i < j, sorted)."""
+    sym = sym_csr(src, dst, n)
+    if sym is None:
+        return sp.coo_matrix((np.concatenate([v, v]),
+                              (np.concatenate([src, dst]), np.concatenate([dst, src]))),
+                             shape=(n, n)).tocsr()
+    indptr, indices, pos = sym
+    m = src.shape[0]
+    data = np.empty(2 * m, dtype=v.dtype)
+    data[pos[:m]] = v
+    data[pos[m:]] = v
+    return sp.csr_matrix((data, indices, indptr), shape=(n, n))
+
+
 def _band_order(src, dst, n):
     """Reverse Cuthill-McKee order of the graph with edges (src, dst)."""
     from scipy.sparse.csgraph import reverse_cuthill_mckee
-    A = sp.csr_matrix((np.ones(2 * src.shape[0], dtype=np.int8),
-                       (np.concatenate([src, dst]), np.concatenate([dst, src]))),
-                      shape=(n, n))
+    A = _sym_matrix(src, dst, np.ones(src.shape[0], dtype=np.int8), n)
     return np.asarray(reverse_cuthill_mckee(A, symmetric_mode=True), dtype=np.int32)
 
 
 def _relabel(src, dst, w):
-    """The edges with i < j, sorted by (src, dst) (as ``_edges`` lists them)."""
+    """The edges with i < j, sorted by (src, dst) (as ``_edges`` lists them;
+    ``np.lexsort``'s order by two counting sorts)."""
     lo = np.minimum(src, dst)
     hi = np.maximum(src, dst)
-    order = np.lexsort((hi, lo))
+    order = lex_order(lo, hi, int(hi.max()) + 1 if hi.shape[0] else 0)
     return (np.ascontiguousarray(lo[order], dtype=np.int32),
             np.ascontiguousarray(hi[order], dtype=np.int32),
             np.ascontiguousarray(w[order]))

@@ -26,6 +26,7 @@ import numpy as np
 from libc.math cimport fabs, sqrt, INFINITY
 from cython cimport floating
 from cython.parallel cimport prange
+from libc.stdint cimport int64_t
 
 
 cdef enum:
@@ -387,6 +388,24 @@ cdef int _rof(const int[::1] src, const int[::1] dst, const floating[::1] w,
     return it
 
 
+cdef void _incidence_fill(const int[::1] src, const int[::1] dst,
+                          const floating[::1] w, long long[::1] cursor,
+                          int[::1] inc_edge, floating[::1] inc_w) noexcept nogil:
+    """Each edge's two entries into their rows' runs, in edge order (the
+    src entry before the dst entry): a counting sort by row."""
+    cdef Py_ssize_t e
+    cdef long long q
+    for e in range(src.shape[0]):
+        q = cursor[src[e]]
+        cursor[src[e]] = q + 1
+        inc_edge[q] = <int> e
+        inc_w[q] = -w[e]
+        q = cursor[dst[e]]
+        cursor[dst[e]] = q + 1
+        inc_edge[q] = <int> e
+        inc_w[q] = w[e]
+
+
 def edge_incidence(src, dst, w, Py_ssize_t n):
     """Each row's incident edges for :func:`rof_pd_multi`'s gather.
 
@@ -394,21 +413,127 @@ def edge_incidence(src, dst, w, Py_ssize_t n):
     ``inc_edge[inc_ptr[i]:inc_ptr[i + 1]]`` in edge order (the order in
     which the one-thread pass adds them up), with the signed weights
     ``inc_w`` (-w_e at the src, +w_e at the dst) of ``div = grad' p``.
+    The runs are the stable sort of the entries ``[src; dst]`` by (row,
+    edge) (``np.lexsort``'s order), built by a counting sort in O(m + n).
     """
-    src = np.asarray(src, dtype=np.int32)
-    dst = np.asarray(dst, dtype=np.int32)
-    w = np.asarray(w)
+    src = np.ascontiguousarray(src, dtype=np.int32)
+    dst = np.ascontiguousarray(dst, dtype=np.int32)
+    w = np.ascontiguousarray(w)
     m = src.shape[0]
+    if dst.shape[0] != m or w.shape[0] != m:
+        raise ValueError("src, dst and w must have the same length")
+    if m and (min(src.min(), dst.min()) < 0 or max(src.max(), dst.max()) >= n):
+        raise ValueError("the edges' ends must lie in [0, n)")
     nodes = np.concatenate([src, dst])
-    edges = np.concatenate([np.arange(m, dtype=np.int32)] * 2)
-    order = np.lexsort((edges, nodes))
-    inc_w = np.concatenate([-w, w])
     ptr = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(np.bincount(nodes, minlength=n), out=ptr[1:])
     if ptr[-1] > np.iinfo(np.int32).max:
         raise ValueError("the graph has too many edges (more than 2^30)")
-    return (ptr.astype(np.int32), np.ascontiguousarray(edges[order]),
-            np.ascontiguousarray(inc_w[order]))
+    if w.dtype != np.float32 and w.dtype != np.float64:
+        # other weight types: the (row, edge) sort itself
+        edges = np.concatenate([np.arange(m, dtype=np.int32)] * 2)
+        order = np.lexsort((edges, nodes))
+        inc_w = np.concatenate([-w, w])
+        return (ptr.astype(np.int32), np.ascontiguousarray(edges[order]),
+                np.ascontiguousarray(inc_w[order]))
+    inc_edge = np.empty(2 * m, dtype=np.int32)
+    inc_w = np.empty(2 * m, dtype=w.dtype)
+    cursor = ptr[:-1].astype(np.longlong)
+    if w.dtype == np.float32:
+        _incidence_fill[float](src, dst, w, cursor, inc_edge, inc_w)
+    else:
+        _incidence_fill[double](src, dst, w, cursor, inc_edge, inc_w)
+    return ptr.astype(np.int32), inc_edge, inc_w
+
+
+def lex_order(lo, hi, Py_ssize_t n):
+    """``np.lexsort((hi, lo))`` for ends in [0, n): the stable order by lo,
+    then hi, then position, by two stable counting sorts (O(m + n))."""
+    cdef const int[::1] a = np.ascontiguousarray(lo, dtype=np.int32)
+    cdef const int[::1] b = np.ascontiguousarray(hi, dtype=np.int32)
+    cdef Py_ssize_t m = a.shape[0], i
+    if b.shape[0] != m:
+        raise ValueError("lo and hi must have the same length")
+    order = np.empty(m, dtype=np.intp)
+    if m == 0:
+        return order
+    if min(np.min(a), np.min(b)) < 0 or max(np.max(a), np.max(b)) >= n:
+        raise ValueError("the keys must lie in [0, n)")
+    tmp = np.empty(m, dtype=np.intp)
+    cnt = np.zeros(n + 1, dtype=np.intp)
+    cdef Py_ssize_t[::1] o = order, t = tmp, c = cnt
+    with nogil:
+        # by hi (stable), then by lo (stable): positions of equal (lo, hi)
+        # keep their order, as in np.lexsort
+        for i in range(m):
+            c[b[i] + 1] += 1
+        for i in range(n):
+            c[i + 1] += c[i]
+        for i in range(m):
+            t[c[b[i]]] = i
+            c[b[i]] += 1
+        for i in range(n + 1):
+            c[i] = 0
+        for i in range(m):
+            c[a[i] + 1] += 1
+        for i in range(n):
+            c[i + 1] += c[i]
+        for i in range(m):
+            o[c[a[t[i]]]] = t[i]
+            c[a[t[i]]] += 1
+    return order
+
+
+def sym_csr(src, dst, Py_ssize_t n):
+    """The CSR pattern of the symmetric graph with edges (src, dst), when
+    they are listed once each with src < dst and sorted by (src, dst) (as
+    ``_edges`` lists them); None otherwise.
+
+    Returns ``(indptr, indices, pos)``: each row's columns in increasing
+    order (those of a COO -> CSR conversion of the entries ``[src; dst]``
+    in rows ``[src; dst]`` and columns ``[dst; src]`` with its indices
+    sorted), and ``pos[k]`` the position of entry k (int64, 2m). Row i
+    lists the edges (j, i) in edge order (j < i increasing), then the
+    edges (i, j) in edge order (j > i increasing).
+    """
+    cdef const int[::1] s = np.ascontiguousarray(src, dtype=np.int32)
+    cdef const int[::1] d = np.ascontiguousarray(dst, dtype=np.int32)
+    cdef Py_ssize_t m = s.shape[0], e, ok = 1
+    cdef long long q
+    if d.shape[0] != m:
+        raise ValueError("src and dst must have the same length")
+    if m and (np.min(s) < 0 or np.max(d) >= n):
+        return None
+    with nogil:
+        for e in range(m):
+            if s[e] >= d[e] or (e > 0 and (s[e] < s[e - 1] or (
+                    s[e] == s[e - 1] and d[e] <= d[e - 1]))):
+                ok = 0
+                break
+    if not ok:
+        return None
+    itype = np.int32 if max(2 * m, n) < np.iinfo(np.int32).max else np.int64
+    ptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(s, minlength=n) + np.bincount(d, minlength=n),
+              out=ptr[1:])
+    cur = ptr[:-1].astype(np.longlong)
+    indices = np.empty(2 * m, dtype=np.int32)
+    pos = np.empty(2 * m, dtype=np.int64)
+    cdef long long[::1] cu = cur
+    cdef int[::1] ix = indices
+    cdef int64_t[::1] ps = pos
+    with nogil:
+        for e in range(m):
+            q = cu[d[e]]
+            cu[d[e]] = q + 1
+            ix[q] = s[e]
+            ps[m + e] = q
+        for e in range(m):
+            q = cu[s[e]]
+            cu[s[e]] = q + 1
+            ix[q] = d[e]
+            ps[e] = q
+    return ptr.astype(itype), indices.astype(itype, copy=False), pos
 
 
 def _edge_L(src_np, dst_np, w, Py_ssize_t n):

@@ -1,0 +1,152 @@
+"""The TV solvers' graph set-up (edge list, Laplacian, band order, relabelled
+edges, incidence lists) built in O(m + n) equals the sort-based construction
+it replaced, array for array."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from scipy.sparse.csgraph import reverse_cuthill_mckee
+
+import semisvm._tv_solvers as ts
+from semisvm._core._graph_tv import edge_incidence, lex_order, sym_csr
+
+# ---------------------------------------------------- the former constructions
+
+def _incidence_ref(src, dst, w, n):
+    src = np.asarray(src, dtype=np.int32)
+    dst = np.asarray(dst, dtype=np.int32)
+    w = np.asarray(w)
+    m = src.shape[0]
+    nodes = np.concatenate([src, dst])
+    edges = np.concatenate([np.arange(m, dtype=np.int32)] * 2)
+    order = np.lexsort((edges, nodes))
+    inc_w = np.concatenate([-w, w])
+    ptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(nodes, minlength=n), out=ptr[1:])
+    return ptr.astype(np.int32), edges[order], inc_w[order]
+
+
+def _sym_ref(src, dst, v, n):
+    return sp.coo_matrix((np.concatenate([v, v]),
+                          (np.concatenate([src, dst]), np.concatenate([dst, src]))),
+                         shape=(n, n)).tocsr()
+
+
+def _laplacian_ref(src, dst, w, n):
+    w2 = np.asarray(w, dtype=np.float64) ** 2
+    deg2 = np.bincount(np.concatenate([src, dst]), weights=np.concatenate([w2, w2]),
+                       minlength=n).astype(np.float64)
+    return _sym_ref(src, dst, -w2, n) + sp.diags(deg2)
+
+
+def _band_ref(src, dst, n):
+    A = _sym_ref(src, dst, np.ones(src.shape[0], dtype=np.int8), n)
+    return np.asarray(reverse_cuthill_mckee(A, symmetric_mode=True), dtype=np.int32)
+
+
+def _relabel_ref(src, dst, w):
+    lo = np.minimum(src, dst)
+    hi = np.maximum(src, dst)
+    order = np.lexsort((hi, lo))
+    return lo[order].astype(np.int32), hi[order].astype(np.int32), w[order]
+
+
+def _same(a, b):
+    a, b = np.asarray(a), np.asarray(b)
+    assert a.dtype == b.dtype and a.shape == b.shape
+    assert a.tobytes() == b.tobytes()
+
+
+def _same_csr(A, B):
+    for name in ("indptr", "indices", "data"):
+        _same(getattr(A, name), getattr(B, name))
+    assert A.shape == B.shape
+
+
+# --------------------------------------------------------------------- graphs
+
+def _knn_like(n, k, seed, isolated=0):
+    """A kNN-like weight matrix in random row order, the last ``isolated``
+    rows without any edge."""
+    rng = np.random.default_rng(seed)
+    m = n - isolated
+    rows = np.repeat(np.arange(m), k)
+    cols = (rows + rng.integers(1, 8, rows.shape[0])) % m
+    perm = rng.permutation(m)
+    W = sp.csr_matrix((rng.random(rows.shape[0]) + 0.01, (perm[rows], perm[cols])),
+                      shape=(n, n))
+    return W
+
+
+GRAPHS = [(300, 5, 0, 0), (300, 5, 1, 40), (1, 1, 2, 1), (2, 1, 3, 0), (50, 3, 4, 49), (60, 3, 6, 25)]
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("n,k,seed,isolated", GRAPHS)
+def test_setup_equals_sort_based_construction(n, k, seed, isolated, dtype):
+    W = _knn_like(n, k, seed, isolated)
+    src, dst, w = ts._edges(W, dtype)
+    assert w.dtype == dtype
+    # the Laplacian of the step bound and the RCM order
+    w2 = np.asarray(w, dtype=np.float64) ** 2
+    deg2 = np.bincount(np.concatenate([src, dst]), weights=np.concatenate([w2, w2]),
+                       minlength=n).astype(np.float64)
+    _same_csr(ts._sym_matrix(src, dst, -w2, n) + sp.diags(deg2),
+              _laplacian_ref(src, dst, w, n))
+    perm = ts._band_order(src, dst, n)
+    _same(perm, _band_ref(src, dst, n))
+    inv = np.empty(n, dtype=np.int32)
+    inv[perm] = np.arange(n, dtype=np.int32)
+    new = ts._relabel(inv[src], inv[dst], w)
+    ref = _relabel_ref(inv[src], inv[dst], w)
+    for a, b in zip(new, ref):
+        _same(a, b)
+    for a, b in zip(edge_incidence(*new, n), _incidence_ref(*ref, n)):
+        _same(a, b)
+    for a, b in zip(edge_incidence(src, dst, w, n), _incidence_ref(src, dst, w, n)):
+        _same(a, b)
+
+
+def test_empty_graph():
+    n = 7
+    src, dst, w = ts._edges(sp.csr_matrix((n, n)))
+    assert src.shape == (0,)
+    for a, b in zip(edge_incidence(src, dst, w, n), _incidence_ref(src, dst, w, n)):
+        _same(a, b)
+    _same_csr(ts._sym_matrix(src, dst, w, n), _sym_ref(src, dst, w, n))
+    for a, b in zip(ts._relabel(src, dst, w), _relabel_ref(src, dst, w)):
+        _same(a, b)
+    _same(lex_order(src, dst, 0), np.lexsort((dst, src)))
+    assert ts._grad_norm(src, dst, w, n) > 0
+
+
+def test_incidence_and_order_of_unsorted_lists_with_repeats():
+    # any edge list: repeated pairs, self loops, both orientations
+    rng = np.random.default_rng(5)
+    n, m = 40, 500
+    src = rng.integers(0, n, m).astype(np.int32)
+    dst = rng.integers(0, n, m).astype(np.int32)
+    for dtype in (np.float64, np.float32, np.int64):
+        w = (rng.random(m) * 10).astype(dtype)
+        for a, b in zip(edge_incidence(src, dst, w, n), _incidence_ref(src, dst, w, n)):
+            _same(a, b)
+    _same(lex_order(src, dst, n), np.lexsort((dst, src)))
+    # not as _edges lists them: the COO -> CSR conversion itself
+    assert sym_csr(src, dst, n) is None
+    assert sym_csr(np.array([1, 0], np.int32), np.array([2, 3], np.int32), 4) is None
+    assert sym_csr(np.array([0, 0], np.int32), np.array([2, 2], np.int32), 4) is None
+    lo, hi = np.minimum(src, dst), np.maximum(src, dst)
+    keep = lo < hi
+    v = rng.random(int(keep.sum()))
+    _same_csr(ts._sym_matrix(lo[keep], hi[keep], v, n), _sym_ref(lo[keep], hi[keep], v, n))
+
+
+def test_bad_ends_raise():
+    src = np.array([0, 1], np.int32)
+    dst = np.array([1, 5], np.int32)
+    with pytest.raises(ValueError, match="n\\)"):
+        edge_incidence(src, dst, np.ones(2), 5)
+    with pytest.raises(ValueError, match="n\\)"):
+        lex_order(src, dst, 5)
+    with pytest.raises(ValueError, match="n\\)"):
+        lex_order(src - 1, dst, 6)
