@@ -234,7 +234,7 @@ def _grad_norm(src, dst, w, n):
         return bound
     if n < 3:
         return bound
-    Lap = _sym_matrix(src, dst, -w2, n) + sp.diags(deg2)
+    Lap = _sym_matrix(src, dst, -w2, n, deg2)
     try:
         lam = float(spla.eigsh(_row_blocks_operator(Lap), k=1, which="LA", tol=1e-6,
                                v0=np.ones(n) + np.arange(n) / n,
@@ -348,20 +348,34 @@ class _ROF:
         return G
 
 
-def _sym_matrix(src, dst, v, n):
-    """The symmetric CSR matrix with v_e at (src_e, dst_e) and (dst_e, src_e):
-    a COO -> CSR conversion's arrays (indices sorted), built in O(m + n)
+def _sym_matrix(src, dst, v, n, diag=None):
+    """The symmetric CSR matrix with v_e at (src_e, dst_e) and (dst_e, src_e)
+    (plus ``sp.diags(diag)`` if given): a COO -> CSR conversion's arrays
+    (indices sorted; the sum's, which keeps no zeros), built in O(m + n)
     from edges listed as ``_edges`` lists them (once, i < j, sorted)."""
-    sym = sym_csr(src, dst, n)
+    sym = sym_csr(src, dst, n, diag)
     if sym is None:
-        return sp.coo_matrix((np.concatenate([v, v]),
-                              (np.concatenate([src, dst]), np.concatenate([dst, src]))),
-                             shape=(n, n)).tocsr()
+        A = sp.coo_matrix((np.concatenate([v, v]),
+                           (np.concatenate([src, dst]), np.concatenate([dst, src]))),
+                          shape=(n, n)).tocsr()
+        return A if diag is None else A + sp.diags(diag)
     indptr, indices, pos = sym
     m = src.shape[0]
-    data = np.empty(2 * m, dtype=v.dtype)
+    data = np.empty(indices.shape[0], dtype=v.dtype)
     data[pos[:m]] = v
-    data[pos[m:]] = v
+    data[pos[m:2 * m]] = v
+    if diag is None:
+        return sp.csr_matrix((data, indices, indptr), shape=(n, n))
+    at = pos[2 * m:]
+    has = at >= 0
+    data[at[has]] = diag[has]
+    keep = data != 0
+    if not keep.all():
+        # the sum drops the edges whose v is 0
+        row = np.repeat(np.arange(n), np.diff(indptr))
+        indptr = np.zeros(n + 1, dtype=indptr.dtype)
+        np.cumsum(np.bincount(row[keep], minlength=n), out=indptr[1:])
+        indices, data = indices[keep], data[keep]
     return sp.csr_matrix((data, indices, indptr), shape=(n, n))
 
 

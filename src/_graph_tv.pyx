@@ -484,7 +484,7 @@ def lex_order(lo, hi, Py_ssize_t n):
     return order
 
 
-def sym_csr(src, dst, Py_ssize_t n):
+def sym_csr(src, dst, Py_ssize_t n, diag=None):
     """The CSR pattern of the symmetric graph with edges (src, dst), when
     they are listed once each with src < dst and sorted by (src, dst) (as
     ``_edges`` lists them); None otherwise.
@@ -494,11 +494,14 @@ def sym_csr(src, dst, Py_ssize_t n):
     in rows ``[src; dst]`` and columns ``[dst; src]`` with its indices
     sorted), and ``pos[k]`` the position of entry k (int64, 2m). Row i
     lists the edges (j, i) in edge order (j < i increasing), then the
-    edges (i, j) in edge order (j > i increasing).
+    edges (i, j) in edge order (j > i increasing). With ``diag`` (n
+    values), row i also holds (i, i) between the two where ``diag[i] != 0``
+    (a sum with a diagonal matrix keeps no zeros), at ``pos[2m + i]``
+    (-1 where it does not).
     """
     cdef const int[::1] s = np.ascontiguousarray(src, dtype=np.int32)
     cdef const int[::1] d = np.ascontiguousarray(dst, dtype=np.int32)
-    cdef Py_ssize_t m = s.shape[0], e, ok = 1
+    cdef Py_ssize_t m = s.shape[0], e, i, ok = 1, nd = 0
     cdef long long q
     if d.shape[0] != m:
         raise ValueError("src and dst must have the same length")
@@ -512,22 +515,40 @@ def sym_csr(src, dst, Py_ssize_t n):
                 break
     if not ok:
         return None
-    itype = np.int32 if max(2 * m, n) < np.iinfo(np.int32).max else np.int64
+    counts = np.bincount(s, minlength=n) + np.bincount(d, minlength=n)
+    if diag is not None:
+        has = np.asarray(diag).reshape(n) != 0
+        nd = n
+        counts += has
+    itype = (np.int32 if max(2 * m + nd, n) < np.iinfo(np.int32).max
+             else np.int64)
     ptr = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(np.bincount(s, minlength=n) + np.bincount(d, minlength=n),
-              out=ptr[1:])
+    np.cumsum(counts, out=ptr[1:])
     cur = ptr[:-1].astype(np.longlong)
-    indices = np.empty(2 * m, dtype=np.int32)
-    pos = np.empty(2 * m, dtype=np.int64)
+    indices = np.empty(int(ptr[-1]), dtype=np.int32)
+    pos = np.empty(2 * m + nd, dtype=np.int64)
     cdef long long[::1] cu = cur
     cdef int[::1] ix = indices
     cdef int64_t[::1] ps = pos
+    cdef const unsigned char[::1] hs
     with nogil:
         for e in range(m):
             q = cu[d[e]]
             cu[d[e]] = q + 1
             ix[q] = s[e]
             ps[m + e] = q
+    if nd:
+        hs = np.ascontiguousarray(has).view(np.uint8)
+        with nogil:
+            for i in range(n):
+                if hs[i]:
+                    q = cu[i]
+                    cu[i] = q + 1
+                    ix[q] = <int> i
+                    ps[2 * m + i] = q
+                else:
+                    ps[2 * m + i] = -1
+    with nogil:
         for e in range(m):
             q = cu[s[e]]
             cu[s[e]] = q + 1

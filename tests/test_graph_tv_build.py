@@ -93,6 +93,7 @@ def test_setup_equals_sort_based_construction(n, k, seed, isolated, dtype):
                        minlength=n).astype(np.float64)
     _same_csr(ts._sym_matrix(src, dst, -w2, n) + sp.diags(deg2),
               _laplacian_ref(src, dst, w, n))
+    _same_csr(ts._sym_matrix(src, dst, -w2, n, deg2), _laplacian_ref(src, dst, w, n))
     perm = ts._band_order(src, dst, n)
     _same(perm, _band_ref(src, dst, n))
     inv = np.empty(n, dtype=np.int32)
@@ -150,3 +151,21 @@ def test_bad_ends_raise():
         lex_order(src, dst, 5)
     with pytest.raises(ValueError, match="n\\)"):
         lex_order(src - 1, dst, 6)
+
+
+def test_laplacian_drops_zero_entries_as_the_sum_does():
+    # weights whose squares underflow and isolated rows: the sum with the
+    # diagonal matrix keeps no zero entry
+    W = _knn_like(200, 4, 7, isolated=30)
+    src, dst, w = ts._edges(W)
+    w[::5] = 1e-170
+    w[1] = 0.0
+    n = 200
+    w2 = w ** 2
+    deg2 = np.bincount(np.concatenate([src, dst]), weights=np.concatenate([w2, w2]),
+                       minlength=n)
+    ref = _laplacian_ref(src, dst, w, n)
+    assert ref.nnz < 2 * src.shape[0] + n - 30
+    _same_csr(ts._sym_matrix(src, dst, -w2, n, deg2), ref)
+    # not as _edges lists them: the sum itself
+    _same_csr(ts._sym_matrix(dst, src, -w2, n, deg2), ref)
