@@ -48,6 +48,7 @@ from semisvm._core._graph_tv import (
     simplex_project,
     smo_qp,
     sym_csr,
+    upper_edges,
 )
 from semisvm._threads import current, map_blocks
 from semisvm._validation import UNLABELED
@@ -59,6 +60,10 @@ logger = logging.getLogger("semisvm")
 
 def _edges(W, dtype=np.float64):
     """Edge list i < j with w_e = w_ij + w_ji, so sum_e w_e|g_i-g_j| = TV(g)."""
+    got = upper_edges(W)
+    if got is not None:
+        # a canonical CSR W: the same list in O(nnz + n), no W + W.T
+        return got[0], got[1], np.ascontiguousarray(got[2], dtype=dtype)
     S = (W + W.T).tocsr()
     U = sp.triu(S, k=1).tocoo()
     keep = U.data > 0

@@ -390,20 +390,21 @@ cdef int _rof(const int[::1] src, const int[::1] dst, const floating[::1] w,
 
 cdef void _incidence_fill(const int[::1] src, const int[::1] dst,
                           const floating[::1] w, long long[::1] cursor,
-                          int[::1] inc_edge, floating[::1] inc_w) noexcept nogil:
+                          int[::1] inc_edge, floating[::1] inc_w) noexcept:
     """Each edge's two entries into their rows' runs, in edge order (the
     src entry before the dst entry): a counting sort by row."""
     cdef Py_ssize_t e
     cdef long long q
-    for e in range(src.shape[0]):
-        q = cursor[src[e]]
-        cursor[src[e]] = q + 1
-        inc_edge[q] = <int> e
-        inc_w[q] = -w[e]
-        q = cursor[dst[e]]
-        cursor[dst[e]] = q + 1
-        inc_edge[q] = <int> e
-        inc_w[q] = w[e]
+    with nogil:
+        for e in range(src.shape[0]):
+            q = cursor[src[e]]
+            cursor[src[e]] = q + 1
+            inc_edge[q] = <int> e
+            inc_w[q] = -w[e]
+            q = cursor[dst[e]]
+            cursor[dst[e]] = q + 1
+            inc_edge[q] = <int> e
+            inc_w[q] = w[e]
 
 
 def edge_incidence(src, dst, w, Py_ssize_t n):
@@ -555,6 +556,96 @@ def sym_csr(src, dst, Py_ssize_t n, diag=None):
             ix[q] = d[e]
             ps[e] = q
     return ptr.astype(itype), indices.astype(itype, copy=False), pos
+
+
+cdef Py_ssize_t _upper_fill(const long long[::1] ptr, const int[::1] ind,
+                            const floating[::1] val, const long long[::1] tptr,
+                            long long[::1] tcur, int[::1] tind, floating[::1] tval,
+                            int[::1] src, int[::1] dst,
+                            floating[::1] w) noexcept:
+    cdef Py_ssize_t n = ptr.shape[0] - 1, i, j, p, q, pe, qe, m = 0
+    cdef floating v
+    with nogil:
+        # the strictly lower entries (j, i), i < j, as row i of the transpose
+        # (rows j in increasing order: each row's columns come sorted)
+        for j in range(n):
+            for p in range(ptr[j], ptr[j + 1]):
+                i = ind[p]
+                if i < j:
+                    q = tcur[i]
+                    tcur[i] = q + 1
+                    tind[q] = <int> j
+                    tval[q] = val[p]
+        # row i of W's strict upper part merged with row i of the transpose:
+        # w_ij + w_ji (W's value first, as W + W.T adds them)
+        for i in range(n):
+            p = ptr[i]
+            pe = ptr[i + 1]
+            while p < pe and ind[p] <= i:
+                p += 1
+            q = tptr[i]
+            qe = tptr[i + 1]
+            while p < pe or q < qe:
+                if q == qe or (p < pe and ind[p] < tind[q]):
+                    j = ind[p]
+                    v = val[p]
+                    p += 1
+                elif p == pe or tind[q] < ind[p]:
+                    j = tind[q]
+                    v = tval[q]
+                    q += 1
+                else:
+                    j = ind[p]
+                    v = val[p] + tval[q]
+                    p += 1
+                    q += 1
+                if v > 0:
+                    src[m] = <int> i
+                    dst[m] = <int> j
+                    w[m] = v
+                    m += 1
+    return m
+
+
+def upper_edges(W):
+    """The edges i < j of ``W + W.T`` with a positive weight w_ij + w_ji,
+    sorted by (i, j), for a square CSR matrix W in canonical format (sorted
+    indices, no duplicates) with float32 / float64 values: the entries
+    that ``sp.triu(W + W.T, k=1)`` lists, in its order, in O(nnz + n).
+
+    Returns ``(src, dst, w)`` (int32, int32, W's dtype); None for any
+    other W.
+    """
+    import scipy.sparse as sp
+    if (not sp.issparse(W) or W.format != "csr" or W.shape[0] != W.shape[1]
+            or W.dtype not in (np.float32, np.float64)
+            or W.shape[0] >= np.iinfo(np.int32).max
+            or not W.has_canonical_format):
+        return None
+    cdef Py_ssize_t n = W.shape[0], m
+    ptr = np.asarray(W.indptr, dtype=np.longlong)
+    ind = np.asarray(W.indices, dtype=np.int32)
+    val = np.ascontiguousarray(W.data)
+    rows = np.repeat(np.arange(n, dtype=np.int32), np.diff(ptr))
+    lower = ind < rows
+    tcnt = np.bincount(ind[lower], minlength=n)
+    del rows
+    tptr = np.zeros(n + 1, dtype=np.longlong)
+    np.cumsum(tcnt, out=tptr[1:])
+    nt = int(tptr[-1])
+    tcur = tptr[:-1].copy()
+    tind = np.empty(nt, dtype=np.int32)
+    tval = np.empty(nt, dtype=val.dtype)
+    size = int(ptr[-1])
+    src = np.empty(size, dtype=np.int32)
+    dst = np.empty(size, dtype=np.int32)
+    w = np.empty(size, dtype=val.dtype)
+    del lower
+    if val.dtype == np.float32:
+        m = _upper_fill[float](ptr, ind, val, tptr, tcur, tind, tval, src, dst, w)
+    else:
+        m = _upper_fill[double](ptr, ind, val, tptr, tcur, tind, tval, src, dst, w)
+    return src[:m].copy(), dst[:m].copy(), w[:m].copy()
 
 
 def _edge_L(src_np, dst_np, w, Py_ssize_t n):

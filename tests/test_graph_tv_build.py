@@ -8,7 +8,7 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import reverse_cuthill_mckee
 
 import semisvm._tv_solvers as ts
-from semisvm._core._graph_tv import edge_incidence, lex_order, sym_csr
+from semisvm._core._graph_tv import edge_incidence, lex_order, sym_csr, upper_edges
 
 # ---------------------------------------------------- the former constructions
 
@@ -51,6 +51,15 @@ def _relabel_ref(src, dst, w):
     return lo[order].astype(np.int32), hi[order].astype(np.int32), w[order]
 
 
+def _edges_ref(W, dtype=np.float64):
+    S = (W + W.T).tocsr()
+    U = sp.triu(S, k=1).tocoo()
+    keep = U.data > 0
+    return (np.ascontiguousarray(U.row[keep], dtype=np.int32),
+            np.ascontiguousarray(U.col[keep], dtype=np.int32),
+            np.ascontiguousarray(U.data[keep], dtype=dtype))
+
+
 def _same(a, b):
     a, b = np.asarray(a), np.asarray(b)
     assert a.dtype == b.dtype and a.shape == b.shape
@@ -87,6 +96,8 @@ def test_setup_equals_sort_based_construction(n, k, seed, isolated, dtype):
     W = _knn_like(n, k, seed, isolated)
     src, dst, w = ts._edges(W, dtype)
     assert w.dtype == dtype
+    for a, b in zip((src, dst, w), _edges_ref(W, dtype)):
+        _same(a, b)
     # the Laplacian of the step bound and the RCM order
     w2 = np.asarray(w, dtype=np.float64) ** 2
     deg2 = np.bincount(np.concatenate([src, dst]), weights=np.concatenate([w2, w2]),
@@ -169,3 +180,32 @@ def test_laplacian_drops_zero_entries_as_the_sum_does():
     _same_csr(ts._sym_matrix(src, dst, -w2, n, deg2), ref)
     # not as _edges lists them: the sum itself
     _same_csr(ts._sym_matrix(dst, src, -w2, n, deg2), ref)
+
+
+@pytest.mark.parametrize("wdtype", [np.float64, np.float32])
+def test_edges_of_any_weight_matrix(wdtype):
+    # asymmetric weights, explicit zeros, negative values, a diagonal, rows
+    # without entries; W's own dtype float32 or float64
+    rng = np.random.default_rng(9)
+    n = 120
+    cells = np.unique(rng.integers(0, n * n, 800))
+    rows, cols = cells // n, cells % n
+    rows = np.concatenate([rows, np.arange(n)])
+    cols = np.concatenate([cols, np.arange(n)])
+    out = (rows >= 100) & (rows < 110)
+    rows, cols = rows[~out], cols[~out]
+    data = rng.random(rows.shape[0]) - 0.2
+    data[::7] = 0.0
+    W = sp.coo_matrix((data.astype(wdtype), (rows, cols)), shape=(n, n)).tocsr()
+    assert W.getnnz(axis=1)[100:110].sum() == 0 and (W.data == 0).sum() > 10
+    assert W.has_canonical_format and upper_edges(W) is not None
+    for dtype in (np.float64, np.float32):
+        for a, b in zip(ts._edges(W, dtype), _edges_ref(W, dtype)):
+            _same(a, b)
+    # not canonical (unsorted, duplicates), another format, integer weights
+    A = sp.csr_matrix((np.array([1.0, 2.0, 3.0, 4.0]), np.array([2, 1, 2, 0]),
+                       np.array([0, 3, 3, 4])), shape=(3, 3))
+    assert not A.has_canonical_format and upper_edges(A) is None
+    for M in (A, W.tocoo(), W.tocsc(), (W > 0.3).astype(np.int64)):
+        for a, b in zip(ts._edges(M), _edges_ref(M)):
+            _same(a, b)
