@@ -43,6 +43,7 @@ from scipy.optimize import linear_sum_assignment
 from semisvm._core._graph_tv import (
     edge_incidence,
     graph_tv_value,
+    laplacian_csr,
     lex_order,
     rof_pd_multi,
     simplex_project,
@@ -231,15 +232,25 @@ def _grad_norm(src, dst, w, n):
     steps are 1/L.
     """
     w2 = np.asarray(w, dtype=np.float64) ** 2
-    # each row's sum in edge order, src ends first (np.add.at's order)
-    deg2 = np.bincount(np.concatenate([src, dst]), weights=np.concatenate([w2, w2]),
-                       minlength=n)
+    # edges as _edges lists them: the Laplacian's arrays and each row's sum
+    # in O(m + n), the same as the sort-based construction below
+    lap = laplacian_csr(src, dst, w2, n)
+    if lap is None:
+        # each row's sum in edge order, src ends first (np.add.at's order)
+        deg2 = np.bincount(np.concatenate([src, dst]), weights=np.concatenate([w2, w2]),
+                           minlength=n)
+    else:
+        deg2 = lap[3]
     bound = float(np.sqrt(max(2.0 * deg2.max(initial=0.0), 1e-300)))
     if src.shape[0] == 0:
         return bound
     if n < 3:
         return bound
-    Lap = _sym_matrix(src, dst, -w2, n, deg2)
+    if lap is None:
+        Lap = _sym_matrix(src, dst, -w2, n) + sp.diags(deg2)
+    else:
+        indptr, indices, data, _ = lap
+        Lap = sp.csr_matrix((data, indices, indptr), shape=(n, n))
     try:
         lam = float(spla.eigsh(_row_blocks_operator(Lap), k=1, which="LA", tol=1e-6,
                                v0=np.ones(n) + np.arange(n) / n,
@@ -353,34 +364,20 @@ class _ROF:
         return G
 
 
-def _sym_matrix(src, dst, v, n, diag=None):
-    """The symmetric CSR matrix with v_e at (src_e, dst_e) and (dst_e, src_e)
-    (plus ``sp.diags(diag)`` if given): a COO -> CSR conversion's arrays
-    (indices sorted; the sum's, which keeps no zeros), built in O(m + n)
+def _sym_matrix(src, dst, v, n):
+    """The symmetric CSR matrix with v_e at (src_e, dst_e) and (dst_e, src_e):
+    a COO -> CSR conversion's arrays (indices sorted), built in O(m + n)
     from edges listed as ``_edges`` lists them (once, i < j, sorted)."""
-    sym = sym_csr(src, dst, n, diag)
+    sym = sym_csr(src, dst, n)
     if sym is None:
-        A = sp.coo_matrix((np.concatenate([v, v]),
-                           (np.concatenate([src, dst]), np.concatenate([dst, src]))),
-                          shape=(n, n)).tocsr()
-        return A if diag is None else A + sp.diags(diag)
+        return sp.coo_matrix((np.concatenate([v, v]),
+                              (np.concatenate([src, dst]), np.concatenate([dst, src]))),
+                             shape=(n, n)).tocsr()
     indptr, indices, pos = sym
     m = src.shape[0]
-    data = np.empty(indices.shape[0], dtype=v.dtype)
+    data = np.empty(2 * m, dtype=v.dtype)
     data[pos[:m]] = v
-    data[pos[m:2 * m]] = v
-    if diag is None:
-        return sp.csr_matrix((data, indices, indptr), shape=(n, n))
-    at = pos[2 * m:]
-    has = at >= 0
-    data[at[has]] = diag[has]
-    keep = data != 0
-    if not keep.all():
-        # the sum drops the edges whose v is 0
-        row = np.repeat(np.arange(n), np.diff(indptr))
-        indptr = np.zeros(n + 1, dtype=indptr.dtype)
-        np.cumsum(np.bincount(row[keep], minlength=n), out=indptr[1:])
-        indices, data = indices[keep], data[keep]
+    data[pos[m:]] = v
     return sp.csr_matrix((data, indices, indptr), shape=(n, n))
 
 

@@ -485,7 +485,7 @@ def lex_order(lo, hi, Py_ssize_t n):
     return order
 
 
-def sym_csr(src, dst, Py_ssize_t n, diag=None):
+def sym_csr(src, dst, Py_ssize_t n):
     """The CSR pattern of the symmetric graph with edges (src, dst), when
     they are listed once each with src < dst and sorted by (src, dst) (as
     ``_edges`` lists them); None otherwise.
@@ -495,67 +495,120 @@ def sym_csr(src, dst, Py_ssize_t n, diag=None):
     in rows ``[src; dst]`` and columns ``[dst; src]`` with its indices
     sorted), and ``pos[k]`` the position of entry k (int64, 2m). Row i
     lists the edges (j, i) in edge order (j < i increasing), then the
-    edges (i, j) in edge order (j > i increasing). With ``diag`` (n
-    values), row i also holds (i, i) between the two where ``diag[i] != 0``
-    (a sum with a diagonal matrix keeps no zeros), at ``pos[2m + i]``
-    (-1 where it does not).
+    edges (i, j) in edge order (j > i increasing).
     """
     cdef const int[::1] s = np.ascontiguousarray(src, dtype=np.int32)
     cdef const int[::1] d = np.ascontiguousarray(dst, dtype=np.int32)
-    cdef Py_ssize_t m = s.shape[0], e, i, ok = 1, nd = 0
+    cdef Py_ssize_t m = s.shape[0], e
     cdef long long q
     if d.shape[0] != m:
         raise ValueError("src and dst must have the same length")
-    if m and (np.min(s) < 0 or np.max(d) >= n):
+    if not _listed_once_sorted(s, d, n):
         return None
-    with nogil:
-        for e in range(m):
-            if s[e] >= d[e] or (e > 0 and (s[e] < s[e - 1] or (
-                    s[e] == s[e - 1] and d[e] <= d[e - 1]))):
-                ok = 0
-                break
-    if not ok:
-        return None
-    counts = np.bincount(s, minlength=n) + np.bincount(d, minlength=n)
-    if diag is not None:
-        has = np.asarray(diag).reshape(n) != 0
-        nd = n
-        counts += has
-    itype = (np.int32 if max(2 * m + nd, n) < np.iinfo(np.int32).max
-             else np.int64)
+    itype = np.int32 if max(2 * m, n) < np.iinfo(np.int32).max else np.int64
     ptr = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(counts, out=ptr[1:])
+    np.cumsum(np.bincount(s, minlength=n) + np.bincount(d, minlength=n),
+              out=ptr[1:])
     cur = ptr[:-1].astype(np.longlong)
-    indices = np.empty(int(ptr[-1]), dtype=np.int32)
-    pos = np.empty(2 * m + nd, dtype=np.int64)
+    indices = np.empty(2 * m, dtype=np.int32)
+    pos = np.empty(2 * m, dtype=np.int64)
     cdef long long[::1] cu = cur
     cdef int[::1] ix = indices
     cdef int64_t[::1] ps = pos
-    cdef const unsigned char[::1] hs
     with nogil:
         for e in range(m):
             q = cu[d[e]]
             cu[d[e]] = q + 1
             ix[q] = s[e]
             ps[m + e] = q
-    if nd:
-        hs = np.ascontiguousarray(has).view(np.uint8)
-        with nogil:
-            for i in range(n):
-                if hs[i]:
-                    q = cu[i]
-                    cu[i] = q + 1
-                    ix[q] = <int> i
-                    ps[2 * m + i] = q
-                else:
-                    ps[2 * m + i] = -1
-    with nogil:
         for e in range(m):
             q = cu[s[e]]
             cu[s[e]] = q + 1
             ix[q] = d[e]
             ps[e] = q
     return ptr.astype(itype), indices.astype(itype, copy=False), pos
+
+
+cdef bint _listed_once_sorted(const int[::1] s, const int[::1] d, Py_ssize_t n):
+    """Every edge once, s < d, sorted by (s, d), the ends in [0, n)."""
+    cdef Py_ssize_t m = s.shape[0], e
+    cdef bint ok = 1
+    if m and (np.min(s) < 0 or np.max(d) >= n):
+        return 0
+    with nogil:
+        for e in range(m):
+            if s[e] >= d[e] or (e > 0 and (s[e] < s[e - 1] or (
+                    s[e] == s[e - 1] and d[e] <= d[e - 1]))):
+                ok = 0
+                break
+    return ok
+
+
+def laplacian_csr(src, dst, w2, Py_ssize_t n):
+    """The graph Laplacian with weights w2 (float64) when the edges are
+    listed as ``_edges`` lists them (once, src < dst, sorted by (src,
+    dst)); None otherwise.
+
+    Returns ``(indptr, indices, data, deg2)``: the arrays of
+    ``coo_matrix(([-w2; -w2], ([src; dst], [dst; src]))).tocsr() +
+    sp.diags(deg2)`` (indices sorted, no zero entry: the sum keeps none)
+    and ``deg2``, each row's sum of w2 in the order of ``np.bincount([src;
+    dst], weights=[w2; w2])``, in O(m + n).
+    """
+    cdef const int[::1] s = np.ascontiguousarray(src, dtype=np.int32)
+    cdef const int[::1] d = np.ascontiguousarray(dst, dtype=np.int32)
+    cdef const double[::1] v = np.ascontiguousarray(w2, dtype=np.float64)
+    cdef Py_ssize_t m = s.shape[0], e, i
+    cdef long long q
+    if d.shape[0] != m or v.shape[0] != m:
+        raise ValueError("src, dst and w2 must have the same length")
+    if not _listed_once_sorted(s, d, n):
+        return None
+    deg = np.zeros(n)
+    ptr = np.zeros(n + 1, dtype=np.int64)
+    cdef double[::1] dg = deg
+    cdef int64_t[::1] pt = ptr
+    with nogil:
+        for e in range(m):
+            dg[s[e]] += v[e]
+        for e in range(m):
+            dg[d[e]] += v[e]
+        for e in range(m):
+            if v[e] != 0:
+                pt[s[e] + 1] += 1
+                pt[d[e] + 1] += 1
+        for i in range(n):
+            pt[i + 1] += pt[i] + (dg[i] != 0)
+    nnz = int(ptr[-1])
+    itype = np.int32 if max(nnz, n) < np.iinfo(np.int32).max else np.int64
+    cur = ptr[:-1].copy()
+    indices = np.empty(nnz, dtype=np.int32)
+    data = np.empty(nnz)
+    cdef int64_t[::1] cu = cur
+    cdef int[::1] ix = indices
+    cdef double[::1] dt = data
+    with nogil:
+        # row i: the edges (j, i) in edge order (j < i increasing), its
+        # diagonal, the edges (i, j) in edge order (j > i increasing)
+        for e in range(m):
+            if v[e] != 0:
+                q = cu[d[e]]
+                cu[d[e]] = q + 1
+                ix[q] = s[e]
+                dt[q] = -v[e]
+        for i in range(n):
+            if dg[i] != 0:
+                q = cu[i]
+                cu[i] = q + 1
+                ix[q] = <int> i
+                dt[q] = dg[i]
+        for e in range(m):
+            if v[e] != 0:
+                q = cu[s[e]]
+                cu[s[e]] = q + 1
+                ix[q] = d[e]
+                dt[q] = -v[e]
+    return ptr.astype(itype), indices.astype(itype, copy=False), data, deg
 
 
 cdef Py_ssize_t _upper_fill(const long long[::1] ptr, const int[::1] ind,

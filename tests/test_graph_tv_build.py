@@ -5,10 +5,17 @@ it replaced, array for array."""
 import numpy as np
 import pytest
 import scipy.sparse as sp
+import scipy.sparse.linalg as spla
 from scipy.sparse.csgraph import reverse_cuthill_mckee
 
 import semisvm._tv_solvers as ts
-from semisvm._core._graph_tv import edge_incidence, lex_order, sym_csr, upper_edges
+from semisvm._core._graph_tv import (
+    edge_incidence,
+    laplacian_csr,
+    lex_order,
+    sym_csr,
+    upper_edges,
+)
 
 # ---------------------------------------------------- the former constructions
 
@@ -37,6 +44,28 @@ def _laplacian_ref(src, dst, w, n):
     deg2 = np.bincount(np.concatenate([src, dst]), weights=np.concatenate([w2, w2]),
                        minlength=n).astype(np.float64)
     return _sym_ref(src, dst, -w2, n) + sp.diags(deg2)
+
+
+def _check_laplacian(src, dst, w, n):
+    w2 = np.asarray(w, dtype=np.float64) ** 2
+    indptr, indices, data, deg2 = laplacian_csr(src, dst, w2, n)
+    _same(deg2, np.bincount(np.concatenate([src, dst]),
+                            weights=np.concatenate([w2, w2]), minlength=n).astype(np.float64))
+    _same_csr(sp.csr_matrix((data, indices, indptr), shape=(n, n)),
+              _laplacian_ref(src, dst, w, n))
+
+
+def _grad_norm_ref(src, dst, w, n):
+    w2 = np.asarray(w, dtype=np.float64) ** 2
+    deg2 = np.bincount(np.concatenate([src, dst]), weights=np.concatenate([w2, w2]),
+                       minlength=n)
+    bound = float(np.sqrt(max(2.0 * deg2.max(initial=0.0), 1e-300)))
+    if src.shape[0] == 0 or n < 3:
+        return bound
+    lam = float(spla.eigsh(_laplacian_ref(src, dst, w, n), k=1, which="LA", tol=1e-6,
+                           v0=np.ones(n) + np.arange(n) / n,
+                           return_eigenvectors=False)[0])
+    return min(bound, 1.01 * float(np.sqrt(max(lam, 0.0))) + 1e-12)
 
 
 def _band_ref(src, dst, n):
@@ -104,7 +133,8 @@ def test_setup_equals_sort_based_construction(n, k, seed, isolated, dtype):
                        minlength=n).astype(np.float64)
     _same_csr(ts._sym_matrix(src, dst, -w2, n) + sp.diags(deg2),
               _laplacian_ref(src, dst, w, n))
-    _same_csr(ts._sym_matrix(src, dst, -w2, n, deg2), _laplacian_ref(src, dst, w, n))
+    _check_laplacian(src, dst, w, n)
+    assert ts._grad_norm(src, dst, w, n) == _grad_norm_ref(src, dst, w, n)
     perm = ts._band_order(src, dst, n)
     _same(perm, _band_ref(src, dst, n))
     inv = np.empty(n, dtype=np.int32)
@@ -126,6 +156,7 @@ def test_empty_graph():
     for a, b in zip(edge_incidence(src, dst, w, n), _incidence_ref(src, dst, w, n)):
         _same(a, b)
     _same_csr(ts._sym_matrix(src, dst, w, n), _sym_ref(src, dst, w, n))
+    _check_laplacian(src, dst, w, n)
     for a, b in zip(ts._relabel(src, dst, w), _relabel_ref(src, dst, w)):
         _same(a, b)
     _same(lex_order(src, dst, 0), np.lexsort((dst, src)))
@@ -173,13 +204,11 @@ def test_laplacian_drops_zero_entries_as_the_sum_does():
     w[1] = 0.0
     n = 200
     w2 = w ** 2
-    deg2 = np.bincount(np.concatenate([src, dst]), weights=np.concatenate([w2, w2]),
-                       minlength=n)
     ref = _laplacian_ref(src, dst, w, n)
     assert ref.nnz < 2 * src.shape[0] + n - 30
-    _same_csr(ts._sym_matrix(src, dst, -w2, n, deg2), ref)
-    # not as _edges lists them: the sum itself
-    _same_csr(ts._sym_matrix(dst, src, -w2, n, deg2), ref)
+    _check_laplacian(src, dst, w, n)
+    assert laplacian_csr(dst, src, w2, n) is None
+    assert ts._grad_norm(src, dst, w, n) == _grad_norm_ref(src, dst, w, n)
 
 
 @pytest.mark.parametrize("wdtype", [np.float64, np.float32])
