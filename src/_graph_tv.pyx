@@ -660,10 +660,31 @@ cdef Py_ssize_t _upper_fill(const long long[::1] ptr, const int[::1] ind,
     return m
 
 
+cdef bint _canonical(const long long[::1] ptr, const int[::1] ind, Py_ssize_t n):
+    """Each row's columns strictly increasing and in [0, n) (the arrays
+    themselves, whatever W's format flags say)."""
+    cdef Py_ssize_t i, p
+    cdef bint ok = 1
+    if ptr.shape[0] != n + 1 or ptr[0] != 0 or ptr[n] > ind.shape[0]:
+        return 0
+    with nogil:
+        for i in range(n):
+            if ptr[i + 1] < ptr[i]:
+                ok = 0
+                break
+            for p in range(ptr[i], ptr[i + 1]):
+                if ind[p] < 0 or ind[p] >= n or (p > ptr[i] and ind[p] <= ind[p - 1]):
+                    ok = 0
+                    break
+            if not ok:
+                break
+    return ok
+
+
 def upper_edges(W):
     """The edges i < j of ``W + W.T`` with a positive weight w_ij + w_ji,
-    sorted by (i, j), for a square CSR matrix W in canonical format (sorted
-    indices, no duplicates) with float32 / float64 values: the entries
+    sorted by (i, j), for a square CSR matrix W whose arrays are canonical
+    (sorted indices, no duplicates; checked) with float32 / float64 values: the entries
     that ``sp.triu(W + W.T, k=1)`` lists, in its order, in O(nnz + n).
 
     Returns ``(src, dst, w)`` (int32, int32, W's dtype); None for any
@@ -672,13 +693,14 @@ def upper_edges(W):
     import scipy.sparse as sp
     if (not sp.issparse(W) or W.format != "csr" or W.shape[0] != W.shape[1]
             or W.dtype not in (np.float32, np.float64)
-            or W.shape[0] >= np.iinfo(np.int32).max
-            or not W.has_canonical_format):
+            or W.shape[0] >= np.iinfo(np.int32).max):
         return None
     cdef Py_ssize_t n = W.shape[0], m
-    ptr = np.asarray(W.indptr, dtype=np.longlong)
-    ind = np.asarray(W.indices, dtype=np.int32)
+    ptr = np.ascontiguousarray(W.indptr, dtype=np.longlong)
+    ind = np.ascontiguousarray(W.indices, dtype=np.int32)
     val = np.ascontiguousarray(W.data)
+    if not _canonical(ptr, ind, n) or val.shape[0] < ptr[n]:
+        return None
     rows = np.repeat(np.arange(n, dtype=np.int32), np.diff(ptr))
     lower = ind < rows
     tcnt = np.bincount(ind[lower], minlength=n)

@@ -238,3 +238,15 @@ def test_edges_of_any_weight_matrix(wdtype):
     for M in (A, W.tocoo(), W.tocsc(), (W > 0.3).astype(np.int64)):
         for a, b in zip(ts._edges(M), _edges_ref(M)):
             _same(a, b)
+
+
+def test_edges_check_the_arrays_not_the_format_flag():
+    W = _knn_like(100, 4, 11)
+    assert W.has_canonical_format and upper_edges(W) is not None
+    row = int(np.argmax(np.diff(W.indptr) > 1))
+    a = W.indptr[row]
+    W.indices[[a, a + 1]] = W.indices[[a + 1, a]]
+    W.data[[a, a + 1]] = W.data[[a + 1, a]]
+    assert upper_edges(W) is None
+    for x, y in zip(ts._edges(W), _edges_ref(W)):
+        _same(x, y)
