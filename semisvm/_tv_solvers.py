@@ -43,9 +43,13 @@ from scipy.optimize import linear_sum_assignment
 from semisvm._core._graph_tv import (
     edge_incidence,
     graph_tv_value,
+    laplacian_csr,
+    lex_order,
     rof_pd_multi,
     simplex_project,
     smo_qp,
+    sym_csr,
+    upper_edges,
 )
 from semisvm._threads import current, map_blocks
 from semisvm._validation import UNLABELED
@@ -57,6 +61,10 @@ logger = logging.getLogger("semisvm")
 
 def _edges(W, dtype=np.float64):
     """Edge list i < j with w_e = w_ij + w_ji, so sum_e w_e|g_i-g_j| = TV(g)."""
+    got = upper_edges(W)
+    if got is not None:
+        # a canonical CSR W: the same list in O(nnz + n), no W + W.T
+        return got[0], got[1], np.ascontiguousarray(got[2], dtype=dtype)
     S = (W + W.T).tocsr()
     U = sp.triu(S, k=1).tocoo()
     keep = U.data > 0
@@ -224,17 +232,25 @@ def _grad_norm(src, dst, w, n):
     steps are 1/L.
     """
     w2 = np.asarray(w, dtype=np.float64) ** 2
-    # each row's sum in edge order, src ends first (np.add.at's order)
-    deg2 = np.bincount(np.concatenate([src, dst]), weights=np.concatenate([w2, w2]),
-                       minlength=n)
+    # edges as _edges lists them: the Laplacian's arrays and each row's sum
+    # in O(m + n), the same as the sort-based construction below
+    lap = laplacian_csr(src, dst, w2, n)
+    if lap is None:
+        # each row's sum in edge order, src ends first (np.add.at's order)
+        deg2 = np.bincount(np.concatenate([src, dst]), weights=np.concatenate([w2, w2]),
+                           minlength=n)
+    else:
+        deg2 = lap[3]
     bound = float(np.sqrt(max(2.0 * deg2.max(initial=0.0), 1e-300)))
     if src.shape[0] == 0:
         return bound
     if n < 3:
         return bound
-    Lap = sp.coo_matrix((np.concatenate([-w2, -w2]),
-                         (np.concatenate([src, dst]), np.concatenate([dst, src]))),
-                        shape=(n, n)).tocsr() + sp.diags(deg2)
+    if lap is None:
+        Lap = _sym_matrix(src, dst, -w2, n) + sp.diags(deg2)
+    else:
+        indptr, indices, data, _ = lap
+        Lap = sp.csr_matrix((data, indices, indptr), shape=(n, n))
     try:
         lam = float(spla.eigsh(_row_blocks_operator(Lap), k=1, which="LA", tol=1e-6,
                                v0=np.ones(n) + np.arange(n) / n,
@@ -357,20 +373,36 @@ class _ROF:
         return G
 
 
+def _sym_matrix(src, dst, v, n):
+    """The symmetric CSR matrix with v_e at (src_e, dst_e) and (dst_e, src_e):
+    a COO -> CSR conversion's arrays (indices sorted), built in O(m + n)
+    from edges listed as ``_edges`` lists them (once, i < j, sorted)."""
+    sym = sym_csr(src, dst, n)
+    if sym is None:
+        return sp.coo_matrix((np.concatenate([v, v]),
+                              (np.concatenate([src, dst]), np.concatenate([dst, src]))),
+                             shape=(n, n)).tocsr()
+    indptr, indices, pos = sym
+    m = src.shape[0]
+    data = np.empty(2 * m, dtype=v.dtype)
+    data[pos[:m]] = v
+    data[pos[m:]] = v
+    return sp.csr_matrix((data, indices, indptr), shape=(n, n))
+
+
 def _band_order(src, dst, n):
     """Reverse Cuthill-McKee order of the graph with edges (src, dst)."""
     from scipy.sparse.csgraph import reverse_cuthill_mckee
-    A = sp.csr_matrix((np.ones(2 * src.shape[0], dtype=np.int8),
-                       (np.concatenate([src, dst]), np.concatenate([dst, src]))),
-                      shape=(n, n))
+    A = _sym_matrix(src, dst, np.ones(src.shape[0], dtype=np.int8), n)
     return np.asarray(reverse_cuthill_mckee(A, symmetric_mode=True), dtype=np.int32)
 
 
 def _relabel(src, dst, w):
-    """The edges with i < j, sorted by (src, dst) (as ``_edges`` lists them)."""
+    """The edges with i < j, sorted by (src, dst) (as ``_edges`` lists them;
+    ``np.lexsort``'s order by two counting sorts)."""
     lo = np.minimum(src, dst)
     hi = np.maximum(src, dst)
-    order = np.lexsort((hi, lo))
+    order = lex_order(lo, hi, int(hi.max()) + 1 if hi.shape[0] else 0)
     return (np.ascontiguousarray(lo[order], dtype=np.int32),
             np.ascontiguousarray(hi[order], dtype=np.int32),
             np.ascontiguousarray(w[order]))

@@ -26,6 +26,7 @@ import numpy as np
 from libc.math cimport fabs, sqrt, INFINITY
 from cython cimport floating
 from cython.parallel cimport prange
+from libc.stdint cimport int64_t
 
 
 cdef enum:
@@ -387,6 +388,25 @@ cdef int _rof(const int[::1] src, const int[::1] dst, const floating[::1] w,
     return it
 
 
+cdef void _incidence_fill(const int[::1] src, const int[::1] dst,
+                          const floating[::1] w, long long[::1] cursor,
+                          int[::1] inc_edge, floating[::1] inc_w) noexcept:
+    """Each edge's two entries into their rows' runs, in edge order (the
+    src entry before the dst entry): a counting sort by row."""
+    cdef Py_ssize_t e
+    cdef long long q
+    with nogil:
+        for e in range(src.shape[0]):
+            q = cursor[src[e]]
+            cursor[src[e]] = q + 1
+            inc_edge[q] = <int> e
+            inc_w[q] = -w[e]
+            q = cursor[dst[e]]
+            cursor[dst[e]] = q + 1
+            inc_edge[q] = <int> e
+            inc_w[q] = w[e]
+
+
 def edge_incidence(src, dst, w, Py_ssize_t n):
     """Each row's incident edges for :func:`rof_pd_multi`'s gather.
 
@@ -394,21 +414,313 @@ def edge_incidence(src, dst, w, Py_ssize_t n):
     ``inc_edge[inc_ptr[i]:inc_ptr[i + 1]]`` in edge order (the order in
     which the one-thread pass adds them up), with the signed weights
     ``inc_w`` (-w_e at the src, +w_e at the dst) of ``div = grad' p``.
+    The runs are the stable sort of the entries ``[src; dst]`` by (row,
+    edge) (``np.lexsort``'s order), built by a counting sort in O(m + n).
     """
-    src = np.asarray(src, dtype=np.int32)
-    dst = np.asarray(dst, dtype=np.int32)
-    w = np.asarray(w)
+    src = np.ascontiguousarray(src, dtype=np.int32)
+    dst = np.ascontiguousarray(dst, dtype=np.int32)
+    w = np.ascontiguousarray(w)
     m = src.shape[0]
+    if dst.shape[0] != m or w.shape[0] != m:
+        raise ValueError("src, dst and w must have the same length")
+    if m and (min(src.min(), dst.min()) < 0 or max(src.max(), dst.max()) >= n):
+        raise ValueError("the edges' ends must lie in [0, n)")
     nodes = np.concatenate([src, dst])
-    edges = np.concatenate([np.arange(m, dtype=np.int32)] * 2)
-    order = np.lexsort((edges, nodes))
-    inc_w = np.concatenate([-w, w])
     ptr = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(np.bincount(nodes, minlength=n), out=ptr[1:])
     if ptr[-1] > np.iinfo(np.int32).max:
         raise ValueError("the graph has too many edges (more than 2^30)")
-    return (ptr.astype(np.int32), np.ascontiguousarray(edges[order]),
-            np.ascontiguousarray(inc_w[order]))
+    if w.dtype != np.float32 and w.dtype != np.float64:
+        # other weight types: the (row, edge) sort itself
+        edges = np.concatenate([np.arange(m, dtype=np.int32)] * 2)
+        order = np.lexsort((edges, nodes))
+        inc_w = np.concatenate([-w, w])
+        return (ptr.astype(np.int32), np.ascontiguousarray(edges[order]),
+                np.ascontiguousarray(inc_w[order]))
+    inc_edge = np.empty(2 * m, dtype=np.int32)
+    inc_w = np.empty(2 * m, dtype=w.dtype)
+    cursor = ptr[:-1].astype(np.longlong)
+    if w.dtype == np.float32:
+        _incidence_fill[float](src, dst, w, cursor, inc_edge, inc_w)
+    else:
+        _incidence_fill[double](src, dst, w, cursor, inc_edge, inc_w)
+    return ptr.astype(np.int32), inc_edge, inc_w
+
+
+def lex_order(lo, hi, Py_ssize_t n):
+    """``np.lexsort((hi, lo))`` for ends in [0, n): the stable order by lo,
+    then hi, then position, by two stable counting sorts (O(m + n))."""
+    cdef const int[::1] a = np.ascontiguousarray(lo, dtype=np.int32)
+    cdef const int[::1] b = np.ascontiguousarray(hi, dtype=np.int32)
+    cdef Py_ssize_t m = a.shape[0], i
+    if b.shape[0] != m:
+        raise ValueError("lo and hi must have the same length")
+    order = np.empty(m, dtype=np.intp)
+    if m == 0:
+        return order
+    if min(np.min(a), np.min(b)) < 0 or max(np.max(a), np.max(b)) >= n:
+        raise ValueError("the keys must lie in [0, n)")
+    tmp = np.empty(m, dtype=np.intp)
+    cnt = np.zeros(n + 1, dtype=np.intp)
+    cdef Py_ssize_t[::1] o = order, t = tmp, c = cnt
+    with nogil:
+        # by hi (stable), then by lo (stable): positions of equal (lo, hi)
+        # keep their order, as in np.lexsort
+        for i in range(m):
+            c[b[i] + 1] += 1
+        for i in range(n):
+            c[i + 1] += c[i]
+        for i in range(m):
+            t[c[b[i]]] = i
+            c[b[i]] += 1
+        for i in range(n + 1):
+            c[i] = 0
+        for i in range(m):
+            c[a[i] + 1] += 1
+        for i in range(n):
+            c[i + 1] += c[i]
+        for i in range(m):
+            o[c[a[t[i]]]] = t[i]
+            c[a[t[i]]] += 1
+    return order
+
+
+def sym_csr(src, dst, Py_ssize_t n):
+    """The CSR pattern of the symmetric graph with edges (src, dst), when
+    they are listed once each with src < dst and sorted by (src, dst) (as
+    ``_edges`` lists them); None otherwise.
+
+    Returns ``(indptr, indices, pos)``: each row's columns in increasing
+    order (those of a COO -> CSR conversion of the entries ``[src; dst]``
+    in rows ``[src; dst]`` and columns ``[dst; src]`` with its indices
+    sorted), and ``pos[k]`` the position of entry k (int64, 2m). Row i
+    lists the edges (j, i) in edge order (j < i increasing), then the
+    edges (i, j) in edge order (j > i increasing).
+    """
+    cdef const int[::1] s = np.ascontiguousarray(src, dtype=np.int32)
+    cdef const int[::1] d = np.ascontiguousarray(dst, dtype=np.int32)
+    cdef Py_ssize_t m = s.shape[0], e
+    cdef long long q
+    if d.shape[0] != m:
+        raise ValueError("src and dst must have the same length")
+    if not _listed_once_sorted(s, d, n):
+        return None
+    itype = np.int32 if max(2 * m, n) < np.iinfo(np.int32).max else np.int64
+    ptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(s, minlength=n) + np.bincount(d, minlength=n),
+              out=ptr[1:])
+    cur = ptr[:-1].astype(np.longlong)
+    indices = np.empty(2 * m, dtype=np.int32)
+    pos = np.empty(2 * m, dtype=np.int64)
+    cdef long long[::1] cu = cur
+    cdef int[::1] ix = indices
+    cdef int64_t[::1] ps = pos
+    with nogil:
+        for e in range(m):
+            q = cu[d[e]]
+            cu[d[e]] = q + 1
+            ix[q] = s[e]
+            ps[m + e] = q
+        for e in range(m):
+            q = cu[s[e]]
+            cu[s[e]] = q + 1
+            ix[q] = d[e]
+            ps[e] = q
+    return ptr.astype(itype), indices.astype(itype, copy=False), pos
+
+
+cdef bint _listed_once_sorted(const int[::1] s, const int[::1] d, Py_ssize_t n):
+    """Every edge once, s < d, sorted by (s, d), the ends in [0, n)."""
+    cdef Py_ssize_t m = s.shape[0], e
+    cdef bint ok = 1
+    if m and (np.min(s) < 0 or np.max(d) >= n):
+        return 0
+    with nogil:
+        for e in range(m):
+            if s[e] >= d[e] or (e > 0 and (s[e] < s[e - 1] or (
+                    s[e] == s[e - 1] and d[e] <= d[e - 1]))):
+                ok = 0
+                break
+    return ok
+
+
+def laplacian_csr(src, dst, w2, Py_ssize_t n):
+    """The graph Laplacian with weights w2 (float64) when the edges are
+    listed as ``_edges`` lists them (once, src < dst, sorted by (src,
+    dst)); None otherwise.
+
+    Returns ``(indptr, indices, data, deg2)``: the arrays of
+    ``coo_matrix(([-w2; -w2], ([src; dst], [dst; src]))).tocsr() +
+    sp.diags(deg2)`` (indices sorted, no zero entry: the sum keeps none)
+    and ``deg2``, each row's sum of w2 in the order of ``np.bincount([src;
+    dst], weights=[w2; w2])``, in O(m + n).
+    """
+    cdef const int[::1] s = np.ascontiguousarray(src, dtype=np.int32)
+    cdef const int[::1] d = np.ascontiguousarray(dst, dtype=np.int32)
+    cdef const double[::1] v = np.ascontiguousarray(w2, dtype=np.float64)
+    cdef Py_ssize_t m = s.shape[0], e, i
+    cdef long long q
+    if d.shape[0] != m or v.shape[0] != m:
+        raise ValueError("src, dst and w2 must have the same length")
+    if not _listed_once_sorted(s, d, n):
+        return None
+    deg = np.zeros(n)
+    ptr = np.zeros(n + 1, dtype=np.int64)
+    cdef double[::1] dg = deg
+    cdef int64_t[::1] pt = ptr
+    with nogil:
+        for e in range(m):
+            dg[s[e]] += v[e]
+        for e in range(m):
+            dg[d[e]] += v[e]
+        for e in range(m):
+            if v[e] != 0:
+                pt[s[e] + 1] += 1
+                pt[d[e] + 1] += 1
+        for i in range(n):
+            pt[i + 1] += pt[i] + (dg[i] != 0)
+    nnz = int(ptr[-1])
+    itype = np.int32 if max(nnz, n) < np.iinfo(np.int32).max else np.int64
+    cur = ptr[:-1].copy()
+    indices = np.empty(nnz, dtype=np.int32)
+    data = np.empty(nnz)
+    cdef int64_t[::1] cu = cur
+    cdef int[::1] ix = indices
+    cdef double[::1] dt = data
+    with nogil:
+        # row i: the edges (j, i) in edge order (j < i increasing), its
+        # diagonal, the edges (i, j) in edge order (j > i increasing)
+        for e in range(m):
+            if v[e] != 0:
+                q = cu[d[e]]
+                cu[d[e]] = q + 1
+                ix[q] = s[e]
+                dt[q] = -v[e]
+        for i in range(n):
+            if dg[i] != 0:
+                q = cu[i]
+                cu[i] = q + 1
+                ix[q] = <int> i
+                dt[q] = dg[i]
+        for e in range(m):
+            if v[e] != 0:
+                q = cu[s[e]]
+                cu[s[e]] = q + 1
+                ix[q] = d[e]
+                dt[q] = -v[e]
+    return ptr.astype(itype), indices.astype(itype, copy=False), data, deg
+
+
+cdef Py_ssize_t _upper_fill(const long long[::1] ptr, const int[::1] ind,
+                            const floating[::1] val, const long long[::1] tptr,
+                            long long[::1] tcur, int[::1] tind, floating[::1] tval,
+                            int[::1] src, int[::1] dst,
+                            floating[::1] w) noexcept:
+    cdef Py_ssize_t n = ptr.shape[0] - 1, i, j, p, q, pe, qe, m = 0
+    cdef floating v
+    with nogil:
+        # the strictly lower entries (j, i), i < j, as row i of the transpose
+        # (rows j in increasing order: each row's columns come sorted)
+        for j in range(n):
+            for p in range(ptr[j], ptr[j + 1]):
+                i = ind[p]
+                if i < j:
+                    q = tcur[i]
+                    tcur[i] = q + 1
+                    tind[q] = <int> j
+                    tval[q] = val[p]
+        # row i of W's strict upper part merged with row i of the transpose:
+        # w_ij + w_ji (W's value first, as W + W.T adds them)
+        for i in range(n):
+            p = ptr[i]
+            pe = ptr[i + 1]
+            while p < pe and ind[p] <= i:
+                p += 1
+            q = tptr[i]
+            qe = tptr[i + 1]
+            while p < pe or q < qe:
+                if q == qe or (p < pe and ind[p] < tind[q]):
+                    j = ind[p]
+                    v = val[p]
+                    p += 1
+                elif p == pe or tind[q] < ind[p]:
+                    j = tind[q]
+                    v = tval[q]
+                    q += 1
+                else:
+                    j = ind[p]
+                    v = val[p] + tval[q]
+                    p += 1
+                    q += 1
+                if v > 0:
+                    src[m] = <int> i
+                    dst[m] = <int> j
+                    w[m] = v
+                    m += 1
+    return m
+
+
+cdef bint _canonical(const long long[::1] ptr, const int[::1] ind, Py_ssize_t n):
+    """Each row's columns strictly increasing and in [0, n) (the arrays
+    themselves, whatever W's format flags say)."""
+    cdef Py_ssize_t i, p
+    cdef bint ok = 1
+    if ptr.shape[0] != n + 1 or ptr[0] != 0 or ptr[n] > ind.shape[0]:
+        return 0
+    with nogil:
+        for i in range(n):
+            if ptr[i + 1] < ptr[i]:
+                ok = 0
+                break
+            for p in range(ptr[i], ptr[i + 1]):
+                if ind[p] < 0 or ind[p] >= n or (p > ptr[i] and ind[p] <= ind[p - 1]):
+                    ok = 0
+                    break
+            if not ok:
+                break
+    return ok
+
+
+def upper_edges(W):
+    """The edges i < j of ``W + W.T`` with a positive weight w_ij + w_ji,
+    sorted by (i, j), for a square CSR matrix W whose arrays are canonical
+    (sorted indices, no duplicates; checked) with float32 / float64 values: the entries
+    that ``sp.triu(W + W.T, k=1)`` lists, in its order, in O(nnz + n).
+
+    Returns ``(src, dst, w)`` (int32, int32, W's dtype); None for any
+    other W.
+    """
+    import scipy.sparse as sp
+    if (not sp.issparse(W) or W.format != "csr" or W.shape[0] != W.shape[1]
+            or W.dtype not in (np.float32, np.float64)
+            or W.shape[0] >= np.iinfo(np.int32).max):
+        return None
+    cdef Py_ssize_t n = W.shape[0], m
+    ptr = np.ascontiguousarray(W.indptr, dtype=np.longlong)
+    ind = np.ascontiguousarray(W.indices, dtype=np.int32)
+    val = np.ascontiguousarray(W.data)
+    if not _canonical(ptr, ind, n) or val.shape[0] < ptr[n]:
+        return None
+    rows = np.repeat(np.arange(n, dtype=np.int32), np.diff(ptr))
+    lower = ind < rows
+    tcnt = np.bincount(ind[lower], minlength=n)
+    del rows
+    tptr = np.zeros(n + 1, dtype=np.longlong)
+    np.cumsum(tcnt, out=tptr[1:])
+    nt = int(tptr[-1])
+    tcur = tptr[:-1].copy()
+    tind = np.empty(nt, dtype=np.int32)
+    tval = np.empty(nt, dtype=val.dtype)
+    size = int(ptr[-1])
+    src = np.empty(size, dtype=np.int32)
+    dst = np.empty(size, dtype=np.int32)
+    w = np.empty(size, dtype=val.dtype)
+    del lower
+    if val.dtype == np.float32:
+        m = _upper_fill[float](ptr, ind, val, tptr, tcur, tind, tval, src, dst, w)
+    else:
+        m = _upper_fill[double](ptr, ind, val, tptr, tcur, tind, tval, src, dst, w)
+    return src[:m].copy(), dst[:m].copy(), w[:m].copy()
 
 
 def _edge_L(src_np, dst_np, w, Py_ssize_t n):
