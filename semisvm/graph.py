@@ -81,8 +81,8 @@ def graph_nbytes(n, n_neighbors, itemsize=8, n_features=0, nnz=None):
     2 n k edges, value and int32 index) and the copies its symmetrisation
     and Laplacian make (four in all), and, from :data:`ANN_MIN_SAMPLES`
     points on, the approximate index (a float32 copy of the points and
-    its neighbour links, and the points' copy in locality order). Used by
-    the memory checks of the estimators.
+    its neighbour links, the points' copy in locality order and the
+    index's own copy of them). Used by the memory checks of the estimators.
 
     Parameters
     ----------
@@ -122,8 +122,9 @@ def graph_nbytes(n, n_neighbors, itemsize=8, n_features=0, nnz=None):
         index = (2 * int(nnz) * (int(itemsize) + 4) + n * m * (4 + 8 + 8)
                  if n >= SPARSE_ANN_MIN_SAMPLES else 0)
         return lists + edges + index
-    # float32 copies of the points in row and in locality order, the links
-    index = (n * (8 * int(n_features) + 2 * HNSW_M * 8 + 64)
+    # float32 copies of the points in row and in locality order, the
+    # index's own copy of them, the links
+    index = (n * (12 * int(n_features) + 2 * HNSW_M * 8 + 64)
              if n >= ANN_MIN_SAMPLES else 0)
     # more than one HNSW chunk: each merge holds both chunks' lists, their
     # concatenation and its argsort (about 72 bytes per candidate) at once
