@@ -607,7 +607,7 @@ class _GraphTVBase(TVSetupMixin, TVCheckMixin, SafeSemiSupervisedMixin,
         lap = LapRLS(kernel=self.kernel, gamma=self.kernel_gamma,
                      n_neighbors=self.n_neighbors, n_components=m,
                      random_state=0 if self.random_state is None else self.random_state,
-                     n_jobs=self.n_jobs, safe=False)
+                     n_jobs=self.n_jobs)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
             try:
