@@ -243,10 +243,23 @@ def main():
     ap.add_argument("--jsonl", default=None)
     ap.add_argument("--replay", nargs="+", default=None)
     ap.add_argument("--detail", default=None, help="a rule's name: list its worse cells")
+    ap.add_argument("--grid", action="store_true",
+                    help="replay a grid of three-way rules instead of RULES")
     args = ap.parse_args()
     if args.replay:
         rows = [json.loads(line) for f in args.replay for line in open(f) if line.strip()]
-        return replay(rows, detail=args.detail)
+        rules = RULES
+        if args.grid:
+            rules = {"now (check, then guard 0.9)": {"kind": "now"}}
+            for ll in (1, 2):
+                for ls in (1, 2):
+                    for g in (0.9, 0.95):
+                        for gm, extra in (("LapRLS own", {}),
+                                          ("LapRLS after its check", {"lap_own": False}),
+                                          ("none if LapRLS fell back", {"guard_skip_fb": True})):
+                            rules[f"lead {ll}/{ls}, guard {g} ({gm})"] = dict(
+                                kind="three_g", lead_lap=ll, lead_sup=ls, guard=g, **extra)
+        return replay(rows, rules, detail=args.detail)
     groups = []
     if args.cases in ("main", "both"):
         groups.append((False, list(_suite.SCHEMES)))
