@@ -176,7 +176,13 @@ def choose(r, m, rule):
     raise ValueError(kind)
 
 
+# the defaults before and after this bench's choice (made on the tune part)
+BEFORE = {"kind": "now", "guard": 0.9}
+AFTER = {"kind": "three_g", "lead_lap": 1, "lead_sup": 2, "guard": 0.95, "lap_own": False}
+
 RULES = {
+    "before: check, then guard 0.9": BEFORE,
+    "after: LapRLS rival (lead 1, SVC lead 2), guard 0.95": AFTER,
     "now (check, then guard 0.9)": {"kind": "now"},
     "now, no guard": {"kind": "now", "guard": None},
     "three-way, lead 1/1, no guard": {"kind": "three", "guard": None},
@@ -232,6 +238,28 @@ def replay(rows, rules=RULES, detail=None):
           "cells, fits that took the SVC / LapRLS)")
 
 
+def verify(rows):
+    """Refit each recorded draw's models with the defaults: their unlabeled
+    error must be the replay's of AFTER (the rule is the defaults')."""
+    loaded = {}
+    bad = n = 0
+    for r in rows:
+        if r["set"] not in loaded:
+            loaded[r["set"]] = _suite.load(r["set"], max_rows=600)
+        d = loaded[r["set"]]
+        y_semi = _suite.label_draw(d.y, r["scheme"], r["seed"])
+        unl = y_semi == -1
+        for m in r["models"]:
+            est, _ = _fit(MODELS[m], d.X, y_semi)
+            err = 100.0 * float(np.mean(est.transduction_[unl] != d.y[unl]))
+            want, what = choose(r, m, AFTER)
+            n += 1
+            if abs(err - want) > 1e-9:
+                bad += 1
+                print("MISMATCH", r["set"], r["scheme"], r["seed"], m, err, want, what)
+    print(f"{n - bad} of {n} refitted fits match the replay of AFTER")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--part", default="tune", choices=["tune", "report"])
@@ -245,7 +273,13 @@ def main():
     ap.add_argument("--detail", default=None, help="a rule's name: list its worse cells")
     ap.add_argument("--grid", action="store_true",
                     help="replay a grid of three-way rules instead of RULES")
+    ap.add_argument("--verify", type=int, default=0, metavar="N",
+                    help="with --replay: refit the first N recorded draws' models "
+                         "with the defaults and compare with the replay of AFTER")
     args = ap.parse_args()
+    if args.replay and args.verify:
+        rows = [json.loads(line) for f in args.replay for line in open(f) if line.strip()]
+        return verify(rows[:args.verify])
     if args.replay:
         rows = [json.loads(line) for f in args.replay for line in open(f) if line.strip()]
         rules = RULES

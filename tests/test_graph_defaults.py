@@ -819,3 +819,58 @@ def test_laplacian_guard_with_a_linear_kernel_and_an_int_n_components():
     X, y, _ = _moons(120, k=5)
     est = _fit(TVRLS(kernel="linear", n_components=50), X, y)
     assert est.laplacian_agreement_ is not None
+
+
+# ------------------------------------- the check's third candidate: LapRLS
+
+
+@pytest.mark.parametrize("Est", [CheegerRLS, pytest.param(TVSVM, marks=pytest.mark.slow)])
+def test_rival_takes_laprls_over_where_its_held_out_labels_win(Est, monkeypatch, tmp_path):
+    # XOR with three noise features (10 labels per class): the TV / Cheeger
+    # fit's held-out labels lose to the SVC's, LapRLS's (same folds) beat
+    # both; the model becomes LapRLS's fit (with its own check), in and out
+    # of sample, in model files; same bits for any n_jobs. RIVAL_LEAD out of
+    # reach: the SVC (a lead of at least RIVAL_SVC_LEAD rows) takes over
+    import pickle
+
+    import semisvm._fallback as fb
+    from semisvm.io import load, save
+    X, y, yt = _xor()
+    unl = y == -1
+    lap = _fit(LapRLS(), X, y)
+    assert lap.safe_check_ == "two folds" and not lap.fell_back_
+    est = _fit(Est(), X, y)
+    assert est.safe_check_ == "two folds" and not est.fell_back_
+    assert est.laplacian_fallback_ and est.laplacian_agreement_ is None
+    ok_semi, ok_sup = est.safe_scores_
+    np.testing.assert_array_equal(est.laplacian_scores_, lap.safe_scores_[0])
+    assert est.laplacian_scores_.sum() > ok_sup.sum() > ok_semi.sum()
+    np.testing.assert_array_equal(est.transduction_, lap.transduction_)
+    np.testing.assert_allclose(est.decision_function(X), lap.decision_function(X),
+                               rtol=1e-10, atol=1e-10)
+    assert np.mean(est.transduction_[unl] != yt[unl]) < 0.15
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(est)).predict(X),
+                                  lap.predict(X))
+    save(est, tmp_path / "m.semisvm")
+    np.testing.assert_array_equal(load(tmp_path / "m.semisvm").predict(X), lap.predict(X))
+    two = _fit(Est(n_jobs=2), X, y)
+    np.testing.assert_array_equal(two.decision_function(X), est.decision_function(X))
+    monkeypatch.setattr(fb, "RIVAL_LEAD", 10 ** 6)
+    svc = _fit(Est(), X, y)
+    np.testing.assert_array_equal(svc.laplacian_scores_, est.laplacian_scores_)
+    if Est is CheegerRLS:   # its held-out labels trail the SVC's by 5 rows
+        assert svc.fell_back_ and not svc.laplacian_fallback_
+    else:                   # TVSVM's by 1 (< RIVAL_SVC_LEAD): it stands, the guard runs
+        assert not svc.fell_back_ and svc.laplacian_agreement_ is not None
+
+
+def test_rival_silent_on_two_moons():
+    # two moons with 5 labels per class: the fit's held-out labels are all
+    # right, LapRLS cannot lead and the SVC cannot either: the fit stands
+    X, y, yt = _moons(k=5)
+    est = _fit(TVRLS(), X, y)
+    off = _fit(TVRLS(safe=False), X, y)
+    assert est.safe_check_ == "two folds" and est.safe_scores_[0].all()
+    assert est.laplacian_scores_ is not None
+    assert not est.fell_back_ and not est.laplacian_fallback_
+    np.testing.assert_array_equal(est.decision_function(X), off.decision_function(X))
