@@ -178,11 +178,11 @@ def choose(r, m, rule):
 
 # the defaults before and after this bench's choice (made on the tune part)
 BEFORE = {"kind": "now", "guard": 0.9}
-AFTER = {"kind": "three_g", "lead_lap": 1, "lead_sup": 2, "guard": 0.95, "lap_own": False}
+AFTER = {"kind": "three_g", "lead_lap": 1, "lead_sup": 2, "guard": 0.9, "lap_own": False}
 
 RULES = {
     "before: check, then guard 0.9": BEFORE,
-    "after: LapRLS rival (lead 1, SVC lead 2), guard 0.95": AFTER,
+    "after: LapRLS rival (lead 1, SVC lead 2), guard 0.9": AFTER,
     "now (check, then guard 0.9)": {"kind": "now"},
     "now, no guard": {"kind": "now", "guard": None},
     "three-way, lead 1/1, no guard": {"kind": "three", "guard": None},
