@@ -42,8 +42,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _suite  # noqa: E402
 
 from semisvm import TVRLS, TVSVM, CheegerRLS, CheegerSVM, LapRLS, _fallback  # noqa: E402
-from semisvm._fallback import (_decide, _labels, fit_counterpart,  # noqa: E402
-                               supervised_candidates, two_folds)
+from semisvm._fallback import (  # noqa: E402
+    _decide,
+    _labels,
+    fit_counterpart,
+    supervised_candidates,
+    two_folds,
+)
 
 MODELS = {"TVRLS": TVRLS, "TVSVM": TVSVM, "CheegerRLS": CheegerRLS,
           "CheegerSVM": CheegerSVM}

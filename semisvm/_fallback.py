@@ -63,6 +63,16 @@ The check is the cheap form of the safety net
   see ``Z_FALLBACK``). Chosen on the tune part of the held-out suite
   (``bench/bench_fallback_counterparts.py``).
 
+TVRLS, TVSVM, CheegerRLS and CheegerSVM (on at most ``GUARD_MAX_ROWS``
+rows) have a third candidate: LapRLS with its defaults, whose own check
+scores the same folds; when it is right on more held-out rows than the fit
+(a paired lead of ``RIVAL_LEAD``), it replaces the fit as the model the SVC
+must beat, the SVC then needing a lead of ``RIVAL_SVC_LEAD`` rows over
+whichever stands, and a LapRLS that stands is taken over
+(``laplacian_fallback_``, ``laplacian_scores_``). After the check, their
+Laplacian guard (:func:`laplacian_guard`) compares the kept fit with the
+same LapRLS on the unlabeled rows.
+
 It costs two solves on top of the fit's (about 3x a fit where the solve
 dominates, less where the graph or kernel does) and, for an RBF estimator,
 eight SVC fits on at most half the labeled rows plus one on all of them
@@ -673,8 +683,6 @@ def auto_fallback(est, X, y, solve, adopt, *, kernel, margin=0.0, family="laplac
     n_scored = int(np.sum(scored))
     right_semi = int(np.sum(ok_semi))
     right_sup = int(np.sum(ok_sup[best]))
-    only_semi = int(np.sum(ok_semi & ~ok_sup[best]))
-    only_sup = int(np.sum(ok_sup[best] & ~ok_semi))
     full_u = np.asarray(est.transduction_)[unl]
     est._check_stats = dict(
         semi_stab=float(np.mean(semi_u[0] == semi_u[1])),
