@@ -585,14 +585,17 @@ class _GraphTVBase(TVSetupMixin, TVCheckMixin, SafeSemiSupervisedMixin,
         # set by the Laplacian guard of safe="auto" (semisvm._fallback)
         self.laplacian_agreement_ = None
         self.laplacian_fallback_ = False
+        self.laplacian_scores_ = None
         if safe == "auto":
             # the folds choose their scheme (and kernel) as this fit did
             return self._auto_fallback(X, y, K, W, Z, nugget)
         return self._safe_fit(X, y, features=(Z, landmarks, N))
 
     def _fit_laplacian(self, X, y):
-        """LapRLS on the same rows and labels, for the Laplacian guard
-        (:func:`semisvm._fallback.laplacian_guard`): its defaults with this
+        """LapRLS on the same rows and labels, for the check's third
+        candidate and the Laplacian guard (:func:`semisvm._fallback.auto_fallback`,
+        :func:`semisvm._fallback.laplacian_guard`): its defaults (its own
+        ``safe="auto"`` check, on the same folds) with this
         estimator's kernel ("rbf" or "linear"; its own width unless
         ``kernel_gamma`` is given), neighbours, Nystroem size, threads and
         seed (None: 0); None (no guard) for other kernels, a user-given
@@ -609,7 +612,7 @@ class _GraphTVBase(TVSetupMixin, TVCheckMixin, SafeSemiSupervisedMixin,
         rs = 0 if self.random_state is None else self.random_state
         lap = LapRLS(kernel=self.kernel, gamma=self.kernel_gamma,
                      n_neighbors=self.n_neighbors, n_components=m,
-                     random_state=rs, n_jobs=self.n_jobs, safe=False)
+                     random_state=rs, n_jobs=self.n_jobs)
         # this fit's exact search (its lists hold LapRLS's k + spare, or
         # None): where LapRLS builds a kNN graph it reads them instead of a
         # second search
@@ -724,9 +727,14 @@ _COMMON_DOC = """
 
 """ + safe_auto_doc("``X_fit_``, ``alpha_``, ``intercept_``",
                  "Works with ``affinity=``.\n"
+                 "          The check has a third candidate:\n"
+                 "          :class:`~semisvm.LapRLS` (its defaults and own check,\n"
+                 "          this kernel) on the same rows and folds; when its\n"
+                 "          held-out labels are right on more rows, it replaces\n"
+                 "          this fit as the model the SVC must beat, the SVC then\n"
+                 "          needing a lead of two rows (``laplacian_scores_``).\n"
                  "          Then, unless the check fell back, the Laplacian guard:\n"
-                 "          :class:`~semisvm.LapRLS` (its defaults, this kernel) is\n"
-                 "          fitted on the same rows and, when the two label the\n"
+                 "          the same LapRLS and, when the two label the\n"
                  "          unlabeled rows alike on less than 90 % of them (the\n"
                  "          normalised TV iterations may settle on a cheaper cut of\n"
                  "          the graph than the class boundary, which a few labels\n"
