@@ -41,7 +41,7 @@ from sklearn.svm import SVC
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _suite  # noqa: E402
 
-from semisvm import TVRLS, TVSVM, CheegerRLS, CheegerSVM, LapRLS, _fallback  # noqa: E402
+from semisvm import TVRLS, TVSVM, CheegerRLS, CheegerSVM, LapRLS, LinearSVM, _fallback  # noqa: E402
 from semisvm._fallback import (  # noqa: E402
     _decide,
     _labels,
@@ -75,15 +75,33 @@ def _own(est):
     return est.transduction_ if semi is None else semi
 
 
-def record(X, y_semi, y, models):
+def record(X, y_semi, y, models, X_test=None, y_test=None):
+    """One draw's record. With ``X_test`` (the ``semisvm demo`` draws) every
+    error is the test rows' (``predict``), else the unlabeled rows'."""
     lab = y_semi != -1
     idx = np.flatnonzero(lab)
     unl = np.flatnonzero(~lab)
     classes = np.unique(y_semi[lab])
     fold, mode = two_folds(y_semi, lab)
     out = {"mode": mode, "cand": []}
-    out["svc_err"] = 100.0 * float(np.mean(SVC().fit(X[idx], y_semi[idx]).predict(X[unl])
-                                           != y[unl]))
+    if X_test is None:
+        Xe, ye = X[unl], y[unl]
+    else:
+        Xe, ye = X_test, y_test
+        out["linear_err"] = 100.0 * float(np.mean(
+            LinearSVM().fit(X[idx], y_semi[idx]).predict(Xe) != ye))
+
+    def err(pred):
+        return 100.0 * float(np.mean(np.asarray(pred) != ye))
+
+    def own_err(est, cls, **kw):
+        # the semi-supervised fit's own error (before any fallback)
+        if X_test is None:
+            return err(_own(est)[unl])
+        plain, _ = _fit(cls, X, y_semi, safe=False, **kw)
+        return err(plain.predict(Xe))
+
+    out["svc_err"] = err(SVC().fit(X[idx], y_semi[idx]).predict(Xe))
     for name, sup in supervised_candidates("rbf", idx.size):
         ok = None
         if mode == "two folds":
@@ -96,24 +114,25 @@ def record(X, y_semi, y, models):
                 ok[fold == k] = pred == y_semi[he]
             ok = ok[fold >= 0].astype(int).tolist()
         basis, coef, b, g = fit_counterpart(sup, X[idx], y_semi[idx], classes)
-        pred = _labels(_decide(X[unl], X[idx] if basis is None else basis, coef, b, g),
+        pred = _labels(_decide(Xe, X[idx] if basis is None else basis, coef, b, g),
                        classes)
-        out["cand"].append({"name": name, "ok": ok,
-                            "err": 100.0 * float(np.mean(pred != y[unl]))})
-    lap, cpu = _fit(LapRLS, X, y_semi)
+        out["cand"].append({"name": name, "ok": ok, "err": err(pred)})
+    kw = {} if X_test is None else {"random_state": 0}
+    lap, cpu = _fit(LapRLS, X, y_semi, **kw)
     lt = _own(lap)[unl]
-    out["lap"] = {"ok": _ok(lap), "err_semi": 100.0 * float(np.mean(lt != y[unl])),
-                  "err": 100.0 * float(np.mean(lap.transduction_[unl] != y[unl])),
+    out["lap"] = {"ok": _ok(lap), "err_semi": own_err(lap, LapRLS, **kw),
+                  "err": err(lap.transduction_[unl] if X_test is None
+                             else lap.predict(Xe)),
                   "fell_back": bool(lap.fell_back_), "cpu": cpu}
     guard = _fallback.GUARD_AGREEMENT
     _fallback.GUARD_AGREEMENT = None
     try:
         out["models"] = {}
         for m in models:
-            est, cpu = _fit(MODELS[m], X, y_semi)
+            est, cpu = _fit(MODELS[m], X, y_semi, **kw)
             t = _own(est)[unl]
             out["models"][m] = {
-                "ok": _ok(est), "err_semi": 100.0 * float(np.mean(t != y[unl])),
+                "ok": _ok(est), "err_semi": own_err(est, MODELS[m], **kw),
                 "agree": float(np.mean(t == lt)), "fell_back": bool(est.fell_back_),
                 "check": est.safe_check_, "cpu": cpu}
     finally:
@@ -139,6 +158,8 @@ def choose(r, m, rule):
     mr = r["models"][m]
     lap = r["lap"]
     guard_t = rule.get("guard", 0.9)
+    if mr["ok"] is None and "guard_few" in rule:
+        guard_t = rule["guard_few"]     # the guard alone (no check)
     lap_err = lap["err_semi"] if rule.get("lap_own", True) else lap["err"]
 
     def guarded(err):
@@ -154,7 +175,13 @@ def choose(r, m, rule):
     sup, sup_err = _counterpart(r)
     kind = rule["kind"]
     if kind == "now":
-        if sup.sum() > tv.sum() and _lead(tv, sup) >= rule.get("lead_sup", 1):
+        need = rule.get("lead_sup", 1)
+        if need <= 0 and rule.get("tie_perfect_keeps") and tv.all():
+            need = 1       # a tie with every held-out row right keeps the fit
+        if (need <= 0 and rule.get("tie_agree") is not None
+                and mr["agree"] >= rule["tie_agree"]):
+            need = 1       # a tie keeps a fit that agrees with LapRLS
+        if _lead(tv, sup) >= need:
             return sup_err, "svc"
         return guarded(mr["err_semi"])
     # three-way: TV, LapRLS, SVC on the same held-out rows
@@ -163,9 +190,25 @@ def choose(r, m, rule):
     lead_sup = rule.get("lead_sup", 1)
     cur, cur_ok, cur_err = "own", tv, mr["err_semi"]
     if kind in ("three", "three_g"):
-        if la is not None and la.sum() > tv.sum() and _lead(tv, la) >= lead_lap:
+        # LapRLS replaces the fit on a paired lead of lead_lap rows; with
+        # lap_over_sup it must also lead the SVC by that many rows
+        admitted = (la is not None and la.sum() > tv.sum()
+                    and _lead(tv, la) >= lead_lap
+                    and (rule.get("lap_over_sup") is None
+                         or _lead(sup, la) >= rule["lap_over_sup"])
+                    and (rule.get("admit_agree") is None
+                         or mr["agree"] < rule["admit_agree"]))
+        if admitted:
             cur, cur_ok, cur_err = "lap", la, lap_err
-        if sup.sum() > cur_ok.sum() and _lead(cur_ok, sup) >= lead_sup:
+        # the SVC's lead needed over whichever stands: lead_sup, or
+        # lead_sup_tv over the fit where LapRLS was not admitted (0: ties
+        # fall back too)
+        need = lead_sup
+        if not admitted and rule.get("lead_sup_tv") is not None:
+            need = rule["lead_sup_tv"]
+        if admitted and rule.get("lead_sup_lap") is not None:
+            need = rule["lead_sup_lap"]
+        if _lead(cur_ok, sup) >= need:
             return sup_err, "svc"
         if cur == "own" and kind == "three_g":
             return guarded(cur_err)
@@ -181,13 +224,21 @@ def choose(r, m, rule):
     raise ValueError(kind)
 
 
-# the defaults before and after this bench's choice (made on the tune part)
+# the defaults before (main 854d6fc: the check, then the guard at 0.9 taking
+# LapRLS's own fit), the LapRLS rival measured and not merged (RIVAL), and
+# after this bench's second choice (made on the tune part, before the report
+# part was recorded): the check as before, the guard at 0.95 where the check
+# ran and 0.9 where it could not, taking LapRLS as it stands after its own
+# check
 BEFORE = {"kind": "now", "guard": 0.9}
-AFTER = {"kind": "three_g", "lead_lap": 1, "lead_sup": 2, "guard": 0.9, "lap_own": False}
+RIVAL = {"kind": "three_g", "lead_lap": 1, "lead_sup": 2, "guard": 0.9, "lap_own": False}
+AFTER = {"kind": "now", "guard": 0.95, "guard_few": 0.9, "lap_own": False}
 
 RULES = {
     "before: check, then guard 0.9": BEFORE,
-    "after: LapRLS rival (lead 1, SVC lead 2), guard 0.9": AFTER,
+    "rival: LapRLS rival (lead 1, SVC lead 2), guard 0.9": RIVAL,
+    "after: check, guard 0.95 (0.9 without the check) taking LapRLS after its check":
+        AFTER,
     "now (check, then guard 0.9)": {"kind": "now"},
     "now, no guard": {"kind": "now", "guard": None},
     "three-way, lead 1/1, no guard": {"kind": "three", "guard": None},
@@ -209,20 +260,31 @@ RULES = {
 
 
 def replay(rows, rules=RULES, detail=None):
-    models = sorted({m for r in rows for m in r["models"]})
+    """Worse / better cells than SVC() per rule; rows of the ``semisvm
+    demo`` draws (``--demo``, set "demo") are shown apart: each model's mean
+    test error beside LinearSVM's (the demo's baseline)."""
+    demo = [r for r in rows if r["set"] == "demo"]
+    rows = [r for r in rows if r["set"] != "demo"]
+    models = sorted({m for r in rows + demo for m in r["models"]})
     keys = sorted({(r["set"], r["scheme"]) for r in rows})
-    print(f"{len(keys)} cells, {len(rows)} draws")
+    print(f"{len(keys)} cells, {len(rows)} draws" +
+          (f"; demo: {len(demo)} draws, LinearSVM "
+           f"{np.mean([r['linear_err'] for r in demo]):.1f} %" if demo else ""))
 
     def cellmean(f):
         return np.mean([np.mean([f(r) for r in rows if (r["set"], r["scheme"]) == k])
                         for k in keys])
-    print(f"SVC() mean {cellmean(lambda r: r['svc_err']):.2f} %, LapRLS() mean "
-          f"{cellmean(lambda r: r['lap']['err']):.2f} %")
-    print("| rule | " + " | ".join(models) + " |")
-    print("|---|" + "---|" * len(models))
+    if rows:
+        print(f"SVC() mean {cellmean(lambda r: r['svc_err']):.2f} %, LapRLS() mean "
+              f"{cellmean(lambda r: r['lap']['err']):.2f} %")
+    print("| rule | " + " | ".join(models) + (" | demo " + " / ".join(models)
+                                              if demo else "") + " |")
+    print("|---|" + "---|" * (len(models) + bool(demo)))
     for name, rule in rules.items():
         out = []
         for m in models:
+            if not rows:
+                continue
             cells, took = {}, {}
             for r in rows:
                 e, what = choose(r, m, rule)
@@ -238,9 +300,50 @@ def replay(rows, rules=RULES, detail=None):
                                              if k.startswith("lap"))
             out.append(f"{int(np.sum(d > 2))}/{int(np.sum(d < -2))}, {mean:.2f} %, "
                        f"svc {took.get('svc', 0)} lap {n_alt - took.get('svc', 0)}")
+        if demo:
+            out.append(" / ".join(
+                f"{np.mean([choose(r, m, rule)[0] for r in demo]):.1f}" for m in models))
         print(f"| {name} | " + " | ".join(out) + " |")
     print("(worse/better cells than SVC() on the labels by > 2 points, mean error over "
-          "cells, fits that took the SVC / LapRLS)")
+          "cells, fits that took the SVC / LapRLS; demo: mean test error %)")
+
+
+def variants():
+    """The variants tried after the LapRLS rival (chosen on the tune part)."""
+    rules = {"before (check, then guard 0.9)": BEFORE, "rival (lead 1, SVC lead 2)": RIVAL,
+             "after (check, guard 0.95 / 0.9 without the check, LapRLS after its check)":
+                 AFTER,
+             "guard taking LapRLS after its check, 0.9": dict(BEFORE, lap_own=False)}
+    for g in (0.925, 0.97, 1.01):
+        rules[f"LapRLS after its check, guard {g} (0.9 without the check)"] = dict(
+            AFTER, guard=g)
+    rules["LapRLS after its check, guard 0.95 everywhere"] = dict(BEFORE, guard=0.95,
+                                                                   lap_own=False)
+    rules["(B) after + a tie falls back when the fit agrees with LapRLS on < 0.9"] = dict(
+        AFTER, lead_sup=0, tie_agree=0.9)
+    base = dict(kind="three_g", guard=0.9, lap_own=False)
+    for k in (0, 1, 2):
+        for ls in (1, 2):
+            rules[f"(a) LapRLS must lead the SVC by {k}, SVC lead {ls} over LapRLS, "
+                  f"1 over the fit"] = dict(base, lap_over_sup=k, lead_sup_lap=ls,
+                                            lead_sup_tv=1)
+    for ll in (2, 3, 4, 5):
+        for ls in (1, 2):
+            rules[f"(b) LapRLS lead {ll}, SVC lead {ls} over LapRLS, 1 over the fit"] = dict(
+                base, lead_lap=ll, lead_sup_lap=ls, lead_sup_tv=1)
+            rules[f"(b) LapRLS lead {ll}, SVC lead {ls} over either"] = dict(
+                base, lead_lap=ll, lead_sup=ls)
+    for ll in (1, 2, 3):
+        rules[f"(c) LapRLS lead {ll}, SVC on a tie with LapRLS, 1 over the fit"] = dict(
+            base, lead_lap=ll, lead_sup_lap=0, lead_sup_tv=1)
+        rules[f"(c) LapRLS lead {ll}, SVC on a tie with either"] = dict(
+            base, lead_lap=ll, lead_sup=0)
+        rules[f"(c) LapRLS lead {ll}, SVC lead 2 over LapRLS, tie over the fit"] = dict(
+            base, lead_lap=ll, lead_sup_lap=2, lead_sup_tv=0)
+    rules["(c) before, SVC on a tie with the fit"] = dict(BEFORE, lead_sup=0)
+    for g in (0.85, 0.95):
+        rules[f"before, guard {g}"] = dict(BEFORE, guard=g)
+    return rules
 
 
 def verify(rows):
@@ -249,6 +352,8 @@ def verify(rows):
     loaded = {}
     bad = n = 0
     for r in rows:
+        if r["set"] == "demo":
+            continue
         if r["set"] not in loaded:
             loaded[r["set"]] = _suite.load(r["set"], max_rows=600)
         d = loaded[r["set"]]
@@ -278,6 +383,11 @@ def main():
     ap.add_argument("--detail", default=None, help="a rule's name: list its worse cells")
     ap.add_argument("--grid", action="store_true",
                     help="replay a grid of three-way rules instead of RULES")
+    ap.add_argument("--variants", action="store_true",
+                    help="replay the variants tried after the LapRLS rival instead of RULES")
+    ap.add_argument("--demo", action="store_true",
+                    help="record the `semisvm demo` draws (digits, 20 labels, 3 draws: "
+                         "test errors, LinearSVM's too) instead of a part of the suite")
     ap.add_argument("--verify", type=int, default=0, metavar="N",
                     help="with --replay: refit the first N recorded draws' models "
                          "with the defaults and compare with the replay of AFTER")
@@ -298,7 +408,25 @@ def main():
                                           ("none if LapRLS fell back", {"guard_skip_fb": True})):
                             rules[f"lead {ll}/{ls}, guard {g} ({gm})"] = dict(
                                 kind="three_g", lead_lap=ll, lead_sup=ls, guard=g, **extra)
+        if args.variants:
+            rules = variants()
         return replay(rows, rules, detail=args.detail)
+    if args.demo:
+        from semisvm.cli import _demo_splits
+        print(f"# load average before: {os.getloadavg()}", flush=True)
+        for i, (X, y, lab, Xt, yt) in enumerate(_demo_splits(20, 0, 3)):
+            y_semi = np.full(y.shape[0], -1, dtype=np.int64)
+            y_semi[lab] = y[lab]
+            row = {"set": "demo", "scheme": "20", "seed": i, "part": "demo"}
+            row.update(record(X, y_semi, y, args.models, X_test=Xt, y_test=yt))
+            print("demo", i, f"LinearSVM {row['linear_err']:.1f} LapRLS "
+                  f"{row['lap']['err_semi']:.1f}", " ".join(
+                      f"{m} {r['err_semi']:.1f} ({r['agree']:.2f})"
+                      for m, r in row["models"].items()), flush=True)
+            if args.jsonl:
+                with open(args.jsonl, "a") as fh:
+                    fh.write(json.dumps(row) + "\n")
+        return None
     groups = []
     if args.cases in ("main", "both"):
         groups.append((False, list(_suite.SCHEMES)))

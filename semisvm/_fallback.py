@@ -63,16 +63,6 @@ The check is the cheap form of the safety net
   see ``Z_FALLBACK``). Chosen on the tune part of the held-out suite
   (``bench/bench_fallback_counterparts.py``).
 
-TVRLS, TVSVM, CheegerRLS and CheegerSVM (on at most ``GUARD_MAX_ROWS``
-rows) have a third candidate: LapRLS with its defaults, whose own check
-scores the same folds; when it is right on more held-out rows than the fit
-(a paired lead of ``RIVAL_LEAD``), it replaces the fit as the model the SVC
-must beat, the SVC then needing a lead of ``RIVAL_SVC_LEAD`` rows over
-whichever stands, and a LapRLS that stands is taken over
-(``laplacian_fallback_``, ``laplacian_scores_``). After the check, their
-Laplacian guard (:func:`laplacian_guard`) compares the kept fit with the
-same LapRLS on the unlabeled rows.
-
 It costs two solves on top of the fit's (about 3x a fit where the solve
 dominates, less where the graph or kernel does) and, for an RBF estimator,
 eight SVC fits on at most half the labeled rows plus one on all of them
@@ -106,7 +96,7 @@ __all__ = ["check_safe", "two_folds", "supervised_counterpart",
            "auto_fallback", "safe_auto_doc", "SAFE_CHECK_ATTR_DOC", "Z_FALLBACK",
            "MIN_LEAD",
            "MIN_LABELS", "laplacian_guard", "GUARD_AGREEMENT",
-           "RIVAL_LEAD", "RIVAL_SVC_LEAD",
+           "GUARD_AGREEMENT_UNCHECKED",
            "LAPLACIAN_GUARD_ATTR_DOC"]
 
 # the check runs when every class has at least this many labels: with 2-3,
@@ -206,66 +196,42 @@ SCALABLE_MIN_LABELED = 2000
 # cheaper cut on 50-87 %. The report part, run once after the choice:
 # CheegerRLS 20/11 -> 11/22, CheegerSVM 21/11 -> 13/20, TVRLS 8/15 -> 10/20,
 # TVSVM 10/13 -> 10/20, mean error lower for all four.
-# With the check's LapRLS rival (RIVAL_LEAD below) the same part (54 cells,
-# seeds 0-2, bench/bench_tv_choice.py --grid) favoured 0.95: worse / better
-# cells 8/24 -> 8/26, 8/25 -> 8/26, 8/24 -> 8/26, 8/26 -> 8/26 for
-# CheegerRLS, CheegerSVM, TVRLS, TVSVM, mean error 16.24 / 16.24 / 15.94 /
-# 15.97 -> 15.72 / 15.72 / 15.75 / 15.72 %; but on two moons (1,500 rows, 3
-# labels per class, 5 draws: the guard alone runs there) it took LapRLS over
-# on 4 of 5 draws and left the Cheeger pair at 5.1 % mean error (TVRLS 5.0,
-# TVSVM 4.5), above the 5 % they reach at 0.9 (4.3 / 3.6 / 2.1 %)
-GUARD_AGREEMENT = 0.9
+# Later (bench/bench_tv_choice.py, one recording of the tune part replayed
+# exactly, chosen before the report part was recorded): where the check ran
+# (two label folds) 0.95, where it could not (fewer than MIN_LABELS labels
+# in a class) 0.9 (GUARD_AGREEMENT_UNCHECKED), LapRLS fitted with its own
+# check and taken over as it stands after it (where that fell back: the SVC
+# it fell back to; the agreement is still read on LapRLS's own labels):
+# worse / better cells 8/20, 7/20, 7/21, 6/21 -> 4/22, 4/21, 6/21, 6/21 for
+# CheegerRLS, CheegerSVM, TVRLS, TVSVM, mean error 17.05 / 16.95 / 16.43 /
+# 16.37 -> 16.35 / 16.42 / 16.39 / 16.30 % (LapRLS after its check alone,
+# 0.9 everywhere: 5/21, 4/20, 7/21, 6/21; 0.97: 4/22, 4/21, 5/21, 6/20).
+# Two moons with 3 labels per class (the check cannot run) keep 0.9: at
+# 0.95 the guard took LapRLS on 4 of 5 draws and the Cheeger pair rose to
+# 5.1 % mean error (4.3 % at 0.9). None: no guard (benchmarks)
+GUARD_AGREEMENT = 0.95
+GUARD_AGREEMENT_UNCHECKED = 0.9
 # The guard runs on fits of at most this many rows. Its LapRLS builds its own
 # kNN graph and solves once more: at 100k x 50 (10 classes) that took the
 # TV / Cheeger fits from 1.7-1.9x to 3.6-4.0x Poisson learning's time, while
 # their error there (1.87-1.89 %) is already below Poisson's (2.29 %).
 GUARD_MAX_ROWS = 20_000
 
-# The check of the TV and Cheeger estimators has a third candidate (on at most
-# GUARD_MAX_ROWS rows): LapRLS with its defaults (its own check) on the same
-# rows, whose held-out labels come from the same two folds. It replaces the
-# TV / Cheeger fit as the model the SVC must beat when it is right on more
-# held-out rows and its paired lead (rows only it gets right minus rows only
-# the fit gets right) is at least RIVAL_LEAD; the SVC then needs a lead of
-# RIVAL_SVC_LEAD rows (LapRLS's own MIN_LEAD) over whichever stands, and a
-# LapRLS that stands is taken over. On the `semisvm demo` digits (20 labels)
-# the TV fits lost their draws to a one-row lead of the SVC (13.6 / 10.9 %
-# test error) where LapRLS, right on as many held-out rows as the SVC or one
-# fewer, gets 4.7 / 1.9 %. Chosen on the tune part of bench/_suite.py (54
-# cells, seeds 0-2, bench/bench_tv_choice.py --grid, every rule replayed
-# exactly from one recording), worse / better cells than SVC() by more than
-# 2 points for CheegerRLS, CheegerSVM, TVRLS, TVSVM: the check and guard
-# alone (before) 8/20, 7/20, 7/21, 6/21, mean error 17.05 / 16.95 / 16.43 /
-# 16.37 %; this rule 8/24, 8/25, 8/24, 8/26, mean 16.24 / 16.24 / 15.94 /
-# 15.97 % (with GUARD_AGREEMENT = 0.95: 8/26 for all four, see there); an
-# SVC lead of one row (RIVAL_SVC_LEAD = 1) 8/23, 7/24, 8/23, 8/25, but on
-# the demo the SVC then took two of the three draws; a LapRLS lead of two
-# rows: one better cell fewer or the same; the guard taking LapRLS's own
-# labels where its check fell back (rather than the SVC it fell back to):
-# 11-12 worse cells for the Cheeger pair
-RIVAL_LEAD = 1
-RIVAL_SVC_LEAD = 2
-
 LAPLACIAN_GUARD_ATTR_DOC = """    laplacian_agreement_ : float or None
         The share of the unlabeled rows on which this fit's labels agreed
         with those of :class:`~semisvm.LapRLS` (its defaults, the same
-        rows) in the Laplacian guard of ``safe="auto"``; None when the
-        guard did not run (``safe`` not "auto", a fallback to the SVC or
-        to LapRLS in the check, a user-given graph, a kernel other than "rbf" and "linear", no
+        rows; its own fit, before its check) in the Laplacian guard of ``safe="auto"``; None when the
+        guard did not run (``safe`` not "auto", a fallback to the SVC, a
+        user-given graph, a kernel other than "rbf" and "linear", no
         unlabeled row, more than 20,000 rows, or no memory for LapRLS's
         path).
     laplacian_fallback_ : bool
-        Whether LapRLS's fit (with its own check: where that fell back,
-        the SVC it fell back to) was taken over: by the check (LapRLS's
-        held-out labels, on the same two folds, were right on more rows
-        than this fit's and the SVC's lead over it was under two rows) or
-        by the guard (the agreement was below 0.9): the decision function
-        and ``transduction_`` are then LapRLS's (``X_fit_``, ``alpha_``,
-        ``intercept_`` and the kernel width hold its expansion).
-    laplacian_scores_ : ndarray of bool or None
-        Which held-out labeled rows (in index order) LapRLS's two held-out
-        solves got right in the check (compare ``safe_scores_``); None when
-        the check did not run or LapRLS was not fitted in it.
+        Whether the guard took LapRLS's fit over (the agreement was below
+        0.95 after the label-fold check, 0.9 where the check could not
+        run): the decision function and ``transduction_`` are then
+        LapRLS's as it stands after its own check (where that fell back:
+        the SVC it fell back to; ``X_fit_``, ``alpha_``, ``intercept_``
+        and the kernel width hold its expansion).
 """
 
 
@@ -576,8 +542,7 @@ def _labels(F, classes):
     return classes[np.argmax(F, axis=1)]
 
 
-def auto_fallback(est, X, y, solve, adopt, *, kernel, margin=0.0, family="laplacian",
-                  rival=None):
+def auto_fallback(est, X, y, solve, adopt, *, kernel, margin=0.0, family="laplacian"):
     """Run the cheap check on a fitted estimator; fall back when it loses.
 
     Parameters
@@ -600,33 +565,18 @@ def auto_fallback(est, X, y, solve, adopt, *, kernel, margin=0.0, family="laplac
         than noise, see the module docstring).
     family : {"laplacian", "tv"}
         Whose rule (``Z_FALLBACK[family]``) decides.
-    rival : callable ``() -> LapRLS or None``, optional
-        The TV / Cheeger estimators' third candidate: LapRLS fitted with
-        its own check on the same rows and labels (so on the same folds);
-        called when the check runs with two folds on at most
-        ``GUARD_MAX_ROWS`` rows. When its held-out labels are right on
-        ``RIVAL_LEAD`` or more rows more than the fit's (paired), it
-        replaces the fit as the model the SVC must beat, and the SVC then
-        needs a lead of ``RIVAL_SVC_LEAD`` rows over whichever of the two
-        stands (see ``RIVAL_LEAD``); a LapRLS that stands is taken over
-        (``adopt``, ``laplacian_fallback_``).
 
     Sets ``unlabeled_gain_``, ``fell_back_``, ``safe_check_``,
-    ``safe_counterpart_``, ``safe_scores_`` (two boolean arrays over the
+    ``safe_counterpart_`` and ``safe_scores_`` (two boolean arrays over the
     held-out labeled rows, in index order: the semi-supervised and the
-    chosen counterpart's held-out label right) and, with ``rival``,
-    ``laplacian_scores_`` (LapRLS's held-out rows right, or None),
-    ``laplacian_fallback_``; on a fallback calls ``adopt`` and sets
-    ``transduction_``.
+    chosen counterpart's held-out label right); on a fallback calls
+    ``adopt`` and sets ``transduction_``.
     """
     if (not isinstance(margin, numbers.Real) or isinstance(margin, bool)
             or not margin >= 0):
         raise ValueError(f"safe_margin must be a number >= 0, got {margin!r}")
     est.unlabeled_gain_ = None
     est.fell_back_ = False
-    if rival is not None:
-        est.laplacian_scores_ = None
-        est.laplacian_fallback_ = False
     est.safe_check_ = None
     est.safe_counterpart_ = None
     est._semi_transduction = None
@@ -683,6 +633,8 @@ def auto_fallback(est, X, y, solve, adopt, *, kernel, margin=0.0, family="laplac
     n_scored = int(np.sum(scored))
     right_semi = int(np.sum(ok_semi))
     right_sup = int(np.sum(ok_sup[best]))
+    only_semi = int(np.sum(ok_semi & ~ok_sup[best]))
+    only_sup = int(np.sum(ok_sup[best] & ~ok_semi))
     full_u = np.asarray(est.transduction_)[unl]
     est._check_stats = dict(
         semi_stab=float(np.mean(semi_u[0] == semi_u[1])),
@@ -696,26 +648,9 @@ def auto_fallback(est, X, y, solve, adopt, *, kernel, margin=0.0, family="laplac
     gain = (right_semi - right_sup) / n_scored
     est.unlabeled_gain_ = float(gain)
     est.safe_scores_ = (ok_semi, ok_sup[best])
-    # the model the SVC must beat: this fit, or LapRLS when its held-out
-    # labels (the same folds) are better by RIVAL_LEAD rows or more
-    ref, lead_min, lap = ok_semi, MIN_LEAD[family], None
-    if (rival is not None and mode == "two folds"
-            and X.shape[0] <= GUARD_MAX_ROWS):
-        fitted = rival()
-        if (fitted is not None and getattr(fitted, "safe_check_", None) == "two folds"
-                and np.shape(fitted.safe_scores_[0]) == ok_semi.shape):
-            ok_lap = np.asarray(fitted.safe_scores_[0], dtype=bool)
-            est.laplacian_scores_ = ok_lap
-            lead_min = RIVAL_SVC_LEAD
-            if (ok_lap.sum() > ok_semi.sum()
-                    and np.sum(ok_lap & ~ok_semi) - np.sum(ok_semi & ~ok_lap) >= RIVAL_LEAD):
-                ref, lap = ok_lap, fitted
-    right_ref = int(np.sum(ref))
-    only_ref = int(np.sum(ref & ~ok_sup[best]))
-    only_sup = int(np.sum(ok_sup[best] & ~ref))
-    lead = only_sup - only_ref
-    if ((right_ref - right_sup) / n_scored < -margin and lead >= lead_min
-            and lead > z_rule * np.sqrt(only_sup + only_ref)):
+    lead = only_sup - only_semi
+    if (gain < -margin and lead >= MIN_LEAD[family]
+            and lead > z_rule * np.sqrt(only_sup + only_semi)):
         est.fell_back_ = True
         basis, coef, b, gamma = fit_counterpart(sup, X[idx], y[idx], classes)
         # basis None: the decision is an expansion over X[idx]; else over
@@ -728,8 +663,6 @@ def auto_fallback(est, X, y, solve, adopt, *, kernel, margin=0.0, family="laplac
                                          coef, b, gamma), classes)
         trans[idx] = y[idx]
         est.transduction_ = trans
-    elif lap is not None:
-        _take_laplacian(est, lap, adopt)
     if est.fell_back_ or getattr(est, "verbose", 0):
         logger.log(logging.INFO if getattr(est, "verbose", 0) else logging.DEBUG,
                    "%s (%s): held-out labeled accuracy %d/%d semi-supervised, %d/%d "
@@ -738,29 +671,7 @@ def auto_fallback(est, X, y, solve, adopt, *, kernel, margin=0.0, family="laplac
                    est.safe_counterpart_,
                    "falling back to the supervised model" if est.fell_back_
                    else "keeping the semi-supervised model")
-    if lap is not None and (est.laplacian_fallback_ or getattr(est, "verbose", 0)):
-        logger.log(logging.INFO if getattr(est, "verbose", 0) else logging.DEBUG,
-                   "%s: LapRLS's held-out labels %d/%d: %s", type(est).__name__,
-                   right_ref, n_scored,
-                   "taking LapRLS's fit over" if est.laplacian_fallback_
-                   else "the supervised model stands")
     return est
-
-
-def _take_laplacian(est, lap, adopt):
-    """Make ``est`` the fitted LapRLS ``lap`` (its decision function through
-    ``adopt``, its ``transduction_``)."""
-    est.laplacian_fallback_ = True
-    if getattr(est, "_semi_transduction", None) is None:
-        est._semi_transduction = np.array(est.transduction_, copy=True)   # diagnostics
-    intercept = np.atleast_1d(np.asarray(lap.intercept_, dtype=np.float64))
-    if getattr(lap, "mode_", None) == "linear":
-        W = np.asarray(lap.coef_)
-        adopt(None, np.eye(W.shape[0]), intercept, None, W)
-    else:
-        gamma = getattr(lap, "_gamma", None) if lap.kernel == "rbf" else None
-        adopt(None, np.asarray(lap.dual_coef_), intercept, gamma, lap.X_fit_)
-    est.transduction_ = np.array(lap.transduction_, copy=True)
 
 
 def laplacian_guard(est, y, fit_laplacian, adopt, *, threshold=None):
@@ -772,26 +683,34 @@ def laplacian_guard(est, y, fit_laplacian, adopt, *, threshold=None):
         and ``transduction_`` set).
     y : ndarray, the labels, ``-1`` unlabeled.
     fit_laplacian : callable ``() -> LapRLS``
-        Fits LapRLS on the same rows and labels (called only when the guard
-        runs).
+        Fits LapRLS on the same rows and labels, with its own check (called
+        only when the guard runs).
     adopt : callable ``(rows, coef, intercept, gamma, basis) -> None``
         As for :func:`auto_fallback`, called with ``rows = None`` and
         ``basis`` the expansion rows (or, for a linear LapRLS, its weight
         vectors with ``coef`` the identity and ``gamma`` None).
     threshold : float or None
-        The least agreement that keeps the fit (None: ``GUARD_AGREEMENT``;
-        when that is None too, no guard: benchmarks measure its cost so).
+        The least agreement that keeps the fit (None: ``GUARD_AGREEMENT``
+        where the label-fold check ran, ``GUARD_AGREEMENT_UNCHECKED`` where
+        it could not; when ``GUARD_AGREEMENT`` is None, no guard: benchmarks
+        measure its cost so).
 
-    Sets ``laplacian_agreement_`` and ``laplacian_fallback_``; when the
+    Sets ``laplacian_agreement_`` (on LapRLS's own labels, before its
+    check's fallback if any) and ``laplacian_fallback_``; when the
     agreement on the unlabeled rows is below ``threshold``, makes the
-    estimator LapRLS's fit (``adopt``; ``transduction_`` LapRLS's).
+    estimator LapRLS's fit as it stands after its check (``adopt``;
+    ``transduction_`` LapRLS's).
     """
-    threshold = GUARD_AGREEMENT if threshold is None else threshold
+    if threshold is None and GUARD_AGREEMENT is not None:
+        # a fit the label folds checked is held to more agreement: there
+        # the tune part favoured 0.95; without the check (two moons with 3
+        # labels per class) 0.9 kept the Cheeger pair's error under 5 %
+        threshold = (GUARD_AGREEMENT if getattr(est, "safe_check_", None) == "two folds"
+                     else GUARD_AGREEMENT_UNCHECKED)
     est.laplacian_agreement_ = None
-    taken = getattr(est, "laplacian_fallback_", False)   # by the check (rival)
-    est.laplacian_fallback_ = taken
+    est.laplacian_fallback_ = False
     unl = np.asarray(y) == UNLABELED
-    if (threshold is None or est.fell_back_ or taken or not unl.any()
+    if (threshold is None or est.fell_back_ or not unl.any()
             or unl.shape[0] > GUARD_MAX_ROWS):
         return est
     lap = fit_laplacian()
@@ -804,7 +723,17 @@ def laplacian_guard(est, y, fit_laplacian, adopt, *, threshold=None):
     agree = float(np.mean(own[unl] == lap_own[unl]))
     est.laplacian_agreement_ = agree
     if agree < threshold:
-        _take_laplacian(est, lap, adopt)
+        est.laplacian_fallback_ = True
+        if getattr(est, "_semi_transduction", None) is None:
+            est._semi_transduction = own.copy()     # diagnostics: what was replaced
+        intercept = np.atleast_1d(np.asarray(lap.intercept_, dtype=np.float64))
+        if getattr(lap, "mode_", None) == "linear":
+            W = np.asarray(lap.coef_)
+            adopt(None, np.eye(W.shape[0]), intercept, None, W)
+        else:
+            gamma = getattr(lap, "_gamma", None) if lap.kernel == "rbf" else None
+            adopt(None, np.asarray(lap.dual_coef_), intercept, gamma, lap.X_fit_)
+        est.transduction_ = np.array(lap.transduction_, copy=True)
     if est.laplacian_fallback_ or getattr(est, "verbose", 0):
         logger.log(logging.INFO if getattr(est, "verbose", 0) else logging.DEBUG,
                    "%s: its labels agree with LapRLS's on %.1f%% of the unlabeled "

@@ -108,21 +108,11 @@ class TVCheckMixin:
                 # the chosen counterpart is the linear SVC: decisions <x, x'>
                 self._decision_kernel = "linear"
 
-        fitted = []
-
-        def laplacian():
-            # LapRLS on the same rows (fitted once: the check's rival, then
-            # the guard's reference)
-            if not fitted:
-                fitted.append(self._fit_laplacian(X, y))
-            return fitted[0]
-
-        # the check: this fit, LapRLS and the SVC on the same held-out labels
         auto_fallback(self, X, y, labels, adopt, kernel=self.kernel,
-                      margin=self.safe_margin, family="tv", rival=laplacian)
+                      margin=self.safe_margin, family="tv")
         # then the Laplacian guard (when the check kept the fit): LapRLS on
         # the same rows, taken over when the labels disagree
-        laplacian_guard(self, y, laplacian, adopt)
+        laplacian_guard(self, y, lambda: self._fit_laplacian(X, y), adopt)
         for k, v in keep.items():      # the fit's own, not the last fold's
             setattr(self, k, v)
         return self

@@ -585,17 +585,15 @@ class _GraphTVBase(TVSetupMixin, TVCheckMixin, SafeSemiSupervisedMixin,
         # set by the Laplacian guard of safe="auto" (semisvm._fallback)
         self.laplacian_agreement_ = None
         self.laplacian_fallback_ = False
-        self.laplacian_scores_ = None
         if safe == "auto":
             # the folds choose their scheme (and kernel) as this fit did
             return self._auto_fallback(X, y, K, W, Z, nugget)
         return self._safe_fit(X, y, features=(Z, landmarks, N))
 
     def _fit_laplacian(self, X, y):
-        """LapRLS on the same rows and labels, for the check's third
-        candidate and the Laplacian guard (:func:`semisvm._fallback.auto_fallback`,
-        :func:`semisvm._fallback.laplacian_guard`): its defaults (its own
-        ``safe="auto"`` check, on the same folds) with this
+        """LapRLS on the same rows and labels, for the Laplacian guard
+        (:func:`semisvm._fallback.laplacian_guard`): its defaults (its own
+        ``safe="auto"`` check too, on the same label folds) with this
         estimator's kernel ("rbf" or "linear"; its own width unless
         ``kernel_gamma`` is given), neighbours, Nystroem size, threads and
         seed (None: 0); None (no guard) for other kernels, a user-given
@@ -727,19 +725,16 @@ _COMMON_DOC = """
 
 """ + safe_auto_doc("``X_fit_``, ``alpha_``, ``intercept_``",
                  "Works with ``affinity=``.\n"
-                 "          The check has a third candidate:\n"
-                 "          :class:`~semisvm.LapRLS` (its defaults and own check,\n"
-                 "          this kernel) on the same rows and folds; when its\n"
-                 "          held-out labels are right on more rows, it replaces\n"
-                 "          this fit as the model the SVC must beat, the SVC then\n"
-                 "          needing a lead of two rows (``laplacian_scores_``).\n"
                  "          Then, unless the check fell back, the Laplacian guard:\n"
-                 "          the same LapRLS and, when the two label the\n"
-                 "          unlabeled rows alike on less than 90 % of them (the\n"
+                 "          :class:`~semisvm.LapRLS` (its defaults and own check,\n"
+                 "          this kernel) is fitted on the same rows and, when the\n"
+                 "          two label the unlabeled rows alike on less than 95 % of\n"
+                 "          them (90 % where the check could not run; the\n"
                  "          normalised TV iterations may settle on a cheaper cut of\n"
                  "          the graph than the class boundary, which a few labels\n"
-                 "          cannot show), LapRLS's fit is taken over\n"
-                 "          (``laplacian_fallback_``, ``laplacian_agreement_``;\n"
+                 "          cannot show), LapRLS's fit is taken over as it stands\n"
+                 "          after its check (where that fell back, its SVC;\n"
+                 "          ``laplacian_fallback_``, ``laplacian_agreement_``;\n"
                  "          logged at ``verbose``). Not with a user-given\n"
                  "          ``affinity``, nor for kernels other than \"rbf\" and\n"
                  "          \"linear\".") + """        * ``True``: the full safety net
