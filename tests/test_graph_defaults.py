@@ -731,3 +731,86 @@ def test_laplacian_guard_with_a_linear_kernel_and_an_int_n_components():
     X, y, _ = _moons(120, k=5)
     est = _fit(TVRLS(kernel="linear", n_components=50), X, y)
     assert est.laplacian_agreement_ is not None
+
+
+# ------------------------------- the guard: LapRLS after its check, thresholds
+
+
+def _nested5(seed=2):
+    # nested clouds, 5 labels per class: TVRLS's label-fold check keeps its
+    # fit (50 % error, the graph's clusters are not the classes) while
+    # LapRLS's own check falls back to its SVC; the two disagree on 11 % of
+    # the unlabeled rows
+    X, _, yt = _nested(240, 5, seed)
+    return X, _draw(yt, 5, seed), yt
+
+
+def test_laplacian_guard_takes_laprls_after_its_check():
+    X, y, yt = _nested5()
+    unl = y == -1
+    est = _fit(TVRLS(), X, y)
+    off = _fit(TVRLS(safe=False), X, y)
+    lap = _fit(LapRLS(random_state=0), X, y)
+    own = _fit(LapRLS(random_state=0, safe=False), X, y)
+    assert est.safe_check_ == "two folds" and not est.fell_back_
+    assert lap.fell_back_ and est.laplacian_fallback_
+    # the agreement is read on LapRLS's own labels, the model taken is
+    # LapRLS as it stands after its check: the SVC it fell back to
+    assert est.laplacian_agreement_ == pytest.approx(
+        np.mean(off.transduction_[unl] == own.transduction_[unl]))
+    assert est.laplacian_agreement_ < 0.95
+    np.testing.assert_array_equal(est.transduction_, lap.transduction_)
+    np.testing.assert_allclose(est.decision_function(X), lap.decision_function(X),
+                               rtol=1e-10, atol=1e-10)
+    err = np.mean(est.transduction_[unl] != yt[unl])
+    assert err < np.mean(off.transduction_[unl] != yt[unl]) - 0.3
+    assert err < np.mean(own.transduction_[unl] != yt[unl]) - 0.1
+
+
+@pytest.mark.slow
+def test_laplacian_guard_same_bits_for_any_n_jobs():
+    X, y, _ = _nested5()
+    a = _fit(TVRLS(n_jobs=1), X, y)
+    b = _fit(TVRLS(n_jobs=2), X, y)
+    assert a.laplacian_fallback_ and b.laplacian_fallback_
+    np.testing.assert_array_equal(a.transduction_, b.transduction_)
+    np.testing.assert_array_equal(a.decision_function(X), b.decision_function(X))
+
+
+def test_laplacian_guard_stricter_where_the_check_ran():
+    # XOR, 5 labels per class, seed 1: the check keeps TVRLS's fit, which
+    # agrees with LapRLS on 94.8 % of the unlabeled rows: taken over at the
+    # checked threshold (0.95), kept at the unchecked one (0.9)
+    import semisvm._fallback as fb
+    X, _, yt = _xor(seed=1)
+    y = _draw(yt, 5, 1)
+    est = _fit(TVRLS(), X, y)
+    assert est.safe_check_ == "two folds" and not est.fell_back_
+    assert fb.GUARD_AGREEMENT_UNCHECKED < est.laplacian_agreement_ < fb.GUARD_AGREEMENT
+    assert est.laplacian_fallback_
+
+
+@pytest.mark.parametrize("checked", [True, False])
+def test_laplacian_guard_thresholds_both_sides(checked, monkeypatch):
+    """Each threshold on both sides of a fit's agreement a (kept at a, taken
+    just above), and the other threshold has no say: GUARD_AGREEMENT where
+    the label-fold check ran, GUARD_AGREEMENT_UNCHECKED where it could not
+    (fewer than 4 labels in a class)."""
+    import semisvm._fallback as fb
+    X, y, _ = _moons(120, k=5) if checked else _moons3()
+    used, other = (("GUARD_AGREEMENT", "GUARD_AGREEMENT_UNCHECKED") if checked
+                   else ("GUARD_AGREEMENT_UNCHECKED", "GUARD_AGREEMENT"))
+    monkeypatch.setattr(fb, used, 0.0)
+    monkeypatch.setattr(fb, other, 1.01)
+    kept = _fit(TVRLS(), X, y)
+    a = kept.laplacian_agreement_
+    assert (kept.safe_check_ == "two folds") == checked
+    assert not kept.laplacian_fallback_ and 0.0 < a < 1.0
+    monkeypatch.setattr(fb, used, a)
+    at = _fit(TVRLS(), X, y)
+    assert not at.laplacian_fallback_
+    np.testing.assert_array_equal(at.transduction_, kept.transduction_)
+    monkeypatch.setattr(fb, used, np.nextafter(a, 2.0))
+    monkeypatch.setattr(fb, other, 0.0)
+    took = _fit(TVRLS(), X, y)
+    assert took.laplacian_fallback_ and took.laplacian_agreement_ == a
