@@ -1,6 +1,6 @@
 """CPU per default fit of the TV / Cheeger estimators (``safe="auto"``: the
-label-fold check with LapRLS as its third candidate, then the Laplacian
-guard) beside the check without LapRLS (neither rival nor guard) and
+label-fold check, then the Laplacian guard with its LapRLS, which runs its
+own check) beside the check alone (``GUARD_MAX_ROWS = 0``: no LapRLS) and
 ``safe=False``, alternated in one process (best of 2)::
 
     OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python bench/bench_laplacian_guard_cost.py
@@ -50,14 +50,14 @@ def main():
     warnings.simplefilter("ignore")
     print(f"# load average before: {os.getloadavg()}")
     rows = fb.GUARD_MAX_ROWS
-    print("| case | model | safe=False | check without LapRLS | defaults (check with "
-          "its LapRLS rival, guard) | defaults / safe=False | defaults / check |")
+    print("| case | model | safe=False | check alone | defaults (check, then the "
+          "guard) | defaults / safe=False | defaults / check |")
     print("|---|---|---|---|---|---|---|")
     for name, X, y in cases():
         for m in MODELS:
             t = {"off": [], "check": [], "defaults": []}
             for _ in range(2):
-                # GUARD_MAX_ROWS = 0: neither the rival nor the guard runs
+                # GUARD_MAX_ROWS = 0: the guard does not run
                 for key, safe, r in (("off", False, rows), ("check", "auto", 0),
                                      ("defaults", "auto", rows)):
                     fb.GUARD_MAX_ROWS = r
