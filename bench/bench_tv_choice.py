@@ -274,9 +274,9 @@ def replay(rows, rules=RULES, detail=None):
     if rows:
         print(f"SVC() mean {cellmean(lambda r: r['svc_err']):.2f} %, LapRLS() mean "
               f"{cellmean(lambda r: r['lap']['err']):.2f} %")
-    print("| rule | " + " | ".join(models) + (" | demo " + " / ".join(models)
-                                              if demo else "") + " |")
-    print("|---|" + "---|" * (len(models) + bool(demo)))
+    cols = (models if rows else []) + (["demo " + " / ".join(models)] if demo else [])
+    print("| rule | " + " | ".join(cols) + " |")
+    print("|---|" + "---|" * len(cols))
     for name, rule in rules.items():
         out = []
         for m in models:
