@@ -148,6 +148,11 @@ def test_fallback_silent_on_two_moons(Est):
     est = _fit(Est(), X, y)
     off = _fit(Est(safe=False), X, y)
     assert not est.fell_back_ and est.unlabeled_gain_ >= 0
+    if Est in TV:
+        # and the Laplacian guard, at its threshold after the check
+        import semisvm._fallback as fb
+        assert est.laplacian_agreement_ >= fb.GUARD_AGREEMENT
+        assert not est.laplacian_fallback_
     np.testing.assert_array_equal(est.transduction_, off.transduction_)
     np.testing.assert_array_equal(est.decision_function(X), off.decision_function(X))
 
