@@ -25,6 +25,13 @@ recorded). Choose on the tune part only::
     OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 nice -n 10 python \\
         bench/bench_tv_choice.py --part tune --cases main --jsonl tune_choice_main.jsonl
     python bench/bench_tv_choice.py --replay tune_choice_main.jsonl tune_choice_classic.jsonl
+
+``--variants`` replays the variants tried after the LapRLS rival instead of
+``RULES``; ``--demo`` records the ``semisvm demo`` draws (errors on the test
+rows, LinearSVM's too), which a replay shows in a column of their own (a
+target, not a part to tune on: the demo is drawn from the report part's
+digits set); ``--replay FILES --verify N`` refits the first N recorded draws
+with the defaults and checks them against the replay of ``AFTER``.
 """
 import argparse
 import json
