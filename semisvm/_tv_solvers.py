@@ -613,6 +613,12 @@ def _zt_dot(Z, V):
     """``Z' V`` (V: n x c)."""
     n = Z.shape[0]
     if n < PAR_MIN_ROWS:
+        if V.ndim == 2:
+            # as (V' Z)': OpenBLAS's product for a few rows of V' is 2-3x
+            # faster than its Z' V (5,000 x 500, 10 columns: 8.7 -> 3.3 ms
+            # on one thread) and, measured on SkylakeX, the same bits up to
+            # 11 columns (12 and more: differences of ~1e-13)
+            return np.ascontiguousarray((np.ascontiguousarray(V).T @ Z).T)
         return Z.T @ V
 
     def part(i):
