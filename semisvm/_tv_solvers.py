@@ -43,6 +43,7 @@ from scipy.optimize import linear_sum_assignment
 from semisvm._core._graph_tv import (
     edge_incidence,
     graph_tv_value,
+    graph_tv_values,
     laplacian_csr,
     lex_order,
     rof_pd_multi,
@@ -351,6 +352,11 @@ class _ROF:
     def tv(self, g):
         return graph_tv_value(self.src, self.dst, self.w, self._in(g))
 
+    def tv_columns(self, G):
+        """The TV of each column of G (n, c) in one pass over the edges: the
+        same values, bit for bit, as ``tv`` of each column."""
+        return graph_tv_values(self.src, self.dst, self.w, self._in(G))
+
     def solve(self, Z, gamma, rho, G0):
         """ROF of every column of Z (n, c), warm started from G0 and the duals."""
         t0 = time.perf_counter()
@@ -607,6 +613,12 @@ def _zt_dot(Z, V):
     """``Z' V`` (V: n x c)."""
     n = Z.shape[0]
     if n < PAR_MIN_ROWS:
+        if V.ndim == 2:
+            # as (V' Z)': OpenBLAS's product for a few rows of V' is 2-3x
+            # faster than its Z' V (5,000 x 500, 10 columns: 8.7 -> 3.3 ms
+            # on one thread) and, measured on SkylakeX, the same bits up to
+            # 11 columns (12 and more: differences of ~1e-13)
+            return np.ascontiguousarray((np.ascontiguousarray(V).T @ Z).T)
         return Z.T @ V
 
     def part(i):
@@ -837,7 +849,9 @@ def _tv_binary(rk, W, y, loss, gamma, lam, eta, mu, r1, r2, normalize, tol,
         u2 += r2 * (h - g1)
         gn = max(float(np.linalg.norm(g1)), 1e-300)
         res = max(np.linalg.norm(f - g1), np.linalg.norm(h - g1)) / gn
-        tv = rof.tv(g1)
+        # gamma = 0 (the supervised counterpart): gamma * tv is 0 for any
+        # (finite) tv
+        tv = rof.tv(g1) if gamma != 0 else 0.0
         if loss == "squared":
             fit = 0.5 * eta * np.sum((ypm[lab] - g1[lab]) ** 2)
         else:
@@ -919,7 +933,9 @@ def _tv_multi(rk, W, y, c, loss, gamma, lam, eta, mu, r, normalize, tol,
             # iterate, which vanishes at the fixed point
             res = float(np.linalg.norm(G - G_prev) / max(np.linalg.norm(G), 1e-300))
             G_prev = G
-        tv = sum(rof.tv(G[:, k]) for k in range(c))
+        # (summed in column order as before: the same bits; gamma = 0, the
+        # supervised counterpart: gamma * tv is 0 for any finite tv)
+        tv = sum(rof.tv_columns(G).tolist()) if gamma != 0 else 0.0
         if loss == "squared":
             fit = 0.5 * eta * np.sum((Y1[lab] - G[lab]) ** 2)
         else:
@@ -1011,10 +1027,11 @@ def cheeger_ratio(rk, W, y, n_classes, loss, lam, mu, r, c, balance, start,
     best = {"E": np.inf, "it": 0}
     it = 0
     for it in range(1, max_iter + 1):
+        tvs = rof.tv_columns(F).tolist()
         for k in range(ncol):
             V[:, k], B = balance_subgradient(
                 F[:, k], lam_b if binary else float(lam_b[k]))
-            Evec[k] = max(rof.tv(F[:, k]) / B if B > 0 else 0.0, 1e-12)
+            Evec[k] = max(tvs[k] / B if B > 0 else 0.0, 1e-12)
         E_total = float(Evec.sum())
         if E_total < best["E"] * (1 - tol):
             best.update(E=E_total, it=it)

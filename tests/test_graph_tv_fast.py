@@ -286,3 +286,54 @@ def test_safe_true_fold_set_up_shared_by_model_and_counterpart(Est, n_classes, m
     assert out[0][1:] == out[1][1:]
     for a, b in zip(scores[0], scores[1]):
         np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("c", [1, 3, 10])
+def test_tv_of_all_columns_same_bits_as_each_column_alone(dtype, c):
+    # graph_tv_values: the TV of every column in one pass over the edges,
+    # each the same value (bit for bit) as graph_tv_value of that column;
+    # reference: the sum over the edges in NumPy (to rounding)
+    from semisvm._core._graph_tv import graph_tv_value, graph_tv_values
+    X, _, _ = _moons(120)
+    src, dst, w = _edges(knn_graph(X, n_neighbors=5), dtype)
+    G = np.random.default_rng(c).standard_normal((X.shape[0], c)).astype(dtype)
+    out = graph_tv_values(src, dst, w, G)
+    assert out.dtype == np.float64 and out.shape == (c,)
+    for k in range(c):
+        one = graph_tv_value(src, dst, w, np.ascontiguousarray(G[:, k]))
+        assert out[k].tobytes() == np.float64(one).tobytes()
+        ref = np.sum(w.astype(np.float64) * np.abs(
+            G[dst, k].astype(np.float64) - G[src, k]))
+        np.testing.assert_allclose(out[k], ref, rtol=1e-12)
+    with pytest.raises(ValueError, match="out of range"):
+        graph_tv_values(src, dst, w, G[:10])
+    with pytest.raises(ValueError, match="same length"):
+        graph_tv_values(src, dst[:-1], w, G)
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_tv_objective_without_tv_term_is_fit_plus_rkhs(n_classes):
+    # gamma = 0 (the supervised counterpart of safe=True): the TV value is
+    # not computed; the objective is the data fit plus the RKHS term
+    from semisvm.graph_tv import graph_tv
+    from semisvm.kernels import kernel_matrix
+    X, y, _ = _moons(90, per_class=4)
+    if n_classes == 3:
+        y = np.where(y == 1, 1, y)
+        y[np.flatnonzero(y == -1)[:4]] = 2
+    K = kernel_matrix(X, gamma=0.5)
+    W = knn_graph(X, n_neighbors=5)
+    res = graph_tv(K, W, y, gamma=0.0, normalize=None, eta=2.0, lam=0.7,
+                   max_iter=15, tol=1e-12, n_stable=0)
+    lab = y != -1
+    G = np.asarray(res.decision, dtype=np.float64)
+    if n_classes == 2:
+        f = K @ res.alpha
+        fit = 0.5 * 2.0 * np.sum((np.where(y[lab] == 1, 1.0, -1.0) - G[lab]) ** 2)
+        ref = fit + 0.5 * 0.7 * res.alpha @ f
+    else:
+        Y1 = np.eye(3)[y[lab]]
+        F = K @ res.alpha
+        ref = 0.5 * 2.0 * np.sum((Y1 - G[lab]) ** 2) + 0.5 * 0.7 * np.sum(res.alpha * F)
+    np.testing.assert_allclose(res.objective, ref, rtol=1e-8)

@@ -311,8 +311,8 @@ def test_auto_rank_at_scale_both_sides(above, monkeypatch):
 def test_low_rank_products_in_row_blocks_both_sides(above, monkeypatch):
     # from PAR_MIN_ROWS rows the low-rank solves' products with Z run over
     # fixed row blocks on the fit's threads (Z'V summed in block order):
-    # below, the plain products (the same bits as before); above, the same
-    # values to rounding and the same bits for any thread count
+    # below, one product each (Z'V as (V'Z)', C-contiguous); above, the
+    # same values to rounding and the same bits for any thread count
     from semisvm._threads import limit
     monkeypatch.setattr(ts, "_GRAM_BLOCK", 64)
     monkeypatch.setattr(ts, "PAR_MIN_ROWS", 300 if above else 301)
@@ -329,7 +329,10 @@ def test_low_rank_products_in_row_blocks_both_sides(above, monkeypatch):
             assert a.tobytes() == b.tobytes()
     ztv, zs = got[1]
     if not above:
-        assert ztv.tobytes() == (Z.T @ V).tobytes()
+        assert ztv.flags.c_contiguous
+        assert ztv.tobytes() == np.ascontiguousarray((V.T @ Z).T).tobytes()
+        # any layout of V: the same bits
+        assert ts._zt_dot(Z, np.asfortranarray(V)).tobytes() == ztv.tobytes()
         assert zs.tobytes() == (Z @ S).tobytes()
     else:
         # the block sums: an independent order of the same sum
@@ -341,6 +344,8 @@ def test_low_rank_products_in_row_blocks_both_sides(above, monkeypatch):
     with limit(2):
         v1, s1 = ts._zt_dot(Z, V[:, 0]), ts._z_dot(Z, S[:, 0])
     assert v1.shape == (7,) and s1.shape == (300,)
+    if not above:
+        assert v1.tobytes() == (Z.T @ V[:, 0]).tobytes()
     np.testing.assert_allclose(v1, Z.T @ V[:, 0], rtol=1e-13, atol=1e-13)
     np.testing.assert_allclose(s1, Z @ S[:, 0], rtol=1e-13, atol=1e-13)
 
