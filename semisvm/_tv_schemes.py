@@ -294,7 +294,7 @@ class CheegerSolveMixin:
                                    start=self.start,
                                    normalize=self.normalize,
                                    tol=self.tol, n_stable=n_stable,
-                                   label_tol=self.label_tol,
+                                   label_tol=self._label_tol(y.shape[0]),
                                    max_iter=self.max_iter, rof_tol=self.rof_tol,
                                    rof_max_iter=self._rof_max_iter(y.shape[0]),
                                    verbose=bool(self.verbose), n_jobs=self.n_jobs,
