@@ -66,6 +66,19 @@ SCALE_N_STABLE = 1
 # the 3rd-4th iteration there: 100k x 50, 10 classes, CheegerRLS folds 8 -> 6
 # iterations each, the same held-out labels and gain)
 FOLD_N_STABLE_SCALE = 1
+# label_tol="auto": a quiet iteration flips at most LABEL_TOL of the
+# unlabeled labels, at most SCALE_LABEL_TOL for more than two classes on
+# more than SCALE_MIN_ROWS rows (the fit; the check's folds keep LABEL_TOL).
+# A large fit's graph-ROF steps (SCALE_ROF_MAX_ITER per outer iteration,
+# warm started from zero duals) move the labels slowly, and the larger the
+# graph the slower: 10 classes, 10 labels per class, 50 features (the
+# problem of bench/bench_tv_scale_rules.py), error after the first outer
+# iteration 17.6 % at 100k rows, 30.1 % at 300k; flips of 0.94 and 0.54 %
+# then stopped the 300k fit at its 5th iteration at 2.97 % error, where its
+# labels still moved to 1.44 % by the 9th (1.39 % at the 26th). At
+# SCALE_LABEL_TOL the fit stops at the 10th (300k) / 7th (100k) iteration
+LABEL_TOL = 0.01
+SCALE_LABEL_TOL = 0.001
 
 
 class TVCheckMixin:
@@ -129,6 +142,26 @@ class TVCheckMixin:
                     and self.classes_.shape[0] > 2 else N_STABLE)
         return v
 
+    def _label_tol(self, n):
+        """``label_tol`` of a solve on n rows: "auto" is ``LABEL_TOL``, or
+        ``SCALE_LABEL_TOL`` for a fit (not a check's fold) with more than
+        two classes on more than ``SCALE_MIN_ROWS`` rows."""
+        v = self.label_tol
+        if isinstance(v, str):
+            if v != "auto":
+                raise ValueError(f"label_tol must be 'auto' or a float in [0, 1), got {v!r}")
+            return (SCALE_LABEL_TOL if n > SCALE_MIN_ROWS and not self._in_fold()
+                    and self.classes_.shape[0] > 2 else LABEL_TOL)
+        return v
+
+    def _in_fold(self):
+        """Whether this solve is a fold of either check: safe="auto"'s label
+        folds (``_fold_solve``) or a fit of safe=True's folds
+        (``_safety_setup``: read only through its predictions on the
+        held-out rows)."""
+        return (getattr(self, "_fold_solve", False)
+                or getattr(self, "_safety_setup", None) is not None)
+
     def _stop(self, n, folds=True):
         """``(tol, n_stable)`` of this solve on n rows: the check's fold
         solves (read only through the labels of their held-out rows;
@@ -139,12 +172,7 @@ class TVCheckMixin:
         fit keeps
         ``tol`` and ``n_stable`` (``"auto"``: :meth:`_n_stable`)."""
         n_stable = self._n_stable(n)
-        # a fold of either check: safe="auto"'s label folds (_fold_solve) or
-        # a fit of safe=True's folds (_safety_setup: read only through its
-        # predictions on the held-out rows)
-        fold = (getattr(self, "_fold_solve", False)
-                or getattr(self, "_safety_setup", None) is not None)
-        if folds and n > FOLD_MIN_ROWS and fold:
+        if folds and n > FOLD_MIN_ROWS and self._in_fold():
             cap = (FOLD_N_STABLE_SCALE if n > SCALE_MIN_ROWS
                    and self.classes_.shape[0] > 2 else FOLD_N_STABLE)
             return max(self.tol, FOLD_TOL), min(n_stable, cap)

@@ -202,7 +202,7 @@ class TVSchemeMixin:
         stop_tol, n_stable = self._stop(y.shape[0], folds=not binary)
         kw = dict(loss=self._loss, lam=self.lam, eta=eta, r1=self.r1,
                   r2=self.r2, r=self.r, tol=stop_tol, n_stable=n_stable,
-                  label_tol=self.label_tol, max_iter=self.max_iter,
+                  label_tol=self._label_tol(y.shape[0]), max_iter=self.max_iter,
                   rof_tol=self.rof_tol, rof_max_iter=self.rof_max_iter,
                   verbose=bool(self.verbose), Z=Z, nugget=nugget,
                   n_jobs=self.n_jobs, _cache=getattr(self, "_solve_cache", None))
@@ -294,7 +294,7 @@ class CheegerSolveMixin:
                                    start=self.start,
                                    normalize=self.normalize,
                                    tol=self.tol, n_stable=n_stable,
-                                   label_tol=self.label_tol,
+                                   label_tol=self._label_tol(y.shape[0]),
                                    max_iter=self.max_iter, rof_tol=self.rof_tol,
                                    rof_max_iter=self._rof_max_iter(y.shape[0]),
                                    verbose=bool(self.verbose), n_jobs=self.n_jobs,

@@ -120,6 +120,57 @@ def test_n_stable_auto_both_sides(Est, n_classes, above, monkeypatch):
     assert folds and set(folds) == {want if two_class_tv else min(want, cap)}
 
 
+@pytest.mark.parametrize("above", [True, False])
+@pytest.mark.parametrize("Est,n_classes", [
+    (TVRLS, 3), (TVSVM, 3), (CheegerRLS, 3), (CheegerSVM, 3), (TVRLS, 2),
+    (CheegerRLS, 2)])
+def test_label_tol_auto_both_sides(Est, n_classes, above, monkeypatch):
+    # label_tol="auto" (TVRLS / TVSVM's default; Cheeger's is LABEL_TOL):
+    # LABEL_TOL, or SCALE_LABEL_TOL for a fit with more than two classes on
+    # more than SCALE_MIN_ROWS rows (two classes keep LABEL_TOL there); the
+    # same fit as the float given explicitly; the check's folds keep
+    # LABEL_TOL at every size
+    import semisvm._tv_check as tv_check
+    import semisvm.graph_tv as gt
+    assert Est().label_tol == ("auto" if Est in (TVRLS, TVSVM) else tv_check.LABEL_TOL)
+    X, y, _ = _blobs(n=80, n_classes=n_classes, per_class=6)
+    monkeypatch.setattr(tv_check, "SCALE_MIN_ROWS", 79 if above else 80)
+    monkeypatch.setattr(tv_check, "FOLD_MIN_ROWS", 79)
+    scale = above and n_classes > 2
+    want = tv_check.SCALE_LABEL_TOL if scale else tv_check.LABEL_TOL
+    assert tv_check.SCALE_LABEL_TOL < tv_check.LABEL_TOL
+    seen = []
+
+    def wrap(f):
+        def solve(*a, **k):
+            seen.append(k["label_tol"])
+            return f(*a, **k)
+        return solve
+    monkeypatch.setattr(gt, "graph_tv", wrap(gt.graph_tv))
+    monkeypatch.setattr(gt, "graph_cheeger", wrap(gt.graph_cheeger))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        auto = Est(safe=False, max_iter=30, label_tol="auto").fit(X, y)
+        n_fit = len(seen)
+        given = Est(safe=False, max_iter=30, label_tol=want).fit(X, y)
+        assert seen == [want] * (2 * n_fit)
+        del seen[:]
+        checked = Est(max_iter=30, label_tol="auto").fit(X, y)
+    np.testing.assert_array_equal(auto.result_.decision, given.result_.decision)
+    assert checked.safe_check_.startswith("two folds")
+    assert seen[:n_fit] == [want] * n_fit
+    folds = seen[n_fit:]
+    assert folds and set(folds) == {tv_check.LABEL_TOL}
+
+
+@pytest.mark.parametrize("bad", ["often", -0.1, 1.5, None])
+def test_label_tol_bad_values_name_it(bad):
+    X, y, _ = _blobs()
+    for Est in (TVRLS, CheegerRLS):
+        with pytest.raises((ValueError, TypeError), match="label_tol"):
+            Est(label_tol=bad, safe=False).fit(X, y)
+
+
 @pytest.mark.parametrize("bad", ["often", -1, 1.5])
 def test_n_stable_bad_values_name_it(bad):
     X, y, _ = _blobs()
