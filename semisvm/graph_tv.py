@@ -85,7 +85,7 @@ from semisvm._fallback import (
     safe_auto_doc,
 )
 from semisvm._threads import limit, limit_api
-from semisvm._tv_check import TVCheckMixin
+from semisvm._tv_check import LABEL_TOL, TVCheckMixin
 from semisvm._tv_inputs import (
     check_label_tol,
     check_normalize,
@@ -637,7 +637,12 @@ class _GraphTVBase(TVSetupMixin, TVCheckMixin, SafeSemiSupervisedMixin,
                            "n_components", "graph", "n_jobs")}
         if isinstance(self, _TVBase):
             params.update(lam=self.lam, eta=self.eta, mu=self.mu)
-        sup = cls(gamma=0.0, normalize=None, safe=False, **params)
+        # the counterpart's stop keeps LABEL_TOL: label_tol="auto"'s tighter
+        # quiet iteration at scale is for the graph fit's slowly settling
+        # labels, and a Cheeger estimator's counterpart must not take a
+        # TV default that the Cheeger estimator itself does not have
+        sup = cls(gamma=0.0, normalize=None, safe=False, label_tol=LABEL_TOL,
+                  **params)
         if getattr(self, "_safety_setup", None) is not None:
             # in the safety net's check: its fits share the set-up too
             sup._safety_setup = self._safety_setup

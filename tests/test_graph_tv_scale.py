@@ -163,6 +163,34 @@ def test_label_tol_auto_both_sides(Est, n_classes, above, monkeypatch):
     assert folds and set(folds) == {tv_check.LABEL_TOL}
 
 
+@pytest.mark.parametrize("Est", [TVRLS, TVSVM, CheegerRLS, CheegerSVM])
+def test_supervised_counterpart_keeps_label_tol_above_the_scale_switch(Est, monkeypatch):
+    # the safety net's counterpart (gamma = 0) stops on LABEL_TOL whatever
+    # the fit's label_tol and size: SCALE_LABEL_TOL is for the graph fit's
+    # slowly settling labels, and a Cheeger estimator's counterpart must not
+    # take the TV estimators' "auto" default
+    import semisvm._tv_check as tv_check
+    import semisvm.graph_tv as gt
+    X, y, _ = _blobs(n=80, n_classes=3, per_class=6)
+    monkeypatch.setattr(tv_check, "SCALE_MIN_ROWS", 79)
+    seen = []
+
+    def wrap(f):
+        def solve(*a, **k):
+            seen.append(k["label_tol"])
+            return f(*a, **k)
+        return solve
+    monkeypatch.setattr(gt, "graph_tv", wrap(gt.graph_tv))
+    est = Est(safe=False, max_iter=30, label_tol="auto")
+    est.classes_ = np.unique(y[y >= 0])
+    sup = est._supervised_counterpart()
+    assert sup.label_tol == tv_check.LABEL_TOL
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sup.fit(X, y)
+    assert seen and set(seen) == {tv_check.LABEL_TOL}
+
+
 @pytest.mark.parametrize("bad", ["often", -0.1, 1.5, None])
 def test_label_tol_bad_values_name_it(bad):
     X, y, _ = _blobs()
