@@ -252,6 +252,11 @@ class LocalRows:
     # CG residual recurrence (which drifts from the true residual), and a
     # fresh pass puts them back on X_J' A (t - o) - lam w
     carry_period = 8
+    # Cholesky steps keep the normal matrix X_J' A X_J from one Newton step
+    # of a call to the next and bring it up to date for the rows whose
+    # weight or target changed (rows leaving the active set subtract their
+    # outer products); False: each step builds it from all active rows
+    keep_normal = True
 
     def __init__(self, X, bias_scale, cpos, cneg, n_threads=1):
         self.X = X
@@ -278,6 +283,8 @@ class LocalRows:
         self.minv = np.zeros(D, dtype=dt)
         self.tbuf = np.zeros(n_slices, dtype=dt)
         self.H = self.b = self.events = None
+        self._h_keep = None
+        self._h_valid = False
         self._none = np.zeros(1)
         self.o = self.obar = None
         # (w, bias scale) of the outputs in self.o, set when an MFN call ends
@@ -331,6 +338,7 @@ class LocalRows:
     def reset(self, w):
         self._start_outputs(w)
         self._kept = False      # (the Python loop keeps no setup sums)
+        self._h_valid = False   # each call builds its first normal matrix
         return K.loss(self.o, self.cpos, self.cneg)
 
     def activate(self, direct):
@@ -338,6 +346,13 @@ class LocalRows:
         if self.direct and self.H is None:
             self.H = np.zeros(self.D * self.D)
             self.b = np.zeros(self.D)
+        if self.direct and self.keep_normal and self._h_keep is None:
+            # the normal matrix kept between Cholesky steps (as mfn_run
+            # keeps it): H0, b0, the weights and targets it holds, row work
+            self._h_keep = (np.zeros(self.D * self.D), np.zeros(self.D),
+                            np.zeros(self.n, dtype=self.dtype),
+                            np.zeros(self.n, dtype=self.dtype),
+                            np.zeros(self.n, dtype=np.int32))
         self.n_act = K.activate(self.o, self.cpos, self.cneg, self.a, self.t,
                                 self.active)
         return self.n_act
@@ -345,11 +360,14 @@ class LocalRows:
     def newton_point(self, wbar, lam, tol, eta, max_iter, gstop2=0.0):
         H = self.H if self.direct else np.zeros(1)
         b = self.b if self.direct else np.zeros(1)
+        hk = (self._h_keep if self.direct and self.keep_normal
+              else (None,) * 5)
         status, n_iter, self.gnorm2 = K.newton_point(
             self.X, self.s, self.active, self.n_act, self.a, self.t, lam, wbar,
             self.o, self.obar, tol, eta, max_iter, self.direct, self.z, self.q,
             self.r, self.p, self.sv, self.minv, self.tbuf, H, b, self.n_threads,
-            self.one_pass, gstop2, self.blocked)
+            self.one_pass, gstop2, self.blocked, *hk, self._h_valid)
+        self._h_valid = self.direct and self.keep_normal
         return status, n_iter
 
     def same_state(self):
@@ -409,7 +427,7 @@ class LocalRows:
             self.p, self.sv, self.minv, self.tbuf, H, b, self.events, tol,
             max_iter, cg_max_iter, loose, rel_tol, eta, direct, hobj, hcg,
             hact, self.n_threads, grad_tol, self.one_pass, self.blocked,
-            keep, self.a_old, self.t_old, given)
+            keep, self.a_old, self.t_old, given, keep_normal=self.keep_normal)
         n_iter, status, F, swapped, self.events = out[:5]
         if keep is not None:
             self._kept = bool(out[5])

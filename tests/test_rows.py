@@ -417,3 +417,163 @@ def test_cold_start_outputs_are_the_pass_over_the_rows():
         K.outputs(RowData(X), 1.0, w, np.zeros(50, dtype=np.int32), want, 1)
         assert B.o.tobytes() == want.tobytes()
         np.testing.assert_allclose(B.o, X @ w[:-1] + w[-1], atol=1e-12)
+
+
+# -- the Cholesky steps' kept normal matrix ---------------------------------
+
+def _direct_step(R, X, a, t, lam, kept=None, valid=False):
+    """One Cholesky Newton point of the rows with a > 0 (K.newton_point)."""
+    n, D = X.shape[0], X.shape[1] + 1
+    dt = a.dtype
+    act = np.flatnonzero(a > 0)
+    active = np.zeros(n, dtype=np.int32)
+    active[: act.size] = act
+    wbar = np.zeros(D, dtype=dt)
+    o = np.zeros(n, dtype=dt)
+    obar = np.zeros(n, dtype=dt)
+    work = [np.zeros(n, dtype=dt) for _ in range(2)] + [
+        np.zeros(D, dtype=dt) for _ in range(4)]
+    tbuf = np.zeros(K.slice_buffer_len(R), dtype=dt)
+    H, b = np.zeros(D * D), np.zeros(D)
+    status, _, _ = K.newton_point(
+        R, 0.7, active, act.size, a, t, lam, wbar, o, obar, 1e-10, 0.0, 100,
+        True, *work, tbuf, H, b, 1, True, 0.0, True,
+        *(kept if kept is not None else (None,) * 5), valid)
+    assert status == 1
+    return wbar
+
+
+def _reference_step(X, a, t, lam, s=0.7):
+    E = np.c_[X.toarray() if sp.issparse(X) else X, np.full(X.shape[0], s)]
+    E = E.astype(np.float64)
+    A = a.astype(np.float64)
+    return np.linalg.solve(lam * np.eye(E.shape[1]) + E.T @ (A[:, None] * E),
+                           E.T @ (A * t))
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_kept_normal_matrix_steps_solve_each_steps_system(dtype, sparse):
+    # a run of Cholesky steps whose weights and targets change between
+    # steps (rows leaving and entering the active set, weights and targets
+    # moved: TSVM's switches, DA's p-steps) keeps the normal matrix and
+    # brings it up to date; each step's point is that of its own system,
+    # solved by NumPy from scratch
+    rng = np.random.default_rng(5)
+    n, d = 300, 12
+    X = rng.standard_normal((n, d))
+    if sparse:
+        X[rng.random((n, d)) < 0.6] = 0.0
+        X = sp.csr_matrix(X)
+    X = X.astype(dtype)
+    R = RowData(X)
+    a = np.where(rng.random(n) < 0.6, rng.uniform(0.5, 2.0, n), 0).astype(dtype)
+    t = rng.choice([-1.0, 1.0], n).astype(dtype)
+    kept = (np.zeros((d + 1) ** 2), np.zeros(d + 1), np.zeros(n, dtype=dtype),
+            np.zeros(n, dtype=dtype), np.zeros(n, dtype=np.int32))
+    tol = 1e-10 if dtype == np.float64 else 2e-4
+    for step in range(6):
+        w = _direct_step(R, X, a, t, 0.3, kept, valid=step > 0)
+        np.testing.assert_allclose(w, _reference_step(X, a, t, 0.3),
+                                   rtol=tol, atol=tol)
+        # and the fresh build of this step, as before
+        w0 = _direct_step(R, X, a, t, 0.3)
+        np.testing.assert_allclose(w, w0, rtol=tol, atol=tol)
+        # what the kept state holds: these weights and targets
+        assert np.array_equal(kept[2], a) and np.array_equal(kept[3], t)
+        # next step: 20 rows leave or enter, 10 change weight, 10 target
+        i = rng.choice(n, 40, replace=False)
+        a[i[:20]] = np.where(a[i[:20]] > 0, 0, 1.3)
+        a[i[20:30]] *= dtype(1.5)
+        t[i[30:]] = rng.uniform(-1, 1, 10)
+    # the differences themselves: H_prev + diff = H of the new (a, t)
+    active = np.arange(n, dtype=np.int32)
+    a0, t0 = a.copy(), t.copy()
+    a[:50] = 0
+    a[50:60] *= dtype(2)
+    t[60:70] = -t[60:70]
+    H0, b0 = K.normal_matrix(R, 0.7, active, n, a0, t0)
+    H1, b1 = K.normal_matrix(R, 0.7, active, n, a, t)
+    Hd, bd = K.normal_matrix(R, 0.7, active, 70, a, t, a_prev=a0, t_prev=t0)
+    np.testing.assert_allclose(H0 + Hd, H1, rtol=tol, atol=tol)
+    np.testing.assert_allclose(b0 + bd, b1, rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("few", [False, True])
+def test_kept_normal_matrix_is_updated_only_below_a_pass_of_work(few):
+    # the size switch: the changed rows' work (sum of (nnz + 1)^2) below a
+    # pass over the active rows updates the kept matrix, else it is built
+    # anew. A marker added to the kept matrix survives an update (which
+    # adds to what is there) and not a fresh build.
+    rng = np.random.default_rng(2)
+    n, d = 200, 6
+    X = sp.csr_matrix(rng.standard_normal((n, d)) * (rng.random((n, d)) < 0.7))
+    R = RowData(X)
+    a = rng.uniform(0.5, 2.0, n)
+    t = rng.choice([-1.0, 1.0], n)
+    kept = (np.zeros((d + 1) ** 2), np.zeros(d + 1), np.zeros(n), np.zeros(n),
+            np.zeros(n, dtype=np.int32))
+    _direct_step(R, X, a, t, 0.3, kept)
+    fresh = kept[0].copy()
+    kept[0][0] += 1000.0
+    # few: 10 of 200 rows leave; else 190 leave (10 stay active)
+    k = 10 if few else 190
+    a[:k] = 0
+    _direct_step(R, X, a, t, 0.3, kept, valid=True)
+    H_new, _ = K.normal_matrix(R, 0.7, np.arange(n, dtype=np.int32), n, a, t)
+    if few:
+        assert kept[0][0] == pytest.approx(1000.0 + H_new[0, 0], rel=1e-12)
+        assert not np.array_equal(kept[0], fresh)
+    else:
+        assert np.array_equal(kept[0], H_new.ravel())
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_kept_normal_matrix_fit_matches_fresh_builds(monkeypatch, sparse):
+    # whole L2-SVM-MFN runs (several Cholesky steps each) with the kept
+    # matrix against a build from all active rows at every step
+    from semisvm.solvers import l2svm_mfn
+    rng = np.random.default_rng(7)
+    n, d = 600, 15
+    X = rng.standard_normal((n, d))
+    y = np.where(X[:, 0] + 0.8 * rng.standard_normal(n) > 0, 1, -1)
+    if sparse:
+        X[rng.random((n, d)) < 0.5] = 0.0
+        X = sp.csr_matrix(X)
+    runs = []
+    for keep in (True, False):
+        monkeypatch.setattr(LocalRows, "keep_normal", keep)
+        runs.append(l2svm_mfn(X, y, lam=0.01, newton="cholesky", tol=1e-9,
+                              grad_tol=0))
+    kept, fresh = runs
+    assert kept.n_iter == fresh.n_iter >= 3 and kept.n_cg_iter == 0
+    assert kept.objective == pytest.approx(fresh.objective, rel=1e-12)
+    np.testing.assert_allclose(kept.coef, fresh.coef, rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_cholesky_fits_same_bits_for_any_n_jobs(sparse):
+    # few features: Newton steps by Cholesky with the kept normal matrix
+    # (serial) and the outputs' passes in row blocks over the threads
+    from semisvm import DASVM, TSVM, LinearSVM
+    from semisvm._core._cgls import _set_blocking
+    rng = np.random.default_rng(11)
+    n, d = 3000, 12
+    X = rng.standard_normal((n, d))
+    y = (X[:, 0] + 0.5 * rng.standard_normal(n) > 0).astype(int)
+    if sparse:
+        X[rng.random((n, d)) < 0.5] = 0.0
+        X = sp.csr_matrix(X)
+    ys = np.where(rng.random(n) < 0.05, y, -1)
+    old = _set_blocking(500, 64, 1)
+    try:
+        got = []
+        for k in (1, 2, 3, 8):
+            fits = (LinearSVM(lam=0.01, n_jobs=k).fit(X, y),
+                    TSVM(n_jobs=k).fit(X, ys), DASVM(n_jobs=k).fit(X, ys))
+            assert all(f.result_.n_cg_iter == 0 for f in fits)
+            got.append([(f.coef_.tobytes(), np.asarray(f.intercept_).tobytes(),
+                         f.decision_function(X).tobytes()) for f in fits])
+    finally:
+        _set_blocking(*old)
+    for g in got[1:]:
+        assert g == got[0]
