@@ -65,16 +65,21 @@ STATUS_OPTIMAL, STATUS_RELATIVE, STATUS_MAX_ITER, STATUS_GRADIENT = 0, 1, 2, 3
 MFN_MEMORY_FLOOR = 16 * 2**20
 
 
-def check_mfn_memory(n, d, dtype, n_threads=1, slices=0):
+def check_mfn_memory(n, d, dtype, n_threads=1, slices=0, kept=False):
     """Refuse (before allocating) an MFN solve whose working vectors do not fit.
 
     w, r, p, sv, minv, wbar, the callers' copies and one buffer per thread of
     length d + 1; a, t, z, q, o, obar and active of length n; the row
-    blocks' slices (``slices`` entries: ``_mfn.slice_buffer_len``).
+    blocks' slices (``slices`` entries: ``_mfn.slice_buffer_len``); with
+    ``kept``, the Cholesky steps' kept normal matrix and its state (the
+    weights and targets it holds, a row list: 2n floats and n int32, and
+    (d+1)^2 + d + 4 float64).
     """
     item = np.dtype(dtype).itemsize
     k = 8 + int(n_threads)
     nbytes = k * (d + 1) * item + 7 * max(n, 1) * item + int(slices) * item
+    if kept:
+        nbytes += (2 * item + 4) * max(n, 1) + 8 * ((d + 1) ** 2 + d + 4)
     if nbytes < MFN_MEMORY_FLOOR:
         # a small solve: reading the budget (two /proc files, about 0.5 ms)
         # cost more than a millisecond fit's solve steps; an allocation this
@@ -272,6 +277,7 @@ class LocalRows:
         # touched once per fit, not per solve)
         n_slices = K.slice_buffer_len(X)
         check_mfn_memory(n, D - 1, dt, self.n_threads, n_slices)
+        self.n_slices = n_slices
         self.a = np.zeros(nn, dtype=dt)[:n]
         self.t = np.zeros(nn, dtype=dt)[:n]
         self.z = np.zeros(nn, dtype=dt)[:n]
@@ -346,16 +352,26 @@ class LocalRows:
         if self.direct and self.H is None:
             self.H = np.zeros(self.D * self.D)
             self.b = np.zeros(self.D)
-        if self.direct and self.keep_normal and self._h_keep is None:
-            # the normal matrix kept between Cholesky steps (as mfn_run
-            # keeps it): H0, b0, the weights and targets it holds, row work
-            self._h_keep = (np.zeros(self.D * self.D), np.zeros(self.D),
-                            np.zeros(self.n, dtype=self.dtype),
-                            np.zeros(self.n, dtype=self.dtype),
-                            np.zeros(self.n, dtype=np.int32))
+        self._kept_normal_state(self.direct)
         self.n_act = K.activate(self.o, self.cpos, self.cneg, self.a, self.t,
                                 self.active)
         return self.n_act
+
+    def _kept_normal_state(self, direct):
+        """The normal matrix kept between the Cholesky steps of a call (the
+        Python loop's and mfn_run's): H0, b0 (and the rebuild rule's sums),
+        the weights and targets it holds, a row list; allocated at the first
+        direct step of the fit (its memory checked with the rest)."""
+        if direct and self.keep_normal and self._h_keep is None:
+            n, D = self.n, self.D
+            check_mfn_memory(n, D - 1, self.dtype, self.n_threads,
+                             self.n_slices, kept=True)
+            nn = max(n, 1)
+            self._h_keep = (np.zeros(D * D), np.zeros(D + 3),
+                            np.zeros(nn, dtype=self.dtype)[:n],
+                            np.zeros(nn, dtype=self.dtype)[:n],
+                            np.zeros(nn, dtype=np.int32)[:n])
+        return self._h_keep if direct and self.keep_normal else None
 
     def newton_point(self, wbar, lam, tol, eta, max_iter, gstop2=0.0):
         H = self.H if self.direct else np.zeros(1)
@@ -427,7 +443,8 @@ class LocalRows:
             self.p, self.sv, self.minv, self.tbuf, H, b, self.events, tol,
             max_iter, cg_max_iter, loose, rel_tol, eta, direct, hobj, hcg,
             hact, self.n_threads, grad_tol, self.one_pass, self.blocked,
-            keep, self.a_old, self.t_old, given, keep_normal=self.keep_normal)
+            keep, self.a_old, self.t_old, given,
+            *(self._kept_normal_state(direct) or ()))
         n_iter, status, F, swapped, self.events = out[:5]
         if keep is not None:
             self._kept = bool(out[5])

@@ -47,7 +47,7 @@ from semisvm._core._linesearch cimport collect_events
 from scipy.linalg.cython_lapack cimport dpotrf, dpotrs
 from libc.stdlib cimport malloc, free
 from libc.string cimport memcpy
-from libc.math cimport fabs, fmax
+from libc.math cimport fabs, fmax, sqrt
 from libc.float cimport DBL_EPSILON, FLT_EPSILON
 
 
@@ -317,6 +317,38 @@ cdef inline Py_ssize_t _row_work(RowData X, Py_ssize_t i) noexcept nogil:
     return m * m
 
 
+#: the kept normal matrix is built anew once the magnitudes of the terms it
+#: took since its last build (sum |a_i - a_prev_i| ||e_i||^2 over the rows
+#: brought up to date, and the build's own trace) exceed this many times its
+#: trace (the same for b: |a_i t_i - a_prev_i t_prev_i| ||e_i|| against
+#: sum_J |a_i t_i| ||e_i||). Its rounding is then at most this factor above a
+#: fresh build's bound (about 2 digits), and the fresh builds the rule adds
+#: cost at most 1/KEPT_REBUILD of the update work done since the last one
+#: (a build's work and its trace both grow with the active rows' mass).
+cdef double KEPT_REBUILD = 100.0
+
+
+def _set_kept_rebuild(double factor):
+    """Test hook: set the kept normal matrix's rebuild factor; returns the
+    former one."""
+    global KEPT_REBUILD
+    old = KEPT_REBUILD
+    KEPT_REBUILD = factor
+    return old
+
+
+cdef inline double _row_norm2(RowData X, floating bias_scale,
+                              Py_ssize_t i) noexcept nogil:
+    """||e_i||^2, e_i row i extended by the bias feature (float64)."""
+    cdef const floating *vals
+    cdef const int *ix
+    cdef Py_ssize_t k, nnz = row_view(X, i, &vals, &ix)
+    cdef double s2 = <double> bias_scale * bias_scale
+    for k in range(nnz):
+        s2 += <double> vals[k] * vals[k]
+    return s2
+
+
 cdef void _normal_matrix_kept(RowData X, floating bias_scale, const int *active,
                               Py_ssize_t n_act, const floating *a,
                               const floating *t, double *H, double *b,
@@ -328,38 +360,75 @@ cdef void _normal_matrix_kept(RowData X, floating bias_scale, const int *active,
     the rows whose (a_i, t_i) changed then add their differences (rows
     leaving the active set subtract their outer products, rows entering
     add theirs), when those rows' work (sum of (nnz_i + 1)^2) is below a
-    pass over the active rows; else H and b are built anew. ``a_prev``,
-    ``t_prev`` then take (a, t) and ``valid`` becomes True; ``rows`` (n
-    ints) is work.
+    pass over the active rows and the rounding rule below allows it; else
+    H and b are built anew. ``a_prev``, ``t_prev`` then take (a, t) and
+    ``valid`` becomes True; ``rows`` (n ints) is work. ``b`` has D + 3
+    entries: b, then the rule's sums (the magnitudes taken into H and b
+    since the last build, and sum_J |a_i t_i| ||e_i||).
 
     Between the steps of one MFN call few rows change state (on
     adult_a9a, 12,000 of 32,561 rows leave at the second step and a few
     hundred change at each later one), so the matrix costs about a third
-    of the passes. The sums' rounding differs from a fresh pass (they hold
-    terms added and later subtracted): of the order of the unit roundoff
-    times the sum of the magnitudes of the terms ever added, as in a pass.
+    of the passes. The sums' rounding differs from a fresh build's: they
+    hold terms added and later subtracted, so their error is of the order
+    of the unit roundoff times the magnitudes of all the terms taken since
+    the last build, not of the active rows' alone (a large row that left
+    leaves its rounding behind). Hence the rule: a fresh build once those
+    magnitudes exceed KEPT_REBUILD times the active rows' (the trace of H,
+    sum_J |a_i t_i| ||e_i|| for b), which keeps the error within that
+    factor of a fresh build's bound.
     """
-    cdef Py_ssize_t n = X.n_rows, i, k, m = 0
+    cdef Py_ssize_t n = X.n_rows, D = X.n_cols + 1, i, k, u, m = 0
     cdef Py_ssize_t changed = 0, work = 0
-    if valid[0]:
+    cdef double *acc = b + D
+    cdef double nrm2, nrm, ati, apti, trace = 0
+    cdef double dmh = 0, dh = 0, dmb = 0, drb = 0
+    cdef bint update = valid[0]
+    if update:
         for i in range(n):
             if a[i] != a_prev[i] or t[i] != t_prev[i]:
                 rows[m] = <int> i
                 m += 1
                 changed += _row_work(X, i)
+                nrm2 = _row_norm2(X, bias_scale, i)
+                nrm = sqrt(nrm2)
+                dh += (<double> a[i] - <double> a_prev[i]) * nrm2
+                dmh += fabs(<double> a[i] - <double> a_prev[i]) * nrm2
+                ati = <double> a[i] * t[i]
+                apti = <double> a_prev[i] * t_prev[i]
+                dmb += fabs(ati - apti) * nrm
+                drb += (fabs(ati) - fabs(apti)) * nrm
         for k in range(n_act):
             work += _row_work(X, active[k])
-    if valid[0] and changed < work:
+        for u in range(D):
+            trace += H[u * D + u]
+        update = (changed < work
+                  and acc[0] + dmh <= KEPT_REBUILD * (trace + dh)
+                  and acc[1] + dmb <= KEPT_REBUILD * (acc[2] + drb))
+    if update:
         _normal_matrix(X, bias_scale, rows, m, a, t, H, b, a_prev, t_prev)
         for k in range(m):
             i = rows[k]
             a_prev[i] = a[i]
             t_prev[i] = t[i]
+        acc[0] += dmh
+        acc[1] += dmb
+        acc[2] += drb
         return
     _normal_matrix(X, bias_scale, active, n_act, a, t, H, b)
     for i in range(n):
         a_prev[i] = a[i]
         t_prev[i] = t[i]
+    trace = 0
+    for u in range(D):
+        trace += H[u * D + u]
+    acc[0] = trace
+    acc[2] = 0
+    for k in range(n_act):
+        i = active[k]
+        acc[2] += fabs(<double> a[i] * t[i]) * sqrt(_row_norm2(X, bias_scale,
+                                                               i))
+    acc[1] = acc[2]
     valid[0] = True
 
 
@@ -694,7 +763,7 @@ def newton_point(RowData X, double bias_scale, const int[::1] active,
     norm^2 at wbar, ``gnorm2``, is <= ``gstop2`` > 0: nothing is changed) and
     ``gnorm2`` -1 after a Cholesky step.
 
-    ``H0`` ((d+1)^2), ``b0`` (d+1), ``a_prev``, ``t_prev`` and ``rows`` (n
+    ``H0`` ((d+1)^2), ``b0`` (d+4), ``a_prev``, ``t_prev`` and ``rows`` (n
     each), all or none: the Cholesky step keeps its normal matrix there
     (:func:`_normal_matrix_kept`); ``valid``: they hold the last step's
     (for the weights and targets in ``a_prev``/``t_prev``), brought up to
@@ -720,7 +789,7 @@ def newton_point(RowData X, double bias_scale, const int[::1] active,
     if direct and (H.shape[0] < D * D or b.shape[0] < D):
         raise ValueError("H and b need (n_cols + 1)^2 and n_cols + 1 entries")
     if H0 is not None and direct:
-        if (H0.shape[0] < D * D or b0 is None or b0.shape[0] < D
+        if (H0.shape[0] < D * D or b0 is None or b0.shape[0] < D + 3
                 or a_prev is None or t_prev is None or rows is None):
             raise ValueError("H0, b0, a_prev, t_prev and rows go together")
         for arr, name in ((a_prev, "a_prev"), (t_prev, "t_prev"),
@@ -814,7 +883,9 @@ def mfn_run(RowData X, double bias_scale, floating[::1] w, double lam,
             int n_threads=1, double grad_tol=0.0, bint one_pass=True,
             bint blocked=True, floating[::1] keep=None,
             floating[::1] a_old=None, floating[::1] t_old=None,
-            bint given=False, bint keep_normal=True):
+            bint given=False, double[::1] H0=None, double[::1] b0=None,
+            floating[::1] a_prev=None, floating[::1] t_prev=None,
+            int[::1] rows=None):
     """The whole L2-SVM-MFN outer loop of ``semisvm._rows.mfn_loop`` in one
     call, for the in-memory backend: the same steps (the kernels above) in
     the same order, without the GIL.
@@ -851,10 +922,12 @@ def mfn_run(RowData X, double bias_scale, floating[::1] w, double lam,
     solve took the given sums (else it made its setup pass: too many rows
     changed).
 
-    ``keep_normal`` (with ``direct``): the Cholesky steps keep their normal
-    matrix from step to step, brought up to date for the rows whose weight
-    or target changed (:func:`_normal_matrix_kept`); False: each step
-    builds it from all active rows.
+    ``H0`` ((d+1)^2), ``b0`` (d+4), ``a_prev``, ``t_prev`` and ``rows`` (n
+    each), all or none (with ``direct``): the Cholesky steps keep their
+    normal matrix there from step to step of the call, built at its first
+    and brought up to date for the rows whose weight or target changed
+    (:func:`_normal_matrix_kept`); None: each step builds it from all
+    active rows.
     """
     cdef Py_ssize_t n = X.n_rows, D = X.n_cols + 1, j
     cdef bint is32 = False
@@ -909,24 +982,25 @@ def mfn_run(RowData X, double bias_scale, floating[::1] w, double lam,
     cdef double F, F_new, delta, gn2 = -1, gstop2 = 0.0
     # the Cholesky steps' normal matrix, kept from step to step of this call
     # (built at the first, then brought up to date for the changed rows)
+    # (the caller's arrays: NumPy owns them)
     cdef double *h0 = NULL
     cdef floating *ap = NULL
     cdef floating *tp = NULL
     cdef int *rw = NULL
+    cdef double *bk = NULL
     cdef bint h_valid = False
-    if direct and keep_normal:
-        h0 = <double *> malloc((D * D + D) * sizeof(double))
-        ap = <floating *> malloc(2 * n * sizeof(floating))
-        rw = <int *> malloc(n * sizeof(int))
-        if h0 == NULL or ap == NULL or rw == NULL:
-            free(h0)
-            free(ap)
-            free(rw)
-            h0 = NULL
-            ap = NULL
-            rw = NULL
-        else:
-            tp = ap + n
+    if direct and H0 is not None:
+        if (H0.shape[0] < D * D or b0 is None or b0.shape[0] < D + 3
+                or a_prev is None or t_prev is None or rows is None
+                or a_prev.shape[0] != n or t_prev.shape[0] != n
+                or rows.shape[0] != n):
+            raise ValueError("H0 ((n_cols + 1)^2), b0 (n_cols + 4), a_prev, "
+                             "t_prev and rows (one per row) go together")
+        h0 = &H0[0]
+        bk = &b0[0]
+        ap = &a_prev[0]
+        tp = &t_prev[0]
+        rw = &rows[0]
     with nogil:
         # F = lam/2 ||w||^2 + loss(o)
         F = 0.5 * lam * <double> _dot(<int> D, &w[0], 1, &w[0], 1) \
@@ -961,7 +1035,7 @@ def mfn_run(RowData X, double bias_scale, floating[::1] w, double lam,
                 &H[0] if direct else NULL, &b[0] if direct else NULL,
                 n_threads, &cg_iter, one_pass, gstop2, &gn2, blocked,
                 kp if not direct else NULL, it == 1 and given, h0,
-                h0 + D * D if h0 != NULL else NULL, ap, tp, rw, &h_valid)
+                bk, ap, tp, rw, &h_valid)
             if it <= nh:
                 hcg[it - 1] = cg_iter
             else:
@@ -1028,9 +1102,6 @@ def mfn_run(RowData X, double bias_scale, floating[::1] w, double lam,
                 eta = 0.0
                 continue
             F = F_new
-    free(h0)
-    free(ap)
-    free(rw)
     if status == -1:
         reraise()  # Ctrl-C: the KeyboardInterrupt a handler raised
     if kp != NULL:

@@ -406,6 +406,23 @@ def test_mfn_memory_check_reads_the_budget_from_its_floor_on(monkeypatch, floor)
         assert calls == [1]
 
 
+@pytest.mark.parametrize("kept", [False, True])
+def test_mfn_memory_check_counts_the_kept_normal_matrix(monkeypatch, kept):
+    # the Cholesky steps' kept state (2n floats, n int32) is counted: a
+    # budget between the two totals takes the solve without it only
+    from semisvm import _rows, _validation
+    n, d = 10**6, 5
+    base = 13 * (d + 1) * 8 + 7 * n * 8
+    monkeypatch.setattr(_validation, "memory_budget",
+                        lambda: (base + 10 * n, "RLIMIT_AS limit"))
+    if not kept:
+        _rows.check_mfn_memory(n, d, np.float64, kept=False)
+    else:
+        with pytest.raises(_validation.NotEnoughMemoryError,
+                           match="L2-SVM-MFN solver"):
+            _rows.check_mfn_memory(n, d, np.float64, kept=True)
+
+
 def test_cold_start_outputs_are_the_pass_over_the_rows():
     # from w = 0 the outputs are the zero vector without a pass; any other w
     # takes the pass (the same bits as before)
@@ -468,7 +485,7 @@ def test_kept_normal_matrix_steps_solve_each_steps_system(dtype, sparse):
     R = RowData(X)
     a = np.where(rng.random(n) < 0.6, rng.uniform(0.5, 2.0, n), 0).astype(dtype)
     t = rng.choice([-1.0, 1.0], n).astype(dtype)
-    kept = (np.zeros((d + 1) ** 2), np.zeros(d + 1), np.zeros(n, dtype=dtype),
+    kept = (np.zeros((d + 1) ** 2), np.zeros(d + 4), np.zeros(n, dtype=dtype),
             np.zeros(n, dtype=dtype), np.zeros(n, dtype=np.int32))
     tol = 1e-10 if dtype == np.float64 else 2e-4
     for step in range(6):
@@ -510,7 +527,7 @@ def test_kept_normal_matrix_is_updated_only_below_a_pass_of_work(few):
     R = RowData(X)
     a = rng.uniform(0.5, 2.0, n)
     t = rng.choice([-1.0, 1.0], n)
-    kept = (np.zeros((d + 1) ** 2), np.zeros(d + 1), np.zeros(n), np.zeros(n),
+    kept = (np.zeros((d + 1) ** 2), np.zeros(d + 4), np.zeros(n), np.zeros(n),
             np.zeros(n, dtype=np.int32))
     _direct_step(R, X, a, t, 0.3, kept)
     fresh = kept[0].copy()
@@ -525,6 +542,80 @@ def test_kept_normal_matrix_is_updated_only_below_a_pass_of_work(few):
         assert not np.array_equal(kept[0], fresh)
     else:
         assert np.array_equal(kept[0], H_new.ravel())
+
+
+@pytest.mark.parametrize("case", ["few", "large_rows", "large_targets"])
+def test_kept_normal_matrix_is_built_anew_past_its_rounding_rule(case):
+    # the rounding rule: an update whose changed rows' magnitudes (sum
+    # |a_i - a_prev_i| ||e_i||^2 with all those since the last build)
+    # exceed KEPT_REBUILD times the trace of H (the same for b with
+    # |a_i t_i - a_prev_i t_prev_i| ||e_i|| against sum_J |a_i t_i| ||e_i||)
+    # builds anew; a marker added to the kept matrix shows which was done
+    rng = np.random.default_rng(3)
+    n, d = 200, 6
+    X = rng.standard_normal((n, d))
+    a = rng.uniform(0.5, 2.0, n)
+    t = rng.choice([-1.0, 1.0], n)
+    if case == "large_rows":
+        X[:5] *= 1e3        # five rows of 1e6 times the others' ||e||^2 ...
+    elif case == "large_targets":
+        t[:5] *= 1e4        # ... or targets of 1e4 times the others'
+    R = RowData(X)
+    kept = (np.zeros((d + 1) ** 2), np.zeros(d + 4), np.zeros(n), np.zeros(n),
+            np.zeros(n, dtype=np.int32))
+    _direct_step(R, X, a, t, 0.3, kept)
+    kept[0][1] += 1.0
+    if case == "large_targets":
+        t[:5] = 1.0         # ... which change, the rows staying active
+    else:
+        a[:5] = 0           # ... which leave (few rows: an update's work)
+    w = _direct_step(R, X, a, t, 0.3, kept, valid=True)
+    H_new, b_new = K.normal_matrix(R, 0.7, np.arange(n, dtype=np.int32), n,
+                                   a, t)
+    if case == "few":
+        assert kept[0][1] == pytest.approx(1.0 + H_new[0, 1], rel=1e-12)
+    else:
+        assert np.array_equal(kept[0], H_new.ravel())
+        assert np.array_equal(kept[1][:d + 1], b_new)
+        np.testing.assert_allclose(w, _reference_step(X, a, t, 0.3),
+                                   rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_kept_normal_matrix_of_mixed_norms_matches_fresh_builds(monkeypatch,
+                                                                sparse):
+    # 20 of 2,000 rows 1e6 times larger, far on their side: active at w = 0,
+    # they leave after the first step. The kept matrix would hold their
+    # subtracted outer products' rounding (about 1e-5 relative in coef with
+    # no rebuild rule); the rule builds it anew and the fit matches fresh
+    # builds at every step to rounding
+    from semisvm._core._mfn import _set_kept_rebuild
+    from semisvm.solvers import l2svm_mfn
+    rng = np.random.default_rng(0)
+    n, d = 2000, 10
+    X = rng.standard_normal((n, d))
+    y = np.where(X[:, 0] + 0.8 * rng.standard_normal(n) > 0, 1, -1)
+    idx = rng.choice(n, 20, replace=False)
+    X[idx] *= 1e6
+    X[idx, 0] = np.abs(X[idx, 0]) * y[idx]
+    if sparse:
+        X = sp.csr_matrix(X)
+    rel = []
+    for factor in (100.0, np.inf):
+        old = _set_kept_rebuild(factor)
+        try:
+            runs = []
+            for keep in (True, False):
+                monkeypatch.setattr(LocalRows, "keep_normal", keep)
+                runs.append(l2svm_mfn(X, y, lam=1e-3, newton="cholesky",
+                                      tol=1e-9, grad_tol=0))
+        finally:
+            _set_kept_rebuild(old)
+        kept, fresh = runs
+        assert kept.n_iter == fresh.n_iter >= 3
+        rel.append(np.max(np.abs(kept.coef - fresh.coef))
+                   / np.max(np.abs(fresh.coef)))
+    assert rel[0] < 1e-10 < rel[1]
 
 
 @pytest.mark.parametrize("sparse", [False, True])
