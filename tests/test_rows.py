@@ -75,6 +75,32 @@ def test_compiled_mfn_loop_equals_the_python_loop(dtype, sparse, direct,
         np.testing.assert_allclose(x[3], y[3], rtol=1e-14)
 
 
+@pytest.mark.parametrize("sparse", [False, True])
+def test_python_loop_rebuilds_the_kept_matrix_as_the_compiled_one(sparse):
+    # a rebuild factor of 1.05: the kept normal matrix is built anew at some
+    # Cholesky steps and brought up to date at others, in both loops alike
+    from semisvm._core._mfn import _set_kept_rebuild
+    X, cpos0, cneg0 = _problem(4, 300, 9, np.float64, sparse)
+    kw = dict(tol=1e-9, max_iter=50, cg_max_iter=1000, cold_start=False,
+              rel_tol=1e-12, direct=True)
+    runs = []
+    for factor, cls in ((1.05, LocalRows), (1.05, _PythonRows),
+                        (100.0, LocalRows)):
+        old = _set_kept_rebuild(factor)
+        try:
+            B = cls(RowData(X), 1.0, cpos0.copy(), cneg0.copy())
+            w = np.full(X.shape[1] + 1, 2.0)
+            out = mfn_loop(B, w, 0.001, **kw)
+        finally:
+            _set_kept_rebuild(old)
+        assert out[0] >= 3
+        runs.append((w.tobytes(), B._h_keep[1][-3:].copy()))
+    assert runs[0][0] == runs[1][0]
+    assert np.array_equal(runs[0][1], runs[1][1])
+    # the rule did act: the sums since the last build differ
+    assert not np.array_equal(runs[0][1], runs[2][1])
+
+
 def test_mfn_loop_verbose_takes_the_python_loop(caplog):
     X, cpos, cneg = _problem(4, 60, 5, np.float64, False)
     B = LocalRows(RowData(X), 1.0, cpos, cneg)
