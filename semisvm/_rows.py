@@ -118,6 +118,11 @@ def mfn_loop(B, w, lam, *, tol, max_iter, cg_max_iter, cold_start, rel_tol,
     seed (whose residual is -grad F(w)), w_start's the first seed's (with
     Cholesky steps, exact ones, the test is not made).
 
+    ``direct``: Cholesky steps; one whose decrease of F is below
+    ``rel_tol`` (where the loop would stop: lam I + X_J' A X_J too
+    ill-conditioned for its factor, e.g. rows of norms far apart) hands the
+    rest of the call to CGLS steps instead of stopping.
+
     Returns ``(n_iter, n_cg_iter, status, objective, hist_obj, hist_cg,
     hist_active)``; status 0 optimal, 1 relative decrease below ``rel_tol``,
     2 ``max_iter`` used, 3 gradient test. The outputs X w stay in the backend.
@@ -186,6 +191,12 @@ def mfn_loop(B, w, lam, *, tol, max_iter, cg_max_iter, cold_start, rel_tol,
         _log(verbose, B, label, it, F_new, act, cg_iter, rt0, by0)
         if F - F_new <= rel_tol * abs(F_new):
             F = F_new
+            if direct:
+                # a Cholesky step that (nearly) failed to decrease F: (lam I
+                # + X_J' A X_J) too ill-conditioned for its factor; the rest
+                # of the call takes CGLS steps (as mfn_run)
+                direct = False
+                continue
             if not loose:
                 status = STATUS_RELATIVE
                 break

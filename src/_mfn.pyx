@@ -1095,6 +1095,12 @@ def mfn_run(RowData X, double bias_scale, floating[::1] w, double lam,
                 hobj[it] = F_new
             if F - F_new <= rel_tol * fabs(F_new):
                 F = F_new
+                if direct:
+                    # a Cholesky step that (nearly) failed to decrease F:
+                    # (lam I + X_J' A X_J) too ill-conditioned for its
+                    # factor; the rest of the call takes CGLS steps
+                    direct = False
+                    continue
                 if not loose:
                     status = 1
                     break

@@ -644,6 +644,41 @@ def test_kept_normal_matrix_of_mixed_norms_matches_fresh_builds(monkeypatch,
     assert rel[0] < 1e-10 < rel[1]
 
 
+@pytest.mark.parametrize("huge", [False, True])
+def test_stalled_cholesky_step_hands_the_call_to_cgls(huge):
+    # 20 of 2,000 rows 1e5 times larger, on their wrong side (they stay
+    # active): lam I + X_J' A X_J is too ill-conditioned for the Cholesky
+    # factor and a step fails to decrease F; the call goes on with CGLS
+    # steps to CGLS's optimum (else it stopped "relative" 4e-4 above it). Without the huge rows no CG step is taken.
+    # The Python loop does the same
+    from semisvm.solvers import l2svm_mfn
+    rng = np.random.default_rng(0)
+    n, d = 2000, 10
+    X = rng.standard_normal((n, d))
+    y = np.where(X[:, 0] + 0.8 * rng.standard_normal(n) > 0, 1, -1)
+    if huge:
+        idx = rng.choice(n, 20, replace=False)
+        X[idx] *= 1e5
+        X[idx, 0] = -np.abs(X[idx, 0]) * y[idx]
+    ref = l2svm_mfn(X, y, lam=1e-3, newton="cgls", tol=1e-14, grad_tol=0,
+                    max_iter=200)
+    r = l2svm_mfn(X, y, lam=1e-3, newton="cholesky", tol=1e-9, grad_tol=0)
+    assert r.status == "optimal"
+    assert (r.n_cg_iter > 0) == huge
+    assert r.objective == pytest.approx(ref.objective, rel=1e-9)
+    cpos = np.where(y > 0, 1.0, 0.0)
+    cneg = np.where(y < 0, 1.0, 0.0)
+    runs = []
+    for cls in (LocalRows, _PythonRows):
+        B = cls(RowData(X), 1.0, cpos.copy(), cneg.copy())
+        w = np.zeros(d + 1)
+        out = mfn_loop(B, w, 1e-3, tol=1e-9, max_iter=50, cg_max_iter=1000,
+                       cold_start=False, rel_tol=1e-9, direct=True)
+        runs.append((w.tobytes(), out[:3]))
+    assert runs[0] == runs[1]
+    assert (runs[0][1][1] > 0) == huge
+
+
 @pytest.mark.parametrize("sparse", [False, True])
 def test_kept_normal_matrix_fit_matches_fresh_builds(monkeypatch, sparse):
     # whole L2-SVM-MFN runs (several Cholesky steps each) with the kept
