@@ -65,16 +65,21 @@ STATUS_OPTIMAL, STATUS_RELATIVE, STATUS_MAX_ITER, STATUS_GRADIENT = 0, 1, 2, 3
 MFN_MEMORY_FLOOR = 16 * 2**20
 
 
-def check_mfn_memory(n, d, dtype, n_threads=1, slices=0):
+def check_mfn_memory(n, d, dtype, n_threads=1, slices=0, kept=False):
     """Refuse (before allocating) an MFN solve whose working vectors do not fit.
 
     w, r, p, sv, minv, wbar, the callers' copies and one buffer per thread of
     length d + 1; a, t, z, q, o, obar and active of length n; the row
-    blocks' slices (``slices`` entries: ``_mfn.slice_buffer_len``).
+    blocks' slices (``slices`` entries: ``_mfn.slice_buffer_len``); with
+    ``kept``, the Cholesky steps' kept normal matrix and its state (the
+    weights and targets it holds, a row list: 2n floats and n int32, and
+    (d+1)^2 + d + 4 float64).
     """
     item = np.dtype(dtype).itemsize
     k = 8 + int(n_threads)
     nbytes = k * (d + 1) * item + 7 * max(n, 1) * item + int(slices) * item
+    if kept:
+        nbytes += (2 * item + 4) * max(n, 1) + 8 * ((d + 1) ** 2 + d + 4)
     if nbytes < MFN_MEMORY_FLOOR:
         # a small solve: reading the budget (two /proc files, about 0.5 ms)
         # cost more than a millisecond fit's solve steps; an allocation this
@@ -112,6 +117,11 @@ def mfn_loop(B, w, lam, *, tol, max_iter, cg_max_iter, cold_start, rel_tol,
     ||grad F(w)|| <= grad_tol ||grad F(w_start)||, made on each CG solve's
     seed (whose residual is -grad F(w)), w_start's the first seed's (with
     Cholesky steps, exact ones, the test is not made).
+
+    ``direct``: Cholesky steps; one whose decrease of F is below
+    ``rel_tol`` (where the loop would stop: lam I + X_J' A X_J too
+    ill-conditioned for its factor, e.g. rows of norms far apart) hands the
+    rest of the call to CGLS steps instead of stopping.
 
     Returns ``(n_iter, n_cg_iter, status, objective, hist_obj, hist_cg,
     hist_active)``; status 0 optimal, 1 relative decrease below ``rel_tol``,
@@ -181,6 +191,12 @@ def mfn_loop(B, w, lam, *, tol, max_iter, cg_max_iter, cold_start, rel_tol,
         _log(verbose, B, label, it, F_new, act, cg_iter, rt0, by0)
         if F - F_new <= rel_tol * abs(F_new):
             F = F_new
+            if direct:
+                # a Cholesky step that (nearly) failed to decrease F: (lam I
+                # + X_J' A X_J) too ill-conditioned for its factor; the rest
+                # of the call takes CGLS steps (as mfn_run)
+                direct = False
+                continue
             if not loose:
                 status = STATUS_RELATIVE
                 break
@@ -252,6 +268,11 @@ class LocalRows:
     # CG residual recurrence (which drifts from the true residual), and a
     # fresh pass puts them back on X_J' A (t - o) - lam w
     carry_period = 8
+    # Cholesky steps keep the normal matrix X_J' A X_J from one Newton step
+    # of a call to the next and bring it up to date for the rows whose
+    # weight or target changed (rows leaving the active set subtract their
+    # outer products); False: each step builds it from all active rows
+    keep_normal = True
 
     def __init__(self, X, bias_scale, cpos, cneg, n_threads=1):
         self.X = X
@@ -267,6 +288,7 @@ class LocalRows:
         # touched once per fit, not per solve)
         n_slices = K.slice_buffer_len(X)
         check_mfn_memory(n, D - 1, dt, self.n_threads, n_slices)
+        self.n_slices = n_slices
         self.a = np.zeros(nn, dtype=dt)[:n]
         self.t = np.zeros(nn, dtype=dt)[:n]
         self.z = np.zeros(nn, dtype=dt)[:n]
@@ -278,6 +300,8 @@ class LocalRows:
         self.minv = np.zeros(D, dtype=dt)
         self.tbuf = np.zeros(n_slices, dtype=dt)
         self.H = self.b = self.events = None
+        self._h_keep = None
+        self._h_valid = False
         self._none = np.zeros(1)
         self.o = self.obar = None
         # (w, bias scale) of the outputs in self.o, set when an MFN call ends
@@ -331,6 +355,7 @@ class LocalRows:
     def reset(self, w):
         self._start_outputs(w)
         self._kept = False      # (the Python loop keeps no setup sums)
+        self._h_valid = False   # each call builds its first normal matrix
         return K.loss(self.o, self.cpos, self.cneg)
 
     def activate(self, direct):
@@ -338,18 +363,38 @@ class LocalRows:
         if self.direct and self.H is None:
             self.H = np.zeros(self.D * self.D)
             self.b = np.zeros(self.D)
+        self._kept_normal_state(self.direct)
         self.n_act = K.activate(self.o, self.cpos, self.cneg, self.a, self.t,
                                 self.active)
         return self.n_act
 
+    def _kept_normal_state(self, direct):
+        """The normal matrix kept between the Cholesky steps of a call (the
+        Python loop's and mfn_run's): H0, b0 (and the rebuild rule's sums),
+        the weights and targets it holds, a row list; allocated at the first
+        direct step of the fit (its memory checked with the rest)."""
+        if direct and self.keep_normal and self._h_keep is None:
+            n, D = self.n, self.D
+            check_mfn_memory(n, D - 1, self.dtype, self.n_threads,
+                             self.n_slices, kept=True)
+            nn = max(n, 1)
+            self._h_keep = (np.zeros(D * D), np.zeros(D + 3),
+                            np.zeros(nn, dtype=self.dtype)[:n],
+                            np.zeros(nn, dtype=self.dtype)[:n],
+                            np.zeros(nn, dtype=np.int32)[:n])
+        return self._h_keep if direct and self.keep_normal else None
+
     def newton_point(self, wbar, lam, tol, eta, max_iter, gstop2=0.0):
         H = self.H if self.direct else np.zeros(1)
         b = self.b if self.direct else np.zeros(1)
+        hk = (self._h_keep if self.direct and self.keep_normal
+              else (None,) * 5)
         status, n_iter, self.gnorm2 = K.newton_point(
             self.X, self.s, self.active, self.n_act, self.a, self.t, lam, wbar,
             self.o, self.obar, tol, eta, max_iter, self.direct, self.z, self.q,
             self.r, self.p, self.sv, self.minv, self.tbuf, H, b, self.n_threads,
-            self.one_pass, gstop2, self.blocked)
+            self.one_pass, gstop2, self.blocked, *hk, self._h_valid)
+        self._h_valid = self.direct and self.keep_normal
         return status, n_iter
 
     def same_state(self):
@@ -409,7 +454,8 @@ class LocalRows:
             self.p, self.sv, self.minv, self.tbuf, H, b, self.events, tol,
             max_iter, cg_max_iter, loose, rel_tol, eta, direct, hobj, hcg,
             hact, self.n_threads, grad_tol, self.one_pass, self.blocked,
-            keep, self.a_old, self.t_old, given)
+            keep, self.a_old, self.t_old, given,
+            *(self._kept_normal_state(direct) or ()))
         n_iter, status, F, swapped, self.events = out[:5]
         if keep is not None:
             self._kept = bool(out[5])

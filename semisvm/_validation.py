@@ -214,7 +214,8 @@ def validate_fit_data(estimator, X, y):
     Input that scikit-learn's ``check_X_y`` would return unchanged -- a CSR
     matrix with int32 index arrays or a C-contiguous 2-D ndarray, of a float
     dtype, with at least one row and column and finite values, and integer
-    labels (never NaN) in a 1-D array of one entry per row -- only sets
+    labels (never NaN) or finite float labels in a 1-D array of one entry
+    per row -- only sets
     what ``validate_data`` sets for input without feature names:
     ``n_features_in_``, and no ``feature_names_in_``; without its fixed
     cost (a tenth of a small fit's time). Any other input takes the full
@@ -222,7 +223,9 @@ def validate_fit_data(estimator, X, y):
     """
     from sklearn.utils.validation import validate_data
 
-    if (isinstance(y, np.ndarray) and y.ndim == 1 and y.dtype.kind in "iu"
+    if (isinstance(y, np.ndarray) and y.ndim == 1
+            and (y.dtype.kind in "iu" or (y.dtype.kind == "f"
+                                          and np.isfinite(y).all()))
             and _clean_float_matrix(X) and y.shape[0] == X.shape[0]):
         estimator.n_features_in_ = X.shape[1]
         if hasattr(estimator, "feature_names_in_"):
@@ -428,6 +431,15 @@ def check_targets(y, name="y"):
         # integer labels in one column: always "binary" or "multiclass" to
         # scikit-learn's type_of_target (whose checks cost a small fit's time)
         return
+    if (isinstance(arr, np.ndarray) and arr.ndim == 1 and arr.size
+            and arr.dtype.kind == "f"):
+        # float labels with integer values (-1.0 / 1.0): the same, when all
+        # are finite and exactly integers of at most 2^53 in magnitude (else
+        # scikit-learn's checks below, and their errors)
+        with np.errstate(invalid="ignore"):
+            if (np.all(np.abs(arr) <= 2.0 ** 53)
+                    and np.array_equal(arr, np.trunc(arr))):
+                return
     if isinstance(arr, np.ndarray) and arr.dtype == object:
         try:
             np.unique(arr)

@@ -286,6 +286,20 @@ cdef enum:
     SLICE_STRIDE = 4      # entries per column in a setup pass's slice
 
 
+# one thread over CSR rows: each block's slice added to the outputs as soon
+# as it is made, in one slice that stays in cache (False: every block into
+# a slice of its own, reduced after the pass, as with threads; the same bits)
+cdef bint FUSE_ONE_THREAD = True
+
+
+def _set_fused(bint fused):
+    """Test/bench hook: set FUSE_ONE_THREAD; returns the old value."""
+    global FUSE_ONE_THREAD
+    old = FUSE_ONE_THREAD
+    FUSE_ONE_THREAD = fused
+    return old
+
+
 def _set_blocking(Py_ssize_t block_nnz, int max_blocks, d_factor=None):
     """Test/bench hook: set (entries per block, block cap[, entries per block
     per column]); returns the old triple."""
@@ -422,9 +436,10 @@ cdef void _block_pass_csr(int kind, RowData X, const int *rows, Py_ssize_t k0,
                           Py_ssize_t k1, const floating *a, const floating *t,
                           floating *o, floating gprev, const floating *v,
                           floating vb, floating *z, floating *q, floating *e,
-                          double *part) noexcept nogil:
+                          double *part, bint ready=False) noexcept nogil:
     """One block (rows[k0:k1]) of a pass over CSR rows into its interleaved
-    slice ``e`` (set up here; see the section's comment) and part[0:3]. The
+    slice ``e`` (set up here, unless ``ready``: the last block's, emptied
+    by :func:`_add_slice`; see the section's comment) and part[0:3]. The
     terms and their order are :func:`_block_pass`'s (and ``row_dot4``'s),
     entry by entry."""
     cdef Py_ssize_t k, m, i, nnz, d = X.n_cols
@@ -434,8 +449,9 @@ cdef void _block_pass_csr(int kind, RowData X, const int *rows, Py_ssize_t k0,
     cdef floating zk, ai, tv, at, zr, vm, sd, s1d, s2d, s3d
     cdef double s0 = 0, s1 = 0, s2 = 0
     if kind == PASS_RMATVEC:
-        for m in range(d):
-            e[m] = 0
+        if not ready:
+            for m in range(d):
+                e[m] = 0
         # e += z_k x_k ; s0 = sum z_k
         for k in range(k0, k1):
             zk = z[k]
@@ -444,9 +460,10 @@ cdef void _block_pass_csr(int kind, RowData X, const int *rows, Py_ssize_t k0,
                 row_axpy(X, rows[k], zk, e)
     elif kind == PASS_HESSP:
         # e = [v_j, 0] per column
-        for m in range(d):
-            e[2 * m] = v[m]
-            e[2 * m + 1] = 0
+        if not ready:
+            for m in range(d):
+                e[2 * m] = v[m]
+                e[2 * m + 1] = 0
         # (o_i += gprev q_k folded in) ; q_k = x_i.v ; out += (a_i q_k) x_i ;
         # s0 = sum a_i q_k^2, s1 = sum a_i q_k
         for k in range(k0, k1):
@@ -480,7 +497,8 @@ cdef void _block_pass_csr(int kind, RowData X, const int *rows, Py_ssize_t k0,
                 for m in range(nnz):
                     e[2 * <Py_ssize_t> ix[m] + 1] += at * vals[m]
     else:
-        memset(e, 0, SLICE_STRIDE * d * sizeof(floating))
+        if not ready:
+            memset(e, 0, SLICE_STRIDE * d * sizeof(floating))
         # [rhs, r, diag] += [a_i t_i, z_k, a_i x_ij] x_ij, z_k = a_i (t_i - o_i) ;
         # s0, s1, s2 the sums of a t, a, z
         for k in range(k0, k1):
@@ -536,7 +554,17 @@ cdef void rows_pass(int kind, RowData X, const int *rows, Py_ssize_t n_rows,
         return
     if n_threads > n_blk:
         n_threads = n_blk
-    if n_threads <= 1:
+    if n_threads <= 1 and csr and FUSE_ONE_THREAD:
+        # one thread: every block in turn into one slice, added to the
+        # outputs right after it (the reduction's sums in its block order,
+        # so the same bits), the slice staying in cache instead of one
+        # slice per block written to memory and read back
+        for b in range(n_blk):
+            _block_pass_csr(kind, X, rows, (n_rows * b) // n_blk,
+                            (n_rows * (b + 1)) // n_blk, a, t, o, gprev, v,
+                            vb, z, q, buf, part + b * PART_STRIDE, b > 0)
+            _add_slice(kind, b == 0, b + 1 < n_blk, d, out0, out1, out2, buf)
+    elif n_threads <= 1:
         for b in range(n_blk):
             _block_slices(kind, X, rows, n_rows, n_blk, b, a, t, o, gprev, v,
                           vb, z, q, out0, out1, out2, buf, part)
@@ -601,6 +629,42 @@ cdef inline void _block_slices(int kind, RowData X, const int *rows,
         base = buf + (b - 1) * n_out * d
         _block_pass(kind, X, rows, k0, k1, a, t, o, gprev, v, vb, z, q, base,
                     base + d, base + 2 * d, part + b * PART_STRIDE)
+
+
+cdef void _add_slice(int kind, bint first, bint clear, Py_ssize_t d,
+                     floating *out0, floating *out1, floating *out2,
+                     floating *e) noexcept nogil:
+    """out*[:d] (+)= a CSR block's slice ``e`` (= when ``first``): the
+    step of :func:`_reduce_entry`'s block-order sum for one block. ``clear``:
+    the sums read are zeroed, so that ``e`` is set up for the next block
+    (the direction v stays in a product's slice)."""
+    cdef Py_ssize_t j, m
+    if kind == PASS_HESSP:
+        for j in range(d):
+            m = 2 * j + 1
+            out0[j] = e[m] if first else out0[j] + e[m]
+            if clear:
+                e[m] = 0
+    elif kind == PASS_START:
+        for j in range(d):
+            m = SLICE_STRIDE * j
+            if first:
+                out0[j] = e[m]
+                out1[j] = e[m + 1]
+                out2[j] = e[m + 2]
+            else:
+                out0[j] = out0[j] + e[m]
+                out1[j] = out1[j] + e[m + 1]
+                out2[j] = out2[j] + e[m + 2]
+            if clear:
+                e[m] = 0
+                e[m + 1] = 0
+                e[m + 2] = 0
+    else:
+        for j in range(d):
+            out0[j] = e[j] if first else out0[j] + e[j]
+            if clear:
+                e[j] = 0
 
 
 cdef inline void _reduce_entry(int kind, bint csr, Py_ssize_t j, Py_ssize_t d,

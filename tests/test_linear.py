@@ -1379,9 +1379,9 @@ def test_tsvm_switching_rounds_carry_the_setup_sums(monkeypatch):
     given = []
     run = _rows.K.mfn_run
 
-    def counted(*args):
+    def counted(*args, **kw):
         given.append(bool(args[-1]))
-        return run(*args)
+        return run(*args, **kw)
 
     monkeypatch.setattr(_rows.K, "mfn_run", counted)
     res = {}

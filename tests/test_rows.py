@@ -75,6 +75,32 @@ def test_compiled_mfn_loop_equals_the_python_loop(dtype, sparse, direct,
         np.testing.assert_allclose(x[3], y[3], rtol=1e-14)
 
 
+@pytest.mark.parametrize("sparse", [False, True])
+def test_python_loop_rebuilds_the_kept_matrix_as_the_compiled_one(sparse):
+    # a rebuild factor of 1.05: the kept normal matrix is built anew at some
+    # Cholesky steps and brought up to date at others, in both loops alike
+    from semisvm._core._mfn import _set_kept_rebuild
+    X, cpos0, cneg0 = _problem(4, 300, 9, np.float64, sparse)
+    kw = dict(tol=1e-9, max_iter=50, cg_max_iter=1000, cold_start=False,
+              rel_tol=1e-12, direct=True)
+    runs = []
+    for factor, cls in ((1.05, LocalRows), (1.05, _PythonRows),
+                        (100.0, LocalRows)):
+        old = _set_kept_rebuild(factor)
+        try:
+            B = cls(RowData(X), 1.0, cpos0.copy(), cneg0.copy())
+            w = np.full(X.shape[1] + 1, 2.0)
+            out = mfn_loop(B, w, 0.001, **kw)
+        finally:
+            _set_kept_rebuild(old)
+        assert out[0] >= 3
+        runs.append((w.tobytes(), B._h_keep[1][-3:].copy()))
+    assert runs[0][0] == runs[1][0]
+    assert np.array_equal(runs[0][1], runs[1][1])
+    # the rule did act: the sums since the last build differ
+    assert not np.array_equal(runs[0][1], runs[2][1])
+
+
 def test_mfn_loop_verbose_takes_the_python_loop(caplog):
     X, cpos, cneg = _problem(4, 60, 5, np.float64, False)
     B = LocalRows(RowData(X), 1.0, cpos, cneg)
@@ -406,6 +432,23 @@ def test_mfn_memory_check_reads_the_budget_from_its_floor_on(monkeypatch, floor)
         assert calls == [1]
 
 
+@pytest.mark.parametrize("kept", [False, True])
+def test_mfn_memory_check_counts_the_kept_normal_matrix(monkeypatch, kept):
+    # the Cholesky steps' kept state (2n floats, n int32) is counted: a
+    # budget between the two totals takes the solve without it only
+    from semisvm import _rows, _validation
+    n, d = 10**6, 5
+    base = 13 * (d + 1) * 8 + 7 * n * 8
+    monkeypatch.setattr(_validation, "memory_budget",
+                        lambda: (base + 10 * n, "RLIMIT_AS limit"))
+    if not kept:
+        _rows.check_mfn_memory(n, d, np.float64, kept=False)
+    else:
+        with pytest.raises(_validation.NotEnoughMemoryError,
+                           match="L2-SVM-MFN solver"):
+            _rows.check_mfn_memory(n, d, np.float64, kept=True)
+
+
 def test_cold_start_outputs_are_the_pass_over_the_rows():
     # from w = 0 the outputs are the zero vector without a pass; any other w
     # takes the pass (the same bits as before)
@@ -417,3 +460,272 @@ def test_cold_start_outputs_are_the_pass_over_the_rows():
         K.outputs(RowData(X), 1.0, w, np.zeros(50, dtype=np.int32), want, 1)
         assert B.o.tobytes() == want.tobytes()
         np.testing.assert_allclose(B.o, X @ w[:-1] + w[-1], atol=1e-12)
+
+
+# -- the Cholesky steps' kept normal matrix ---------------------------------
+
+def _direct_step(R, X, a, t, lam, kept=None, valid=False):
+    """One Cholesky Newton point of the rows with a > 0 (K.newton_point)."""
+    n, D = X.shape[0], X.shape[1] + 1
+    dt = a.dtype
+    act = np.flatnonzero(a > 0)
+    active = np.zeros(n, dtype=np.int32)
+    active[: act.size] = act
+    wbar = np.zeros(D, dtype=dt)
+    o = np.zeros(n, dtype=dt)
+    obar = np.zeros(n, dtype=dt)
+    work = [np.zeros(n, dtype=dt) for _ in range(2)] + [
+        np.zeros(D, dtype=dt) for _ in range(4)]
+    tbuf = np.zeros(K.slice_buffer_len(R), dtype=dt)
+    H, b = np.zeros(D * D), np.zeros(D)
+    status, _, _ = K.newton_point(
+        R, 0.7, active, act.size, a, t, lam, wbar, o, obar, 1e-10, 0.0, 100,
+        True, *work, tbuf, H, b, 1, True, 0.0, True,
+        *(kept if kept is not None else (None,) * 5), valid)
+    assert status == 1
+    return wbar
+
+
+def _reference_step(X, a, t, lam, s=0.7):
+    E = np.c_[X.toarray() if sp.issparse(X) else X, np.full(X.shape[0], s)]
+    E = E.astype(np.float64)
+    A = a.astype(np.float64)
+    return np.linalg.solve(lam * np.eye(E.shape[1]) + E.T @ (A[:, None] * E),
+                           E.T @ (A * t))
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_kept_normal_matrix_steps_solve_each_steps_system(dtype, sparse):
+    # a run of Cholesky steps whose weights and targets change between
+    # steps (rows leaving and entering the active set, weights and targets
+    # moved: TSVM's switches, DA's p-steps) keeps the normal matrix and
+    # brings it up to date; each step's point is that of its own system,
+    # solved by NumPy from scratch
+    rng = np.random.default_rng(5)
+    n, d = 300, 12
+    X = rng.standard_normal((n, d))
+    if sparse:
+        X[rng.random((n, d)) < 0.6] = 0.0
+        X = sp.csr_matrix(X)
+    X = X.astype(dtype)
+    R = RowData(X)
+    a = np.where(rng.random(n) < 0.6, rng.uniform(0.5, 2.0, n), 0).astype(dtype)
+    t = rng.choice([-1.0, 1.0], n).astype(dtype)
+    kept = (np.zeros((d + 1) ** 2), np.zeros(d + 4), np.zeros(n, dtype=dtype),
+            np.zeros(n, dtype=dtype), np.zeros(n, dtype=np.int32))
+    tol = 1e-10 if dtype == np.float64 else 2e-4
+    for step in range(6):
+        w = _direct_step(R, X, a, t, 0.3, kept, valid=step > 0)
+        np.testing.assert_allclose(w, _reference_step(X, a, t, 0.3),
+                                   rtol=tol, atol=tol)
+        # and the fresh build of this step, as before
+        w0 = _direct_step(R, X, a, t, 0.3)
+        np.testing.assert_allclose(w, w0, rtol=tol, atol=tol)
+        # what the kept state holds: these weights and targets
+        assert np.array_equal(kept[2], a) and np.array_equal(kept[3], t)
+        # next step: 20 rows leave or enter, 10 change weight, 10 target
+        i = rng.choice(n, 40, replace=False)
+        a[i[:20]] = np.where(a[i[:20]] > 0, 0, 1.3)
+        a[i[20:30]] *= dtype(1.5)
+        t[i[30:]] = rng.uniform(-1, 1, 10)
+    # the differences themselves: H_prev + diff = H of the new (a, t)
+    active = np.arange(n, dtype=np.int32)
+    a0, t0 = a.copy(), t.copy()
+    a[:50] = 0
+    a[50:60] *= dtype(2)
+    t[60:70] = -t[60:70]
+    H0, b0 = K.normal_matrix(R, 0.7, active, n, a0, t0)
+    H1, b1 = K.normal_matrix(R, 0.7, active, n, a, t)
+    Hd, bd = K.normal_matrix(R, 0.7, active, 70, a, t, a_prev=a0, t_prev=t0)
+    np.testing.assert_allclose(H0 + Hd, H1, rtol=tol, atol=tol)
+    np.testing.assert_allclose(b0 + bd, b1, rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("few", [False, True])
+def test_kept_normal_matrix_is_updated_only_below_a_pass_of_work(few):
+    # the size switch: the changed rows' work (sum of (nnz + 1)^2) below a
+    # pass over the active rows updates the kept matrix, else it is built
+    # anew. A marker added to the kept matrix survives an update (which
+    # adds to what is there) and not a fresh build.
+    rng = np.random.default_rng(2)
+    n, d = 200, 6
+    X = sp.csr_matrix(rng.standard_normal((n, d)) * (rng.random((n, d)) < 0.7))
+    R = RowData(X)
+    a = rng.uniform(0.5, 2.0, n)
+    t = rng.choice([-1.0, 1.0], n)
+    kept = (np.zeros((d + 1) ** 2), np.zeros(d + 4), np.zeros(n), np.zeros(n),
+            np.zeros(n, dtype=np.int32))
+    _direct_step(R, X, a, t, 0.3, kept)
+    fresh = kept[0].copy()
+    kept[0][0] += 1000.0
+    # few: 10 of 200 rows leave; else 190 leave (10 stay active)
+    k = 10 if few else 190
+    a[:k] = 0
+    _direct_step(R, X, a, t, 0.3, kept, valid=True)
+    H_new, _ = K.normal_matrix(R, 0.7, np.arange(n, dtype=np.int32), n, a, t)
+    if few:
+        assert kept[0][0] == pytest.approx(1000.0 + H_new[0, 0], rel=1e-12)
+        assert not np.array_equal(kept[0], fresh)
+    else:
+        assert np.array_equal(kept[0], H_new.ravel())
+
+
+@pytest.mark.parametrize("case", ["few", "large_rows", "large_targets"])
+def test_kept_normal_matrix_is_built_anew_past_its_rounding_rule(case):
+    # the rounding rule: an update whose changed rows' magnitudes (sum
+    # |a_i - a_prev_i| ||e_i||^2 with all those since the last build)
+    # exceed KEPT_REBUILD times the trace of H (the same for b with
+    # |a_i t_i - a_prev_i t_prev_i| ||e_i|| against sum_J |a_i t_i| ||e_i||)
+    # builds anew; a marker added to the kept matrix shows which was done
+    rng = np.random.default_rng(3)
+    n, d = 200, 6
+    X = rng.standard_normal((n, d))
+    a = rng.uniform(0.5, 2.0, n)
+    t = rng.choice([-1.0, 1.0], n)
+    if case == "large_rows":
+        X[:5] *= 1e3        # five rows of 1e6 times the others' ||e||^2 ...
+    elif case == "large_targets":
+        t[:5] *= 1e4        # ... or targets of 1e4 times the others'
+    R = RowData(X)
+    kept = (np.zeros((d + 1) ** 2), np.zeros(d + 4), np.zeros(n), np.zeros(n),
+            np.zeros(n, dtype=np.int32))
+    _direct_step(R, X, a, t, 0.3, kept)
+    kept[0][1] += 1.0
+    if case == "large_targets":
+        t[:5] = 1.0         # ... which change, the rows staying active
+    else:
+        a[:5] = 0           # ... which leave (few rows: an update's work)
+    w = _direct_step(R, X, a, t, 0.3, kept, valid=True)
+    H_new, b_new = K.normal_matrix(R, 0.7, np.arange(n, dtype=np.int32), n,
+                                   a, t)
+    if case == "few":
+        assert kept[0][1] == pytest.approx(1.0 + H_new[0, 1], rel=1e-12)
+    else:
+        assert np.array_equal(kept[0], H_new.ravel())
+        assert np.array_equal(kept[1][:d + 1], b_new)
+        np.testing.assert_allclose(w, _reference_step(X, a, t, 0.3),
+                                   rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_kept_normal_matrix_of_mixed_norms_matches_fresh_builds(monkeypatch,
+                                                                sparse):
+    # 20 of 2,000 rows 1e6 times larger, far on their side: active at w = 0,
+    # they leave after the first step. The kept matrix would hold their
+    # subtracted outer products' rounding (about 1e-5 relative in coef with
+    # no rebuild rule); the rule builds it anew and the fit matches fresh
+    # builds at every step to rounding
+    from semisvm._core._mfn import _set_kept_rebuild
+    from semisvm.solvers import l2svm_mfn
+    rng = np.random.default_rng(0)
+    n, d = 2000, 10
+    X = rng.standard_normal((n, d))
+    y = np.where(X[:, 0] + 0.8 * rng.standard_normal(n) > 0, 1, -1)
+    idx = rng.choice(n, 20, replace=False)
+    X[idx] *= 1e6
+    X[idx, 0] = np.abs(X[idx, 0]) * y[idx]
+    if sparse:
+        X = sp.csr_matrix(X)
+    rel = []
+    for factor in (100.0, np.inf):
+        old = _set_kept_rebuild(factor)
+        try:
+            runs = []
+            for keep in (True, False):
+                monkeypatch.setattr(LocalRows, "keep_normal", keep)
+                runs.append(l2svm_mfn(X, y, lam=1e-3, newton="cholesky",
+                                      tol=1e-9, grad_tol=0))
+        finally:
+            _set_kept_rebuild(old)
+        kept, fresh = runs
+        assert kept.n_iter == fresh.n_iter >= 3
+        rel.append(np.max(np.abs(kept.coef - fresh.coef))
+                   / np.max(np.abs(fresh.coef)))
+    assert rel[0] < 1e-10 < rel[1]
+
+
+@pytest.mark.parametrize("huge", [False, True])
+def test_stalled_cholesky_step_hands_the_call_to_cgls(huge):
+    # 20 of 2,000 rows 1e5 times larger, on their wrong side (they stay
+    # active): lam I + X_J' A X_J is too ill-conditioned for the Cholesky
+    # factor and a step fails to decrease F; the call goes on with CGLS
+    # steps to CGLS's optimum (else it stopped "relative" 4e-4 above it). Without the huge rows no CG step is taken.
+    # The Python loop does the same
+    from semisvm.solvers import l2svm_mfn
+    rng = np.random.default_rng(0)
+    n, d = 2000, 10
+    X = rng.standard_normal((n, d))
+    y = np.where(X[:, 0] + 0.8 * rng.standard_normal(n) > 0, 1, -1)
+    if huge:
+        idx = rng.choice(n, 20, replace=False)
+        X[idx] *= 1e5
+        X[idx, 0] = -np.abs(X[idx, 0]) * y[idx]
+    ref = l2svm_mfn(X, y, lam=1e-3, newton="cgls", tol=1e-14, grad_tol=0,
+                    max_iter=200)
+    r = l2svm_mfn(X, y, lam=1e-3, newton="cholesky", tol=1e-9, grad_tol=0)
+    assert r.status == "optimal"
+    assert (r.n_cg_iter > 0) == huge
+    assert r.objective == pytest.approx(ref.objective, rel=1e-9)
+    cpos = np.where(y > 0, 1.0, 0.0)
+    cneg = np.where(y < 0, 1.0, 0.0)
+    runs = []
+    for cls in (LocalRows, _PythonRows):
+        B = cls(RowData(X), 1.0, cpos.copy(), cneg.copy())
+        w = np.zeros(d + 1)
+        out = mfn_loop(B, w, 1e-3, tol=1e-9, max_iter=50, cg_max_iter=1000,
+                       cold_start=False, rel_tol=1e-9, direct=True)
+        runs.append((w.tobytes(), out[:3]))
+    assert runs[0] == runs[1]
+    assert (runs[0][1][1] > 0) == huge
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_kept_normal_matrix_fit_matches_fresh_builds(monkeypatch, sparse):
+    # whole L2-SVM-MFN runs (several Cholesky steps each) with the kept
+    # matrix against a build from all active rows at every step
+    from semisvm.solvers import l2svm_mfn
+    rng = np.random.default_rng(7)
+    n, d = 600, 15
+    X = rng.standard_normal((n, d))
+    y = np.where(X[:, 0] + 0.8 * rng.standard_normal(n) > 0, 1, -1)
+    if sparse:
+        X[rng.random((n, d)) < 0.5] = 0.0
+        X = sp.csr_matrix(X)
+    runs = []
+    for keep in (True, False):
+        monkeypatch.setattr(LocalRows, "keep_normal", keep)
+        runs.append(l2svm_mfn(X, y, lam=0.01, newton="cholesky", tol=1e-9,
+                              grad_tol=0))
+    kept, fresh = runs
+    assert kept.n_iter == fresh.n_iter >= 3 and kept.n_cg_iter == 0
+    assert kept.objective == pytest.approx(fresh.objective, rel=1e-12)
+    np.testing.assert_allclose(kept.coef, fresh.coef, rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_cholesky_fits_same_bits_for_any_n_jobs(sparse):
+    # few features: Newton steps by Cholesky with the kept normal matrix
+    # (serial) and the outputs' passes in row blocks over the threads
+    from semisvm import DASVM, TSVM, LinearSVM
+    from semisvm._core._cgls import _set_blocking
+    rng = np.random.default_rng(11)
+    n, d = 3000, 12
+    X = rng.standard_normal((n, d))
+    y = (X[:, 0] + 0.5 * rng.standard_normal(n) > 0).astype(int)
+    if sparse:
+        X[rng.random((n, d)) < 0.5] = 0.0
+        X = sp.csr_matrix(X)
+    ys = np.where(rng.random(n) < 0.05, y, -1)
+    old = _set_blocking(500, 64, 1)
+    try:
+        got = []
+        for k in (1, 2, 3, 8):
+            fits = (LinearSVM(lam=0.01, n_jobs=k).fit(X, y),
+                    TSVM(n_jobs=k).fit(X, ys), DASVM(n_jobs=k).fit(X, ys))
+            assert all(f.result_.n_cg_iter == 0 for f in fits)
+            got.append([(f.coef_.tobytes(), np.asarray(f.intercept_).tobytes(),
+                         f.decision_function(X).tobytes()) for f in fits])
+    finally:
+        _set_blocking(*old)
+    for g in got[1:]:
+        assert g == got[0]

@@ -4,6 +4,7 @@ import warnings
 
 import numpy as np
 import pytest
+from sklearn.utils.multiclass import check_classification_targets
 
 from semisvm._validation import check_X
 
@@ -68,6 +69,30 @@ def test_check_targets_integer_fast_path_and_the_checks_it_skips():
         check_targets(np.array([0.5, 1.0, 1.5]))    # floats: full check
     with pytest.raises(ValueError, match="continuous"):
         check_targets(np.array([[0.5], [1.5]]))    # 2-D: full check
+
+
+def test_check_targets_float_fast_path_takes_integer_values_only(monkeypatch):
+    # float labels holding integers (-1.0 / 1.0) skip scikit-learn's checks
+    # (a small fit's time); any other float goes through them, and their
+    # errors, as before
+    import semisvm._validation as V
+    calls = []
+    monkeypatch.setattr(V, "check_classification_targets",
+                        lambda y: calls.append(1) or check_classification_targets(y))
+    V.check_targets(np.array([-1.0, 1.0, 1.0, 3.0]))
+    V.check_targets(np.array([0.0, 1.0], dtype=np.float32))
+    assert calls == []
+    with pytest.raises(ValueError, match="continuous"):
+        V.check_targets(np.array([0.5, 1.0]))
+    for bad in ([1.0, np.nan], [1.0, np.inf], [1.0, 2.0 ** 60]):
+        with warnings.catch_warnings():
+            # (scikit-learn's cast of NaN / inf to int warns before it raises)
+            warnings.simplefilter("ignore", RuntimeWarning)
+            try:
+                V.check_targets(np.array(bad))
+            except ValueError:
+                pass
+    assert len(calls) == 4
 
 
 # ---- hostile input: sparse structure and value scale ----
@@ -383,8 +408,14 @@ def test_validate_fit_data_fast_path_sets_what_validate_data_sets():
         validate_fit_data(LinearSVM(), Xd, y[:-1])
     Xf, _ = validate_fit_data(LinearSVM(), np.asfortranarray(Xd), y)
     assert Xf.flags.c_contiguous
-    Xl, _ = validate_fit_data(LinearSVM(), Xd, y.astype(float))
-    assert Xl is not None
+    # finite float labels (-1.0 / 1.0) take the fast path too; NaN ones the
+    # full check and its message
+    yf = np.where(y > 0, 1.0, -1.0)
+    Xl, yl = validate_fit_data(LinearSVM(), Xd, yf)
+    assert Xl is Xd and yl is yf
+    yf[3] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        validate_fit_data(LinearSVM(), Xd, yf)
 
 
 @pytest.mark.parametrize("name", ["LinearSVM", "TSVM", "DASVM"])

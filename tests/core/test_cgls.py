@@ -370,3 +370,34 @@ def test_block_count_rounds_to_multiples_of_16():
         assert _n_blocks_py(R, 330) == 32          # 33 -> 32
     finally:
         _set_blocking(*old)
+
+
+@pytest.mark.parametrize("one_pass", [True, False])
+def test_one_thread_fused_blocks_have_the_bits_of_the_reduction(
+        dtype, one_pass, small_blocks):
+    # one thread over CSR rows adds each block's slice to the outputs as
+    # soon as it is made, in one slice kept in cache: the reduction's sums
+    # in its block order (the products, the setup pass, whole CG solves)
+    from semisvm._core._cgls import _cgls_py, _set_fused
+    R, X, a, active, v = _problem(dtype, True, seed=4)
+    n, d = X.shape
+    t = np.sign(np.random.RandomState(7).randn(n)).astype(dtype)
+    outs = []
+    old = _set_fused(True)
+    try:
+        for fused in (True, False):
+            _set_fused(fused)
+            u, q, s = _product_py(R, 0.7, active, a, v, one_pass=one_pass)
+            beta = np.full(d + 1, 0.01, dtype=dtype)
+            o = (X.astype(np.float64) @ beta[:d].astype(np.float64)
+                 + beta[d]).astype(dtype)
+            st, it = _cgls_py(R, 0.7, active, a, t, 0.5, beta, o, 1e-12, 7,
+                              one_pass=one_pass)
+            outs.append((u.tobytes(), q.tobytes(), s, beta.tobytes(),
+                         o.tobytes(), st, it))
+    finally:
+        _set_fused(old)
+    assert outs[0] == outs[1]
+    # (several blocks: the fused loop did run over more than one)
+    from semisvm._core._cgls import _slice_len_py
+    assert _slice_len_py(R) > 4 * d + 1
