@@ -62,6 +62,22 @@ def test_rof_band_order_both_sides(monkeypatch):
             assert objective(g, Z[:, k], rho[k]) >= got * (1 - 1e-8)
 
 
+def _spy_solves(monkeypatch, key):
+    """The ``key`` argument of every graph_tv / graph_cheeger solve the TV
+    estimators make from now on, in order."""
+    import semisvm.graph_tv as gt
+    seen = []
+
+    def wrap(f):
+        def solve(*a, **k):
+            seen.append(k[key])
+            return f(*a, **k)
+        return solve
+    monkeypatch.setattr(gt, "graph_tv", wrap(gt.graph_tv))
+    monkeypatch.setattr(gt, "graph_cheeger", wrap(gt.graph_cheeger))
+    return seen
+
+
 @pytest.mark.parametrize("Est", ESTIMATORS)
 def test_rof_band_order_same_bits_for_any_thread_count(Est, monkeypatch):
     monkeypatch.setattr(ts, "ROF_REORDER_MIN_SAMPLES", 50)
@@ -87,21 +103,12 @@ def test_n_stable_auto_both_sides(Est, n_classes, above, monkeypatch):
     # explicitly; the check's folds take the smaller of it and
     # FOLD_N_STABLE (FOLD_N_STABLE_SCALE at scale with more than two classes)
     import semisvm._tv_check as tv_check
-    import semisvm.graph_tv as gt
     X, y, _ = _blobs(n=80, n_classes=n_classes, per_class=6)
     monkeypatch.setattr(tv_check, "SCALE_MIN_ROWS", 79 if above else 80)
     monkeypatch.setattr(tv_check, "FOLD_MIN_ROWS", 79)
     scale = above and n_classes > 2
     want = tv_check.SCALE_N_STABLE if scale else tv_check.N_STABLE
-    seen = []
-
-    def wrap(f):
-        def solve(*a, **k):
-            seen.append(k["n_stable"])
-            return f(*a, **k)
-        return solve
-    monkeypatch.setattr(gt, "graph_tv", wrap(gt.graph_tv))
-    monkeypatch.setattr(gt, "graph_cheeger", wrap(gt.graph_cheeger))
+    seen = _spy_solves(monkeypatch, "n_stable")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         auto = Est(safe=False, max_iter=30).fit(X, y)
@@ -131,7 +138,6 @@ def test_label_tol_auto_both_sides(Est, n_classes, above, monkeypatch):
     # same fit as the float given explicitly; the check's folds keep
     # LABEL_TOL at every size
     import semisvm._tv_check as tv_check
-    import semisvm.graph_tv as gt
     assert Est().label_tol == ("auto" if Est in (TVRLS, TVSVM) else tv_check.LABEL_TOL)
     X, y, _ = _blobs(n=80, n_classes=n_classes, per_class=6)
     monkeypatch.setattr(tv_check, "SCALE_MIN_ROWS", 79 if above else 80)
@@ -139,15 +145,7 @@ def test_label_tol_auto_both_sides(Est, n_classes, above, monkeypatch):
     scale = above and n_classes > 2
     want = tv_check.SCALE_LABEL_TOL if scale else tv_check.LABEL_TOL
     assert tv_check.SCALE_LABEL_TOL < tv_check.LABEL_TOL
-    seen = []
-
-    def wrap(f):
-        def solve(*a, **k):
-            seen.append(k["label_tol"])
-            return f(*a, **k)
-        return solve
-    monkeypatch.setattr(gt, "graph_tv", wrap(gt.graph_tv))
-    monkeypatch.setattr(gt, "graph_cheeger", wrap(gt.graph_cheeger))
+    seen = _spy_solves(monkeypatch, "label_tol")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         auto = Est(safe=False, max_iter=30, label_tol="auto").fit(X, y)
@@ -170,17 +168,9 @@ def test_supervised_counterpart_keeps_label_tol_above_the_scale_switch(Est, monk
     # slowly settling labels, and a Cheeger estimator's counterpart must not
     # take the TV estimators' "auto" default
     import semisvm._tv_check as tv_check
-    import semisvm.graph_tv as gt
     X, y, _ = _blobs(n=80, n_classes=3, per_class=6)
     monkeypatch.setattr(tv_check, "SCALE_MIN_ROWS", 79)
-    seen = []
-
-    def wrap(f):
-        def solve(*a, **k):
-            seen.append(k["label_tol"])
-            return f(*a, **k)
-        return solve
-    monkeypatch.setattr(gt, "graph_tv", wrap(gt.graph_tv))
+    seen = _spy_solves(monkeypatch, "label_tol")
     est = Est(safe=False, max_iter=30, label_tol="auto")
     est.classes_ = np.unique(y[y >= 0])
     sup = est._supervised_counterpart()
