@@ -222,8 +222,8 @@ GUARD_MAX_ROWS = 20_000
 LAPLACIAN_GUARD_ATTR_DOC = """    laplacian_agreement_ : float or None
         The share of the unlabeled rows on which this fit's labels agreed
         with those of :class:`~semisvm.LapRLS` (its defaults, the same
-        rows; its own fit, before its check) in the Laplacian guard of ``safe="auto"``; None when the
-        guard did not run (``safe`` not "auto", a fallback to the SVC, a
+        rows; its own fit, before its check) in the Laplacian guard of
+        ``safe="auto"``; None when the guard did not run (``safe`` not "auto", a fallback to the SVC, a
         user-given graph, a kernel other than "rbf" and "linear", no
         unlabeled row, more than 20,000 rows, or no memory for LapRLS's
         path).

@@ -54,7 +54,7 @@ import scipy.sparse as sp
 from semisvm._core import _mfn as K
 from semisvm._core import _ssl
 from semisvm._core._cgls import prec_mix as _PREC_MIX
-from semisvm._validation import check_memory, check_n_jobs
+from semisvm._validation import check_memory, check_n_jobs, fits_in_memory
 
 logger = logging.getLogger("semisvm")
 
@@ -65,21 +65,19 @@ STATUS_OPTIMAL, STATUS_RELATIVE, STATUS_MAX_ITER, STATUS_GRADIENT = 0, 1, 2, 3
 MFN_MEMORY_FLOOR = 16 * 2**20
 
 
-def check_mfn_memory(n, d, dtype, n_threads=1, slices=0, kept=False):
+def check_mfn_memory(n, d, dtype, n_threads=1, slices=0):
     """Refuse (before allocating) an MFN solve whose working vectors do not fit.
 
     w, r, p, sv, minv, wbar, the callers' copies and one buffer per thread of
     length d + 1; a, t, z, q, o, obar and active of length n; the row
-    blocks' slices (``slices`` entries: ``_mfn.slice_buffer_len``); with
-    ``kept``, the Cholesky steps' kept normal matrix and its state (the
-    weights and targets it holds, a row list: 2n floats and n int32, and
-    (d+1)^2 + d + 4 float64).
+    blocks' slices (``slices`` entries: ``_mfn.slice_buffer_len``). The
+    Cholesky steps' kept normal matrix is not counted here: it is a
+    speed-up that a fit goes without when it does not fit
+    (:func:`kept_normal_fits`).
     """
     item = np.dtype(dtype).itemsize
     k = 8 + int(n_threads)
     nbytes = k * (d + 1) * item + 7 * max(n, 1) * item + int(slices) * item
-    if kept:
-        nbytes += (2 * item + 4) * max(n, 1) + 8 * ((d + 1) ** 2 + d + 4)
     if nbytes < MFN_MEMORY_FLOOR:
         # a small solve: reading the budget (two /proc files, about 0.5 ms)
         # cost more than a millisecond fit's solve steps; an allocation this
@@ -90,6 +88,18 @@ def check_mfn_memory(n, d, dtype, n_threads=1, slices=0, kept=False):
                  f"{np.dtype(dtype)} vectors of length {d + 1} and the row "
                  f"blocks' slices ({int(slices)} entries; a feature index "
                  "far above the others?)")
+
+
+def kept_normal_fits(n, d, dtype):
+    """Whether the Cholesky steps' kept normal matrix and its state fit in
+    the memory left (the weights and targets it holds, a row list: 2n floats
+    and n int32, and (d+1)^2 + d + 4 float64). The budget is read, as in
+    :func:`check_mfn_memory`, only from ``MFN_MEMORY_FLOOR`` bytes on."""
+    item = np.dtype(dtype).itemsize
+    nbytes = (2 * item + 4) * max(n, 1) + 8 * ((d + 1) ** 2 + d + 4)
+    return nbytes < MFN_MEMORY_FLOOR or fits_in_memory(nbytes)
+
+
 _EVENT_BYTES = 32     # sizeof(Event): three doubles and a Py_ssize_t
 
 
@@ -121,7 +131,9 @@ def mfn_loop(B, w, lam, *, tol, max_iter, cg_max_iter, cold_start, rel_tol,
     ``direct``: Cholesky steps; one whose decrease of F is below
     ``rel_tol`` (where the loop would stop: lam I + X_J' A X_J too
     ill-conditioned for its factor, e.g. rows of norms far apart) hands the
-    rest of the call to CGLS steps instead of stopping.
+    rest of the call to CGLS steps instead of stopping (``grad_tol``'s
+    reference is then the first CG seed's gradient, at that stalled point:
+    those steps solve at least as tightly as from w_start).
 
     Returns ``(n_iter, n_cg_iter, status, objective, hist_obj, hist_cg,
     hist_active)``; status 0 optimal, 1 relative decrease below ``rel_tol``,
@@ -372,11 +384,14 @@ class LocalRows:
         """The normal matrix kept between the Cholesky steps of a call (the
         Python loop's and mfn_run's): H0, b0 (and the rebuild rule's sums),
         the weights and targets it holds, a row list; allocated at the first
-        direct step of the fit (its memory checked with the rest)."""
+        direct step of the fit. It is a speed-up: where it does not fit in
+        the memory left, the steps build the matrix afresh (``keep_normal``
+        off for this fit: the former arithmetic)."""
         if direct and self.keep_normal and self._h_keep is None:
             n, D = self.n, self.D
-            check_mfn_memory(n, D - 1, self.dtype, self.n_threads,
-                             self.n_slices, kept=True)
+            if not kept_normal_fits(n, D - 1, self.dtype):
+                self.keep_normal = False
+                return None
             nn = max(n, 1)
             self._h_keep = (np.zeros(D * D), np.zeros(D + 3),
                             np.zeros(nn, dtype=self.dtype)[:n],

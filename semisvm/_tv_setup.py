@@ -184,6 +184,8 @@ class TVSetupMixin:
         if self.graph is not None and not isinstance(self.graph, KNNGraph):
             raise TypeError("graph must be a semisvm.graph.KNNGraph or None, "
                             f"got {type(self.graph).__name__}")
+        # before the graph: a bad stop is refused before minutes of search
+        _tv_check.check_label_tol_param(self.label_tol)
 
     def _own_graph(self, X, k, safe):
         """``(W, distances, lists)``: the default graph (:func:`knn_graph`)

@@ -182,11 +182,19 @@ def test_supervised_counterpart_keeps_label_tol_above_the_scale_switch(Est, monk
 
 
 @pytest.mark.parametrize("bad", ["often", -0.1, 1.5, None])
-def test_label_tol_bad_values_name_it(bad):
+def test_label_tol_bad_values_name_it(bad, monkeypatch):
+    # refused before the kNN graph (minutes of search on a large fit)
+    import semisvm._tv_setup as tv_setup
     X, y, _ = _blobs()
-    for Est in (TVRLS, CheegerRLS):
-        with pytest.raises((ValueError, TypeError), match="label_tol"):
-            Est(label_tol=bad, safe=False).fit(X, y)
+
+    def no_graph(*a, **k):
+        raise AssertionError("the graph was built before label_tol was checked")
+    monkeypatch.setattr(tv_setup, "knn_graph", no_graph)
+    monkeypatch.setattr(tv_setup, "knn_search", no_graph)
+    for Est in (TVRLS, TVSVM, CheegerRLS, CheegerSVM):
+        for safe in (False, "auto"):
+            with pytest.raises((ValueError, TypeError), match="label_tol"):
+                Est(label_tol=bad, safe=safe).fit(X, y)
 
 
 @pytest.mark.parametrize("bad", ["often", -1, 1.5])

@@ -432,21 +432,42 @@ def test_mfn_memory_check_reads_the_budget_from_its_floor_on(monkeypatch, floor)
         assert calls == [1]
 
 
-@pytest.mark.parametrize("kept", [False, True])
-def test_mfn_memory_check_counts_the_kept_normal_matrix(monkeypatch, kept):
-    # the Cholesky steps' kept state (2n floats, n int32) is counted: a
-    # budget between the two totals takes the solve without it only
+@pytest.mark.parametrize("room", [False, True])
+def test_kept_normal_matrix_only_where_it_fits(monkeypatch, room):
+    # the kept normal matrix is a speed-up: the solve's own check does not
+    # count it, and where the memory left (read from MFN_MEMORY_FLOOR bytes
+    # on) has no room for it (2n floats, n int32 and (d+1)^2 + d + 4
+    # float64) the Cholesky steps build the matrix afresh: a fit that fits
+    # never fails for it
     from semisvm import _rows, _validation
     n, d = 10**6, 5
     base = 13 * (d + 1) * 8 + 7 * n * 8
+    kept = 20 * n + 8 * ((d + 1) ** 2 + d + 4)
+    left = base + kept if room else base + kept // 2
     monkeypatch.setattr(_validation, "memory_budget",
-                        lambda: (base + 10 * n, "RLIMIT_AS limit"))
-    if not kept:
-        _rows.check_mfn_memory(n, d, np.float64, kept=False)
-    else:
-        with pytest.raises(_validation.NotEnoughMemoryError,
-                           match="L2-SVM-MFN solver"):
-            _rows.check_mfn_memory(n, d, np.float64, kept=True)
+                        lambda: (left, "RLIMIT_AS limit"))
+    _rows.check_mfn_memory(n, d, np.float64)
+    # what is left once the solve's vectors are allocated
+    monkeypatch.setattr(_validation, "memory_budget",
+                        lambda: (left - base, "RLIMIT_AS limit"))
+    assert _rows.kept_normal_fits(n, d, np.float64) is room
+    # a whole fit: below the floor the budget is not read; with the floor at
+    # 0 and no room, the fit goes on without the kept matrix, the former
+    # arithmetic's bits
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((400, 3))
+    y = np.where(X[:, 0] + 0.5 * rng.standard_normal(400) > 0, 1.0, -1.0)
+    from semisvm.solvers import l2svm_mfn
+    monkeypatch.setattr(_rows, "MFN_MEMORY_FLOOR", 0)
+    asked = []
+    monkeypatch.setattr(_rows, "fits_in_memory",
+                        lambda nbytes: asked.append(nbytes) or room)
+    w = l2svm_mfn(X, y, lam=1e-2, newton="cholesky").coef
+    assert asked        # the kept matrix's room was asked for
+    monkeypatch.setattr(LocalRows, "keep_normal", room)
+    monkeypatch.setattr(_rows, "fits_in_memory", lambda nbytes: True)
+    ref = l2svm_mfn(X, y, lam=1e-2, newton="cholesky").coef
+    assert w.tobytes() == ref.tobytes()
 
 
 def test_cold_start_outputs_are_the_pass_over_the_rows():
