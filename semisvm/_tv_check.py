@@ -23,7 +23,6 @@ from sklearn.exceptions import ConvergenceWarning
 from semisvm._fallback import auto_fallback, laplacian_guard
 from semisvm._lowrank import nystroem_features
 from semisvm._threads import limit_api
-from semisvm._tv_inputs import check_label_tol
 from semisvm._validation import UNLABELED
 
 # the safe="auto" check's fold solves (Cheeger; multi-class TV): a stop
@@ -81,18 +80,6 @@ FOLD_N_STABLE_SCALE = 1
 LABEL_TOL = 0.01
 SCALE_LABEL_TOL = 0.001
 
-
-
-def check_label_tol_param(label_tol):
-    """The estimators' ``label_tol``: "auto", or a float in [0, 1)
-    (returned as given, "auto" included)."""
-    if isinstance(label_tol, str):
-        if label_tol != "auto":
-            raise ValueError("label_tol must be 'auto' or a float in [0, 1), "
-                             f"got {label_tol!r}")
-        return label_tol
-    check_label_tol(label_tol)
-    return label_tol
 
 class TVCheckMixin:
     """The ``safe="auto"`` and ``safe=True`` checks of a graph TV / Cheeger
@@ -159,8 +146,8 @@ class TVCheckMixin:
         """``label_tol`` of a solve on n rows: "auto" is ``LABEL_TOL``, or
         ``SCALE_LABEL_TOL`` for a fit (not a check's fold) with more than
         two classes on more than ``SCALE_MIN_ROWS`` rows."""
-        v = check_label_tol_param(self.label_tol)
-        if isinstance(v, str):
+        v = self.label_tol
+        if isinstance(v, str):     # "auto" (checked with the parameters)
             return (SCALE_LABEL_TOL
                     if n > SCALE_MIN_ROWS and not self._in_fold()
                     and self.classes_.shape[0] > 2 else LABEL_TOL)

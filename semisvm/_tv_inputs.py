@@ -101,3 +101,15 @@ def check_label_tol(label_tol):
     label_tol = check_positive(label_tol, "label_tol", allow_zero=True)
     if label_tol >= 1:
         raise ValueError(f"label_tol must be in [0, 1), got {label_tol!r}")
+
+
+def check_label_tol_param(label_tol):
+    """The estimators' ``label_tol``: "auto", or a float in [0, 1)
+    (returned as given, "auto" included)."""
+    if isinstance(label_tol, str):
+        if label_tol != "auto":
+            raise ValueError("label_tol must be 'auto' or a float in [0, 1), "
+                             f"got {label_tol!r}")
+        return label_tol
+    check_label_tol(label_tol)
+    return label_tol

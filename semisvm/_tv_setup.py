@@ -22,6 +22,7 @@ from semisvm import _fallback, _tv_check
 from semisvm import graph as graph_module
 from semisvm._lowrank import nystroem_features
 from semisvm._threads import limit_api
+from semisvm._tv_inputs import check_label_tol_param
 from semisvm._validation import (
     check_int,
     check_memory,
@@ -185,7 +186,7 @@ class TVSetupMixin:
             raise TypeError("graph must be a semisvm.graph.KNNGraph or None, "
                             f"got {type(self.graph).__name__}")
         # before the graph: a bad stop is refused before minutes of search
-        _tv_check.check_label_tol_param(self.label_tol)
+        check_label_tol_param(self.label_tol)
 
     def _own_graph(self, X, k, safe):
         """``(W, distances, lists)``: the default graph (:func:`knn_graph`)
