@@ -205,7 +205,8 @@ class TVSchemeMixin:
                   label_tol=self._label_tol(y.shape[0]), max_iter=self.max_iter,
                   rof_tol=self.rof_tol, rof_max_iter=self.rof_max_iter,
                   verbose=bool(self.verbose), Z=Z, nugget=nugget,
-                  n_jobs=self.n_jobs, _cache=getattr(self, "_solve_cache", None))
+                  n_jobs=self.n_jobs, _cache=getattr(self, "_solve_cache", None),
+                  _watch=getattr(self, "_fold_watch", None))
         # the check's fold solves (_auto_fallback) keep this fit's choice
         start, center = (getattr(self, "_pinned_start_center", None)
                          or self._start_center(y, binary))

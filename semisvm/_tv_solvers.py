@@ -721,11 +721,12 @@ _STABLE_FACTOR = 2     # "labels_stable" after _STABLE_FACTOR * n_stable iterati
 def tv_splitting(rk, W, y, n_classes, loss, gamma, lam, eta, mu, r1, r2, r,
                  normalize, tol, n_stable, max_iter, rof_tol, rof_max_iter,
                  smo_tol, verbose, label_tol, n_threads=1, multiplier=True,
-                 cache=None, *, start="zero", center="mean"):
+                 cache=None, *, start="zero", center="mean", watch=None):
     """The splitting loop of :func:`semisvm.graph_tv.graph_tv` (``n_threads``:
     the graph ROF solver's; the result does not depend on it; ``cache``: a
     dict shared by solves on the same W, see ``_ROF``; ``start`` and
-    ``center``: two classes only)."""
+    ``center``: two classes only; ``watch``: more than two classes only,
+    rows whose labels unchanged also make an iteration quiet)."""
     if n_classes == 2:
         return _tv_binary(rk, W, y, loss, gamma, lam, eta, mu, r1, r2, normalize,
                           tol, n_stable, max_iter, rof_tol, rof_max_iter,
@@ -733,10 +734,11 @@ def tv_splitting(rk, W, y, n_classes, loss, gamma, lam, eta, mu, r1, r2, r,
                           start=start, center=center)
     return _tv_multi(rk, W, y, n_classes, loss, gamma, lam, eta, mu, r,
                      normalize, tol, n_stable, max_iter, rof_tol, rof_max_iter,
-                     smo_tol, verbose, label_tol, n_threads, multiplier, cache)
+                     smo_tol, verbose, label_tol, n_threads, multiplier, cache,
+                     watch)
 
 
-def _stable_stop(state, labels, unl, residual, tol, n_stable):
+def _stable_stop(state, labels, unl, residual, tol, n_stable, watch=None):
     """Update the label-stability counter; return the stop reason or None.
 
     ``"converged"``: residual below ``tol`` and the unlabeled labels unchanged
@@ -748,10 +750,12 @@ def _stable_stop(state, labels, unl, residual, tol, n_stable):
     """
     # "unchanged": at most label_tol of the unlabeled labels flipped [NP] (a
     # few points on the cut flicker between iterations of the normalised
-    # schemes, whose residual stalls around 1e-2 instead of vanishing)
-    if state["labels"] is not None and np.count_nonzero(
-            labels[unl] != state["labels"][unl]) <= (
-                state["label_tol"] * np.count_nonzero(unl)):
+    # schemes, whose residual stalls around 1e-2 instead of vanishing), or
+    # (``watch``: the rows a caller reads) none of the watched ones
+    prev = state["labels"]
+    if prev is not None and (np.count_nonzero(labels[unl] != prev[unl]) <= (
+            state["label_tol"] * np.count_nonzero(unl)) or (
+                watch is not None and np.array_equal(labels[watch], prev[watch]))):
         state["stable"] += 1
     else:
         state["stable"] = 0
@@ -878,7 +882,7 @@ def _tv_binary(rk, W, y, loss, gamma, lam, eta, mu, r1, r2, normalize, tol,
 
 def _tv_multi(rk, W, y, c, loss, gamma, lam, eta, mu, r, normalize, tol,
               n_stable, max_iter, rof_tol, rof_max_iter, smo_tol, verbose,
-              label_tol, n_threads=1, multiplier=True, cache=None):
+              label_tol, n_threads=1, multiplier=True, cache=None, watch=None):
     n = rk.n
     dt = rk.dtype
     lab = np.flatnonzero(y != UNLABELED)
@@ -902,6 +906,8 @@ def _tv_multi(rk, W, y, c, loss, gamma, lam, eta, mu, r, normalize, tol,
     bias = np.zeros(c)
     history, residuals = [], []
     state = {"labels": None, "stable": 0, "label_tol": label_tol}
+    if watch is not None and not np.any(watch):
+        watch = None            # (no rows watched: the unlabeled rows' rule)
     converged = False
     stop = None
     it = 0
@@ -946,7 +952,7 @@ def _tv_multi(rk, W, y, c, loss, gamma, lam, eta, mu, r, normalize, tol,
         if verbose:
             logger.info("TV-%s (%d classes) iter %d: objective %.6g, residual %.3g",
                         loss, c, it, history[-1], res)
-        stop = _stable_stop(state, labels, unl, res, tol, n_stable)
+        stop = _stable_stop(state, labels, unl, res, tol, n_stable, watch)
         if stop:
             converged = True
             break

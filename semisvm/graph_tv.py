@@ -128,7 +128,8 @@ def graph_tv(K, W, y, *, loss="squared", gamma=1.0, lam=1.0, eta=1.0, mu=1.0,
              r1=1.0, r2=1.0, r=1.0, normalize="n", tol=1e-4, n_stable=10,
              label_tol=0.01, max_iter=300, rof_tol=1e-4, rof_max_iter=500,
              smo_tol=1e-6, verbose=False, Z=None, nugget=0.0, n_jobs=None,
-             scheme="augmented", start="zero", center="mean", _cache=None):
+             scheme="augmented", start="zero", center="mean", _cache=None,
+             _watch=None):
     r"""TV-RLS (``loss="squared"``) or TV-SVM (``loss="hinge"``), binary or multi-class.
 
     Binary (2 classes; class 1 is +1), the splitting ``f = K alpha = g``,
@@ -242,6 +243,12 @@ def graph_tv(K, W, y, *, loss="squared", gamma=1.0, lam=1.0, eta=1.0, mu=1.0,
         kernel (the estimators' check folds); the edge list, the ROF step
         bound, ``Z'Z`` and the label-independent factorisations are then
         computed once (matched by the arrays' identity). Same bits as None.
+    _watch : ndarray of bool or None, default=None
+        Private, multi-class only: rows whose labels, all unchanged, also
+        make an iteration quiet (as at most ``label_tol`` of the unlabeled
+        labels flipped does): never more iterations than None. The
+        estimators' check passes a fold's held-out rows on large fits (the
+        only labels it reads).
 
     Returns
     -------
@@ -294,7 +301,7 @@ def graph_tv(K, W, y, *, loss="squared", gamma=1.0, lam=1.0, eta=1.0, mu=1.0,
                            r2, r, normalize, tol, n_stable, max_iter, rof_tol,
                            rof_max_iter, smo_tol, verbose, label_tol, n_threads,
                            scheme == "augmented", rof_cache,
-                           start=start, center=center)
+                           start=start, center=center, watch=_watch)
     if n_classes > 2:
         out["scheme"] = scheme
     out["total_time"] = time.perf_counter() - t0

@@ -535,3 +535,99 @@ def test_own_graph_is_the_graph_of_a_search_for_k(tied):
     assert lists is not None and lists[0].shape[1] == 15
     assert (W != Wk).nnz == 0
     assert np.array_equal(dist, dk)
+
+
+def _spy_watch(monkeypatch):
+    """The ``_watch`` argument (None when not given) of every graph_tv solve
+    from now on, in order."""
+    import semisvm.graph_tv as gt
+    seen = []
+    f = gt.graph_tv
+
+    def solve(*a, **k):
+        seen.append(k.get("_watch"))
+        return f(*a, **k)
+    monkeypatch.setattr(gt, "graph_tv", solve)
+    return seen
+
+
+@pytest.mark.parametrize("above", [True, False])
+@pytest.mark.parametrize("Est,n_classes", [(TVRLS, 3), (TVSVM, 3), (TVRLS, 2)])
+def test_fold_stop_watches_held_out_rows_both_sides(Est, n_classes, above,
+                                                    monkeypatch):
+    # the safe="auto" check's fold solves with more than two classes on more
+    # than SCALE_MIN_ROWS rows count only their held-out rows' labels in the
+    # stop rule (the rows the check reads); below it, with two classes, and
+    # in the fit itself: the unlabeled rows (no _watch)
+    import semisvm._tv_check as tv_check
+    X, y, _ = _blobs(n=80, n_classes=n_classes, per_class=6)
+    monkeypatch.setattr(tv_check, "SCALE_MIN_ROWS", 79 if above else 80)
+    monkeypatch.setattr(tv_check, "FOLD_MIN_ROWS", 79)
+    seen = _spy_watch(monkeypatch)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fit = Est(safe=False, max_iter=30).fit(X, y)
+        n_fit = len(seen)
+        checked = Est(max_iter=30).fit(X, y)
+    assert checked.safe_check_.startswith("two folds")
+    assert n_fit and all(w is None for w in seen[:2 * n_fit])
+    np.testing.assert_array_equal(checked.result_.decision, fit.result_.decision)
+    folds = seen[2 * n_fit:]
+    assert folds
+    if not (above and n_classes > 2):
+        assert all(w is None for w in folds)
+        return
+    lab = y != -1
+    held = [w for w in folds if w is not None]
+    assert len(held) == len(folds)
+    for w in held:
+        assert w.dtype == bool and w.shape == y.shape
+        assert w.any() and not np.any(w & ~lab)      # labeled rows only
+    # two folds, disjoint, each hidden from its own solve only
+    distinct = {w.tobytes(): w for w in held}
+    assert len(distinct) == 2
+    a, b = distinct.values()
+    assert not np.any(a & b)
+
+
+def test_watch_rows_stop_rule():
+    # graph_tv's _watch: rows all unchanged also make an iteration quiet;
+    # the unlabeled rows as given are the default's bits (label_tol 0: the
+    # same rule); rows whose labels never move (the labeled rows, reset to
+    # their labels every iteration) stop the solve after 2 n_stable quiet
+    # iterations; no rows watched: the default's bits
+    from semisvm.graph_tv import graph_tv
+    from semisvm.kernels import kernel_matrix
+    X, y, _ = _blobs(n=90, n_classes=3, per_class=2)
+    K = kernel_matrix(X, gamma=0.1)
+    W = knn_affinity(X, 6, weight="self-tuning")
+    # (three ROF steps an iteration: the unlabeled labels settle slowly)
+    kw = dict(gamma=0.5, eta=10.0, normalize=None, tol=1e-12, n_stable=1,
+              label_tol=0.0, max_iter=40, scheme="penalty", rof_max_iter=3)
+    base = graph_tv(K, W, y, **kw)
+    same = graph_tv(K, W, y, _watch=y == -1, **kw)
+    np.testing.assert_array_equal(base.decision, same.decision)
+    assert base.n_iter == same.n_iter
+    fixed = graph_tv(K, W, y, _watch=y != -1, **kw)
+    assert fixed.status == "labels_stable" and fixed.n_iter == 3
+    assert base.n_iter > 3
+    np.testing.assert_array_equal(fixed.history, base.history[:3])
+    none = graph_tv(K, W, y, _watch=np.zeros(90, dtype=bool), **kw)
+    np.testing.assert_array_equal(none.decision, base.decision)
+    assert none.n_iter == base.n_iter
+
+
+def test_fold_stop_watch_same_bits_for_any_n_jobs(monkeypatch):
+    import semisvm._tv_check as tv_check
+    X, y, _ = _blobs(n=80, n_classes=3, per_class=6)
+    monkeypatch.setattr(tv_check, "SCALE_MIN_ROWS", 79)
+    monkeypatch.setattr(tv_check, "FOLD_MIN_ROWS", 79)
+    out = []
+    for n_jobs in (None, 2):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            est = TVRLS(max_iter=30, n_jobs=n_jobs).fit(X, y)
+        out.append((np.asarray(est.result_.decision).tobytes(),
+                    est.unlabeled_gain_, est.fell_back_,
+                    tuple(s.tobytes() for s in est.safe_scores_)))
+    assert out[0] == out[1]
