@@ -770,7 +770,8 @@ _COMMON_DOC = """
           Costs ``2 x safe_cv x 2`` extra fits, which share this fit's graph,
           kernel width, intrinsic dimension and (Nystroem path) the features
           of their rows (no held-out label value enters them) and, above 2000
-          rows, stop as the ``"auto"`` check's folds do; needs the graph built
+          rows, stop as the ``"auto"`` check's folds do (less the latter's
+          quiet iterations on their held-out labels at scale); needs the graph built
           from X (not ``fit(..., W=...)``).
         * ``False``: no check.
     safe_cv : int or cross-validator, default=5
