@@ -149,6 +149,32 @@ def replay(rows, cuts, ratios=(None, 1.0, 1.05, 1.1, 1.15, 1.2, 1.25, 1.3)):
           "cells, fits the cut check gave to the SVC; demo: mean test error %)")
 
 
+def verify(rows, cuts, n):
+    """Refit the first n recorded draws' models with the defaults: their
+    unlabeled error must be the replay's of ``AFTER`` with the cut check at
+    ``CUT_RATIO``."""
+    from semisvm import _fallback
+    loaded = {}
+    bad = k = 0
+    for r in [r for r in rows if r["set"] != "demo"][:n]:
+        if r["set"] not in loaded:
+            loaded[r["set"]] = _suite.load(r["set"], max_rows=600)
+        d = loaded[r["set"]]
+        y_semi = _suite.label_draw(d.y, r["scheme"], r["seed"])
+        unl = y_semi == -1
+        for m, cls in MODELS.items():
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                est = cls().fit(d.X, y_semi)
+            err = 100.0 * float(np.mean(est.transduction_[unl] != d.y[unl]))
+            want, what = with_cut(choice.AFTER, cuts, _fallback.CUT_RATIO)(r, m)
+            k += 1
+            if abs(err - want) > 1e-9:
+                bad += 1
+                print("MISMATCH", r["set"], r["scheme"], r["seed"], m, err, want, what)
+    print(f"{k - bad} of {k} refitted fits match the replay")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--part", default="tune", choices=["tune", "report"])
@@ -161,6 +187,9 @@ def main():
     ap.add_argument("--replay", nargs="+", default=None,
                     help="bench_tv_choice.py recordings (with --cuts)")
     ap.add_argument("--cuts", nargs="+", default=None, help="this bench's recordings")
+    ap.add_argument("--verify", type=int, default=0, metavar="N",
+                    help="with --replay: refit the first N recorded draws with the "
+                         "defaults and compare with the replay")
     args = ap.parse_args()
     if args.replay:
         rows = [json.loads(line) for f in args.replay for line in open(f) if line.strip()]
@@ -170,6 +199,8 @@ def main():
                 if line.strip():
                     r = json.loads(line)
                     cuts[(r["set"], r["scheme"], r["seed"])] = r
+        if args.verify:
+            return verify(rows, cuts, args.verify)
         return replay(rows, cuts)
 
     def emit(row):
