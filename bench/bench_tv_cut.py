@@ -1,7 +1,7 @@
 """The cut check of the TV / Cheeger defaults: record each fit's Cheeger ratios, replay rules.
 
-``safe="auto"`` of TVRLS, TVSVM, CheegerRLS and CheegerSVM, after the
-label-fold check kept a fit (or could not run), compares the Cheeger ratio
+``safe="auto"`` of TVRLS, TVSVM, CheegerRLS and CheegerSVM, where the
+label-fold check ran and kept a fit (before the Laplacian guard), compares the Cheeger ratio
 (:func:`semisvm._fallback.cheeger_ratio`) of the fit's labels on its own
 graph with that of the labels of an SVC trained on the labeled rows, and
 falls back to the SVC when the SVC's ratio is below ``CUT_RATIO`` x the
@@ -94,18 +94,19 @@ def record(X, y_semi, y):
 
 
 def with_cut(rule, cuts, f):
-    """``rule`` of bench_tv_choice (the defaults before the cut check), then
-    the cut check at ratio ``f`` where the label-fold check kept the fit."""
+    """``rule`` of bench_tv_choice (the defaults before the cut check) with
+    the cut check at ratio ``f`` where the label-fold check ran and kept the
+    fit (before the guard)."""
     def choose(r, m):
         mr = r["models"][m]
         c = cuts[(r["set"], r["scheme"], r["seed"])][m]
-        if mr["ok"] is not None:
+        if mr["ok"] is not None:       # the label folds ran
             tv = np.array(mr["ok"], bool)
             sup, sup_err = choice._counterpart(r)
             if choice._lead(tv, sup) >= rule.get("lead_sup", 1):
                 return sup_err, "svc"
-        if f is not None and c["cand"][0] < f * c["own"]:
-            return r["cand"][0]["err"], "svc(cut)"
+            if f is not None and c["cand"][0] < f * c["own"]:
+                return r["cand"][0]["err"], "svc(cut)"
         return choice.choose(r, m, rule)
     return choose
 

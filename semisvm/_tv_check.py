@@ -129,7 +129,7 @@ class TVCheckMixin:
 
         auto_fallback(self, X, y, labels, adopt, kernel=self.kernel,
                       margin=self.safe_margin, family="tv")
-        # then the cut check (when the check kept the fit or could not run):
+        # then the cut check (where the label folds ran and kept the fit):
         # the SVC on the labels taken over when its labels cut this fit's
         # graph about as little as the fit's own do
         cut_check(self, X, y, W, adopt, kernel=self.kernel)
