@@ -1,7 +1,6 @@
 """CPU per default fit of the TV / Cheeger estimators (``safe="auto"``: the
 label-fold check, then the Laplacian guard with its LapRLS, which runs its
-own check) beside the check alone (``GUARD_MAX_ROWS = 0``: no cut check, no
-LapRLS), the defaults without the cut check (``CUT_RATIO = None``) and
+own check) beside the check alone (``GUARD_MAX_ROWS = 0``: no LapRLS) and
 ``safe=False``, alternated in one process (best of 2)::
 
     OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python bench/bench_laplacian_guard_cost.py
@@ -51,30 +50,24 @@ def main():
     warnings.simplefilter("ignore")
     print(f"# load average before: {os.getloadavg()}")
     rows = fb.GUARD_MAX_ROWS
-    cut = fb.CUT_RATIO
-    print("| case | model | safe=False | check alone | defaults without the cut "
-          "check | defaults (check, cut check, guard) | defaults / safe=False | "
-          "defaults / check | cut check fired |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("| case | model | safe=False | check alone | defaults (check, then the "
+          "guard) | defaults / safe=False | defaults / check |")
+    print("|---|---|---|---|---|---|---|")
     for name, X, y in cases():
         for m in MODELS:
-            t = {"off": [], "check": [], "nocut": [], "defaults": []}
+            t = {"off": [], "check": [], "defaults": []}
             for _ in range(2):
-                # GUARD_MAX_ROWS = 0: neither the cut check nor the guard runs
-                for key, safe, r, cr in (("off", False, rows, cut),
-                                         ("check", "auto", 0, cut),
-                                         ("nocut", "auto", rows, None),
-                                         ("defaults", "auto", rows, cut)):
+                # GUARD_MAX_ROWS = 0: the guard does not run
+                for key, safe, r in (("off", False, rows), ("check", "auto", 0),
+                                     ("defaults", "auto", rows)):
                     fb.GUARD_MAX_ROWS = r
-                    fb.CUT_RATIO = cr
                     c = time.process_time()
-                    est = getattr(semisvm, m)(safe=safe).fit(X, y)
+                    getattr(semisvm, m)(safe=safe).fit(X, y)
                     t[key].append(time.process_time() - c)
             fb.GUARD_MAX_ROWS = rows
-            fb.CUT_RATIO = cut
-            o, a, n, b = (min(t[k]) for k in ("off", "check", "nocut", "defaults"))
-            print(f"| {name} | {m} | {o:.3f} | {a:.3f} | {n:.3f} | {b:.3f} | {b / o:.2f} | "
-                  f"{b / a:.2f} | {est.cut_fallback_} |", flush=True)
+            o, a, b = (min(t[k]) for k in ("off", "check", "defaults"))
+            print(f"| {name} | {m} | {o:.3f} | {a:.3f} | {b:.3f} | {b / o:.2f} | "
+                  f"{b / a:.2f} |", flush=True)
     print(f"# load average after: {os.getloadavg()}")
 
 

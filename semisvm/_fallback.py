@@ -97,8 +97,7 @@ __all__ = ["check_safe", "two_folds", "supervised_counterpart",
            "MIN_LEAD",
            "MIN_LABELS", "laplacian_guard", "GUARD_AGREEMENT",
            "GUARD_AGREEMENT_UNCHECKED",
-           "LAPLACIAN_GUARD_ATTR_DOC", "cut_check", "cheeger_ratio", "CUT_RATIO",
-           "CUT_CHECK_ATTR_DOC"]
+           "LAPLACIAN_GUARD_ATTR_DOC"]
 
 # the check runs when every class has at least this many labels: with 2-3,
 # each fold solve keeps one or two labels per class, and the normalised TV
@@ -219,51 +218,6 @@ GUARD_AGREEMENT_UNCHECKED = 0.9
 # TV / Cheeger fits from 1.7-1.9x to 3.6-4.0x Poisson learning's time, while
 # their error there (1.87-1.89 %) is already below Poisson's (2.29 %).
 GUARD_MAX_ROWS = 20_000
-
-# the cut check of the TV and Cheeger estimators (``safe="auto"``, where the
-# label-fold check ran and kept the fit, before the Laplacian guard): the
-# unlabeled rows helped only if the fit's labels cut its graph less than a
-# supervised model's labels do. A labelling is scored by its Cheeger ratio
-# on the fit's own graph W (cut(S, S^c) / min(vol S, vol S^c), the mean over
-# the classes one against the rest; two classes: the first), the supervised
-# one being the first counterpart candidate (SVC(C=10), RBF at
-# gamma="scale" or linear) trained on all the labeled rows; when the SVC's
-# ratio is below CUT_RATIO x the fit's, the estimator becomes that SVC.
-# Where the cluster assumption fails (nested clouds, overlapping classes)
-# the semi-supervised labels are no cheaper a cut of the graph than the
-# SVC's; where it holds (two moons, circles, digits) they are much cheaper.
-# Not where the label folds could not run (fewer than MIN_LABELS labels in
-# a class): there an SVC's labels on a few rows may be the cheaper cut of
-# two moons (1,500 rows, 3 labels per class, draw 4 of
-# bench/bench_graph_defaults_moons.py: the SVC's labels at 21 % error have a
-# ratio of 0.0112, LapRLS's at a few % 0.0178, the TV / Cheeger fits' at
-# 16-39 % 0.0117-0.100), and checked there (before or after the guard) the
-# four rose to 5.5-9.3 % mean error on that bench.
-# Chosen on the tune part of bench/_suite.py (54 cells, seeds 0-2; the
-# recording of bench/bench_tv_choice.py replayed exactly with each fit's
-# ratios, bench/bench_tv_cut.py): worse / better cells than SVC() on the
-# labels by more than 2 points, without -> 1.15: CheegerRLS 4/22 -> 3/21,
-# CheegerSVM 4/21 -> 4/22, TVRLS 6/21 -> 6/22, TVSVM 6/21 -> 4/21, mean
-# error 16.35 / 16.42 / 16.39 / 16.30 -> 16.35 / 16.37 / 16.32 / 16.10 % (1.1
-# to 1.2 the same cells; 1.25: CheegerRLS 5; 1.05 and below: the `semisvm
-# demo` TVSVM row above LinearSVM's, 15.1 %). None: no cut check
-CUT_RATIO = 1.15
-
-CUT_CHECK_ATTR_DOC = """    graph_cuts_ : tuple of float or None
-        The cut check of ``safe="auto"``: the Cheeger ratio (cut over the
-        smaller side's volume, the mean over the classes one against the
-        rest) of this fit's labels and of the supervised SVC's labels on
-        this fit's graph; None when the cut check did not run (``safe`` not
-        "auto", the label-fold check skipped (fewer than 4 labels in a
-        class) or fallen back, no unlabeled row, more than 20,000 rows, or
-        a kernel other than "rbf" and "linear").
-    cut_fallback_ : bool
-        Whether the cut check made this model the SVC (``SVC(C=10)``, RBF at
-        ``gamma="scale"`` or linear, trained on all the labeled rows; named
-        in ``safe_counterpart_``): its ratio was below 1.15 x the fit's (the
-        unlabeled rows did not make the labels a cheaper cut of the graph).
-"""
-
 
 LAPLACIAN_GUARD_ATTR_DOC = """    laplacian_agreement_ : float or None
         The share of the unlabeled rows on which this fit's labels agreed
@@ -758,8 +712,7 @@ def laplacian_guard(est, y, fit_laplacian, adopt, *, threshold=None):
     est.laplacian_agreement_ = None
     est.laplacian_fallback_ = False
     unl = np.asarray(y) == UNLABELED
-    if (threshold is None or est.fell_back_ or getattr(est, "cut_fallback_", False)
-            or not unl.any()
+    if (threshold is None or est.fell_back_ or not unl.any()
             or unl.shape[0] > GUARD_MAX_ROWS):
         return est
     lap = fit_laplacian()
@@ -788,86 +741,5 @@ def laplacian_guard(est, y, fit_laplacian, adopt, *, threshold=None):
                    "%s: its labels agree with LapRLS's on %.1f%% of the unlabeled "
                    "rows: %s", type(est).__name__, 100.0 * agree,
                    "taking LapRLS's fit over" if est.laplacian_fallback_
-                   else "keeping its own fit")
-    return est
-
-
-def cheeger_ratio(W, labels):
-    """The Cheeger ratio of a labelling on the graph W: ``cut(S, S^c) /
-    min(vol S, vol S^c)`` for S the rows of one class (``vol`` the sum of
-    the degrees), the mean over the classes present (two: the first only,
-    the ratio being symmetric); 1.0 for a side of zero volume."""
-    W = W.tocsr() if hasattr(W, "tocsr") else np.asarray(W)
-    labels = np.asarray(labels)
-    deg = np.asarray(W.sum(axis=1), dtype=np.float64).ravel()
-    classes = np.unique(labels)
-    vals = []
-    for c in (classes[:1] if classes.size == 2 else classes):
-        s = (labels == c).astype(np.float64)
-        cut = float(s @ np.asarray(W @ (1.0 - s), dtype=np.float64).ravel())
-        vol = min(float(deg @ s), float(deg @ (1.0 - s)))
-        vals.append(cut / vol if vol > 0 else 1.0)
-    return float(np.mean(vals))
-
-
-def cut_check(est, X, y, W, adopt, *, kernel, ratio=None):
-    """The cut check of the TV and Cheeger estimators (after the label-fold
-    check, where it ran and kept the fit; before the Laplacian guard).
-
-    Parameters
-    ----------
-    est : the fitted estimator, after :func:`auto_fallback`.
-    X : the training rows (validated).
-    y : ndarray, the labels, ``-1`` unlabeled.
-    W : the fit's graph (sparse or dense, (n, n)).
-    adopt : callable, as for :func:`auto_fallback`.
-    kernel : the estimator's kernel (the SVC: the first of
-        :func:`supervised_candidates`).
-    ratio : float or None (None: ``CUT_RATIO``; when that is None, no check)
-
-    Sets ``graph_cuts_`` (the Cheeger ratios on W of the fit's labels and
-    of the SVC's) and ``cut_fallback_``; when the SVC's ratio is below
-    ``ratio`` x the fit's, makes the estimator the SVC trained on all the
-    labeled rows (``adopt``, ``transduction_``, ``safe_counterpart_``).
-    Does nothing unless ``est.safe_check_`` is "two folds" (the label
-    folds ran) and the check kept the fit, nor without unlabeled rows or
-    above ``GUARD_MAX_ROWS`` rows.
-    """
-    if ratio is None:
-        ratio = CUT_RATIO
-    est.graph_cuts_ = None
-    est.cut_fallback_ = False
-    y = np.asarray(y)
-    labeled = y != UNLABELED
-    if (ratio is None or est.fell_back_ or getattr(est, "safe_check_", None) != "two folds"
-            or labeled.all() or y.shape[0] > GUARD_MAX_ROWS
-            or not isinstance(kernel, str)):
-        return est
-    idx = np.flatnonzero(labeled)
-    cands = supervised_candidates(kernel, idx.size)
-    if not cands:
-        return est
-    name, sup = cands[0]
-    classes = est.classes_
-    basis, coef, b, gamma = fit_counterpart(sup, X[idx], y[idx], classes)
-    unl = np.flatnonzero(~labeled)
-    svc = np.array(est.transduction_, copy=True)
-    svc[idx] = y[idx]
-    svc[unl] = _labels(_decide(X[unl], X[idx] if basis is None else basis,
-                               coef, b, gamma), classes)
-    own = np.asarray(est.transduction_)
-    cuts = (cheeger_ratio(W, own), cheeger_ratio(W, svc))
-    est.graph_cuts_ = cuts
-    if cuts[1] < ratio * cuts[0]:
-        est.cut_fallback_ = True
-        est._semi_transduction = own.copy()      # diagnostics: what was replaced
-        adopt(idx, coef, b, gamma, basis)
-        est.transduction_ = svc
-        est.safe_counterpart_ = name if "SVC" in name else f"{name} SVC"
-    if est.cut_fallback_ or getattr(est, "verbose", 0):
-        logger.log(logging.INFO if getattr(est, "verbose", 0) else logging.DEBUG,
-                   "%s: Cheeger ratio of its labels on its graph %.4f, of the "
-                   "supervised SVC's %.4f: %s", type(est).__name__, cuts[0], cuts[1],
-                   "falling back to the SVC" if est.cut_fallback_
                    else "keeping its own fit")
     return est

@@ -20,7 +20,7 @@ import warnings
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
-from semisvm._fallback import auto_fallback, cut_check, laplacian_guard
+from semisvm._fallback import auto_fallback, laplacian_guard
 from semisvm._lowrank import nystroem_features
 from semisvm._threads import limit_api
 from semisvm._validation import UNLABELED
@@ -129,11 +129,7 @@ class TVCheckMixin:
 
         auto_fallback(self, X, y, labels, adopt, kernel=self.kernel,
                       margin=self.safe_margin, family="tv")
-        # then the cut check (where the label folds ran and kept the fit):
-        # the SVC on the labels taken over when its labels cut this fit's
-        # graph about as little as the fit's own do
-        cut_check(self, X, y, W, adopt, kernel=self.kernel)
-        # then the Laplacian guard (when neither fell back): LapRLS on
+        # then the Laplacian guard (when the check kept the fit): LapRLS on
         # the same rows, taken over when the labels disagree
         laplacian_guard(self, y, lambda: self._fit_laplacian(X, y), adopt)
         for k, v in keep.items():      # the fit's own, not the last fold's

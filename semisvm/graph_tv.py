@@ -79,7 +79,6 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from semisvm._fallback import (
-    CUT_CHECK_ATTR_DOC,
     LAPLACIAN_GUARD_ATTR_DOC,
     SAFE_CHECK_ATTR_DOC,
     check_safe,
@@ -593,8 +592,6 @@ class _GraphTVBase(TVSetupMixin, TVCheckMixin, SafeSemiSupervisedMixin,
         # set by the Laplacian guard of safe="auto" (semisvm._fallback)
         self.laplacian_agreement_ = None
         self.laplacian_fallback_ = False
-        self.graph_cuts_ = None      # and by its cut check
-        self.cut_fallback_ = False
         if safe == "auto":
             # the folds choose their scheme (and kernel) as this fit did
             return self._auto_fallback(X, y, K, W, Z, nugget)
@@ -750,15 +747,7 @@ _COMMON_DOC = """
 
 """ + safe_auto_doc("``X_fit_``, ``alpha_``, ``intercept_``",
                  "Works with ``affinity=``.\n"
-                 "          Then, where the check ran and kept the fit, the cut\n"
-                 "          check: the SVC (``C=10``, RBF at ``gamma=\"scale\"`` or\n"
-                 "          linear) trained on all the labeled rows is taken over\n"
-                 "          when its labels' Cheeger ratio on this fit's graph is\n"
-                 "          below 1.15 x that of the fit's labels (the unlabeled\n"
-                 "          rows did not make the labels a cheaper cut;\n"
-                 "          ``cut_fallback_``, ``graph_cuts_``; logged at\n"
-                 "          ``verbose``; up to 20,000 rows).\n"
-                 "          The Laplacian guard (unless a check fell back):\n"
+                 "          Then, unless the check fell back, the Laplacian guard:\n"
                  "          :class:`~semisvm.LapRLS` (its defaults and own check,\n"
                  "          this kernel) is fitted on the same rows and, when the\n"
                  "          two label the unlabeled rows alike on less than 95 % of\n"
@@ -849,7 +838,7 @@ _COMMON_DOC = """
         ``safe=True``: the mean over the folds); None when no check ran.
     fell_back_ : bool
         True when the check replaced the model by the supervised one.
-""" + SAFE_CHECK_ATTR_DOC + CUT_CHECK_ATTR_DOC + LAPLACIAN_GUARD_ATTR_DOC + """    n_features_in_ : int
+""" + SAFE_CHECK_ATTR_DOC + LAPLACIAN_GUARD_ATTR_DOC + """    n_features_in_ : int
 """
 
 

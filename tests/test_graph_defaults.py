@@ -4,10 +4,7 @@ The default check ``safe="auto"`` (:mod:`semisvm._fallback`): it falls back to
 the RBF SVC on the labels where the cluster assumption fails (nested
 clouds), stays silent where it holds (two moons), reuses the graph and the
 kernel across its solves, and every estimator with its defaults gives the
-same bits on the same input. Where the label folds kept a TV / Cheeger fit,
-its cut check takes the SVC over when the SVC's labels cut the fit's graph
-about as little as the fit's own (nested clouds), not on two moons. The TV /
-Cheeger estimators' Laplacian guard
+same bits on the same input. The TV / Cheeger estimators' Laplacian guard
 takes LapRLS's fit over where their labels disagree with it (a cheaper cut
 of the graph than the class boundary) and keeps their own fit elsewhere.
 """
@@ -573,14 +570,6 @@ def test_fallback_to_the_scalable_linear_counterpart(Est, module, monkeypatch):
 # ------------------------------------------------ the Laplacian guard (TV)
 
 
-@pytest.fixture
-def no_cut(monkeypatch):
-    """The cut check off (it runs before the guard and, on some of the draws
-    below, falls back first): these tests are about the guard itself."""
-    import semisvm._fallback as fb
-    monkeypatch.setattr(fb, "CUT_RATIO", None)
-
-
 def _moons3(n=300, seed=3):
     # make_moons(n, noise=0.15), 3 labels per class (the moons bench's draw
     # rule): with n=300, seed 3 TVRLS (safe=False) settles on a cheaper cut
@@ -627,7 +616,6 @@ def test_laplacian_guard_silent_where_the_fit_agrees():
 
 @pytest.mark.parametrize("Est", [TVRLS, CheegerRLS] + [
     pytest.param(E, marks=pytest.mark.slow) for E in (TVSVM, CheegerSVM)])
-@pytest.mark.usefixtures("no_cut")
 def test_laplacian_guard_both_sides_of_its_threshold(Est, monkeypatch, tmp_path):
     # the threshold 0: never; above 1: always (the agreement is at most 1);
     # the model then is LapRLS's fit, in and out of sample, in model files
@@ -659,7 +647,6 @@ def test_laplacian_guard_both_sides_of_its_threshold(Est, monkeypatch, tmp_path)
 
 @pytest.mark.parametrize("case", ["multiclass", "linear", "linear sparse",
                                   "linear exact"])
-@pytest.mark.usefixtures("no_cut")
 def test_laplacian_guard_multiclass_and_linear(case, monkeypatch):
     import scipy.sparse as sp
     from sklearn.datasets import make_blobs
@@ -722,7 +709,6 @@ def test_laplacian_guard_logged_at_verbose(caplog):
     assert any("taking LapRLS's fit over" in r.getMessage() for r in caplog.records)
 
 
-@pytest.mark.usefixtures("no_cut")
 def test_laplacian_guard_size_switch_both_sides(monkeypatch):
     """The guard runs on fits of at most GUARD_MAX_ROWS rows (its LapRLS
     builds a graph of its own): one row more and it does not run, the fit
@@ -743,7 +729,6 @@ def test_laplacian_guard_size_switch_both_sides(monkeypatch):
     np.testing.assert_array_equal(above.decision_function(X), plain.decision_function(X))
 
 
-@pytest.mark.usefixtures("no_cut")
 def test_laplacian_guard_with_a_linear_kernel_and_an_int_n_components():
     """LapRLS solves a linear kernel exactly in w (it refuses an int
     n_components there): the guard asks it for "auto" instead of crashing
@@ -760,12 +745,11 @@ def _nested5(seed=2):
     # nested clouds, 5 labels per class: TVRLS's label-fold check keeps its
     # fit (50 % error, the graph's clusters are not the classes) while
     # LapRLS's own check falls back to its SVC; the two disagree on 11 % of
-    # the unlabeled rows (the cut check, on, falls back to the SVC first)
+    # the unlabeled rows
     X, _, yt = _nested(240, 5, seed)
     return X, _draw(yt, 5, seed), yt
 
 
-@pytest.mark.usefixtures("no_cut")
 def test_laplacian_guard_takes_laprls_after_its_check():
     X, y, yt = _nested5()
     unl = y == -1
@@ -789,7 +773,6 @@ def test_laplacian_guard_takes_laprls_after_its_check():
 
 
 @pytest.mark.slow
-@pytest.mark.usefixtures("no_cut")
 def test_laplacian_guard_same_bits_for_any_n_jobs():
     X, y, _ = _nested5()
     a = _fit(TVRLS(n_jobs=1), X, y)
@@ -799,12 +782,10 @@ def test_laplacian_guard_same_bits_for_any_n_jobs():
     np.testing.assert_array_equal(a.decision_function(X), b.decision_function(X))
 
 
-@pytest.mark.usefixtures("no_cut")
 def test_laplacian_guard_stricter_where_the_check_ran():
     # XOR, 5 labels per class, seed 1: the check keeps TVRLS's fit, which
     # agrees with LapRLS on 94.8 % of the unlabeled rows: taken over at the
-    # checked threshold (0.95), kept at the unchecked one (0.9) (with the
-    # cut check on, that falls back to the SVC first on this draw)
+    # checked threshold (0.95), kept at the unchecked one (0.9)
     import semisvm._fallback as fb
     X, _, yt = _xor(seed=1)
     y = _draw(yt, 5, 1)
@@ -815,7 +796,6 @@ def test_laplacian_guard_stricter_where_the_check_ran():
 
 
 @pytest.mark.parametrize("checked", [True, False])
-@pytest.mark.usefixtures("no_cut")
 def test_laplacian_guard_thresholds_both_sides(checked, monkeypatch):
     """Each threshold on both sides of a fit's agreement a (kept at a, taken
     just above), and the other threshold has no say: GUARD_AGREEMENT where
@@ -839,158 +819,3 @@ def test_laplacian_guard_thresholds_both_sides(checked, monkeypatch):
     monkeypatch.setattr(fb, other, 0.0)
     took = _fit(TVRLS(), X, y)
     assert took.laplacian_fallback_ and took.laplacian_agreement_ == a
-
-
-# ------------------------------------------------ the cut check (TV)
-
-
-def _ratio_reference(W, labels):
-    # cut / min(vol) by explicit sums over the dense matrix's entries
-    W = np.asarray(W.todense() if hasattr(W, "todense") else W, dtype=float)
-    classes = np.unique(labels)
-    vals = []
-    for c in (classes[:1] if classes.size == 2 else classes):
-        s = labels == c
-        cut = sum(W[i, j] for i in range(W.shape[0]) for j in range(W.shape[0])
-                  if s[i] and not s[j])
-        vol = min(W[s].sum(), W[~s].sum())
-        vals.append(cut / vol if vol > 0 else 1.0)
-    return float(np.mean(vals))
-
-
-def test_cheeger_ratio_against_explicit_sums():
-    import scipy.sparse as sp
-
-    from semisvm._fallback import cheeger_ratio
-    rng = np.random.RandomState(0)
-    A = rng.rand(12, 12) * (rng.rand(12, 12) < 0.4)
-    W = A + A.T
-    for labels in (rng.randint(0, 2, 12), rng.randint(0, 3, 12), np.zeros(12, int)):
-        want = _ratio_reference(W, labels)
-        assert cheeger_ratio(sp.csr_matrix(W), labels) == pytest.approx(want, rel=1e-12)
-        assert cheeger_ratio(W, labels) == pytest.approx(want, rel=1e-12)
-    # two classes: symmetric in the classes; one class only: 1.0 (no other side)
-    lab = rng.randint(0, 2, 12)
-    assert cheeger_ratio(W, lab) == pytest.approx(cheeger_ratio(W, 1 - lab), rel=1e-12)
-    assert cheeger_ratio(W, np.zeros(12, int)) == 1.0
-
-
-def _nested_3labels(seed=0):
-    # nested clouds, 3 labels per class: the label folds cannot run
-    X, _, yt = _nested(240, 5, seed)
-    return X, _draw(yt, 3, seed), yt
-
-
-@pytest.mark.parametrize("case", ["TVRLS", "CheegerRLS",
-                                  pytest.param("CheegerSVM", marks=pytest.mark.slow)])
-def test_cut_check_fires_on_nested_clouds(case):
-    """The label-fold check keeps the fit on nested clouds; its labels are no
-    cheaper a cut of its graph than the SVC's, which is taken over, in and
-    out of sample; the guard does not run after it."""
-    import semisvm._fallback as fb
-    Est = {"TVRLS": TVRLS, "CheegerRLS": CheegerRLS, "CheegerSVM": CheegerSVM}[case]
-    X, y, yt = _nested5() if Est is TVRLS else _nested(240, 5, 0)
-    unl = y == -1
-    est = _fit(Est(), X, y)
-    off = _fit(Est(safe=False), X, y)
-    own, svc_cut = est.graph_cuts_
-    assert est.safe_check_ == "two folds" and not est.fell_back_
-    assert est.cut_fallback_ and svc_cut < fb.CUT_RATIO * own
-    assert est.laplacian_agreement_ is None and not est.laplacian_fallback_
-    assert est.safe_counterpart_ == "rbf SVC (C=10, gamma=scale)"
-    lab = ~unl
-    svc = SVC(C=10.0, gamma="scale").fit(X[lab], y[lab])
-    np.testing.assert_allclose(est.decision_function(X), svc.decision_function(X),
-                               rtol=1e-8, atol=1e-8)
-    np.testing.assert_array_equal(est.transduction_[unl], svc.predict(X[unl]))
-    np.testing.assert_array_equal(est.transduction_[lab], y[lab])
-    if Est is TVRLS:
-        # (the Cheeger pair's own fit on its draw: 20.5 % against the SVC's
-        # 22.7 %)
-        err = np.mean(est.transduction_[unl] != yt[unl])
-        assert err < np.mean(off.transduction_[unl] != yt[unl]) - 0.2
-
-
-def test_cut_check_with_a_linear_kernel():
-    X, yt = make_moons(120, noise=0.1, random_state=0)
-    y = _draw(yt, 5)
-    est = _fit(TVRLS(kernel="linear"), X, y)
-    assert est.cut_fallback_ and est.safe_counterpart_ == "linear SVC"
-    lab = y != -1
-    svc = SVC(kernel="linear", C=10.0).fit(X[lab], y[lab])
-    np.testing.assert_allclose(est.decision_function(X), svc.decision_function(X),
-                               rtol=1e-8, atol=1e-8)
-
-
-@pytest.mark.parametrize("Est", [TVRLS, CheegerRLS])
-def test_cut_check_silent_on_two_moons(Est):
-    # 5 labels per class: the check runs, the fit's labels are a cut
-    # several times cheaper than the SVC's; 3 per class: no cut check
-    import semisvm._fallback as fb
-    X, y, _ = _moons(120, k=5)
-    est = _fit(Est(), X, y)
-    own, svc_cut = est.graph_cuts_
-    assert not est.cut_fallback_ and svc_cut > 2 * fb.CUT_RATIO * own
-    X, y, _ = _moons3()
-    est = _fit(Est(), X, y)
-    assert est.graph_cuts_ is None and not est.cut_fallback_
-
-
-@pytest.mark.parametrize("data", ["moons", "nested"])
-def test_cut_check_threshold_both_sides(data, monkeypatch):
-    """CUT_RATIO just above the fit's ratio of ratios falls back, just below
-    keeps the fit (the same bits as with the check off), on a draw where the
-    default keeps the fit and on one where it falls back."""
-    import semisvm._fallback as fb
-    X, y, _ = _moons(120, k=5) if data == "moons" else _nested5()
-    est = _fit(TVRLS(), X, y)
-    own, svc_cut = est.graph_cuts_
-    assert est.cut_fallback_ == (data == "nested")
-    q = svc_cut / own
-    monkeypatch.setattr(fb, "CUT_RATIO", q * (1 + 1e-9))
-    assert _fit(TVRLS(), X, y).cut_fallback_
-    monkeypatch.setattr(fb, "CUT_RATIO", q * (1 - 1e-9))
-    kept = _fit(TVRLS(), X, y)
-    assert not kept.cut_fallback_ and kept.graph_cuts_ == (own, svc_cut)
-    monkeypatch.setattr(fb, "CUT_RATIO", None)
-    off = _fit(TVRLS(), X, y)
-    assert off.graph_cuts_ is None and not off.cut_fallback_
-    np.testing.assert_array_equal(kept.transduction_, off.transduction_)
-    np.testing.assert_array_equal(kept.decision_function(X), off.decision_function(X))
-
-
-def test_cut_check_size_switch_both_sides(monkeypatch):
-    """The cut check runs on fits of at most GUARD_MAX_ROWS rows (as the
-    guard): one row more and it does not run."""
-    import semisvm._fallback as fb
-    X, y, _ = _nested5()
-    monkeypatch.setattr(fb, "GUARD_MAX_ROWS", X.shape[0])
-    at = _fit(TVRLS(), X, y)
-    assert at.cut_fallback_ and at.graph_cuts_ is not None
-    monkeypatch.setattr(fb, "GUARD_MAX_ROWS", X.shape[0] - 1)
-    above = _fit(TVRLS(), X, y)
-    assert above.graph_cuts_ is None and not above.cut_fallback_
-
-
-def test_cut_check_only_after_the_label_folds():
-    # safe=False / True, fewer than 4 labels in a class (the folds cannot
-    # run), a fallback of the label-fold check: no cut check
-    X, y, _ = _nested_3labels()
-    for safe in (False, True, "auto"):
-        est = _fit(TVRLS(safe=safe), X, y)
-        assert est.graph_cuts_ is None and not est.cut_fallback_
-    X, y, _ = _nested(240, 5, 0)
-    est = _fit(TVRLS(), X, y)
-    assert est.fell_back_ and est.graph_cuts_ is None and not est.cut_fallback_
-
-
-def test_cut_check_same_bits_for_any_n_jobs_and_logged(caplog):
-    import logging
-    X, y, _ = _nested5()
-    a = _fit(TVRLS(n_jobs=1), X, y)
-    with caplog.at_level(logging.INFO, logger="semisvm"):
-        b = _fit(TVRLS(n_jobs=2, verbose=1), X, y)
-    assert a.cut_fallback_ and b.cut_fallback_ and a.graph_cuts_ == b.graph_cuts_
-    np.testing.assert_array_equal(a.transduction_, b.transduction_)
-    np.testing.assert_array_equal(a.decision_function(X), b.decision_function(X))
-    assert any("falling back to the SVC" in r.getMessage() for r in caplog.records)
