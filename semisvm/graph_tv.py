@@ -746,7 +746,9 @@ _COMMON_DOC = """
         clusters).
 
 """ + safe_auto_doc("``X_fit_``, ``alpha_``, ``intercept_``",
-                 "Works with ``affinity=``.\n"
+                 "A tie (as many held-out rows right) falls back too when\n"
+                 "          the fit got more than a quarter of its held-out labels\n"
+                 "          wrong (at ``safe_margin=0``). Works with ``affinity=``.\n"
                  "          Then, unless the check fell back, the Laplacian guard:\n"
                  "          :class:`~semisvm.LapRLS` (its defaults and own check,\n"
                  "          this kernel) is fitted on the same rows and, when the\n"
@@ -778,7 +780,9 @@ _COMMON_DOC = """
         Folds of ``safe=True`` (an int k: k labeled-row folds, repeated twice).
     safe_margin : float, default=0.0
         Fall back when the accuracy gain is below ``-safe_margin`` (ties keep
-        the semi-supervised model).
+        the semi-supervised model, except with ``safe_margin=0`` one that got
+        more than a quarter of its held-out labels wrong under
+        ``safe="auto"``).
     verbose : int
         Log every outer iteration (logger "semisvm").
     n_components : {"auto"} or int or None, default="auto"

@@ -819,3 +819,54 @@ def test_laplacian_guard_thresholds_both_sides(checked, monkeypatch):
     monkeypatch.setattr(fb, other, 0.0)
     took = _fit(TVRLS(), X, y)
     assert took.laplacian_fallback_ and took.laplacian_agreement_ == a
+
+
+# ------------------------------------- a tie with the SVC (TV / Cheeger rule)
+
+
+def _tie(monkeypatch):
+    """A check whose semi-supervised held-out labels are the SVC's own (the
+    one candidate, SVC(C=10)): a tie on every fold, on noisy labels that
+    both get wrong on more than a quarter of the held-out rows."""
+    import semisvm._fallback as fb
+    monkeypatch.setattr(fb, "CHOOSE_COUNTERPART", False)
+    rng = np.random.RandomState(0)
+    X = rng.randn(120, 2)
+    yt = (X[:, 0] + 1.5 * rng.randn(120) > 0).astype(int)
+    y = _draw(yt, 10)
+
+    def solve(y_hidden):
+        lab = y_hidden != -1
+        return SVC(C=10.0).fit(X[lab], y_hidden[lab]).predict(X)
+
+    def run(family="tv", margin=0.0):
+        est = type("Fit", (), {})()
+        est.classes_ = np.array([0, 1])
+        est.transduction_ = np.where(y == -1, 0, y)
+        taken = []
+        auto_fallback(est, X, y, solve, lambda *a: taken.append(a), kernel="rbf",
+                      margin=margin, family=family)
+        assert est.fell_back_ == bool(taken)
+        return est
+    return run
+
+
+def test_tie_falls_back_where_the_fit_missed_many(monkeypatch):
+    import semisvm._fallback as fb
+    run = _tie(monkeypatch)
+    est = run()
+    ok_semi, ok_sup = est.safe_scores_
+    np.testing.assert_array_equal(ok_semi, ok_sup)       # a tie, row for row
+    miss = 1.0 - np.mean(ok_semi)
+    assert est.unlabeled_gain_ == 0.0 and miss > fb.TIE_MISS["tv"]
+    assert est.fell_back_
+    # the other family keeps ties; so does a positive safe_margin
+    assert not run(family="laplacian").fell_back_
+    assert not run(margin=0.01).fell_back_
+    # the threshold on both sides: kept at the fit's miss rate, taken below it
+    monkeypatch.setitem(fb.TIE_MISS, "tv", miss)
+    assert not run().fell_back_
+    monkeypatch.setitem(fb.TIE_MISS, "tv", np.nextafter(miss, 0.0))
+    assert run().fell_back_
+    monkeypatch.setitem(fb.TIE_MISS, "tv", None)
+    assert not run().fell_back_
