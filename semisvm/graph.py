@@ -453,7 +453,11 @@ def _exact_search(X, k, threads):
     neighbours and each list is ordered by (distance, index); a row whose
     k-th distance is still tied at the end of that window (a point with many
     duplicates) is searched again on one OpenMP thread (:func:`_one_thread_rows`):
-    the same lists, bit for bit, for any thread count.
+    the same lists, bit for bit, for any thread count. Where scikit-learn
+    would take its k-d tree and its brute force is cheaper
+    (:func:`_brute_candidates_apply`), the window comes from the brute
+    force's candidates with the tree's distances (:func:`_brute_tree_search`:
+    the same lists and bits as the tree's).
     """
     n = X.shape[0]
     q = min(n - 1, k + TIE_SLACK)
