@@ -20,10 +20,10 @@ import warnings
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
-from semisvm._fallback import auto_fallback, laplacian_guard
+from semisvm._fallback import auto_fallback, laplacian_guard, two_folds
 from semisvm._lowrank import nystroem_features
 from semisvm._threads import limit_api
-from semisvm._validation import UNLABELED
+from semisvm._validation import UNLABELED, check_n_jobs
 
 # the safe="auto" check's fold solves (Cheeger; multi-class TV): a stop
 # tolerance of at least FOLD_TOL (TV; Cheeger keeps its tol) and at most
@@ -84,6 +84,11 @@ FOLD_N_STABLE_SCALE = 1
 # SCALE_LABEL_TOL the fit stops at the 10th (300k) / 7th (100k) iteration
 LABEL_TOL = 0.01
 SCALE_LABEL_TOL = 0.001
+# the safe="auto" check's two fold solves run side by side on two threads
+# when the fit has at least two (n_jobs) and at most this many rows (above
+# it each solve's own passes are threaded, and two solves at once would
+# hold two solves' memory)
+FOLD_THREADS_MAX_ROWS = SCALE_MIN_ROWS
 
 
 class TVCheckMixin:
@@ -98,19 +103,36 @@ class TVCheckMixin:
         keep = {k: getattr(self, k) for k in ("label_conflict_", "refit_convex_")
                 if hasattr(self, k)}
 
-        def labels(y_hidden):
+        def solve_on(est, y_hidden):
             lab = y_hidden != UNLABELED
             y_enc = np.full(y_hidden.shape[0], UNLABELED, dtype=np.intp)
             y_enc[lab] = np.searchsorted(self.classes_, y_hidden[lab])
+            est._fold_solve = True
+            est._fold_watch = est._watch_rows(y, y_hidden)
+            try:
+                res = est._solve(K, W, y_enc, Z, nugget)
+            finally:
+                del est._fold_solve, est._fold_watch
+            return self.classes_[res.labels]
+
+        # the second fold's labels when the two ran side by side
+        ahead, started = {}, []
+
+        def labels(y_hidden):
+            got = ahead.pop(y_hidden.tobytes(), None)
+            if got is not None:
+                return got
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", ConvergenceWarning)
-                self._fold_solve = True
-                self._fold_watch = self._watch_rows(y, y_hidden)
-                try:
-                    res = self._solve(K, W, y_enc, Z, nugget)
-                finally:
-                    del self._fold_solve, self._fold_watch
-            return self.classes_[res.labels]
+                other = None if started else self._second_fold(y, y_hidden)
+                if other is None:
+                    return solve_on(self, y_hidden)
+                started.append(True)
+                # (joined inside this block: the worker's warnings are
+                # filtered as this thread's)
+                first, second = self._folds_side_by_side(solve_on, y_hidden, other)
+            ahead[other.tobytes()] = second
+            return first
 
         def adopt(rows, coef, intercept, gamma, basis=None):
             # the SVC's decision k(x, X[rows]) coef + b in this model's terms
@@ -135,6 +157,66 @@ class TVCheckMixin:
         for k, v in keep.items():      # the fit's own, not the last fold's
             setattr(self, k, v)
         return self
+
+    def _second_fold(self, y, y_hidden):
+        """The other label fold's ``y_hidden`` when the check's two fold
+        solves run side by side: with at least two threads (``n_jobs``) on
+        at most ``FOLD_THREADS_MAX_ROWS`` rows, when ``y_hidden`` is the
+        first of :func:`semisvm._fallback.two_folds`'s folds; else None."""
+        if (check_n_jobs(self.n_jobs) < 2 or y.shape[0] > FOLD_THREADS_MAX_ROWS):
+            return None
+        labeled = y != UNLABELED
+        fold, _ = two_folds(y, labeled)
+        if fold is None:
+            return None
+        idx = np.flatnonzero(labeled)
+        hidden = []
+        for k in (0, 1):
+            h = y.copy()
+            h[idx[fold == k]] = UNLABELED
+            hidden.append(h)
+        return hidden[1] if np.array_equal(y_hidden, hidden[0]) else None
+
+    def _folds_side_by_side(self, solve_on, first, second):
+        """``solve_on(est, y_hidden)`` of two folds, the second on a thread
+        beside this one: each on a shallow copy of this estimator (what a
+        fold solve sets stays on its copy) with ``n_jobs=1`` (the graph ROF
+        solver's result does not depend on its threads), sharing the solve
+        cache (read-only factorisations and edge lists: a value computed
+        twice is the same). The same labels, bit for bit, as the two solves
+        one after the other."""
+        import threading
+
+        copies = []
+        for _ in (0, 1):
+            est = object.__new__(type(self))
+            est.__dict__.update(self.__dict__)
+            est.n_jobs = 1
+            copies.append(est)
+        out = [None, None]
+        err = []
+
+        def work():
+            try:
+                out[1] = solve_on(copies[1], second)
+            except BaseException as exc:    # re-raised in this thread
+                err.append(exc)
+
+        t = threading.Thread(target=work, name="semisvm-fold", daemon=True)
+        t.start()
+        try:
+            out[0] = solve_on(copies[0], first)
+        finally:
+            t.join()
+        if err:
+            raise err[0]
+        if getattr(self, "_exact_K", None) is None:
+            # the exact kernel a fold built (the augmented iteration)
+            for est in copies:
+                if getattr(est, "_exact_K", None) is not None:
+                    self._exact_K = est._exact_K
+                    break
+        return out[0], out[1]
 
     def _watch_rows(self, y, y_hidden):
         """The rows watched by a safe="auto" fold solve's stop rule (an

@@ -806,8 +806,10 @@ _COMMON_DOC = """
         :class:`~semisvm.graph.KNNGraph` that the check's fits share). Not
         with ``fit(..., affinity=...)``.
     n_jobs : int or None, default=None
-        Threads of the graph-ROF solver (None: 1, -1: all cores); the fit is
-        the same to the bit whatever the count.
+        Threads of the graph-ROF solver and of the exact neighbour search
+        (None: 1, -1: all cores); with two or more on at most 20,000 rows
+        the ``safe="auto"`` check's two fold solves also run side by side.
+        The fit is the same to the bit whatever the count.
 
     Attributes
     ----------

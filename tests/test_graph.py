@@ -634,3 +634,70 @@ def test_graph_estimator_same_bits_for_any_n_jobs_on_tied_rows():
     y[0], y[1] = 0, 1
     dec = [LapRLS(safe=False, n_jobs=j).fit(X, y).decision_function(X) for j in (1, 2)]
     assert np.array_equal(dec[0], dec[1])
+
+
+def _brute_cases():
+    rng = np.random.default_rng(3)
+    cont = rng.standard_normal((1200, 10))
+    ties = rng.integers(0, 3, size=(900, 9)).astype(float)
+    dups = rng.standard_normal((900, 12))
+    dups[100:130] = dups[0]          # a run of duplicates longer than the window
+    far = rng.standard_normal((900, 8)) * 1e6 + 1e7   # large norms, small gaps
+    return {"continuous": cont, "integer ties": ties, "duplicates": dups,
+            "offset": far, "float32": cont.astype(np.float32)}
+
+
+@pytest.mark.parametrize("case", list(_brute_cases()))
+def test_exact_search_brute_candidates_same_lists_both_sides(case, monkeypatch):
+    """Between BRUTE_MIN_FEATURES and 15 features on at most BRUTE_MAX_ROWS
+    rows the exact search takes the brute force's candidates with the k-d
+    tree's distances: the same lists and distances, bit for bit, as the
+    tree's search (the switch off), for continuous rows, integer ties,
+    duplicated rows and float32; the rows without the certificate go to the
+    tree (asserted taken on the tied cases)."""
+    import semisvm.graph as g
+
+    X = _brute_cases()[case]
+    seen = {}
+    real = g.NearestNeighbors
+
+    def spy(*a, **kw):
+        seen[kw.get("algorithm", "auto")] = seen.get(kw.get("algorithm", "auto"), 0) + 1
+        return real(*a, **kw)
+
+    monkeypatch.setattr(g, "NearestNeighbors", spy)
+    assert g._brute_candidates_apply(X, 10 + g.TIE_SLACK)
+    on = g.knn_search(X, 10, method="exact", n_jobs=1)
+    on2 = g.knn_search(X, 10, method="exact", n_jobs=2)
+    assert seen.get("brute") == 2
+    if case in ("integer ties", "duplicates"):
+        assert seen.get("kd_tree")            # uncertified rows: the tree
+    else:
+        # (the "auto" searches: the caller's rows whose ties outlast the window)
+        assert "auto" not in seen
+    monkeypatch.setattr(g, "BRUTE_MAX_ROWS", X.shape[0] - 1)
+    assert not g._brute_candidates_apply(X, 10 + g.TIE_SLACK)
+    seen.clear()
+    off = g.knn_search(X, 10, method="exact", n_jobs=1)
+    assert set(seen) == {"auto"}
+    for a in (on, on2):
+        assert a[0].dtype == off[0].dtype
+        assert np.array_equal(a[0], off[0]) and np.array_equal(a[1], off[1])
+
+
+def test_brute_candidates_rule_both_sides():
+    """The switch's sides: features (below BRUTE_MIN_FEATURES, above 15),
+    rows (above BRUTE_MAX_ROWS), sparse rows, and q too large for the tree."""
+    import scipy.sparse as sp
+
+    import semisvm.graph as g
+
+    X = np.zeros((1000, g.BRUTE_MIN_FEATURES))
+    assert g._brute_candidates_apply(X, 18)
+    assert not g._brute_candidates_apply(np.zeros((1000, g.BRUTE_MIN_FEATURES - 1)), 18)
+    assert g._brute_candidates_apply(np.zeros((1000, 15)), 18)
+    assert not g._brute_candidates_apply(np.zeros((1000, 16)), 18)
+    assert g._brute_candidates_apply(np.zeros((g.BRUTE_MAX_ROWS, 10)), 18)
+    assert not g._brute_candidates_apply(np.zeros((g.BRUTE_MAX_ROWS + 1, 10)), 18)
+    assert not g._brute_candidates_apply(sp.csr_matrix(X), 18)
+    assert not g._brute_candidates_apply(np.zeros((40, 10)), 18)

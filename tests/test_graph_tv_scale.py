@@ -4,6 +4,7 @@ Every switch chosen by size is run on both sides with its threshold shrunk:
 the graph ROF solver's band ordering of the rows (the same iterates as the
 data's order, to rounding; the same bits for any thread count).
 """
+import threading
 import warnings
 
 import numpy as np
@@ -631,3 +632,59 @@ def test_fold_stop_watch_same_bits_for_any_n_jobs(monkeypatch):
                     est.unlabeled_gain_, est.fell_back_,
                     tuple(s.tobytes() for s in est.safe_scores_)))
     assert out[0] == out[1]
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+@pytest.mark.parametrize("Est", ESTIMATORS)
+def test_check_folds_side_by_side_same_bits_both_sides(Est, n_classes, monkeypatch):
+    """With n_jobs >= 2 on at most FOLD_THREADS_MAX_ROWS rows the
+    safe="auto" check's two fold solves run on two threads: the same fit,
+    check scores, gain and fit attributes, bit for bit, as n_jobs=None (one
+    after the other); above the row switch (two classes) one after the other."""
+    import semisvm._tv_check as tv_check
+    X, y, _ = _blobs(n=48, n_classes=n_classes, per_class=6)
+    calls = []
+    real = tv_check.TVCheckMixin._folds_side_by_side
+
+    def spy(self, *a):
+        calls.append(threading.current_thread().name)
+        return real(self, *a)
+
+    monkeypatch.setattr(tv_check.TVCheckMixin, "_folds_side_by_side", spy)
+
+    def fit(n_jobs):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            est = Est(max_iter=15, n_jobs=n_jobs).fit(X, y)
+        return (np.asarray(est.result_.decision).tobytes(), est.unlabeled_gain_,
+                est.fell_back_, est.safe_check_,
+                tuple(s.tobytes() for s in est.safe_scores_),
+                est.transduction_.tobytes(), getattr(est, "label_conflict_", None),
+                getattr(est, "refit_convex_", None))
+
+    one = fit(None)
+    assert calls == [] and one[3] == "two folds"
+    assert fit(2) == one
+    assert len(calls) == 1
+    if n_classes == 2:      # (the row switch's other side: one after the other)
+        monkeypatch.setattr(tv_check, "FOLD_THREADS_MAX_ROWS", X.shape[0] - 1)
+        assert fit(2) == one
+        assert len(calls) == 1
+
+
+def test_check_folds_side_by_side_raise_the_workers_error(monkeypatch):
+    """An error in the second fold's thread reaches the fit."""
+    import semisvm._tv_check as tv_check
+    X, y, _ = _blobs(n=48, n_classes=2, per_class=6)
+    real = TVRLS._solve
+
+    def failing(self, K, W, y_enc, *a):
+        if threading.current_thread().name == "semisvm-fold":
+            raise RuntimeError("fold thread")
+        return real(self, K, W, y_enc, *a)
+
+    monkeypatch.setattr(TVRLS, "_solve", failing)
+    assert tv_check.FOLD_THREADS_MAX_ROWS >= X.shape[0]
+    with pytest.raises(RuntimeError, match="fold thread"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        TVRLS(max_iter=15, n_jobs=2).fit(X, y)
