@@ -509,7 +509,9 @@ def with_c(name, sup, C):
     else:
         other = sup.__class__(**dict(sup.get_params(), C=C))
     old = f"C={sup.C:g}"
-    return (name.replace(old, f"C={C:g}") if old in name else f"{name} (C={C:g})"), other
+    if old in name:
+        return name.replace(old, f"C={C:g}"), other
+    return (name if "SVC" in name else f"{name} SVC") + f" (C={C:g})", other
 
 
 def fit_counterpart(sup, X, y, classes):
