@@ -9,10 +9,13 @@ labeled rows; the recorded C = 10 candidates are recomputed and must match)
 and replays the defaults' rule (``bench_tv_choice.TIE``) with the candidate
 list of each variant (``--replay``): one C for all, or the C chosen per fit
 by the check's own held-out rows among a few (the candidate right on most,
-ties to the earlier in the list), or (the defaults,
-``semisvm._fallback.REFIT_C``) the fallback decided at C = 10 and its SVC
-refitted at C = 1 where that is right on more held-out rows; ``--verify N``
-refits every N-th draw with the library's defaults against the replay::
+ties to the earlier in the list), or the fallback decided at C = 10 (as the
+defaults do) and its SVC refitted at C = 1 where that is right on more
+held-out rows (:func:`chosen`; measured and not taken: the library
+implementation, ``REFIT_C`` in ``semisvm/_fallback.py``, is commit b8cbadd
+on branch h11h). ``--verify N`` refits every N-th draw with the library's
+defaults against the replay of the defaults' rule (``--verify-refit``:
+against :func:`chosen`, for a library with that rule)::
 
     OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 nice -n 10 python \\
         bench/bench_tv_counterpart_c.py --augment tune_main_a.jsonl ... --out DIR
@@ -150,11 +153,12 @@ def chosen(r, m, mode="same", margin=1):
     now (``bench_tv_choice.TIE`` on the C = 10 candidates); a fit that falls
     back then takes, instead of the chosen C = 10 SVC, the C = 1 SVC when it
     is right on at least ``margin`` more held-out rows: ``mode`` "same" (the
-    chosen kernel / width at C = 1: ``semisvm._fallback.REFIT_C``, the
-    defaults) or "any" (the best C = 1 candidate)."""
+    chosen kernel / width at C = 1: the rule chosen on the tune part) or
+    "any" (the best C = 1 candidate); ``margin`` None: no refit (the
+    defaults' rule)."""
     r = dict(r, cand=r["cand_c"]["10"])
     e, what = btc.choose(r, m, btc.TIE)
-    if what == "svc":
+    if what == "svc" and margin is not None:
         c10 = [np.array(c["ok"], bool).sum() for c in r["cand_c"]["10"]]
         c1 = [np.array(c["ok"], bool).sum() for c in r["cand_c"]["1"]]
         j = int(np.argmax(c10))
@@ -187,9 +191,10 @@ def refit_choice(rows, mode, margin=1, detail=False):
     return res
 
 
-def verify(rows):
+def verify(rows, refit=False):
     """Refit each recorded draw's models with the library's defaults: their
-    unlabeled error must be the replay's of :func:`chosen` (the defaults)."""
+    unlabeled error must be the replay's of the defaults' rule (``refit``:
+    of :func:`chosen`, for commit b8cbadd's library)."""
     from bench_tv_choice import MODELS, _fit
     loaded = {}
     bad = n = 0
@@ -204,12 +209,13 @@ def verify(rows):
         for m in r["models"]:
             est, _ = _fit(MODELS[m], d.X, y_semi)
             err = 100.0 * float(np.mean(est.transduction_[unl] != d.y[unl]))
-            want, what = chosen(r, m)
+            want, what = chosen(r, m, margin=1 if refit else None)
             n += 1
             if abs(err - want) > 1e-9:
                 bad += 1
                 print("MISMATCH", r["set"], r["scheme"], r["seed"], m, err, want, what)
-    print(f"{n - bad} of {n} refitted fits match the replay of the defaults")
+    print(f"{n - bad} of {n} refitted fits match the replay of "
+          f"{'the refit rule' if refit else 'the defaults'}")
 
 
 def main():
@@ -223,17 +229,19 @@ def main():
     ap.add_argument("--verify", type=int, default=0, metavar="N",
                     help="with --replay: refit every N-th recorded draw's models "
                          "with the defaults and compare with the replay")
+    ap.add_argument("--verify-refit", action="store_true",
+                    help="with --verify: against the refit rule (commit b8cbadd's library)")
     args = ap.parse_args()
     if args.augment:
         return augment(args.augment, args.out)
     rows = [json.loads(line) for f in args.replay for line in open(f) if line.strip()]
     if args.verify:
-        return verify(rows[::args.verify])
+        return verify(rows[::args.verify], refit=args.verify_refit)
     for mode in ("same", "any"):
         for margin in (1, 2):
             print(f"## fallback decided at C = 10; then C = 1 ({mode}) where it leads "
-                  f"by >= {margin}" + (" (the defaults)" if (mode, margin) == ("same", 1)
-                                       else "") + ":",
+                  f"by >= {margin}" + (" (chosen on the tune part)"
+                                       if (mode, margin) == ("same", 1) else "") + ":",
                   refit_choice(rows, mode, margin, detail=args.detail))
     for name, order in VARIANTS.items():
         if args.variants and name not in args.variants:

@@ -99,7 +99,7 @@ __all__ = ["check_safe", "two_folds", "supervised_counterpart",
            "MIN_LEAD",
            "MIN_LABELS", "laplacian_guard", "GUARD_AGREEMENT",
            "GUARD_AGREEMENT_UNCHECKED",
-           "LAPLACIAN_GUARD_ATTR_DOC", "TIE_MISS", "REFIT_C", "with_c"]
+           "LAPLACIAN_GUARD_ATTR_DOC", "TIE_MISS"]
 
 # the check runs when every class has at least this many labels: with 2-3,
 # each fold solve keeps one or two labels per class, and the normalised TV
@@ -176,26 +176,6 @@ TIE_MISS = {"laplacian": None, "tv": 0.25}
 # cells (above; CheegerSVM 13 -> 9 with the RBF SVC alone)
 COUNTERPART_C = 10.0
 RBF_WIDTHS = (1.0, 1.0 / 3.0, 3.0)
-
-# a fit that falls back, per family: its chosen counterpart (kernel and width
-# as above) is also scored at this C on the same two folds, and that SVC is
-# taken instead where it is right on more held-out rows (ties: COUNTERPART_C);
-# the fallback itself is decided at COUNTERPART_C as above. None: never.
-# TV / Cheeger 1 (scikit-learn's default), chosen on the tune part of
-# bench/_suite.py (54 cells, seeds 0-2; bench/bench_tv_counterpart_c.py,
-# the recording of bench/bench_tv_choice.py with the candidates at C = 1 and
-# 100 added, replayed exactly): worse / better cells than SVC() on the
-# labels by more than 2 points unchanged (CheegerRLS 4/22, CheegerSVM 4/21,
-# TVRLS 6/20, TVSVM 6/20), mean error 16.35 / 16.42 / 16.34 / 16.29 -> 16.34
-# / 16.42 / 16.25 / 16.18 % (4-8 of 162 fits refitted at C = 1); a lead of 2
-# rows: 16.35 / 16.42 / 16.28 / 16.22 %; C = 100 or {1, 100}: one more worse
-# cell for three of the four. Choosing C among {1, 10} (or {1, 10, 100})
-# with the candidates before deciding the fallback (8 candidates, ties to 10)
-# left two more worse cells for each (6/22, 6/21, 8/20, 8/20; more fits fell
-# back), C = 1 for every candidate three more (7/20, 8/19, 9/21, 8/20) and
-# the `semisvm demo` Cheeger rows at 19.3 % (LinearSVM 14.8 %).
-# LapSVM / LapRLS: not tried (their check as it was)
-REFIT_C = {"laplacian": None, "tv": 1.0}
 
 # the counterpart of an RBF estimator is chosen among the candidates above
 # (False: always the first, the RBF SVC at gamma = "scale")
@@ -311,10 +291,8 @@ SAFE_CHECK_ATTR_DOC = """    safe_check_ : str or None
     safe_counterpart_ : str or None
         The supervised model the check compared with (and fell back to),
         e.g. "rbf SVC (C=10, gamma=scale/3)" or "linear SVC (C=10)" (for
-        an RBF estimator, the candidate right on most held-out labels;
-        after a fallback of TVRLS, TVSVM, CheegerRLS or CheegerSVM, the
-        same SVC at ``C=1`` where that was right on more of them); None
-        when no check ran. After a fallback to the linear SVC the
+        an RBF estimator, the candidate right on most held-out labels);
+        None when no check ran. After a fallback to the linear SVC the
         decision function is linear, ``<x, w> + b``.
 """
 
@@ -497,21 +475,6 @@ def supervised_candidates(kernel, n_labeled=0):
                  RBFWidth(1.0, max_rows=SCALABLE_MIN_LABELED))]
     sup = supervised_counterpart(kernel)
     return [] if sup is None else [(kernel, sup)]
-
-
-def with_c(name, sup, C):
-    """The counterpart candidate ``(name, sup)`` at another ``C`` (the same
-    kernel, width and rows drawn): ``(name, model)``."""
-    if isinstance(sup, RBFWidth):
-        other = RBFWidth(sup.factor, C=C, max_rows=sup.max_rows)
-    elif isinstance(sup, LinearPrimal):
-        other = LinearPrimal(C)
-    else:
-        other = sup.__class__(**dict(sup.get_params(), C=C))
-    old = f"C={sup.C:g}"
-    if old in name:
-        return name.replace(old, f"C={C:g}"), other
-    return (name if "SVC" in name else f"{name} SVC") + f" (C={C:g})", other
 
 
 def fit_counterpart(sup, X, y, classes):
@@ -714,20 +677,6 @@ def auto_fallback(est, X, y, solve, adopt, *, kernel, margin=0.0, family="laplac
     if tie or (gain < -margin and lead >= MIN_LEAD[family]
                and lead > z_rule * np.sqrt(only_sup + only_semi)):
         est.fell_back_ = True
-        if REFIT_C[family] is not None and REFIT_C[family] != sup.C:
-            # the chosen counterpart at REFIT_C on the same folds: taken
-            # where it is right on more held-out rows
-            name_c, sup_c = with_c(name, sup, REFIT_C[family])
-            ok_c = np.zeros(idx.size, dtype=bool)
-            for k in (0, 1):
-                held, train = idx[fold == k], idx[fold != k]
-                basis, coef, b, gamma = fit_counterpart(sup_c, X[train], y[train], classes)
-                ok_c[fold == k] = _labels(_decide(
-                    X[held], X[train] if basis is None else basis, coef, b, gamma),
-                    classes) == y[held]
-            if int(np.sum(ok_c[scored])) > right_sup:
-                name, sup = name_c, sup_c
-                est.safe_counterpart_ = name if "SVC" in name else f"{name} SVC"
         basis, coef, b, gamma = fit_counterpart(sup, X[idx], y[idx], classes)
         # basis None: the decision is an expansion over X[idx]; else over
         # the rows of basis (a primal linear model: w_k, coef the identity)

@@ -60,10 +60,8 @@ def _counterpart(est, X_lab):
     (fitted on ``X_lab``: an RBF width follows the rows)."""
     import semisvm._fallback as fb
     for name, sup in fb.supervised_candidates(est.kernel):
-        # a TV / Cheeger fallback may take the same SVC at REFIT_C
-        for name, sup in ((name, sup), fb.with_c(name, sup, fb.REFIT_C["tv"])):
-            if name == est.safe_counterpart_:
-                return sup.svc(X_lab) if isinstance(sup, fb.RBFWidth) else sup
+        if name == est.safe_counterpart_:
+            return sup.svc(X_lab) if isinstance(sup, fb.RBFWidth) else sup
     raise AssertionError(est.safe_counterpart_)
 
 
@@ -872,100 +870,3 @@ def test_tie_falls_back_where_the_fit_missed_many(monkeypatch):
     assert run().fell_back_
     monkeypatch.setitem(fb.TIE_MISS, "tv", None)
     assert not run().fell_back_
-
-
-# ------------------- the fallback's SVC at REFIT_C (TV / Cheeger families)
-
-
-def _refit_case(seed):
-    """Noisy labels on a linear boundary (10 per class); a stub fit wrong on
-    every row, so the check always falls back. Held-out rows right of the
-    RBF SVC at C = 10 / C = 1 on the two folds: seed 0 6 / 8, seed 6 14 /
-    14 (a tie), seed 4 17 / 16."""
-    rng = np.random.RandomState(seed)
-    X = rng.randn(120, 2)
-    yt = (X[:, 0] + 1.0 * rng.randn(120) > 0).astype(int)
-    y = _draw(yt, 10, seed)
-    return X, y, yt
-
-
-def _held_out_right(X, y, C):
-    lab = y != -1
-    idx = np.flatnonzero(lab)
-    fold, _ = two_folds(y, lab)
-    return sum(int(np.sum(SVC(C=C).fit(X[idx[fold != k]], y[idx[fold != k]])
-                          .predict(X[idx[fold == k]]) == y[idx[fold == k]]))
-               for k in (0, 1))
-
-
-@pytest.mark.parametrize("seed, want_c", [(0, 1.0), (6, 10.0), (4, 10.0)])
-def test_fallback_refit_at_c1_where_it_leads(seed, want_c, monkeypatch):
-    # the fallback is decided at C = 10; its SVC is then taken at C = 1 only
-    # where that one is right on more held-out rows (a tie keeps C = 10)
-    from sklearn.metrics.pairwise import rbf_kernel
-
-    import semisvm._fallback as fb
-    monkeypatch.setattr(fb, "CHOOSE_COUNTERPART", False)
-    X, y, yt = _refit_case(seed)
-    r10, r1 = _held_out_right(X, y, 10.0), _held_out_right(X, y, 1.0)
-    assert (r1 > r10) == (want_c == 1.0)
-    lab = y != -1
-
-    def run(family="tv"):
-        est = type("Fit", (), {})()
-        est.verbose = 0
-        est.classes_ = np.array([0, 1])
-        est.transduction_ = np.zeros(y.shape[0], dtype=int)
-        got = {}
-        auto_fallback(est, X, y, lambda yh: 1 - yt,
-                      lambda *a: got.update(zip("rcbg", a)), kernel="rbf",
-                      family=family)
-        assert est.fell_back_
-        F = rbf_kernel(X, X[got["r"]], gamma=got["g"]) @ got["c"][0] + got["b"][0]
-        return est, F
-
-    def svc(C):
-        return SVC(C=C).fit(X[lab], y[lab]).decision_function(X)
-
-    est, F = run()
-    np.testing.assert_allclose(F, svc(want_c), atol=1e-9)
-    assert est.safe_counterpart_ == ("rbf SVC (C=1)" if want_c == 1.0 else "rbf SVC")
-    # the decision's scores stay those of C = 10
-    assert int(np.sum(est.safe_scores_[1])) == r10
-    np.testing.assert_array_equal(est.transduction_[~lab],
-                                  (svc(want_c) > 0).astype(int)[~lab])
-    # the Laplacian family and REFIT_C None keep C = 10
-    np.testing.assert_allclose(run("laplacian")[1], svc(10.0), atol=1e-9)
-    monkeypatch.setitem(fb.REFIT_C, "tv", None)
-    np.testing.assert_allclose(run()[1], svc(10.0), atol=1e-9)
-
-
-def test_with_c_keeps_kernel_width_and_rows():
-    import semisvm._fallback as fb
-    for name, sup in (fb.supervised_candidates("rbf", 10)
-                      + fb.supervised_candidates("rbf", fb.SCALABLE_MIN_LABELED + 1)
-                      + fb.supervised_candidates("linear", 10)):
-        name1, sup1 = fb.with_c(name, sup, 1.0)
-        assert type(sup1) is type(sup) and sup1.C == 1.0 and sup.C == fb.COUNTERPART_C
-        assert "C=1" in name1 and "C=10" not in name1
-        if isinstance(sup, fb.RBFWidth):
-            assert (sup1.factor, sup1.max_rows) == (sup.factor, sup.max_rows)
-        elif isinstance(sup, SVC):
-            assert sup1.kernel == sup.kernel
-
-
-def test_tv_fallback_at_c1_same_bits_for_any_n_jobs():
-    # nested clouds (seed 0): TVRLS falls back to the RBF SVC at 3 x "scale",
-    # taken at C = 1 (right on more held-out rows); the same bits at n_jobs 1
-    # and 2, and the decision is that SVC's on the labels
-    import semisvm._fallback as fb
-    X, y, _ = _nested(seed=0)
-    a = _fit(TVRLS(n_jobs=1), X, y)
-    b = _fit(TVRLS(n_jobs=2), X, y)
-    assert a.fell_back_ and a.safe_counterpart_ == "rbf SVC (C=1, gamma=3 x scale)"
-    np.testing.assert_array_equal(a.transduction_, b.transduction_)
-    np.testing.assert_array_equal(a.decision_function(X), b.decision_function(X))
-    lab = y != -1
-    sup = fb.RBFWidth(3.0, C=1.0).svc(X[lab]).fit(X[lab], y[lab])
-    np.testing.assert_allclose(a.decision_function(X), sup.decision_function(X),
-                               atol=1e-8)
