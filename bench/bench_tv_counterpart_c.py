@@ -23,7 +23,10 @@ against :func:`chosen`, for a library with that rule)::
     python bench/bench_tv_counterpart_c.py --replay DIR/tune_*.jsonl --verify 6
 
 The Laplacian family's check (LapRLS, also the guard's) keeps C = 10 in
-every variant: its recorded errors are replayed as they stand.
+every variant: its recorded errors are replayed as they stand; ``--lap-refit``
+replays LapRLS's own check from the recording (it must match) with its
+fallback refitted at C = 1 where that leads, for LapRLS and through the
+guard for the TV / Cheeger fits.
 """
 import argparse
 import json
@@ -218,6 +221,64 @@ def verify(rows, refit=False):
           f"{'the refit rule' if refit else 'the defaults'}")
 
 
+def lap_check(r, refit=False):
+    """(error, fell back) of LapRLS after its own check, replayed from the
+    recording (the Laplacian family's rule: the best C = 10 candidate leads
+    by >= ``MIN_LEAD["laplacian"]`` = 2 held-out rows and is right on more);
+    ``refit``: a fallback's SVC refitted at C = 1 where that is right on more
+    held-out rows (the same kernel / width)."""
+    lap = r["lap"]
+    if lap["ok"] is None:
+        return lap["err"], False
+    la = np.array(lap["ok"], bool)
+    c10 = [np.array(c["ok"], bool) for c in r["cand_c"]["10"]]
+    j = int(np.argmax([o.sum() for o in c10]))
+    sup = c10[j]
+    lead = int(np.sum(sup & ~la)) - int(np.sum(la & ~sup))
+    if not (la.sum() < sup.sum() and lead >= 2):
+        return lap["err_semi"], False
+    e = r["cand_c"]["10"][j]["err"]
+    if refit and np.array(r["cand_c"]["1"][j]["ok"], bool).sum() > sup.sum():
+        e = r["cand_c"]["1"][j]["err"]
+    return e, True
+
+
+def lap_refit(rows):
+    """LapRLS itself, and the TV / Cheeger fits through the guard (which
+    takes LapRLS after its check), with and without the C = 1 refit in
+    LapRLS's check; the replay of LapRLS's check must match the recording."""
+    bad = sum(1 for r in rows if abs(lap_check(r)[0] - r["lap"]["err"]) > 1e-9
+              or lap_check(r)[1] != r["lap"]["fell_back"])
+    print(f"LapRLS's check replayed: {len(rows) - bad} of {len(rows)} draws match the "
+          f"recording")
+
+    def cells_of(f):
+        cells, de = {}, []
+        for r in rows:
+            e = f(r)
+            if r["set"] == "demo":
+                de.append(e)
+                continue
+            cells.setdefault((r["set"], r["scheme"]), []).append((e, r["svc_err"]))
+        d = np.array([np.mean([e for e, _ in v]) - np.mean([s for _, s in v])
+                      for v in cells.values()])
+        mean = np.mean([np.mean([e for e, _ in v]) for v in cells.values()])
+        return (f"{int(np.sum(d > 2))}/{int(np.sum(d < -2))}, {mean:.2f} %"
+                + (f", demo {np.mean(de):.1f}" if de else ""))
+
+    models = sorted({m for r in rows for m in r["models"]})
+    for refit in (False, True):
+        out = [f"LapRLS {cells_of(lambda r: lap_check(r, refit)[0])}"]
+        for m in models:
+            def tv(r, m=m):
+                r2 = dict(r, cand=r["cand_c"]["10"])
+                r2["lap"] = dict(r["lap"], err=lap_check(r, refit)[0])
+                return btc.choose(r2, m, btc.TIE)[0]
+            out.append(f"{m} {cells_of(tv)}")
+        print("LapRLS's fallback refitted at C = 1 where it leads:" if refit
+              else "LapRLS's check as now (C = 10):", " | ".join(out))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--augment", nargs="+", default=None)
@@ -229,12 +290,17 @@ def main():
     ap.add_argument("--verify", type=int, default=0, metavar="N",
                     help="with --replay: refit every N-th recorded draw's models "
                          "with the defaults and compare with the replay")
+    ap.add_argument("--lap-refit", action="store_true",
+                    help="with --replay: LapRLS's check (and the guard) with its "
+                         "fallback refitted at C = 1 where that leads")
     ap.add_argument("--verify-refit", action="store_true",
                     help="with --verify: against the refit rule (commit b8cbadd's library)")
     args = ap.parse_args()
     if args.augment:
         return augment(args.augment, args.out)
     rows = [json.loads(line) for f in args.replay for line in open(f) if line.strip()]
+    if args.lap_refit:
+        return lap_refit(rows)
     if args.verify:
         return verify(rows[::args.verify], refit=args.verify_refit)
     for mode in ("same", "any"):
