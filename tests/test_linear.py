@@ -1486,14 +1486,54 @@ def test_a_line_search_step_carries_the_residual_along():
     np.testing.assert_allclose(kept, r_exact, atol=1e-12 * np.linalg.norm(rhs))
 
 
+@pytest.mark.parametrize("period", [2, 10**6])
+def test_newton_iterations_of_a_call_carry_the_setup_sums(period):
+    # each Newton iteration of an MFN call after the first starts from the
+    # setup sums the last one's step left (its residual moved along the line
+    # search), brought up to date for the rows that entered or left the
+    # active set, in place of a setup pass; the same solution (to the CG
+    # tolerance's rounding) and the exact residual at the end. period 2:
+    # every other solve makes its setup pass (a run of at most one carried)
+    from semisvm._core._dataset import RowData
+
+    rng = np.random.RandomState(5)
+    X = sp.random(600, 80, density=0.1, format="csr", random_state=rng)
+    y = np.where(X @ rng.randn(80) + 0.3 * rng.randn(600) > 0, 1.0, -1.0)
+    cpos = np.where(y > 0, 1.0 / 600, 0.0)
+    cneg = np.where(y < 0, 1.0 / 600, 0.0)
+    lam = 1e-3
+    res = {}
+    for keep in (True, False):
+        rows = _rows.LocalRows(RowData(X), 1.0, cpos, cneg)
+        rows.X_source = X
+        rows.keep_start = keep
+        rows.carry_period = period
+        w = np.zeros(81)
+        out = _rows.run_mfn(rows, lam, w, tol=1e-10, max_iter=50,
+                            cg_max_iter=1000, cold_start=True, rel_tol=1e-12)
+        res[keep] = (w, out, rows)
+    (w, out, rows), (w0, out0, _) = res[True], res[False]
+    assert out[0] >= 3 and out[2] == _rows.STATUS_OPTIMAL
+    # the run of carried solves at the end of the call (the first
+    # iterations, from w = 0, move many rows and make their setup pass)
+    assert (rows.n_carried <= 1) if period == 2 else rows.n_carried >= 2
+    np.testing.assert_allclose(w, w0, rtol=0, atol=1e-8 * np.abs(w0).max())
+    assert out[3] == pytest.approx(out0[3], rel=1e-12)
+    D = 81
+    r_exact, rhs = _exact_residual(rows, w, lam)
+    np.testing.assert_allclose(rows.keep[2 * D:3 * D], r_exact,
+                               atol=1e-10 * np.linalg.norm(rhs))
+
+
 @pytest.mark.parametrize("period", [3, 10**6])
 def test_carried_setup_sums_are_recomputed_every_carry_period(monkeypatch,
                                                               period):
-    # the setup sums carried across switching rounds gather rounding (and the
-    # CG residual recurrence's drift): every carry_period-th call in a row
-    # makes its setup pass afresh; the carried residual stays the exact one
-    # to rounding, and the labels and objective are those of a setup pass
-    # per call
+    # the setup sums carried across switching rounds (and from one Newton
+    # iteration of a call to the next) gather rounding (and the CG residual
+    # recurrence's drift): every carry_period-th CG solve in a row makes its
+    # setup pass afresh; the carried residual stays the exact one to
+    # rounding, and the labels and objective are those of a setup pass per
+    # solve
     rng = np.random.RandomState(4)
     X = sp.random(1500, 400, density=0.04, format="csr", random_state=rng)
     y = np.where(X @ rng.randn(400) > 0, 1, 0)
@@ -1503,21 +1543,18 @@ def test_carried_setup_sums_are_recomputed_every_carry_period(monkeypatch,
 
     def spied(self, w, lam, *args, **kw):
         out = run(self, w, lam, *args, **kw)
-        used.append(self.n_carried > 0)
+        # the carried solves in a row at the end of the call
+        used.append(self.n_carried)
         seen.update(rows=self, w=w, lam=float(w.dtype.type(lam)))
         return out
 
     monkeypatch.setattr(_rows.LocalRows, "run", spied)
     monkeypatch.setattr(_rows.LocalRows, "carry_period", period)
     res = linear.tsvm(X, ys, lam=1e-2, lam_u=1.0, S=3)
-    runs, k = [], 0
-    for u in used:
-        k = k + 1 if u else 0
-        runs.append(k)
     if period == 3:
-        assert max(runs) == 2
+        assert max(used) == 2
     else:
-        assert max(runs) > 2      # (so the period above is what cut them)
+        assert max(used) > 2      # (so the period above is what cut them)
     monkeypatch.setattr(_rows.LocalRows, "run", run)
     monkeypatch.setattr(_rows.LocalSSL, "__init__", _keep_start(False))
     ref = linear.tsvm(X, ys, lam=1e-2, lam_u=1.0, S=3)
