@@ -19,7 +19,7 @@ from scipy.special import expit, xlogy
 from sklearn.datasets import load_breast_cancer
 from sklearn.exceptions import ConvergenceWarning
 
-from semisvm import DASVM, TSVM, LinearSVM, _rows, linear
+from semisvm import DASVM, TSVM, LinearSVM, _linear_ssl, _rows, linear
 from semisvm._results import DAResult, TSVMResult
 from semisvm.linear import l2svm_mfn
 
@@ -1417,6 +1417,29 @@ def test_tsvm_switch_tol_both_sides_of_one_pair():
     assert TSVM().switch_tol * u < 1
     with pytest.raises(ValueError, match="switch_tol"):
         linear.tsvm(X, ssl01(y), switch_tol=-1)
+
+
+def test_tsvm_intermediate_weights_end_on_mid_switch(monkeypatch):
+    # at the intermediate weights of the annealing a round switching at most
+    # MID_SWITCH * int(switch_tol * u) pairs ends the weight: here every
+    # first round does (each weight one MFN call and one switch), where the
+    # former rule (MID_SWITCH = 1) went on to rounds of at most 3 pairs;
+    # the final weight still ends on the exact minimiser for its labels.
+    # Below one pair (int(switch_tol * u) = 0) nothing changes: the same
+    # bits as switch_tol=0 (test_tsvm_switch_tol_both_sides_of_one_pair)
+    X, y, _ = make_problem(0, n=3000, d=20, n_lab=30, flip=0.15)
+    u = int((y == 0).sum())
+    kw = dict(lam=1e-2, lam_u=1.0, switch_tol=3.5 / u)
+    mid = linear.tsvm(X, ssl01(y), **kw)
+    monkeypatch.setattr(_linear_ssl, "MID_SWITCH", 1)
+    former = linear.tsvm(X, ssl01(y), **kw)
+    assert np.all(mid.mfn_history[:-1] == 1)
+    assert np.any(former.mfn_history[:-1] > 1)
+    assert mid.n_mfn < former.n_mfn
+    np.testing.assert_array_equal(mid.lam_u_history, former.lam_u_history)
+    assert mid.objective == pytest.approx(former.objective, rel=0.02)
+    g = label_gradient(X, y, mid.labels, mid, 1e-2, 1.0)
+    assert np.abs(g).max() < 1e-10
 
 
 @pytest.mark.parametrize("seed", [0, 4])
