@@ -1442,6 +1442,37 @@ def test_tsvm_intermediate_weights_end_on_mid_switch(monkeypatch):
     assert np.abs(g).max() < 1e-10
 
 
+@pytest.mark.parametrize("k_stop", [0, 3])
+def test_tsvm_intermediate_tolerance_both_sides_of_switch_tol(monkeypatch,
+                                                              k_stop):
+    # the loose tier's tolerance is inner_tol * lam_u' / lam_u at the
+    # unlabeled weight lam_u'; at scale (int(switch_tol * u) > 0) the
+    # intermediate weights take inner_tol itself (their solves only lead
+    # the labels to the final weight), the final weight as before
+    X, y, _ = make_problem(0, n=3000, d=20, n_lab=30, flip=0.15)
+    u = int((y == 0).sum())
+    seen = []
+    mfn = _linear_ssl._Problem.mfn
+
+    def spied(self, cold_start, verbose, label, tol=None, max_iter=None):
+        seen.append((label, tol))
+        return mfn(self, cold_start, verbose, label, tol=tol,
+                   max_iter=max_iter)
+
+    monkeypatch.setattr(_linear_ssl._Problem, "mfn", spied)
+    res = linear.tsvm(X, ssl01(y), lam=1e-2, lam_u=1.0,
+                      switch_tol=(k_stop + 0.5) / u)
+    mid = [tol for label, tol in seen
+           if "lam_u=" in label and "lam_u=1)" not in label]
+    final = [tol for label, tol in seen if "lam_u=1)" in label]
+    assert len(mid) >= len(res.lam_u_history) - 1
+    if k_stop:
+        assert all(tol == 1e-2 for tol in mid)
+    else:
+        assert all(tol < 1e-2 for tol in mid)
+    assert final[0] == 1e-2
+
+
 @pytest.mark.parametrize("seed", [0, 4])
 def test_da_stops_once_temperatures_settle(seed):
     # DA cools until the mean entropy is below entropy_tol; a few near-tied
