@@ -670,7 +670,8 @@ def use_direct_stats(stats, d, newton):
 
 
 def run_mfn(rows, lam, w, *, tol, max_iter, cg_max_iter, cold_start, rel_tol,
-             verbose=False, label="MFN", direct=False, grad_tol=0.0):
+             verbose=False, label="MFN", direct=False, grad_tol=0.0,
+             forcing=0.1):
     """Run L2-SVM-MFN over a rows backend; ``w`` (d+1) is updated in place.
 
     ``rows`` is a :class:`semisvm._rows.LocalRows` (in memory) or a
@@ -683,7 +684,7 @@ def run_mfn(rows, lam, w, *, tol, max_iter, cg_max_iter, cold_start, rel_tol,
     out = mfn_loop(rows, w, lam, tol=tol, max_iter=max_iter,
                    cg_max_iter=cg_max_iter, cold_start=cold_start,
                    rel_tol=rel_tol, direct=direct, verbose=verbose, label=label,
-                   grad_tol=grad_tol)
+                   grad_tol=grad_tol, forcing=forcing)
     if verbose:
         n_iter, n_cg, status = out[:3]
         extra = ""

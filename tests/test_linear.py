@@ -1443,21 +1443,25 @@ def test_tsvm_intermediate_weights_end_on_mid_switch(monkeypatch):
 
 
 @pytest.mark.parametrize("k_stop", [0, 3])
-def test_tsvm_intermediate_tolerance_both_sides_of_switch_tol(monkeypatch,
+def test_tsvm_scale_tiers_both_sides_of_switch_tol(monkeypatch,
                                                               k_stop):
     # the loose tier's tolerance is inner_tol * lam_u' / lam_u at the
     # unlabeled weight lam_u'; at scale (int(switch_tol * u) > 0) the
     # intermediate weights take inner_tol itself (their solves only lead
-    # the labels to the final weight), the final weight as before
+    # the labels to the final weight), the final weight as before; and the
+    # inexact Newton tier's forcing factor is NEWTON_FORCING_SCALE, not 0.1
     X, y, _ = make_problem(0, n=3000, d=20, n_lab=30, flip=0.15)
     u = int((y == 0).sum())
-    seen = []
+    seen, forcings = [], set()
     mfn = _linear_ssl._Problem.mfn
 
-    def spied(self, cold_start, verbose, label, tol=None, max_iter=None):
+    def spied(self, cold_start, verbose, label, tol=None, max_iter=None,
+              forcing=0.1):
         seen.append((label, tol))
+        if tol == "newton":
+            forcings.add(forcing)
         return mfn(self, cold_start, verbose, label, tol=tol,
-                   max_iter=max_iter)
+                   max_iter=max_iter, forcing=forcing)
 
     monkeypatch.setattr(_linear_ssl._Problem, "mfn", spied)
     res = linear.tsvm(X, ssl01(y), lam=1e-2, lam_u=1.0,
@@ -1468,9 +1472,11 @@ def test_tsvm_intermediate_tolerance_both_sides_of_switch_tol(monkeypatch,
     assert len(mid) >= len(res.lam_u_history) - 1
     if k_stop:
         assert all(tol == 1e-2 for tol in mid)
+        assert forcings == {_linear_ssl.NEWTON_FORCING_SCALE}
     else:
         assert all(tol < 1e-2 for tol in mid)
-    assert final[0] == 1e-2
+        assert forcings == {0.1}
+    assert final[0] == 1e-2 and "newton" in [tol for _, tol in seen]
 
 
 @pytest.mark.parametrize("seed", [0, 4])
