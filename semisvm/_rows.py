@@ -273,9 +273,11 @@ class LocalRows:
     # move every unlabeled row's target and, inside the margin, not its
     # weight: one blocked pass of a third of a setup pass's work); the
     # semi-supervised loops turn it on (LocalSSL). A call that ended on a
-    # line-search step carries them too (its residual moved along the step).
+    # line-search step carries them too (its residual moved along the step),
+    # and so does each Newton iteration of a call to the next (brought up to
+    # date for the rows that entered or left the active set).
     keep_start = False
-    # ... but every ``carry_period``-th call in a row makes its setup pass
+    # ... but every ``carry_period``-th CG solve in a row makes its setup pass
     # afresh: the carried sums gather the rounding of each update and the
     # CG residual recurrence (which drifts from the true residual), and a
     # fresh pass puts them back on X_J' A (t - o) - lam w
@@ -459,8 +461,15 @@ class LocalRows:
             keep = self.keep
             # the last call ended on a CG solve at this w (its outputs
             # reused) and this lam: its setup sums serve the first solve
-            given = (reused and self._kept and self._kept_lam == lam
-                     and self.n_carried < self.carry_period - 1)
+            # (and each solve's the next one's within the call), a setup
+            # pass every carry_period-th solve in a row
+            given = reused and self._kept and self._kept_lam == lam
+        # in float32 no solve takes carried sums (as no call reuses its
+        # outputs: the rounding of each update, relative 1e-7, moved a few
+        # labels of the papers' float32 fits)
+        old = self.a_old, self.t_old
+        if self.dtype != np.float64:
+            old = None, None
         # (the line search's buffer is allocated at its first use, as in
         # the Python loop: many warm-started calls never need it)
         out = K.mfn_run(
@@ -469,12 +478,14 @@ class LocalRows:
             self.p, self.sv, self.minv, self.tbuf, H, b, self.events, tol,
             max_iter, cg_max_iter, loose, rel_tol, eta, direct, hobj, hcg,
             hact, self.n_threads, grad_tol, self.one_pass, self.blocked,
-            keep, self.a_old, self.t_old, given,
-            *(self._kept_normal_state(direct) or ()))
+            keep, *old, given,
+            *(self._kept_normal_state(direct) or ()),
+            n_carried=self.n_carried if given else 0,
+            carry_max=self.carry_period - 1)
         n_iter, status, F, swapped, self.events = out[:5]
         if keep is not None:
             self._kept = bool(out[5])
-            self.n_carried = self.n_carried + 1 if out[6] else 0
+            self.n_carried = out[7]
         else:
             self._kept = False
         self._kept_lam = lam
@@ -659,7 +670,8 @@ def use_direct_stats(stats, d, newton):
 
 
 def run_mfn(rows, lam, w, *, tol, max_iter, cg_max_iter, cold_start, rel_tol,
-             verbose=False, label="MFN", direct=False, grad_tol=0.0):
+             verbose=False, label="MFN", direct=False, grad_tol=0.0,
+             forcing=0.1):
     """Run L2-SVM-MFN over a rows backend; ``w`` (d+1) is updated in place.
 
     ``rows`` is a :class:`semisvm._rows.LocalRows` (in memory) or a
@@ -672,7 +684,7 @@ def run_mfn(rows, lam, w, *, tol, max_iter, cg_max_iter, cold_start, rel_tol,
     out = mfn_loop(rows, w, lam, tol=tol, max_iter=max_iter,
                    cg_max_iter=cg_max_iter, cold_start=cold_start,
                    rel_tol=rel_tol, direct=direct, verbose=verbose, label=label,
-                   grad_tol=grad_tol)
+                   grad_tol=grad_tol, forcing=forcing)
     if verbose:
         n_iter, n_cg, status = out[:3]
         extra = ""

@@ -885,7 +885,7 @@ def mfn_run(RowData X, double bias_scale, floating[::1] w, double lam,
             floating[::1] a_old=None, floating[::1] t_old=None,
             bint given=False, double[::1] H0=None, double[::1] b0=None,
             floating[::1] a_prev=None, floating[::1] t_prev=None,
-            int[::1] rows=None):
+            int[::1] rows=None, int n_carried=0, int carry_max=-1):
     """The whole L2-SVM-MFN outer loop of ``semisvm._rows.mfn_loop`` in one
     call, for the in-memory backend: the same steps (the kernels above) in
     the same order, without the GIL.
@@ -914,13 +914,20 @@ def mfn_run(RowData X, double bias_scale, floating[::1] w, double lam,
     that solve's weights and targets: the first solve takes them, brought up
     to date for the rows whose weight or target changed (``a_old``/``t_old``,
     n, are work), instead of its setup pass (one-pass CG, no Cholesky).
-    Returns then also ``kept`` and ``used``: ``kept``, the call ended where
-    ``keep``'s residual is that of its w for the last solve's weights and
-    targets (a finite termination, or a line-search step, whose residual is
-    the seed's plus delta times the solve's change: r is affine in w), so
-    that ``keep`` may serve the next call from this w; ``used``, the first
-    solve took the given sums (else it made its setup pass: too many rows
-    changed).
+    Returns then also ``kept``, ``used`` and ``run``: ``kept``, the call
+    ended where ``keep``'s residual is that of its w for the last solve's
+    weights and targets (a finite termination, or a line-search step, whose
+    residual is the seed's plus delta times the solve's change: r is affine
+    in w), so that ``keep`` may serve the next call from this w; ``used``,
+    the first solve took the given sums (else it made its setup pass: too
+    many rows changed). The later Newton iterations of the call take them
+    the same way from the iteration before (its step ended where ``kept``
+    says), brought up to date for the rows that entered or left the active
+    set, when ``a_old``/``t_old`` are given. ``n_carried``: the solves in a
+    row before this call that took carried sums; a solve takes them only
+    while that run is below ``carry_max`` (-1: no cap), so that a setup pass
+    every ``carry_max + 1`` solves puts the sums back on the exact ones;
+    ``run``: the run at the end of the call.
 
     ``H0`` ((d+1)^2), ``b0`` (d+4), ``a_prev``, ``t_prev`` and ``rows`` (n
     each), all or none (with ``direct``): the Cholesky steps keep their
@@ -958,7 +965,12 @@ def mfn_run(RowData X, double bias_scale, floating[::1] w, double lam,
     if given and (a_old is None or t_old is None or a_old.shape[0] != n
                   or t_old.shape[0] != n):
         raise ValueError("a_old and t_old need one entry per row")
-    cdef bint kept = False, used = False
+    # the later iterations carry the sums too (a_old / t_old as work)
+    cdef bint can_carry = (kp != NULL and one_pass and a_old is not None
+                           and t_old is not None and a_old.shape[0] == n
+                           and t_old.shape[0] == n)
+    cdef bint kept = False, used = False, carry = False
+    cdef int run = n_carried if n_carried > 0 else 0
     cdef unsigned char[::1] ev
     cdef Event *evp = NULL
     if events is not None:
@@ -1011,19 +1023,28 @@ def mfn_run(RowData X, double bias_scale, floating[::1] w, double lam,
                 status = -1
                 break
             n_iter = it
+            # the setup sums of the last solve, at this w (the given ones, or
+            # those the last iteration's step left), unless the run of
+            # carried solves is due for a setup pass
+            carry = (given if it == 1 else
+                     kept and can_carry and not direct) and (
+                         carry_max < 0 or run < carry_max)
             kept = False
-            if it == 1 and given:
+            if carry:
                 # the last solve's weights and targets (a, t still hold them)
                 _copy(<int> n, &a[0], 1, &a_old[0], 1)
                 _copy(<int> n, &t[0], 1, &t_old[0], 1)
             n_act = _activate(n, po, &cpos[0], &cneg[0], &a[0], &t[0],
                               &active[0])
-            if it == 1 and given:
-                given = _start_update(X, <floating> bias_scale, &a[0], &t[0],
+            if carry:
+                carry = _start_update(X, <floating> bias_scale, &a[0], &t[0],
                                       &a_old[0], &t_old[0], po, &active[0],
                                       n_act, kp, &z[0], &s[0], &tbuf[0],
                                       tbuf.shape[0], n_threads)
-                used = given
+            if it == 1:
+                used = carry
+            if not direct:
+                run = run + 1 if carry else 0
             if it <= nh:
                 hact[it - 1] = <int> n_act
             # Newton point, seeded with w
@@ -1034,7 +1055,7 @@ def mfn_run(RowData X, double bias_scale, floating[::1] w, double lam,
                 &r[0], &p[0], &s[0], &minv[0], &tbuf[0], tbuf.shape[0],
                 &H[0] if direct else NULL, &b[0] if direct else NULL,
                 n_threads, &cg_iter, one_pass, gstop2, &gn2, blocked,
-                kp if not direct else NULL, it == 1 and given, h0,
+                kp if not direct else NULL, carry, h0,
                 bk, ap, tp, rw, &h_valid)
             if it <= nh:
                 hcg[it - 1] = cg_iter
@@ -1111,7 +1132,7 @@ def mfn_run(RowData X, double bias_scale, floating[::1] w, double lam,
     if status == -1:
         reraise()  # Ctrl-C: the KeyboardInterrupt a handler raised
     if kp != NULL:
-        return n_iter, status, F, swapped, events, kept, used
+        return n_iter, status, F, swapped, events, kept, used, run
     return n_iter, status, F, swapped, events
 
 
