@@ -236,9 +236,6 @@ def knn_search(X, n_neighbors, *, method="auto", random_state=0, n_jobs=None):
 HNSW_M = 12
 HNSW_EF_CONSTRUCTION = 32
 HNSW_EF_SEARCH = 24
-#: ef of the searches of a row in the other cells' indexes (see
-#: :data:`HNSW_CHUNK`), which hold fewer of its neighbours
-HNSW_EF_FOREIGN = 24
 
 
 #: ``method="approximate"`` builds one HNSW index per chunk of this many
@@ -265,7 +262,7 @@ HNSW_CHUNK = 250_000
 HNSW_LEAF = 1024
 
 
-def _locality_order(X, leaf, chunk=None):
+def _locality_order(X, leaf):
     """The rows of X grouped by a k-d split, as one permutation.
 
     A node of more than ``leaf`` rows is halved at the median of its widest
@@ -273,45 +270,22 @@ def _locality_order(X, leaf, chunk=None):
     the node, in float64; ties of values by row position), the lower half
     first. NumPy alone, no BLAS or threads: the same order for any
     ``n_jobs``. O(n d log(n / leaf)).
-
-    With ``chunk``, also the cells: the first nodes of at most ``chunk`` rows
-    met going down (split further than ``leaf`` where need be), each a range
-    ``[start, stop)`` of the order, with the bounds ``lo``, ``hi`` (float
-    arrays of X's width, -inf / inf off the split columns) that hold every
-    row of the cell: returns ``(order, [(start, stop, lo, hi), ...])``.
     """
-    n, d = X.shape
-    out, cells, done = [], [], 0
-    top = chunk is not None and n > chunk
-    if chunk is not None and not top:
-        cells.append((0, n, np.full(d, -np.inf), np.full(d, np.inf)))
-    # (rows, inside a cell already, bounds of the node)
-    stack = [(np.arange(n, dtype=np.intp), not top, None, None)]
+    n = X.shape[0]
+    out = []
+    stack = [np.arange(n, dtype=np.intp)]
     while stack:
-        idx, inside, lo, hi = stack.pop()
-        if not inside and idx.size <= chunk:
-            cells.append((done, done + idx.size, lo, hi))
-            inside = True
-        if idx.size <= leaf and inside:
+        idx = stack.pop()
+        if idx.size <= leaf:
             out.append(idx)
-            done += idx.size
             continue
         sample = X[idx[::max(1, idx.size // 4096)]]
         c = int(np.argmax(np.var(sample, axis=0, dtype=np.float64)))
         o = np.argsort(X[idx, c], kind="stable")
         h = idx.size // 2
-        if inside:
-            stack.append((idx[o[h:]], True, None, None))
-            stack.append((idx[o[:h]], True, None, None))
-            continue
-        if lo is None:
-            lo, hi = np.full(d, -np.inf), np.full(d, np.inf)
-        lo_up, hi_low = lo.copy(), hi.copy()
-        lo_up[c], hi_low[c] = X[idx[o[h]], c], X[idx[o[h - 1]], c]
-        stack.append((idx[o[h:]], False, lo_up, hi))
-        stack.append((idx[o[:h]], False, lo, hi_low))
-    order = np.concatenate(out) if out else np.arange(n, dtype=np.intp)
-    return order if chunk is None else (order, cells)
+        stack.append(idx[o[h:]])
+        stack.append(idx[o[:h]])
+    return np.concatenate(out) if out else np.arange(n, dtype=np.intp)
 
 
 def _hnsw_index(rows, V, q):
@@ -327,74 +301,53 @@ def _hnsw_index(rows, V, q):
 
 
 def _hnsw_search(X, k, *, random_state=0, threads=1):
-    """kNN lists by usearch's HNSW index, one per cell of the k-d split of
-    :func:`_locality_order` (cells of at most :data:`HNSW_CHUNK` rows; one
-    cell up to that size), each built by one-thread insertion in the
-    locality order (the graph is then a function of the input alone:
-    ``random_state`` does not enter). Every row is searched in its own cell's
-    index (ef :data:`HNSW_EF_SEARCH`), then, cell by cell in the order, in
-    each other cell whose bounds lie within its k + 1-th distance found so
-    far (ef :data:`HNSW_EF_FOREIGN`; the cells farther away cannot hold a
-    nearer point), the lists merged by distance (ties: the earlier list
-    first). ``threads`` threads for the cells' builds and for the searches
-    (each query independent: the same lists for any thread count). usearch
+    """kNN lists by usearch's HNSW index: one-thread insertion in the
+    locality order of :func:`_locality_order` per chunk of
+    :data:`HNSW_CHUNK` rows (the graph is then a function of the input
+    alone: ``random_state`` does not enter), ``threads`` threads for the
+    chunks' builds and the search (each query independent: the same lists
+    for any thread count; the queries in the same locality order). usearch
     runs its own threads (no OpenMP runtime beside scikit-learn's and
     semisvm's)."""
     del random_state            # the index is deterministic as built
     X32 = np.ascontiguousarray(X, dtype=np.float32)
     n = X32.shape[0]
     q = k + 1
-    order, cells = _locality_order(X32, HNSW_LEAF, HNSW_CHUNK)
+    order = _locality_order(X32, HNSW_LEAF)
     Xo = X32[order]                       # the queries, in the locality order
+    bounds = [(a, min(n, a + HNSW_CHUNK)) for a in range(0, n, HNSW_CHUNK)]
 
-    def build(cell):
-        return _hnsw_index(order[cell[0]:cell[1]], Xo[cell[0]:cell[1]], q)
+    def build(b):
+        if len(bounds) == 1:
+            return _hnsw_index(order, Xo, q)
+        mine = (order >= b[0]) & (order < b[1])
+        return _hnsw_index(order[mine], Xo[mine], q)
 
     threads = int(threads)
-    if len(cells) > 1 and threads > 1:
+    if len(bounds) > 1 and threads > 1:
         from concurrent.futures import ThreadPoolExecutor
-        with ThreadPoolExecutor(min(threads, len(cells))) as pool:
-            indexes = list(pool.map(build, cells))
+        with ThreadPoolExecutor(min(threads, len(bounds))) as pool:
+            indexes = list(pool.map(build, bounds))
     else:
-        indexes = [build(c) for c in cells]
-
-    def search(index, rows, ef):
-        m = min(q, len(index))
-        index.expansion_search = max(ef, q)
-        found = index.search(Xo[rows], m, threads=threads)
-        Ic = np.asarray(found.keys).astype(np.int64).reshape(-1, m)
-        Dc = np.asarray(found.distances, dtype=np.float32).reshape(-1, m).copy()
+        indexes = [build(b) for b in bounds]
+    D = ind = None
+    for (start, stop), index in zip(bounds, indexes):
+        m = min(q, stop - start)
+        found = index.search(Xo, m, threads=threads)
+        Ic = np.asarray(found.keys).astype(np.int64).reshape(n, -1)[:, :m]
+        Dc = np.asarray(found.distances, dtype=np.float32).reshape(n, -1)[:, :m].copy()
         counts = np.asarray(found.counts).reshape(-1)
         Dc[np.arange(m)[None, :] >= counts[:, None]] = np.inf
-        if m < q:
-            Dc = np.pad(Dc, ((0, 0), (0, q - m)), constant_values=np.inf)
-            Ic = np.pad(Ic, ((0, 0), (0, q - m)))
-        return Dc, Ic
-
-    D = np.empty((n, q), dtype=np.float32)
-    ind = np.empty((n, q), dtype=np.int64)
-    for (start, stop, _, _), index in zip(cells, indexes):
-        D[start:stop], ind[start:stop] = search(index, slice(start, stop),
-                                                HNSW_EF_SEARCH)
-    for (start, stop, lo, hi), index in zip(cells, indexes):
-        if len(cells) == 1:
-            break
-        # squared distance from each row to the cell's box, against its
-        # k + 1-th squared distance so far
-        gap = np.maximum(lo.astype(np.float32) - Xo, 0)
-        gap += np.maximum(Xo - hi.astype(np.float32), 0)
-        near = np.einsum("ij,ij->i", gap, gap) <= D[:, -1]
-        del gap
-        near[start:stop] = False
-        rows = np.flatnonzero(near)
-        if not rows.size:
+        del found
+        if D is None:
+            D, ind = Dc, Ic
             continue
-        Dc, Ic = search(index, rows, HNSW_EF_FOREIGN)
-        Dm = np.concatenate([D[rows], Dc], axis=1)
-        Im = np.concatenate([ind[rows], Ic], axis=1)
+        # merge by distance, the earlier chunks first among ties
+        Dm = np.concatenate([D, Dc], axis=1)
+        Im = np.concatenate([ind, Ic], axis=1)
         pick = np.argsort(Dm, axis=1, kind="stable")[:, :q]
-        D[rows] = np.take_along_axis(Dm, pick, axis=1)
-        ind[rows] = np.take_along_axis(Im, pick, axis=1)
+        D = np.take_along_axis(Dm, pick, axis=1)
+        ind = np.take_along_axis(Im, pick, axis=1)
     del indexes
     # back to row order
     D_rows, ind_rows = np.empty_like(D), np.empty_like(ind)

@@ -427,82 +427,16 @@ def test_hnsw_locality_order_both_sides_of_the_leaf_size(monkeypatch):
     np.testing.assert_allclose(d, np.linalg.norm(X[:, None] - X[i], axis=2),
                                rtol=1e-4, atol=1e-5)
     assert np.mean([len(set(a) & set(b)) / 8 for a, b in zip(i_ex, i)]) > 0.97
-    # in cells as well: each cell (a subtree of the same split, at most
-    # HNSW_CHUNK rows) inserts its own rows in the same order
+    # chunked as well: each chunk inserts its own rows in the same order
     seen.clear()
     monkeypatch.setattr(g, "HNSW_CHUNK", 400)
     d3, i3 = g.knn_search(X, 8, method="approximate", n_jobs=3)
-    assert [r.size for r in seen] == [225, 225, 225, 225]
-    for r, a in zip(seen, (0, 225, 450, 675)):
-        np.testing.assert_array_equal(r, o[a:a + 225])
+    assert [r.size for r in seen] == [400, 400, 100]
+    for r, a in zip(seen, (0, 400, 800)):
+        np.testing.assert_array_equal(r, o[(o >= a) & (o < a + 400)])
     d1, i1 = g.knn_search(X, 8, method="approximate", n_jobs=1)
     np.testing.assert_array_equal(i3, i1)
     np.testing.assert_array_equal(d3, d1)
-
-
-def test_locality_cells_both_sides_of_the_chunk_size():
-    # up to HNSW_CHUNK rows one cell, the order unchanged; above it the
-    # subtrees of at most that many rows, contiguous in the same order,
-    # their bounds holding every row of the cell
-    import semisvm.graph as g
-    X = _clusters(n=900)
-    o = g._locality_order(X, 100)
-    o1, cells = g._locality_order(X, 100, 900)
-    np.testing.assert_array_equal(o1, o)
-    assert [(a, b) for a, b, _, _ in cells] == [(0, 900)]
-    o2, cells = g._locality_order(X, 100, 899)
-    np.testing.assert_array_equal(o2, o)
-    assert [(a, b) for a, b, _, _ in cells] == [(0, 450), (450, 900)]
-    # cells below the leaf size: split further than the leaves
-    o3, cells = g._locality_order(X, 1024, 300)
-    np.testing.assert_array_equal(np.sort(o3), np.arange(900))
-    assert [b - a for a, b, _, _ in cells] == [225] * 4
-    assert cells[0][0] == 0 and all(c[1] == d[0] for c, d in zip(cells, cells[1:]))
-    for a, b, lo, hi in cells:
-        R = X[o3[a:b]]
-        assert np.all(R >= lo) and np.all(R <= hi)
-        assert np.isfinite(lo).any() or np.isfinite(hi).any()
-
-
-def test_hnsw_cells_skip_only_cells_that_cannot_hold_a_neighbour(monkeypatch):
-    # a row is searched in another cell only where that cell's bounds lie
-    # within its k + 1-th distance so far: with searches wide enough to be
-    # exact inside each cell, the lists are the exact ones, and some cells
-    # were skipped
-    import semisvm.graph as g
-    rng = np.random.default_rng(3)
-    X = np.vstack([rng.normal(size=(600, 3)), rng.normal(size=(600, 3)) + 6])
-    d_ex, i_ex = g.knn_search(X, 6, method="exact")
-    monkeypatch.setattr(g, "HNSW_CHUNK", 300)
-    monkeypatch.setattr(g, "HNSW_EF_SEARCH", 400)
-    monkeypatch.setattr(g, "HNSW_EF_FOREIGN", 400)
-    queries = []
-    real = g._hnsw_index
-
-    class Counting:
-        def __init__(self, index):
-            self.index = index
-
-        def __len__(self):
-            return len(self.index)
-
-        def __setattr__(self, name, value):
-            if name == "index":
-                object.__setattr__(self, name, value)
-            else:
-                setattr(self.index, name, value)
-
-        def search(self, V, m, threads):
-            queries.append(V.shape[0])
-            return self.index.search(V, m, threads=threads)
-
-    monkeypatch.setattr(g, "_hnsw_index", lambda rows, V, q: Counting(real(rows, V, q)))
-    d, i = g.knn_search(X, 6, method="approximate", n_jobs=2)
-    np.testing.assert_array_equal(i, i_ex)
-    np.testing.assert_allclose(d, d_ex, rtol=1e-5, atol=1e-6)
-    own, foreign = sum(queries[:4]), sum(queries[4:])
-    assert own == 1200 and len(queries) >= 4
-    assert foreign < 0.5 * 1200 * 3          # most (row, other cell) pairs skipped
 
 
 def test_knn_graph_pickle_leaves_the_work_cache_behind():
