@@ -23,6 +23,13 @@ bench/RESULTS.md. Run::
 
     nice -n 10 python bench/bench_graph_index.py [--sizes 20000 200000] [--n-jobs 2]
 
+``--phases CHUNK:M:EFC:EFS ...`` takes semisvm's own HNSW search apart
+instead (the locality order, the chunks' insertion, every row's search in
+every chunk's index, the merge; CPU / wall seconds and recall@k), e.g. at
+1,000,000 rows with main's four chunks against one index::
+
+    nice -n 10 python bench/bench_graph_index.py --sizes 1000000 --phases 250000:12:32:24 1000000:12:32:24
+
 Results (2026-11-26, this 2-core machine shared with about seven agents,
 load average 25-35: wall seconds are several times the CPU seconds; compare
 CPU seconds; the full table and the wheel sizes: bench/RESULTS.md, "kNN
