@@ -23,6 +23,13 @@ bench/RESULTS.md. Run::
 
     nice -n 10 python bench/bench_graph_index.py [--sizes 20000 200000] [--n-jobs 2]
 
+``--phases CHUNK:M:EFC:EFS ...`` takes semisvm's own HNSW search apart
+instead (the locality order, the chunks' insertion, every row's search in
+every chunk's index, the merge; CPU / wall seconds and recall@k), e.g. at
+1,000,000 rows with main's four chunks against one index::
+
+    nice -n 10 python bench/bench_graph_index.py --sizes 1000000 --phases 250000:12:32:24 1000000:12:32:24
+
 Results (2026-11-26, this 2-core machine shared with about seven agents,
 load average 25-35: wall seconds are several times the CPU seconds; compare
 CPU seconds; the full table and the wheel sizes: bench/RESULTS.md, "kNN
@@ -177,6 +184,56 @@ def run_semisvm_rows(X, n_jobs, build_threads=1):
     return run_semisvm(X, n_jobs, build_threads, leaf=X.shape[0])
 
 
+def phases(n, chunk, M, ef_c, ef_s, n_jobs, rows, truth, X):
+    """semisvm's HNSW search (``graph._hnsw_search``) at ``n`` rows taken
+    apart: CPU / wall seconds of the locality order, the chunks' insertion
+    (chunks of ``chunk`` rows, ``n_jobs`` threads), the searches of every row
+    in every chunk's index and the merge of their lists; recall@k of the
+    merged lists against ``truth`` on ``rows``. The same steps as the
+    library's, with the sizes given here."""
+    import semisvm.graph as g
+    saved = g.HNSW_CHUNK, g.HNSW_M, g.HNSW_EF_CONSTRUCTION, g.HNSW_EF_SEARCH
+    g.HNSW_CHUNK, g.HNSW_M, g.HNSW_EF_CONSTRUCTION, g.HNSW_EF_SEARCH = chunk, M, ef_c, ef_s
+    out = {}
+
+    def clock():
+        return np.array([time.process_time(), time.perf_counter()])
+    try:
+        t = clock()
+        order = g._locality_order(X, g.HNSW_LEAF)
+        Xo = X[order]
+        out["order"], t = clock() - t, clock()
+        q = K + 1
+        bounds = [(a, min(n, a + chunk)) for a in range(0, n, chunk)]
+
+        def build(b):
+            mine = (order >= b[0]) & (order < b[1])
+            return g._hnsw_index(order[mine], Xo[mine], q)
+        from concurrent.futures import ThreadPoolExecutor
+        with ThreadPoolExecutor(max(1, min(n_jobs, len(bounds)))) as pool:
+            indexes = list(pool.map(build, bounds))
+        out["insert"], t = clock() - t, clock()
+        out["search"] = out["merge"] = 0
+        D = ind = None
+        for (a, b), index in zip(bounds, indexes):
+            m = min(q, b - a)
+            found = index.search(Xo, m, threads=n_jobs)
+            Ic = np.asarray(found.keys).astype(np.int64).reshape(n, -1)[:, :m]
+            Dc = np.asarray(found.distances, dtype=np.float32).reshape(n, -1)[:, :m]
+            out["search"], t = out["search"] + clock() - t, clock()
+            if D is not None:
+                Dc, Ic = np.concatenate([D, Dc], axis=1), np.concatenate([ind, Ic], axis=1)
+                pick = np.argsort(Dc, axis=1, kind="stable")[:, :q]
+                Dc, Ic = np.take_along_axis(Dc, pick, axis=1), np.take_along_axis(Ic, pick, axis=1)
+            D, ind = Dc, Ic
+            out["merge"], t = out["merge"] + clock() - t, clock()
+    finally:
+        g.HNSW_CHUNK, g.HNSW_M, g.HNSW_EF_CONSTRUCTION, g.HNSW_EF_SEARCH = saved
+    lists = np.empty_like(ind)
+    lists[order] = ind
+    return out, recall(drop_self(lists), truth, rows)
+
+
 CANDIDATES = {"sklearn-exact": ("sklearn", run_sklearn),
               "faiss-hnsw": ("faiss", run_faiss),
               "hnswlib": ("hnswlib", run_hnswlib),
@@ -220,7 +277,27 @@ def main():
     ap.add_argument("--no-first", action="store_true")
     ap.add_argument("--recall-rows", type=int, default=2000,
                     help="rows whose exact lists give the recall above 20,000 points")
+    ap.add_argument("--phases", nargs="+", default=None, metavar="CHUNK:M:EFC:EFS",
+                    help="instead of the candidates: semisvm's HNSW search taken "
+                         "apart (order / insertion / search / merge) with these "
+                         "chunk sizes and parameters, e.g. 250000:12:32:24")
     args = ap.parse_args()
+    if args.phases:
+        print(f"# load average {os.getloadavg()}, n_jobs={args.n_jobs}, k={K}; CPU/wall s")
+        for n in args.sizes:
+            X = data(n)
+            rows = np.random.default_rng(0).choice(n, min(n, args.recall_rows),
+                                                   replace=False)
+            truth = exact_rows(X, rows)
+            for spec in args.phases:
+                chunk, M, ef_c, ef_s = (int(v) for v in spec.split(":"))
+                t, rec = phases(n, chunk, M, ef_c, ef_s, args.n_jobs, rows, truth, X)
+                total = sum(t.values())
+                print(f"n={n} chunk={chunk} M={M} ef={ef_c}/{ef_s} " + " ".join(
+                    f"{k}={v[0]:.1f}/{v[1]:.1f}" for k, v in t.items())
+                    + f" total={total[0]:.1f}/{total[1]:.1f} recall@{K}={rec:.4f}"
+                    f" load={os.getloadavg()[0]:.1f}", flush=True)
+        return
     names = [n for n in CANDIDATES if (args.only is None or n in args.only)
              and available(CANDIDATES[n][0])]
     print(f"# load average {os.getloadavg()}, n_jobs={args.n_jobs}, k={K}")

@@ -236,6 +236,16 @@ def knn_search(X, n_neighbors, *, method="auto", random_state=0, n_jobs=None):
 HNSW_M = 12
 HNSW_EF_CONSTRUCTION = 32
 HNSW_EF_SEARCH = 24
+#: the search's candidate list in an index of more than
+#: :data:`HNSW_LARGE_INDEX` rows: recall@10 falls with the index's size at
+#: a fixed list (one index of 1,000,000 x 50 points, the TV scale problem,
+#: 2,000 rows against the exact lists, CPU s of insertion + search on two
+#: threads, load 4-6: ef 24 0.890, 171 s; ef 36 0.921, 192 s; ef 48 0.942,
+#: 223 s; four indexes of 250,000 rows, every row searched in each, ef 24:
+#: 0.947, 266 s at load 9)
+HNSW_EF_SEARCH_LARGE = 36
+#: indexes of more rows than this search with :data:`HNSW_EF_SEARCH_LARGE`
+HNSW_LARGE_INDEX = 250_000
 
 
 #: ``method="approximate"`` builds one HNSW index per chunk of this many
@@ -243,9 +253,18 @@ HNSW_EF_SEARCH = 24
 #: chunks' indexes side by side in ``n_jobs`` threads, each with one-thread
 #: insertion, so the lists are the same for any thread count; every row is
 #: then searched in each chunk's index and the lists merged by distance
-#: (ties: the lower chunk first). Below it, one index: at 1,000,000 rows the
-#: one-thread insertion of a single index was the largest serial cost.
-HNSW_CHUNK = 250_000
+#: (ties: the lower chunk first). Below it, one index. Chunks cost CPU: a
+#: chunk holds about as many of a row's neighbours as any other, so every
+#: row is searched in every index. On 1,000,000 x 50 points (the TV scale
+#: problem, two threads) four chunks of 250,000 rows took 59 CPU s of
+#: insertion and 201 s of searches (4,000,000 of them); one index 86 s and
+#: 82 s (ef 24; see :data:`HNSW_EF_SEARCH_LARGE`). Chunks buy wall time only
+#: where many cores insert them side by side. (Cells of the k-d split instead
+#: of row ranges, each row searched in the cells near enough to hold a
+#: nearer point, were tried: 4 cells of 250,000 rows, 270 CPU s, recall
+#: 0.914 - a cell of the split still left about two other cells to search
+#: per row at this dimension.)
+HNSW_CHUNK = 1_000_000
 
 #: ``method="approximate"`` inserts and searches the rows in a locality
 #: order: the leaves (at most this many rows) of a k-d split of the rows
@@ -290,12 +309,15 @@ def _locality_order(X, leaf):
 
 def _hnsw_index(rows, V, q):
     """An HNSW index holding the points ``V`` under the keys ``rows``,
-    inserted in that order on one thread."""
+    inserted in that order on one thread (the search's candidate list
+    :data:`HNSW_EF_SEARCH`, :data:`HNSW_EF_SEARCH_LARGE` above
+    :data:`HNSW_LARGE_INDEX` points)."""
     from usearch.index import Index
 
+    ef = HNSW_EF_SEARCH_LARGE if V.shape[0] > HNSW_LARGE_INDEX else HNSW_EF_SEARCH
     index = Index(ndim=V.shape[1], metric="l2sq", dtype="f32",
                   connectivity=HNSW_M, expansion_add=HNSW_EF_CONSTRUCTION,
-                  expansion_search=max(HNSW_EF_SEARCH, q))
+                  expansion_search=max(ef, q))
     index.add(rows.astype(np.uint64), V, threads=1)
     return index
 

@@ -439,6 +439,41 @@ def test_hnsw_locality_order_both_sides_of_the_leaf_size(monkeypatch):
     np.testing.assert_array_equal(d3, d1)
 
 
+def test_hnsw_search_list_both_sides_of_the_large_index_size(monkeypatch):
+    # an index of more than HNSW_LARGE_INDEX points searches with the longer
+    # candidate list HNSW_EF_SEARCH_LARGE; up to it with HNSW_EF_SEARCH; the
+    # lists stay the same for any n_jobs on both sides
+    import semisvm.graph as g
+    X = _clusters(n=900)
+    built = []
+    real = g._hnsw_index
+    monkeypatch.setattr(g, "_hnsw_index",
+                        lambda rows, V, q: built.append(real(rows, V, q)) or built[-1])
+    monkeypatch.setattr(g, "HNSW_EF_SEARCH", 12)
+    monkeypatch.setattr(g, "HNSW_EF_SEARCH_LARGE", 40)
+    monkeypatch.setattr(g, "HNSW_LARGE_INDEX", 900)          # 900 rows: not above
+    small = [g.knn_search(X, 8, method="approximate", n_jobs=nj) for nj in (1, 2)]
+    assert [b.expansion_search for b in built] == [12, 12]
+    monkeypatch.setattr(g, "HNSW_LARGE_INDEX", 899)          # 900 rows: above
+    large = [g.knn_search(X, 8, method="approximate", n_jobs=nj) for nj in (1, 2)]
+    assert [b.expansion_search for b in built[2:]] == [40, 40]
+    for d, i in (small, large):
+        np.testing.assert_array_equal(d[0], i[0])
+        np.testing.assert_array_equal(d[1], i[1])
+    # a chunk is an index of its own rows: chunks of 500 and 400 rows with
+    # the switch at 450, the first chunk above it, the second not
+    built.clear()
+    monkeypatch.setattr(g, "HNSW_CHUNK", 500)
+    monkeypatch.setattr(g, "HNSW_LARGE_INDEX", 450)
+    g.knn_search(X, 8, method="approximate", n_jobs=2)
+    assert sorted((len(b), b.expansion_search) for b in built) == [(400, 12), (500, 40)]
+    d_ex, i_ex = g.knn_search(X, 8, method="exact")
+
+    def recall(ind):
+        return np.mean([len(set(a) & set(b)) / 8 for a, b in zip(i_ex, ind)])
+    assert recall(large[0][1]) >= recall(small[0][1]) and recall(large[0][1]) > 0.97
+
+
 def test_knn_graph_pickle_leaves_the_work_cache_behind():
     # a fitted estimator holds its graph; the graph's shared work (kernel
     # features, ridge systems, solutions) is a cache, not part of the model
