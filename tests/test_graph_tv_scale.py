@@ -634,6 +634,13 @@ def test_fold_stop_watch_same_bits_for_any_n_jobs(monkeypatch):
     assert out[0] == out[1]
 
 
+def _two_cpus(monkeypatch, tv_check):
+    """The check's n_jobs as on a machine of at least two cores (check_n_jobs
+    caps the count at the cores this process may use: one under taskset)."""
+    monkeypatch.setattr(tv_check, "check_n_jobs",
+                        lambda n_jobs: 1 if n_jobs is None else 2)
+
+
 @pytest.mark.parametrize("n_classes", [2, 3])
 @pytest.mark.parametrize("Est", ESTIMATORS)
 def test_check_folds_side_by_side_same_bits_both_sides(Est, n_classes, monkeypatch):
@@ -643,6 +650,7 @@ def test_check_folds_side_by_side_same_bits_both_sides(Est, n_classes, monkeypat
     after the other); above the row switch (two classes) one after the other."""
     import semisvm._tv_check as tv_check
     X, y, _ = _blobs(n=48, n_classes=n_classes, per_class=6)
+    _two_cpus(monkeypatch, tv_check)
     calls = []
     real = tv_check.TVCheckMixin._folds_side_by_side
 
@@ -684,6 +692,7 @@ def test_check_folds_side_by_side_raise_the_workers_error(monkeypatch):
         return real(self, K, W, y_enc, *a)
 
     monkeypatch.setattr(TVRLS, "_solve", failing)
+    _two_cpus(monkeypatch, tv_check)
     assert tv_check.FOLD_THREADS_MAX_ROWS >= X.shape[0]
     with pytest.raises(RuntimeError, match="fold thread"), warnings.catch_warnings():
         warnings.simplefilter("ignore")
