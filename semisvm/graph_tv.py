@@ -809,7 +809,8 @@ _COMMON_DOC = """
         Threads of the graph-ROF solver and of the exact neighbour search
         (None: 1, -1: all cores); with two or more, on at least two cores
         and at most 20,000 rows, the ``safe="auto"`` check's two fold
-        solves also run side by side.
+        solves also run side by side (where a fold solve holds n x n arrays,
+        the exact kernel's path, only when two solves' fit in memory).
         The fit is the same to the bit whatever the count.
 
     Attributes

@@ -672,12 +672,44 @@ def test_check_folds_side_by_side_same_bits_both_sides(Est, n_classes, monkeypat
 
     one = fit(None)
     assert calls == [] and one[3] == "two folds"
+    asked = []
+
+    def fits(nbytes):
+        asked.append(nbytes)
+        return fits.ok
+
+    fits.ok = True
+    monkeypatch.setattr(tv_check, "fits_in_memory", fits)
     assert fit(2) == one
     assert len(calls) == 1
+    # (the exact path: each fold holds its own n x n factor, both counted)
+    assert asked == [2 * 8 * X.shape[0] ** 2]
+    # the memory switch's other side: one after the other
+    fits.ok = False
+    assert fit(2) == one
+    assert len(calls) == 1 and len(asked) == 2
     if n_classes == 2:      # (the row switch's other side: one after the other)
+        fits.ok = True
         monkeypatch.setattr(tv_check, "FOLD_THREADS_MAX_ROWS", X.shape[0] - 1)
         assert fit(2) == one
         assert len(calls) == 1
+
+
+def test_check_fold_nn_bytes_count_what_a_fold_may_build():
+    """The n x n arrays one fold solve may hold, which the side-by-side
+    folds' memory check counts twice: none on the Nystroem path, the LU
+    factor on the exact path, and where a rejected penalty iteration may
+    take the exact kernel, its factor plus the kernel unless the fit built it."""
+    est = TVRLS()
+    nn = 8 * 100 * 100
+    est.mode_, est._exact_rows, est._exact_K = "nystroem", None, None
+    assert est._fold_nn_bytes(100) == 0
+    est.mode_ = "exact"
+    assert est._fold_nn_bytes(100) == nn
+    est.mode_, est._exact_rows = "nystroem", np.zeros((100, 2))
+    assert est._fold_nn_bytes(100) == 2 * nn
+    est._exact_K = np.zeros((100, 100))
+    assert est._fold_nn_bytes(100) == nn
 
 
 def test_check_folds_side_by_side_raise_the_workers_error(monkeypatch):
