@@ -204,7 +204,8 @@ class TVCheckMixin:
         solver's result does not depend on its threads), sharing the solve
         cache (read-only factorisations and edge lists: a value computed
         twice is the same). The same labels, bit for bit, as the two solves
-        one after the other."""
+        one after the other. A Ctrl-C while the worker solves stops the fit
+        at once; the worker finishes its solve in the background."""
         import threading
 
         copies = []
@@ -224,10 +225,21 @@ class TVCheckMixin:
 
         t = threading.Thread(target=work, name="semisvm-fold", daemon=True)
         t.start()
+        def wait():
+            # joined in short waits: a KeyboardInterrupt reaches this thread
+            # at once (the worker, a daemon thread, then finishes its solve
+            # in the background; its result is dropped)
+            while t.is_alive():
+                t.join(0.1)
+
         try:
             out[0] = solve_on(copies[0], first)
-        finally:
-            t.join()
+        except KeyboardInterrupt:
+            raise       # (not waiting for the worker's solve)
+        except BaseException:
+            wait()
+            raise
+        wait()
         if err:
             raise err[0]
         if getattr(self, "_exact_K", None) is None:

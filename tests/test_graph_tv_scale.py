@@ -729,3 +729,36 @@ def test_check_folds_side_by_side_raise_the_workers_error(monkeypatch):
     with pytest.raises(RuntimeError, match="fold thread"), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         TVRLS(max_iter=15, n_jobs=2).fit(X, y)
+
+
+def test_check_folds_side_by_side_ctrl_c_does_not_wait_for_the_worker(monkeypatch):
+    """A KeyboardInterrupt in the first fold's solve ends the fit at once,
+    the worker still solving (it finishes in the background)."""
+    import semisvm._tv_check as tv_check
+    X, y, _ = _blobs(n=48, n_classes=2, per_class=6)
+    real = TVRLS._solve
+    release, started = threading.Event(), threading.Event()
+
+    def solve(self, K, W, y_enc, *a):
+        if getattr(self, "_fold_solve", False):
+            if threading.current_thread().name == "semisvm-fold":
+                started.set()
+                release.wait(30)
+            else:
+                started.wait(30)
+                raise KeyboardInterrupt
+        return real(self, K, W, y_enc, *a)
+
+    monkeypatch.setattr(TVRLS, "_solve", solve)
+    _two_cpus(monkeypatch, tv_check)
+    workers = []
+    try:
+        with pytest.raises(KeyboardInterrupt), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            TVRLS(max_iter=15, n_jobs=2).fit(X, y)
+        workers += [t for t in threading.enumerate() if t.name == "semisvm-fold"]
+        assert started.is_set() and workers and workers[0].is_alive()
+    finally:
+        release.set()
+    for t in workers:
+        t.join(30)
