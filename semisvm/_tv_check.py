@@ -225,6 +225,7 @@ class TVCheckMixin:
 
         t = threading.Thread(target=work, name="semisvm-fold", daemon=True)
         t.start()
+
         def wait():
             # joined in short waits: a KeyboardInterrupt reaches this thread
             # at once (the worker, a daemon thread, then finishes its solve
