@@ -23,7 +23,7 @@ from sklearn.exceptions import ConvergenceWarning
 from semisvm._fallback import auto_fallback, laplacian_guard, two_folds
 from semisvm._lowrank import nystroem_features
 from semisvm._threads import limit_api
-from semisvm._validation import UNLABELED, check_n_jobs
+from semisvm._validation import UNLABELED, check_n_jobs, fits_in_memory
 
 # the safe="auto" check's fold solves (Cheeger; multi-class TV): a stop
 # tolerance of at least FOLD_TOL (TV; Cheeger keeps its tol) and at most
@@ -87,7 +87,9 @@ SCALE_LABEL_TOL = 0.001
 # the safe="auto" check's two fold solves run side by side on two threads
 # when the fit has at least two (n_jobs) and at most this many rows (above
 # it each solve's own passes are threaded, and two solves at once would
-# hold two solves' memory)
+# hold two solves' memory); below it too, where a fold solve may build n x n
+# arrays (see TVCheckMixin._fold_nn_bytes), only when both folds' fit in
+# memory at once
 FOLD_THREADS_MAX_ROWS = SCALE_MIN_ROWS
 
 
@@ -161,9 +163,12 @@ class TVCheckMixin:
     def _second_fold(self, y, y_hidden):
         """The other label fold's ``y_hidden`` when the check's two fold
         solves run side by side: with at least two threads (``n_jobs``) on
-        at most ``FOLD_THREADS_MAX_ROWS`` rows, when ``y_hidden`` is the
-        first of :func:`semisvm._fallback.two_folds`'s folds; else None."""
-        if (check_n_jobs(self.n_jobs) < 2 or y.shape[0] > FOLD_THREADS_MAX_ROWS):
+        at most ``FOLD_THREADS_MAX_ROWS`` rows, when both solves' n x n
+        arrays (:meth:`_fold_nn_bytes`) fit in memory at once and
+        ``y_hidden`` is the first of :func:`semisvm._fallback.two_folds`'s
+        folds; else None."""
+        n = y.shape[0]
+        if (check_n_jobs(self.n_jobs) < 2 or n > FOLD_THREADS_MAX_ROWS):
             return None
         labeled = y != UNLABELED
         fold, _ = two_folds(y, labeled)
@@ -175,7 +180,22 @@ class TVCheckMixin:
             h = y.copy()
             h[idx[fold == k]] = UNLABELED
             hidden.append(h)
-        return hidden[1] if np.array_equal(y_hidden, hidden[0]) else None
+        if not np.array_equal(y_hidden, hidden[0]):
+            return None
+        need = 2 * self._fold_nn_bytes(n)
+        return hidden[1] if not need or fits_in_memory(need) else None
+
+    def _fold_nn_bytes(self, n):
+        """Bytes of the n x n arrays one of the check's fold solves may hold
+        (float64, counted as such whatever X's dtype): the LU factor of the
+        exact path's kernel system; where a rejected penalty iteration may
+        take the exact kernel (``_exact_rows``), that factor and, when the
+        fit did not build it, the kernel itself (each fold builds its own);
+        none on the Nystroem path."""
+        nn = 8 * n * n
+        if getattr(self, "_exact_rows", None) is not None:
+            return nn * (1 if getattr(self, "_exact_K", None) is not None else 2)
+        return nn if getattr(self, "mode_", None) == "exact" else 0
 
     def _folds_side_by_side(self, solve_on, first, second):
         """``solve_on(est, y_hidden)`` of two folds, the second on a thread
@@ -184,7 +204,8 @@ class TVCheckMixin:
         solver's result does not depend on its threads), sharing the solve
         cache (read-only factorisations and edge lists: a value computed
         twice is the same). The same labels, bit for bit, as the two solves
-        one after the other."""
+        one after the other. A Ctrl-C while the worker solves stops the fit
+        at once; the worker finishes its solve in the background."""
         import threading
 
         copies = []
@@ -204,10 +225,22 @@ class TVCheckMixin:
 
         t = threading.Thread(target=work, name="semisvm-fold", daemon=True)
         t.start()
+
+        def wait():
+            # joined in short waits: a KeyboardInterrupt reaches this thread
+            # at once (the worker, a daemon thread, then finishes its solve
+            # in the background; its result is dropped)
+            while t.is_alive():
+                t.join(0.1)
+
         try:
             out[0] = solve_on(copies[0], first)
-        finally:
-            t.join()
+        except KeyboardInterrupt:
+            raise       # (not waiting for the worker's solve)
+        except BaseException:
+            wait()
+            raise
+        wait()
         if err:
             raise err[0]
         if getattr(self, "_exact_K", None) is None:

@@ -479,12 +479,14 @@ def _exact_search(X, k, threads):
     would take its k-d tree and its brute force is cheaper
     (:func:`_brute_candidates_apply`), the window comes from the brute
     force's candidates with the tree's distances (:func:`_brute_tree_search`:
-    the same lists and bits as the tree's).
+    the same lists and bits as the tree's; the tree itself where a sample of
+    rows shows the candidates mostly uncertified).
     """
     n = X.shape[0]
     q = min(n - 1, k + TIE_SLACK)
-    if _brute_candidates_apply(X, q):
-        dist, ind = _brute_tree_search(X, q, threads)
+    got = _brute_tree_search(X, q, threads) if _brute_candidates_apply(X, q) else None
+    if got is not None:
+        dist, ind = got
     else:
         with limit_api(threads, "openmp"):
             nn = NearestNeighbors(n_neighbors=q).fit(X)
@@ -511,75 +513,144 @@ def _exact_search(X, k, threads):
 BRUTE_MIN_FEATURES = 8
 BRUTE_MAX_ROWS = 10_000
 # candidates beyond the q asked for, and the bound on the brute force's
-# error in a squared distance relative to ||x||^2 + max ||x'||^2 (its
-# ||x||^2 - 2 <x, x'> + ||x'||^2 in float64 errs by ~(d + 3) 1.1e-16 of it)
+# error in a squared distance relative to ||x||^2 + max ||x'||^2 of the
+# centred rows it searches: its ||x||^2 - 2 <x, x'> + ||x'||^2 in float64
+# errs by ~(d + 3) 1.1e-16 of it; for float32 rows (float32 products at
+# worst, ~(d + 3) 6e-8, d <= 15) plus the centred rows' rounding to float32
+# (each coordinate by 6e-8 of itself: ~5e-7 of the sum) and the distances
+# returned in float32 (~2.4e-7): ~2.4e-6, within BRUTE_REL_ERR_32
 BRUTE_EXTRA = 4
 BRUTE_REL_ERR = 1e-12
 BRUTE_REL_ERR_32 = 1e-5
+# the candidates are first certified on this many rows (evenly spaced); where
+# more than BRUTE_PROBE_MAX_BAD of them are not (ties at the q-th distance:
+# integer or binary features), the tree searches all rows (brute force plus
+# the tree on 80-95 % of the rows cost 1.15-1.35x the tree alone: integers
+# 0-2 on 5,000 x 9, binary 5,000 x 12)
+BRUTE_PROBE_ROWS = 64
+BRUTE_PROBE_MAX_BAD = 0.5
+# whether the recomputed distances are the tree's to the bit in this process
+# (checked at first use, see _brute_same_bits)
+_BRUTE_BITS = []
 
 
 def _brute_candidates_apply(X, q):
     """Whether :func:`_exact_search` takes :func:`_brute_tree_search` for q
     neighbours: dense rows of ``BRUTE_MIN_FEATURES`` to 15 features (where
     scikit-learn's search would take its k-d tree), at most
-    ``BRUTE_MAX_ROWS`` of them, q + ``BRUTE_EXTRA`` below half of them."""
+    ``BRUTE_MAX_ROWS`` of them, q + ``BRUTE_EXTRA`` below half of them, and
+    the distances recomputed as the tree's, bit for bit, in this process
+    (:func:`_brute_same_bits`)."""
     n, d = X.shape
     return (not sp.issparse(X) and BRUTE_MIN_FEATURES <= d <= 15
-            and n <= BRUTE_MAX_ROWS and q + BRUTE_EXTRA + 1 < n // 2)
+            and n <= BRUTE_MAX_ROWS and q + BRUTE_EXTRA + 1 < n // 2
+            and _brute_same_bits())
+
+
+def _brute_same_bits():
+    """Whether :func:`_squared_distances` gives scikit-learn's k-d tree's
+    distances to the bit: checked once per process on fixed float64 and
+    float32 rows (256 x 12, 8 neighbours of 16 of them). A compiled tree
+    whose sums are contracted into fused multiply-adds (some arm64 builds)
+    differs in the last bit; the exact search then keeps the tree."""
+    if not _BRUTE_BITS:
+        rng = np.random.default_rng(0)
+        A = rng.standard_normal((256, 12))
+        rows = np.arange(0, 256, 16)
+        ok = True
+        for Xs in (A, A.astype(np.float32)):
+            with limit_api(1, "openmp"):
+                nn = NearestNeighbors(n_neighbors=8, algorithm="kd_tree").fit(Xs)
+                db, ib = nn.kneighbors(Xs[rows], return_distance=True)
+            r2 = _squared_distances(np.asarray(Xs, dtype=np.float64), rows, ib)
+            ok = ok and np.array_equal(np.sqrt(r2), db)
+        _BRUTE_BITS.append(bool(ok))
+    return _BRUTE_BITS[0]
+
+
+def _squared_distances(X64, rows, cand):
+    """Squared distances of X64[rows] to X64[cand] (rows: an index array or
+    a slice; cand: (len(rows), m)) as scikit-learn's k-d tree sums them:
+    the squared differences added feature by feature, in float64."""
+    r2 = np.zeros(cand.shape)
+    for j in range(X64.shape[1]):
+        col = X64[:, j]
+        t = col[cand] - col[rows, None]
+        r2 += t * t
+    return r2
 
 
 def _brute_tree_search(X, q, threads):
     """The q nearest neighbours of every row of X (its own index left out)
-    as scikit-learn's k-d tree finds them, from its brute force.
+    as scikit-learn's k-d tree finds them, from its brute force; None where
+    a sample of rows shows the brute force's candidates mostly uncertified
+    (the caller then takes the tree).
 
-    The brute force (``threads`` OpenMP threads) proposes q +
-    ``BRUTE_EXTRA`` candidates by its GEMM distances; their distances are
-    then computed as the tree computes them (float64, the squared
-    differences summed feature by feature, then the square root: the same
-    bits). A row's candidates hold its q nearest when the farthest
-    candidate's brute-force distance, less the bound on its error
-    (``BRUTE_REL_ERR``), is beyond the q-th exact one: then the sorted
-    distances' first q are the tree's, and any ties among them are ordered
-    by the caller. Rows without that certificate, or with a zero distance
-    (duplicated rows, whose self-removal the tree decides), are searched by
-    the tree. Returns (dist, ind) of shape (n, q), each row sorted by
-    distance (ties in any order).
+    The brute force (``threads`` OpenMP threads) searches the centred rows
+    (X less its column means: the same distances, with smaller norms, so a
+    smaller bound on its error) and proposes q + ``BRUTE_EXTRA`` candidates
+    by its GEMM distances; their distances are then computed from X as the
+    tree computes them (float64, the squared differences summed feature by
+    feature, then the square root: the same bits). A row's candidates hold
+    its q nearest when the farthest candidate's brute-force distance, less
+    the bound on its error (``BRUTE_REL_ERR``), is beyond the q-th exact
+    one: then the sorted distances' first q are the tree's, and any ties
+    among them are ordered by the caller. First ``BRUTE_PROBE_ROWS`` evenly
+    spaced rows are certified so; where more than ``BRUTE_PROBE_MAX_BAD``
+    of them fail, None. Rows without that certificate, or with a zero
+    distance (duplicated rows, whose self-removal the tree decides), are
+    searched by the tree (:func:`_tree_rows`). Returns (dist, ind) of shape
+    (n, q), each row sorted by distance (ties in any order).
     """
     n = X.shape[0]
     q2 = q + BRUTE_EXTRA
-    with limit_api(threads, "openmp"):
-        nn = NearestNeighbors(n_neighbors=q2, algorithm="brute").fit(X)
-        dapp, cand = nn.kneighbors(None, return_distance=True)
     X64 = np.asarray(X, dtype=np.float64)
-    r2 = np.zeros(cand.shape)
-    for j in range(X64.shape[1]):
-        col = X64[:, j]
-        t = col[cand] - col[:, None]
-        r2 += t * t
-    order = np.argsort(r2, axis=1, kind="stable")
-    r2 = np.take_along_axis(r2, order, axis=1)
-    cand = np.take_along_axis(cand, order, axis=1)
-    sq = np.einsum("ij,ij->i", X64, X64)
+    C = X64 - X64.mean(axis=0)
+    if X.dtype != np.float64:
+        C = C.astype(X.dtype)
+    Cs = np.asarray(C, dtype=np.float64)
+    sq = np.einsum("ij,ij->i", Cs, Cs)
     # float32 rows: the brute force's products (and distances) may be
     # float32 ones
     rel = BRUTE_REL_ERR if X.dtype == np.float64 else BRUTE_REL_ERR_32
     err = rel * (sq + sq.max(initial=0.0))
+    probe = np.unique(np.linspace(0, n - 1, min(n, BRUTE_PROBE_ROWS)).astype(np.intp))
+    with limit_api(threads, "openmp"):
+        nn = NearestNeighbors(n_neighbors=q2, algorithm="brute").fit(C)
+        # (each probe row finds itself too: q + 1 and q2 + 1 with it)
+        dp, cp = nn.kneighbors(C[probe], n_neighbors=q2 + 1, return_distance=True)
+    r2p = np.sort(_squared_distances(X64, probe, cp), axis=1)
+    far = dp[:, -1].astype(np.float64) ** 2
+    bad = (far - err[probe] <= r2p[:, q]) | (r2p[:, 1] == 0)
+    if bad.mean() > BRUTE_PROBE_MAX_BAD:
+        return None
+    with limit_api(threads, "openmp"):
+        dapp, cand = nn.kneighbors(None, return_distance=True)
+    r2 = _squared_distances(X64, slice(None), cand)
+    order = np.argsort(r2, axis=1, kind="stable")
+    r2 = np.take_along_axis(r2, order, axis=1)
+    cand = np.take_along_axis(cand, order, axis=1)
     far = dapp[:, -1].astype(np.float64) ** 2
     bad = np.flatnonzero((far - err <= r2[:, q - 1]) | (r2[:, 0] == 0)
                          | np.any(cand == np.arange(n)[:, None], axis=1))
     dist = np.sqrt(r2[:, :q])
     ind = cand[:, :q]
     if bad.size:
-        with limit_api(threads, "openmp"):
-            nn = NearestNeighbors(n_neighbors=q + 1, algorithm="kd_tree").fit(X)
-            db, ib = nn.kneighbors(X[bad], return_distance=True)
-        keep = ib != bad[:, None]
-        # the tree's own self-removal (kneighbors(None)): the row itself, or
-        # the first column where it is not among the q + 1 (duplicates)
-        keep[keep.all(axis=1), 0] = False
-        dist[bad] = db[keep].reshape(bad.size, q)
-        ind[bad] = ib[keep].reshape(bad.size, q)
+        dist[bad], ind[bad] = _tree_rows(X, bad, q, threads)
     return dist, ind
+
+
+def _tree_rows(X, rows, q, threads):
+    """The q nearest neighbours of X[rows] (their own index left out) from
+    scikit-learn's k-d tree, as its ``kneighbors(None)`` removes them."""
+    with limit_api(threads, "openmp"):
+        nn = NearestNeighbors(n_neighbors=q + 1, algorithm="kd_tree").fit(X)
+        db, ib = nn.kneighbors(X[rows], return_distance=True)
+    keep = ib != rows[:, None]
+    # the tree's own self-removal (kneighbors(None)): the row itself, or
+    # the first column where it is not among the q + 1 (duplicates)
+    keep[keep.all(axis=1), 0] = False
+    return db[keep].reshape(rows.size, q), ib[keep].reshape(rows.size, q)
 
 
 def _one_thread_rows(X, rows, k):

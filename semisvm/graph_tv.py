@@ -807,8 +807,10 @@ _COMMON_DOC = """
         with ``fit(..., affinity=...)``.
     n_jobs : int or None, default=None
         Threads of the graph-ROF solver and of the exact neighbour search
-        (None: 1, -1: all cores); with two or more on at most 20,000 rows
-        the ``safe="auto"`` check's two fold solves also run side by side.
+        (None: 1, -1: all cores); with two or more, on at least two cores
+        and at most 20,000 rows, the ``safe="auto"`` check's two fold
+        solves also run side by side (where a fold solve holds n x n arrays,
+        the exact kernel's path, only when two solves' fit in memory).
         The fit is the same to the bit whatever the count.
 
     Attributes

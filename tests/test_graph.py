@@ -678,8 +678,16 @@ def _brute_cases():
     dups = rng.standard_normal((900, 12))
     dups[100:130] = dups[0]          # a run of duplicates longer than the window
     far = rng.standard_normal((900, 8)) * 1e6 + 1e7   # large norms, small gaps
+    far32 = (rng.standard_normal((1200, 10)) + 100).astype(np.float32)
+    binary = rng.integers(0, 2, size=(900, 12)).astype(float)
     return {"continuous": cont, "integer ties": ties, "duplicates": dups,
-            "offset": far, "float32": cont.astype(np.float32)}
+            "offset": far, "float32": cont.astype(np.float32),
+            "float32 offset": far32, "binary": binary}
+
+
+# the route each case takes: the brute force's candidates with none / some
+# rows sent to the tree, or the tree for all rows (the probe's ties)
+_BRUTE_ROUTES = {"integer ties": "tree", "binary": "tree", "duplicates": "some rows"}
 
 
 @pytest.mark.parametrize("case", list(_brute_cases()))
@@ -687,12 +695,16 @@ def test_exact_search_brute_candidates_same_lists_both_sides(case, monkeypatch):
     """Between BRUTE_MIN_FEATURES and 15 features on at most BRUTE_MAX_ROWS
     rows the exact search takes the brute force's candidates with the k-d
     tree's distances: the same lists and distances, bit for bit, as the
-    tree's search (the switch off), for continuous rows, integer ties,
-    duplicated rows and float32; the rows without the certificate go to the
-    tree (asserted taken on the tied cases)."""
+    tree's search (the switch off), for continuous rows, integer and binary
+    ties, duplicated rows, float32 and rows far from the origin; the rows
+    without the certificate go to the tree, and the tree takes all rows
+    where the probe's rows are mostly uncertified (the tied cases). Where
+    this process's tree sums differently (fused multiply-adds), the path is
+    off (:func:`semisvm.graph._brute_same_bits`)."""
     import semisvm.graph as g
 
     X = _brute_cases()[case]
+    bits = g._brute_same_bits()         # (its own tree search, checked once)
     seen = {}
     real = g.NearestNeighbors
 
@@ -701,15 +713,32 @@ def test_exact_search_brute_candidates_same_lists_both_sides(case, monkeypatch):
         return real(*a, **kw)
 
     monkeypatch.setattr(g, "NearestNeighbors", spy)
-    assert g._brute_candidates_apply(X, 10 + g.TIE_SLACK)
+    real_search, probe_gave_up = g._brute_tree_search, []
+
+    def search(*a):
+        got = real_search(*a)
+        probe_gave_up.append(got is None)
+        return got
+
+    monkeypatch.setattr(g, "_brute_tree_search", search)
+    assert g._brute_candidates_apply(X, 10 + g.TIE_SLACK) == bits
     on = g.knn_search(X, 10, method="exact", n_jobs=1)
     on2 = g.knn_search(X, 10, method="exact", n_jobs=2)
-    assert seen.get("brute") == 2
-    if case in ("integer ties", "duplicates"):
-        assert seen.get("kd_tree")            # uncertified rows: the tree
+    route = _BRUTE_ROUTES.get(case, "brute")
+    assert probe_gave_up == ([route == "tree"] * 2 if bits else [])
+    if not bits:
+        assert set(seen) == {"auto"}
+    elif route == "tree":                   # the probe, then the tree for all
+        # (and the caller's one-thread searches of rows whose ties outlast
+        # the window: "auto" too)
+        assert seen.get("brute") == 2 and seen.get("auto", 0) >= 2
+        assert "kd_tree" not in seen
     else:
-        # (the "auto" searches: the caller's rows whose ties outlast the window)
-        assert "auto" not in seen
+        assert seen.get("brute") == 2
+        # uncertified rows: the tree (only the duplicates)
+        assert bool(seen.get("kd_tree")) == (route == "some rows")
+        if route == "brute":
+            assert "auto" not in seen
     monkeypatch.setattr(g, "BRUTE_MAX_ROWS", X.shape[0] - 1)
     assert not g._brute_candidates_apply(X, 10 + g.TIE_SLACK)
     seen.clear()
@@ -718,6 +747,31 @@ def test_exact_search_brute_candidates_same_lists_both_sides(case, monkeypatch):
     for a in (on, on2):
         assert a[0].dtype == off[0].dtype
         assert np.array_equal(a[0], off[0]) and np.array_equal(a[1], off[1])
+
+
+def test_brute_candidates_off_where_the_tree_sums_differently(monkeypatch):
+    """The first use in a process compares the recomputed distances with the
+    k-d tree's: any bit different (as with a tree compiled with fused
+    multiply-adds, faked here a few ulps off) turns the brute-force candidates
+    off, and the exact search is the tree's."""
+    from sklearn.neighbors import NearestNeighbors
+
+    import semisvm.graph as g
+
+    X = _brute_cases()["continuous"]
+    real = g._squared_distances
+    monkeypatch.setattr(g, "_BRUTE_BITS", [])
+    monkeypatch.setattr(g, "_squared_distances",
+                        lambda *a: real(*a) * (1 + 1e-15))
+    assert not g._brute_same_bits()
+    assert not g._brute_candidates_apply(X, 10 + g.TIE_SLACK)
+    taken = []
+    monkeypatch.setattr(g, "_brute_tree_search", lambda *a: taken.append(a))
+    got = g.knn_search(X, 10, method="exact", n_jobs=1)
+    assert taken == []
+    nn = NearestNeighbors(n_neighbors=10, algorithm="kd_tree").fit(X)
+    dist, ind = nn.kneighbors(None)
+    assert np.array_equal(got[0], dist) and np.array_equal(got[1], ind)
 
 
 def test_brute_candidates_rule_both_sides():

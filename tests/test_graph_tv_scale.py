@@ -634,6 +634,13 @@ def test_fold_stop_watch_same_bits_for_any_n_jobs(monkeypatch):
     assert out[0] == out[1]
 
 
+def _two_cpus(monkeypatch, tv_check):
+    """The check's n_jobs as on a machine of at least two cores (check_n_jobs
+    caps the count at the cores this process may use: one under taskset)."""
+    monkeypatch.setattr(tv_check, "check_n_jobs",
+                        lambda n_jobs: 1 if n_jobs is None else 2)
+
+
 @pytest.mark.parametrize("n_classes", [2, 3])
 @pytest.mark.parametrize("Est", ESTIMATORS)
 def test_check_folds_side_by_side_same_bits_both_sides(Est, n_classes, monkeypatch):
@@ -643,6 +650,7 @@ def test_check_folds_side_by_side_same_bits_both_sides(Est, n_classes, monkeypat
     after the other); above the row switch (two classes) one after the other."""
     import semisvm._tv_check as tv_check
     X, y, _ = _blobs(n=48, n_classes=n_classes, per_class=6)
+    _two_cpus(monkeypatch, tv_check)
     calls = []
     real = tv_check.TVCheckMixin._folds_side_by_side
 
@@ -664,12 +672,44 @@ def test_check_folds_side_by_side_same_bits_both_sides(Est, n_classes, monkeypat
 
     one = fit(None)
     assert calls == [] and one[3] == "two folds"
+    asked = []
+
+    def fits(nbytes):
+        asked.append(nbytes)
+        return fits.ok
+
+    fits.ok = True
+    monkeypatch.setattr(tv_check, "fits_in_memory", fits)
     assert fit(2) == one
     assert len(calls) == 1
+    # (the exact path: each fold holds its own n x n factor, both counted)
+    assert asked == [2 * 8 * X.shape[0] ** 2]
+    # the memory switch's other side: one after the other
+    fits.ok = False
+    assert fit(2) == one
+    assert len(calls) == 1 and len(asked) == 2
     if n_classes == 2:      # (the row switch's other side: one after the other)
+        fits.ok = True
         monkeypatch.setattr(tv_check, "FOLD_THREADS_MAX_ROWS", X.shape[0] - 1)
         assert fit(2) == one
         assert len(calls) == 1
+
+
+def test_check_fold_nn_bytes_count_what_a_fold_may_build():
+    """The n x n arrays one fold solve may hold, which the side-by-side
+    folds' memory check counts twice: none on the Nystroem path, the LU
+    factor on the exact path, and where a rejected penalty iteration may
+    take the exact kernel, its factor plus the kernel unless the fit built it."""
+    est = TVRLS()
+    nn = 8 * 100 * 100
+    est.mode_, est._exact_rows, est._exact_K = "nystroem", None, None
+    assert est._fold_nn_bytes(100) == 0
+    est.mode_ = "exact"
+    assert est._fold_nn_bytes(100) == nn
+    est.mode_, est._exact_rows = "nystroem", np.zeros((100, 2))
+    assert est._fold_nn_bytes(100) == 2 * nn
+    est._exact_K = np.zeros((100, 100))
+    assert est._fold_nn_bytes(100) == nn
 
 
 def test_check_folds_side_by_side_raise_the_workers_error(monkeypatch):
@@ -684,7 +724,41 @@ def test_check_folds_side_by_side_raise_the_workers_error(monkeypatch):
         return real(self, K, W, y_enc, *a)
 
     monkeypatch.setattr(TVRLS, "_solve", failing)
+    _two_cpus(monkeypatch, tv_check)
     assert tv_check.FOLD_THREADS_MAX_ROWS >= X.shape[0]
     with pytest.raises(RuntimeError, match="fold thread"), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         TVRLS(max_iter=15, n_jobs=2).fit(X, y)
+
+
+def test_check_folds_side_by_side_ctrl_c_does_not_wait_for_the_worker(monkeypatch):
+    """A KeyboardInterrupt in the first fold's solve ends the fit at once,
+    the worker still solving (it finishes in the background)."""
+    import semisvm._tv_check as tv_check
+    X, y, _ = _blobs(n=48, n_classes=2, per_class=6)
+    real = TVRLS._solve
+    release, started = threading.Event(), threading.Event()
+
+    def solve(self, K, W, y_enc, *a):
+        if getattr(self, "_fold_solve", False):
+            if threading.current_thread().name == "semisvm-fold":
+                started.set()
+                release.wait(30)
+            else:
+                started.wait(30)
+                raise KeyboardInterrupt
+        return real(self, K, W, y_enc, *a)
+
+    monkeypatch.setattr(TVRLS, "_solve", solve)
+    _two_cpus(monkeypatch, tv_check)
+    workers = []
+    try:
+        with pytest.raises(KeyboardInterrupt), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            TVRLS(max_iter=15, n_jobs=2).fit(X, y)
+        workers += [t for t in threading.enumerate() if t.name == "semisvm-fold"]
+        assert started.is_set() and workers and workers[0].is_alive()
+    finally:
+        release.set()
+    for t in workers:
+        t.join(30)
