@@ -213,7 +213,7 @@ STALL_ENTROPY = 1e-2
 #: switches at most MID_SWITCH times ``int(switch_tol * u)`` pairs (1 % of
 #: the unlabeled rows at the default switch_tol; none below 1 / switch_tol
 #: unlabeled rows) ends that weight
-MID_SWITCH = 100
+MID_SWITCH = 1
 #: TSVM at scale (``int(switch_tol * u) > 0``): the forcing factor of the
 #: inexact Newton steps of the switching rounds (0.1 below)
 NEWTON_FORCING_SCALE = 0.5
