@@ -1395,6 +1395,39 @@ def test_tsvm_switching_rounds_carry_the_setup_sums(monkeypatch):
     assert res[True].objective == pytest.approx(res[False].objective, rel=1e-6)
 
 
+
+def test_float32_never_carries_the_setup_sums(monkeypatch):
+    # in float32 no CG solve takes carried setup sums (the rounding of each
+    # update, relative 1e-7, moved a few labels of the papers' float32
+    # fits): mfn_run gets no old outputs and nothing given, and keep_start
+    # on or off gives the same float32 bits
+    rng = np.random.RandomState(4)
+    X = sp.random(1500, 400, density=0.04, format="csr", random_state=rng,
+                  dtype=np.float32)
+    y = np.where(X @ rng.randn(400) > 0, 1, 0)
+    ys = np.where(rng.rand(1500) < 0.05, y, -1)
+    calls = []
+    run = _rows.K.mfn_run
+
+    def spied(*args, **kw):
+        calls.append((args[-3], args[-2], bool(args[-1]), kw["n_carried"]))
+        return run(*args, **kw)
+
+    monkeypatch.setattr(_rows.K, "mfn_run", spied)
+    res = {}
+    for keep in (True, False):
+        monkeypatch.setattr(_rows.LocalSSL, "__init__", _keep_start(keep))
+        calls.clear()
+        res[keep] = linear.tsvm(X, ys, lam=1e-2, lam_u=1.0, S=3)
+        assert len(calls) == res[keep].n_mfn > 3
+        assert all(a is None and t is None and not given and n == 0
+                   for a, t, given, n in calls)
+    assert res[True].coef.dtype == np.float32
+    np.testing.assert_array_equal(res[True].coef, res[False].coef)
+    assert res[True].intercept == res[False].intercept
+    np.testing.assert_array_equal(res[True].labels, res[False].labels)
+    assert res[True].objective == res[False].objective
+
 def test_tsvm_switch_tol_both_sides_of_one_pair():
     # a round switching at most int(switch_tol * u) pairs counts as one that
     # switches none: below one pair (switch_tol * u < 1) the same bits as
@@ -1421,25 +1454,31 @@ def test_tsvm_switch_tol_both_sides_of_one_pair():
 
 def test_tsvm_intermediate_weights_end_on_mid_switch(monkeypatch):
     # at the intermediate weights of the annealing a round switching at most
-    # MID_SWITCH * int(switch_tol * u) pairs ends the weight: here every
-    # first round does (each weight one MFN call and one switch), where the
-    # former rule (MID_SWITCH = 1) went on to rounds of at most 3 pairs;
-    # the final weight still ends on the exact minimiser for its labels.
-    # Below one pair (int(switch_tol * u) = 0) nothing changes: the same
-    # bits as switch_tol=0 (test_tsvm_switch_tol_both_sides_of_one_pair)
+    # MID_SWITCH * int(switch_tol * u) pairs ends the weight. The default,
+    # 1, runs them down to switch_tol as the final weight: a larger factor
+    # takes fewer MFN calls but ends on other local minima of the TSVM
+    # objective, often higher on noisy problems (this generator, seeds 0-3,
+    # MID_SWITCH = 100 against 1: +3.9e-4, +2.6e-2, +1.3e-4, the same; 2:
+    # -2.8e-4, +2.3e-2, 0, the same), hence off. Here MID_SWITCH = 100 ends
+    # every first round, where the default goes on to rounds of at most 3
+    # pairs; after the cut-short weights the final weight still runs its
+    # rounds down to switch_tol and ends on the exact minimiser for its
+    # labels. Below one pair (int(switch_tol * u) = 0) nothing changes: the
+    # same bits as switch_tol=0 (test_tsvm_switch_tol_both_sides_of_one_pair)
+    assert _linear_ssl.MID_SWITCH == 1
     X, y, _ = make_problem(0, n=3000, d=20, n_lab=30, flip=0.15)
-    u = int((y == 0).sum())
-    kw = dict(lam=1e-2, lam_u=1.0, switch_tol=3.5 / u)
+    kw = dict(lam=1e-2, lam_u=1.0, switch_tol=3.5 / int((y == 0).sum()))
+    default = linear.tsvm(X, ssl01(y), **kw)
+    monkeypatch.setattr(_linear_ssl, "MID_SWITCH", 100)
     mid = linear.tsvm(X, ssl01(y), **kw)
-    monkeypatch.setattr(_linear_ssl, "MID_SWITCH", 1)
-    former = linear.tsvm(X, ssl01(y), **kw)
     assert np.all(mid.mfn_history[:-1] == 1)
-    assert np.any(former.mfn_history[:-1] > 1)
-    assert mid.n_mfn < former.n_mfn
-    np.testing.assert_array_equal(mid.lam_u_history, former.lam_u_history)
-    assert mid.objective == pytest.approx(former.objective, rel=0.02)
-    g = label_gradient(X, y, mid.labels, mid, 1e-2, 1.0)
-    assert np.abs(g).max() < 1e-10
+    assert np.any(default.mfn_history[:-1] > 1)
+    assert mid.n_mfn < default.n_mfn
+    np.testing.assert_array_equal(mid.lam_u_history, default.lam_u_history)
+    assert mid.objective == pytest.approx(default.objective, rel=1e-3)
+    for res in (default, mid):
+        g = label_gradient(X, y, res.labels, res, 1e-2, 1.0)
+        assert np.abs(g).max() < 1e-10
 
 
 @pytest.mark.parametrize("k_stop", [0, 3])
