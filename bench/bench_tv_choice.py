@@ -92,6 +92,26 @@ def _own(est):
     return est.transduction_ if semi is None else semi
 
 
+def candidate_outcome(sup, X, y_semi, idx, fold, mode, classes, Xe):
+    """One counterpart candidate as the check sees it: its held-out rows
+    right (0/1 per labeled row in the two folds' order, None where the folds
+    do not run) and its labels of ``Xe`` fitted on all the labels."""
+    ok = None
+    if mode == "two folds":
+        ok = np.zeros(idx.size, dtype=bool)
+        for k in (0, 1):
+            tr, he = idx[fold != k], idx[fold == k]
+            basis, coef, b, g = fit_counterpart(sup, X[tr], y_semi[tr], classes)
+            pred = _labels(_decide(X[he], X[tr] if basis is None else basis,
+                                   coef, b, g), classes)
+            ok[fold == k] = pred == y_semi[he]
+        ok = ok[fold >= 0].astype(int).tolist()
+    basis, coef, b, g = fit_counterpart(sup, X[idx], y_semi[idx], classes)
+    pred = _labels(_decide(Xe, X[idx] if basis is None else basis, coef, b, g),
+                   classes)
+    return ok, pred
+
+
 def record(X, y_semi, y, models, X_test=None, y_test=None):
     """One draw's record. With ``X_test`` (the ``semisvm demo`` draws) every
     error is the test rows' (``predict``), else the unlabeled rows'."""
@@ -122,19 +142,7 @@ def record(X, y_semi, y, models, X_test=None, y_test=None):
 
     out["svc_err"] = err(SVC().fit(X[idx], y_semi[idx]).predict(Xe))
     for name, sup in supervised_candidates("rbf", idx.size):
-        ok = None
-        if mode == "two folds":
-            ok = np.zeros(idx.size, dtype=bool)
-            for k in (0, 1):
-                tr, he = idx[fold != k], idx[fold == k]
-                basis, coef, b, g = fit_counterpart(sup, X[tr], y_semi[tr], classes)
-                pred = _labels(_decide(X[he], X[tr] if basis is None else basis,
-                                       coef, b, g), classes)
-                ok[fold == k] = pred == y_semi[he]
-            ok = ok[fold >= 0].astype(int).tolist()
-        basis, coef, b, g = fit_counterpart(sup, X[idx], y_semi[idx], classes)
-        pred = _labels(_decide(Xe, X[idx] if basis is None else basis, coef, b, g),
-                       classes)
+        ok, pred = candidate_outcome(sup, X, y_semi, idx, fold, mode, classes, Xe)
         out["cand"].append({"name": name, "ok": ok, "err": err(pred)})
     kw = {} if X_test is None else {"random_state": 0}
     lap, cpu = _fit(LapRLS, X, y_semi, **kw)

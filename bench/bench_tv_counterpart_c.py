@@ -45,10 +45,7 @@ import bench_tv_choice as btc  # noqa: E402
 from semisvm._fallback import (  # noqa: E402
     RBF_WIDTHS,
     RBFWidth,
-    _decide,
-    _labels,
     _width_name,
-    fit_counterpart,
     two_folds,
 )
 
@@ -69,19 +66,7 @@ def cand_rows(X, y_semi, Xe, ye, C):
     fold, mode = two_folds(y_semi, lab)
     out = []
     for name, sup in candidates(C):
-        ok = None
-        if mode == "two folds":
-            ok = np.zeros(idx.size, dtype=bool)
-            for k in (0, 1):
-                tr, he = idx[fold != k], idx[fold == k]
-                basis, coef, b, g = fit_counterpart(sup, X[tr], y_semi[tr], classes)
-                pred = _labels(_decide(X[he], X[tr] if basis is None else basis,
-                                       coef, b, g), classes)
-                ok[fold == k] = pred == y_semi[he]
-            ok = ok[fold >= 0].astype(int).tolist()
-        basis, coef, b, g = fit_counterpart(sup, X[idx], y_semi[idx], classes)
-        pred = _labels(_decide(Xe, X[idx] if basis is None else basis, coef, b, g),
-                       classes)
+        ok, pred = btc.candidate_outcome(sup, X, y_semi, idx, fold, mode, classes, Xe)
         out.append({"name": name, "ok": ok,
                     "err": 100.0 * float(np.mean(pred != ye))})
     return out
