@@ -370,6 +370,54 @@ def test_unique_inverse_is_numpys(y):
     assert idx.dtype == np.intp and idx.ndim == 1
 
 
+@pytest.mark.parametrize("y", [
+    np.array([-1.0, 1.0, 1.0, -1.0]),
+    np.array([1, 0, 1], dtype=np.float32),
+    np.array([3, -7, 3], dtype=np.int8),
+    np.array([2**40, 5, 5], dtype=np.uint64),
+    np.array([0.0, -0.0, 1.0]),          # a signed zero: the general path
+    np.array([-0.0, 1.0]),
+    np.array([1.0, 2.0**60]),            # beyond 2^53: the general path
+    np.array([0, 1, 2, 1]),              # three labels: the general path
+    np.array([True, False]),
+    np.array([0.5, 1.5]),                # fractional: "continuous", an error
+    np.array([1.0, np.nan]),
+    np.array([2.0, 2.0]),                # one class, an error
+])
+@pytest.mark.filterwarnings("ignore:invalid value:RuntimeWarning")  # (NaN's cast)
+def test_encode_classes_two_labels_shortcut_is_the_general_path(y):
+    # two integer (or integer-valued float) labels take a min/max shortcut:
+    # the same classes (values, dtype, zero sign) and indices as the checks
+    # and the count it skips, and the same errors for anything else
+    from semisvm._validation import (
+        _two_labels,
+        check_targets,
+        encode_classes,
+        unique_inverse,
+    )
+
+    def general(y):
+        check_targets(y)
+        c, i = unique_inverse(y)
+        if c.shape[0] < 2:
+            raise ValueError("needs 2 classes")
+        return c, i
+    try:
+        ref = general(y)
+    except ValueError:
+        with pytest.raises(ValueError):
+            encode_classes(y)
+        return
+    c, i = encode_classes(y)
+    assert c.dtype == ref[0].dtype and c.tobytes() == ref[0].tobytes()
+    np.testing.assert_array_equal(i, ref[1])
+    assert i.dtype == np.intp
+    two = _two_labels(y)
+    assert (two is not None) == (
+        y.size and y.dtype.kind in "iuf" and ref[0].shape[0] == 2
+        and not np.signbit(y[y == 0]).any() and np.abs(y).max() <= 2.0**53)
+
+
 def test_validate_fit_data_fast_path_sets_what_validate_data_sets():
     # clean input (int32 CSR or C-contiguous float rows, finite, integer 1-D
     # labels) skips check_X_y: the same arrays back and the same fitted
