@@ -200,6 +200,42 @@ def test_entries_whose_squared_norm_overflows_are_refused(dtype, value):
         check_X(sp_.csr_matrix(X))
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_fit_fast_path_passes_its_sum_of_squares_to_the_scale_check(dtype):
+    # validate_fit_data's finiteness test is the sum of squares that
+    # as_csr32's scale check needs (one pass for both): the same sum, None
+    # for input that takes the full check, and the same errors through fit
+    import scipy.sparse as sp_
+
+    from semisvm import LinearSVM
+    from semisvm._validation import validate_fit_data
+    X = sp_.random(40, 6, density=0.5, format="csr", random_state=0, dtype=dtype)
+    X.indices = X.indices.astype(np.int32)
+    X.indptr = X.indptr.astype(np.int32)
+    y = np.arange(40) % 2
+    est = LinearSVM()
+    Xv, yv, total = validate_fit_data(est, X, y, sumsq=True)
+    assert Xv is X and total == float(np.dot(X.data, X.data))
+    assert validate_fit_data(est, X, y) == (X, y)
+    for big, match in ((np.nan, "NaN"), (np.inf, "infinity"),
+                       (1e200 if dtype == np.float64 else 1e20, "rescale")):
+        Z = X.copy()
+        Z.data[3] = big
+        if np.isfinite(big):
+            assert validate_fit_data(est, Z, y, sumsq=True)[2] is None
+        with pytest.raises(ValueError, match=match):
+            LinearSVM().fit(Z, y)
+        with pytest.raises(ValueError, match=match):
+            LinearSVM().fit(Z.toarray(), y)
+    # a matrix made canonical (a copy) has its sum taken again
+    D = sp_.csr_matrix((np.r_[X.data, dtype(1e19 if dtype == np.float32 else 1e200)],
+                        np.r_[X.indices, X.indices[:1]].astype(np.int32),
+                        np.r_[X.indptr[:-1], X.indptr[-1] + 1].astype(np.int32)),
+                       shape=X.shape)
+    with pytest.raises(ValueError, match="rescale"):
+        LinearSVM().fit(D, y)
+
+
 def test_large_but_safe_entries_are_accepted():
     # above the cheap bound sqrt(max / (4 d)) but with a finite squared norm
     X = np.zeros((3, 10**4))
