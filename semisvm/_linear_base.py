@@ -180,9 +180,9 @@ class SemiSupervisedLinear(SafeSemiSupervisedMixin, LinearDecisionMixin,
     def _fit(self, X, y):
         if is_dask(X):
             return self._fit_dask(X, y)
-        check_sparse_structure(X)  # before SciPy converts it
-        X, y = validate_fit_data(self, X, y)
-        X = as_csr32(X)
+        X_in = check_sparse_structure(X)  # before SciPy converts it
+        X, y, sumsq = validate_fit_data(self, X, y, sumsq=True)
+        X = as_csr32(X, checked=X is X_in, sumsq=sumsq)
         self.classes_, y_idx = encode_semisupervised_multiclass(
             y, estimator=type(self).__name__)
         # "auto": scale-invariant default (see default_lam)

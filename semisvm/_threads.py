@@ -73,10 +73,25 @@ def limit(n_jobs, *, blas=1):
     # one-thread product, whichever thread computes them)
     _STATE.n = nt if nb == 1 else 1
     try:
-        with ctl.limit(limits={"blas": nb, "openmp": nt}):
+        if _held(ctl, nb, nt):
+            # every pool already runs these counts (an environment pinned to
+            # one thread, or an enclosing limit): setting them and putting
+            # them back would change nothing; it cost a small fit (pcmac,
+            # about 5 ms) some 40 us
             yield nt
+        else:
+            with ctl.limit(limits={"blas": nb, "openmp": nt}):
+                yield nt
     finally:
         _STATE.n = prev
+
+
+def _held(ctl, nb, nt):
+    """Do all of ``ctl``'s BLAS pools run ``nb`` threads and all its OpenMP
+    pools ``nt`` (one query per library, a few microseconds)?"""
+    want = {"blas": nb, "openmp": nt}
+    return all(lc.num_threads == want.get(lc.user_api, lc.num_threads)
+               for lc in ctl.lib_controllers)
 
 
 def current():

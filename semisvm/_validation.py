@@ -6,6 +6,7 @@ has been validated here (dtype, layout, finiteness, index width, lengths).
 from __future__ import annotations
 
 import functools
+import math
 import numbers
 import os
 
@@ -207,7 +208,7 @@ def check_sparse_structure(X, name="X"):
     return X
 
 
-def validate_fit_data(estimator, X, y):
+def validate_fit_data(estimator, X, y, *, sumsq=False):
     """``validate_data(estimator, X, y)`` for a linear estimator's fit: X CSR
     or C-contiguous, float32/float64 (``FLOAT_DTYPES``), y 1-D.
 
@@ -220,44 +221,62 @@ def validate_fit_data(estimator, X, y):
     ``n_features_in_``, and no ``feature_names_in_``; without its fixed
     cost (a tenth of a small fit's time). Any other input takes the full
     check and its messages.
+
+    ``sumsq``: return ``(X, y, total)``, ``total`` the sum of the squared
+    values of X when the fast path computed it (its finiteness test; else
+    None), for :func:`as_csr32`'s scale check of the same matrix.
     """
     from sklearn.utils.validation import validate_data
 
+    total = None
     if (isinstance(y, np.ndarray) and y.ndim == 1
             and (y.dtype.kind in "iu" or (y.dtype.kind == "f"
                                           and np.isfinite(y).all()))
-            and _clean_float_matrix(X) and y.shape[0] == X.shape[0]):
+            and y.shape[0] == getattr(X, "shape", (None,))[0]):
+        total = _clean_float_matrix(X)
+    if total is not None:
         estimator.n_features_in_ = X.shape[1]
         if hasattr(estimator, "feature_names_in_"):
             del estimator.feature_names_in_
-        return X, y
-    return validate_data(estimator, X, y, accept_sparse="csr",
-                         dtype=list(FLOAT_DTYPES), order="C",
-                         accept_large_sparse=True)
+    else:
+        X, y = validate_data(estimator, X, y, accept_sparse="csr",
+                             dtype=list(FLOAT_DTYPES), order="C",
+                             accept_large_sparse=True)
+    return (X, y, total) if sumsq else (X, y)
 
 
 def _clean_float_matrix(X):
-    """X is a CSR matrix with int32 index arrays or a C-contiguous 2-D
-    ndarray (not an ``np.matrix``), float32/float64, non-empty, with finite
-    values (one sum)."""
+    """The sum of the squared values of X (a float) if X is a CSR matrix with
+    int32 index arrays or a C-contiguous 2-D ndarray (not an ``np.matrix``),
+    float32/float64, non-empty, with finite values; else None. One pass (a
+    BLAS dot: a finite sum of squares has no NaN or inf behind it; values
+    whose squares overflow give None, and the full check); :func:`check_scale`
+    takes the same sum."""
     if type(X) is np.ndarray:
         if not (X.ndim == 2 and X.flags.c_contiguous):
-            return False
+            return None
         data = X
     elif isinstance(X, (sp.csr_matrix, sp.csr_array)):
         if not (X.indices.dtype == np.int32 and X.indptr.dtype == np.int32):
-            return False
+            return None
         data = X.data
     else:
-        return False
+        return None
     if X.dtype not in FLOAT_DTYPES or len(X.shape) != 2 or not (
             X.shape[0] and X.shape[1]):
-        return False
+        return None
+    total = _sumsq(data.reshape(-1))
+    return total if np.isfinite(total) else None
+
+
+def _sumsq(flat):
+    """``flat . flat`` as a Python float (inf or NaN where it overflows or
+    ``flat`` holds one), without warnings."""
     with np.errstate(over="ignore", invalid="ignore"):
-        return bool(np.isfinite(np.sum(data)))
+        return float(np.dot(flat, flat))
 
 
-def check_scale(X, name="X"):
+def check_scale(X, name="X", *, total=None):
     """Refuse entries so large that squared row norms overflow ``X.dtype``.
 
     Kernels and line searches form ``||x||^2`` and ``||x - z||^2``: with
@@ -265,15 +284,17 @@ def check_scale(X, name="X"):
     1e18 in float32) these become inf and the solvers NaN. One BLAS pass: the
     sum of all squared entries bounds every row's; only when it exceeds a
     quarter of the dtype's range are the row norms computed exactly (scaled,
-    in float64), and ``X`` is refused if one of them does.
+    in float64), and ``X`` is refused if one of them does. ``total``: that
+    sum, when the caller has just computed it for this very matrix
+    (:func:`validate_fit_data`).
     """
     data = X.data if sp.issparse(X) else X
     if not isinstance(data, np.ndarray) or data.dtype.kind != "f" or data.size == 0:
         return X
     flat = data.reshape(-1)
     limit = float(np.finfo(data.dtype).max) / 4
-    with np.errstate(over="ignore", invalid="ignore"):
-        total = float(np.dot(flat, flat))
+    if total is None:
+        total = _sumsq(flat)
     if total <= limit:
         return X
     if not np.isfinite(total) and not np.isfinite(flat).all():
@@ -313,7 +334,7 @@ def canonical_csr(X):
     return X
 
 
-def as_csr32(X, name="X"):
+def as_csr32(X, name="X", *, checked=False, sumsq=None):
     """Return CSR ``X`` with int32 ``indices``/``indptr`` (no copy of the values).
 
     Validates the structure first (:func:`check_sparse_structure`), then
@@ -322,11 +343,16 @@ def as_csr32(X, name="X"):
     past ``indptr[-1]`` are dropped (views, no copy), a matrix with
     duplicate entries or explicit zeros is made canonical
     (:func:`canonical_csr`, a copy), and strided arrays are made contiguous
-    (a copy).
+    (a copy). ``checked``: the caller has just checked the structure of
+    this very matrix (its pass is not made again); ``sumsq``: the sum of its
+    squared values, just computed (:func:`check_scale`'s ``total``; not used
+    for a matrix changed here).
     """
     if not sp.issparse(X):
-        return check_scale(X, name)
-    check_sparse_structure(X, name)
+        return check_scale(X, name, total=sumsq)
+    if not checked:
+        check_sparse_structure(X, name)
+    X_in = X
     if X.format != "csr":
         X = X.tocsr()
     nnz = int(X.indptr[-1])
@@ -340,7 +366,7 @@ def as_csr32(X, name="X"):
         X = type(X)((np.ascontiguousarray(X.data),
                      np.ascontiguousarray(X.indices),
                      np.ascontiguousarray(X.indptr)), shape=X.shape)
-    check_scale(X, name)
+    check_scale(X, name, total=sumsq if X is X_in else None)
     if X.indices.dtype == np.int32 and X.indptr.dtype == np.int32:
         return X
     if nnz > _INT32_MAX or max(X.shape) > _INT32_MAX:
@@ -495,6 +521,9 @@ def encode_classes(y, name="y", estimator="This estimator"):
     Returns ``(classes, y_idx)``; two labels give the binary problem with
     ``classes[1]`` positive, more a one-vs-rest fit.
     """
+    two = _two_labels(y)
+    if two is not None:
+        return two
     check_targets(y, name)
     classes, y_idx = unique_inverse(y)
     if classes.shape[0] < 2:
@@ -502,6 +531,33 @@ def encode_classes(y, name="y", estimator="This estimator"):
             f"{estimator} needs 2 classes in {name}; got 1 class ({classes.tolist()})"
         )
     return classes, y_idx
+
+
+def _two_labels(y):
+    """:func:`encode_classes` of a 1-D array of exactly two integer labels,
+    or of two finite float labels with integer values of at most 2^53 in
+    magnitude (what :func:`check_targets` lets pass as "binary"): the same
+    arrays as :func:`unique_inverse`, from a min, a max and one comparison
+    pass (a small fit's fixed cost: the checks and the count cost about 60
+    us of a 5 ms fit). None for any other input (the general path, and its
+    errors). A float zero with its sign bit set takes the general path
+    (np.unique decides which zero it returns)."""
+    if not (isinstance(y, np.ndarray) and y.ndim == 1 and y.size
+            and y.dtype.kind in "iuf"):
+        return None
+    lo, hi = y.min(), y.max()
+    if y.dtype.kind == "f":
+        if not (abs(lo) <= 2.0 ** 53 and abs(hi) <= 2.0 ** 53
+                and lo == np.trunc(lo) and hi == np.trunc(hi)):
+            return None      # NaN, inf, fractional or huge labels
+        if (lo == 0 or hi == 0) and np.signbit(y[y == 0]).any():
+            return None
+    if lo == hi:
+        return None
+    hit = y == hi
+    if not np.all(hit | (y == lo)):
+        return None
+    return np.array([lo, hi], dtype=y.dtype), hit.astype(np.intp)
 
 
 def check_pm1(y, n_samples, name="y"):
@@ -813,9 +869,18 @@ def is_dask(X):
 
 # ---- the outcome of a fit: all or nothing, and finite ----
 
+_PLAIN_FLOATS = (float, np.float64, np.float32, np.float16)
+
+
 def _nonfinite(value):
     """True if ``value`` (a number, array, sparse matrix or a list/tuple/dict
     of them) holds a NaN or an infinity."""
+    # (the usual fitted attributes first, each at its cheapest test: this
+    # runs after every fit)
+    if isinstance(value, np.ndarray):
+        return value.dtype.kind in "fc" and not np.isfinite(value).all()
+    if type(value) in _PLAIN_FLOATS:
+        return not math.isfinite(value)
     if isinstance(value, (list, tuple)):
         return any(_nonfinite(v) for v in value)
     if isinstance(value, dict):

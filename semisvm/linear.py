@@ -463,9 +463,9 @@ class LinearSVM(LinearDecisionMixin, ClassifierMixin, BaseEstimator):
     def _fit(self, X, y, sample_weight):
         if is_dask(X):
             return self._fit_dask(X, y, sample_weight)
-        check_sparse_structure(X)  # before SciPy converts it
-        X, y = validate_fit_data(self, X, y)
-        X = as_csr32(X)
+        X_in = check_sparse_structure(X)  # before SciPy converts it
+        X, y, sumsq = validate_fit_data(self, X, y, sumsq=True)
+        X = as_csr32(X, checked=X is X_in, sumsq=sumsq)
         self.classes_, y_idx = encode_classes(y, estimator=type(self).__name__)
         costs = check_costs(sample_weight, X.shape[0], X.dtype)
         if self.class_weight is not None:

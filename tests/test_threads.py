@@ -106,6 +106,36 @@ def test_predict_holds_blas_at_one(Est, monkeypatch):
     assert seen and all(k == 1 for k in seen[0].get("blas", []))
 
 
+def test_limit_leaves_pools_already_held_alone(monkeypatch):
+    # pools already at the counts asked for (one BLAS and one OpenMP thread
+    # for n_jobs=1): the limit sets nothing (its fixed cost in a small fit),
+    # the kernels still see one thread; pools elsewhere: it sets and restores
+    import semisvm._threads as thr
+    ctl = thr._controller()
+    calls = []
+    real = type(ctl).limit
+
+    def spy_limit(self, **kw):
+        calls.append(kw)
+        return real(self, **kw)
+    monkeypatch.setattr(type(ctl), "limit", spy_limit)
+    X, y = _text()
+    spy = _Spy(rows_mod.K)
+    monkeypatch.setattr(rows_mod, "K", spy)
+    with threadpool_limits(limits=1):
+        LinearSVM(lam=0.01, n_jobs=1).fit(X, y)
+        assert calls == []
+        assert spy.seen and all(k == 1 for p in spy.seen for v in p.values()
+                                for k in v)
+    with threadpool_limits(limits=3):
+        before = _pools()
+        spy.seen.clear()
+        LinearSVM(lam=0.01, n_jobs=1).fit(X, y)
+        assert len(calls) == 1 and _pools() == before
+        assert spy.seen and all(k == 1 for p in spy.seen for v in p.values()
+                                for k in v)
+
+
 def test_limit_validates_n_jobs():
     with pytest.raises(ValueError, match="n_jobs"):
         with limit(0):

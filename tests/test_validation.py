@@ -200,6 +200,42 @@ def test_entries_whose_squared_norm_overflows_are_refused(dtype, value):
         check_X(sp_.csr_matrix(X))
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_fit_fast_path_passes_its_sum_of_squares_to_the_scale_check(dtype):
+    # validate_fit_data's finiteness test is the sum of squares that
+    # as_csr32's scale check needs (one pass for both): the same sum, None
+    # for input that takes the full check, and the same errors through fit
+    import scipy.sparse as sp_
+
+    from semisvm import LinearSVM
+    from semisvm._validation import validate_fit_data
+    X = sp_.random(40, 6, density=0.5, format="csr", random_state=0, dtype=dtype)
+    X.indices = X.indices.astype(np.int32)
+    X.indptr = X.indptr.astype(np.int32)
+    y = np.arange(40) % 2
+    est = LinearSVM()
+    Xv, yv, total = validate_fit_data(est, X, y, sumsq=True)
+    assert Xv is X and total == float(np.dot(X.data, X.data))
+    assert validate_fit_data(est, X, y) == (X, y)
+    for big, match in ((np.nan, "NaN"), (np.inf, "infinity"),
+                       (1e200 if dtype == np.float64 else 1e20, "rescale")):
+        Z = X.copy()
+        Z.data[3] = big
+        if np.isfinite(big):
+            assert validate_fit_data(est, Z, y, sumsq=True)[2] is None
+        with pytest.raises(ValueError, match=match):
+            LinearSVM().fit(Z, y)
+        with pytest.raises(ValueError, match=match):
+            LinearSVM().fit(Z.toarray(), y)
+    # a matrix made canonical (a copy) has its sum taken again
+    D = sp_.csr_matrix((np.r_[X.data, dtype(1e19 if dtype == np.float32 else 1e200)],
+                        np.r_[X.indices, X.indices[:1]].astype(np.int32),
+                        np.r_[X.indptr[:-1], X.indptr[-1] + 1].astype(np.int32)),
+                       shape=X.shape)
+    with pytest.raises(ValueError, match="rescale"):
+        LinearSVM().fit(D, y)
+
+
 def test_large_but_safe_entries_are_accepted():
     # above the cheap bound sqrt(max / (4 d)) but with a finite squared norm
     X = np.zeros((3, 10**4))
@@ -368,6 +404,54 @@ def test_unique_inverse_is_numpys(y):
     assert classes.dtype == ref_c.dtype
     np.testing.assert_array_equal(idx, ref_i.ravel())
     assert idx.dtype == np.intp and idx.ndim == 1
+
+
+@pytest.mark.parametrize("y", [
+    np.array([-1.0, 1.0, 1.0, -1.0]),
+    np.array([1, 0, 1], dtype=np.float32),
+    np.array([3, -7, 3], dtype=np.int8),
+    np.array([2**40, 5, 5], dtype=np.uint64),
+    np.array([0.0, -0.0, 1.0]),          # a signed zero: the general path
+    np.array([-0.0, 1.0]),
+    np.array([1.0, 2.0**60]),            # beyond 2^53: the general path
+    np.array([0, 1, 2, 1]),              # three labels: the general path
+    np.array([True, False]),
+    np.array([0.5, 1.5]),                # fractional: "continuous", an error
+    np.array([1.0, np.nan]),
+    np.array([2.0, 2.0]),                # one class, an error
+])
+@pytest.mark.filterwarnings("ignore:invalid value:RuntimeWarning")  # (NaN's cast)
+def test_encode_classes_two_labels_shortcut_is_the_general_path(y):
+    # two integer (or integer-valued float) labels take a min/max shortcut:
+    # the same classes (values, dtype, zero sign) and indices as the checks
+    # and the count it skips, and the same errors for anything else
+    from semisvm._validation import (
+        _two_labels,
+        check_targets,
+        encode_classes,
+        unique_inverse,
+    )
+
+    def general(y):
+        check_targets(y)
+        c, i = unique_inverse(y)
+        if c.shape[0] < 2:
+            raise ValueError("needs 2 classes")
+        return c, i
+    try:
+        ref = general(y)
+    except ValueError:
+        with pytest.raises(ValueError):
+            encode_classes(y)
+        return
+    c, i = encode_classes(y)
+    assert c.dtype == ref[0].dtype and c.tobytes() == ref[0].tobytes()
+    np.testing.assert_array_equal(i, ref[1])
+    assert i.dtype == np.intp
+    two = _two_labels(y)
+    assert (two is not None) == (
+        y.size and y.dtype.kind in "iuf" and ref[0].shape[0] == 2
+        and not np.signbit(y[y == 0]).any() and np.abs(y).max() <= 2.0**53)
 
 
 def test_validate_fit_data_fast_path_sets_what_validate_data_sets():
