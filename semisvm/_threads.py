@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import numbers
 import sys
 import threading
 
@@ -123,8 +124,17 @@ def limit_api(limits, user_api):
     controller built once (:func:`_controller`): the same pools held, without
     scanning the loaded libraries again (threadpoolctl's own function builds
     a new controller per call, about 15 ms each; a graph TV fit made eight
-    such calls)."""
-    return _controller().limit(limits=limits, user_api=user_api)
+    such calls). Where every pool of ``user_api`` already runs ``limits``
+    threads (an int) nothing is set, and nothing is put back on exit: a
+    limit entered inside another holding the same count (a check's fold
+    solved on a worker thread while the fit holds BLAS at one) then cannot
+    restore a stale count after the enclosing limit has ended."""
+    ctl = _controller()
+    if isinstance(limits, numbers.Integral) and all(
+            lc.num_threads == limits for lc in ctl.lib_controllers
+            if lc.user_api == user_api):
+        return contextlib.nullcontext()
+    return ctl.limit(limits=limits, user_api=user_api)
 
 
 def follows_n_jobs(func):

@@ -232,7 +232,7 @@ def validate_fit_data(estimator, X, y, *, sumsq=False):
     if (isinstance(y, np.ndarray) and y.ndim == 1
             and (y.dtype.kind in "iu" or (y.dtype.kind == "f"
                                           and np.isfinite(y).all()))
-            and y.shape[0] == getattr(X, "shape", (None,))[0]):
+            and len(getattr(X, "shape", ())) == 2 and y.shape[0] == X.shape[0]):
         total = _clean_float_matrix(X)
     if total is not None:
         estimator.n_features_in_ = X.shape[1]
@@ -542,7 +542,7 @@ def _two_labels(y):
     us of a 5 ms fit). None for any other input (the general path, and its
     errors). A float zero with its sign bit set takes the general path
     (np.unique decides which zero it returns)."""
-    if not (isinstance(y, np.ndarray) and y.ndim == 1 and y.size
+    if not (type(y) is np.ndarray and y.ndim == 1 and y.size
             and y.dtype.kind in "iuf"):
         return None
     lo, hi = y.min(), y.max()

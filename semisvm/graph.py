@@ -163,7 +163,9 @@ def knn_search(X, n_neighbors, *, method="auto", random_state=0, n_jobs=None):
         same input (and any ``n_jobs``) -> same neighbours.
     n_jobs : int or None, default=None
         Threads of the search (scikit-learn's convention: None is 1, -1 all
-        cores).
+        cores). An HNSW index is built (its rows inserted) on one thread: up
+        to ``HNSW_CHUNK`` rows (1,000,000) that is one index, so only the
+        search and, above it, the chunks' builds use ``n_jobs``.
 
     Returns
     -------

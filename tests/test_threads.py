@@ -304,3 +304,27 @@ def test_map_blocks_threads_follow_limit_only_with_blas_at_one():
         assert current() == 2
     assert current() == 1
     assert set(map_blocks(seen, 4)) == {threading.get_ident()}
+
+
+def test_limit_api_held_sets_and_restores_nothing():
+    # a limit of one API entered where its pools already run that count (a
+    # fold solved on a worker thread inside the fit's limit) sets nothing and
+    # restores nothing: it cannot put back a stale count after the enclosing
+    # limit has ended (Ctrl-C leaving the worker to finish on its own)
+    import semisvm._threads as thr
+    with threadpool_limits(limits=3):
+        outer = thr.limit_api(1, "blas")
+        outer.__enter__()
+        inner = thr.limit_api(1, "blas")          # held: nothing to do
+        inner.__enter__()
+        outer.__exit__(None, None, None)           # the fit's limit ends first
+        after_outer = _pools()
+        inner.__exit__(None, None, None)           # the worker's ends later
+        assert _pools() == after_outer            # no stale 1 put back
+    with threadpool_limits(limits=3):
+        if any(p["user_api"] == "blas" for p in threadpool_info()):
+            before = _pools()
+            with thr.limit_api(1, "blas"):        # not held: set, then restored
+                assert all(p["num_threads"] == 1 for p in threadpool_info()
+                           if p["user_api"] == "blas")
+            assert _pools() == before

@@ -519,3 +519,23 @@ def test_np_matrix_is_refused_with_a_type_error(name):
         Xm = np.asmatrix(X)
     with pytest.raises(TypeError, match="np.matrix"):
         getattr(semisvm, name)().fit(Xm, y)
+
+
+@pytest.mark.parametrize("X", [np.array(1.0), np.float64(2.0)])
+def test_fit_fast_path_refuses_a_scalar_x_as_the_full_check(X):
+    # a 0-d X falls through the fast path to scikit-learn's message (it
+    # once raised an IndexError comparing the lengths first)
+    from semisvm import TSVM, LinearSVM
+    for est in (LinearSVM(), TSVM()):
+        with pytest.raises(ValueError, match="2D array"):
+            est.fit(X, np.array([0, 1]))
+
+
+def test_two_labels_shortcut_leaves_masked_labels_to_the_general_path():
+    # masked min / max ignore masked entries: a masked y is encoded as the
+    # general path encodes it (every entry counted), not by the shortcut
+    from semisvm._validation import _two_labels, encode_classes
+    y = np.ma.array([0, 1, 0, 1, 5, 5], mask=[0, 0, 0, 0, 1, 1])
+    assert _two_labels(y) is None
+    classes, _ = encode_classes(y)
+    np.testing.assert_array_equal(classes, [0, 1, 5])
