@@ -182,28 +182,10 @@ def refit_choice(rows, mode, margin=1, detail=False):
 def verify(rows, refit=False):
     """Refit each recorded draw's models with the library's defaults: their
     unlabeled error must be the replay's of the defaults' rule (``refit``:
-    of :func:`chosen`, for commit b8cbadd's library)."""
-    from bench_tv_choice import MODELS, _fit
-    loaded = {}
-    bad = n = 0
-    for r in rows:
-        if r["set"] == "demo":
-            continue
-        if r["set"] not in loaded:
-            loaded[r["set"]] = _suite.load(r["set"], max_rows=600)
-        d = loaded[r["set"]]
-        y_semi = _suite.label_draw(d.y, r["scheme"], r["seed"])
-        unl = y_semi == -1
-        for m in r["models"]:
-            est, _ = _fit(MODELS[m], d.X, y_semi)
-            err = 100.0 * float(np.mean(est.transduction_[unl] != d.y[unl]))
-            want, what = chosen(r, m, margin=1 if refit else None)
-            n += 1
-            if abs(err - want) > 1e-9:
-                bad += 1
-                print("MISMATCH", r["set"], r["scheme"], r["seed"], m, err, want, what)
-    print(f"{n - bad} of {n} refitted fits match the replay of "
-          f"{'the refit rule' if refit else 'the defaults'}")
+    of :func:`chosen` with the C = 1 refit, the library version that was
+    measured and reverted)."""
+    btc.verify(rows, want=lambda r, m: chosen(r, m, margin=1 if refit else None),
+               what="the refit rule" if refit else "the defaults")
 
 
 def lap_check(r, refit=False):
