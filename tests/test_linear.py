@@ -1812,13 +1812,16 @@ def test_da_stalled_temperatures_settle_at_scale(monkeypatch, seed):
 
 
 @pytest.mark.parametrize("scale_rows", [2000, 3000])
+@pytest.mark.parametrize("kl_hot", [False, True])
 def test_da_auto_tolerances_both_sides_of_their_size_switch(monkeypatch,
-                                                            scale_rows):
+                                                            scale_rows, kl_hot):
     # kl_tol="auto", inner_tol="auto": 1e-5 and 1e-3 below DA_SCALE_ROWS
-    # unlabeled rows; from there on 1e-4 and 1e-3, each times min(10,
-    # max(1, 30 T / lam_u)) (the switch shrunk to this problem's 2,910
-    # unlabeled)
+    # unlabeled rows; from there on 1e-4 and 1e-3 times min(10, max(1, 30 T
+    # / lam_u)), the KL test times that factor too where KL_HOT is on (off
+    # by default; the switch shrunk to this problem's 2,910 unlabeled)
     from semisvm import _linear_ssl as ls
+    assert ls.KL_HOT is False
+    monkeypatch.setattr(ls, "KL_HOT", kl_hot)
     rng = np.random.RandomState(4)
     X = sp.random(3000, 300, density=0.05, format="csr", random_state=rng)
     y = np.where(X @ rng.randn(300) > 0, 1, 0)
@@ -1832,10 +1835,10 @@ def test_da_auto_tolerances_both_sides_of_their_size_switch(monkeypatch,
     kl = ls.KL_TOL_SCALE if at_scale else ls.KL_TOL
     fixed = linear.da_s3vm(X, ys, kl_tol=kl, inner_tol=ls.INNER_TOL, **kw)
     # each temperature stopped on its own kl_tol (or its round cap)
-    kl_T = np.array([ls._w_step_tol(kl, at_scale, T, 1.0)
+    kl_T = np.array([ls._w_step_tol(kl, at_scale and kl_hot, T, 1.0)
                      for T in auto.T_history])
     assert np.all((auto.kl_history < kl_T)[auto.inner_history < 100])
-    if at_scale:
+    if at_scale and kl_hot:
         # (the hot temperatures' looser test stopped some of them)
         assert np.any((auto.kl_history >= kl)[auto.inner_history < 100])
     if not at_scale:
