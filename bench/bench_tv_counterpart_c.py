@@ -156,25 +156,33 @@ def chosen(r, m, mode="same", margin=1):
     return e, what
 
 
+def _cells(rows, errs):
+    """(each cell's error less SVC()'s, the mean error over the cells, the
+    demo draws' errors) of the errors ``errs`` of ``rows``."""
+    cells, de = {}, []
+    for r, e in zip(rows, errs):
+        if r["set"] == "demo":
+            de.append(e)
+            continue
+        cells.setdefault((r["set"], r["scheme"]), []).append((e, r["svc_err"]))
+    d = np.array([np.mean([e for e, _ in v]) - np.mean([s for _, s in v])
+                  for v in cells.values()])
+    mean = np.mean([np.mean([e for e, _ in v]) for v in cells.values()])
+    return dict(zip(cells, d)), mean, de
+
+
 def refit_choice(rows, mode, margin=1, detail=False):
     """Worse / better cells than SVC() and mean error under :func:`chosen`."""
     res = {}
     for m in sorted({m for r in rows for m in r["models"]}):
-        cells, de, n1 = {}, [], 0
-        for r in rows:
-            e, what = chosen(r, m, mode, margin)
-            n1 += what == "svc C=1"
-            if r["set"] == "demo":
-                de.append(e)
-                continue
-            cells.setdefault((r["set"], r["scheme"]), []).append((e, r["svc_err"]))
-        d = np.array([np.mean([e for e, _ in v]) - np.mean([s for _, s in v])
-                      for v in cells.values()])
-        mean = np.mean([np.mean([e for e, _ in v]) for v in cells.values()])
+        picks = [chosen(r, m, mode, margin) for r in rows]
+        n1 = sum(what == "svc C=1" for _, what in picks)
+        gaps, mean, de = _cells(rows, [e for e, _ in picks])
+        d = np.array(list(gaps.values()))
         res[m] = (f"{int(np.sum(d > 2))}/{int(np.sum(d < -2))}, {mean:.2f} %, "
                   f"{n1} fits at C = 1" + (f", demo {np.mean(de):.1f}" if de else ""))
         if detail:
-            print(m, "worse:", [(k, round(float(x), 1)) for k, x in zip(cells, d)
+            print(m, "worse:", [(k, round(float(x), 1)) for k, x in gaps.items()
                                 if x > 2])
     return res
 
@@ -220,16 +228,8 @@ def lap_refit(rows):
           f"recording")
 
     def cells_of(f):
-        cells, de = {}, []
-        for r in rows:
-            e = f(r)
-            if r["set"] == "demo":
-                de.append(e)
-                continue
-            cells.setdefault((r["set"], r["scheme"]), []).append((e, r["svc_err"]))
-        d = np.array([np.mean([e for e, _ in v]) - np.mean([s for _, s in v])
-                      for v in cells.values()])
-        mean = np.mean([np.mean([e for e, _ in v]) for v in cells.values()])
+        gaps, mean, de = _cells(rows, [f(r) for r in rows])
+        d = np.array(list(gaps.values()))
         return (f"{int(np.sum(d > 2))}/{int(np.sum(d < -2))}, {mean:.2f} %"
                 + (f", demo {np.mean(de):.1f}" if de else ""))
 
