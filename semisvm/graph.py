@@ -252,7 +252,9 @@ HNSW_LARGE_INDEX = 250_000
 
 
 #: ``method="approximate"`` builds one HNSW index per chunk of this many
-#: rows (fixed by n alone: chunk c holds rows c * HNSW_CHUNK onwards), the
+#: rows at most (fixed by n alone: ceil(n / HNSW_CHUNK) chunks of equal
+#: size, to a row, of consecutive rows, so 1,000,001 rows make two chunks of
+#: 500,000 and 500,001 rows rather than one of 1,000,000 and one of 1), the
 #: chunks' indexes side by side in ``n_jobs`` threads, each with one-thread
 #: insertion, so the lists are the same for any thread count; every row is
 #: then searched in each chunk's index and the lists merged by distance
@@ -340,7 +342,8 @@ def _hnsw_search(X, k, *, random_state=0, threads=1):
     q = k + 1
     order = _locality_order(X32, HNSW_LEAF)
     Xo = X32[order]                       # the queries, in the locality order
-    bounds = [(a, min(n, a + HNSW_CHUNK)) for a in range(0, n, HNSW_CHUNK)]
+    c = -(-n // HNSW_CHUNK)               # chunks of equal size (to a row)
+    bounds = [(i * n // c, (i + 1) * n // c) for i in range(c)]
 
     def build(b):
         if len(bounds) == 1:

@@ -382,7 +382,7 @@ def test_hnsw_chunked_build_same_lists_for_any_threads(monkeypatch):
     X = _clusters(n=900)
     d_ex, i_ex = g.knn_search(X, 8, method="exact")
     one = g.knn_search(X, 8, method="approximate")
-    monkeypatch.setattr(g, "HNSW_CHUNK", 400)         # chunks of 400, 400, 100
+    monkeypatch.setattr(g, "HNSW_CHUNK", 400)         # chunks of 300, 300, 300
     outs = [g.knn_search(X, 8, method="approximate", n_jobs=nj) for nj in (1, 2, 3)]
     for d, i in outs[1:]:
         np.testing.assert_array_equal(i, outs[0][1])
@@ -432,12 +432,21 @@ def test_hnsw_locality_order_both_sides_of_the_leaf_size(monkeypatch):
     monkeypatch.setattr(g, "HNSW_CHUNK", 400)
     d3, i3 = g.knn_search(X, 8, method="approximate", n_jobs=3)
     seen.sort(key=lambda r: r.min())          # the chunks' threads end in any order
-    assert [r.size for r in seen] == [400, 400, 100]
-    for r, a in zip(seen, (0, 400, 800)):
-        np.testing.assert_array_equal(r, o[(o >= a) & (o < a + 400)])
+    assert [r.size for r in seen] == [300, 300, 300]   # ceil(900 / 400) equal chunks
+    for r, a in zip(seen, (0, 300, 600)):
+        np.testing.assert_array_equal(r, o[(o >= a) & (o < a + 300)])
     d1, i1 = g.knn_search(X, 8, method="approximate", n_jobs=1)
     np.testing.assert_array_equal(i3, i1)
     np.testing.assert_array_equal(d3, d1)
+    # one row above a whole number of chunks: equal chunks, not a chunk of one row
+    seen.clear()
+    monkeypatch.setattr(g, "HNSW_CHUNK", 449)
+    g.knn_search(X, 8, method="approximate", n_jobs=1)
+    assert sorted(r.size for r in seen) == [300, 300, 300]
+    seen.clear()
+    monkeypatch.setattr(g, "HNSW_CHUNK", 450)                 # exactly two chunks
+    g.knn_search(X, 8, method="approximate", n_jobs=1)
+    assert sorted(r.size for r in seen) == [450, 450]
 
 
 def test_hnsw_search_list_both_sides_of_the_large_index_size(monkeypatch):
@@ -461,13 +470,13 @@ def test_hnsw_search_list_both_sides_of_the_large_index_size(monkeypatch):
     for d, i in (small, large):
         np.testing.assert_array_equal(d[0], i[0])
         np.testing.assert_array_equal(d[1], i[1])
-    # a chunk is an index of its own rows: chunks of 500 and 400 rows with
-    # the switch at 450, the first chunk above it, the second not
+    # a chunk is an index of its own rows: 899 rows in chunks of 449 and 450
+    # rows with the switch at 449, the second chunk above it, the first not
     built.clear()
     monkeypatch.setattr(g, "HNSW_CHUNK", 500)
-    monkeypatch.setattr(g, "HNSW_LARGE_INDEX", 450)
-    g.knn_search(X, 8, method="approximate", n_jobs=2)
-    assert sorted((len(b), b.expansion_search) for b in built) == [(400, 12), (500, 40)]
+    monkeypatch.setattr(g, "HNSW_LARGE_INDEX", 449)
+    g.knn_search(X[:899], 8, method="approximate", n_jobs=2)
+    assert sorted((len(b), b.expansion_search) for b in built) == [(449, 12), (450, 40)]
     d_ex, i_ex = g.knn_search(X, 8, method="exact")
 
     def recall(ind):
