@@ -76,37 +76,29 @@ cdef class RowData:
         return np.dtype(np.float32 if self.is_float32 else np.float64)
 
 
-def _row_dot_py(RowData X, Py_ssize_t i, const floating[::1] w):
-    """Test hook: x_i @ w through the shared row helpers."""
-    cdef bint is32 = False
-    if floating is float:
-        is32 = True
-    if is32 != X.is_float32 or w.shape[0] < X.n_cols:
-        raise ValueError("w must match X's dtype and have n_cols entries")
+cdef _check_hook(RowData X, Py_ssize_t i, bint is32, Py_ssize_t length,
+                 str name):
+    """The test hooks' argument check: a vector of X's dtype and n_cols
+    entries, a row index in range."""
+    if is32 != X.is_float32 or length < X.n_cols:
+        raise ValueError(f"{name} must match X's dtype and have n_cols entries")
     if not 0 <= i < X.n_rows:
         raise IndexError(i)
+
+
+def _row_dot_py(RowData X, Py_ssize_t i, const floating[::1] w):
+    """Test hook: x_i @ w through the shared row helpers."""
+    _check_hook(X, i, floating is float, w.shape[0], "w")
     return row_dot(X, i, &w[0])
 
 
 def _row_dot4_py(RowData X, Py_ssize_t i, const floating[::1] w):
     """Test hook: x_i @ w in the CG product's order (four partial sums)."""
-    cdef bint is32 = False
-    if floating is float:
-        is32 = True
-    if is32 != X.is_float32 or w.shape[0] < X.n_cols:
-        raise ValueError("w must match X's dtype and have n_cols entries")
-    if not 0 <= i < X.n_rows:
-        raise IndexError(i)
+    _check_hook(X, i, floating is float, w.shape[0], "w")
     return row_dot4(X, i, &w[0])
 
 
 def _row_axpy_py(RowData X, Py_ssize_t i, double a, floating[::1] out):
     """Test hook: out += a * x_i through the shared row helpers."""
-    cdef bint is32 = False
-    if floating is float:
-        is32 = True
-    if is32 != X.is_float32 or out.shape[0] < X.n_cols:
-        raise ValueError("out must match X's dtype and have n_cols entries")
-    if not 0 <= i < X.n_rows:
-        raise IndexError(i)
+    _check_hook(X, i, floating is float, out.shape[0], "out")
     row_axpy(X, i, <floating> a, &out[0])
