@@ -870,3 +870,125 @@ def test_tie_falls_back_where_the_fit_missed_many(monkeypatch):
     assert run().fell_back_
     monkeypatch.setitem(fb.TIE_MISS, "tv", None)
     assert not run().fell_back_
+
+
+def test_blend_where_the_check_is_undecided(monkeypatch):
+    """The band of the SVC's lead that blends (BLEND) on both sides: a tie
+    (lead 0) blends inside [0, 0] and [-1, 1], falls back (the tie rule)
+    outside [1, 1]; never for the other family, a positive safe_margin or
+    BLEND None. The blend is applied after the guard (apply_blend), with
+    the weight (b + 1) / (b + c + 2) = 1/2 on a row-for-row tie."""
+    import semisvm._fallback as fb
+    run = _tie(monkeypatch)
+    for band, pending in (((0, 0), True), ((-1, 1), True), ((1, 1), False),
+                          ((-2, -1), False)):
+        monkeypatch.setitem(fb.BLEND, "tv", band)
+        est = run()
+        assert (getattr(est, "_blend_pending", None) is not None) == pending, band
+        assert est.fell_back_ == (not pending)       # outside: the tie rule
+        if pending:
+            assert est._blend_pending[0] == 0.5
+    monkeypatch.setitem(fb.BLEND, "tv", (-1, 1))
+    assert getattr(run(family="laplacian"), "_blend_pending", None) is None
+    assert getattr(run(margin=0.01), "_blend_pending", None) is None
+    monkeypatch.setitem(fb.BLEND, "tv", None)
+    assert getattr(run(), "_blend_pending", None) is None
+
+
+def _blend_problem():
+    # XOR, 10 labels per class, seed 0: the check runs (two folds)
+    X, _, yt = _xor(seed=0)
+    return X, _draw(yt, 10, 0), yt
+
+
+@pytest.mark.parametrize("Est", [TVRLS, pytest.param(CheegerSVM, marks=pytest.mark.slow)])
+def test_blend_is_the_weighted_sum_of_the_two_decisions(Est, monkeypatch, tmp_path):
+    import pickle
+
+    import semisvm._fallback as fb
+    from semisvm._fallback import _decide, fit_counterpart, supervised_candidates
+    from semisvm.io import load, save
+    X, y, _ = _blend_problem()
+    monkeypatch.setattr(fb, "GUARD_AGREEMENT", 0.0)      # the guard keeps the fit
+    monkeypatch.setitem(fb.BLEND, "tv", (-10 ** 6, 10 ** 6))   # every check blends
+    est = _fit(Est(), X, y)
+    own = _fit(Est(safe=False), X, y)
+    assert est.safe_check_ == "two folds" and not est.fell_back_
+    ok_semi, ok_sup = est.safe_scores_
+    b, c = int(np.sum(ok_semi & ~ok_sup)), int(np.sum(ok_sup & ~ok_semi))
+    w = (b + 1.0) / (b + c + 2.0)
+    assert est.blend_weight_ == w == est.blend_["weight"]
+    # the SVC: the chosen candidate trained on all labels
+    lab = y != -1
+    unl = ~lab
+    name, sup = next((n, s) for n, s in supervised_candidates("rbf", int(lab.sum()))
+                     if n == est.safe_counterpart_ or f"{n} SVC" == est.safe_counterpart_)
+    basis, coef, b0, g = fit_counterpart(sup, X[lab], y[lab], est.classes_)
+    basis = X[lab] if basis is None else basis
+    Fc = _decide(X, basis, coef, b0, g)[:, 0]
+    F = own.result_.decision
+
+    def rms(v):
+        return np.sqrt(np.mean(np.square(v[unl])))
+    G = w * F / rms(F) + (1 - w) * Fc / rms(Fc)
+    np.testing.assert_allclose(est.blend_["scale"], rms(F), rtol=1e-12)
+    np.testing.assert_allclose(est.blend_["counterpart_scale"], rms(Fc), rtol=1e-12)
+    np.testing.assert_array_equal(est.transduction_[unl],
+                                  est.classes_[(G[unl] > 0).astype(int)])
+    np.testing.assert_array_equal(est.transduction_[lab], own.transduction_[lab])
+    # out of sample: the fit's decision function blended the same way
+    F_out = own.decision_function(X)
+    np.testing.assert_allclose(est.decision_function(X),
+                               w * F_out / rms(F) + (1 - w) * Fc / rms(Fc),
+                               rtol=1e-9, atol=1e-12)
+    assert not np.array_equal(est.predict(X), own.predict(X))
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(est)).predict(X),
+                                  est.predict(X))
+    save(est, tmp_path / "m.semisvm")
+    back = load(tmp_path / "m.semisvm")
+    assert back.blend_weight_ == w
+    np.testing.assert_array_equal(back.decision_function(X), est.decision_function(X))
+    # no blend (BLEND None): the fit as it stands
+    monkeypatch.setitem(fb.BLEND, "tv", None)
+    kept = _fit(Est(), X, y)
+    assert kept.blend_weight_ is None and kept.blend_ is None
+    if not kept.fell_back_:          # (CheegerSVM falls back here)
+        np.testing.assert_array_equal(kept.decision_function(X),
+                                      own.decision_function(X))
+
+
+def test_blend_gives_way_to_the_guard_and_to_a_fallback(monkeypatch):
+    import semisvm._fallback as fb
+    X, y, _ = _blend_problem()
+    monkeypatch.setitem(fb.BLEND, "tv", (-10 ** 6, 10 ** 6))
+    monkeypatch.setattr(fb, "GUARD_AGREEMENT", 1.01)      # the guard always fires
+    est = _fit(TVRLS(), X, y)
+    assert est.laplacian_fallback_ and est.blend_weight_ is None and est.blend_ is None
+    # a band that never holds: the defaults' pick
+    monkeypatch.setitem(fb.BLEND, "tv", (10 ** 6, 10 ** 6))
+    monkeypatch.setattr(fb, "GUARD_AGREEMENT", 0.0)
+    est = _fit(TVRLS(), X, y)
+    assert est.blend_weight_ is None
+
+
+def test_blend_multiclass_same_bits_and_logged(monkeypatch, caplog):
+    import logging
+
+    from sklearn.datasets import make_blobs
+
+    import semisvm._fallback as fb
+    monkeypatch.setattr(fb, "GUARD_AGREEMENT", 0.0)
+    monkeypatch.setitem(fb.BLEND, "tv", (-10 ** 6, 10 ** 6))
+    X, yt = make_blobs(150, centers=[[0, 0], [2, 0], [0, 2]], cluster_std=1.2,
+                       random_state=0)
+    y = _draw(yt, 6)
+    with caplog.at_level(logging.INFO, logger="semisvm"):
+        a = _fit(TVRLS(n_jobs=1, verbose=1), X, y)
+    assert a.blend_weight_ is not None and a.blend_["coef"].shape[0] == 3
+    assert "blending" in caplog.text
+    b = _fit(TVRLS(n_jobs=2), X, y)
+    np.testing.assert_array_equal(a.transduction_, b.transduction_)
+    np.testing.assert_array_equal(a.decision_function(X), b.decision_function(X))
+    assert a.decision_function(X).shape == (150, 3)
+    np.testing.assert_array_equal(a.predict(X),
+                                  a.classes_[np.argmax(a.decision_function(X), axis=1)])
