@@ -47,17 +47,29 @@ def weight(tv, sup, how):
         return 0.5
     if how == "paired":               # Laplace: P(the fit wins a disagreement)
         return (b + 1.0) / (b + c + 2.0)
+    if how.startswith("sharp"):       # a steeper curve in the paired z
+        k = float(how[5:])
+        return float(1.0 / (1.0 + np.exp(-k * (b - c) / np.sqrt(b + c + 1.0))))
     if how == "acc":
         return (tv.sum() + 1.0) / (tv.sum() + sup.sum() + 2.0)
     raise ValueError(how)
 
 
-def blend_labels(r, m, w, norm):
-    """The blend's labels of the scored rows (class indices)."""
+def blend_labels(r, m, w, norm, best=None):
+    """The blend's labels of the scored rows (class indices) with candidate
+    ``best`` (None: the one the check chose)."""
     mr = r["models"][m]
-    _, best = _chosen(r)
+    if best is None:
+        _, best = _chosen(r)
     cand = r["cand"][best]
     Fs, Fc = np.asarray(mr["F"], float), np.asarray(cand["F"], float)
+    if norm == "tanh":
+        # each score squashed at its scale: a confident wrong model counts
+        # no more than a confident right one
+        ss = _scale(mr.get("F_unl", mr["F"]), "rms")
+        sc = _scale(cand.get("F_unl", cand["F"]), "rms")
+        G = w * np.tanh(Fs / ss) + (1.0 - w) * np.tanh(Fc / sc)
+        return (G > 0).astype(int) if G.ndim == 1 else np.argmax(G, axis=1)
     ss = _scale(mr.get("F_unl", mr["F"]), norm)
     sc = _scale(cand.get("F_unl", cand["F"]), norm)
     G = w * Fs / ss + (1.0 - w) * Fc / sc
@@ -78,7 +90,16 @@ def choose(r, m, rule):
     mr = r["models"][m]
     base = btc.choose(r, m, btc.TIE)
     if mr["ok"] is None:
-        return base
+        # no check (fewer than 4 labels in a class): no held-out evidence;
+        # with "unchecked_w", a blend with the first candidate where the
+        # guard kept the fit
+        w0 = rule.get("unchecked_w")
+        if w0 is None or base[1] != "own":
+            return base
+        if "F" not in mr:
+            raise ValueError(f"{r['set']}/{r['scheme']}/{r['seed']}: no --scores")
+        lab = blend_labels(r, m, w0, rule.get("norm", "rms"), best=0)
+        return 100.0 * float(np.mean(lab != np.asarray(r["y"]))), "blend"
     tv = np.array(mr["ok"], bool)
     sup, _ = _chosen(r)
     lead = btc._lead(tv, sup)           # the SVC's lead
@@ -94,7 +115,11 @@ def choose(r, m, rule):
         inside = inside and 1.0 - tv.mean() > rule["miss"]
     if not inside:
         return base
-    if rule.get("guard_first", True) and mr["agree"] < btc.TIE["guard"]:
+    if "F" not in mr:
+        raise ValueError(f"{r['set']}/{r['scheme']}/{r['seed']}: recorded without --scores")
+    if rule.get("guard_kept_only") and base[1] == "svc":
+        pass                             # the pick fell back: the guard never ran
+    elif rule.get("guard_first", True) and mr["agree"] < btc.TIE["guard"]:
         # the guard first, as where the fit is kept: LapRLS after its check
         return r["lap"]["err"], "lap(guard)"
     if rule.get("only_kept") and base[1] != "own":
@@ -113,6 +138,24 @@ def rules():
     for z in (0.5, 1.0, 1.5):
         for w in ("half", "paired"):
             out[f"blend |lead| <= {z} sqrt(b + c), w {w}"] = dict(kind="blend", z=z, w=w)
+    for lo, hi in ((0, 1), (-1, 1), (-2, 1), (-1, 2), (-2, 2), (-3, 3), (-2, 4)):
+        for w in ("half", "paired"):
+            out[f"blend lead in [{lo}, {hi}], w {w}, the guard only where the pick kept "
+                f"the fit"] = dict(kind="blend", lo=lo, hi=hi, w=w, guard_kept_only=True)
+    for w0 in (0.3, 0.4, 0.5, 0.6, 0.7, 0.8):
+        out[f"no check: blend w {w0} with the first SVC where the guard kept the fit"] = dict(
+            kind="blend", lo=1, hi=0, unchecked_w=w0)
+        out[f"no check: blend w {w0}; lead in [-2, 2] w paired, the guard where kept"] = dict(
+            kind="blend", lo=-2, hi=2, w="paired", guard_kept_only=True, unchecked_w=w0)
+        out[f"no check: blend w {w0}; lead in [-1, 0] w paired"] = dict(
+            kind="blend", lo=-1, hi=0, w="paired", unchecked_w=w0)
+    for lo, hi in ((-1, 1), (-2, 2), (-3, 3)):
+        for w in ("sharp1", "sharp2", "sharp4"):
+            for norm in ("rms", "tanh"):
+                out[f"blend lead in [{lo}, {hi}], w {w}, {norm}, the guard where kept"] = dict(
+                    kind="blend", lo=lo, hi=hi, w=w, norm=norm, guard_kept_only=True)
+        out[f"blend lead in [{lo}, {hi}], w paired, tanh"] = dict(
+            kind="blend", lo=lo, hi=hi, w="paired", norm="tanh")
     for lo, hi in ((-1, 1), (-2, 1), (-2, 2)):
         out[f"blend lead in [{lo}, {hi}], w paired, mad"] = dict(
             kind="blend", lo=lo, hi=hi, w="paired", norm="mad")
@@ -126,10 +169,18 @@ def rules():
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--replay", nargs="+", required=True)
+    ap.add_argument("--fill", nargs="+", default=None,
+                    help="older recordings whose draws the new ones lack (no check ran)")
     ap.add_argument("--rule", default=None, help="replay this rule only (and TIE)")
     ap.add_argument("--detail", default=None, help="a rule's name: list its worse cells")
     args = ap.parse_args()
     rows = [json.loads(line) for f in args.replay for line in open(f) if line.strip()]
+    if args.fill:
+        # the draws of an older recording (without decision values) that the
+        # new one lacks: those no blend can touch (the check did not run)
+        have = {(r["set"], r["scheme"], r["seed"]) for r in rows}
+        old = [json.loads(line) for f in args.fill for line in open(f) if line.strip()]
+        rows += [r for r in old if (r["set"], r["scheme"], r["seed"]) not in have]
     rs = rules()
     if args.rule:
         rs = {k: v for k, v in rs.items() if k in ("TIE (the defaults)", args.rule)}

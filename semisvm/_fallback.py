@@ -99,7 +99,8 @@ __all__ = ["check_safe", "two_folds", "supervised_counterpart",
            "MIN_LEAD",
            "MIN_LABELS", "laplacian_guard", "GUARD_AGREEMENT",
            "GUARD_AGREEMENT_UNCHECKED",
-           "LAPLACIAN_GUARD_ATTR_DOC", "TIE_MISS", "BLEND", "BLEND_ATTR_DOC",
+           "LAPLACIAN_GUARD_ATTR_DOC", "TIE_MISS", "BLEND", "BLEND_UNCHECKED",
+           "BLEND_ATTR_DOC",
            "apply_blend", "blend_decision"]
 
 # the check runs when every class has at least this many labels: with 2-3,
@@ -179,6 +180,13 @@ TIE_MISS = {"laplacian": None, "tv": 0.25}
 # fit wins a disagreement, from the held-out rows). Only at safe_margin = 0.
 # None: no blend (the pick as before)
 BLEND = {"laplacian": None, "tv": None}
+
+# where no check can run (fewer than MIN_LABELS labels in a class: no
+# held-out evidence either way), per family: the fit's weight in a blend
+# with the first candidate (the RBF SVC at gamma = "scale" for an RBF
+# estimator), applied where the Laplacian guard kept the fit; None: the fit
+# (or the guard's LapRLS) as it stands
+BLEND_UNCHECKED = {"laplacian": None, "tv": None}
 
 # the counterparts an RBF estimator chooses from (the one right on most
 # held-out labels; ties to the earlier): SVC(C = COUNTERPART_C) with the RBF
@@ -651,11 +659,11 @@ def auto_fallback(est, X, y, solve, adopt, *, kernel, margin=0.0, family="laplac
     fold, mode = two_folds(y, labeled)
     if fold is None:
         est.safe_check_ = f"skipped: {mode}"
-        return est
+        return _blend_unchecked(est, cands, family, margin)
     z_rule = Z_FALLBACK[family][0 if mode == "two folds" else 1]
     if z_rule is None:
         est.safe_check_ = f"skipped: {mode} (fewer than {MIN_LABELS} labels in a class)"
-        return est
+        return _blend_unchecked(est, cands, family, margin)
     est.safe_check_ = mode
     classes = est.classes_
     idx = np.flatnonzero(labeled)
@@ -738,6 +746,18 @@ def auto_fallback(est, X, y, solve, adopt, *, kernel, margin=0.0, family="laplac
                    else "undecided: a blend of the two (after the Laplacian guard)"
                    if getattr(est, "_blend_pending", None) is not None
                    else "keeping the semi-supervised model")
+    return est
+
+
+def _blend_unchecked(est, cands, family, margin):
+    """No check could run (too few labels in a class): with
+    ``BLEND_UNCHECKED[family]`` a blend with the first candidate, that
+    weight on the fit (applied after the guard)."""
+    w0 = BLEND_UNCHECKED[family]
+    if w0 is not None and margin == 0 and cands:
+        name, sup = cands[0]
+        est.safe_counterpart_ = name if "SVC" in name else f"{name} SVC"
+        est._blend_pending = (float(w0), sup)
     return est
 
 
