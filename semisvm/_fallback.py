@@ -99,9 +99,7 @@ __all__ = ["check_safe", "two_folds", "supervised_counterpart",
            "MIN_LEAD",
            "MIN_LABELS", "laplacian_guard", "GUARD_AGREEMENT",
            "GUARD_AGREEMENT_UNCHECKED",
-           "LAPLACIAN_GUARD_ATTR_DOC", "TIE_MISS", "BLEND", "BLEND_UNCHECKED",
-           "BLEND_ATTR_DOC",
-           "apply_blend", "blend_decision"]
+           "LAPLACIAN_GUARD_ATTR_DOC", "TIE_MISS"]
 
 # the check runs when every class has at least this many labels: with 2-3,
 # each fold solve keeps one or two labels per class, and the normalised TV
@@ -166,27 +164,6 @@ MIN_LEAD = {"laplacian": 2, "tv": 1}
 # draw, a tie at 14 of 20 held-out rows, where the fit's test error was
 # 22.0 %, LapRLS's 20.9 % and the SVC's 19.5 %). LapSVM / LapRLS: not tried
 TIE_MISS = {"laplacian": None, "tv": 0.25}
-
-# where the check is undecided, a blend instead of a pick, per family: the
-# SVC's lead c - b (held-out rows only the SVC right minus rows only the
-# semi-supervised model right) in [lo, hi] neither falls back nor keeps the
-# fit as it is (the Laplacian guard still runs first and, where it fires,
-# takes LapRLS): the estimator's scores become
-#   w F_fit / s_fit + (1 - w) F_svc / s_svc,
-# F_fit the fit's own scores (its transductive decision on the unlabeled
-# rows; out of sample its decision function), F_svc the decision of the
-# counterpart trained on all labels, each divided by its root mean square
-# on the unlabeled rows, and w = (b + 1) / (b + c + 2) (the chance that the
-# fit wins a disagreement, from the held-out rows). Only at safe_margin = 0.
-# None: no blend (the pick as before)
-BLEND = {"laplacian": None, "tv": None}
-
-# where no check can run (fewer than MIN_LABELS labels in a class: no
-# held-out evidence either way), per family: the fit's weight in a blend
-# with the first candidate (the RBF SVC at gamma = "scale" for an RBF
-# estimator), applied where the Laplacian guard kept the fit; None: the fit
-# (or the guard's LapRLS) as it stands
-BLEND_UNCHECKED = {"laplacian": None, "tv": None}
 
 # the counterparts an RBF estimator chooses from (the one right on most
 # held-out labels; ties to the earlier): SVC(C = COUNTERPART_C) with the RBF
@@ -317,24 +294,6 @@ SAFE_CHECK_ATTR_DOC = """    safe_check_ : str or None
         an RBF estimator, the candidate right on most held-out labels);
         None when no check ran. After a fallback to the linear SVC the
         decision function is linear, ``<x, w> + b``.
-"""
-
-
-# the blend's attributes (the TV / Cheeger family)
-BLEND_ATTR_DOC = """    blend_weight_ : float or None
-        Where the ``safe="auto"`` check was undecided (the SVC and the fit
-        right on about as many held-out labels) and the Laplacian guard
-        kept the fit: the fit's weight ``w`` in the blend of its scores
-        with the SVC's (``safe_counterpart_``, trained on all labels),
-        ``w F_fit / s_fit + (1 - w) F_svc / s_svc`` (each divided by its
-        root mean square on the unlabeled rows; ``decision_function``,
-        ``predict`` and ``transduction_`` are the blend's; the SVC's
-        expansion is in ``blend_``); None otherwise (the fit, its fallback
-        or LapRLS's fit as they stand).
-    blend_ : dict or None
-        The blend's SVC and scales (``weight``, ``scale``,
-        ``counterpart_scale``, ``basis``, ``coef``, ``intercept``,
-        ``gamma``), or None.
 """
 
 
@@ -643,9 +602,6 @@ def auto_fallback(est, X, y, solve, adopt, *, kernel, margin=0.0, family="laplac
     est.safe_check_ = None
     est.safe_counterpart_ = None
     est._semi_transduction = None
-    est.blend_weight_ = None
-    est.blend_ = None
-    est.__dict__.pop("_blend_pending", None)
     y = np.asarray(y)
     labeled = y != UNLABELED
     cands = (supervised_candidates(kernel, int(np.sum(labeled)))
@@ -659,11 +615,11 @@ def auto_fallback(est, X, y, solve, adopt, *, kernel, margin=0.0, family="laplac
     fold, mode = two_folds(y, labeled)
     if fold is None:
         est.safe_check_ = f"skipped: {mode}"
-        return _blend_unchecked(est, cands, family, margin)
+        return est
     z_rule = Z_FALLBACK[family][0 if mode == "two folds" else 1]
     if z_rule is None:
         est.safe_check_ = f"skipped: {mode} (fewer than {MIN_LABELS} labels in a class)"
-        return _blend_unchecked(est, cands, family, margin)
+        return est
     est.safe_check_ = mode
     classes = est.classes_
     idx = np.flatnonzero(labeled)
@@ -718,12 +674,8 @@ def auto_fallback(est, X, y, solve, adopt, *, kernel, margin=0.0, family="laplac
     tie_miss = TIE_MISS[family]
     tie = (tie_miss is not None and lead == 0 and gain <= -margin
            and 1.0 - right_semi / n_scored > tie_miss)
-    band = BLEND[family]
-    if band is not None and margin == 0 and band[0] <= lead <= band[1]:
-        # undecided: a blend, applied after the Laplacian guard (apply_blend)
-        est._blend_pending = ((only_semi + 1.0) / (only_semi + only_sup + 2.0), sup)
-    elif tie or (gain < -margin and lead >= MIN_LEAD[family]
-                 and lead > z_rule * np.sqrt(only_sup + only_semi)):
+    if tie or (gain < -margin and lead >= MIN_LEAD[family]
+               and lead > z_rule * np.sqrt(only_sup + only_semi)):
         est.fell_back_ = True
         basis, coef, b, gamma = fit_counterpart(sup, X[idx], y[idx], classes)
         # basis None: the decision is an expansion over X[idx]; else over
@@ -743,80 +695,7 @@ def auto_fallback(est, X, y, solve, adopt, *, kernel, margin=0.0, family="laplac
                    mode, right_semi, n_scored, right_sup, n_scored,
                    est.safe_counterpart_,
                    "falling back to the supervised model" if est.fell_back_
-                   else "undecided: a blend of the two (after the Laplacian guard)"
-                   if getattr(est, "_blend_pending", None) is not None
                    else "keeping the semi-supervised model")
-    return est
-
-
-def _blend_unchecked(est, cands, family, margin):
-    """No check could run (too few labels in a class): with
-    ``BLEND_UNCHECKED[family]`` a blend with the first candidate, that
-    weight on the fit (applied after the guard)."""
-    w0 = BLEND_UNCHECKED[family]
-    if w0 is not None and margin == 0 and cands:
-        name, sup = cands[0]
-        est.safe_counterpart_ = name if "SVC" in name else f"{name} SVC"
-        est._blend_pending = (float(w0), sup)
-    return est
-
-
-def _rms(F):
-    s = float(np.sqrt(np.mean(np.square(F))))
-    return s if s > 0 and np.isfinite(s) else 1.0
-
-
-def blend_decision(blend, X, F):
-    """The blend's scores of rows ``X`` given the fit's own scores ``F`` on
-    them (shape (n,) for two classes, (n, c) for more)."""
-    basis = blend["basis"]
-    Fc = _decide(X, basis, blend["coef"], blend["intercept"], blend["gamma"])
-    F = np.asarray(F, dtype=np.float64)
-    if F.ndim == 1:
-        Fc = Fc[:, 0]
-    w = blend["weight"]
-    return w * F / blend["scale"] + (1.0 - w) * Fc / blend["counterpart_scale"]
-
-
-def apply_blend(est, X, y):
-    """Blend an undecided check's fit with its SVC (see ``BLEND``).
-
-    Called after :func:`laplacian_guard`; does nothing unless
-    :func:`auto_fallback` found the check undecided and the guard kept the
-    fit. Sets ``blend_weight_`` and ``blend_`` and the unlabeled rows of
-    ``transduction_``; the decision function adds the SVC's part through
-    :func:`blend_decision`.
-    """
-    pending = est.__dict__.pop("_blend_pending", None)
-    if (pending is None or est.fell_back_
-            or getattr(est, "laplacian_fallback_", False)):
-        return est
-    F_fit = getattr(getattr(est, "result_", None), "decision", None)
-    if F_fit is None:
-        return est
-    w, sup = pending
-    y = np.asarray(y)
-    labeled = y != UNLABELED
-    idx, unl = np.flatnonzero(labeled), np.flatnonzero(~labeled)
-    classes = est.classes_
-    basis, coef, b, gamma = fit_counterpart(sup, X[idx], y[idx], classes)
-    basis = X[idx] if basis is None else basis
-    F_fit = np.asarray(F_fit, dtype=np.float64)[unl]
-    Fc = _decide(X[unl], basis, coef, b, gamma)
-    blend = dict(weight=float(w), scale=_rms(F_fit),
-                 counterpart_scale=_rms(Fc), basis=basis, coef=coef,
-                 intercept=np.asarray(b, dtype=np.float64), gamma=gamma)
-    G = blend_decision(blend, X[unl], F_fit)
-    trans = np.array(est.transduction_, copy=True)
-    est._semi_transduction = trans.copy()    # diagnostics: what was replaced
-    trans[unl] = _labels(G if G.ndim == 2 else G[:, None], classes)
-    est.transduction_ = trans
-    est.blend_ = blend
-    est.blend_weight_ = float(w)
-    logger.log(logging.INFO if getattr(est, "verbose", 0) else logging.DEBUG,
-               "%s: the check was undecided: blending the semi-supervised "
-               "model (weight %.3f) with the supervised model (%s on the labels)",
-               type(est).__name__, w, est.safe_counterpart_)
     return est
 
 

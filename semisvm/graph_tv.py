@@ -79,10 +79,8 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from semisvm._fallback import (
-    BLEND_ATTR_DOC,
     LAPLACIAN_GUARD_ATTR_DOC,
     SAFE_CHECK_ATTR_DOC,
-    blend_decision,
     check_safe,
     safe_auto_doc,
 )
@@ -666,14 +664,8 @@ class _GraphTVBase(TVSetupMixin, TVCheckMixin, SafeSemiSupervisedMixin,
         check_sparse_structure(X)  # before SciPy converts it
         X = validate_data(self, X, accept_sparse="csr", dtype=list(FLOAT_DTYPES),
                           order="C", reset=False)
-        X = as_csr32(X)
-        Kx = self._kernel(apart(X, self.X_fit_), self.X_fit_)
-        F = Kx @ self.alpha_ + self.intercept_
-        blend = getattr(self, "blend_", None)
-        if blend is not None:
-            # the safe="auto" check's blend with the SVC (semisvm._fallback)
-            F = blend_decision(blend, X, F)
-        return F
+        Kx = self._kernel(apart(as_csr32(X), self.X_fit_), self.X_fit_)
+        return Kx @ self.alpha_ + self.intercept_
 
     def predict(self, X):
         """Predicted class labels (the user's label values)."""
@@ -854,7 +846,7 @@ _COMMON_DOC = """
         ``safe=True``: the mean over the folds); None when no check ran.
     fell_back_ : bool
         True when the check replaced the model by the supervised one.
-""" + SAFE_CHECK_ATTR_DOC + LAPLACIAN_GUARD_ATTR_DOC + BLEND_ATTR_DOC + """    n_features_in_ : int
+""" + SAFE_CHECK_ATTR_DOC + LAPLACIAN_GUARD_ATTR_DOC + """    n_features_in_ : int
 """
 
 
