@@ -92,10 +92,11 @@ def _own(est):
     return est.transduction_ if semi is None else semi
 
 
-def candidate_outcome(sup, X, y_semi, idx, fold, mode, classes, Xe):
+def candidate_outcome(sup, X, y_semi, idx, fold, mode, classes, Xe, decision=False):
     """One counterpart candidate as the check sees it: its held-out rows
     right (0/1 per labeled row in the two folds' order, None where the folds
-    do not run) and its labels of ``Xe`` fitted on all the labels."""
+    do not run) and its labels of ``Xe`` fitted on all the labels (with
+    ``decision``: also its decision values there)."""
     ok = None
     if mode == "two folds":
         ok = np.zeros(idx.size, dtype=bool)
@@ -107,14 +108,27 @@ def candidate_outcome(sup, X, y_semi, idx, fold, mode, classes, Xe):
             ok[fold == k] = pred == y_semi[he]
         ok = ok[fold >= 0].astype(int).tolist()
     basis, coef, b, g = fit_counterpart(sup, X[idx], y_semi[idx], classes)
-    pred = _labels(_decide(Xe, X[idx] if basis is None else basis, coef, b, g),
-                   classes)
+    F = _decide(Xe, X[idx] if basis is None else basis, coef, b, g)
+    pred = _labels(F, classes)
+    if decision:
+        return ok, pred, F
     return ok, pred
 
 
-def record(X, y_semi, y, models, X_test=None, y_test=None):
+def _f(F):
+    """Decision values for a record (binary: one column as a list)."""
+    F = np.asarray(F, dtype=np.float64)
+    return (F[:, 0] if F.ndim == 2 and F.shape[1] == 1 else F).tolist()
+
+
+def record(X, y_semi, y, models, X_test=None, y_test=None, scores=False):
     """One draw's record. With ``X_test`` (the ``semisvm demo`` draws) every
-    error is the test rows' (``predict``), else the unlabeled rows'."""
+    error is the test rows' (``predict``), else the unlabeled rows'. With
+    ``scores`` also the decision values a blend needs: the true labels of
+    the scored rows (``y``), each candidate's decision there fitted on all
+    the labels (``F``; on the demo draws also on the unlabeled training rows,
+    ``F_unl``) and each model's own fit's (its ``result_.decision`` on the
+    unlabeled rows; on the demo draws ``F`` on the test rows and ``F_unl``)."""
     lab = y_semi != -1
     idx = np.flatnonzero(lab)
     unl = np.flatnonzero(~lab)
@@ -141,9 +155,17 @@ def record(X, y_semi, y, models, X_test=None, y_test=None):
         return err(plain.predict(Xe))
 
     out["svc_err"] = err(SVC().fit(X[idx], y_semi[idx]).predict(Xe))
+    if scores:
+        out["y"] = np.searchsorted(classes, ye).tolist()
     for name, sup in supervised_candidates("rbf", idx.size):
-        ok, pred = candidate_outcome(sup, X, y_semi, idx, fold, mode, classes, Xe)
+        ok, pred, F = candidate_outcome(sup, X, y_semi, idx, fold, mode, classes, Xe,
+                                        decision=True)
         out["cand"].append({"name": name, "ok": ok, "err": err(pred)})
+        if scores:
+            out["cand"][-1]["F"] = _f(F)
+            if X_test is not None:
+                out["cand"][-1]["F_unl"] = _f(candidate_outcome(
+                    sup, X, y_semi, idx, fold, "none", classes, X[unl], decision=True)[2])
     kw = {} if X_test is None else {"random_state": 0}
     lap, cpu = _fit(LapRLS, X, y_semi, **kw)
     lt = _own(lap)[unl]
@@ -162,6 +184,14 @@ def record(X, y_semi, y, models, X_test=None, y_test=None):
                 "ok": _ok(est), "err_semi": own_err(est, MODELS[m], **kw),
                 "agree": float(np.mean(t == lt)), "fell_back": bool(est.fell_back_),
                 "check": est.safe_check_, "cpu": cpu}
+            if scores:
+                F_unl = np.asarray(est.result_.decision)[unl]
+                if X_test is None:
+                    out["models"][m]["F"] = _f(F_unl)
+                else:
+                    out["models"][m]["F_unl"] = _f(F_unl)
+                    plain, _ = _fit(MODELS[m], X, y_semi, safe=False, **kw)
+                    out["models"][m]["F"] = _f(plain.decision_function(Xe))
     finally:
         _fallback.GUARD_AGREEMENT = guard
     return out
@@ -283,10 +313,11 @@ RULES = {
 }
 
 
-def replay(rows, rules=RULES, detail=None):
+def replay(rows, rules=RULES, detail=None, choose=choose):
     """Worse / better cells than SVC() per rule; rows of the ``semisvm
     demo`` draws (``--demo``, set "demo") are shown apart: each model's mean
-    test error beside LinearSVM's (the demo's baseline)."""
+    test error beside LinearSVM's (the demo's baseline). ``choose``: the
+    function that replays a rule, ``(r, m, rule) -> (error, what)``."""
     demo = [r for r in rows if r["set"] == "demo"]
     rows = [r for r in rows if r["set"] != "demo"]
     models = sorted({m for r in rows + demo for m in r["models"]})
@@ -323,7 +354,8 @@ def replay(rows, rules=RULES, detail=None):
             n_alt = took.get("svc", 0) + sum(v for k, v in took.items()
                                              if k.startswith("lap"))
             out.append(f"{int(np.sum(d > 2))}/{int(np.sum(d < -2))}, {mean:.2f} %, "
-                       f"svc {took.get('svc', 0)} lap {n_alt - took.get('svc', 0)}")
+                       f"svc {took.get('svc', 0)} lap {n_alt - took.get('svc', 0)}"
+                       + (f" blend {took['blend']}" if "blend" in took else ""))
         if demo:
             out.append(" / ".join(
                 f"{np.mean([choose(r, m, rule)[0] for r in demo]):.1f}" for m in models))
@@ -406,6 +438,8 @@ def main():
     ap.add_argument("--models", nargs="+", default=list(MODELS))
     ap.add_argument("--only", nargs="+", default=None)
     ap.add_argument("--seeds", type=int, nargs="+", default=list(_suite.SEEDS))
+    ap.add_argument("--schemes", nargs="+", default=None,
+                    help="only these label schemes (e.g. 10 of the classic cases)")
     ap.add_argument("--max-rows", type=int, default=600)
     ap.add_argument("--jsonl", default=None)
     ap.add_argument("--replay", nargs="+", default=None)
@@ -417,6 +451,9 @@ def main():
     ap.add_argument("--demo", action="store_true",
                     help="record the `semisvm demo` draws (digits, 20 labels, 3 draws: "
                          "test errors, LinearSVM's too) instead of a part of the suite")
+    ap.add_argument("--scores", action="store_true",
+                    help="also record the decision values a blend of the fit and "
+                         "the SVC needs (bench/bench_tv_blend.py)")
     ap.add_argument("--verify", type=int, default=0, metavar="N",
                     help="with --replay: refit the first N recorded draws' models "
                          "with the defaults and compare with the replay of TIE")
@@ -447,7 +484,8 @@ def main():
             y_semi = np.full(y.shape[0], -1, dtype=np.int64)
             y_semi[lab] = y[lab]
             row = {"set": "demo", "scheme": "20", "seed": i, "part": "demo"}
-            row.update(record(X, y_semi, y, args.models, X_test=Xt, y_test=yt))
+            row.update(record(X, y_semi, y, args.models, X_test=Xt, y_test=yt,
+                              scores=args.scores))
             print("demo", i, f"LinearSVM {row['linear_err']:.1f} LapRLS "
                   f"{row['lap']['err_semi']:.1f}", " ".join(
                       f"{m} {r['err_semi']:.1f} ({r['agree']:.2f})"
@@ -464,12 +502,14 @@ def main():
     print(f"# load average before: {os.getloadavg()}", flush=True)
     w0 = time.time()
     for classic, schemes in groups:
+        if args.schemes:
+            schemes = [s_ for s_ in schemes if s_ in args.schemes]
         for d, scheme, seed, y_semi in _suite.cells(args.part, schemes=schemes,
                                                      seeds=args.seeds,
                                                      max_rows=args.max_rows,
                                                      only=args.only, classic=classic):
             row = {"set": d.name, "scheme": scheme, "seed": seed, "part": args.part}
-            row.update(record(d.X, y_semi, d.y, args.models))
+            row.update(record(d.X, y_semi, d.y, args.models, scores=args.scores))
             print(d.name, scheme, seed, f"SVC {row['svc_err']:.1f} LapRLS "
                   f"{row['lap']['err_semi']:.1f}", " ".join(
                       f"{m} {r['err_semi']:.1f} ({r['agree']:.2f})"
