@@ -86,6 +86,7 @@ import numbers
 import warnings
 
 import numpy as np
+import scipy.sparse as sp
 
 from semisvm._validation import UNLABELED
 
@@ -564,7 +565,30 @@ def _labels(F, classes):
     return classes[np.argmax(F, axis=1)]
 
 
-def auto_fallback(est, X, y, solve, adopt, *, kernel, margin=0.0, family="laplacian"):
+def _memo_for(memo, X, y, classes, names):
+    """The counterparts' outcomes recorded in ``memo`` (a dict shared by
+    the checks of two fits on the same rows: a TV / Cheeger fit's and its
+    Laplacian guard's LapRLS) when they were recorded for this X (the same
+    dtype and values; a sparse X: the same object), y, classes and
+    candidates; else ``memo`` emptied and keyed to these. None: no memo."""
+    if memo is None:
+        return None
+    got = memo.get("key")
+    if got is not None:
+        X0, y0, c0, n0 = got
+        same_x = X is X0 or (not sp.issparse(X) and not sp.issparse(X0)
+                             and X.dtype == X0.dtype and X.shape == X0.shape
+                             and np.array_equal(X, X0))
+        if (same_x and n0 == names and np.array_equal(y, y0)
+                and classes.dtype == c0.dtype and np.array_equal(classes, c0)):
+            return memo
+    memo.clear()
+    memo["key"] = (X, y.copy(), classes.copy(), names)
+    return memo
+
+
+def auto_fallback(est, X, y, solve, adopt, *, kernel, margin=0.0, family="laplacian",
+                  memo=None):
     """Run the cheap check on a fitted estimator; fall back when it loses.
 
     Parameters
@@ -587,6 +611,12 @@ def auto_fallback(est, X, y, solve, adopt, *, kernel, margin=0.0, family="laplac
         than noise, see the module docstring).
     family : {"laplacian", "tv"}
         Whose rule (``Z_FALLBACK[family]``) decides.
+    memo : dict or None
+        Shared by the checks of fits on the same rows and labels (a TV /
+        Cheeger fit's and its Laplacian guard's LapRLS: the folds depend on
+        the labels alone): the counterparts' held-out labels are computed
+        once; they depend on X, y, the classes and the candidates only,
+        which are compared first.
 
     Sets ``unlabeled_gain_``, ``fell_back_``, ``safe_check_``,
     ``safe_counterpart_`` and ``safe_scores_`` (two boolean arrays over the
@@ -622,6 +652,7 @@ def auto_fallback(est, X, y, solve, adopt, *, kernel, margin=0.0, family="laplac
         return est
     est.safe_check_ = mode
     classes = est.classes_
+    memo = _memo_for(memo, X, y, classes, tuple(name for name, _ in cands))
     idx = np.flatnonzero(labeled)
     scored = fold >= 0
     ok_semi = np.zeros(idx.size, dtype=bool)
@@ -638,11 +669,15 @@ def auto_fallback(est, X, y, solve, adopt, *, kernel, margin=0.0, family="laplac
         semi_u.append(semi_all[unl])
         Xtr = X[train]
         for j, (_, sup) in enumerate(cands):
-            basis, coef, b, gamma = fit_counterpart(sup, Xtr, y[train], classes)
-            # the first candidate also labels the unlabeled rows (diagnostics)
-            rows = np.concatenate([held, unl]) if j == 0 else held
-            pred_all = _labels(_decide(X[rows], Xtr if basis is None else basis,
-                                       coef, b, gamma), classes)
+            pred_all = None if memo is None else memo.get((k, j))
+            if pred_all is None:
+                basis, coef, b, gamma = fit_counterpart(sup, Xtr, y[train], classes)
+                # the first candidate also labels the unlabeled rows (diagnostics)
+                rows = np.concatenate([held, unl]) if j == 0 else held
+                pred_all = _labels(_decide(X[rows], Xtr if basis is None else basis,
+                                           coef, b, gamma), classes)
+                if memo is not None:
+                    memo[(k, j)] = pred_all
             ok_sup[j, fold == k] = pred_all[:held.size] == y[held]
             if j == 0:
                 sup_u.append(pred_all[held.size:])

@@ -870,3 +870,67 @@ def test_tie_falls_back_where_the_fit_missed_many(monkeypatch):
     assert run().fell_back_
     monkeypatch.setitem(fb.TIE_MISS, "tv", None)
     assert not run().fell_back_
+
+
+@pytest.mark.parametrize("Est", [TVRLS, CheegerSVM])
+def test_guard_reads_the_checks_counterparts_once(Est, monkeypatch):
+    # the guard's LapRLS check scores the same folds with the same
+    # candidates on the same rows: it reads the TV check's counterpart
+    # labels (half the SVC fits) and ends exactly as when it fits its own
+    import semisvm._fallback as fb
+    X, y, _ = _nested5()
+    calls = []
+    fit = fb.fit_counterpart
+
+    def counted(*a, **k):
+        calls.append(1)
+        return fit(*a, **k)
+
+    monkeypatch.setattr(fb, "fit_counterpart", counted)
+    shared = _fit(Est(), X, y)
+    n_shared = len(calls)
+    monkeypatch.setattr(fb, "_memo_for", lambda memo, *a: None)
+    calls.clear()
+    own = _fit(Est(), X, y)
+    n_cands = len(fb.supervised_candidates("rbf", int(np.sum(y != -1))))
+    assert shared.laplacian_agreement_ is not None
+    # (plus one fit on all labels where LapRLS's check falls back)
+    assert len(calls) - n_shared == 2 * n_cands
+    assert n_shared - 2 * n_cands in (0, 1)
+    for a in ("laplacian_agreement_", "laplacian_fallback_", "unlabeled_gain_",
+              "fell_back_", "safe_counterpart_"):
+        assert getattr(shared, a) == getattr(own, a), a
+    np.testing.assert_array_equal(shared.transduction_, own.transduction_)
+    np.testing.assert_array_equal(shared.decision_function(X), own.decision_function(X))
+
+
+def test_counterpart_memo_keyed_to_its_rows_labels_and_candidates():
+    import semisvm._fallback as fb
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 3))
+    y = np.r_[np.zeros(10, int), np.ones(10, int), -np.ones(10, int)]
+    classes = np.array([0, 1])
+    names = ("a", "b")
+    memo = {}
+    assert fb._memo_for(None, X, y, classes, names) is None
+    assert fb._memo_for(memo, X, y, classes, names) is memo
+    memo[(0, 0)] = "kept"
+    # the same values in another array: read
+    assert fb._memo_for(memo, X.copy(), y.copy(), classes.copy(), names)[(0, 0)] == "kept"
+    y2 = y.copy()
+    y2[0] = 1
+    X2 = X.copy()
+    X2[3, 1] += 1e-12
+    for args in ((X2, y, classes, names), (X.astype(np.float32), y, classes, names),
+                 (X, y2, classes, names), (X, y, np.array([0.0, 1.0]), names),
+                 (X, y, classes, ("a",))):
+        memo[(0, 0)] = "kept"
+        got = fb._memo_for(memo, *args)
+        assert got is memo and (0, 0) not in got
+        fb._memo_for(memo, X, y, classes, names)
+    import scipy.sparse as sp
+    S = sp.csr_matrix(X)
+    fb._memo_for(memo, S, y, classes, names)
+    memo[(0, 0)] = "kept"
+    assert (0, 0) in fb._memo_for(memo, S, y, classes, names)
+    assert (0, 0) not in fb._memo_for(memo, S.copy(), y, classes, names)
