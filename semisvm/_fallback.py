@@ -615,6 +615,8 @@ def _direct_svc_ok():
     difference turns the direct path off)."""
     if "ok" not in _DIRECT_SVC:
         _DIRECT_SVC["ok"] = False
+        # (the global generator left as it was: SVC.fit draws from it)
+        outer = np.random.get_state()
         try:
             from sklearn.svm import SVC
             rng = np.random.RandomState(0)
@@ -639,6 +641,8 @@ def _direct_svc_ok():
             _DIRECT_SVC["ok"] = bool(ok)
         except Exception:     # noqa: BLE001 - any failure: SVC.fit itself
             _DIRECT_SVC["ok"] = False
+        finally:
+            np.random.set_state(outer)
     return _DIRECT_SVC["ok"]
 
 
