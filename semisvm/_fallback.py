@@ -86,6 +86,7 @@ import numbers
 import warnings
 
 import numpy as np
+import scipy.sparse as sp
 
 from semisvm._validation import UNLABELED
 
@@ -522,20 +523,127 @@ def fit_supervised(sup, X, y, classes):
         X, y = X[keep], np.asarray(y)[keep]
         sup = sup.svc(X)        # the width of these rows
     for k, c in enumerate(problems):
-        svc = sup.__class__(**sup.get_params()).fit(X, (y == c).astype(np.intp))
-        # scikit-learn: decision > 0 is classes_[1] = 1, i.e. class c
-        dual = svc.dual_coef_        # a 1 x n_sv sparse row when X is sparse
-        if hasattr(dual, "tocsr"):
-            dual = dual.tocsr()
-            row = np.zeros(dual.shape[1])
-            row[dual.indices] = dual.data
-        else:
-            row = np.asarray(dual)[0]
-        coef[k, keep[svc.support_]] = row
-        intercept[k] = svc.intercept_[0]
+        support, row, b, g = _binary_svc(sup, X, (y == c).astype(np.intp))
+        coef[k, keep[support]] = row
+        intercept[k] = b
         if sup.kernel == "rbf":
-            gamma = float(svc._gamma)
+            gamma = g
     return coef, intercept, gamma
+
+
+def _binary_svc(sup, X, y01):
+    """``SVC`` ``sup``'s fit of the 0 / 1 labels ``y01`` on X: ``(support_,
+    dual_coef_[0], intercept_[0], _gamma)`` (decision > 0: label 1).
+
+    A dense X and a plain RBF / linear ``SVC`` go straight to scikit-learn's
+    LIBSVM binding (``sklearn.svm._libsvm.fit``) with the arguments
+    ``SVC.fit`` passes it, skipping its input validation (~1.5 ms of a ~0.1 ms
+    fit on the check's few labeled rows; ten classes make 80 such fits):
+    the same arrays bit for bit, checked once per process against
+    ``SVC.fit`` (:func:`_direct_svc_ok`; otherwise, and for anything else,
+    ``SVC.fit`` itself)."""
+    if _direct_svc_applies(sup, X, y01) and _direct_svc_ok():
+        got = _direct_svc(sup, X, y01)
+        if got is not None:
+            return got
+    svc = sup.__class__(**sup.get_params()).fit(X, y01)
+    # scikit-learn: decision > 0 is classes_[1] = 1
+    dual = svc.dual_coef_        # a 1 x n_sv sparse row when X is sparse
+    if hasattr(dual, "tocsr"):
+        dual = dual.tocsr()
+        row = np.zeros(dual.shape[1])
+        row[dual.indices] = dual.data
+    else:
+        row = np.asarray(dual)[0]
+    return svc.support_, row, float(svc.intercept_[0]), float(getattr(svc, "_gamma", 0.0))
+
+
+def _direct_svc_applies(sup, X, y01):
+    from sklearn.svm import SVC
+    if type(sup) is not SVC or sp.issparse(X) or not isinstance(X, np.ndarray):
+        return False
+    p = sup.get_params()
+    return (p["kernel"] in ("rbf", "linear") and p["class_weight"] is None
+            and p["probability"] in (False, "deprecated") and X.ndim == 2
+            and X.shape[0] == y01.shape[0] and X.shape[1] > 0
+            and isinstance(p["gamma"], (str, numbers.Real))
+            and (not isinstance(p["gamma"], str) or p["gamma"] in ("scale", "auto"))
+            and np.count_nonzero(y01) not in (0, y01.shape[0]))
+
+
+def _direct_svc(sup, X, y01):
+    """LIBSVM's binary fit as ``SVC.fit`` calls it (dense X, no class or
+    sample weights); None where its result is not finite (``SVC.fit``
+    then raises its own error)."""
+    from sklearn.svm import _libsvm
+    from sklearn.utils import check_random_state
+    p = sup.get_params()
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    if not np.all(np.isfinite(X)):
+        return None
+    gamma = p["gamma"]
+    if gamma == "scale":
+        var = X.var()
+        gamma = 1.0 / (X.shape[1] * var) if var != 0 else 1.0
+    elif gamma == "auto":
+        gamma = 1.0 / X.shape[1]
+    # SVC.fit draws LIBSVM's seed from its random_state (the global
+    # generator for None) whether or not LIBSVM reads it: drawn here too
+    seed = check_random_state(p["random_state"]).randint(np.iinfo("i").max)
+    _libsvm.set_verbosity_wrap(p["verbose"])
+    out = _libsvm.fit(
+        X, np.asarray(y01, dtype=np.float64, order="C"), svm_type=0,
+        sample_weight=np.asarray([], dtype=np.float64),
+        class_weight=np.ones(2), kernel=p["kernel"], C=p["C"], nu=sup.nu,
+        probability=False, degree=p["degree"], shrinking=p["shrinking"],
+        tol=p["tol"], cache_size=p["cache_size"], coef0=p["coef0"], gamma=gamma,
+        epsilon=sup.epsilon, max_iter=p["max_iter"], random_seed=seed)
+    support, dual, intercept, status = out[0], out[3], out[4], out[7]
+    if status != 0 or not (np.all(np.isfinite(dual)) and np.all(np.isfinite(intercept))):
+        return None
+    # SVC's binary sign convention: dual_coef_ and intercept_ negated
+    return support, -np.asarray(dual)[0], float(-intercept[0]), float(gamma)
+
+
+_DIRECT_SVC = {}
+
+
+def _direct_svc_ok():
+    """Whether :func:`_direct_svc` gives ``SVC.fit``'s arrays, bit for bit,
+    with this scikit-learn (checked once per process on small problems:
+    both kernels, widths "scale" and given, a float32 X; any error or
+    difference turns the direct path off)."""
+    if "ok" not in _DIRECT_SVC:
+        _DIRECT_SVC["ok"] = False
+        # (the global generator left as it was: SVC.fit draws from it)
+        outer = np.random.get_state()
+        try:
+            from sklearn.svm import SVC
+            rng = np.random.RandomState(0)
+            X = rng.randn(40, 3)
+            y01 = (X[:, 0] + 0.5 * rng.randn(40) > 0).astype(np.intp)
+            ok = True
+            for sup, Xc in ((SVC(C=10.0), X), (SVC(C=10.0, gamma=0.37), X),
+                            (SVC(kernel="linear", C=10.0), X),
+                            (SVC(C=1.0), X.astype(np.float32))):
+                state = np.random.get_state()
+                a = _direct_svc(sup, Xc, y01)
+                after_direct = np.random.get_state()
+                np.random.set_state(state)
+                ref = SVC(**sup.get_params()).fit(Xc, y01)
+                after_ref = np.random.get_state()
+                ok = ok and a is not None and (
+                    np.array_equal(a[0], ref.support_)
+                    and np.array_equal(a[1], ref.dual_coef_[0])
+                    and a[2] == float(ref.intercept_[0])
+                    and a[3] == float(ref._gamma)
+                    and all(np.array_equal(u, v) for u, v in zip(after_direct, after_ref)))
+            _DIRECT_SVC["ok"] = bool(ok)
+        except Exception:     # noqa: BLE001 - any failure: SVC.fit itself
+            _DIRECT_SVC["ok"] = False
+        finally:
+            np.random.set_state(outer)
+    return _DIRECT_SVC["ok"]
 
 
 _DECIDE_BLOCK = 1 << 24
@@ -564,7 +672,30 @@ def _labels(F, classes):
     return classes[np.argmax(F, axis=1)]
 
 
-def auto_fallback(est, X, y, solve, adopt, *, kernel, margin=0.0, family="laplacian"):
+def _memo_for(memo, X, y, classes, names):
+    """The counterparts' outcomes recorded in ``memo`` (a dict shared by
+    the checks of two fits on the same rows: a TV / Cheeger fit's and its
+    Laplacian guard's LapRLS) when they were recorded for this X (the same
+    dtype and values; a sparse X: the same object), y, classes and
+    candidates; else ``memo`` emptied and keyed to these. None: no memo."""
+    if memo is None:
+        return None
+    got = memo.get("key")
+    if got is not None:
+        X0, y0, c0, n0 = got
+        same_x = X is X0 or (not sp.issparse(X) and not sp.issparse(X0)
+                             and X.dtype == X0.dtype and X.shape == X0.shape
+                             and np.array_equal(X, X0))
+        if (same_x and n0 == names and np.array_equal(y, y0)
+                and classes.dtype == c0.dtype and np.array_equal(classes, c0)):
+            return memo
+    memo.clear()
+    memo["key"] = (X, y.copy(), classes.copy(), names)
+    return memo
+
+
+def auto_fallback(est, X, y, solve, adopt, *, kernel, margin=0.0, family="laplacian",
+                  memo=None):
     """Run the cheap check on a fitted estimator; fall back when it loses.
 
     Parameters
@@ -587,6 +718,12 @@ def auto_fallback(est, X, y, solve, adopt, *, kernel, margin=0.0, family="laplac
         than noise, see the module docstring).
     family : {"laplacian", "tv"}
         Whose rule (``Z_FALLBACK[family]``) decides.
+    memo : dict or None
+        Shared by the checks of fits on the same rows and labels (a TV /
+        Cheeger fit's and its Laplacian guard's LapRLS: the folds depend on
+        the labels alone): the counterparts' held-out labels are computed
+        once; they depend on X, y, the classes and the candidates only,
+        which are compared first.
 
     Sets ``unlabeled_gain_``, ``fell_back_``, ``safe_check_``,
     ``safe_counterpart_`` and ``safe_scores_`` (two boolean arrays over the
@@ -622,6 +759,7 @@ def auto_fallback(est, X, y, solve, adopt, *, kernel, margin=0.0, family="laplac
         return est
     est.safe_check_ = mode
     classes = est.classes_
+    memo = _memo_for(memo, X, y, classes, tuple(name for name, _ in cands))
     idx = np.flatnonzero(labeled)
     scored = fold >= 0
     ok_semi = np.zeros(idx.size, dtype=bool)
@@ -638,11 +776,15 @@ def auto_fallback(est, X, y, solve, adopt, *, kernel, margin=0.0, family="laplac
         semi_u.append(semi_all[unl])
         Xtr = X[train]
         for j, (_, sup) in enumerate(cands):
-            basis, coef, b, gamma = fit_counterpart(sup, Xtr, y[train], classes)
-            # the first candidate also labels the unlabeled rows (diagnostics)
-            rows = np.concatenate([held, unl]) if j == 0 else held
-            pred_all = _labels(_decide(X[rows], Xtr if basis is None else basis,
-                                       coef, b, gamma), classes)
+            pred_all = None if memo is None else memo.get((k, j))
+            if pred_all is None:
+                basis, coef, b, gamma = fit_counterpart(sup, Xtr, y[train], classes)
+                # the first candidate also labels the unlabeled rows (diagnostics)
+                rows = np.concatenate([held, unl]) if j == 0 else held
+                pred_all = _labels(_decide(X[rows], Xtr if basis is None else basis,
+                                           coef, b, gamma), classes)
+                if memo is not None:
+                    memo[(k, j)] = pred_all
             ok_sup[j, fold == k] = pred_all[:held.size] == y[held]
             if j == 0:
                 sup_u.append(pred_all[held.size:])

@@ -151,11 +151,14 @@ class TVCheckMixin:
                 # the chosen counterpart is the linear SVC: decisions <x, x'>
                 self._decision_kernel = "linear"
 
+        # the counterparts' held-out labels, shared with the guard's LapRLS
+        # check (the same rows, labels, folds and candidates)
+        memo = {}
         auto_fallback(self, X, y, labels, adopt, kernel=self.kernel,
-                      margin=self.safe_margin, family="tv")
+                      margin=self.safe_margin, family="tv", memo=memo)
         # then the Laplacian guard (when the check kept the fit): LapRLS on
         # the same rows, taken over when the labels disagree
-        laplacian_guard(self, y, lambda: self._fit_laplacian(X, y), adopt)
+        laplacian_guard(self, y, lambda: self._fit_laplacian(X, y, memo), adopt)
         for k, v in keep.items():      # the fit's own, not the last fold's
             setattr(self, k, v)
         return self

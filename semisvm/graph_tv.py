@@ -597,7 +597,7 @@ class _GraphTVBase(TVSetupMixin, TVCheckMixin, SafeSemiSupervisedMixin,
             return self._auto_fallback(X, y, K, W, Z, nugget)
         return self._safe_fit(X, y, features=(Z, landmarks, N))
 
-    def _fit_laplacian(self, X, y):
+    def _fit_laplacian(self, X, y, memo=None):
         """LapRLS on the same rows and labels, for the Laplacian guard
         (:func:`semisvm._fallback.laplacian_guard`): its defaults (its own
         ``safe="auto"`` check too, on the same label folds) with this
@@ -605,7 +605,10 @@ class _GraphTVBase(TVSetupMixin, TVCheckMixin, SafeSemiSupervisedMixin,
         ``kernel_gamma`` is given), neighbours, Nystroem size, threads and
         seed (None: 0); None (no guard) for other kernels, a user-given
         graph, or when LapRLS's path would not fit in memory (the guard itself
-        skips fits of more than ``GUARD_MAX_ROWS`` rows)."""
+        skips fits of more than ``GUARD_MAX_ROWS`` rows). ``memo``: this
+        fit's check's counterpart outcomes (``auto_fallback``'s), which
+        LapRLS's check reads where its X, labels and candidates are the
+        same."""
         if self._user_graph or not (isinstance(self.kernel, str)
                                     and self.kernel in ("rbf", "linear")):
             return None
@@ -622,6 +625,7 @@ class _GraphTVBase(TVSetupMixin, TVCheckMixin, SafeSemiSupervisedMixin,
         # None): where LapRLS builds a kNN graph it reads them instead of a
         # second search
         lap._shared_knn_lists = getattr(self, "_knn_lists", None)
+        lap._counterpart_memo = memo
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
             try:
@@ -631,7 +635,7 @@ class _GraphTVBase(TVSetupMixin, TVCheckMixin, SafeSemiSupervisedMixin,
                 # but not for LapRLS's keeps its own result
                 return None
             finally:
-                del lap._shared_knn_lists
+                del lap._shared_knn_lists, lap._counterpart_memo
 
     def _supervised_counterpart(self):
         """The kernel machine on the labeled rows alone: TVRLS / TVSVM with

@@ -645,7 +645,8 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
                 self.intercept_ = intercept.astype(X.dtype)
 
             return auto_fallback(self, X, y, labels, adopt, kernel=self.kernel,
-                                 margin=self.safe_margin)
+                                 margin=self.safe_margin,
+                                 memo=getattr(self, "_counterpart_memo", None))
         self.safe_check_ = None
         self.safe_counterpart_ = None
         return self._safe_fit(X, y)

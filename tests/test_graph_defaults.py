@@ -870,3 +870,133 @@ def test_tie_falls_back_where_the_fit_missed_many(monkeypatch):
     assert run().fell_back_
     monkeypatch.setitem(fb.TIE_MISS, "tv", None)
     assert not run().fell_back_
+
+
+@pytest.mark.parametrize("Est", [TVRLS, CheegerSVM])
+def test_guard_reads_the_checks_counterparts_once(Est, monkeypatch):
+    # the guard's LapRLS check scores the same folds with the same
+    # candidates on the same rows: it reads the TV check's counterpart
+    # labels (half the SVC fits) and ends exactly as when it fits its own
+    import semisvm._fallback as fb
+    X, y, _ = _nested5()
+    calls = []
+    fit = fb.fit_counterpart
+
+    def counted(*a, **k):
+        calls.append(1)
+        return fit(*a, **k)
+
+    monkeypatch.setattr(fb, "fit_counterpart", counted)
+    shared = _fit(Est(), X, y)
+    n_shared = len(calls)
+    monkeypatch.setattr(fb, "_memo_for", lambda memo, *a: None)
+    calls.clear()
+    own = _fit(Est(), X, y)
+    n_cands = len(fb.supervised_candidates("rbf", int(np.sum(y != -1))))
+    assert shared.laplacian_agreement_ is not None
+    # (plus one fit on all labels where LapRLS's check falls back)
+    assert len(calls) - n_shared == 2 * n_cands
+    assert n_shared - 2 * n_cands in (0, 1)
+    for a in ("laplacian_agreement_", "laplacian_fallback_", "unlabeled_gain_",
+              "fell_back_", "safe_counterpart_"):
+        assert getattr(shared, a) == getattr(own, a), a
+    np.testing.assert_array_equal(shared.transduction_, own.transduction_)
+    np.testing.assert_array_equal(shared.decision_function(X), own.decision_function(X))
+
+
+def test_counterpart_memo_keyed_to_its_rows_labels_and_candidates():
+    import semisvm._fallback as fb
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 3))
+    y = np.r_[np.zeros(10, int), np.ones(10, int), -np.ones(10, int)]
+    classes = np.array([0, 1])
+    names = ("a", "b")
+    memo = {}
+    assert fb._memo_for(None, X, y, classes, names) is None
+    assert fb._memo_for(memo, X, y, classes, names) is memo
+    memo[(0, 0)] = "kept"
+    # the same values in another array: read
+    assert fb._memo_for(memo, X.copy(), y.copy(), classes.copy(), names)[(0, 0)] == "kept"
+    y2 = y.copy()
+    y2[0] = 1
+    X2 = X.copy()
+    X2[3, 1] += 1e-12
+    for args in ((X2, y, classes, names), (X.astype(np.float32), y, classes, names),
+                 (X, y2, classes, names), (X, y, np.array([0.0, 1.0]), names),
+                 (X, y, classes, ("a",))):
+        memo[(0, 0)] = "kept"
+        got = fb._memo_for(memo, *args)
+        assert got is memo and (0, 0) not in got
+        fb._memo_for(memo, X, y, classes, names)
+    import scipy.sparse as sp
+    S = sp.csr_matrix(X)
+    fb._memo_for(memo, S, y, classes, names)
+    memo[(0, 0)] = "kept"
+    assert (0, 0) in fb._memo_for(memo, S, y, classes, names)
+    assert (0, 0) not in fb._memo_for(memo, S.copy(), y, classes, names)
+
+
+def test_direct_svc_fit_is_svc_fit_bit_for_bit():
+    # the check's counterparts skip SVC.fit's validation (LIBSVM's binding
+    # called with SVC.fit's arguments): the same support, dual
+    # coefficients, intercept and width, and the same draw from the global
+    # generator, on problems of the check's shapes
+    import semisvm._fallback as fb
+    fb._DIRECT_SVC.pop("ok", None)
+    np.random.seed(5)
+    assert fb._direct_svc_ok()
+    # (the check itself leaves the global generator alone)
+    assert np.random.randint(1 << 30) == np.random.RandomState(5).randint(1 << 30)
+    rng = np.random.RandomState(1)
+    for t in range(8):
+        n, d = rng.randint(8, 60), rng.randint(1, 12)
+        X = rng.randn(n, d) * rng.choice([1e-3, 1.0, 4.0])
+        if t % 4 == 3:
+            X = X.astype(np.float32)
+        y01 = (X[:, 0] + rng.randn(n) * X[:, 0].std() > 0).astype(np.intp)
+        y01[:2] = [0, 1]
+        for sup in (SVC(C=10.0), SVC(C=10.0, gamma=0.1 + t), SVC(kernel="linear", C=10.0),
+                    fb.RBFWidth(1.0 / 3.0).svc(X)):
+            assert fb._direct_svc_applies(sup, X, y01)
+            np.random.seed(t)
+            got = fb._binary_svc(sup, X, y01)
+            after = np.random.randint(1 << 30)
+            np.random.seed(t)
+            ref = SVC(**sup.get_params()).fit(X, y01)
+            assert np.random.randint(1 << 30) == after
+            np.testing.assert_array_equal(got[0], ref.support_)
+            np.testing.assert_array_equal(got[1], ref.dual_coef_[0])
+            assert got[2] == ref.intercept_[0] and got[3] == ref._gamma
+
+
+def test_direct_svc_off_where_it_does_not_apply(monkeypatch):
+    import scipy.sparse as sp
+
+    import semisvm._fallback as fb
+    rng = np.random.RandomState(0)
+    X = rng.randn(30, 4)
+    y01 = (X[:, 0] > 0).astype(np.intp)
+    assert fb._direct_svc_applies(SVC(), X, y01)
+    for sup, Xa, ya in ((SVC(), sp.csr_matrix(X), y01), (SVC(kernel="poly"), X, y01),
+                        (SVC(class_weight="balanced"), X, y01),
+                        (SVC(), X, np.zeros(30, np.intp))):
+        assert not fb._direct_svc_applies(sup, Xa, ya)
+    # sparse rows and an off switch take SVC.fit: the same check outcome
+    X, y, _ = _nested5()
+    a = _fit(TVRLS(), X, y)
+    monkeypatch.setitem(fb._DIRECT_SVC, "ok", False)
+    calls = []
+    direct = fb._direct_svc
+    monkeypatch.setattr(fb, "_direct_svc", lambda *a: calls.append(1) or direct(*a))
+    b = _fit(TVRLS(), X, y)
+    assert not calls
+    assert (a.unlabeled_gain_, a.fell_back_, a.laplacian_agreement_) == (
+        b.unlabeled_gain_, b.fell_back_, b.laplacian_agreement_)
+    np.testing.assert_array_equal(a.safe_scores_[0], b.safe_scores_[0])
+    np.testing.assert_array_equal(a.transduction_, b.transduction_)
+    np.testing.assert_array_equal(a.decision_function(X), b.decision_function(X))
+    # a check that finds a difference turns the path off
+    monkeypatch.delitem(fb._DIRECT_SVC, "ok")
+    monkeypatch.setattr(fb, "_direct_svc", lambda sup, X, y01: (
+        None if X.dtype == np.float32 else direct(sup, X, y01)))
+    assert not fb._direct_svc_ok()
