@@ -83,6 +83,7 @@ from __future__ import annotations
 
 import logging
 import numbers
+import threading
 import warnings
 
 import numpy as np
@@ -542,10 +543,13 @@ def _binary_svc(sup, X, y01):
     the same arrays bit for bit, checked once per process against
     ``SVC.fit`` (:func:`_direct_svc_ok`; otherwise, and for anything else,
     ``SVC.fit`` itself)."""
-    if _direct_svc_applies(sup, X, y01) and _direct_svc_ok():
-        got = _direct_svc(sup, X, y01)
-        if got is not None:
-            return got
+    try:
+        got = (_direct_svc(sup, X, y01)
+               if _direct_svc_applies(sup, X, y01) and _direct_svc_ok() else None)
+    except Exception:     # noqa: BLE001 - another scikit-learn: SVC.fit itself
+        got = None
+    if got is not None:
+        return got
     svc = sup.__class__(**sup.get_params()).fit(X, y01)
     # scikit-learn: decision > 0 is classes_[1] = 1
     dual = svc.dual_coef_        # a 1 x n_sv sparse row when X is sparse
@@ -563,10 +567,10 @@ def _direct_svc_applies(sup, X, y01):
     if type(sup) is not SVC or sp.issparse(X) or not isinstance(X, np.ndarray):
         return False
     p = sup.get_params()
-    return (p["kernel"] in ("rbf", "linear") and p["class_weight"] is None
-            and p["probability"] in (False, "deprecated") and X.ndim == 2
+    return (p.get("kernel") in ("rbf", "linear") and p.get("class_weight") is None
+            and p.get("probability", False) in (False, "deprecated") and X.ndim == 2
             and X.shape[0] == y01.shape[0] and X.shape[1] > 0
-            and isinstance(p["gamma"], (str, numbers.Real))
+            and isinstance(p.get("gamma"), (str, numbers.Real))
             and (not isinstance(p["gamma"], str) or p["gamma"] in ("scale", "auto"))
             and np.count_nonzero(y01) not in (0, y01.shape[0]))
 
@@ -606,44 +610,44 @@ def _direct_svc(sup, X, y01):
 
 
 _DIRECT_SVC = {}
+_DIRECT_SVC_LOCK = threading.Lock()
 
 
 def _direct_svc_ok():
     """Whether :func:`_direct_svc` gives ``SVC.fit``'s arrays, bit for bit,
-    with this scikit-learn (checked once per process on small problems:
-    both kernels, widths "scale" and given, a float32 X; any error or
-    difference turns the direct path off)."""
-    if "ok" not in _DIRECT_SVC:
-        _DIRECT_SVC["ok"] = False
-        # (the global generator left as it was: SVC.fit draws from it)
-        outer = np.random.get_state()
-        try:
-            from sklearn.svm import SVC
-            rng = np.random.RandomState(0)
-            X = rng.randn(40, 3)
-            y01 = (X[:, 0] + 0.5 * rng.randn(40) > 0).astype(np.intp)
-            ok = True
-            for sup, Xc in ((SVC(C=10.0), X), (SVC(C=10.0, gamma=0.37), X),
-                            (SVC(kernel="linear", C=10.0), X),
-                            (SVC(C=1.0), X.astype(np.float32))):
-                state = np.random.get_state()
-                a = _direct_svc(sup, Xc, y01)
-                after_direct = np.random.get_state()
-                np.random.set_state(state)
-                ref = SVC(**sup.get_params()).fit(Xc, y01)
-                after_ref = np.random.get_state()
-                ok = ok and a is not None and (
-                    np.array_equal(a[0], ref.support_)
+    with this scikit-learn (checked once per process, under a lock, on small
+    problems: both kernels, widths "scale" and given, a float32 X; any error
+    or difference turns the direct path off). The check's fits seed LIBSVM
+    from ``random_state=0``: NumPy's global generator is never touched (with
+    ``random_state=None`` both draw the seed from it by the same call)."""
+    if "ok" in _DIRECT_SVC:
+        return _DIRECT_SVC["ok"]
+    with _DIRECT_SVC_LOCK:
+        if "ok" not in _DIRECT_SVC:
+            _DIRECT_SVC["ok"] = _direct_svc_check()
+    return _DIRECT_SVC["ok"]
+
+
+def _direct_svc_check():
+    try:
+        from sklearn.svm import SVC
+        rng = np.random.RandomState(0)
+        X = rng.randn(40, 3)
+        y01 = (X[:, 0] + 0.5 * rng.randn(40) > 0).astype(np.intp)
+        for sup, Xc in ((SVC(C=10.0, random_state=0), X),
+                        (SVC(C=10.0, gamma=0.37, random_state=0), X),
+                        (SVC(kernel="linear", C=10.0, random_state=0), X),
+                        (SVC(C=1.0, random_state=0), X.astype(np.float32))):
+            a = _direct_svc(sup, Xc, y01)
+            ref = SVC(**sup.get_params()).fit(Xc, y01)
+            if not (a is not None and np.array_equal(a[0], ref.support_)
                     and np.array_equal(a[1], ref.dual_coef_[0])
                     and a[2] == float(ref.intercept_[0])
-                    and a[3] == float(ref._gamma)
-                    and all(np.array_equal(u, v) for u, v in zip(after_direct, after_ref)))
-            _DIRECT_SVC["ok"] = bool(ok)
-        except Exception:     # noqa: BLE001 - any failure: SVC.fit itself
-            _DIRECT_SVC["ok"] = False
-        finally:
-            np.random.set_state(outer)
-    return _DIRECT_SVC["ok"]
+                    and a[3] == float(ref._gamma)):
+                return False
+        return True
+    except Exception:     # noqa: BLE001 - any failure: SVC.fit itself
+        return False
 
 
 _DECIDE_BLOCK = 1 << 24

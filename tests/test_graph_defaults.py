@@ -1000,3 +1000,44 @@ def test_direct_svc_off_where_it_does_not_apply(monkeypatch):
     monkeypatch.setattr(fb, "_direct_svc", lambda sup, X, y01: (
         None if X.dtype == np.float32 else direct(sup, X, y01)))
     assert not fb._direct_svc_ok()
+
+
+def test_direct_svc_falls_back_to_svc_fit_on_any_failure(monkeypatch):
+    # another scikit-learn: a parameter gone from get_params (probability is
+    # deprecated) or a binding that raises must reach SVC.fit, never the user
+    import semisvm._fallback as fb
+    rng = np.random.RandomState(0)
+    X = rng.randn(30, 4)
+    y01 = (X[:, 0] + 0.3 * rng.randn(30) > 0).astype(np.intp)
+    np.random.seed(3)
+    want = fb._binary_svc(SVC(C=10.0), X, y01)
+    real = SVC.get_params
+    monkeypatch.setattr(SVC, "get_params", lambda self, deep=True: {
+        k: v for k, v in real(self, deep).items() if k != "probability"})
+    assert fb._direct_svc_applies(SVC(C=10.0), X, y01)
+    monkeypatch.setattr(fb, "_direct_svc", lambda *a: 1 / 0)   # the binding raises
+    monkeypatch.setitem(fb._DIRECT_SVC, "ok", True)
+    np.random.seed(3)
+    got = fb._binary_svc(SVC(C=10.0), X, y01)
+    for a, b in zip(got, want):
+        np.testing.assert_array_equal(a, b)
+    # and the once-per-process check turns the path off
+    monkeypatch.delitem(fb._DIRECT_SVC, "ok")
+    assert not fb._direct_svc_ok()
+
+
+def test_direct_svc_check_once_under_threads(monkeypatch):
+    # two fits in two threads: the check runs once, and never touches NumPy's
+    # global generator (another thread's draws are left alone)
+    from concurrent.futures import ThreadPoolExecutor
+
+    import semisvm._fallback as fb
+    monkeypatch.delitem(fb._DIRECT_SVC, "ok", raising=False)
+    runs = []
+    check = fb._direct_svc_check
+    monkeypatch.setattr(fb, "_direct_svc_check", lambda: runs.append(1) or check())
+    np.random.seed(11)
+    with ThreadPoolExecutor(4) as pool:
+        oks = list(pool.map(lambda _: fb._direct_svc_ok(), range(8)))
+    assert oks == [True] * 8 and runs == [1]
+    assert np.random.randint(1 << 30) == np.random.RandomState(11).randint(1 << 30)
