@@ -86,12 +86,17 @@ LABEL_TOL = 0.01
 SCALE_LABEL_TOL = 0.001
 # ... and on more than FOLD_BUDGET_MIN_ROWS rows such a fold (its held-out
 # rows watched) stops after at most FOLD_MAX_ITER_SCALE outer iterations,
-# taken as settled: its held-out labels are near their last values by then
-# while its unlabeled labels still move on the large graph (10 classes, 10
-# labels per class, 50 features, held-out rows right per fold at each outer
-# iteration: 300k rows 26 39 46 48 | 47 49 49 49 and 25 38 45 48 | 48 48;
-# 1M rows: 9 + 9 iterations, ~270 of the fit's 673 CPU s). Below it the
-# folds keep their stop rule (100k rows: 7 + 5 iterations, 11.5 CPU s)
+# taken as settled: its held-out labels are then near their last values
+# while its unlabeled labels still move on the large graph. 10 classes, 10
+# labels per class, 50 features (bench/bench_graph_tv_scale.py), held-out
+# rows right of 50 per fold at each outer iteration (| the budget):
+# 300k rows 26 39 46 48 | 47 49 49 49 and 25 38 45 48 | 48 48 (97 -> 96 of
+# 100 against the SVC's 78, folds 40 -> 27 CPU s); 1M rows 22 44 45 47 |
+# 48 48 50 50 50 and 22 41 45 44 | 46 48 49 49 49 (99 -> 91 against 80;
+# folds 220 CPU s, 9 + 9 iterations, of the fit's 637). A later budget
+# reads more of the last value (1M: 94 after 5, 96 after 6) at ~12 CPU s
+# per fold iteration there. Below it the folds keep their stop rule (100k
+# rows: 7 + 5 iterations, 11.5 CPU s, 98 of 100; after 4: 97)
 FOLD_BUDGET_MIN_ROWS = 200_000
 FOLD_MAX_ITER_SCALE = 4
 # the safe="auto" check's two fold solves run side by side on two threads
