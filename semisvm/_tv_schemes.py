@@ -200,9 +200,12 @@ class TVSchemeMixin:
         # of bench/_suite.py), and a fold stopped earlier (n_stable 5 or 8)
         # turned 5 (resp. 1) of 18 check decisions there, each for the worse
         stop_tol, n_stable = self._stop(y.shape[0], folds=not binary)
+        # a large check fold's budget (_tv_check.FOLD_MAX_ITER_SCALE)
+        budget = getattr(self, "_fold_budget", None)
+        max_iter = self.max_iter if budget is None else min(self.max_iter, budget)
         kw = dict(loss=self._loss, lam=self.lam, eta=eta, r1=self.r1,
                   r2=self.r2, r=self.r, tol=stop_tol, n_stable=n_stable,
-                  label_tol=self._label_tol(y.shape[0]), max_iter=self.max_iter,
+                  label_tol=self._label_tol(y.shape[0]), max_iter=max_iter,
                   rof_tol=self.rof_tol, rof_max_iter=self.rof_max_iter,
                   verbose=bool(self.verbose), Z=Z, nugget=nugget,
                   n_jobs=self.n_jobs, _cache=getattr(self, "_solve_cache", None),
@@ -267,7 +270,10 @@ class TVSchemeMixin:
         tol = 0.1 if self.conflict_tol is None else self.conflict_tol
         c = self.classes_.shape[0]
         share = np.bincount(res.labels, minlength=c).min() / (y.shape[0] / c)
-        if res.converged and res.label_conflict <= tol and share >= PENALTY_MIN_SHARE:
+        # (a large check fold that used its budget counts as settled)
+        budget = getattr(self, "_fold_budget", None)
+        settled = res.converged or (budget is not None and res.n_iter >= budget)
+        if settled and res.label_conflict <= tol and share >= PENALTY_MIN_SHARE:
             return res
         if kw["Z"] is not None and getattr(self, "_exact_rows", None) is not None:
             # [NP] the augmented iteration needs the exact kernel (with 500

@@ -591,6 +591,59 @@ def test_fold_stop_watches_held_out_rows_both_sides(Est, n_classes, above,
     assert not np.any(a & b)
 
 
+@pytest.mark.parametrize("above", [True, False])
+@pytest.mark.parametrize("Est,n_classes", [(TVRLS, 3), (TVSVM, 3), (TVRLS, 2)])
+def test_fold_budget_both_sides(Est, n_classes, above, monkeypatch):
+    # the safe="auto" check's watched fold solves (more than two classes
+    # above SCALE_MIN_ROWS) on more than FOLD_BUDGET_MIN_ROWS rows stop after
+    # FOLD_MAX_ITER_SCALE outer iterations, taken as settled (the penalty
+    # iteration kept: no augmented solve after it); below it, with two
+    # classes, and in the fit itself: no budget; the fit keeps its bits
+    import semisvm._tv_check as tv_check
+    import semisvm.graph_tv as gt
+    X, y, _ = _blobs(n=80, n_classes=n_classes, per_class=6)
+    monkeypatch.setattr(tv_check, "SCALE_MIN_ROWS", 79)
+    monkeypatch.setattr(tv_check, "FOLD_MIN_ROWS", 79)
+    monkeypatch.setattr(tv_check, "FOLD_BUDGET_MIN_ROWS", 79 if above else 80)
+    monkeypatch.setattr(tv_check, "FOLD_MAX_ITER_SCALE", 2)
+    seen = []
+    f = gt.graph_tv
+
+    def solve(*a, **k):
+        res = f(*a, **k)
+        share = np.bincount(res.labels, minlength=n_classes).min() * n_classes / 80
+        seen.append((k.get("scheme"), k.get("max_iter"), k.get("_watch") is not None,
+                     res.n_iter, res.status,
+                     (res.label_conflict or 0.0) <= 0.1 and share >= 0.25))
+        return res
+    monkeypatch.setattr(gt, "graph_tv", solve)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fit = Est(safe=False, max_iter=30).fit(X, y)
+        n_fit = len(seen)
+        checked = Est(max_iter=30).fit(X, y)
+    assert checked.safe_check_.startswith("two folds")
+    np.testing.assert_array_equal(checked.result_.decision, fit.result_.decision)
+    assert seen[:n_fit] == seen[n_fit:2 * n_fit]
+    folds = seen[2 * n_fit:]
+    assert folds
+    if not (above and n_classes > 2):
+        # (the penalty iteration's own budget, PENALTY_BUDGET, is above 30)
+        assert all(m == 30 for _, m, *_ in folds)
+        return
+    # each fold's solves watched and within the budget; a penalty solve that
+    # used it with the labels and classes in order is kept (the next solve
+    # is the other fold's penalty solve, not the augmented iteration)
+    assert all(m == 2 and w and it <= 2 for _, m, w, it, _, _ in folds)
+    assert [s for s, *_ in folds].count("penalty") == 2
+    kept = [i for i, (s, _, _, it, st, ok) in enumerate(folds)
+            if s == "penalty" and it == 2 and st == "max_iter" and ok]
+    assert kept
+    for i in kept:
+        assert i + 1 == len(folds) or folds[i + 1][0] == "penalty"
+    assert checked.unlabeled_gain_ is not None
+
+
 def test_watch_rows_stop_rule():
     # graph_tv's _watch: rows all unchanged also make an iteration quiet;
     # the unlabeled rows as given are the default's bits (label_tol 0: the
