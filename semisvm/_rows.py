@@ -118,9 +118,13 @@ def mfn_loop(B, w, lam, *, tol, max_iter, cg_max_iter, cold_start, rel_tol,
 
     Cold start: until the first self-consistent point each CGLS solve stops
     once its residual fell by the factor ``forcing`` from its seeded start (an
-    inexact Newton step, as LIBLINEAR's truncated Newton); from then on every
+    inexact Newton step); ``forcing`` < 0: once CG's last iteration decreased
+    the quadratic model by at most ``-forcing / i`` times its decrease since
+    the seed (i the iterations; the test of LIBLINEAR's truncated Newton
+    solver, see :func:`semisvm._core._cgls.cgls`); from then on every
     solve runs to ``tol``, and finite termination needs one such solve whose
-    active set is unchanged.
+    active set is unchanged. The backend's ``prec_mix`` (< 0: the
+    default) weighs the preconditioner's diagonal.
 
     ``grad_tol`` > 0 adds LIBLINEAR's test (its ``-e`` times its
     ``max(min(n+, n-), 1) / n``, applied by the caller): stop when
@@ -287,6 +291,9 @@ class LocalRows:
     # weight or target changed (rows leaving the active set subtract their
     # outer products); False: each step builds it from all active rows
     keep_normal = True
+    # the CG preconditioner's weight of diag(X_J' A X_J) (< 0: _cgls's
+    # PREC_MIX; see semisvm._core._cgls.cgls)
+    prec_mix = -1.0
 
     def __init__(self, X, bias_scale, cpos, cneg, n_threads=1):
         self.X = X
@@ -410,7 +417,8 @@ class LocalRows:
             self.X, self.s, self.active, self.n_act, self.a, self.t, lam, wbar,
             self.o, self.obar, tol, eta, max_iter, self.direct, self.z, self.q,
             self.r, self.p, self.sv, self.minv, self.tbuf, H, b, self.n_threads,
-            self.one_pass, gstop2, self.blocked, *hk, self._h_valid)
+            self.one_pass, gstop2, self.blocked, *hk, self._h_valid,
+            self.prec_mix)
         self._h_valid = self.direct and self.keep_normal
         return status, n_iter
 
@@ -481,7 +489,7 @@ class LocalRows:
             keep, *old, given,
             *(self._kept_normal_state(direct) or ()),
             n_carried=self.n_carried if given else 0,
-            carry_max=self.carry_period - 1)
+            carry_max=self.carry_period - 1, prec_mix=self.prec_mix)
         n_iter, status, F, swapped, self.events = out[:5]
         if keep is not None:
             self._kept = bool(out[5])
@@ -496,7 +504,7 @@ class LocalRows:
 
 
 def cgls_twin(prod, rhs, r0, diag, beta, lam, tol, eta, max_iter, gstop2=0.0,
-              info=None):
+              info=None, prec_mix=-1.0):
     """The compiled CGLS (:func:`semisvm._core._cgls.cgls`) driven from Python.
 
     Solves ``(lam I + X_J' A X_J) beta = X_J' A t`` seeded with ``beta``
@@ -510,7 +518,8 @@ def cgls_twin(prod, rhs, r0, diag, beta, lam, tol, eta, max_iter, gstop2=0.0,
     agree to rounding (the compiled loop's default one-pass form follows the
     same recurrence). Returns ``(status, n_iter)`` (1 tol, 2 forcing, 0 cap,
     3 seed residual norm^2 <= ``gstop2`` > 0: ``beta`` unchanged); ``info``
-    (a dict) receives ``gnorm2``, the seed residual's squared norm.
+    (a dict) receives ``gnorm2``, the seed residual's squared norm. ``eta``
+    < 0: the model-decrease test; ``prec_mix`` < 0: the default weight.
     """
     dt = beta.dtype.type
     lam_f = dt(lam)
@@ -519,7 +528,8 @@ def cgls_twin(prod, rhs, r0, diag, beta, lam, tol, eta, max_iter, gstop2=0.0,
     eta = float(dt(eta))
     bnorm2 = float(np.dot(rhs, rhs))
     tol2 = tol * tol * (bnorm2 if bnorm2 > 0 else 1.0)
-    minv = (1.0 / (lam + _PREC_MIX * diag.astype(np.float64))).astype(beta.dtype)
+    mix = prec_mix if prec_mix >= 0 else _PREC_MIX
+    minv = (1.0 / (lam + mix * diag.astype(np.float64))).astype(beta.dtype)
     # r = X_J' A (t - o) - lam beta ; s = M^-1 r ; p = s
     r = r0 - lam_f * beta
     s = minv * r
@@ -530,7 +540,8 @@ def cgls_twin(prod, rhs, r0, diag, beta, lam, tol, eta, max_iter, gstop2=0.0,
     if gstop2 > 0 and omega_z <= gstop2:
         return 3, 0
     rho = float(np.dot(r, s))
-    force2 = eta * eta * omega_z
+    force2 = eta * eta * omega_z if eta > 0 else 0.0
+    qtol, qsum = (-eta if eta < 0 else 0.0), 0.0
     if omega_z <= tol2:
         return 1, 0
     for it in range(1, max_iter + 1):
@@ -545,6 +556,12 @@ def cgls_twin(prod, rhs, r0, diag, beta, lam, tol, eta, max_iter, gstop2=0.0,
             return 1, it
         if omega_z <= force2:
             return 2, it
+        if qtol > 0:
+            # the model's decrease this iteration against qtol times its mean
+            dq = 0.5 * (rho / (lam * pp + qaq)) * rho
+            qsum += dq
+            if it * dq <= qtol * qsum:
+                return 2, it
         s = minv * r
         rho_new = float(np.dot(r, s))
         p = s + dt(rho_new / rho) * p

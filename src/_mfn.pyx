@@ -504,7 +504,8 @@ cdef int _newton_point(RowData X, floating bias_scale, const int *active,
                        floating *keep=NULL, bint given=False,
                        double *H0=NULL, double *b0=NULL,
                        floating *a_prev=NULL, floating *t_prev=NULL,
-                       int *rows=NULL, bint *valid=NULL) noexcept nogil:
+                       int *rows=NULL, bint *valid=NULL,
+                       double prec_mix=-1.0) noexcept nogil:
     """The body of :func:`newton_point` (n >= 1); returns the status (3:
     the CG seed's gradient norm^2, stored in ``gnorm2``, is <= ``gstop2``;
     nothing was changed). ``gnorm2`` gets -1 after a Cholesky step. ``H0``
@@ -527,7 +528,8 @@ cdef int _newton_point(RowData X, floating bias_scale, const int *active,
         status = cgls(X, bias_scale, active, n_act, a, t, <floating> lam,
                       wbar, obar, <floating> tol, <floating> eta, max_iter,
                       z, q, r, p, s, minv, tbuf, tbuf_len, n_threads, n_iter,
-                      one_pass, gstop2, gnorm2, blocked, keep, given)
+                      one_pass, gstop2, gnorm2, blocked, keep, given,
+                      prec_mix)
         if status == 3 or status == 4:
             return status  # 4: interrupted (the exception is left set)
     # outputs of wbar on the inactive rows (one value per row: the same
@@ -746,15 +748,17 @@ def newton_point(RowData X, double bias_scale, const int[::1] active,
                  bint one_pass=True, double gstop2=0.0, bint blocked=True,
                  double[::1] H0=None, double[::1] b0=None,
                  floating[::1] a_prev=None, floating[::1] t_prev=None,
-                 int[::1] rows=None, bint valid=False):
+                 int[::1] rows=None, bint valid=False,
+                 double prec_mix=-1.0):
     """Newton point of the active rows, in place on ``wbar`` (seeded) and
     ``obar`` (its outputs on all rows).
 
     By Cholesky when ``direct`` (``H`` (d+1)^2 and ``b`` d+1 float64 work),
     falling back to CGLS if the factorisation fails; else by the seeded,
     preconditioned CGLS of :mod:`semisvm._core._cgls` (tolerance ``tol``,
-    forcing term ``eta``, ``max_iter`` iterations), which keeps obar = X wbar
-    on the active rows. ``z``/``q`` (n) and ``r``/``p``/``s``/``minv`` (d+1),
+    forcing term ``eta``, < 0 the model-decrease test, ``max_iter``
+    iterations, preconditioner weight ``prec_mix``, < 0 the default), which
+    keeps obar = X wbar on the active rows. ``z``/``q`` (n) and ``r``/``p``/``s``/``minv`` (d+1),
     ``tbuf`` (the row blocks' slices: ``slice_buffer_len(X)`` entries, or
     fewer to let each solve allocate its own) are work arrays.
     ``one_pass``: CG's product in one pass over the rows (else CGLS's two).
@@ -812,7 +816,7 @@ def newton_point(RowData X, double bias_scale, const int[::1] active,
                                &a_prev[0] if h0 != NULL else NULL,
                                &t_prev[0] if h0 != NULL else NULL,
                                &rows[0] if h0 != NULL else NULL,
-                               &kept_valid)
+                               &kept_valid, prec_mix)
     if status == 4:
         reraise()
     return status, n_iter, gn2
@@ -885,7 +889,8 @@ def mfn_run(RowData X, double bias_scale, floating[::1] w, double lam,
             floating[::1] a_old=None, floating[::1] t_old=None,
             bint given=False, double[::1] H0=None, double[::1] b0=None,
             floating[::1] a_prev=None, floating[::1] t_prev=None,
-            int[::1] rows=None, int n_carried=0, int carry_max=-1):
+            int[::1] rows=None, int n_carried=0, int carry_max=-1,
+            double prec_mix=-1.0):
     """The whole L2-SVM-MFN outer loop of ``semisvm._rows.mfn_loop`` in one
     call, for the in-memory backend: the same steps (the kernels above) in
     the same order, without the GIL.
@@ -896,7 +901,8 @@ def mfn_run(RowData X, double bias_scale, floating[::1] w, double lam,
     line search, as the Python loop's backend does). ``lam``, ``tol`` and
     ``eta`` come
     rounded to the data's precision, ``eta`` the cold-start forcing term (0
-    for a warm start). ``hobj`` (max_iter + 1, ``hobj[0]`` the objective at
+    for a warm start; < 0 the model-decrease test of ``_cgls.cgls``);
+    ``prec_mix`` the preconditioner's weight (< 0: ``_cgls``'s default). ``hobj`` (max_iter + 1, ``hobj[0]`` the objective at
     w), ``hcg`` and ``hact`` (max_iter) receive the histories (shorter
     ones, nh + 1 and nh entries, keep the first nh iterations, hcg's last
     entry adding up the CG iterations of the later ones). Returns
@@ -1056,7 +1062,7 @@ def mfn_run(RowData X, double bias_scale, floating[::1] w, double lam,
                 &H[0] if direct else NULL, &b[0] if direct else NULL,
                 n_threads, &cg_iter, one_pass, gstop2, &gn2, blocked,
                 kp if not direct else NULL, carry, h0,
-                bk, ap, tp, rw, &h_valid)
+                bk, ap, tp, rw, &h_valid, prec_mix)
             if it <= nh:
                 hcg[it - 1] = cg_iter
             else:
