@@ -758,7 +758,8 @@ def newton_point(RowData X, double bias_scale, const int[::1] active,
     preconditioned CGLS of :mod:`semisvm._core._cgls` (tolerance ``tol``,
     forcing term ``eta``, < 0 the model-decrease test, ``max_iter``
     iterations, preconditioner weight ``prec_mix``, < 0 the default), which
-    keeps obar = X wbar on the active rows. ``z``/``q`` (n) and ``r``/``p``/``s``/``minv`` (d+1),
+    keeps obar = X wbar on the active rows. ``z``/``q`` (n) and
+    ``r``/``p``/``s``/``minv`` (d+1),
     ``tbuf`` (the row blocks' slices: ``slice_buffer_len(X)`` entries, or
     fewer to let each solve allocate its own) are work arrays.
     ``one_pass``: CG's product in one pass over the rows (else CGLS's two).
@@ -902,7 +903,8 @@ def mfn_run(RowData X, double bias_scale, floating[::1] w, double lam,
     ``eta`` come
     rounded to the data's precision, ``eta`` the cold-start forcing term (0
     for a warm start; < 0 the model-decrease test of ``_cgls.cgls``);
-    ``prec_mix`` the preconditioner's weight (< 0: ``_cgls``'s default). ``hobj`` (max_iter + 1, ``hobj[0]`` the objective at
+    ``prec_mix`` the preconditioner's weight (< 0: ``_cgls``'s default).
+    ``hobj`` (max_iter + 1, ``hobj[0]`` the objective at
     w), ``hcg`` and ``hact`` (max_iter) receive the histories (shorter
     ones, nh + 1 and nh entries, keep the first nh iterations, hcg's last
     entry adding up the CG iterations of the later ones). Returns
