@@ -946,8 +946,9 @@ def _cgls_py(RowData X, double bias_scale, const int[::1] active,
              const floating[::1] a, const floating[::1] t, double lam,
              floating[::1] beta, floating[::1] o, double tol, int max_iter,
              double eta=0.0, int n_threads=1, bint one_pass=True,
-             double gstop2=0.0, slices="kept"):
-    """Test hook: run :c:func:`cgls` in place on ``beta`` and ``o``.
+             double gstop2=0.0, slices="kept", double prec_mix=-1.0):
+    """Test hook: run :c:func:`cgls` in place on ``beta`` and ``o``
+    (``eta`` < 0: the model-decrease test; ``prec_mix``: see ``cgls``).
 
     Returns ``(status, n_iter)`` (status 1: tol reached, 2: forcing term
     ``eta`` reached, 0: ``max_iter`` used, 3: seed gradient below ``gstop2``).
@@ -988,7 +989,8 @@ def _cgls_py(RowData X, double bias_scale, const int[::1] active,
                       &o[0], <floating> tol, <floating> eta, max_iter, &z[0],
                       &q[0], &r[0], &p[0], &s[0], &minv[0],
                       &tbuf[0] if kept else NULL, tlen, n_threads,
-                      &n_iter, one_pass, gstop2)
+                      &n_iter, one_pass, gstop2, NULL, True, NULL, False,
+                      prec_mix)
     if status == 4:
         reraise()
     return status, n_iter
