@@ -108,6 +108,18 @@ def l2svm_mfn(X, y, *, lam=1.0, costs=None, w0=None, fit_intercept=True,
     ``-e``), when that set of rows no longer changes (finite termination), on
     a relative objective decrease below ``rel_tol``, or after ``max_iter``.
 
+    Until the first self-consistent point each CG solve is inexact. With
+    the gradient test on, on problems of at least 1,000,000 stored entries
+    (in memory or on Dask workers), a solve stops once its last iteration
+    decreased the quadratic model by at most 0.05 / i times its decrease
+    so far (i its iterations: the test of LIBLINEAR's Newton solver), CG is
+    preconditioned by the diagonal of the Newton system, and in float64
+    each Newton step's CG takes its setup sums from the step before (updated
+    for the rows that entered or left the active set) instead of a pass
+    over the rows. Otherwise (smaller problems, ``grad_tol=0``) a solve
+    stops once its residual fell tenfold, with LIBLINEAR's preconditioner
+    (0.01 of that diagonal mixed into ``lam I``).
+
     Parameters
     ----------
     X : {ndarray, sparse matrix} of shape (n_samples, n_features)
@@ -169,8 +181,9 @@ def l2svm_mfn(X, y, *, lam=1.0, costs=None, w0=None, fit_intercept=True,
         ``train -s 2 -e grad_tol``'s test exactly (F is ``lam`` times its
         objective, and the test is scale-free), so the default 0.01 is
         LIBLINEAR's default; measured in ``bench/bench_linear_mfn.py``, MFN
-        then reaches an objective at or below LIBLINEAR's default one in
-        about half its time. The test is made on each CG solve's seeded
+        then reaches an objective at or below LIBLINEAR's default one in a
+        third to a half of its time (text-like rows, 60,000 to 1,000,000;
+        see the CG rule above). The test is made on each CG solve's seeded
         residual (which is -grad F(w)), at no extra cost; with Cholesky
         steps (``newton``), which are exact, it is not made. 0 turns it off:
         MFN then runs to finite termination with every CGLS solve to ``tol``
@@ -397,7 +410,8 @@ class LinearSVM(LinearDecisionMixin, ClassifierMixin, BaseEstimator):
         ||grad F(0)||`` (``train -s 2 -e grad_tol``'s test; F is ``lam``
         times its objective and the test is scale-free). The default is
         LIBLINEAR's default; MFN reaches an objective at or below LIBLINEAR's
-        there in about half its time (``bench/bench_linear_mfn.py``). Smaller
+        there in a third to a half of its time on text-like problems of
+        60,000 to 1,000,000 rows (``bench/bench_linear_mfn.py``). Smaller
         values match LIBLINEAR's smaller ``-e``; 0 runs MFN to finite
         termination (every solve to ``tol``). Not used with Cholesky steps
         (exact Newton steps, finite termination in a few iterations).
