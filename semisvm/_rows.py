@@ -113,7 +113,7 @@ def _fmt_bytes(b):
 
 def mfn_loop(B, w, lam, *, tol, max_iter, cg_max_iter, cold_start, rel_tol,
              forcing=0.1, direct=False, verbose=False, label="MFN",
-             grad_tol=0.0):
+             grad_tol=0.0, grad_decrease=-1.0):
     """Run L2-SVM-MFN from ``w`` (d+1, updated in place) over backend ``B``.
 
     Cold start: until the first self-consistent point each CGLS solve stops
@@ -130,7 +130,11 @@ def mfn_loop(B, w, lam, *, tol, max_iter, cg_max_iter, cold_start, rel_tol,
     ``max(min(n+, n-), 1) / n``, applied by the caller): stop when
     ||grad F(w)|| <= grad_tol ||grad F(w_start)||, made on each CG solve's
     seed (whose residual is -grad F(w)), w_start's the first seed's (with
-    Cholesky steps, exact ones, the test is not made).
+    Cholesky steps, exact ones, the test is not made); ``grad_decrease``
+    >= 0: only on the seeds of iterations whose predecessor decreased F by
+    at most ``grad_decrease`` relative (a large last step leaves the active
+    set, and so the point's objective, less settled than its gradient
+    says).
 
     ``direct``: Cholesky steps; one whose decrease of F is below
     ``rel_tol`` (where the loop would stop: lam I + X_J' A X_J too
@@ -159,13 +163,15 @@ def mfn_loop(B, w, lam, *, tol, max_iter, cg_max_iter, cold_start, rel_tol,
         # the same loop in one compiled call (in memory, nothing to log)
         n_iter, status, F = B.run(w, lam, tol, eta, max_iter, cg_max_iter,
                                   loose, rel_tol, direct, hobj, hcg, hact,
-                                  grad_tol=grad_tol)
+                                  grad_tol=grad_tol,
+                                  grad_decrease=grad_decrease)
         return _histories(n_iter, status, F, hobj, hcg, hact)
     F = 0.5 * lam * float(np.dot(w, w)) + B.reset(w)
     hobj[0] = F
     status, n_iter = STATUS_MAX_ITER, 0
     wbar = np.empty_like(w)
     gstop2 = 0.0
+    dec = 0.0       # the last iteration's relative decrease of F
     for it in range(1, max_iter + 1):
         n_iter = it
         rt0, by0 = B.round_trips, B.bytes_moved
@@ -174,8 +180,9 @@ def mfn_loop(B, w, lam, *, tol, max_iter, cg_max_iter, cold_start, rel_tol,
             hact[it - 1] = act
         # Newton point, seeded with w
         wbar[:] = w
+        test = grad_decrease < 0 or dec <= grad_decrease
         cg_status, cg_iter = B.newton_point(wbar, lam, tol, eta, cg_max_iter,
-                                            gstop2=gstop2)
+                                            gstop2=gstop2 if test else 0.0)
         hcg[min(it, nh) - 1] += cg_iter
         if cg_status == 3:
             # ||grad F(w)|| <= grad_tol ||grad F(w_start)||: w stays
@@ -187,7 +194,9 @@ def mfn_loop(B, w, lam, *, tol, max_iter, cg_max_iter, cold_start, rel_tol,
         if B.same_state():
             # finite termination: the active terms are unchanged at wbar
             w[:] = wbar
-            F = 0.5 * lam * float(np.dot(w, w)) + B.accept()
+            F_new = 0.5 * lam * float(np.dot(w, w)) + B.accept()
+            dec = (F - F_new) / abs(F_new) if F_new != 0 else 0.0
+            F = F_new
             if it <= nh:
                 hobj[it] = F
             _log(verbose, B, label, it, F, act, cg_iter, rt0, by0)
@@ -205,6 +214,7 @@ def mfn_loop(B, w, lam, *, tol, max_iter, cg_max_iter, cold_start, rel_tol,
         if it <= nh:
             hobj[it] = F_new
         _log(verbose, B, label, it, F_new, act, cg_iter, rt0, by0)
+        dec = (F - F_new) / abs(F_new) if F_new != 0 else 0.0
         if F - F_new <= rel_tol * abs(F_new):
             F = F_new
             if direct:
@@ -448,7 +458,7 @@ class LocalRows:
         return self.n > 0
 
     def run(self, w, lam, tol, eta, max_iter, cg_max_iter, loose, rel_tol,
-            direct, hobj, hcg, hact, grad_tol=0.0):
+            direct, hobj, hcg, hact, grad_tol=0.0, grad_decrease=-1.0):
         """:func:`mfn_loop` from ``reset(w)`` on, in one compiled call
         (:func:`semisvm._core._mfn.mfn_run`: the same kernels in the same
         order); returns ``(n_iter, status, F)``."""
@@ -489,7 +499,8 @@ class LocalRows:
             keep, *old, given,
             *(self._kept_normal_state(direct) or ()),
             n_carried=self.n_carried if given else 0,
-            carry_max=self.carry_period - 1, prec_mix=self.prec_mix)
+            carry_max=self.carry_period - 1, prec_mix=self.prec_mix,
+            grad_decrease=grad_decrease)
         n_iter, status, F, swapped, self.events = out[:5]
         if keep is not None:
             self._kept = bool(out[5])
@@ -688,7 +699,7 @@ def use_direct_stats(stats, d, newton):
 
 def run_mfn(rows, lam, w, *, tol, max_iter, cg_max_iter, cold_start, rel_tol,
              verbose=False, label="MFN", direct=False, grad_tol=0.0,
-             forcing=0.1):
+             forcing=0.1, grad_decrease=-1.0):
     """Run L2-SVM-MFN over a rows backend; ``w`` (d+1) is updated in place.
 
     ``rows`` is a :class:`semisvm._rows.LocalRows` (in memory) or a
@@ -701,7 +712,8 @@ def run_mfn(rows, lam, w, *, tol, max_iter, cg_max_iter, cold_start, rel_tol,
     out = mfn_loop(rows, w, lam, tol=tol, max_iter=max_iter,
                    cg_max_iter=cg_max_iter, cold_start=cold_start,
                    rel_tol=rel_tol, direct=direct, verbose=verbose, label=label,
-                   grad_tol=grad_tol, forcing=forcing)
+                   grad_tol=grad_tol, forcing=forcing,
+                   grad_decrease=grad_decrease)
     if verbose:
         n_iter, n_cg, status = out[:3]
         extra = ""

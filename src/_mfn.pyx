@@ -891,7 +891,7 @@ def mfn_run(RowData X, double bias_scale, floating[::1] w, double lam,
             bint given=False, double[::1] H0=None, double[::1] b0=None,
             floating[::1] a_prev=None, floating[::1] t_prev=None,
             int[::1] rows=None, int n_carried=0, int carry_max=-1,
-            double prec_mix=-1.0):
+            double prec_mix=-1.0, double grad_decrease=-1.0):
     """The whole L2-SVM-MFN outer loop of ``semisvm._rows.mfn_loop`` in one
     call, for the in-memory backend: the same steps (the kernels above) in
     the same order, without the GIL.
@@ -904,6 +904,9 @@ def mfn_run(RowData X, double bias_scale, floating[::1] w, double lam,
     rounded to the data's precision, ``eta`` the cold-start forcing term (0
     for a warm start; < 0 the model-decrease test of ``_cgls.cgls``);
     ``prec_mix`` the preconditioner's weight (< 0: ``_cgls``'s default).
+    ``grad_decrease`` >= 0: the gradient test (``grad_tol``) is made only
+    on the seeds of Newton iterations whose predecessor decreased F by at
+    most ``grad_decrease`` relative (< 0: on every seed).
     ``hobj`` (max_iter + 1, ``hobj[0]`` the objective at
     w), ``hcg`` and ``hact`` (max_iter) receive the histories (shorter
     ones, nh + 1 and nh entries, keep the first nh iterations, hcg's last
@@ -1000,6 +1003,9 @@ def mfn_run(RowData X, double bias_scale, floating[::1] w, double lam,
     cdef int it, n_iter = 0, status = 2, cg_status, cg_iter
     cdef Py_ssize_t n_act
     cdef double F, F_new, delta, gn2 = -1, gstop2 = 0.0
+    # the last Newton iteration's relative decrease of F (the gradient test
+    # waits for one of at most grad_decrease)
+    cdef double dec = 0.0
     # the Cholesky steps' normal matrix, kept from step to step of this call
     # (built at the first, then brought up to date for the changed rows)
     # (the caller's arrays: NumPy owns them)
@@ -1062,7 +1068,9 @@ def mfn_run(RowData X, double bias_scale, floating[::1] w, double lam,
                 &wbar[0], po, pb, tol, eta, cg_max_iter, direct, &z[0], &q[0],
                 &r[0], &p[0], &s[0], &minv[0], &tbuf[0], tbuf.shape[0],
                 &H[0] if direct else NULL, &b[0] if direct else NULL,
-                n_threads, &cg_iter, one_pass, gstop2, &gn2, blocked,
+                n_threads, &cg_iter, one_pass,
+                gstop2 if grad_decrease < 0 or dec <= grad_decrease else 0.0,
+                &gn2, blocked,
                 kp if not direct else NULL, carry, h0,
                 bk, ap, tp, rw, &h_valid, prec_mix)
             if it <= nh:
@@ -1086,8 +1094,10 @@ def mfn_run(RowData X, double bias_scale, floating[::1] w, double lam,
                 po = pb
                 pb = tmp
                 swapped = not swapped
-                F = 0.5 * lam * <double> _dot(<int> D, &w[0], 1, &w[0], 1) \
+                F_new = 0.5 * lam * <double> _dot(<int> D, &w[0], 1, &w[0], 1) \
                     + _loss(n, po, &cpos[0], &cneg[0])
+                dec = (F - F_new) / fabs(F_new) if F_new != 0 else 0.0
+                F = F_new
                 if it <= nh:
                     hobj[it] = F
                 # keep's final residual is that of w = wbar
@@ -1122,6 +1132,7 @@ def mfn_run(RowData X, double bias_scale, floating[::1] w, double lam,
                 + _step(n, po, pb, dl, &cpos[0], &cneg[0], po)
             if it <= nh:
                 hobj[it] = F_new
+            dec = (F - F_new) / fabs(F_new) if F_new != 0 else 0.0
             if F - F_new <= rel_tol * fabs(F_new):
                 F = F_new
                 if direct:
