@@ -1885,12 +1885,14 @@ def test_da_w_step_tolerance_follows_the_temperature():
 
 # -- the gradient test's fits from MFN_QTEST_MIN_ENTRIES stored entries on --
 def _spy_runs(monkeypatch):
-    """Record (prec_mix, keep_start, eta) of every in-memory MFN call."""
+    """Record (prec_mix, keep_start, eta, grad_decrease) of every in-memory
+    MFN call."""
     seen = []
     orig = _rows.LocalRows.run
 
     def run(self, w, lam, tol, eta, *args, **kw):
-        seen.append((self.prec_mix, self.keep_start, eta))
+        seen.append((self.prec_mix, self.keep_start, eta,
+                     kw.get("grad_decrease", -1.0)))
         return orig(self, w, lam, tol, eta, *args, **kw)
     monkeypatch.setattr(_rows.LocalRows, "run", run)
     return seen
@@ -1919,12 +1921,14 @@ def test_mfn_model_decrease_rule_on_both_sides_of_min_entries(dtype, monkeypatch
         monkeypatch.setattr(linear, "MFN_QTEST_MIN_ENTRIES", at)
         seen.clear()
         r = l2svm_mfn(S, y, lam=lam, newton="cgls")
-        mix, keep, eta = seen[0]
+        mix, keep, eta, dec = seen[0]
         if side == "on":
-            assert (mix, keep) == (linear.MFN_PREC_MIX, True)
+            assert (mix, keep, dec) == (linear.MFN_PREC_MIX, True,
+                                        linear.MFN_GRAD_DECREASE)
             assert eta == pytest.approx(-linear.MFN_CG_QTOL)
         else:
-            assert (mix, keep, eta) == (-1.0, False, pytest.approx(0.1))
+            assert (mix, keep, eta, dec) == (-1.0, False, pytest.approx(0.1),
+                                             -1.0)
         assert r.status == "gradient"
         # LIBLINEAR's test holds at the returned point (computed afresh)
         assert _grad_norm(S, y, r.coef, r.intercept, lam) <= g_rel * g0 * 1.001
@@ -1936,7 +1940,7 @@ def test_mfn_model_decrease_rule_on_both_sides_of_min_entries(dtype, monkeypatch
     monkeypatch.setattr(linear, "MFN_QTEST_MIN_ENTRIES", 0)
     seen.clear()
     l2svm_mfn(S, y, lam=lam, newton="cgls", grad_tol=0)
-    assert seen[0] == (-1.0, False, pytest.approx(0.1))
+    assert seen[0] == (-1.0, False, pytest.approx(0.1), -1.0)
 
 
 def test_mfn_model_decrease_rule_same_bits_for_any_n_jobs(dtype, monkeypatch):
