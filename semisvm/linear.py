@@ -113,10 +113,11 @@ def l2svm_mfn(X, y, *, lam=1.0, costs=None, w0=None, fit_intercept=True,
     (in memory or on Dask workers), a solve stops once its last iteration
     decreased the quadratic model by at most 0.05 / i times its decrease
     so far (i its iterations: the test of LIBLINEAR's Newton solver), CG is
-    preconditioned by the diagonal of the Newton system, and in float64
-    each Newton step's CG takes its setup sums from the step before (updated
-    for the rows that entered or left the active set) instead of a pass
-    over the rows. Otherwise (smaller problems, ``grad_tol=0``) a solve
+    preconditioned by the diagonal of the Newton system, in float64 each
+    Newton step's CG takes its setup sums from the step before (updated for
+    the rows that entered or left the active set) instead of a pass over
+    the rows, and the gradient test waits for a Newton step that decreased
+    F by at most 1e-4 relative. Otherwise (smaller problems, ``grad_tol=0``) a solve
     stops once its residual fell tenfold, with LIBLINEAR's preconditioner
     (0.01 of that diagonal mixed into ``lam I``).
 
