@@ -134,7 +134,9 @@ def mfn_loop(B, w, lam, *, tol, max_iter, cg_max_iter, cold_start, rel_tol,
     >= 0: only on the seeds of iterations whose predecessor decreased F by
     at most ``grad_decrease`` relative (a large last step leaves the active
     set, and so the point's objective, less settled than its gradient
-    says).
+    says), or once one iteration whose seed passed the test went on (the
+    wait is one Newton iteration at most: on badly scaled rows the steps
+    stay large long after the test passes).
 
     ``direct``: Cholesky steps; one whose decrease of F is below
     ``rel_tol`` (where the loop would stop: lam I + X_J' A X_J too
@@ -172,6 +174,7 @@ def mfn_loop(B, w, lam, *, tol, max_iter, cg_max_iter, cold_start, rel_tol,
     wbar = np.empty_like(w)
     gstop2 = 0.0
     dec = 0.0       # the last iteration's relative decrease of F
+    waited = False  # an iteration whose seed passed the test unmade
     for it in range(1, max_iter + 1):
         n_iter = it
         rt0, by0 = B.round_trips, B.bytes_moved
@@ -180,15 +183,18 @@ def mfn_loop(B, w, lam, *, tol, max_iter, cg_max_iter, cold_start, rel_tol,
             hact[it - 1] = act
         # Newton point, seeded with w
         wbar[:] = w
-        test = grad_decrease < 0 or dec <= grad_decrease
+        waits = not (grad_decrease < 0 or dec <= grad_decrease or waited)
         cg_status, cg_iter = B.newton_point(wbar, lam, tol, eta, cg_max_iter,
-                                            gstop2=gstop2 if test else 0.0)
+                                            gstop2=0.0 if waits else gstop2)
         hcg[min(it, nh) - 1] += cg_iter
         if cg_status == 3:
             # ||grad F(w)|| <= grad_tol ||grad F(w_start)||: w stays
             n_iter = it - 1
             status = STATUS_GRADIENT
             break
+        if waits and gstop2 > 0 and B.gnorm2 <= gstop2:
+            # the test passed at this seed: it waited this one iteration
+            waited = True
         if grad_tol > 0 and gstop2 == 0 and B.gnorm2 > 0:
             gstop2 = grad_tol * grad_tol * B.gnorm2
         if B.same_state():

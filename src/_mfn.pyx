@@ -906,7 +906,8 @@ def mfn_run(RowData X, double bias_scale, floating[::1] w, double lam,
     ``prec_mix`` the preconditioner's weight (< 0: ``_cgls``'s default).
     ``grad_decrease`` >= 0: the gradient test (``grad_tol``) is made only
     on the seeds of Newton iterations whose predecessor decreased F by at
-    most ``grad_decrease`` relative (< 0: on every seed).
+    most ``grad_decrease`` relative, or after one iteration whose seed
+    passed it unmade (< 0: on every seed).
     ``hobj`` (max_iter + 1, ``hobj[0]`` the objective at
     w), ``hcg`` and ``hact`` (max_iter) receive the histories (shorter
     ones, nh + 1 and nh entries, keep the first nh iterations, hcg's last
@@ -1004,8 +1005,9 @@ def mfn_run(RowData X, double bias_scale, floating[::1] w, double lam,
     cdef Py_ssize_t n_act
     cdef double F, F_new, delta, gn2 = -1, gstop2 = 0.0
     # the last Newton iteration's relative decrease of F (the gradient test
-    # waits for one of at most grad_decrease)
+    # waits for one of at most grad_decrease, for one iteration at most)
     cdef double dec = 0.0
+    cdef bint waits, waited = False
     # the Cholesky steps' normal matrix, kept from step to step of this call
     # (built at the first, then brought up to date for the changed rows)
     # (the caller's arrays: NumPy owns them)
@@ -1063,13 +1065,13 @@ def mfn_run(RowData X, double bias_scale, floating[::1] w, double lam,
                 hact[it - 1] = <int> n_act
             # Newton point, seeded with w
             _copy(<int> D, &w[0], 1, &wbar[0], 1)
+            waits = not (grad_decrease < 0 or dec <= grad_decrease or waited)
             cg_status = _newton_point(
                 X, <floating> bias_scale, &active[0], n_act, &a[0], &t[0], lam,
                 &wbar[0], po, pb, tol, eta, cg_max_iter, direct, &z[0], &q[0],
                 &r[0], &p[0], &s[0], &minv[0], &tbuf[0], tbuf.shape[0],
                 &H[0] if direct else NULL, &b[0] if direct else NULL,
-                n_threads, &cg_iter, one_pass,
-                gstop2 if grad_decrease < 0 or dec <= grad_decrease else 0.0,
+                n_threads, &cg_iter, one_pass, 0.0 if waits else gstop2,
                 &gn2, blocked,
                 kp if not direct else NULL, carry, h0,
                 bk, ap, tp, rw, &h_valid, prec_mix)
@@ -1085,6 +1087,9 @@ def mfn_run(RowData X, double bias_scale, floating[::1] w, double lam,
                 n_iter = it - 1
                 status = 3
                 break
+            if waits and gstop2 > 0 and gn2 <= gstop2:
+                # the test passed at this seed: it waited this one iteration
+                waited = True
             if grad_tol > 0 and gstop2 == 0 and gn2 > 0:
                 gstop2 = grad_tol * grad_tol * gn2
             if _same_state(n, po, pb, &cpos[0], &cneg[0]):
