@@ -1936,10 +1936,14 @@ def test_mfn_model_decrease_rule_on_both_sides_of_min_entries(dtype, monkeypatch
         out[side] = r
     # the two rules take different steps
     assert out["on"].cg_history.tolist() != out["off"].cg_history.tolist()
-    # grad_tol=0 (every solve to tol) keeps the former rule at any size
+    # grad_tol=0 (every solve to tol) and dense rows keep the former rule
+    # at any size
     monkeypatch.setattr(linear, "MFN_QTEST_MIN_ENTRIES", 0)
     seen.clear()
     l2svm_mfn(S, y, lam=lam, newton="cgls", grad_tol=0)
+    assert seen[0] == (-1.0, False, pytest.approx(0.1), -1.0)
+    seen.clear()
+    l2svm_mfn(S.toarray(), y, lam=lam, newton="cgls")
     assert seen[0] == (-1.0, False, pytest.approx(0.1), -1.0)
 
 
