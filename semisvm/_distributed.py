@@ -267,6 +267,8 @@ class DaskRows:
     """
 
     distributed = True
+    # the CG preconditioner's weight (as LocalRows.prec_mix; < 0: default)
+    prec_mix = -1.0
 
     def __init__(self, client, states, sizes, d, dtype, s=1.0):
         self.client = client
@@ -419,7 +421,8 @@ class DaskRows:
             diag = sum(p[2] for p in self._pieces)
             info = {}
             status, n_iter = cgls_twin(self._cg_prod, rhs, r0, diag, wbar, lam,
-                                       tol, eta, max_iter, gstop2, info)
+                                       tol, eta, max_iter, gstop2, info,
+                                       self.prec_mix)
             self.gnorm2 = info["gnorm2"]
             if status == 3:
                 return status, n_iter

@@ -113,20 +113,30 @@ def _fmt_bytes(b):
 
 def mfn_loop(B, w, lam, *, tol, max_iter, cg_max_iter, cold_start, rel_tol,
              forcing=0.1, direct=False, verbose=False, label="MFN",
-             grad_tol=0.0):
+             grad_tol=0.0, grad_decrease=-1.0):
     """Run L2-SVM-MFN from ``w`` (d+1, updated in place) over backend ``B``.
 
     Cold start: until the first self-consistent point each CGLS solve stops
     once its residual fell by the factor ``forcing`` from its seeded start (an
-    inexact Newton step, as LIBLINEAR's truncated Newton); from then on every
+    inexact Newton step); ``forcing`` < 0: once CG's last iteration decreased
+    the quadratic model by at most ``-forcing / i`` times its decrease since
+    the seed (i the iterations; the test of LIBLINEAR's truncated Newton
+    solver, see :func:`semisvm._core._cgls.cgls`); from then on every
     solve runs to ``tol``, and finite termination needs one such solve whose
-    active set is unchanged.
+    active set is unchanged. The backend's ``prec_mix`` (< 0: the
+    default) weighs the preconditioner's diagonal.
 
     ``grad_tol`` > 0 adds LIBLINEAR's test (its ``-e`` times its
     ``max(min(n+, n-), 1) / n``, applied by the caller): stop when
     ||grad F(w)|| <= grad_tol ||grad F(w_start)||, made on each CG solve's
     seed (whose residual is -grad F(w)), w_start's the first seed's (with
-    Cholesky steps, exact ones, the test is not made).
+    Cholesky steps, exact ones, the test is not made); ``grad_decrease``
+    >= 0: only on the seeds of iterations whose predecessor decreased F by
+    at most ``grad_decrease`` relative (a large last step leaves the active
+    set, and so the point's objective, less settled than its gradient
+    says), or once one iteration whose seed passed the test went on (the
+    wait is one Newton iteration at most: on badly scaled rows the steps
+    stay large long after the test passes).
 
     ``direct``: Cholesky steps; one whose decrease of F is below
     ``rel_tol`` (where the loop would stop: lam I + X_J' A X_J too
@@ -155,13 +165,16 @@ def mfn_loop(B, w, lam, *, tol, max_iter, cg_max_iter, cold_start, rel_tol,
         # the same loop in one compiled call (in memory, nothing to log)
         n_iter, status, F = B.run(w, lam, tol, eta, max_iter, cg_max_iter,
                                   loose, rel_tol, direct, hobj, hcg, hact,
-                                  grad_tol=grad_tol)
+                                  grad_tol=grad_tol,
+                                  grad_decrease=grad_decrease)
         return _histories(n_iter, status, F, hobj, hcg, hact)
     F = 0.5 * lam * float(np.dot(w, w)) + B.reset(w)
     hobj[0] = F
     status, n_iter = STATUS_MAX_ITER, 0
     wbar = np.empty_like(w)
     gstop2 = 0.0
+    dec = 0.0       # the last iteration's relative decrease of F
+    waited = False  # an iteration whose seed passed the test unmade
     for it in range(1, max_iter + 1):
         n_iter = it
         rt0, by0 = B.round_trips, B.bytes_moved
@@ -170,20 +183,26 @@ def mfn_loop(B, w, lam, *, tol, max_iter, cg_max_iter, cold_start, rel_tol,
             hact[it - 1] = act
         # Newton point, seeded with w
         wbar[:] = w
+        waits = not (grad_decrease < 0 or dec <= grad_decrease or waited)
         cg_status, cg_iter = B.newton_point(wbar, lam, tol, eta, cg_max_iter,
-                                            gstop2=gstop2)
+                                            gstop2=0.0 if waits else gstop2)
         hcg[min(it, nh) - 1] += cg_iter
         if cg_status == 3:
             # ||grad F(w)|| <= grad_tol ||grad F(w_start)||: w stays
             n_iter = it - 1
             status = STATUS_GRADIENT
             break
+        if waits and gstop2 > 0 and B.gnorm2 <= gstop2:
+            # the test passed at this seed: it waited this one iteration
+            waited = True
         if grad_tol > 0 and gstop2 == 0 and B.gnorm2 > 0:
             gstop2 = grad_tol * grad_tol * B.gnorm2
         if B.same_state():
             # finite termination: the active terms are unchanged at wbar
             w[:] = wbar
-            F = 0.5 * lam * float(np.dot(w, w)) + B.accept()
+            F_new = 0.5 * lam * float(np.dot(w, w)) + B.accept()
+            dec = (F - F_new) / abs(F_new) if F_new != 0 else 0.0
+            F = F_new
             if it <= nh:
                 hobj[it] = F
             _log(verbose, B, label, it, F, act, cg_iter, rt0, by0)
@@ -201,6 +220,7 @@ def mfn_loop(B, w, lam, *, tol, max_iter, cg_max_iter, cold_start, rel_tol,
         if it <= nh:
             hobj[it] = F_new
         _log(verbose, B, label, it, F_new, act, cg_iter, rt0, by0)
+        dec = (F - F_new) / abs(F_new) if F_new != 0 else 0.0
         if F - F_new <= rel_tol * abs(F_new):
             F = F_new
             if direct:
@@ -287,6 +307,9 @@ class LocalRows:
     # weight or target changed (rows leaving the active set subtract their
     # outer products); False: each step builds it from all active rows
     keep_normal = True
+    # the CG preconditioner's weight of diag(X_J' A X_J) (< 0: _cgls's
+    # PREC_MIX; see semisvm._core._cgls.cgls)
+    prec_mix = -1.0
 
     def __init__(self, X, bias_scale, cpos, cneg, n_threads=1):
         self.X = X
@@ -410,7 +433,8 @@ class LocalRows:
             self.X, self.s, self.active, self.n_act, self.a, self.t, lam, wbar,
             self.o, self.obar, tol, eta, max_iter, self.direct, self.z, self.q,
             self.r, self.p, self.sv, self.minv, self.tbuf, H, b, self.n_threads,
-            self.one_pass, gstop2, self.blocked, *hk, self._h_valid)
+            self.one_pass, gstop2, self.blocked, *hk, self._h_valid,
+            self.prec_mix)
         self._h_valid = self.direct and self.keep_normal
         return status, n_iter
 
@@ -440,7 +464,7 @@ class LocalRows:
         return self.n > 0
 
     def run(self, w, lam, tol, eta, max_iter, cg_max_iter, loose, rel_tol,
-            direct, hobj, hcg, hact, grad_tol=0.0):
+            direct, hobj, hcg, hact, grad_tol=0.0, grad_decrease=-1.0):
         """:func:`mfn_loop` from ``reset(w)`` on, in one compiled call
         (:func:`semisvm._core._mfn.mfn_run`: the same kernels in the same
         order); returns ``(n_iter, status, F)``."""
@@ -481,7 +505,8 @@ class LocalRows:
             keep, *old, given,
             *(self._kept_normal_state(direct) or ()),
             n_carried=self.n_carried if given else 0,
-            carry_max=self.carry_period - 1)
+            carry_max=self.carry_period - 1, prec_mix=self.prec_mix,
+            grad_decrease=grad_decrease)
         n_iter, status, F, swapped, self.events = out[:5]
         if keep is not None:
             self._kept = bool(out[5])
@@ -496,7 +521,7 @@ class LocalRows:
 
 
 def cgls_twin(prod, rhs, r0, diag, beta, lam, tol, eta, max_iter, gstop2=0.0,
-              info=None):
+              info=None, prec_mix=-1.0):
     """The compiled CGLS (:func:`semisvm._core._cgls.cgls`) driven from Python.
 
     Solves ``(lam I + X_J' A X_J) beta = X_J' A t`` seeded with ``beta``
@@ -510,7 +535,8 @@ def cgls_twin(prod, rhs, r0, diag, beta, lam, tol, eta, max_iter, gstop2=0.0,
     agree to rounding (the compiled loop's default one-pass form follows the
     same recurrence). Returns ``(status, n_iter)`` (1 tol, 2 forcing, 0 cap,
     3 seed residual norm^2 <= ``gstop2`` > 0: ``beta`` unchanged); ``info``
-    (a dict) receives ``gnorm2``, the seed residual's squared norm.
+    (a dict) receives ``gnorm2``, the seed residual's squared norm. ``eta``
+    < 0: the model-decrease test; ``prec_mix`` < 0: the default weight.
     """
     dt = beta.dtype.type
     lam_f = dt(lam)
@@ -519,7 +545,8 @@ def cgls_twin(prod, rhs, r0, diag, beta, lam, tol, eta, max_iter, gstop2=0.0,
     eta = float(dt(eta))
     bnorm2 = float(np.dot(rhs, rhs))
     tol2 = tol * tol * (bnorm2 if bnorm2 > 0 else 1.0)
-    minv = (1.0 / (lam + _PREC_MIX * diag.astype(np.float64))).astype(beta.dtype)
+    mix = prec_mix if prec_mix >= 0 else _PREC_MIX
+    minv = (1.0 / (lam + mix * diag.astype(np.float64))).astype(beta.dtype)
     # r = X_J' A (t - o) - lam beta ; s = M^-1 r ; p = s
     r = r0 - lam_f * beta
     s = minv * r
@@ -530,7 +557,8 @@ def cgls_twin(prod, rhs, r0, diag, beta, lam, tol, eta, max_iter, gstop2=0.0,
     if gstop2 > 0 and omega_z <= gstop2:
         return 3, 0
     rho = float(np.dot(r, s))
-    force2 = eta * eta * omega_z
+    force2 = eta * eta * omega_z if eta > 0 else 0.0
+    qtol, qsum = (-eta if eta < 0 else 0.0), 0.0
     if omega_z <= tol2:
         return 1, 0
     for it in range(1, max_iter + 1):
@@ -545,6 +573,12 @@ def cgls_twin(prod, rhs, r0, diag, beta, lam, tol, eta, max_iter, gstop2=0.0,
             return 1, it
         if omega_z <= force2:
             return 2, it
+        if qtol > 0:
+            # the model's decrease this iteration against qtol times its mean
+            dq = 0.5 * (rho / (lam * pp + qaq)) * rho
+            qsum += dq
+            if it * dq <= qtol * qsum:
+                return 2, it
         s = minv * r
         rho_new = float(np.dot(r, s))
         p = s + dt(rho_new / rho) * p
@@ -671,7 +705,7 @@ def use_direct_stats(stats, d, newton):
 
 def run_mfn(rows, lam, w, *, tol, max_iter, cg_max_iter, cold_start, rel_tol,
              verbose=False, label="MFN", direct=False, grad_tol=0.0,
-             forcing=0.1):
+             forcing=0.1, grad_decrease=-1.0):
     """Run L2-SVM-MFN over a rows backend; ``w`` (d+1) is updated in place.
 
     ``rows`` is a :class:`semisvm._rows.LocalRows` (in memory) or a
@@ -684,7 +718,8 @@ def run_mfn(rows, lam, w, *, tol, max_iter, cg_max_iter, cold_start, rel_tol,
     out = mfn_loop(rows, w, lam, tol=tol, max_iter=max_iter,
                    cg_max_iter=cg_max_iter, cold_start=cold_start,
                    rel_tol=rel_tol, direct=direct, verbose=verbose, label=label,
-                   grad_tol=grad_tol, forcing=forcing)
+                   grad_tol=grad_tol, forcing=forcing,
+                   grad_decrease=grad_decrease)
     if verbose:
         n_iter, n_cg, status = out[:3]
         extra = ""

@@ -18,7 +18,7 @@ cdef int cgls(RowData X, floating bias_scale, const int *active,
               floating *tbuf, Py_ssize_t tbuf_len, int n_threads,
               int *n_iter, bint one_pass=*, double gstop2=*,
               double *gnorm2=*, bint blocked=*, floating *keep=*,
-              bint given=*) noexcept nogil
+              bint given=*, double prec_mix=*) noexcept nogil
 cdef void rows_rmatvec_blocked(RowData X, floating bias_scale, const int *rows,
                                Py_ssize_t n_rows, const floating *z,
                                floating *out, floating *buf,

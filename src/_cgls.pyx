@@ -715,7 +715,7 @@ cdef int cgls(RowData X, floating bias_scale, const int *active,
               floating *tbuf, Py_ssize_t tbuf_len, int n_threads,
               int *n_iter, bint one_pass=True, double gstop2=0.0,
               double *gnorm2=NULL, bint blocked=True, floating *keep=NULL,
-              bint given=False) noexcept nogil:
+              bint given=False, double prec_mix=-1.0) noexcept nogil:
     """Seeded, preconditioned CG over the rows ``active[:n_active]``.
 
     ``a``, ``t`` and ``o`` are indexed by row number; ``o`` holds X beta on
@@ -729,7 +729,8 @@ cdef int cgls(RowData X, floating bias_scale, const int *active,
     preconditioner is M = (1 - PREC_MIX) lam I + PREC_MIX diag(H),
     H = lam I + X_J' A_J X_J (Hsia, Chiang & Lin 2018, as LIBLINEAR >= 2.40),
     which leaves the iterates those of CG on the same normal equations in a
-    rescaled basis.
+    rescaled basis; ``prec_mix`` >= 0 takes that weight instead of PREC_MIX
+    (1: the Jacobi preconditioner diag(H)).
 
     ``one_pass`` (the default): each iteration is one pass over the active
     rows, u = X_J' A_J (X_J p) row by row (as LIBLINEAR's Hessian-vector
@@ -745,7 +746,13 @@ cdef int cgls(RowData X, floating bias_scale, const int *active,
       test; nothing is changed),
     * 1 when ||r|| <= tol * ||X_J' A_J t_J|| (solved to the tolerance),
     * 2 when ||r|| <= eta * ||r_seed|| first (inexact Newton forcing term;
-      ``eta = 0`` disables it),
+      ``eta = 0`` disables it); ``eta < 0``: instead when the quadratic
+      model's decrease in iteration i, gamma_i rho_i / 2, is at most
+      ``-eta / i`` times its decrease since the seed (the truncated Newton
+      test of Nash & Sofer that LIBLINEAR's Newton solver makes, with
+      tolerance ``-eta``): the step stops once CG's progress has slowed
+      against its average, which tracks the objective rather than the
+      residual's (non-monotone) norm,
     * 0 when ``max_iter`` iterations did not suffice,
     * 4 when a signal handler raised (Ctrl-C): the exception is left set,
       ``beta``/``o`` hold a valid iterate; the caller propagates it.
@@ -767,6 +774,9 @@ cdef int cgls(RowData X, floating bias_scale, const int *active,
     cdef Py_ssize_t k, i, j, d = X.n_cols
     cdef int it, status = 0, n_blk, nt, period
     cdef double rho, rho_new, omega_z, omega_q, pp, bnorm2, gamma, tol2, force2
+    # the model-decrease test (eta < 0): its tolerance and the decrease so far
+    cdef double qtol = -eta if eta < 0 else 0, qsum = 0, dq
+    cdef double mix = prec_mix if prec_mix >= 0 else PREC_MIX
     cdef floating g, gprev = 0, lp
     cdef floating *buf = NULL
     cdef floating *owned = NULL
@@ -822,7 +832,7 @@ cdef int cgls(RowData X, floating bias_scale, const int *active,
     bnorm2 = _dot(D, p, 1, p, 1)
     tol2 = tol * tol * (bnorm2 if bnorm2 > 0 else 1.0)
     for j in range(D):
-        minv[j] = 1 / (lam + PREC_MIX * minv[j])
+        minv[j] = 1 / (lam + mix * minv[j])
 
     # r = X_J' z - lam * beta;  s = M^-1 r
     if not given:
@@ -842,7 +852,7 @@ cdef int cgls(RowData X, floating bias_scale, const int *active,
         s[j] = minv[j] * r[j]
     _copy(D, s, 1, p, 1)
     rho = _dot(D, r, 1, s, 1)
-    force2 = eta * eta * omega_z
+    force2 = eta * eta * omega_z if eta > 0 else 0
 
     if omega_z <= tol2:
         free(owned)
@@ -906,6 +916,14 @@ cdef int cgls(RowData X, floating bias_scale, const int *active,
         if omega_z <= force2:
             status = 2
             break
+        if qtol > 0:
+            # the model's decrease this iteration (gamma rho / 2, exact for
+            # CG from the seed) against qtol times its mean so far
+            dq = 0.5 * gamma * rho
+            qsum += dq
+            if it * dq <= qtol * qsum:
+                status = 2
+                break
         # s = M^-1 r ; p = s + (rho_new / rho) p
         for j in range(D):
             s[j] = minv[j] * r[j]
@@ -928,8 +946,9 @@ def _cgls_py(RowData X, double bias_scale, const int[::1] active,
              const floating[::1] a, const floating[::1] t, double lam,
              floating[::1] beta, floating[::1] o, double tol, int max_iter,
              double eta=0.0, int n_threads=1, bint one_pass=True,
-             double gstop2=0.0, slices="kept"):
-    """Test hook: run :c:func:`cgls` in place on ``beta`` and ``o``.
+             double gstop2=0.0, slices="kept", double prec_mix=-1.0):
+    """Test hook: run :c:func:`cgls` in place on ``beta`` and ``o``
+    (``eta`` < 0: the model-decrease test; ``prec_mix``: see ``cgls``).
 
     Returns ``(status, n_iter)`` (status 1: tol reached, 2: forcing term
     ``eta`` reached, 0: ``max_iter`` used, 3: seed gradient below ``gstop2``).
@@ -970,7 +989,8 @@ def _cgls_py(RowData X, double bias_scale, const int[::1] active,
                       &o[0], <floating> tol, <floating> eta, max_iter, &z[0],
                       &q[0], &r[0], &p[0], &s[0], &minv[0],
                       &tbuf[0] if kept else NULL, tlen, n_threads,
-                      &n_iter, one_pass, gstop2)
+                      &n_iter, one_pass, gstop2, NULL, True, NULL, False,
+                      prec_mix)
     if status == 4:
         reraise()
     return status, n_iter

@@ -504,7 +504,8 @@ cdef int _newton_point(RowData X, floating bias_scale, const int *active,
                        floating *keep=NULL, bint given=False,
                        double *H0=NULL, double *b0=NULL,
                        floating *a_prev=NULL, floating *t_prev=NULL,
-                       int *rows=NULL, bint *valid=NULL) noexcept nogil:
+                       int *rows=NULL, bint *valid=NULL,
+                       double prec_mix=-1.0) noexcept nogil:
     """The body of :func:`newton_point` (n >= 1); returns the status (3:
     the CG seed's gradient norm^2, stored in ``gnorm2``, is <= ``gstop2``;
     nothing was changed). ``gnorm2`` gets -1 after a Cholesky step. ``H0``
@@ -527,7 +528,8 @@ cdef int _newton_point(RowData X, floating bias_scale, const int *active,
         status = cgls(X, bias_scale, active, n_act, a, t, <floating> lam,
                       wbar, obar, <floating> tol, <floating> eta, max_iter,
                       z, q, r, p, s, minv, tbuf, tbuf_len, n_threads, n_iter,
-                      one_pass, gstop2, gnorm2, blocked, keep, given)
+                      one_pass, gstop2, gnorm2, blocked, keep, given,
+                      prec_mix)
         if status == 3 or status == 4:
             return status  # 4: interrupted (the exception is left set)
     # outputs of wbar on the inactive rows (one value per row: the same
@@ -746,15 +748,18 @@ def newton_point(RowData X, double bias_scale, const int[::1] active,
                  bint one_pass=True, double gstop2=0.0, bint blocked=True,
                  double[::1] H0=None, double[::1] b0=None,
                  floating[::1] a_prev=None, floating[::1] t_prev=None,
-                 int[::1] rows=None, bint valid=False):
+                 int[::1] rows=None, bint valid=False,
+                 double prec_mix=-1.0):
     """Newton point of the active rows, in place on ``wbar`` (seeded) and
     ``obar`` (its outputs on all rows).
 
     By Cholesky when ``direct`` (``H`` (d+1)^2 and ``b`` d+1 float64 work),
     falling back to CGLS if the factorisation fails; else by the seeded,
     preconditioned CGLS of :mod:`semisvm._core._cgls` (tolerance ``tol``,
-    forcing term ``eta``, ``max_iter`` iterations), which keeps obar = X wbar
-    on the active rows. ``z``/``q`` (n) and ``r``/``p``/``s``/``minv`` (d+1),
+    forcing term ``eta``, < 0 the model-decrease test, ``max_iter``
+    iterations, preconditioner weight ``prec_mix``, < 0 the default), which
+    keeps obar = X wbar on the active rows. ``z``/``q`` (n) and
+    ``r``/``p``/``s``/``minv`` (d+1),
     ``tbuf`` (the row blocks' slices: ``slice_buffer_len(X)`` entries, or
     fewer to let each solve allocate its own) are work arrays.
     ``one_pass``: CG's product in one pass over the rows (else CGLS's two).
@@ -812,7 +817,7 @@ def newton_point(RowData X, double bias_scale, const int[::1] active,
                                &a_prev[0] if h0 != NULL else NULL,
                                &t_prev[0] if h0 != NULL else NULL,
                                &rows[0] if h0 != NULL else NULL,
-                               &kept_valid)
+                               &kept_valid, prec_mix)
     if status == 4:
         reraise()
     return status, n_iter, gn2
@@ -885,7 +890,8 @@ def mfn_run(RowData X, double bias_scale, floating[::1] w, double lam,
             floating[::1] a_old=None, floating[::1] t_old=None,
             bint given=False, double[::1] H0=None, double[::1] b0=None,
             floating[::1] a_prev=None, floating[::1] t_prev=None,
-            int[::1] rows=None, int n_carried=0, int carry_max=-1):
+            int[::1] rows=None, int n_carried=0, int carry_max=-1,
+            double prec_mix=-1.0, double grad_decrease=-1.0):
     """The whole L2-SVM-MFN outer loop of ``semisvm._rows.mfn_loop`` in one
     call, for the in-memory backend: the same steps (the kernels above) in
     the same order, without the GIL.
@@ -896,7 +902,13 @@ def mfn_run(RowData X, double bias_scale, floating[::1] w, double lam,
     line search, as the Python loop's backend does). ``lam``, ``tol`` and
     ``eta`` come
     rounded to the data's precision, ``eta`` the cold-start forcing term (0
-    for a warm start). ``hobj`` (max_iter + 1, ``hobj[0]`` the objective at
+    for a warm start; < 0 the model-decrease test of ``_cgls.cgls``);
+    ``prec_mix`` the preconditioner's weight (< 0: ``_cgls``'s default).
+    ``grad_decrease`` >= 0: the gradient test (``grad_tol``) is made only
+    on the seeds of Newton iterations whose predecessor decreased F by at
+    most ``grad_decrease`` relative, or after one iteration whose seed
+    passed it unmade (< 0: on every seed).
+    ``hobj`` (max_iter + 1, ``hobj[0]`` the objective at
     w), ``hcg`` and ``hact`` (max_iter) receive the histories (shorter
     ones, nh + 1 and nh entries, keep the first nh iterations, hcg's last
     entry adding up the CG iterations of the later ones). Returns
@@ -992,6 +1004,10 @@ def mfn_run(RowData X, double bias_scale, floating[::1] w, double lam,
     cdef int it, n_iter = 0, status = 2, cg_status, cg_iter
     cdef Py_ssize_t n_act
     cdef double F, F_new, delta, gn2 = -1, gstop2 = 0.0
+    # the last Newton iteration's relative decrease of F (the gradient test
+    # waits for one of at most grad_decrease, for one iteration at most)
+    cdef double dec = 0.0
+    cdef bint waits, waited = False
     # the Cholesky steps' normal matrix, kept from step to step of this call
     # (built at the first, then brought up to date for the changed rows)
     # (the caller's arrays: NumPy owns them)
@@ -1049,14 +1065,16 @@ def mfn_run(RowData X, double bias_scale, floating[::1] w, double lam,
                 hact[it - 1] = <int> n_act
             # Newton point, seeded with w
             _copy(<int> D, &w[0], 1, &wbar[0], 1)
+            waits = not (grad_decrease < 0 or dec <= grad_decrease or waited)
             cg_status = _newton_point(
                 X, <floating> bias_scale, &active[0], n_act, &a[0], &t[0], lam,
                 &wbar[0], po, pb, tol, eta, cg_max_iter, direct, &z[0], &q[0],
                 &r[0], &p[0], &s[0], &minv[0], &tbuf[0], tbuf.shape[0],
                 &H[0] if direct else NULL, &b[0] if direct else NULL,
-                n_threads, &cg_iter, one_pass, gstop2, &gn2, blocked,
+                n_threads, &cg_iter, one_pass, 0.0 if waits else gstop2,
+                &gn2, blocked,
                 kp if not direct else NULL, carry, h0,
-                bk, ap, tp, rw, &h_valid)
+                bk, ap, tp, rw, &h_valid, prec_mix)
             if it <= nh:
                 hcg[it - 1] = cg_iter
             else:
@@ -1069,6 +1087,9 @@ def mfn_run(RowData X, double bias_scale, floating[::1] w, double lam,
                 n_iter = it - 1
                 status = 3
                 break
+            if waits and gstop2 > 0 and gn2 <= gstop2:
+                # the test passed at this seed: it waited this one iteration
+                waited = True
             if grad_tol > 0 and gstop2 == 0 and gn2 > 0:
                 gstop2 = grad_tol * grad_tol * gn2
             if _same_state(n, po, pb, &cpos[0], &cneg[0]):
@@ -1078,8 +1099,10 @@ def mfn_run(RowData X, double bias_scale, floating[::1] w, double lam,
                 po = pb
                 pb = tmp
                 swapped = not swapped
-                F = 0.5 * lam * <double> _dot(<int> D, &w[0], 1, &w[0], 1) \
+                F_new = 0.5 * lam * <double> _dot(<int> D, &w[0], 1, &w[0], 1) \
                     + _loss(n, po, &cpos[0], &cneg[0])
+                dec = (F - F_new) / fabs(F_new) if F_new != 0 else 0.0
+                F = F_new
                 if it <= nh:
                     hobj[it] = F
                 # keep's final residual is that of w = wbar
@@ -1114,6 +1137,7 @@ def mfn_run(RowData X, double bias_scale, floating[::1] w, double lam,
                 + _step(n, po, pb, dl, &cpos[0], &cneg[0], po)
             if it <= nh:
                 hobj[it] = F_new
+            dec = (F - F_new) / fabs(F_new) if F_new != 0 else 0.0
             if F - F_new <= rel_tol * fabs(F_new):
                 F = F_new
                 if direct:

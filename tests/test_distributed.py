@@ -153,6 +153,24 @@ def test_linearsvm_distributed_equals_in_memory(client, kind):
                                rtol=1e-7, atol=1e-9)
 
 
+def test_linearsvm_distributed_takes_the_model_decrease_rule(client, monkeypatch):
+    # at least MFN_QTEST_MIN_ENTRIES stored entries (here: any): the Dask
+    # path's CG stops on the model-decrease test with the Jacobi
+    # preconditioner, as in memory (there with carried setup sums: the same
+    # steps to rounding)
+    from semisvm import linear
+    X, y = _text()
+    monkeypatch.setattr(linear, "MFN_QTEST_MIN_ENTRIES", 0)
+    ref = LinearSVM(lam=0.2, newton="cgls").fit(X, y)
+    dist = LinearSVM(lam=0.2, newton="cgls").fit(
+        _dask(X), da.from_array(y, chunks=CHUNKS))
+    assert dist.result_.objective == pytest.approx(ref.result_.objective, rel=1e-8)
+    assert dist.result_.cg_history.tolist() == ref.result_.cg_history.tolist()
+    monkeypatch.setattr(linear, "MFN_QTEST_MIN_ENTRIES", X.nnz + 1)
+    old = LinearSVM(lam=0.2, newton="cgls").fit(X, y)
+    assert old.result_.cg_history.tolist() != ref.result_.cg_history.tolist()
+
+
 def test_linearsvm_one_vs_rest_distributed_equals_in_memory(client):
     X, _ = _text(seed=5)
     rng = np.random.default_rng(5)

@@ -1881,3 +1881,85 @@ def test_da_w_step_tolerance_follows_the_temperature():
     assert _w_step_tol(1e-3, True, 1 / 30, 1.0) == pytest.approx(1e-3)
     assert _w_step_tol(1e-3, True, 0.01, 1.0) == pytest.approx(1e-3)
     assert _w_step_tol(1e-3, True, 0.1, 2.0) == pytest.approx(1.5e-3)
+
+
+# -- the gradient test's fits from MFN_QTEST_MIN_ENTRIES stored entries on --
+def _spy_runs(monkeypatch):
+    """Record (prec_mix, keep_start, eta, grad_decrease) of every in-memory
+    MFN call."""
+    seen = []
+    orig = _rows.LocalRows.run
+
+    def run(self, w, lam, tol, eta, *args, **kw):
+        seen.append((self.prec_mix, self.keep_start, eta,
+                     kw.get("grad_decrease", -1.0)))
+        return orig(self, w, lam, tol, eta, *args, **kw)
+    monkeypatch.setattr(_rows.LocalRows, "run", run)
+    return seen
+
+
+def _grad_norm(X, y, coef, b, lam):
+    """||grad F|| of the objective at (coef, b) (bias scale 1), from scratch."""
+    Xa = sp.hstack([X, np.ones((X.shape[0], 1))]).tocsr().astype(np.float64)
+    w = np.r_[coef, b].astype(np.float64)
+    xi = np.maximum(0.0, 1.0 - y * (Xa @ w))
+    return float(np.linalg.norm(lam * w - Xa.T @ (y * xi)))
+
+
+def test_mfn_model_decrease_rule_on_both_sides_of_min_entries(dtype, monkeypatch):
+    X, y = make_classification(n=3000, d=300, seed=21, density=0.1)
+    S = sp.csr_matrix(X.astype(dtype))
+    seen = _spy_runs(monkeypatch)
+    lam = 0.05
+    n_pos = int(np.sum(y > 0))
+    g_rel = 0.01 * min(n_pos, y.size - n_pos) / y.size
+    g0 = _grad_norm(S, y, np.zeros(300), 0.0, lam)
+    ref = l2svm_mfn(S.astype(np.float64), y, lam=lam, newton="cgls", tol=1e-12,
+                    grad_tol=0)
+    out = {}
+    for side, at in (("on", S.nnz), ("off", S.nnz + 1)):
+        monkeypatch.setattr(linear, "MFN_QTEST_MIN_ENTRIES", at)
+        seen.clear()
+        r = l2svm_mfn(S, y, lam=lam, newton="cgls")
+        mix, keep, eta, dec = seen[0]
+        if side == "on":
+            assert (mix, keep, dec) == (linear.MFN_PREC_MIX, True,
+                                        linear.MFN_GRAD_DECREASE)
+            assert eta == pytest.approx(-linear.MFN_CG_QTOL)
+        else:
+            assert (mix, keep, eta, dec) == (-1.0, False, pytest.approx(0.1),
+                                             -1.0)
+        assert r.status == "gradient"
+        # LIBLINEAR's test holds at the returned point (computed afresh)
+        assert _grad_norm(S, y, r.coef, r.intercept, lam) <= g_rel * g0 * 1.001
+        assert r.objective == pytest.approx(ref.objective, rel=1e-3)
+        out[side] = r
+    # the two rules take different steps
+    assert out["on"].cg_history.tolist() != out["off"].cg_history.tolist()
+    # grad_tol=0 (every solve to tol) and dense rows keep the former rule
+    # at any size
+    monkeypatch.setattr(linear, "MFN_QTEST_MIN_ENTRIES", 0)
+    seen.clear()
+    l2svm_mfn(S, y, lam=lam, newton="cgls", grad_tol=0)
+    assert seen[0] == (-1.0, False, pytest.approx(0.1), -1.0)
+    seen.clear()
+    l2svm_mfn(S.toarray(), y, lam=lam, newton="cgls")
+    assert seen[0] == (-1.0, False, pytest.approx(0.1), -1.0)
+
+
+def test_mfn_model_decrease_rule_same_bits_for_any_n_jobs(dtype, monkeypatch):
+    from semisvm._core._cgls import _set_blocking
+    X, y = make_classification(n=3000, d=300, seed=22, density=0.1)
+    S = sp.csr_matrix(X.astype(dtype))
+    monkeypatch.setattr(linear, "MFN_QTEST_MIN_ENTRIES", 0)
+    old = _set_blocking(2000, 16)      # several row blocks even at this size
+    try:
+        res = [LinearSVM(lam=0.05, newton="cgls", n_jobs=k).fit(S, y).result_
+               for k in (1, 2, 3, 8)]
+    finally:
+        _set_blocking(*old)
+    assert res[0].n_iter >= 2
+    for r in res[1:]:
+        assert r.coef.tobytes() == res[0].coef.tobytes()
+        assert r.decision.tobytes() == res[0].decision.tobytes()
+        assert r.objective == res[0].objective

@@ -750,3 +750,89 @@ def test_cholesky_fits_same_bits_for_any_n_jobs(sparse):
         _set_blocking(*old)
     for g in got[1:]:
         assert g == got[0]
+
+
+@pytest.mark.parametrize("mix", [-1.0, 1.0])
+def test_model_decrease_test_stops_cg_where_its_progress_slowed(mix):
+    # eta < 0: CG stops (status 2) at the first iteration i whose decrease of
+    # the quadratic model, Q_{i-1} - Q_i, is at most -eta / i times Q_0 - Q_i
+    # (the model computed here from the iterates), at the compiled loop's
+    # and the driver-side twin's iteration alike; prec_mix 1 (Jacobi) and
+    # the default weight
+    from semisvm._core._cgls import _cgls_py
+    from semisvm._rows import cgls_twin
+    rng = np.random.RandomState(7)
+    n, d, lam = 300, 40, 0.05
+    X = rng.randn(n, d) * (rng.rand(d) * 5) ** 2
+    a, t = rng.rand(n) + 0.5, np.sign(rng.randn(n))
+    Xa = np.c_[X, np.ones(n)]
+    H = Xa.T @ (a[:, None] * Xa) + lam * np.eye(d + 1)
+    rhs = Xa.T @ (a * t)
+
+    def model(b):
+        return 0.5 * b @ H @ b - rhs @ b
+
+    def run(cap, eta):
+        b = np.zeros(d + 1)
+        st, it = _cgls_py(RowData(X), 1.0, np.arange(n, dtype=np.int32), a, t,
+                          lam, b, np.zeros(n), 1e-14, cap, eta=eta, prec_mix=mix)
+        return st, it, b
+
+    qtol = 0.3
+    st, it, b = run(1000, -qtol)
+    assert st == 2 and 2 <= it < run(1000, 0.0)[1]
+    q = [model(run(k, 0.0)[2]) for k in range(it + 1)]
+    # the test holds at it and at no earlier iteration
+    held = [k * (q[k - 1] - q[k]) <= qtol * (q[0] - q[k]) * (1 + 1e-9)
+            for k in range(1, it + 1)]
+    assert held[-1] and not any(held[:-1])
+    np.testing.assert_allclose(b, run(it, 0.0)[2], rtol=0, atol=0)
+
+    def prod(p):
+        u = (H - lam * np.eye(d + 1)) @ p
+        return u, float(p @ u)
+
+    diag = np.einsum("ij,ij,i->j", Xa, Xa, a)
+    bt = np.zeros(d + 1)
+    assert cgls_twin(prod, rhs, rhs.copy(), diag, bt, lam, 1e-14, -qtol, 1000,
+                     prec_mix=mix) == (2, it)
+    np.testing.assert_allclose(bt, b, rtol=1e-8, atol=1e-12)
+
+
+def test_gradient_test_waits_one_iteration_for_a_small_decrease():
+    # grad_decrease >= 0: LIBLINEAR's gradient test is made only on the
+    # seeds of iterations whose predecessor decreased F by at most that much
+    # (relative), or once one iteration whose seed passed it went on: here
+    # the test passes after a large step, so the run takes one iteration
+    # more; with a bound above that step's decrease, none; the compiled and
+    # the Python loop stop at the same iteration
+    from semisvm.linear import MFN_PREC_MIX
+    rng = np.random.RandomState(0)
+    X = sp.random(600, 80, density=0.3, random_state=0, format="csr") * 3
+    y = np.sign(X @ rng.randn(80) - 0.5 + 0.5 * rng.randn(600))
+    y[y == 0] = 1
+    cpos, cneg = np.where(y > 0, 1.0, 0.0), np.where(y < 0, 1.0, 0.0)
+
+    def fit(grad_decrease):
+        runs = []
+        for cls in (LocalRows, _PythonRows):
+            B = cls(RowData(X), 1.0, cpos.copy(), cneg.copy())
+            B.prec_mix = MFN_PREC_MIX
+            w = np.zeros(81)
+            out = mfn_loop(B, w, 0.01, tol=1e-10, max_iter=50,
+                           cg_max_iter=1000, cold_start=True, rel_tol=0.0,
+                           forcing=-0.05, grad_tol=0.05,
+                           grad_decrease=grad_decrease)
+            runs.append((w, out))
+        (w_c, out_c), (w_p, out_p) = runs
+        assert out_c[2] == out_p[2] == 3 and out_c[0] == out_p[0]
+        np.testing.assert_allclose(w_p, w_c, rtol=1e-9, atol=1e-12)
+        hobj = out_c[4][:out_c[0] + 1]
+        return out_c[0], -np.diff(hobj) / hobj[1:]
+
+    n0, dec0 = fit(-1.0)
+    assert dec0[-1] > 1e-3
+    n1, _ = fit(1e-3)
+    assert n1 == n0 + 1
+    n2, _ = fit(2 * dec0[-1])
+    assert n2 == n0
