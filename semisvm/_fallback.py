@@ -567,7 +567,10 @@ def _direct_svc_applies(sup, X, y01):
     if type(sup) is not SVC or sp.issparse(X) or not isinstance(X, np.ndarray):
         return False
     p = sup.get_params()
+    # (a fit cut at max_iter returns None from the direct path and would
+    # draw a second seed in SVC.fit: max_iter=-1 only)
     return (p.get("kernel") in ("rbf", "linear") and p.get("class_weight") is None
+            and p.get("max_iter", -1) == -1
             and p.get("probability", False) in (False, "deprecated") and X.ndim == 2
             and X.shape[0] == y01.shape[0] and X.shape[1] > 0
             and isinstance(p.get("gamma"), (str, numbers.Real))
@@ -617,9 +620,11 @@ def _direct_svc_ok():
     """Whether :func:`_direct_svc` gives ``SVC.fit``'s arrays, bit for bit,
     with this scikit-learn (checked once per process, under a lock, on small
     problems: both kernels, widths "scale" and given, a float32 X; any error
-    or difference turns the direct path off). The check's fits seed LIBSVM
-    from ``random_state=0``: NumPy's global generator is never touched (with
-    ``random_state=None`` both draw the seed from it by the same call)."""
+    or difference turns the direct path off). Each side of a pair draws
+    LIBSVM's seed from a generator of its own, seeded alike, and the two
+    generators' states are compared too: NumPy's global generator is never
+    touched (with ``random_state=None`` both draw from it by the same
+    call)."""
     if "ok" in _DIRECT_SVC:
         return _DIRECT_SVC["ok"]
     with _DIRECT_SVC_LOCK:
@@ -634,16 +639,20 @@ def _direct_svc_check():
         rng = np.random.RandomState(0)
         X = rng.randn(40, 3)
         y01 = (X[:, 0] + 0.5 * rng.randn(40) > 0).astype(np.intp)
-        for sup, Xc in ((SVC(C=10.0, random_state=0), X),
-                        (SVC(C=10.0, gamma=0.37, random_state=0), X),
-                        (SVC(kernel="linear", C=10.0, random_state=0), X),
-                        (SVC(C=1.0, random_state=0), X.astype(np.float32))):
-            a = _direct_svc(sup, Xc, y01)
-            ref = SVC(**sup.get_params()).fit(Xc, y01)
+        for kw, Xc in (({"C": 10.0}, X), ({"C": 10.0, "gamma": 0.37}, X),
+                       ({"kernel": "linear", "C": 10.0}, X),
+                       ({"C": 1.0}, X.astype(np.float32))):
+            # each side draws its seed from a generator of its own, seeded
+            # alike: the same draws leave them in the same state
+            ra, rb = np.random.RandomState(0), np.random.RandomState(0)
+            a = _direct_svc(SVC(random_state=ra, **kw), Xc, y01)
+            ref = SVC(random_state=rb, **kw).fit(Xc, y01)
             if not (a is not None and np.array_equal(a[0], ref.support_)
                     and np.array_equal(a[1], ref.dual_coef_[0])
                     and a[2] == float(ref.intercept_[0])
-                    and a[3] == float(ref._gamma)):
+                    and a[3] == float(ref._gamma)
+                    and all(np.array_equal(u, v)
+                            for u, v in zip(ra.get_state(), rb.get_state()))):
                 return False
         return True
     except Exception:     # noqa: BLE001 - any failure: SVC.fit itself

@@ -124,13 +124,14 @@ class TVCheckMixin:
             lab = y_hidden != UNLABELED
             y_enc = np.full(y_hidden.shape[0], UNLABELED, dtype=np.intp)
             y_enc[lab] = np.searchsorted(self.classes_, y_hidden[lab])
-            est._fold_solve = True
-            est._fold_watch = est._watch_rows(y, y_hidden)
-            est._fold_budget = est._fold_max_iter(y.shape[0], est._fold_watch)
             try:
+                est._fold_solve = True
+                est._fold_watch = est._watch_rows(y, y_hidden)
+                est._fold_budget = est._fold_max_iter(y.shape[0], est._fold_watch)
                 res = est._solve(K, W, y_enc, Z, nugget)
             finally:
-                del est._fold_solve, est._fold_watch, est._fold_budget
+                for a in ("_fold_solve", "_fold_watch", "_fold_budget"):
+                    est.__dict__.pop(a, None)
             return self.classes_[res.labels]
 
         # the second fold's labels when the two ran side by side
@@ -283,9 +284,16 @@ class TVCheckMixin:
         """The outer iterations a safe="auto" fold solve on n rows may take
         before it counts as settled: ``FOLD_MAX_ITER_SCALE`` where its
         held-out rows are watched (``watch``, :meth:`_watch_rows`) on more
-        than ``FOLD_BUDGET_MIN_ROWS`` rows, else None (its stop rule
-        alone)."""
-        if watch is not None and n > FOLD_BUDGET_MIN_ROWS:
+        than ``FOLD_BUDGET_MIN_ROWS`` rows and the fit itself kept the
+        penalty iteration (``scheme="auto"``), else None (its stop rule
+        alone). A fit that went on to the augmented iteration (or a scheme
+        the user chose) has its folds solved as it was: a budgeted fold
+        would keep a penalty iterate the fit itself rejected, and the check
+        would then score another model than the one returned."""
+        fit_scheme = getattr(getattr(self, "result_", None), "scheme", None)
+        if (watch is not None and n > FOLD_BUDGET_MIN_ROWS
+                and getattr(self, "scheme", None) == "auto"
+                and fit_scheme == "penalty"):
             return FOLD_MAX_ITER_SCALE
         return None
 

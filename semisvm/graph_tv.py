@@ -777,7 +777,9 @@ _COMMON_DOC = """
           kernel width, intrinsic dimension and (Nystroem path) the features
           of their rows (no held-out label value enters them) and, above 2000
           rows, stop as the ``"auto"`` check's folds do (less the latter's
-          quiet iterations on their held-out labels at scale); needs the graph built
+          quiet iterations on their held-out labels at scale, and their
+          budget of 4 outer iterations above 200,000 rows, where the fit
+          kept the penalty iteration); needs the graph built
           from X (not ``fit(..., W=...)``).
         * ``False``: no check.
     safe_cv : int or cross-validator, default=5

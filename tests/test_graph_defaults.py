@@ -978,6 +978,7 @@ def test_direct_svc_off_where_it_does_not_apply(monkeypatch):
     y01 = (X[:, 0] > 0).astype(np.intp)
     assert fb._direct_svc_applies(SVC(), X, y01)
     for sup, Xa, ya in ((SVC(), sp.csr_matrix(X), y01), (SVC(kernel="poly"), X, y01),
+                        (SVC(max_iter=5), X, y01),
                         (SVC(class_weight="balanced"), X, y01),
                         (SVC(), X, np.zeros(30, np.intp))):
         assert not fb._direct_svc_applies(sup, Xa, ya)
@@ -1041,3 +1042,20 @@ def test_direct_svc_check_once_under_threads(monkeypatch):
         oks = list(pool.map(lambda _: fb._direct_svc_ok(), range(8)))
     assert oks == [True] * 8 and runs == [1]
     assert np.random.randint(1 << 30) == np.random.RandomState(11).randint(1 << 30)
+
+
+def test_direct_svc_check_sees_a_changed_seed_draw(monkeypatch):
+    # LIBSVM ignores its seed here, so only the generators' states show a
+    # direct path that draws otherwise than SVC.fit: the check compares them
+    from sklearn.utils import check_random_state
+
+    import semisvm._fallback as fb
+    direct = fb._direct_svc
+
+    def two_draws(sup, X, y01):
+        check_random_state(sup.get_params()["random_state"]).randint(7)
+        return direct(sup, X, y01)
+    monkeypatch.setattr(fb, "_direct_svc", two_draws)
+    assert not fb._direct_svc_check()
+    monkeypatch.setattr(fb, "_direct_svc", direct)
+    assert fb._direct_svc_check()

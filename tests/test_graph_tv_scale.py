@@ -601,7 +601,8 @@ def test_fold_budget_both_sides(Est, n_classes, above, monkeypatch):
     # classes, and in the fit itself: no budget; the fit keeps its bits
     import semisvm._tv_check as tv_check
     import semisvm.graph_tv as gt
-    X, y, _ = _blobs(n=80, n_classes=n_classes, per_class=6)
+    # (seed 1: a fit that keeps the penalty iteration, where the budget applies)
+    X, y, _ = _blobs(n=80, n_classes=n_classes, per_class=6, seed=1)
     monkeypatch.setattr(tv_check, "SCALE_MIN_ROWS", 79)
     monkeypatch.setattr(tv_check, "FOLD_MIN_ROWS", 79)
     monkeypatch.setattr(tv_check, "FOLD_BUDGET_MIN_ROWS", 79 if above else 80)
@@ -623,6 +624,7 @@ def test_fold_budget_both_sides(Est, n_classes, above, monkeypatch):
         n_fit = len(seen)
         checked = Est(max_iter=30).fit(X, y)
     assert checked.safe_check_.startswith("two folds")
+    assert n_classes == 2 or fit.result_.scheme == "penalty"
     np.testing.assert_array_equal(checked.result_.decision, fit.result_.decision)
     assert seen[:n_fit] == seen[n_fit:2 * n_fit]
     folds = seen[2 * n_fit:]
@@ -642,6 +644,41 @@ def test_fold_budget_both_sides(Est, n_classes, above, monkeypatch):
     for i in kept:
         assert i + 1 == len(folds) or folds[i + 1][0] == "penalty"
     assert checked.unlabeled_gain_ is not None
+
+
+@pytest.mark.parametrize("scheme", ["augmented", "penalty"])
+def test_fold_budget_only_where_the_fit_kept_the_penalty_iteration(scheme, monkeypatch):
+    # above FOLD_BUDGET_MIN_ROWS, a fit whose scheme the user chose (or
+    # whose own "auto" solve went on to the augmented iteration) has its
+    # folds solved without the budget: a budgeted fold would keep a penalty
+    # iterate the fit rejected, and the check would score another model
+    import semisvm._tv_check as tv_check
+    X, y, _ = _blobs(n=80, n_classes=3, per_class=6)
+    monkeypatch.setattr(tv_check, "SCALE_MIN_ROWS", 79)
+    monkeypatch.setattr(tv_check, "FOLD_MIN_ROWS", 79)
+    monkeypatch.setattr(tv_check, "FOLD_BUDGET_MIN_ROWS", 79)
+    monkeypatch.setattr(tv_check, "FOLD_MAX_ITER_SCALE", 2)
+    budgets = []
+    real = tv_check.TVCheckMixin._fold_max_iter
+
+    def spy(self, n, watch):
+        budgets.append(real(self, n, watch))
+        return budgets[-1]
+    monkeypatch.setattr(tv_check.TVCheckMixin, "_fold_max_iter", spy)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        TVRLS(scheme=scheme, max_iter=30).fit(X, y)
+    assert len(budgets) == 2 and budgets == [None, None]
+    # the rule itself, on a fitted estimator: "auto" and a penalty result only
+    est = TVRLS()
+    watch = np.zeros(80, bool)
+    for chosen, kept, want in (("auto", "penalty", 2), ("auto", "augmented", None),
+                               ("penalty", "penalty", None), ("auto", None, None)):
+        est.scheme = chosen
+        est.result_ = type("R", (), {"scheme": kept})()
+        assert real(est, 80, watch) == want
+        assert real(est, 79, watch) is None                 # below the switch
+    assert real(est, 80, None) is None                       # two classes: not watched
 
 
 def test_watch_rows_stop_rule():
