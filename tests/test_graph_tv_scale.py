@@ -18,6 +18,18 @@ from semisvm.graph import knn_affinity
 ESTIMATORS = [TVRLS, TVSVM, CheegerRLS, CheegerSVM]
 
 
+def _plain_and_checked(Est, X, y, seen):
+    """A fit with safe=False, then the default (checked) fit, max_iter 30:
+    (plain fit, the solves ``seen`` by then, checked fit)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fit = Est(safe=False, max_iter=30).fit(X, y)
+        n_fit = len(seen)
+        checked = Est(max_iter=30).fit(X, y)
+    assert checked.safe_check_.startswith("two folds")
+    return fit, n_fit, checked
+
+
 def _blobs(n=90, n_classes=3, per_class=4, seed=0):
     X, yt = make_blobs(n, centers=n_classes, cluster_std=2.0, random_state=seed)
     rng = np.random.default_rng(seed)
@@ -565,12 +577,7 @@ def test_fold_stop_watches_held_out_rows_both_sides(Est, n_classes, above,
     monkeypatch.setattr(tv_check, "SCALE_MIN_ROWS", 79 if above else 80)
     monkeypatch.setattr(tv_check, "FOLD_MIN_ROWS", 79)
     seen = _spy_watch(monkeypatch)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        fit = Est(safe=False, max_iter=30).fit(X, y)
-        n_fit = len(seen)
-        checked = Est(max_iter=30).fit(X, y)
-    assert checked.safe_check_.startswith("two folds")
+    fit, n_fit, checked = _plain_and_checked(Est, X, y, seen)
     assert n_fit and all(w is None for w in seen[:2 * n_fit])
     np.testing.assert_array_equal(checked.result_.decision, fit.result_.decision)
     folds = seen[2 * n_fit:]
@@ -618,12 +625,7 @@ def test_fold_budget_both_sides(Est, n_classes, above, monkeypatch):
                      (res.label_conflict or 0.0) <= 0.1 and share >= 0.25))
         return res
     monkeypatch.setattr(gt, "graph_tv", solve)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        fit = Est(safe=False, max_iter=30).fit(X, y)
-        n_fit = len(seen)
-        checked = Est(max_iter=30).fit(X, y)
-    assert checked.safe_check_.startswith("two folds")
+    fit, n_fit, checked = _plain_and_checked(Est, X, y, seen)
     assert n_classes == 2 or fit.result_.scheme == "penalty"
     np.testing.assert_array_equal(checked.result_.decision, fit.result_.decision)
     assert seen[:n_fit] == seen[n_fit:2 * n_fit]
