@@ -176,6 +176,7 @@ def _t_load(Xb, yb, cb, i, row0, d, dtype, kind):
             int(np.sum(y > 0)), int(np.sum(y < 0)), float(np.sum(c[y != 0] > 0)))
     if kind == "pm1":
         info += codes  # rows labeled 0, rows labeled -1
+    info += (bool(sp.issparse(Xb)),)  # last: the block's rows are sparse
     return st, info
 
 
@@ -480,7 +481,8 @@ def load(X, y, costs=None, *, kind="pm1"):
     workers, once. ``kind``: "pm1" (labels -1/+1, the MFN costs are set) or
     "ssl" (1 / 0 labeled, -1 unlabeled; held as +1/-1/0). Returns ``(rows, stats)`` with
     ``stats`` a dict of totals (n, nnz, sum of squared row nnz, positives,
-    negatives). Every check runs before any solver iteration: a bad block
+    negatives; "sparse": every block's rows are sparse, whatever the dask
+    array's ``_meta`` says). Every check runs before any solver iteration: a bad block
     raises here, naming the block and its rows."""
     import dask
 
@@ -508,7 +510,8 @@ def load(X, y, costs=None, *, kind="pm1"):
                          "negative class then); it holds both 0 and -1")
     tot = np.sum(np.array([i[:5] for i in infos], dtype=np.float64), axis=0)
     stats = {"n": int(tot[0]), "nnz": tot[1], "nnz_sq": tot[2],
-             "n_pos": int(tot[3]), "n_neg": int(tot[4]), "blocks": infos}
+             "n_pos": int(tot[3]), "n_neg": int(tot[4]), "blocks": infos,
+             "sparse": all(i[-1] for i in infos)}
     return rows, stats
 
 

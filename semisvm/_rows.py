@@ -192,8 +192,9 @@ def mfn_loop(B, w, lam, *, tol, max_iter, cg_max_iter, cold_start, rel_tol,
             n_iter = it - 1
             status = STATUS_GRADIENT
             break
-        if waits and gstop2 > 0 and B.gnorm2 <= gstop2:
+        if waits and gstop2 > 0 and 0 <= B.gnorm2 <= gstop2:
             # the test passed at this seed: it waited this one iteration
+            # (a Cholesky step reports -1: no test was made)
             waited = True
         if grad_tol > 0 and gstop2 == 0 and B.gnorm2 > 0:
             gstop2 = grad_tol * grad_tol * B.gnorm2

@@ -144,7 +144,8 @@ def knn_search(X, n_neighbors, *, method="auto", random_state=0, n_jobs=None):
         ``"approximate"``: for dense ``X`` a hierarchical navigable
         small-world graph (HNSW, usearch's ``Index``, a core dependency;
         chosen by measurement, see ``bench/bench_graph_index.py``), one
-        index per ``HNSW_CHUNK`` rows, each built with one thread (the
+        index per chunk of rows (ceil(n / ``HNSW_CHUNK``) chunks of equal
+        size), each built with one thread (the
         chunks on ``n_jobs`` threads, their lists merged by distance: the
         same lists for any ``n_jobs``), searched with ``n_jobs`` threads,
         on a float32 copy of ``X``, the rows inserted and searched in a
@@ -329,8 +330,9 @@ def _hnsw_index(rows, V, q):
 
 def _hnsw_search(X, k, *, random_state=0, threads=1):
     """kNN lists by usearch's HNSW index: one-thread insertion in the
-    locality order of :func:`_locality_order` per chunk of
-    :data:`HNSW_CHUNK` rows (the graph is then a function of the input
+    locality order of :func:`_locality_order` per chunk of consecutive rows
+    (ceil(n / :data:`HNSW_CHUNK`) chunks of equal size, to a row; the graph
+    is then a function of the input
     alone: ``random_state`` does not enter), ``threads`` threads for the
     chunks' builds and the search (each query independent: the same lists
     for any thread count; the queries in the same locality order). usearch

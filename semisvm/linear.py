@@ -277,11 +277,11 @@ def _mfn_params(dtype, lam, fit_intercept, intercept_scaling, tol, rel_tol,
 # 10,000 x 784, usps, coil20: 1.5-7.8M entries) the Jacobi steps reach far
 # lower objectives but the Euclidean gradient test then takes 5-16x the CG
 # iterations (mnist: 98 -> 1,568, 0.10 -> 0.27 s, LIBLINEAR 0.13 s).
-# At small lam the rule costs more CG than the former one and ends far
-# lower: 25,000 x 10,000 text-like rows (1.16M entries), lam 1e-3: 364 ->
-# 659 CG iterations, the objective 0.56 % -> 2.1 % below LIBLINEAR's (its
-# tenfold residual drop stopped well above the optimum); lam 1e-2: 97 ->
-# 135; from lam 0.03 on about the same count or fewer.
+# At small lam neither rule stops near the optimum and the results move
+# either way: 25,000 x 10,000 text-like rows (1.16M entries), lam 1e-3,
+# five draws: CG 671 -> 463, 689 -> 599, 306 -> 489, 364 -> 659, 482 -> 750;
+# above a tight reference fit 0.57 -> 0.67 %, 0.63 -> 0.34 %, 3.9 -> 1.3 %
+# (bench/RESULTS.md); lam 1e-2: CG within about +-60 %.
 MFN_CG_QTOL = 0.05
 MFN_PREC_MIX = 1.0
 # ... and the gradient test waits (one Newton step at most) for a step that
@@ -334,7 +334,9 @@ def _mfn_solve(X, y, c, params, *, w0, cold_start, newton, n_jobs, verbose,
     # of norms 1e5 apart the Jacobi preconditioner's tight solves lose the
     # accuracy a tol of 1e-14 asks for.
     if rows.distributed:
-        csr = sp.issparse(getattr(X, "_meta", None))
+        # (the blocks' own rows, as the workers loaded them: a dask array
+        # of CSR blocks built by from_delayed may carry a dense _meta)
+        csr = bool(stats.get("sparse", False))
         entries = int(stats["nnz"])
     else:
         csr = sp.issparse(X)

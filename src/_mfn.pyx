@@ -1087,8 +1087,9 @@ def mfn_run(RowData X, double bias_scale, floating[::1] w, double lam,
                 n_iter = it - 1
                 status = 3
                 break
-            if waits and gstop2 > 0 and gn2 <= gstop2:
+            if waits and gstop2 > 0 and 0 <= gn2 <= gstop2:
                 # the test passed at this seed: it waited this one iteration
+                # (a Cholesky step reports gn2 = -1: no test was made)
                 waited = True
             if grad_tol > 0 and gstop2 == 0 and gn2 > 0:
                 gstop2 = grad_tol * grad_tol * gn2

@@ -166,9 +166,27 @@ def test_linearsvm_distributed_takes_the_model_decrease_rule(client, monkeypatch
         _dask(X), da.from_array(y, chunks=CHUNKS))
     assert dist.result_.objective == pytest.approx(ref.result_.objective, rel=1e-8)
     assert dist.result_.cg_history.tolist() == ref.result_.cg_history.tolist()
+    # CSR blocks joined by from_delayed + concatenate (the array's _meta is
+    # then dense): the rule follows the blocks' own rows
+    import dask
+    bounds = np.cumsum((0,) + CHUNKS)
+    parts = [da.from_delayed(dask.delayed(X[a:b]), shape=(b - a, X.shape[1]),
+                             dtype=X.dtype) for a, b in zip(bounds[:-1], bounds[1:])]
+    Xd = da.concatenate(parts)
+    assert not sp.issparse(Xd._meta)
+    joined = LinearSVM(lam=0.2, newton="cgls").fit(Xd, da.from_array(y, chunks=CHUNKS))
+    assert joined.result_.cg_history.tolist() == ref.result_.cg_history.tolist()
+    assert joined.result_.objective == pytest.approx(ref.result_.objective, rel=1e-8)
+    # dense blocks keep the former rule, as dense rows do in memory
+    Xa = X.toarray()
+    dense = LinearSVM(lam=0.2, newton="cgls").fit(
+        da.from_array(Xa, chunks=(CHUNKS, X.shape[1])), da.from_array(y, chunks=CHUNKS))
+    mem = LinearSVM(lam=0.2, newton="cgls").fit(Xa, y)
+    assert dense.result_.cg_history.tolist() == mem.result_.cg_history.tolist()
     monkeypatch.setattr(linear, "MFN_QTEST_MIN_ENTRIES", X.nnz + 1)
     old = LinearSVM(lam=0.2, newton="cgls").fit(X, y)
     assert old.result_.cg_history.tolist() != ref.result_.cg_history.tolist()
+    assert mem.result_.cg_history.tolist() == old.result_.cg_history.tolist()
 
 
 def test_linearsvm_one_vs_rest_distributed_equals_in_memory(client):
