@@ -1372,28 +1372,12 @@ def test_tsvm_switching_rounds_carry_the_setup_sums(monkeypatch):
     # preconditioner's diagonal, the residual) updated for the switched rows
     # instead of a pass over the rows; the same labels and objective (1e-6)
     # as with a setup pass per solve
-    rng = np.random.RandomState(4)
-    X = sp.random(1500, 400, density=0.04, format="csr", random_state=rng)
-    y = np.where(X @ rng.randn(400) > 0, 1, 0)
-    ys = np.where(rng.rand(1500) < 0.05, y, -1)
-    given = []
-    run = _rows.K.mfn_run
-
-    def counted(*args, **kw):
-        given.append(bool(args[-1]))
-        return run(*args, **kw)
-
-    monkeypatch.setattr(_rows.K, "mfn_run", counted)
-    res = {}
-    for keep in (True, False):
-        monkeypatch.setattr(_rows.LocalSSL, "__init__", _keep_start(keep))
-        given.clear()
-        res[keep] = linear.tsvm(X, ys, lam=1e-2, lam_u=1.0, S=3)
-        res[keep, "given"] = sum(given)
-    assert res[True, "given"] > res[True].n_mfn / 3 and res[False, "given"] == 0
+    res = _tsvm_keep_start_both_ways(monkeypatch, np.float64)
+    given = {keep: sum(g for _, _, g, _ in res[keep][1]) for keep in (True, False)}
+    assert given[True] > res[True][0].n_mfn / 3 and given[False] == 0
+    res = {keep: r for keep, (r, _) in res.items()}
     np.testing.assert_array_equal(res[True].labels, res[False].labels)
     assert res[True].objective == pytest.approx(res[False].objective, rel=1e-6)
-
 
 
 def test_float32_never_carries_the_setup_sums(monkeypatch):
@@ -1401,32 +1385,18 @@ def test_float32_never_carries_the_setup_sums(monkeypatch):
     # update, relative 1e-7, moved a few labels of the papers' float32
     # fits): mfn_run gets no old outputs and nothing given, and keep_start
     # on or off gives the same float32 bits
-    rng = np.random.RandomState(4)
-    X = sp.random(1500, 400, density=0.04, format="csr", random_state=rng,
-                  dtype=np.float32)
-    y = np.where(X @ rng.randn(400) > 0, 1, 0)
-    ys = np.where(rng.rand(1500) < 0.05, y, -1)
-    calls = []
-    run = _rows.K.mfn_run
-
-    def spied(*args, **kw):
-        calls.append((args[-3], args[-2], bool(args[-1]), kw["n_carried"]))
-        return run(*args, **kw)
-
-    monkeypatch.setattr(_rows.K, "mfn_run", spied)
-    res = {}
-    for keep in (True, False):
-        monkeypatch.setattr(_rows.LocalSSL, "__init__", _keep_start(keep))
-        calls.clear()
-        res[keep] = linear.tsvm(X, ys, lam=1e-2, lam_u=1.0, S=3)
-        assert len(calls) == res[keep].n_mfn > 3
+    res = _tsvm_keep_start_both_ways(monkeypatch, np.float32)
+    for r, calls in res.values():
+        assert len(calls) == r.n_mfn > 3
         assert all(a is None and t is None and not given and n == 0
                    for a, t, given, n in calls)
+    res = {keep: r for keep, (r, _) in res.items()}
     assert res[True].coef.dtype == np.float32
     np.testing.assert_array_equal(res[True].coef, res[False].coef)
     assert res[True].intercept == res[False].intercept
     np.testing.assert_array_equal(res[True].labels, res[False].labels)
     assert res[True].objective == res[False].objective
+
 
 def test_tsvm_switch_tol_both_sides_of_one_pair():
     # a round switching at most int(switch_tol * u) pairs counts as one that
@@ -1666,6 +1636,31 @@ def test_carried_setup_sums_are_recomputed_every_carry_period(monkeypatch,
     r_exact, rhs = _exact_residual(rows, seen["w"], seen["lam"])
     np.testing.assert_allclose(rows.keep[2 * D:3 * D], r_exact,
                                atol=1e-10 * np.linalg.norm(rhs))
+
+
+def _tsvm_keep_start_both_ways(monkeypatch, dtype):
+    """TSVM on 1,500 sparse rows (5 % labeled) with keep_start on and off:
+    {keep: (result, [(old outputs, old targets, given, n_carried) of each
+    mfn_run call])}."""
+    rng = np.random.RandomState(4)
+    X = sp.random(1500, 400, density=0.04, format="csr", random_state=rng,
+                  dtype=dtype)
+    y = np.where(X @ rng.randn(400) > 0, 1, 0)
+    ys = np.where(rng.rand(1500) < 0.05, y, -1)
+    calls = []
+    run = _rows.K.mfn_run
+
+    def spied(*args, **kw):
+        calls.append((args[-3], args[-2], bool(args[-1]), kw["n_carried"]))
+        return run(*args, **kw)
+
+    monkeypatch.setattr(_rows.K, "mfn_run", spied)
+    res = {}
+    for keep in (True, False):
+        monkeypatch.setattr(_rows.LocalSSL, "__init__", _keep_start(keep))
+        calls.clear()
+        res[keep] = (linear.tsvm(X, ys, lam=1e-2, lam_u=1.0, S=3), list(calls))
+    return res
 
 
 def _keep_start(flag):
