@@ -77,7 +77,13 @@ models apart; on the tune part neither did the agreement of the two
 held-out solves on the unlabeled rows (a graph model whose clusters are not
 the classes is wrong in a stable way: nested clouds with 3 labels per
 class, LapRLS 16-26 points worse than the SVC with its two solves agreeing
-on 83-96 % of the rows).
+on 83-96 % of the rows). There, for the RBF kernel, a label-free cut check
+decides instead (:func:`cut_fallback`, ``graph_cut_``): when the fit's labels
+cut a dense part of its graph (a Cheeger ratio above ``CUT_FLOOR``) and the
+SVC's labels cut no more (below ``CUT_RATIO`` x the fit's), the unlabeled
+rows found no low-density boundary and the estimator falls back to the RBF
+SVC at ``gamma = "scale"`` (one SVC fit on the labels and two O(edges)
+cuts).
 """
 from __future__ import annotations
 
@@ -393,7 +399,11 @@ _SAFE_AUTO_DOC = """        * ``"auto"`` (the default, :mod:`semisvm._fallback`)
           (one binary SVC per class against the rest for more than two
           classes). At most 3x a fit. Skipped with fewer than 4 labels in a
           class (held-out labels that few did not tell the models apart on
-          the tune part of the benchmark suite) and for kernels other than
+          the tune part of the benchmark suite; there an RBF estimator runs
+          a label-free cut check instead: it falls back to the RBF SVC at
+          ``gamma="scale"`` when its labels cut more than 5 % of the graph's
+          volume, the cut over the smaller side's, and the SVC's labels cut
+          less than 1.1 times that, ``graph_cut_``) and for kernels other than
           "rbf" and "linear" (with ``kernel="linear"`` the counterpart is a
           linear SVC); what ran, or why not, is in ``safe_check_``. Above
           2000 labeled rows the linear SVC is liblinear's
@@ -403,8 +413,17 @@ _SAFE_AUTO_DOC = """        * ``"auto"`` (the default, :mod:`semisvm._fallback`)
 
 # the ``safe_check_`` attribute's entry (the same in both families)
 SAFE_CHECK_ATTR_DOC = """    safe_check_ : str or None
-        What ``safe="auto"`` did: "two folds" (the check ran) or "skipped:
+        What ``safe="auto"`` did: "two folds" (the check ran), "graph cut
+        (<reason>: no label check)" (the cut check fell back) or "skipped:
         <reason>"; None for ``safe=True`` or ``False``.
+    graph_cut_ : tuple or None
+        The cut check of ``safe="auto"`` where the label folds could not run
+        (fewer than 4 labels in a class; RBF kernel): the Cheeger ratios
+        (cut over the smaller side's volume on the fit's graph) of the
+        estimator's labels and of the RBF SVC's trained on the labels
+        (None when the fit's was at most 0.05: the SVC is then not fitted);
+        the estimator fell back to that SVC (``fell_back_``) when the SVC's
+        was below 1.1 times the fit's. None where the check did not run.
     safe_counterpart_ : str or None
         The supervised model the check compared with (and fell back to),
         e.g. "rbf SVC (C=10, gamma=scale/3)" or "linear SVC (C=10)" (for
