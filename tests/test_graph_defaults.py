@@ -1185,3 +1185,25 @@ def test_graph_cut_ratio_against_a_loop():
         assert graph_cut_ratio(sp.csr_matrix(A), labels) == pytest.approx(np.mean(vals))
     # a side of zero volume: 1.0
     assert graph_cut_ratio(sp.csr_matrix(A), np.zeros(n, int)) == 1.0
+
+
+@pytest.mark.parametrize("Est", [LapRLS, TVRLS])
+def test_cut_check_multiclass_and_model_files(Est, tmp_path):
+    # three nested clouds (std 1, 2.5, 5), 3 labels per class: one binary
+    # SVC per class against the rest, in and out of sample and in a model file
+    from semisvm import io
+    rng = np.random.RandomState(0)
+    n = 300
+    yt = np.arange(n) % 3
+    X = rng.randn(n, 5) * np.array([1.0, 2.5, 5.0])[yt][:, None]
+    y = _draw(yt, 3, 0)
+    lab = y != -1
+    est = _fit(Est(), X, y)
+    assert est.fell_back_ and est.safe_check_.startswith("graph cut")
+    assert est.graph_cut_[0] > 0.05
+    np.testing.assert_array_equal(est.predict(X[~lab]), est.transduction_[~lab])
+    np.testing.assert_array_equal(est.transduction_[lab], y[lab])
+    io.save(est, tmp_path / "m.npz")
+    back = io.load(tmp_path / "m.npz")
+    np.testing.assert_array_equal(back.predict(X), est.predict(X))
+    assert back.graph_cut_ == est.graph_cut_
