@@ -20,7 +20,7 @@ import warnings
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
-from semisvm._fallback import auto_fallback, laplacian_guard, two_folds
+from semisvm._fallback import auto_fallback, cut_fallback, laplacian_guard, two_folds
 from semisvm._lowrank import nystroem_features
 from semisvm._threads import limit_api
 from semisvm._validation import UNLABELED, check_n_jobs, fits_in_memory
@@ -176,6 +176,9 @@ class TVCheckMixin:
         # then the Laplacian guard (when the check kept the fit): LapRLS on
         # the same rows, taken over when the labels disagree
         laplacian_guard(self, y, lambda: self._fit_laplacian(X, y, memo), adopt)
+        # then, where the label folds could not run (fewer than 4 labels in a
+        # class), the label-free cut check on this fit's graph
+        cut_fallback(self, X, y, W, adopt, kernel=self.kernel)
         for k, v in keep.items():      # the fit's own, not the last fold's
             setattr(self, k, v)
         return self

@@ -592,6 +592,7 @@ class _GraphTVBase(TVSetupMixin, TVCheckMixin, SafeSemiSupervisedMixin,
         # set by the Laplacian guard of safe="auto" (semisvm._fallback)
         self.laplacian_agreement_ = None
         self.laplacian_fallback_ = False
+        self.graph_cut_ = None     # the cut check of safe="auto" (semisvm._fallback)
         if safe == "auto":
             # the folds choose their scheme (and kernel) as this fit did
             return self._auto_fallback(X, y, K, W, Z, nugget)

@@ -99,6 +99,7 @@ from semisvm._fallback import (
     SAFE_CHECK_ATTR_DOC,
     auto_fallback,
     check_safe,
+    cut_fallback,
     safe_auto_doc,
 )
 from semisvm._manifold_solvers import lapsvm_multi as _lapsvm_multi
@@ -450,6 +451,7 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
             W = neighbors_affinity(dist, ind, weight=self.graph_weight,
                                    t=self.graph_t, dtype=X.dtype)
         self._set_p(p, dist, k)
+        self._cut_graph = W       # read by the cut check (semisvm._fallback)
         return K, laplacian(W, normalized=self.normalized_laplacian, p=1)
 
     def _user_laplacian(self, affinity, n, p):
@@ -461,6 +463,7 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
                 f"affinity must have shape ({n}, {n}) (one row per training "
                 f"sample), got {W.shape}")
         self.p_ = 1 if p is None else p
+        self._cut_graph = W       # read by the cut check (semisvm._fallback)
         return laplacian(W, normalized=self.normalized_laplacian, p=1)
 
     def _set_p(self, p, dist, k):
@@ -526,6 +529,7 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
                                 f"None, got {type(self.graph).__name__}")
         self._graph_obj = None
         self._fit_rows = None
+        self._cut_graph = None
         if self.kernel == "precomputed" and X.shape != (n, n):
             raise ValueError(
                 f"kernel='precomputed' needs a square (n, n) Gram matrix as X, "
@@ -613,6 +617,9 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
         """The default check (``safe="auto"``, :mod:`semisvm._fallback`: the
         same K and L, two label folds) or the safety net (``safe=True``)."""
         self.__dict__.pop("_fit_rows", None)
+        # the fit's graph (None: none built, gamma_I = 0), for the cut check
+        W = self.__dict__.pop("_cut_graph", None)
+        self.graph_cut_ = None
         if safe == "auto":
             def labels(y_hidden):
                 with warnings.catch_warnings():
@@ -644,9 +651,11 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
                         self._gamma = gamma
                 self.intercept_ = intercept.astype(X.dtype)
 
-            return auto_fallback(self, X, y, labels, adopt, kernel=self.kernel,
-                                 margin=self.safe_margin,
-                                 memo=getattr(self, "_counterpart_memo", None))
+            auto_fallback(self, X, y, labels, adopt, kernel=self.kernel,
+                          margin=self.safe_margin,
+                          memo=getattr(self, "_counterpart_memo", None))
+            # where the label folds could not run: the label-free cut check
+            return cut_fallback(self, X, y, W, adopt, kernel=self.kernel)
         self.safe_check_ = None
         self.safe_counterpart_ = None
         return self._safe_fit(X, y)
@@ -811,6 +820,7 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
             self._fit_rows = rows
             k = dist.shape[1]
             self._set_p(p, dist, k)
+            self._cut_graph = W   # read by the cut check (semisvm._fallback)
             # the graph's own affinity: valid by construction (no checks)
             L = laplacian(W, normalized=self.normalized_laplacian,
                           check_input=False)
