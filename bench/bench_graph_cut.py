@@ -120,7 +120,7 @@ def replay(rows, grid=False):
              f"after (the defaults: floor {fb.CUT_FLOOR}, ratio {fb.CUT_RATIO}; "
              "refitted)": lambda r, m: r[m]["after"]["err"]}
     if grid:
-        for floor in (0.0, 0.03, 0.05, 0.08, 0.1):
+        for floor in (0.0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3):
             for ratio in (0.9, 1.0, 1.1, 1.2, 1.3):
                 rules[f"floor {floor}, ratio {ratio} (replayed)"] = _rule(floor, ratio)
     print("| rule | " + " | ".join(MODELS) + " |")

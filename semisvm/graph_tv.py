@@ -627,6 +627,10 @@ class _GraphTVBase(TVSetupMixin, TVCheckMixin, SafeSemiSupervisedMixin,
         # second search
         lap._shared_knn_lists = getattr(self, "_knn_lists", None)
         lap._counterpart_memo = memo
+        # no cut check inside the guard: this estimator's own cut check runs
+        # after the guard, on the labels it then holds (LapRLS's, where the
+        # guard took them), and records a fall back in its own attributes
+        lap._no_cut_check = True
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
             try:
@@ -636,7 +640,7 @@ class _GraphTVBase(TVSetupMixin, TVCheckMixin, SafeSemiSupervisedMixin,
                 # but not for LapRLS's keeps its own result
                 return None
             finally:
-                del lap._shared_knn_lists, lap._counterpart_memo
+                del lap._shared_knn_lists, lap._counterpart_memo, lap._no_cut_check
 
     def _supervised_counterpart(self):
         """The kernel machine on the labeled rows alone: TVRLS / TVSVM with

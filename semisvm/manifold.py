@@ -655,6 +655,10 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
                           margin=self.safe_margin,
                           memo=getattr(self, "_counterpart_memo", None))
             # where the label folds could not run: the label-free cut check
+            # (not inside a TV / Cheeger estimator's Laplacian guard, which
+            # runs its own cut check after the guard)
+            if getattr(self, "_no_cut_check", False):
+                W = None
             return cut_fallback(self, X, y, W, adopt, kernel=self.kernel)
         self.safe_check_ = None
         self.safe_counterpart_ = None

@@ -1096,8 +1096,8 @@ def test_cut_check_fires_on_nested_clouds_without_a_label_check(Est):
     err_off = np.mean(off.transduction_[~lab] != yt[~lab])
     if Est in (CheegerRLS, CheegerSVM):
         # (their balanced cut copes with nested clouds on its own, 12 %
-        # error here; the Laplacian guard took LapRLS, whose own cut check
-        # had fallen back to the SVC: 18 %)
+        # error here; the Laplacian guard took LapRLS's labels, and the
+        # estimator's own cut check then fell back to the SVC: 18 %)
         assert est.laplacian_agreement_ < 0.9
     else:
         assert err < err_off - 0.05
@@ -1119,6 +1119,57 @@ def test_cut_check_silent_on_two_moons(Est, monkeypatch):
     assert off.graph_cut_ is None
     np.testing.assert_array_equal(est.transduction_, off.transduction_)
     np.testing.assert_array_equal(est.decision_function(X), off.decision_function(X))
+
+
+def _moons_one(seed):
+    # the tune part's two moons (bench/_suite.py: 1,000 rows, noise 0.15),
+    # one label per class
+    X, yt = make_moons(1000, noise=0.15, random_state=seed)
+    y = np.full(1000, -1)
+    rng = np.random.default_rng(seed)
+    for c in (0, 1):
+        y[rng.choice(np.flatnonzero(yt == c), 1, replace=False)] = c
+    return X, y, yt
+
+
+def test_cut_check_keeps_two_moons_with_one_label_per_class():
+    # one label per class: LapRLS's labels cut 0.05-0.07 of the graph's
+    # volume and the SVC's (a near-straight boundary) less; a fall back
+    # there doubled the error (seed 3: 15 -> 31 %). The floor keeps the fit
+    import semisvm._fallback as fb
+    X, y, _ = _moons_one(3)
+    est = _fit(LapRLS(), X, y)
+    c_fit, c_svc = est.graph_cut_
+    assert 0.05 < c_fit <= fb.CUT_FLOOR and c_svc is None
+    assert not est.fell_back_
+    np.testing.assert_array_equal(
+        est.transduction_, _fit(LapRLS(safe=False), X, y).transduction_)
+
+
+def test_laplacian_guard_lap_rls_without_the_cut_check(monkeypatch):
+    # the guard's LapRLS runs without the cut check; the TV estimator's own
+    # cut check follows the guard on the labels it then holds (LapRLS's), and
+    # a fall back is the estimator's own: fell_back_, safe_check_,
+    # safe_counterpart_ set (a low floor makes it fire on two moons here)
+    import semisvm._fallback as fb
+    import semisvm.manifold as mf
+    monkeypatch.setattr(fb, "CUT_FLOOR", 0.05)
+    X, y, _ = _moons_one(3)
+    seen = []
+    real = mf.cut_fallback
+
+    def spy(est, X, y, W, adopt, *, kernel):
+        seen.append((type(est).__name__, W is None))
+        return real(est, X, y, W, adopt, kernel=kernel)
+    monkeypatch.setattr(mf, "cut_fallback", spy)
+    est = _fit(TVRLS(), X, y)
+    assert seen == [("LapRLS", True)]
+    assert est.laplacian_agreement_ < 0.9 and not est.laplacian_fallback_
+    assert est.fell_back_ and est.safe_check_.startswith("graph cut")
+    assert est.safe_counterpart_ == fb.supervised_candidates("rbf")[0][0]
+    c_fit, c_svc = est.graph_cut_
+    # the cut of LapRLS's labels (taken by the guard), not of the SVC's
+    assert c_fit > 0.05 and c_svc < fb.CUT_RATIO * c_fit and c_svc != c_fit
 
 
 def test_cut_check_both_sides_of_its_thresholds(monkeypatch):
