@@ -96,7 +96,8 @@ SCALE_LABEL_TOL = 0.001
 # folds 220 CPU s, 9 + 9 iterations, of the fit's 637). A later budget
 # reads more of the last value (1M: 94 after 5, 96 after 6) at ~12 CPU s
 # per fold iteration there. Below it the folds keep their stop rule (100k
-# rows: 7 + 5 iterations, 11.5 CPU s, 98 of 100; after 4: 97)
+# rows: 7 + 5 iterations, 11.5 CPU s, 98 of 100; after 4: 97). The
+# Cheeger pair's folds take the same budget (CheegerSolveMixin._fold_max_iter)
 FOLD_BUDGET_MIN_ROWS = 200_000
 FOLD_MAX_ITER_SCALE = 4
 # the safe="auto" check's two fold solves run side by side on two threads

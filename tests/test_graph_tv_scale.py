@@ -648,6 +648,44 @@ def test_fold_budget_both_sides(Est, n_classes, above, monkeypatch):
     assert checked.unlabeled_gain_ is not None
 
 
+@pytest.mark.parametrize("Est", [CheegerRLS, CheegerSVM])
+@pytest.mark.parametrize("n_classes", [3, 2])
+@pytest.mark.parametrize("above", [True, False])
+def test_cheeger_fold_budget_both_sides(Est, n_classes, above, monkeypatch):
+    # the Cheeger pair's check folds (more than two classes above
+    # SCALE_MIN_ROWS) on more than FOLD_BUDGET_MIN_ROWS rows stop after
+    # FOLD_MAX_ITER_SCALE outer iterations; below it, with two classes, and in
+    # the fit itself: no budget, and the fit keeps its bits
+    import semisvm._tv_check as tv_check
+    import semisvm.graph_tv as gt
+    X, y, _ = _blobs(n=80, n_classes=n_classes, per_class=6, seed=1)
+    monkeypatch.setattr(tv_check, "SCALE_MIN_ROWS", 79)
+    monkeypatch.setattr(tv_check, "FOLD_MIN_ROWS", 79)
+    monkeypatch.setattr(tv_check, "FOLD_BUDGET_MIN_ROWS", 79 if above else 80)
+    monkeypatch.setattr(tv_check, "FOLD_MAX_ITER_SCALE", 2)
+    seen = []
+    f = gt.graph_cheeger
+
+    def solve(*a, **k):
+        res = f(*a, **k)
+        seen.append((k.get("max_iter"), res.n_iter, res.status))
+        return res
+    monkeypatch.setattr(gt, "graph_cheeger", solve)
+    fit, n_fit, checked = _plain_and_checked(Est, X, y, seen)
+    np.testing.assert_array_equal(checked.result_.decision, fit.result_.decision)
+    assert seen[:n_fit] == seen[n_fit:2 * n_fit]
+    assert all(m == 30 for m, *_ in seen[:n_fit])
+    folds = seen[2 * n_fit:]
+    assert len(folds) == 2
+    if above and n_classes > 2:
+        assert all(m == 2 and it <= 2 for m, it, _ in folds)
+        assert any(st == "max_iter" for *_, st in folds)
+    else:
+        assert all(m == 30 for m, *_ in folds)
+        assert any(it > 2 for _, it, _ in folds)
+    assert checked.unlabeled_gain_ is not None
+
+
 @pytest.mark.parametrize("scheme", ["augmented", "penalty"])
 def test_fold_budget_only_where_the_fit_kept_the_penalty_iteration(scheme, monkeypatch):
     # above FOLD_BUDGET_MIN_ROWS, a fit whose scheme the user chose (or
