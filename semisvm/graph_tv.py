@@ -813,7 +813,13 @@ _COMMON_DOC = """
         ``weight`` replace this estimator's): a fitted graph over the
         training rows or a superset of them (a cross-validation fold reads
         its rows' graph from the stored neighbour lists), or an unfitted one
-        (fitted here). None: the graph is built from X with ``n_neighbors``
+        (fitted here). A fitted graph also keeps each fit's set-up (the
+        rows' graph, kernel width, kernel matrix or Nystroem features and
+        the solver's label-free factorisations): a later fit on the same
+        rows and labeled rows with the same kernel, ``n_components``,
+        ``random_state`` and model (a grid search's other grid points on one
+        fold) reads it instead of computing it again, the same values.
+        None: the graph is built from X with ``n_neighbors``
         and ``weights`` (and, for ``safe=True``, kept as a
         :class:`~semisvm.graph.KNNGraph` that the check's fits share). Not
         with ``fit(..., affinity=...)``.
