@@ -341,13 +341,29 @@ class TVSetupMixin:
     def _shared_work_keep(self, key, out):
         W, K, Z, landmarks, N = out
         cache = {}
-        # the fit takes this dict as its solve cache (as a safety fold's)
+        # the fit takes this dict as its solve cache (as a safety fold's);
+        # the later fits read its label-free part (_shared_solve_cache)
         self._fold_solve_cache = cache
         value = (out, {a: getattr(self, a) for a in self._SHARED_WORK_ATTRS},
                  cache)
-        nbytes = sum(a.nbytes for a in (K, Z, N) if a is not None) + (
+        # (K counted twice: this fit's factorisation of it stays in the cache)
+        nbytes = sum(a.nbytes for a in (K, K, Z, N) if a is not None) + (
             W.data.nbytes + W.indices.nbytes + W.indptr.nbytes)
         self.graph._store(key, value, nbytes)
+
+    @staticmethod
+    def _shared_solve_cache(cache):
+        """A new solve cache holding the label-free, parameter-free part of
+        ``cache`` (the ROF edge list and step bound of W, Z'Z): a grid's
+        other points solve with another ``lam`` (their factorisations are
+        their own, and are not kept on the graph)."""
+        out = {}
+        for k, entry in list(cache.items()):      # (keys: _tv_inputs.shared_cache)
+            if k[0] == "rof":
+                out[k] = entry
+            elif k[0] == "rkhs" and "gram" in entry["data"]:
+                out[k] = {"ref": entry["ref"], "data": {"gram": entry["data"]["gram"]}}
+        return out
 
     def _shared_work_restore(self, got, X):
         (W, K, Z, landmarks, N), attrs, cache = got
@@ -356,7 +372,7 @@ class TVSetupMixin:
         self._graph_obj = self.graph
         self._knn_lists = None
         self._decision_kernel = None
-        self._fold_solve_cache = cache
+        self._fold_solve_cache = self._shared_solve_cache(cache)
         self._exact_rows = (X if Z is not None
                             and self._exact_fallback(X.shape[0], X.dtype) else None)
         self._exact_K = None

@@ -556,8 +556,9 @@ class _GraphTVBase(TVSetupMixin, TVCheckMixin, SafeSemiSupervisedMixin,
             finally:
                 del (self._exact_rows, self._exact_K, self._solve_cache,
                      self._user_graph)
-                # (a safe=True fold fit's warm start)
+                # (a warm start; the key of the set-up on a shared graph)
                 self.__dict__.pop("_fold_init", None)
+                self.__dict__.pop("_shared_key", None)
 
     def _fit_solve(self, X, y, y_enc, K, W, Z, safe, landmarks, N):
         """Solve on K (or its factor Z), store the fit and run the check."""
