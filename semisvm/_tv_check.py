@@ -107,12 +107,21 @@ FOLD_MAX_ITER_SCALE = 4
 # memory at once
 FOLD_THREADS_MAX_ROWS = SCALE_MIN_ROWS
 
-# safe=True: the model's fits on the folds start from the checked fit's graph
-# iterate on their rows (its ``result_.decision``, less its intercept)
-# instead of the fit's own start; the supervised counterpart's fits start
-# cold (its stop rule reads labels, and a start from the semi-supervised
-# iterate carried that model into it: on 5,000 rows, 10 classes, its fold
-# scores rose from 0.83 to 0.91). False: every fit cold
+# safe=True (TVRLS, TVSVM): the model's fits on the folds start from the
+# checked fit's graph iterate on their rows (its ``result_.decision``, less
+# its intercept) instead of the fit's own start; the supervised
+# counterpart's fits start cold (a start from the semi-supervised iterate
+# carried that model into it: 5,000 rows, 10 classes, its fold scores rose
+# from 0.83 to 0.91 on average). Off: the checked fit has seen the fold's
+# held-out labels, and the normalised iterations end near their start, so
+# the folds score that fit rather than the procedure. Measured
+# (bench/RESULTS.md): 300-row blobs, moons and make_classification problems
+# (5 kinds x 3 seeds x TVRLS / TVSVM), the decision changed on 3 of 30, each
+# time to keep the semi-supervised model, the fold scores on 13; two moons of
+# 2,500 rows, TVSVM's gain 0.00 -> 0.35; two classes on 2,500 rows the folds
+# took longer (TVSVM 8.7 -> 15.0 CPU s); 5,000 rows, 10 classes: the same
+# scores, 30-40 % less CPU. Cheeger keeps its own start (two of ten fold
+# scores rose, 0.85 -> 0.95 / 0.90, for ~15 % less CPU). True: warm
 SAFE_WARM_START = False
 
 
