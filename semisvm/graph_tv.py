@@ -249,6 +249,11 @@ def graph_tv(K, W, y, *, loss="squared", gamma=1.0, lam=1.0, eta=1.0, mu=1.0,
         labels flipped does): never more iterations than None. The
         estimators' check passes a fold's held-out rows on large fits (the
         only labels it reads).
+    _init : ndarray or None, default=None
+        Private: a warm start, the graph iterate (n,) (two classes, less its
+        intercept) or (n, c) of a solve of a near problem, instead of
+        ``start``'s (normalised and centred like the iterates; the labeled
+        rows of a multi-class start reset to their labels). None: ``start``.
 
     Returns
     -------
