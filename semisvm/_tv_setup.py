@@ -69,9 +69,9 @@ LOWRANK_MIN_SAMPLES_MULTI_TV = 10_000
 # one's graph iterate (no held-out label reaches it: the same labels). Off:
 # the normalised iterations end near their start, and on 300-row blobs,
 # moons and make_classification problems (lam in 0.01 / 0.1 / 1, 4 label
-# folds, bench/RESULTS.md) the fold scores changed on 7 of 13 searches and
-# the chosen lam on 2, for no less CPU; 5,000 rows, 10 classes: the same
-# choice and scores, 24 % less CPU than the shared set-up alone. True: warm
+# folds, bench/RESULTS.md) the fold scores changed on 17 of 40 searches and
+# the chosen lam on 6; 5,000 rows, 10 classes: the same choice and scores,
+# 24-31 % less CPU than the shared set-up alone. True: warm
 GRID_WARM_START = False
 
 
