@@ -16,6 +16,13 @@ transductive error on the unlabeled rows):
   untimed warm-up fit on 300 rows: no import in the figures) on 3,000 x 20,
   2 classes and 5,000 x 10, 10 classes (the recipe above); ratios of CPU
   seconds (the target: ``True`` at most 3x a default fit).
+* ``--part grid``: a grid search over ``lam`` (``default_param_grid``'s
+  three values, ``LabeledStratifiedKFold(3)``) on a shared fitted
+  ``KNNGraph`` (``graph=``), on the two problems of ``--part safe``: CPU
+  seconds with the graph keeping no work (every fit sets itself up) and
+  with its fits reading their fold's set-up from it (the default), the
+  same choice and scores expected; ``--grid-warm`` also times the grid
+  points' warm starts (``semisvm._tv_setup.GRID_WARM_START``).
 * ``--part large``: 100,000 x 50, 10 classes (the graph-core benchmark's
   problem: ``make_classification(100000, 50, n_informative=20,
   n_classes=10, n_clusters_per_class=1, class_sep=2.0, random_state=0)``),
@@ -90,12 +97,50 @@ def _safe_costs(X, y, yt, name, params):
     return out
 
 
+def _grid_costs(X, y, name, params, warm):
+    """CPU seconds, choice and scores of a grid search over lam on a shared
+    graph: "cold" (the graph keeps no work), "shared" and, with ``warm``,
+    "warm" (shared, grid points warm started), each after an untimed
+    warm-up fit."""
+    from sklearn.model_selection import GridSearchCV
+
+    import semisvm
+    import semisvm._tv_setup as tv_setup
+    from semisvm.graph import KNNGraph
+    from semisvm.model_selection import LabeledStratifiedKFold, default_param_grid
+    Est = getattr(semisvm, name)
+    out = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        Est(**params).fit(X[:300], y[:300])
+        grid = {"lam": default_param_grid(Est())["lam"]}
+        for mode in ("cold", "shared") + (("warm",) if warm else ()):
+            g = KNNGraph(10, weight="self-tuning").fit(X)
+            if mode == "cold":
+                g._store = lambda *a, **k: None
+            tv_setup.GRID_WARM_START = mode == "warm"
+            est = Est(graph=g, **dict(params, safe=params.get("safe", False)))
+            t0, c0 = time.perf_counter(), time.process_time()
+            s = GridSearchCV(est, grid, cv=LabeledStratifiedKFold(3, random_state=0)).fit(X, y)
+            out[mode] = dict(wall=time.perf_counter() - t0, cpu=time.process_time() - c0,
+                             best=s.best_params_["lam"],
+                             scores=s.cv_results_["mean_test_score"].tolist(),
+                             hits=int(g._work_hits))
+    return out
+
+
 def _one(spec):
     """Fit one model on one problem; print a JSON line."""
     n, d, c, inf, name, exact, params = (list(spec) + [{}])[:7]
     X, y, yt = _problem(n, d, c, inf)
     if exact == "safe":
+        if params.pop("_safe_warm", False):
+            import semisvm._tv_check as tv_check
+            tv_check.SAFE_WARM_START = True
         print(json.dumps(_safe_costs(X, y, yt, name, params)))
+        return
+    if exact in ("grid", "grid-warm"):
+        print(json.dumps(_grid_costs(X, y, name, params, exact == "grid-warm")))
         return
     rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     t0, c0 = time.perf_counter(), time.process_time()
@@ -208,7 +253,8 @@ def _row(label, r, ref=None):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--part", choices=["small", "safe", "large", "trace"], default="small",
+    ap.add_argument("--part", choices=["small", "safe", "grid", "large", "trace"],
+                    default="small",
                     help="trace: one fit of the first of --models at --n rows "
                          "(n_jobs the first of --threads) in this process, "
                          "logging where its time goes every few seconds")
@@ -225,6 +271,11 @@ def main():
     ap.add_argument("--threads", type=int, nargs="*", default=None,
                     help="large part: fit each model once per n_jobs value "
                          "(the ROF solver's threads; same bits expected)")
+    ap.add_argument("--safe-warm", action="store_true",
+                    help="safe part: the model's fold fits warm started from the "
+                         "fit's iterate (semisvm._tv_check.SAFE_WARM_START)")
+    ap.add_argument("--grid-warm", action="store_true",
+                    help="grid part: also time the grid points' warm starts")
     ap.add_argument("--one", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.one:
@@ -250,7 +301,8 @@ def main():
     elif args.part == "safe":
         for n, d, c in ((3000, 20, 2), (5000, 10, 10)):
             for name in args.models:
-                r = _run([n, d, c, min(d, 10), name, "safe", params], args.timeout)
+                p = dict(params, **({"_safe_warm": True} if args.safe_warm else {}))
+                r = _run([n, d, c, min(d, 10), name, "safe", p], args.timeout)
                 label = f"n={n} d={d} c={c} {name}"
                 if "error" in r:
                     print(f"{label:32s} {r['error']}")
@@ -262,6 +314,24 @@ def main():
                       f"x{t['wall'] / a['wall']:.2f}  err {f['err']:.2f} / "
                       f"{a['err']:.2f} / {t['err']:.2f}%  fell back "
                       f"{a['fell_back']:d}/{t['fell_back']:d}", flush=True)
+    elif args.part == "grid":
+        for n, d, c in ((3000, 20, 2), (5000, 10, 10)):
+            for name in args.models:
+                r = _run([n, d, c, min(d, 10), name,
+                          "grid-warm" if args.grid_warm else "grid", params], args.timeout)
+                label = f"n={n} d={d} c={c} {name}"
+                if "error" in r:
+                    print(f"{label:32s} {r['error']}")
+                    continue
+                line = f"{label:32s} cpu cold {r['cold']['cpu']:6.2f}"
+                for mode in ("shared", "warm"):
+                    if mode in r:
+                        m = r[mode]
+                        line += (f"  {mode} {m['cpu']:6.2f} (x{m['cpu'] / r['cold']['cpu']:.2f},"
+                                 f" hits {m['hits']}, same choice "
+                                 f"{m['best'] == r['cold']['best']:d}, same scores "
+                                 f"{m['scores'] == r['cold']['scores']:d})")
+                print(line, flush=True)
     else:
         prob = [args.n, 50, 10, 20]
         ref = None

@@ -133,6 +133,10 @@ class TVSchemeMixin:
     """The solve of a TV fit (TVRLS, TVSVM): ``_graph_tv`` is the solver."""
 
     _scheme_choice = True
+    # the solver takes a warm start (safe=True's folds: _tv_check's
+    # SAFE_WARM_START; a grid's fits on a shared graph: _tv_setup's
+    # GRID_WARM_START)
+    _warm_starts = True
 
     def _default_weights(self, n):
         """``(gamma, mu)`` of this fit: the given values, or the defaults.
@@ -209,7 +213,8 @@ class TVSchemeMixin:
                   rof_tol=self.rof_tol, rof_max_iter=self.rof_max_iter,
                   verbose=bool(self.verbose), Z=Z, nugget=nugget,
                   n_jobs=self.n_jobs, _cache=getattr(self, "_solve_cache", None),
-                  _watch=getattr(self, "_fold_watch", None))
+                  _watch=getattr(self, "_fold_watch", None),
+                  _init=getattr(self, "_fold_init", None))
         # the check's fold solves (_auto_fallback) keep this fit's choice
         start, center = (getattr(self, "_pinned_start_center", None)
                          or self._start_center(y, binary))
@@ -235,7 +240,8 @@ class TVSchemeMixin:
             g0 = 1.0 if self.gamma is None and binary else gamma
             mu0 = 1.0 if self.mu is None and binary else mu
             res = self._graph_tv(K, W, y, gamma=CONVEX_GAMMA * g0,
-                                 mu=CONVEX_MU * mu0, normalize=None, **kw)
+                                 mu=CONVEX_MU * mu0, normalize=None,
+                                 **dict(kw, _init=None))
         return res
 
     def _penalty_rof_steps(self, n):
@@ -285,7 +291,9 @@ class TVSchemeMixin:
                     self._exact_K = self._kernel(self._exact_rows)
             kw = dict(kw, Z=None, nugget=0.0)
             K = self._exact_K
-        return self._graph_tv(K, W, y, scheme="augmented", **weights, **kw)
+        # (from the start: a warm start was the penalty iteration's)
+        return self._graph_tv(K, W, y, scheme="augmented", **weights,
+                              **dict(kw, _init=None))
 
 
 class CheegerSolveMixin:

@@ -721,7 +721,7 @@ _STABLE_FACTOR = 2     # "labels_stable" after _STABLE_FACTOR * n_stable iterati
 def tv_splitting(rk, W, y, n_classes, loss, gamma, lam, eta, mu, r1, r2, r,
                  normalize, tol, n_stable, max_iter, rof_tol, rof_max_iter,
                  smo_tol, verbose, label_tol, n_threads=1, multiplier=True,
-                 cache=None, *, start="zero", center="mean", watch=None):
+                 cache=None, *, start="zero", center="mean", watch=None, init=None):
     """The splitting loop of :func:`semisvm.graph_tv.graph_tv` (``n_threads``:
     the graph ROF solver's; the result does not depend on it; ``cache``: a
     dict shared by solves on the same W, see ``_ROF``; ``start`` and
@@ -731,11 +731,11 @@ def tv_splitting(rk, W, y, n_classes, loss, gamma, lam, eta, mu, r1, r2, r,
         return _tv_binary(rk, W, y, loss, gamma, lam, eta, mu, r1, r2, normalize,
                           tol, n_stable, max_iter, rof_tol, rof_max_iter,
                           smo_tol, verbose, label_tol, n_threads, cache,
-                          start=start, center=center)
+                          start=start, center=center, init=init)
     return _tv_multi(rk, W, y, n_classes, loss, gamma, lam, eta, mu, r,
                      normalize, tol, n_stable, max_iter, rof_tol, rof_max_iter,
                      smo_tol, verbose, label_tol, n_threads, multiplier, cache,
-                     watch)
+                     watch, init)
 
 
 def _stable_stop(state, labels, unl, residual, tol, n_stable, watch=None):
@@ -795,7 +795,7 @@ def _no_improvement(state, obj, it, tol, n_stable):
 def _tv_binary(rk, W, y, loss, gamma, lam, eta, mu, r1, r2, normalize, tol,
                n_stable, max_iter, rof_tol, rof_max_iter, smo_tol, verbose,
                label_tol, n_threads=1, cache=None, *, start="zero",
-               center="mean"):
+               center="mean", init=None):
     n = rk.n
     dt = rk.dtype
     lab = np.flatnonzero(y != UNLABELED)
@@ -815,6 +815,14 @@ def _tv_binary(rk, W, y, loss, gamma, lam, eta, mu, r1, r2, normalize, tol,
         F = _label_spreading(W, Y2)
         F /= np.maximum(F.sum(axis=0), 1e-300)
         g1 = F[:, 1] - F[:, 0]
+        if radius is not None:
+            g1 = _norm(g1, radius)
+            g1 -= np.median(g1) if center == "median" else g1.mean()
+        g = g1.astype(dt)[:, None]
+    if init is not None:
+        # a warm start (the graph iterate of a solve of a near problem),
+        # normalised and centred like the iterates
+        g1 = np.array(np.ravel(init), dtype=np.float64)
         if radius is not None:
             g1 = _norm(g1, radius)
             g1 -= np.median(g1) if center == "median" else g1.mean()
@@ -882,7 +890,8 @@ def _tv_binary(rk, W, y, loss, gamma, lam, eta, mu, r1, r2, normalize, tol,
 
 def _tv_multi(rk, W, y, c, loss, gamma, lam, eta, mu, r, normalize, tol,
               n_stable, max_iter, rof_tol, rof_max_iter, smo_tol, verbose,
-              label_tol, n_threads=1, multiplier=True, cache=None, watch=None):
+              label_tol, n_threads=1, multiplier=True, cache=None, watch=None,
+              init=None):
     n = rk.n
     dt = rk.dtype
     lab = np.flatnonzero(y != UNLABELED)
@@ -900,9 +909,14 @@ def _tv_multi(rk, W, y, c, loss, gamma, lam, eta, mu, r, normalize, tol,
         svm = _KernelSVMProx(fac, lab, mu, smo_tol)
         betas = [None] * c
     G = np.zeros((n, c), dtype=dt)
-    G_prev = G
     U = np.zeros((n, c), dtype=dt)
     Ghat = np.zeros((n, c), dtype=dt)
+    if init is not None:
+        # a warm start (the graph iterate of a solve of a near problem)
+        G = np.array(init, dtype=dt, order="C", copy=True)
+        G[lab] = Y1[lab]
+        Ghat = G.copy()
+    G_prev = G
     bias = np.zeros(c)
     history, residuals = [], []
     state = {"labels": None, "stable": 0, "label_tol": label_tol}

@@ -129,7 +129,7 @@ def graph_tv(K, W, y, *, loss="squared", gamma=1.0, lam=1.0, eta=1.0, mu=1.0,
              label_tol=0.01, max_iter=300, rof_tol=1e-4, rof_max_iter=500,
              smo_tol=1e-6, verbose=False, Z=None, nugget=0.0, n_jobs=None,
              scheme="augmented", start="zero", center="mean", _cache=None,
-             _watch=None):
+             _watch=None, _init=None):
     r"""TV-RLS (``loss="squared"``) or TV-SVM (``loss="hinge"``), binary or multi-class.
 
     Binary (2 classes; class 1 is +1), the splitting ``f = K alpha = g``,
@@ -249,6 +249,11 @@ def graph_tv(K, W, y, *, loss="squared", gamma=1.0, lam=1.0, eta=1.0, mu=1.0,
         labels flipped does): never more iterations than None. The
         estimators' check passes a fold's held-out rows on large fits (the
         only labels it reads).
+    _init : ndarray or None, default=None
+        Private: a warm start, the graph iterate (n,) (two classes, less its
+        intercept) or (n, c) of a solve of a near problem, instead of
+        ``start``'s (normalised and centred like the iterates; the labeled
+        rows of a multi-class start reset to their labels). None: ``start``.
 
     Returns
     -------
@@ -301,7 +306,7 @@ def graph_tv(K, W, y, *, loss="squared", gamma=1.0, lam=1.0, eta=1.0, mu=1.0,
                            r2, r, normalize, tol, n_stable, max_iter, rof_tol,
                            rof_max_iter, smo_tol, verbose, label_tol, n_threads,
                            scheme == "augmented", rof_cache,
-                           start=start, center=center, watch=_watch)
+                           start=start, center=center, watch=_watch, init=_init)
     if n_classes > 2:
         out["scheme"] = scheme
     out["total_time"] = time.perf_counter() - t0
@@ -556,11 +561,18 @@ class _GraphTVBase(TVSetupMixin, TVCheckMixin, SafeSemiSupervisedMixin,
             finally:
                 del (self._exact_rows, self._exact_K, self._solve_cache,
                      self._user_graph)
+                # (a warm start; the key of the set-up on a shared graph)
+                self.__dict__.pop("_fold_init", None)
+                self.__dict__.pop("_shared_key", None)
 
     def _fit_solve(self, X, y, y_enc, K, W, Z, safe, landmarks, N):
         """Solve on K (or its factor Z), store the fit and run the check."""
         nugget = self.nugget_
+        wkey = self._shared_warm_start(y_enc)
         res = self._solve(K, W, y_enc, Z, nugget)
+        # (a warm start is this solve's only, not the check's)
+        self.__dict__.pop("_fold_init", None)
+        self._shared_warm_keep(wkey, res)
         Z_fit = Z
         if self._exact_K is not None:
             # the augmented iteration took the exact kernel (_solve_scheme)
@@ -812,7 +824,13 @@ _COMMON_DOC = """
         ``weight`` replace this estimator's): a fitted graph over the
         training rows or a superset of them (a cross-validation fold reads
         its rows' graph from the stored neighbour lists), or an unfitted one
-        (fitted here). None: the graph is built from X with ``n_neighbors``
+        (fitted here). A fitted graph also keeps each fit's set-up (the
+        rows' graph, kernel width, kernel matrix or Nystroem features and
+        the solver's label-free factorisations): a later fit on the same
+        rows and labeled rows with the same kernel, ``n_components``,
+        ``random_state`` and model (a grid search's other grid points on one
+        fold) reads it instead of computing it again, the same values.
+        None: the graph is built from X with ``n_neighbors``
         and ``weights`` (and, for ``safe=True``, kept as a
         :class:`~semisvm.graph.KNNGraph` that the check's fits share). Not
         with ``fit(..., affinity=...)``.
