@@ -149,6 +149,276 @@ cdef extern from *:
                              double *diag) noexcept nogil
 
 
+cdef extern from *:
+    """
+    /* CG's one-pass product over the CSR rows rows[k0:k1] of one block,
+       into the block's interleaved slice e = [v_j, out_j]: q_k = x_i.v +
+       vb, out += (a_i q_k) x_i, s0 = sum a_i q_k^2, s1 = sum a_i q_k (into
+       part[0:2]), the last CG iteration's o_i += gprev q_k folded in (o not
+       NULL). The terms of _block_pass_csr's loop in its order: x_i.v in
+       four partial sums (entries m = 0, 1, 2, 3 mod 4 of the full groups of
+       four, the rest into the first, then (s0 + s1) + (s2 + s3)).
+
+       Three builds, picked at run time: baseline C; AVX2 (x86-64), where
+       the four partial sums are the four lanes of a gather of v_j; AVX-512,
+       which also gathers eight entries at a time (the lower four products
+       added to the lanes, then the upper four: each lane's terms in the
+       same order) and adds a_i q_k x_ij to out_j by a gather, add and
+       scatter (a row's columns are distinct, so each out_j receives its
+       one term per row, as in the scalar loop). No FMA anywhere (C11
+       contracts nothing): the same bits in all three. The gathers index
+       the slice at 2 j in 32 bits: columns < 2^30 only (else baseline). */
+    #define SEMISVM_SDOT_SCALAR(T, vals, ix, nnz, e, out)                 \
+        {                                                                 \
+            T s0_ = 0, s1_ = 0, s2_ = 0, s3_ = 0;                         \
+            Py_ssize_t m_ = 0;                                            \
+            for (; m_ + 4 <= (nnz); m_ += 4) {                            \
+                s0_ += (vals)[m_] * (e)[2 * (Py_ssize_t)(ix)[m_]];        \
+                s1_ += (vals)[m_ + 1] * (e)[2 * (Py_ssize_t)(ix)[m_ + 1]];\
+                s2_ += (vals)[m_ + 2] * (e)[2 * (Py_ssize_t)(ix)[m_ + 2]];\
+                s3_ += (vals)[m_ + 3] * (e)[2 * (Py_ssize_t)(ix)[m_ + 3]];\
+            }                                                             \
+            for (; m_ < (nnz); m_++)                                      \
+                s0_ += (vals)[m_] * (e)[2 * (Py_ssize_t)(ix)[m_]];        \
+            out = (s0_ + s1_) + (s2_ + s3_);                              \
+        }
+    #define SEMISVM_SCATTER_SCALAR(T, vals, ix, nnz, e, at)               \
+        for (Py_ssize_t m_ = 0; m_ < (nnz); m_++)                         \
+            (e)[2 * (Py_ssize_t)(ix)[m_] + 1] += (at) * (vals)[m_];
+    #define SEMISVM_HESSP_BODY(T, SDOT, SCATTER)                          \
+        double s0 = 0, s1 = 0;                                            \
+        for (Py_ssize_t k = k0; k < k1; k++) {                            \
+            Py_ssize_t i = rows[k];                                       \
+            Py_ssize_t start = indptr[i];                                 \
+            Py_ssize_t nnz = indptr[i + 1] - start;                       \
+            const T *vals = data + start;                                 \
+            const int *ix = indices + start;                              \
+            T sd, tv, ai, at;                                             \
+            if (o != NULL)                                                \
+                o[i] += gprev * q[k];                                     \
+            SDOT(T, vals, ix, nnz, e, sd)                                 \
+            tv = sd + vb;                                                 \
+            q[k] = tv;                                                    \
+            ai = a[i];                                                    \
+            s0 += ai * tv * tv;                                           \
+            at = ai * tv;                                                 \
+            s1 += at;                                                     \
+            if (at != 0) {                                                \
+                SCATTER(T, vals, ix, nnz, e, at)                          \
+            }                                                             \
+        }                                                                 \
+        part[0] = s0;                                                     \
+        part[1] = s1;                                                     \
+        part[2] = 0;
+    #define SEMISVM_HESSP_ARGS(T)                                         \
+        const T *data, const int *indices, const int *indptr,             \
+        const int *rows, Py_ssize_t k0, Py_ssize_t k1, const T *a, T *o,  \
+        T gprev, T vb, T *q, T *e, double *part
+    static void semisvm_hessp_f_base(SEMISVM_HESSP_ARGS(float))
+    { SEMISVM_HESSP_BODY(float, SEMISVM_SDOT_SCALAR, SEMISVM_SCATTER_SCALAR) }
+    static void semisvm_hessp_d_base(SEMISVM_HESSP_ARGS(double))
+    { SEMISVM_HESSP_BODY(double, SEMISVM_SDOT_SCALAR, SEMISVM_SCATTER_SCALAR) }
+    #if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
+    #include <immintrin.h>
+    #define SEMISVM_SDOT_AVX2_D(T, vals, ix, nnz, e, out)                 \
+        {                                                                 \
+            __m256d acc_ = _mm256_setzero_pd();                           \
+            double l_[4];                                                 \
+            Py_ssize_t m_ = 0;                                            \
+            for (; m_ + 4 <= (nnz); m_ += 4) {                            \
+                __m128i id_ = _mm_slli_epi32(                             \
+                    _mm_loadu_si128((const __m128i *)((ix) + m_)), 1);    \
+                acc_ = _mm256_add_pd(acc_, _mm256_mul_pd(                 \
+                    _mm256_loadu_pd((vals) + m_),                         \
+                    _mm256_i32gather_pd((e), id_, 8)));                   \
+            }                                                             \
+            _mm256_storeu_pd(l_, acc_);                                   \
+            for (; m_ < (nnz); m_++)                                      \
+                l_[0] += (vals)[m_] * (e)[2 * (Py_ssize_t)(ix)[m_]];      \
+            out = (l_[0] + l_[1]) + (l_[2] + l_[3]);                      \
+        }
+    #define SEMISVM_SDOT_AVX2_F(T, vals, ix, nnz, e, out)                 \
+        {                                                                 \
+            __m128 acc_ = _mm_setzero_ps();                               \
+            float l_[4];                                                  \
+            Py_ssize_t m_ = 0;                                            \
+            for (; m_ + 4 <= (nnz); m_ += 4) {                            \
+                __m128i id_ = _mm_slli_epi32(                             \
+                    _mm_loadu_si128((const __m128i *)((ix) + m_)), 1);    \
+                acc_ = _mm_add_ps(acc_, _mm_mul_ps(                       \
+                    _mm_loadu_ps((vals) + m_),                            \
+                    _mm_i32gather_ps((e), id_, 4)));                      \
+            }                                                             \
+            _mm_storeu_ps(l_, acc_);                                      \
+            for (; m_ < (nnz); m_++)                                      \
+                l_[0] += (vals)[m_] * (e)[2 * (Py_ssize_t)(ix)[m_]];      \
+            out = (l_[0] + l_[1]) + (l_[2] + l_[3]);                      \
+        }
+    #define SEMISVM_SDOT_AVX512_D(T, vals, ix, nnz, e, out)               \
+        {                                                                 \
+            __m256d acc_ = _mm256_setzero_pd();                           \
+            double l_[4];                                                 \
+            Py_ssize_t m_ = 0;                                            \
+            for (; m_ + 8 <= (nnz); m_ += 8) {                            \
+                __m256i id_ = _mm256_slli_epi32(                          \
+                    _mm256_loadu_si256((const __m256i *)((ix) + m_)), 1); \
+                __m512d p_ = _mm512_mul_pd(_mm512_loadu_pd((vals) + m_),  \
+                                           _mm512_i32gather_pd(id_, (e), 8));\
+                acc_ = _mm256_add_pd(acc_, _mm512_castpd512_pd256(p_));   \
+                acc_ = _mm256_add_pd(acc_, _mm512_extractf64x4_pd(p_, 1));\
+            }                                                             \
+            if (m_ + 4 <= (nnz)) {                                        \
+                __m128i id_ = _mm_slli_epi32(                             \
+                    _mm_loadu_si128((const __m128i *)((ix) + m_)), 1);    \
+                acc_ = _mm256_add_pd(acc_, _mm256_mul_pd(                 \
+                    _mm256_loadu_pd((vals) + m_),                         \
+                    _mm256_i32gather_pd((e), id_, 8)));                   \
+                m_ += 4;                                                  \
+            }                                                             \
+            _mm256_storeu_pd(l_, acc_);                                   \
+            for (; m_ < (nnz); m_++)                                      \
+                l_[0] += (vals)[m_] * (e)[2 * (Py_ssize_t)(ix)[m_]];      \
+            out = (l_[0] + l_[1]) + (l_[2] + l_[3]);                      \
+        }
+    #define SEMISVM_SCATTER_AVX512_D(T, vals, ix, nnz, e, at)             \
+        {                                                                 \
+            __m512d av_ = _mm512_set1_pd(at);                             \
+            Py_ssize_t m_ = 0;                                            \
+            for (; m_ + 8 <= (nnz); m_ += 8) {                            \
+                __m256i id_ = _mm256_slli_epi32(                          \
+                    _mm256_loadu_si256((const __m256i *)((ix) + m_)), 1); \
+                __m512d c_ = _mm512_i32gather_pd(id_, (e) + 1, 8);        \
+                c_ = _mm512_add_pd(c_, _mm512_mul_pd(                     \
+                    av_, _mm512_loadu_pd((vals) + m_)));                  \
+                _mm512_i32scatter_pd((e) + 1, id_, c_, 8);                \
+            }                                                             \
+            for (; m_ < (nnz); m_++)                                      \
+                (e)[2 * (Py_ssize_t)(ix)[m_] + 1] += (at) * (vals)[m_];   \
+        }
+    #define SEMISVM_SCATTER_AVX512_F(T, vals, ix, nnz, e, at)             \
+        {                                                                 \
+            __m512 av_ = _mm512_set1_ps(at);                              \
+            Py_ssize_t m_ = 0;                                            \
+            for (; m_ + 16 <= (nnz); m_ += 16) {                          \
+                __m512i id_ = _mm512_slli_epi32(                          \
+                    _mm512_loadu_si512((const void *)((ix) + m_)), 1);    \
+                __m512 c_ = _mm512_i32gather_ps(id_, (e) + 1, 4);         \
+                c_ = _mm512_add_ps(c_, _mm512_mul_ps(                     \
+                    av_, _mm512_loadu_ps((vals) + m_)));                  \
+                _mm512_i32scatter_ps((e) + 1, id_, c_, 4);                \
+            }                                                             \
+            for (; m_ < (nnz); m_++)                                      \
+                (e)[2 * (Py_ssize_t)(ix)[m_] + 1] += (at) * (vals)[m_];   \
+        }
+    __attribute__((target("avx2")))
+    static void semisvm_hessp_f_avx2(SEMISVM_HESSP_ARGS(float))
+    { SEMISVM_HESSP_BODY(float, SEMISVM_SDOT_AVX2_F, SEMISVM_SCATTER_SCALAR) }
+    __attribute__((target("avx2")))
+    static void semisvm_hessp_d_avx2(SEMISVM_HESSP_ARGS(double))
+    { SEMISVM_HESSP_BODY(double, SEMISVM_SDOT_AVX2_D, SEMISVM_SCATTER_SCALAR) }
+    __attribute__((target("avx2,avx512f")))
+    static void semisvm_hessp_f_avx512(SEMISVM_HESSP_ARGS(float))
+    { SEMISVM_HESSP_BODY(float, SEMISVM_SDOT_AVX2_F, SEMISVM_SCATTER_AVX512_F) }
+    __attribute__((target("avx2,avx512f")))
+    static void semisvm_hessp_d_avx512(SEMISVM_HESSP_ARGS(double))
+    { SEMISVM_HESSP_BODY(double, SEMISVM_SDOT_AVX512_D, SEMISVM_SCATTER_AVX512_D) }
+    static int semisvm_hessp_best(void)
+    {
+        if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx2"))
+            return 3;
+        return __builtin_cpu_supports("avx2") ? 2 : 1;
+    }
+    #else
+    #define semisvm_hessp_f_avx2 semisvm_hessp_f_base
+    #define semisvm_hessp_d_avx2 semisvm_hessp_d_base
+    #define semisvm_hessp_f_avx512 semisvm_hessp_f_base
+    #define semisvm_hessp_d_avx512 semisvm_hessp_d_base
+    static int semisvm_hessp_best(void) { return 1; }
+    #endif
+    """
+    int semisvm_hessp_best() noexcept nogil
+    void semisvm_hessp_f_base(const float *data, const int *indices,
+                              const int *indptr, const int *rows,
+                              Py_ssize_t k0, Py_ssize_t k1, const float *a,
+                              float *o, float gprev, float vb, float *q,
+                              float *e, double *part) noexcept nogil
+    void semisvm_hessp_f_avx2(const float *data, const int *indices,
+                              const int *indptr, const int *rows,
+                              Py_ssize_t k0, Py_ssize_t k1, const float *a,
+                              float *o, float gprev, float vb, float *q,
+                              float *e, double *part) noexcept nogil
+    void semisvm_hessp_f_avx512(const float *data, const int *indices,
+                                const int *indptr, const int *rows,
+                                Py_ssize_t k0, Py_ssize_t k1, const float *a,
+                                float *o, float gprev, float vb, float *q,
+                                float *e, double *part) noexcept nogil
+    void semisvm_hessp_d_base(const double *data, const int *indices,
+                              const int *indptr, const int *rows,
+                              Py_ssize_t k0, Py_ssize_t k1, const double *a,
+                              double *o, double gprev, double vb, double *q,
+                              double *e, double *part) noexcept nogil
+    void semisvm_hessp_d_avx2(const double *data, const int *indices,
+                              const int *indptr, const int *rows,
+                              Py_ssize_t k0, Py_ssize_t k1, const double *a,
+                              double *o, double gprev, double vb, double *q,
+                              double *e, double *part) noexcept nogil
+    void semisvm_hessp_d_avx512(const double *data, const int *indices,
+                                const int *indptr, const int *rows,
+                                Py_ssize_t k0, Py_ssize_t k1, const double *a,
+                                double *o, double gprev, double vb, double *q,
+                                double *e, double *part) noexcept nogil
+
+
+# the CSR product's kernel (see the C block above): 0 the Cython loop of
+# _block_pass_csr, 1 baseline C, 2 AVX2, 3 AVX-512; the best the processor
+# runs by default. All give the same bits (tests/core/test_cgls.py).
+HESSP_KERNELS = ("cython", "c", "avx2", "avx512")
+cdef int HESSP_BEST = semisvm_hessp_best()
+cdef int HESSP_KERNEL = HESSP_BEST
+
+
+def _set_hessp_kernel(int kernel):
+    """Test/bench hook: use product kernel ``kernel`` (an index into
+    HESSP_KERNELS; one the processor lacks falls back to the best it has);
+    returns ``(old, used)``."""
+    global HESSP_KERNEL
+    if not 0 <= kernel < len(HESSP_KERNELS):
+        raise ValueError(f"kernel must be in [0, {len(HESSP_KERNELS)}), got {kernel!r}")
+    old = HESSP_KERNEL
+    HESSP_KERNEL = min(kernel, HESSP_BEST)
+    return old, HESSP_KERNEL
+
+
+cdef inline void _hessp_csr_c(RowData X, const int *rows, Py_ssize_t k0,
+                              Py_ssize_t k1, const floating *a, floating *o,
+                              floating gprev, floating vb, floating *q,
+                              floating *e, double *part) noexcept nogil:
+    """The PASS_HESSP loop of :func:`_block_pass_csr` (its slice set up) in
+    the C kernel HESSP_KERNEL (>= 1)."""
+    cdef int kernel = HESSP_KERNEL if X.n_cols < (1 << 30) else 1
+    if floating is float:
+        if kernel == 3:
+            semisvm_hessp_f_avx512(<const float *> X.data, X.indices, X.indptr,
+                                   rows, k0, k1, a, o, gprev, vb, q, e, part)
+        elif kernel == 2:
+            semisvm_hessp_f_avx2(<const float *> X.data, X.indices, X.indptr,
+                                 rows, k0, k1, a, o, gprev, vb, q, e, part)
+        else:
+            semisvm_hessp_f_base(<const float *> X.data, X.indices, X.indptr,
+                                 rows, k0, k1, a, o, gprev, vb, q, e, part)
+    else:
+        if kernel == 3:
+            semisvm_hessp_d_avx512(<const double *> X.data, X.indices,
+                                   X.indptr, rows, k0, k1, a, o, gprev, vb, q,
+                                   e, part)
+        elif kernel == 2:
+            semisvm_hessp_d_avx2(<const double *> X.data, X.indices, X.indptr,
+                                 rows, k0, k1, a, o, gprev, vb, q, e, part)
+        else:
+            semisvm_hessp_d_base(<const double *> X.data, X.indices, X.indptr,
+                                 rows, k0, k1, a, o, gprev, vb, q, e, part)
+
+
 cdef Py_ssize_t _rmatvec_diag_dense4(RowData X, const int *rows,
                                      Py_ssize_t n_rows, const floating *z,
                                      const floating *a, floating *out,
@@ -464,6 +734,10 @@ cdef void _block_pass_csr(int kind, RowData X, const int *rows, Py_ssize_t k0,
             for m in range(d):
                 e[2 * m] = v[m]
                 e[2 * m + 1] = 0
+        if HESSP_KERNEL > 0:
+            # the loop below in C (SIMD where the processor has it)
+            _hessp_csr_c(X, rows, k0, k1, a, o, gprev, vb, q, e, part)
+            return
         # (o_i += gprev q_k folded in) ; q_k = x_i.v ; out += (a_i q_k) x_i ;
         # s0 = sum a_i q_k^2, s1 = sum a_i q_k
         for k in range(k0, k1):

@@ -533,9 +533,27 @@ cdef int _newton_point(RowData X, floating bias_scale, const int *active,
         if status == 3 or status == 4:
             return status  # 4: interrupted (the exception is left set)
     # outputs of wbar on the inactive rows (one value per row: the same
-    # bits on any number of threads)
+    # bits on any number of threads), listed first without a branch per row
+    # (a row's test a_i == 0 is as good as random: mispredicted branches
+    # kept the processor from overlapping the rows' dot products)
     nt = n_threads if n_blocks(X, n - n_act) > 1 else 1
-    if nt > 1:
+    cdef int *idle = <int *> malloc((n - n_act + 1) * sizeof(int))
+    cdef Py_ssize_t m = 0, j
+    if idle != NULL:
+        for i in range(n):
+            idle[m] = <int> i
+            m += a[i] == 0
+        if nt > 1:
+            for j in prange(m, schedule="dynamic", chunksize=1024,
+                            num_threads=nt):
+                obar[idle[j]] = (row_dot(X, idle[j], wbar)
+                                 + bias_scale * wbar[D - 1])
+        else:
+            for j in range(m):
+                i = idle[j]
+                obar[i] = row_dot(X, i, wbar) + bias_scale * wbar[D - 1]
+        free(idle)
+    elif nt > 1:
         for i in prange(n, schedule="dynamic", chunksize=1024, num_threads=nt):
             if a[i] == 0:
                 obar[i] = row_dot(X, i, wbar) + bias_scale * wbar[D - 1]
@@ -578,7 +596,7 @@ cdef bint _start_update(RowData X, floating bias_scale, const floating *a,
     cdef floating *rhs = keep
     cdef floating *dg = keep + D
     cdef floating *r = keep + 2 * D
-    cdef Py_ssize_t changed = 0, work = 0, reweighted = 0
+    cdef Py_ssize_t changed = 0, work = 0, reweighted = 0, nz
     cdef bint wide
     if floating is float:
         ulp4 = 4 * FLT_EPSILON
@@ -598,7 +616,9 @@ cdef bint _start_update(RowData X, floating bias_scale, const floating *a,
         return False
     if wide:
         # the rows of unchanged weight, in one blocked pass: a (t - o)
-        # differences into both X_J' A t and r
+        # differences into both X_J' A t and r (none, as in a supervised
+        # fit, whose targets do not move: no pass)
+        nz = 0
         for k in range(n_act):
             i = active[k]
             if (a[i] == a_old[i] and t[i] == t_old[i]) or (
@@ -606,11 +626,13 @@ cdef bint _start_update(RowData X, floating bias_scale, const floating *a,
                 zw[k] = 0
             else:
                 zw[k] = a[i] * (t[i] - o[i]) - a_old[i] * (t_old[i] - o[i])
-        rows_rmatvec_blocked(X, bias_scale, active, n_act, zw, u, tbuf,
-                             n_threads)
-        for m in range(D):
-            rhs[m] += u[m]
-            r[m] += u[m]
+            nz += zw[k] != 0
+        if nz > 0:
+            rows_rmatvec_blocked(X, bias_scale, active, n_act, zw, u, tbuf,
+                                 n_threads)
+            for m in range(D):
+                rhs[m] += u[m]
+                r[m] += u[m]
     for i in range(n):
         if a[i] == a_old[i] and t[i] == t_old[i]:
             continue

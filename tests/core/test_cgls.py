@@ -401,3 +401,67 @@ def test_one_thread_fused_blocks_have_the_bits_of_the_reduction(
     # (several blocks: the fused loop did run over more than one)
     from semisvm._core._cgls import _slice_len_py
     assert _slice_len_py(R) > 4 * d + 1
+
+
+def _rows_of_many_lengths(dtype, n=400, d=300, seed=11):
+    """CSR rows of 0 to 40 stored entries (every remainder mod 4, 8 and 16
+    of the SIMD loops), unsorted columns within a row, zero-weight rows."""
+    import scipy.sparse as sp
+    rng = np.random.RandomState(seed)
+    lengths = rng.randint(0, 41, size=n)
+    lengths[:17] = np.arange(17)
+    cols = [rng.choice(d, k, replace=False) for k in lengths]
+    indptr = np.r_[0, np.cumsum(lengths)].astype(np.int32)
+    indices = np.concatenate(cols).astype(np.int32)
+    data = rng.randn(indices.size).astype(dtype)
+    X = sp.csr_matrix((data, indices, indptr), shape=(n, d))
+    a = (rng.rand(n) + 0.1).astype(dtype)
+    a[rng.rand(n) < 0.2] = 0
+    active = np.sort(rng.choice(n, 3 * n // 4, replace=False)).astype(np.int32)
+    v = rng.randn(d + 1).astype(dtype)
+    return RowData(X), X, a, active, v
+
+
+@pytest.mark.parametrize("blocks", [False, True])
+def test_product_kernels_have_the_bits_of_the_cython_loop(dtype, blocks):
+    # the CSR product in C (baseline, AVX2 gathers, AVX-512 gathers and
+    # scatters, as far as this processor has them) adds the same terms in
+    # the same order as the Cython loop: the products, and whole CG solves
+    from semisvm._core._cgls import HESSP_KERNELS, _set_hessp_kernel
+    R, X, a, active, v = _rows_of_many_lengths(dtype)
+    n, d = X.shape
+    t = np.sign(np.random.RandomState(5).randn(n)).astype(dtype)
+    old_blocks = _set_blocking(1, 5, 1) if blocks else None
+    old = _set_hessp_kernel(0)[0]
+    outs, used = [], []
+    try:
+        for k in range(len(HESSP_KERNELS)):
+            used.append(_set_hessp_kernel(k)[1])
+            u, q, s = _product_py(R, 0.7, active, a, v)
+            beta = np.full(d + 1, 0.01, dtype=dtype)
+            o = (X.astype(np.float64) @ beta[:d].astype(np.float64)
+                 + 0.7 * beta[d]).astype(dtype)
+            st, it = _cgls_py(R, 0.7, active, a, t, 0.5, beta, o, 1e-12, 9)
+            outs.append((u.tobytes(), q.tobytes(), s, beta.tobytes(),
+                         o.tobytes(), st, it))
+    finally:
+        _set_hessp_kernel(old)
+        if old_blocks is not None:
+            _set_blocking(*old_blocks)
+    assert used[:2] == [0, 1] and used == sorted(used)
+    for out in outs[1:]:
+        assert out == outs[0]
+    # and the product is X_J' A X_J v
+    Xa = np.c_[X.toarray(), 0.7 * np.ones(n)].astype(np.float64)[active]
+    qq = Xa @ v.astype(np.float64)
+    u, q, s = _product_py(R, 0.7, active, a, v)
+    tol = 1e-10 if dtype == np.float64 else 1e-4
+    np.testing.assert_allclose(q, qq, rtol=tol, atol=tol)
+    np.testing.assert_allclose(u, Xa.T @ (a[active] * qq), rtol=tol, atol=tol)
+
+
+def test_set_hessp_kernel_rejects_bad_values():
+    from semisvm._core._cgls import HESSP_KERNELS, _set_hessp_kernel
+    for bad in (-1, len(HESSP_KERNELS)):
+        with pytest.raises(ValueError, match="kernel"):
+            _set_hessp_kernel(bad)
