@@ -163,11 +163,14 @@ cdef extern from *:
        the four partial sums are the four lanes of a gather of v_j; AVX-512,
        which also gathers eight entries at a time (the lower four products
        added to the lanes, then the upper four: each lane's terms in the
-       same order) and adds a_i q_k x_ij to out_j by a gather, add and
-       scatter (a row's columns are distinct, so each out_j receives its
-       one term per row, as in the scalar loop). No FMA anywhere (C11
-       contracts nothing): the same bits in all three. The gathers index
-       the slice at 2 j in 32 bits: columns < 2^30 only (else baseline). */
+       same order). The output update a_i q_k x_ij -> out_j stays a scalar
+       loop in all three: a SIMD scatter would drop all but one update of a
+       column repeated within a row (a CSR matrix whose cached canonical
+       flag went stale), which the scalar loop sums. No FMA anywhere (the
+       extensions are compiled with -ffp-contract=off where the compiler
+       takes it, and GCC's C11 mode contracts nothing): the same bits in
+       all three. The gathers index the slice at 2 j in 32 bits: columns <
+       2^30 only (else baseline). */
     #define SEMISVM_SDOT_SCALAR(T, vals, ix, nnz, e, out)                 \
         {                                                                 \
             T s0_ = 0, s1_ = 0, s2_ = 0, s3_ = 0;                         \
@@ -280,36 +283,6 @@ cdef extern from *:
                 l_[0] += (vals)[m_] * (e)[2 * (Py_ssize_t)(ix)[m_]];      \
             out = (l_[0] + l_[1]) + (l_[2] + l_[3]);                      \
         }
-    #define SEMISVM_SCATTER_AVX512_D(T, vals, ix, nnz, e, at)             \
-        {                                                                 \
-            __m512d av_ = _mm512_set1_pd(at);                             \
-            Py_ssize_t m_ = 0;                                            \
-            for (; m_ + 8 <= (nnz); m_ += 8) {                            \
-                __m256i id_ = _mm256_slli_epi32(                          \
-                    _mm256_loadu_si256((const __m256i *)((ix) + m_)), 1); \
-                __m512d c_ = _mm512_i32gather_pd(id_, (e) + 1, 8);        \
-                c_ = _mm512_add_pd(c_, _mm512_mul_pd(                     \
-                    av_, _mm512_loadu_pd((vals) + m_)));                  \
-                _mm512_i32scatter_pd((e) + 1, id_, c_, 8);                \
-            }                                                             \
-            for (; m_ < (nnz); m_++)                                      \
-                (e)[2 * (Py_ssize_t)(ix)[m_] + 1] += (at) * (vals)[m_];   \
-        }
-    #define SEMISVM_SCATTER_AVX512_F(T, vals, ix, nnz, e, at)             \
-        {                                                                 \
-            __m512 av_ = _mm512_set1_ps(at);                              \
-            Py_ssize_t m_ = 0;                                            \
-            for (; m_ + 16 <= (nnz); m_ += 16) {                          \
-                __m512i id_ = _mm512_slli_epi32(                          \
-                    _mm512_loadu_si512((const void *)((ix) + m_)), 1);    \
-                __m512 c_ = _mm512_i32gather_ps(id_, (e) + 1, 4);         \
-                c_ = _mm512_add_ps(c_, _mm512_mul_ps(                     \
-                    av_, _mm512_loadu_ps((vals) + m_)));                  \
-                _mm512_i32scatter_ps((e) + 1, id_, c_, 4);                \
-            }                                                             \
-            for (; m_ < (nnz); m_++)                                      \
-                (e)[2 * (Py_ssize_t)(ix)[m_] + 1] += (at) * (vals)[m_];   \
-        }
     __attribute__((target("avx2")))
     static void semisvm_hessp_f_avx2(SEMISVM_HESSP_ARGS(float))
     { SEMISVM_HESSP_BODY(float, SEMISVM_SDOT_AVX2_F, SEMISVM_SCATTER_SCALAR) }
@@ -318,10 +291,10 @@ cdef extern from *:
     { SEMISVM_HESSP_BODY(double, SEMISVM_SDOT_AVX2_D, SEMISVM_SCATTER_SCALAR) }
     __attribute__((target("avx2,avx512f")))
     static void semisvm_hessp_f_avx512(SEMISVM_HESSP_ARGS(float))
-    { SEMISVM_HESSP_BODY(float, SEMISVM_SDOT_AVX2_F, SEMISVM_SCATTER_AVX512_F) }
+    { SEMISVM_HESSP_BODY(float, SEMISVM_SDOT_AVX2_F, SEMISVM_SCATTER_SCALAR) }
     __attribute__((target("avx2,avx512f")))
     static void semisvm_hessp_d_avx512(SEMISVM_HESSP_ARGS(double))
-    { SEMISVM_HESSP_BODY(double, SEMISVM_SDOT_AVX512_D, SEMISVM_SCATTER_AVX512_D) }
+    { SEMISVM_HESSP_BODY(double, SEMISVM_SDOT_AVX512_D, SEMISVM_SCATTER_SCALAR) }
     static int semisvm_hessp_best(void)
     {
         if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx2"))

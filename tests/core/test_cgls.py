@@ -424,8 +424,8 @@ def _rows_of_many_lengths(dtype, n=400, d=300, seed=11):
 
 @pytest.mark.parametrize("blocks", [False, True])
 def test_product_kernels_have_the_bits_of_the_cython_loop(dtype, blocks):
-    # the CSR product in C (baseline, AVX2 gathers, AVX-512 gathers and
-    # scatters, as far as this processor has them) adds the same terms in
+    # the CSR product in C (baseline, AVX2 gathers, AVX-512 gathers, as
+    # far as this processor has them) adds the same terms in
     # the same order as the Cython loop: the products, and whole CG solves
     from semisvm._core._cgls import HESSP_KERNELS, _set_hessp_kernel
     R, X, a, active, v = _rows_of_many_lengths(dtype)
@@ -458,6 +458,47 @@ def test_product_kernels_have_the_bits_of_the_cython_loop(dtype, blocks):
     tol = 1e-10 if dtype == np.float64 else 1e-4
     np.testing.assert_allclose(q, qq, rtol=tol, atol=tol)
     np.testing.assert_allclose(u, Xa.T @ (a[active] * qq), rtol=tol, atol=tol)
+
+
+def test_product_kernels_sum_a_column_repeated_within_a_row(dtype):
+    # a CSR matrix with a column stored twice in a row (as after editing
+    # X.indices in place: SciPy's cached canonical flag can go stale): every
+    # kernel adds both entries (scalar output updates), the same bits as
+    # the Cython loop, and the product is that of the summed matrix
+    import scipy.sparse as sp
+
+    from semisvm._core._cgls import HESSP_KERNELS, _set_hessp_kernel
+    rng = np.random.RandomState(3)
+    n, d = 60, 12
+    lengths = rng.randint(8, 25, size=n)
+    indices = np.concatenate([rng.randint(0, d, k) for k in lengths]).astype(np.int32)
+    indptr = np.r_[0, np.cumsum(lengths)].astype(np.int32)
+    data = rng.randn(indices.size).astype(dtype)
+    X = sp.csr_matrix((data, indices, indptr), shape=(n, d))
+    assert any(np.unique(indices[indptr[i]:indptr[i + 1]]).size < lengths[i]
+               for i in range(n))
+    R = RowData(X)
+    a = (rng.rand(n) + 0.1).astype(dtype)
+    active = np.arange(n, dtype=np.int32)
+    v = rng.randn(d + 1).astype(dtype)
+    old = _set_hessp_kernel(0)[0]
+    outs = []
+    try:
+        for k in range(len(HESSP_KERNELS)):
+            _set_hessp_kernel(k)
+            u, q, s = _product_py(R, 0.7, active, a, v)
+            outs.append((u.tobytes(), q.tobytes(), s))
+    finally:
+        _set_hessp_kernel(old)
+    for out in outs[1:]:
+        assert out == outs[0]
+    Xs = X.copy()
+    Xs.sum_duplicates()
+    Xa = np.c_[Xs.toarray(), 0.7 * np.ones(n)].astype(np.float64)
+    qq = Xa @ v.astype(np.float64)
+    tol = 1e-10 if dtype == np.float64 else 1e-4
+    np.testing.assert_allclose(q, qq, rtol=tol, atol=tol)
+    np.testing.assert_allclose(u, Xa.T @ (a * qq), rtol=tol, atol=tol)
 
 
 def test_set_hessp_kernel_rejects_bad_values():
