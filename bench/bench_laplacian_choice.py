@@ -21,10 +21,15 @@ keep the recorded outcome: the rule does not run there)::
 
     OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 nice -n 10 python \\
         bench/bench_laplacian_choice.py --part tune --jsonl lap_choice_tune.jsonl
-    python bench/bench_laplacian_choice.py --replay lap_choice_tune.jsonl
+    python bench/bench_laplacian_choice.py --replay lap_choice_tune.jsonl [--detail]
+    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 nice -n 10 python \\
+        bench/bench_laplacian_choice.py --replay lap_choice_tune.jsonl --tv-side
 
-The replay's first rule is the defaults' (lead 2, no tie rule); each
-replayed draw of it is checked against the recorded outcome.
+The replay's first rule is the one before ``LEAD1_MISS`` (lead 2, no tie
+rule); ``chosen`` is the defaults since (a one-row lead where the fit missed
+more than a quarter of its held-out rows). Each recorded fit is checked
+against the replay of both: one of them (the library's when recording)
+must match every draw.
 """
 import argparse
 import json
@@ -121,8 +126,8 @@ def choose(r, m, rule):
     return own_err, "own"
 
 
-DEFAULTS = {"lead": 2}
-RULES = {"defaults: lead 2, no tie rule": DEFAULTS,
+DEFAULTS = {"lead": 2}      # the rule before LEAD1_MISS
+RULES = {"before: lead 2, no tie rule": DEFAULTS,
          "lead 1 (the TV family's)": {"lead": 1},
          "lead 3": {"lead": 3},
          "lead 2 + tie, miss > 0.25 (the TV family's tie rule)": dict(DEFAULTS, tie_miss=0.25),
@@ -150,13 +155,16 @@ def replay(rows, rules=RULES, detail=False):
     models = sorted({m for r in rows for m in r["models"]})
     keys = sorted({(r["set"], r["scheme"]) for r in rows})
     print(f"{len(keys)} cells, {len(rows)} draws")
-    bad = 0
+    bad = {"before": 0, "chosen": 0}
     for r in rows:
         for m in models:
             if m in r["models"] and r["models"][m]["ok"] is not None:
-                e, _ = choose(r, m, DEFAULTS)
-                bad += abs(e - r["models"][m]["err"]) > 1e-9
-    print(f"draws where the defaults' replay differs from the recorded fit: {bad}")
+                for what, rule in (("before", DEFAULTS), ("chosen", CHOSEN)):
+                    e, _ = choose(r, m, rule)
+                    bad[what] += abs(e - r["models"][m]["err"]) > 1e-9
+    print("fits where the replay differs from the recorded fit: of the rule before "
+          f"(lead 2) {bad['before']}, of the chosen rule (the defaults since) "
+          f"{bad['chosen']} (0 for the rule the library ran when recording)")
     print("| rule | " + " | ".join(models) + " |")
     print("|---|" + "---|" * len(models))
     for name, rule in rules.items():
@@ -214,6 +222,46 @@ def draws(rows, m):
             print(line + ")")
 
 
+def tv_side(rows):
+    """The rule's reach into TVRLS / TVSVM / CheegerRLS / CheegerSVM: their
+    Laplacian guard takes LapRLS after LapRLS's own check, so where LapRLS's
+    or LapSVM's replayed decision changes (``DEFAULTS`` against ``CHOSEN``)
+    their fits may too. Refits the four and LapRLS on every draw of those
+    cells with ``LEAD1_MISS["laplacian"]`` None and ``CHOSEN``'s share, and
+    prints each cell's points above ``SVC()`` before -> after (the other
+    cells cannot change)."""
+    from semisvm import TVRLS, TVSVM, CheegerRLS, CheegerSVM
+    from semisvm import _fallback as fb
+    models = {"TVRLS": TVRLS, "TVSVM": TVSVM, "CheegerRLS": CheegerRLS,
+              "CheegerSVM": CheegerSVM, "LapRLS": LapRLS}
+    cells = sorted({(r["set"], r["scheme"]) for r in rows for m in ("LapRLS", "LapSVM")
+                    if abs(choose(r, m, DEFAULTS)[0] - choose(r, m, CHOSEN)[0]) > 1e-9})
+    print("cells where LapRLS / LapSVM change:", cells, flush=True)
+    keep = fb.LEAD1_MISS["laplacian"]
+    res = {}
+    try:
+        for r in rows:
+            if (r["set"], r["scheme"]) not in cells:
+                continue
+            d = _suite.load(r["set"], max_rows=600)
+            y_semi = _suite.label_draw(d.y, r["scheme"], r["seed"])
+            unl = y_semi == -1
+            for m, cls in models.items():
+                errs = []
+                for share in (None, CHOSEN["lead1_miss"]):
+                    fb.LEAD1_MISS["laplacian"] = share
+                    est, _ = _fit(cls, d.X, y_semi)
+                    errs.append(100.0 * float(np.mean(est.transduction_[unl] != d.y[unl])))
+                res.setdefault(((r["set"], r["scheme"]), m), []).append(
+                    (errs[0] - r["svc_err"], errs[1] - r["svc_err"]))
+    finally:
+        fb.LEAD1_MISS["laplacian"] = keep
+    for (k, m), v in sorted(res.items()):
+        a, b = np.mean(v, axis=0)
+        flag = "" if (a > 2) == (b > 2) and (a < -2) == (b < -2) else "  (cell status changes)"
+        print(f"{k[0]}/{k[1]} {m}: {a:+.1f} -> {b:+.1f} points above SVC(){flag}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--part", default="tune", choices=["tune", "report"])
@@ -226,6 +274,9 @@ def main():
                          "(safe=False; replayed as rules of their own)")
     ap.add_argument("--jsonl", default=None)
     ap.add_argument("--replay", nargs="+", default=None)
+    ap.add_argument("--tv-side", action="store_true",
+                    help="with --replay: refit the TV / Cheeger models (and LapRLS) on "
+                         "the cells where the chosen rule changes LapRLS / LapSVM")
     ap.add_argument("--detail", action="store_true",
                     help="with --replay: list each rule's worse cells and the "
                          "defaults' worse draws")
@@ -236,6 +287,8 @@ def main():
         if any(k.startswith("w:") for r in rows for mr in r["models"].values() for k in mr):
             for w in ("gI0.1", "gI10", "gA10"):
                 rules[f"defaults, weights {w} (where recorded)"] = dict(DEFAULTS, weights=w)
+        if args.tv_side:
+            return tv_side(rows)
         replay(rows, rules, detail=args.detail)
         if args.detail:
             for m in sorted({m for r in rows for m in r["models"]}):
