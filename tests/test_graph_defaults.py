@@ -872,6 +872,53 @@ def test_tie_falls_back_where_the_fit_missed_many(monkeypatch):
     assert not run().fell_back_
 
 
+def test_laplacian_one_row_lead_where_the_fit_missed_many(monkeypatch):
+    # the SVC's own held-out labels (noisy: more than a quarter wrong) with
+    # one more held-out row wrong in the first fold only: the SVC leads by
+    # one row. The Laplacian family (MIN_LEAD = 2) falls back on it only
+    # because the fit missed more than LEAD1_MISS of its held-out rows
+    import semisvm._fallback as fb
+    monkeypatch.setattr(fb, "CHOOSE_COUNTERPART", False)
+    rng = np.random.RandomState(0)
+    X = rng.randn(120, 2)
+    yt = (X[:, 0] + 1.5 * rng.randn(120) > 0).astype(int)
+    y = _draw(yt, 10)
+
+    def run(family="laplacian"):
+        calls = []
+
+        def solve(y_hidden):
+            lab = y_hidden != -1
+            out = SVC(C=10.0).fit(X[lab], y_hidden[lab]).predict(X)
+            if not calls:                       # the first fold only
+                held = np.flatnonzero((y_hidden == -1) & (y != -1))
+                right = held[out[held] == y[held]]
+                out[right[0]] = 1 - out[right[0]]
+            calls.append(1)
+            return out
+
+        est = type("Fit", (), {})()
+        est.classes_ = np.array([0, 1])
+        est.transduction_ = np.where(y == -1, 0, y)
+        auto_fallback(est, X, y, solve, lambda *a: None, kernel="rbf", family=family)
+        return est
+
+    est = run()
+    ok_semi, ok_sup = est.safe_scores_
+    assert int(np.sum(ok_sup & ~ok_semi)) - int(np.sum(ok_semi & ~ok_sup)) == 1
+    miss = 1.0 - np.mean(ok_semi)
+    assert miss > fb.LEAD1_MISS["laplacian"] and fb.MIN_LEAD["laplacian"] == 2
+    assert est.fell_back_
+    assert run(family="tv").fell_back_                  # its lead is one row anyway
+    # the threshold on both sides: kept at the fit's miss rate, taken below it
+    monkeypatch.setitem(fb.LEAD1_MISS, "laplacian", miss)
+    assert not run().fell_back_
+    monkeypatch.setitem(fb.LEAD1_MISS, "laplacian", np.nextafter(miss, 0.0))
+    assert run().fell_back_
+    monkeypatch.setitem(fb.LEAD1_MISS, "laplacian", None)
+    assert not run().fell_back_
+
+
 @pytest.mark.parametrize("Est", [TVRLS, CheegerSVM])
 def test_guard_reads_the_checks_counterparts_once(Est, monkeypatch):
     # the guard's LapRLS check scores the same folds with the same

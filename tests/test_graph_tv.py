@@ -255,9 +255,23 @@ def test_uspst_accuracy():
     for c in (4, 9):
         y[rng.choice(np.flatnonzero(yt == c), 5, replace=False)] = c
     unl = y == -1
-    est = _fit_quiet(CheegerRLS(), X, y)
-    # measured 9.3% (CheegerRLS defaults, seed 0, 5 labels per class, 366 points)
+    # the fit itself (safe=False): a paper's set pins the solver, not the
+    # default check's decision, which is chosen on the benchmark suite only
+    # (with safe="auto" this draw falls back: the Laplacian guard's LapRLS
+    # gets 4 of its 10 held-out labels right, the SVC 5, and a fit that
+    # missed more than a quarter of them falls back on a one-row lead; the
+    # SVC's error here is 13.1 %)
+    est = _fit_quiet(CheegerRLS(safe=False), X, y)
+    # measured 9.0% (seed 0, 5 labels per class, 366 points)
     assert np.mean(est.transduction_[unl] != yt[unl]) < 0.12
+    # the defaults keep what they promise: no worse than the RBF SVC on the
+    # labels by more than 2 points (here they fall back to the check's SVC)
+    from sklearn.svm import SVC
+    lab = ~unl
+    svc = SVC().fit(X[lab], y[lab]).predict(X[unl])
+    dflt = _fit_quiet(CheegerRLS(), X, y)
+    assert (np.mean(dflt.transduction_[unl] != yt[unl])
+            <= np.mean(svc != yt[unl]) + 0.02)
 
 
 def test_lambda_median_balance():
