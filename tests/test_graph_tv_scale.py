@@ -423,7 +423,10 @@ def test_low_rank_products_in_row_blocks_both_sides(above, monkeypatch):
         assert ztv.tobytes() == np.ascontiguousarray((V.T @ Z).T).tobytes()
         # any layout of V: the same bits
         assert ts._zt_dot(Z, np.asfortranarray(V)).tobytes() == ztv.tobytes()
-        assert zs.tobytes() == (Z @ S).tobytes()
+        # Z S as (S' Z')' (several columns), C-contiguous
+        assert zs.flags.c_contiguous
+        assert zs.tobytes() == np.ascontiguousarray(
+            (np.ascontiguousarray(S.T) @ Z.T).T).tobytes()
     else:
         # the block sums: an independent order of the same sum
         blocks = sum(Z[a:a + 64].T @ V[a:a + 64] for a in range(0, 300, 64))
@@ -436,6 +439,7 @@ def test_low_rank_products_in_row_blocks_both_sides(above, monkeypatch):
     assert v1.shape == (7,) and s1.shape == (300,)
     if not above:
         assert v1.tobytes() == (Z.T @ V[:, 0]).tobytes()
+        assert s1.tobytes() == (Z @ S[:, 0]).tobytes()
     np.testing.assert_allclose(v1, Z.T @ V[:, 0], rtol=1e-13, atol=1e-13)
     np.testing.assert_allclose(s1, Z @ S[:, 0], rtol=1e-13, atol=1e-13)
 
