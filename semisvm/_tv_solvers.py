@@ -655,15 +655,20 @@ def _zt_dot(Z, V):
     return out
 
 
+# the most columns of S for which _z_dot takes Z S as (S' Z')' (the measured
+# range; a product with more columns keeps Z S)
+_ZS_MAX_COLUMNS = 16
+
+
 def _z_dot(Z, S):
     """``Z S`` (S: m x c, or m), row blocks side by side."""
     n = Z.shape[0]
     if n < PAR_MIN_ROWS:
-        if S.ndim == 2 and S.shape[1] > 1:
+        if S.ndim == 2 and 1 < S.shape[1] <= _ZS_MAX_COLUMNS:
             # as (S' Z')', as ``_zt_dot`` takes Z' V: OpenBLAS's product
             # with a few rows on the left is faster (5,000 x 500, 2-16
             # columns, one thread: 4.1-4.5 -> 2.3-3.1 ms) and, measured
-            # here, the same bits
+            # here for 1-16 columns, the same bits as Z S
             return np.ascontiguousarray((np.ascontiguousarray(S.T) @ Z.T).T)
         return Z @ S
     out = np.empty((n,) + S.shape[1:], dtype=np.result_type(Z, S))

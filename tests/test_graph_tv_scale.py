@@ -433,6 +433,12 @@ def test_low_rank_products_in_row_blocks_both_sides(above, monkeypatch):
         assert ztv.tobytes() == blocks.tobytes()
     np.testing.assert_allclose(ztv, Z.T @ V, rtol=1e-13, atol=1e-13)
     np.testing.assert_allclose(zs, Z @ S, rtol=1e-13, atol=1e-13)
+    if not above:
+        # more columns than _ZS_MAX_COLUMNS: Z S itself
+        S2 = rng.standard_normal((7, ts._ZS_MAX_COLUMNS + 1))
+        assert ts._z_dot(Z, S2).tobytes() == (Z @ S2).tobytes()
+        np.testing.assert_allclose(ts._z_dot(Z, S2[:, :ts._ZS_MAX_COLUMNS]),
+                                   Z @ S2[:, :ts._ZS_MAX_COLUMNS], rtol=1e-13, atol=1e-13)
     # one right-hand side (the two-class loops pass a vector)
     with limit(2):
         v1, s1 = ts._zt_dot(Z, V[:, 0]), ts._z_dot(Z, S[:, 0])
