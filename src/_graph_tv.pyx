@@ -223,10 +223,11 @@ cdef void _pd_step_columns(const int[::1] src, const int[::1] dst,
         gs = pb + s * c
         for k in range(c):
             t = pe[k] + sg[k] * we * (<double> gd[k] - gs[k])
-            if t > gamma:
-                t = gamma
-            elif t < -gamma:
-                t = -gamma
+            # the clip as two selects (t > gamma: gamma; then t < -gamma:
+            # -gamma; NaN kept): the same values as the branches of the
+            # other passes, in a form the compiler vectorises across columns
+            t = gamma if t > gamma else t
+            t = -gamma if t < -gamma else t
             pe[k] = <floating> t
             v[k] = <floating> (we * pe[k])
         dd = pv + d * c

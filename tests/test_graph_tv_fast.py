@@ -78,30 +78,34 @@ def test_rof_one_column_pass_same_bits_as_the_general_passes(dtype):
     assert one[-1][3] <= 1e-6 * abs(one[-1][4])
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
 @pytest.mark.parametrize("c", [3, 16, 17])
-def test_rof_column_passes_same_bits_as_each_column_alone(c):
-    # one thread, c <= COL_BLOCK (16) columns: the local-array pass; 17: the
-    # general pass; each column's iterates are those of its own one-column
-    # solve (a fixed number of steps: no column waits on another's gap)
+def test_rof_column_passes_same_bits_as_each_column_alone(c, dtype):
+    # one thread, c <= COL_BLOCK (16) columns: the local-array pass (its dual
+    # clip as selects); 17: the general pass; each column's iterates are
+    # those of its own one-column solve (a fixed number of steps: no column
+    # waits on another's gap), with duals at both ends of the box
     X, _, _ = _moons(200)
     W = knn_graph(X, n_neighbors=6)
-    src, dst, w = _edges(W)
+    src, dst, w = _edges(W, dtype)
     n = X.shape[0]
     L = _grad_norm(src, dst, w, n)
     inc = edge_incidence(src, dst, w, n)
     rng = np.random.default_rng(c)
-    Z = rng.standard_normal((n, c))
+    Z = rng.standard_normal((n, c)).astype(dtype)
     rho = rng.uniform(0.5, 3.0, c)
 
     def solve(Zc, rhoc, threads):
-        G = np.zeros((n, Zc.shape[1]))
-        P = np.zeros((src.shape[0], Zc.shape[1]))
+        G = np.zeros((n, Zc.shape[1]), dtype=dtype)
+        P = np.zeros((src.shape[0], Zc.shape[1]), dtype=dtype)
         for scale in (1.0, 1.7):        # a warm-started second solve
             rof_pd_multi(src, dst, w, np.ascontiguousarray(scale * Zc), 0.3,
                          rhoc, G, P, tol=0.0, max_iter=23, L=L, incidence=inc,
                          n_threads=threads)
         return G, P
     G, P = solve(Z, rho, 1)
+    gamma = dtype(0.3)
+    assert np.any(P == gamma) and np.any(P == -gamma)
     G2, P2 = solve(Z, rho, 2)
     assert G.tobytes() == G2.tobytes() and P.tobytes() == P2.tobytes()
     for k in range(c):
