@@ -678,8 +678,10 @@ def fit_supervised(sup, X, y, classes):
         keep = _draw_rows(np.asarray(y), sup.max_rows)
         X, y = X[keep], np.asarray(y)[keep]
         sup = sup.svc(X)        # the width of these rows
+    # (the SVC's parameters read once for all its binary fits)
+    params = sup.get_params()
     for k, c in enumerate(problems):
-        support, row, b, g = _binary_svc(sup, X, (y == c).astype(np.intp))
+        support, row, b, g = _binary_svc(sup, X, (y == c).astype(np.intp), params)
         coef[k, keep[support]] = row
         intercept[k] = b
         if sup.kernel == "rbf":
@@ -687,7 +689,7 @@ def fit_supervised(sup, X, y, classes):
     return coef, intercept, gamma
 
 
-def _binary_svc(sup, X, y01):
+def _binary_svc(sup, X, y01, params=None):
     """``SVC`` ``sup``'s fit of the 0 / 1 labels ``y01`` on X: ``(support_,
     dual_coef_[0], intercept_[0], _gamma)`` (decision > 0: label 1).
 
@@ -697,15 +699,19 @@ def _binary_svc(sup, X, y01):
     fit on the check's few labeled rows; ten classes make 80 such fits):
     the same arrays bit for bit, checked once per process against
     ``SVC.fit`` (:func:`_direct_svc_ok`; otherwise, and for anything else,
-    ``SVC.fit`` itself)."""
+    ``SVC.fit`` itself). ``params``: ``sup.get_params()``, when the caller
+    has them (read once for the binary fits of one SVC)."""
+    if params is None:
+        params = sup.get_params()
     try:
-        got = (_direct_svc(sup, X, y01)
-               if _direct_svc_applies(sup, X, y01) and _direct_svc_ok() else None)
+        got = (_direct_svc(sup, X, y01, params)
+               if _direct_svc_applies(sup, X, y01, params) and _direct_svc_ok()
+               else None)
     except Exception:     # noqa: BLE001 - another scikit-learn: SVC.fit itself
         got = None
     if got is not None:
         return got
-    svc = sup.__class__(**sup.get_params()).fit(X, y01)
+    svc = sup.__class__(**params).fit(X, y01)
     # scikit-learn: decision > 0 is classes_[1] = 1
     dual = svc.dual_coef_        # a 1 x n_sv sparse row when X is sparse
     if hasattr(dual, "tocsr"):
@@ -717,11 +723,11 @@ def _binary_svc(sup, X, y01):
     return svc.support_, row, float(svc.intercept_[0]), float(getattr(svc, "_gamma", 0.0))
 
 
-def _direct_svc_applies(sup, X, y01):
+def _direct_svc_applies(sup, X, y01, params=None):
     from sklearn.svm import SVC
     if type(sup) is not SVC or sp.issparse(X) or not isinstance(X, np.ndarray):
         return False
-    p = sup.get_params()
+    p = sup.get_params() if params is None else params
     # (a fit cut at max_iter returns None from the direct path and would
     # draw a second seed in SVC.fit: max_iter=-1 only)
     return (p.get("kernel") in ("rbf", "linear") and p.get("class_weight") is None
@@ -733,13 +739,13 @@ def _direct_svc_applies(sup, X, y01):
             and np.count_nonzero(y01) not in (0, y01.shape[0]))
 
 
-def _direct_svc(sup, X, y01):
+def _direct_svc(sup, X, y01, params=None):
     """LIBSVM's binary fit as ``SVC.fit`` calls it (dense X, no class or
     sample weights); None where its result is not finite (``SVC.fit``
-    then raises its own error)."""
+    then raises its own error). ``params``: ``sup.get_params()``."""
     from sklearn.svm import _libsvm
     from sklearn.utils import check_random_state
-    p = sup.get_params()
+    p = sup.get_params() if params is None else params
     X = np.ascontiguousarray(X, dtype=np.float64)
     if not np.all(np.isfinite(X)):
         return None

@@ -150,11 +150,32 @@ def lambda_median(F, lam_b):
                          for k in range(F.shape[1])], dtype=F.dtype)
     lam_b = float(lam_arr)
     if lam_b == 1.0:
-        return np.median(F, axis=0)
+        return _median(F)
     n = F.shape[0]
     k = min(int(np.floor(n / (lam_b + 1.0))), n - 1)
     # the (k+1)-th largest is the (n-k)-th smallest (0-based n-k-1)
     return np.partition(F, n - k - 1, axis=0)[n - k - 1]
+
+
+def _median(F):
+    """``np.median(F, axis=0)`` of a float array with at least one row, the
+    same value bit for bit (the same partition, the two middle entries'
+    mean as ``np.mean`` takes it, NaN where a column holds one) without
+    ``np.median``'s generic reduction (~0.1 ms a call on 5,000 rows; a
+    Cheeger fit takes hundreds)."""
+    n = F.shape[0]
+    if n == 0:
+        return np.median(F, axis=0)
+    h = n // 2
+    kth = [h, -1] if n % 2 else [h - 1, h, -1]
+    part = np.partition(F, kth, axis=0)
+    mid = part[h] if n % 2 else np.mean(part[h - 1:h + 1], axis=0)
+    nan = np.isnan(part[-1])
+    if np.any(nan):
+        mid = np.where(nan, np.nan, mid).astype(mid.dtype)
+        if F.ndim == 1:
+            mid = mid[()]
+    return mid
 
 
 _PI_CLIP = 0.05    # class fractions of the balance term are kept in [0.05, 0.95]
@@ -634,10 +655,21 @@ def _zt_dot(Z, V):
     return out
 
 
+# the most columns of S for which _z_dot takes Z S as (S' Z')' (the measured
+# range; a product with more columns keeps Z S)
+_ZS_MAX_COLUMNS = 16
+
+
 def _z_dot(Z, S):
     """``Z S`` (S: m x c, or m), row blocks side by side."""
     n = Z.shape[0]
     if n < PAR_MIN_ROWS:
+        if S.ndim == 2 and 1 < S.shape[1] <= _ZS_MAX_COLUMNS:
+            # as (S' Z')', as ``_zt_dot`` takes Z' V: OpenBLAS's product
+            # with a few rows on the left is faster (5,000 x 500, 2-16
+            # columns, one thread: 4.1-4.5 -> 2.3-3.1 ms) and, measured
+            # here for 1-16 columns, the same bits as Z S
+            return np.ascontiguousarray((np.ascontiguousarray(S.T) @ Z.T).T)
         return Z @ S
     out = np.empty((n,) + S.shape[1:], dtype=np.result_type(Z, S))
 

@@ -223,10 +223,11 @@ cdef void _pd_step_columns(const int[::1] src, const int[::1] dst,
         gs = pb + s * c
         for k in range(c):
             t = pe[k] + sg[k] * we * (<double> gd[k] - gs[k])
-            if t > gamma:
-                t = gamma
-            elif t < -gamma:
-                t = -gamma
+            # the clip as two selects (t > gamma: gamma; then t < -gamma:
+            # -gamma; NaN kept): the same values as the branches of the
+            # other passes, in a form the compiler vectorises across columns
+            t = gamma if t > gamma else t
+            t = -gamma if t < -gamma else t
             pe[k] = <floating> t
             v[k] = <floating> (we * pe[k])
         dd = pv + d * c
@@ -758,7 +759,7 @@ def rof_pd_multi(const int[::1] src, const int[::1] dst, const floating[::1] w,
     status : int
         0 converged, 1 max_iter reached.
     """
-    cdef Py_ssize_t n = Z.shape[0], c = Z.shape[1], m = src.shape[0], e, k
+    cdef Py_ssize_t n = Z.shape[0], c = Z.shape[1], m = src.shape[0], e
     if dst.shape[0] != m or w.shape[0] != m or P.shape[0] != m:
         raise ValueError("src, dst, w and p must have the same length")
     if G.shape[0] != n or G.shape[1] != c:
@@ -807,13 +808,16 @@ def rof_pd_multi(const int[::1] src, const int[::1] dst, const floating[::1] w,
     if n_threads < 1:
         raise ValueError(f"n_threads must be >= 1, got {n_threads}")
     cdef int it
-    # the dual box may have shrunk since the warm start
-    for e in range(m):
-        for k in range(c):
-            if P[e, k] > gamma:
-                P[e, k] = <floating> gamma
-            elif P[e, k] < -gamma:
-                P[e, k] = <floating> -gamma
+    # the dual box may have shrunk since the warm start: clip P to it (as
+    # two selects over the flat array, the values of the branches
+    # ``P > gamma: gamma; elif P < -gamma: -gamma``, NaN kept)
+    cdef floating *pp = &P[0, 0] if m * c else NULL
+    cdef floating hi = <floating> gamma, lo = <floating> -gamma, v
+    with nogil:
+        for e in range(m * c):
+            v = pp[e]
+            v = hi if v > gamma else v
+            pp[e] = lo if v < -gamma else v
     with nogil:
         it = _rof(src, dst, w, inc_ptr, inc_edge, inc_w, Z, gamma, &rho_v[0],
                   L, step_ratio, G, P, tol, max_iter, gbar, div, ghat, part,

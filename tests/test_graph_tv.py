@@ -295,6 +295,29 @@ def test_lambda_median_balance():
     assert vals == [15.0, 30.0, 20.0]
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("shape", [(1,), (2,), (7,), (40,), (41,), (40, 3), (41, 3)])
+def test_median_is_np_median_bit_for_bit(shape, dtype):
+    # lambda_median's plain median (lam_b = 1) skips np.median's generic
+    # reduction: the same value, dtype and shape, ties and NaN included
+    from semisvm._tv_solvers import _median, lambda_median
+    rng = np.random.default_rng(0)
+    cases = [rng.standard_normal(shape),
+             np.round(rng.standard_normal(shape), 1),      # ties
+             np.zeros(shape)]
+    nan = rng.standard_normal(shape)
+    nan.flat[-1] = np.nan
+    cases.append(nan)
+    for F in cases:
+        F = F.astype(dtype)
+        want = np.median(F, axis=0)
+        for got in (_median(F), lambda_median(F, 1.0)):
+            assert np.asarray(got).dtype == np.asarray(want).dtype
+            assert np.shape(got) == np.shape(want)
+            np.testing.assert_array_equal(got, want)
+            assert np.asarray(got).tobytes() == np.asarray(want).tobytes()
+
+
 def test_float32_input():
     X, y, yt, _ = _problem()
     # the paper's median balance: with balance="auto" (lambda = 1.14 here)

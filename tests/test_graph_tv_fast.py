@@ -78,30 +78,66 @@ def test_rof_one_column_pass_same_bits_as_the_general_passes(dtype):
     assert one[-1][3] <= 1e-6 * abs(one[-1][4])
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("c", [1, 3])
+def test_rof_warm_duals_clipped_to_a_smaller_box(c, dtype):
+    # a warm start from a solve with a larger TV weight: the duals outside
+    # the new box [-gamma, gamma] are clipped to it first (the same bits as
+    # clipping them beforehand with NumPy), then the solve runs
+    X, _, _ = _moons(150)
+    W = knn_graph(X, n_neighbors=6)
+    src, dst, w = _edges(W, dtype)
+    n = X.shape[0]
+    L = _grad_norm(src, dst, w, n)
+    inc = edge_incidence(src, dst, w, n)
+    Z = np.random.default_rng(c).standard_normal((n, c)).astype(dtype)
+    G = np.zeros((n, c), dtype=dtype)
+    P = np.zeros((src.shape[0], c), dtype=dtype)
+    rof_pd_multi(src, dst, w, Z, 0.9, 1.0, G, P, tol=1e-6, max_iter=200, L=L,
+                 incidence=inc)
+    gamma = 0.25
+    assert np.any(P > gamma) and np.any(P < -gamma)
+    P[0, 0] = dtype(gamma)          # at the bound: kept
+    runs = []
+    for P0 in (P.copy(), np.clip(P, dtype(-gamma), dtype(gamma))):
+        for max_iter in (0, 30):
+            P1 = P0.copy()
+            G1 = G.copy()
+            rof_pd_multi(src, dst, w, Z, gamma, 1.0, G1, P1, tol=0.0,
+                         max_iter=max_iter, L=L, incidence=inc)
+            runs.append((G1.tobytes(), P1.tobytes()))
+    assert runs[0] == runs[2] and runs[1] == runs[3]
+    assert np.abs(np.frombuffer(runs[0][1], dtype=dtype)).max() <= dtype(gamma)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
 @pytest.mark.parametrize("c", [3, 16, 17])
-def test_rof_column_passes_same_bits_as_each_column_alone(c):
-    # one thread, c <= COL_BLOCK (16) columns: the local-array pass; 17: the
-    # general pass; each column's iterates are those of its own one-column
-    # solve (a fixed number of steps: no column waits on another's gap)
+def test_rof_column_passes_same_bits_as_each_column_alone(c, dtype):
+    # one thread, c <= COL_BLOCK (16) columns: the local-array pass (its dual
+    # clip as selects); 17: the general pass; each column's iterates are
+    # those of its own one-column solve (a fixed number of steps: no column
+    # waits on another's gap), with duals at both ends of the box
     X, _, _ = _moons(200)
     W = knn_graph(X, n_neighbors=6)
-    src, dst, w = _edges(W)
+    src, dst, w = _edges(W, dtype)
     n = X.shape[0]
     L = _grad_norm(src, dst, w, n)
     inc = edge_incidence(src, dst, w, n)
     rng = np.random.default_rng(c)
-    Z = rng.standard_normal((n, c))
+    Z = rng.standard_normal((n, c)).astype(dtype)
     rho = rng.uniform(0.5, 3.0, c)
 
     def solve(Zc, rhoc, threads):
-        G = np.zeros((n, Zc.shape[1]))
-        P = np.zeros((src.shape[0], Zc.shape[1]))
+        G = np.zeros((n, Zc.shape[1]), dtype=dtype)
+        P = np.zeros((src.shape[0], Zc.shape[1]), dtype=dtype)
         for scale in (1.0, 1.7):        # a warm-started second solve
             rof_pd_multi(src, dst, w, np.ascontiguousarray(scale * Zc), 0.3,
                          rhoc, G, P, tol=0.0, max_iter=23, L=L, incidence=inc,
                          n_threads=threads)
         return G, P
     G, P = solve(Z, rho, 1)
+    gamma = dtype(0.3)
+    assert np.any(P == gamma) and np.any(P == -gamma)
     G2, P2 = solve(Z, rho, 2)
     assert G.tobytes() == G2.tobytes() and P.tobytes() == P2.tobytes()
     for k in range(c):
