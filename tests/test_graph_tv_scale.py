@@ -608,6 +608,28 @@ def test_fold_stop_watches_held_out_rows_both_sides(Est, n_classes, above,
     assert not np.any(a & b)
 
 
+def _fold_budget_problem(monkeypatch, n_classes, above, solver, record):
+    """80 blob rows (seed 1), the check's fold-budget switch at 79 rows
+    (``above``) or 80, a budget of 2, and ``graph_tv.<solver>`` wrapped to
+    append ``record(kwargs, result)`` of every solve to the returned list."""
+    import semisvm._tv_check as tv_check
+    import semisvm.graph_tv as gt
+    X, y, _ = _blobs(n=80, n_classes=n_classes, per_class=6, seed=1)
+    monkeypatch.setattr(tv_check, "SCALE_MIN_ROWS", 79)
+    monkeypatch.setattr(tv_check, "FOLD_MIN_ROWS", 79)
+    monkeypatch.setattr(tv_check, "FOLD_BUDGET_MIN_ROWS", 79 if above else 80)
+    monkeypatch.setattr(tv_check, "FOLD_MAX_ITER_SCALE", 2)
+    seen = []
+    f = getattr(gt, solver)
+
+    def solve(*a, **k):
+        res = f(*a, **k)
+        seen.append(record(k, res))
+        return res
+    monkeypatch.setattr(gt, solver, solve)
+    return X, y, seen
+
+
 @pytest.mark.parametrize("above", [True, False])
 @pytest.mark.parametrize("Est,n_classes", [(TVRLS, 3), (TVSVM, 3), (TVRLS, 2)])
 def test_fold_budget_both_sides(Est, n_classes, above, monkeypatch):
@@ -616,25 +638,13 @@ def test_fold_budget_both_sides(Est, n_classes, above, monkeypatch):
     # FOLD_MAX_ITER_SCALE outer iterations, taken as settled (the penalty
     # iteration kept: no augmented solve after it); below it, with two
     # classes, and in the fit itself: no budget; the fit keeps its bits
-    import semisvm._tv_check as tv_check
-    import semisvm.graph_tv as gt
     # (seed 1: a fit that keeps the penalty iteration, where the budget applies)
-    X, y, _ = _blobs(n=80, n_classes=n_classes, per_class=6, seed=1)
-    monkeypatch.setattr(tv_check, "SCALE_MIN_ROWS", 79)
-    monkeypatch.setattr(tv_check, "FOLD_MIN_ROWS", 79)
-    monkeypatch.setattr(tv_check, "FOLD_BUDGET_MIN_ROWS", 79 if above else 80)
-    monkeypatch.setattr(tv_check, "FOLD_MAX_ITER_SCALE", 2)
-    seen = []
-    f = gt.graph_tv
-
-    def solve(*a, **k):
-        res = f(*a, **k)
+    def record(k, res):
         share = np.bincount(res.labels, minlength=n_classes).min() * n_classes / 80
-        seen.append((k.get("scheme"), k.get("max_iter"), k.get("_watch") is not None,
-                     res.n_iter, res.status,
-                     (res.label_conflict or 0.0) <= 0.1 and share >= 0.25))
-        return res
-    monkeypatch.setattr(gt, "graph_tv", solve)
+        return (k.get("scheme"), k.get("max_iter"), k.get("_watch") is not None,
+                res.n_iter, res.status,
+                (res.label_conflict or 0.0) <= 0.1 and share >= 0.25)
+    X, y, seen = _fold_budget_problem(monkeypatch, n_classes, above, "graph_tv", record)
     fit, n_fit, checked = _plain_and_checked(Est, X, y, seen)
     assert n_classes == 2 or fit.result_.scheme == "penalty"
     np.testing.assert_array_equal(checked.result_.decision, fit.result_.decision)
@@ -666,21 +676,9 @@ def test_cheeger_fold_budget_both_sides(Est, n_classes, above, monkeypatch):
     # SCALE_MIN_ROWS) on more than FOLD_BUDGET_MIN_ROWS rows stop after
     # FOLD_MAX_ITER_SCALE outer iterations; below it, with two classes, and in
     # the fit itself: no budget, and the fit keeps its bits
-    import semisvm._tv_check as tv_check
-    import semisvm.graph_tv as gt
-    X, y, _ = _blobs(n=80, n_classes=n_classes, per_class=6, seed=1)
-    monkeypatch.setattr(tv_check, "SCALE_MIN_ROWS", 79)
-    monkeypatch.setattr(tv_check, "FOLD_MIN_ROWS", 79)
-    monkeypatch.setattr(tv_check, "FOLD_BUDGET_MIN_ROWS", 79 if above else 80)
-    monkeypatch.setattr(tv_check, "FOLD_MAX_ITER_SCALE", 2)
-    seen = []
-    f = gt.graph_cheeger
-
-    def solve(*a, **k):
-        res = f(*a, **k)
-        seen.append((k.get("max_iter"), res.n_iter, res.status))
-        return res
-    monkeypatch.setattr(gt, "graph_cheeger", solve)
+    X, y, seen = _fold_budget_problem(
+        monkeypatch, n_classes, above, "graph_cheeger",
+        lambda k, res: (k.get("max_iter"), res.n_iter, res.status))
     fit, n_fit, checked = _plain_and_checked(Est, X, y, seen)
     np.testing.assert_array_equal(checked.result_.decision, fit.result_.decision)
     assert seen[:n_fit] == seen[n_fit:2 * n_fit]
