@@ -412,9 +412,13 @@ class TVCheckMixin:
 
     def _safe_semi(self):
         semi = super()._safe_semi()
-        semi._safety_setup = self._safety_setup
-        if self._safety_start is not None:
-            semi._safety_start = self._safety_start
+        # (none where the check's fits set themselves up: a graph= given)
+        shared = getattr(self, "_safety_setup", None)
+        if shared is not None:
+            semi._safety_setup = shared
+        start = getattr(self, "_safety_start", None)
+        if start is not None:
+            semi._safety_start = start
         return semi
 
     def _fold_warm_start(self, rows):

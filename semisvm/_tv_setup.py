@@ -130,7 +130,9 @@ def median_rbf_gamma(X, random_state, n_max=1000):
         else:
             rows = check_random_state(random_state).choice(n, n_max, replace=False)
         X = X[rows]
-    D = pairwise_kernels(X, metric="linear")
+    # (n_jobs=1: an outer joblib setting would cut the product into chunks,
+    # other bits, and threads the estimator's n_jobs does not govern)
+    D = pairwise_kernels(X, metric="linear", n_jobs=1)
     sq = np.diag(D)
     d2 = np.maximum(sq[:, None] + sq[None, :] - 2 * D, 0)
     iu = np.triu_indices(X.shape[0], 1)
@@ -177,7 +179,7 @@ class TVSetupMixin:
     def _kernel(self, X, Y=None):
         if getattr(self, "_decision_kernel", None) == "linear":
             # a fallback to the linear SVC (semisvm._fallback)
-            return pairwise_kernels(X, Y, metric="linear")
+            return pairwise_kernels(X, Y, metric="linear", n_jobs=1)
         params = {}
         if self.kernel in ("rbf", "laplacian", "sigmoid", "polynomial", "poly",
                            "chi2"):
@@ -186,7 +188,8 @@ class TVSetupMixin:
             params.update(degree=self.degree, coef0=self.coef0)
         if self.kernel == "sigmoid":
             params["coef0"] = self.coef0
-        return pairwise_kernels(X, Y, metric=self.kernel, **params)
+        # (n_jobs=1: the same bits under any outer joblib setting)
+        return pairwise_kernels(X, Y, metric=self.kernel, n_jobs=1, **params)
 
     def _check_params(self):
         if not (callable(self.kernel) or self.kernel in (
@@ -338,7 +341,7 @@ class TVSetupMixin:
     def _shared_warm_keep(self, wkey, res):
         if wkey is None:
             return
-        start = np.asarray(res.decision, dtype=np.float64)
+        start = np.array(res.decision, dtype=np.float64, copy=True)
         if res.model == "tv" and start.ndim == 1:
             start = start - float(res.intercept)
         self.graph._store(wkey, start, start.nbytes)

@@ -169,7 +169,8 @@ def _median(F):
     h = n // 2
     kth = [h, -1] if n % 2 else [h - 1, h, -1]
     part = np.partition(F, kth, axis=0)
-    mid = part[h] if n % 2 else np.mean(part[h - 1:h + 1], axis=0)
+    # (odd n: np.median's mean of the one middle entry turns -0.0 into 0.0)
+    mid = part[h] + F.dtype.type(0) if n % 2 else np.mean(part[h - 1:h + 1], axis=0)
     nan = np.isnan(part[-1])
     if np.any(nan):
         mid = np.where(nan, np.nan, mid).astype(mid.dtype)
@@ -655,21 +656,12 @@ def _zt_dot(Z, V):
     return out
 
 
-# the most columns of S for which _z_dot takes Z S as (S' Z')' (the measured
-# range; a product with more columns keeps Z S)
-_ZS_MAX_COLUMNS = 16
-
-
 def _z_dot(Z, S):
     """``Z S`` (S: m x c, or m), row blocks side by side."""
     n = Z.shape[0]
     if n < PAR_MIN_ROWS:
-        if S.ndim == 2 and 1 < S.shape[1] <= _ZS_MAX_COLUMNS:
-            # as (S' Z')', as ``_zt_dot`` takes Z' V: OpenBLAS's product
-            # with a few rows on the left is faster (5,000 x 500, 2-16
-            # columns, one thread: 4.1-4.5 -> 2.3-3.1 ms) and, measured
-            # here for 1-16 columns, the same bits as Z S
-            return np.ascontiguousarray((np.ascontiguousarray(S.T) @ Z.T).T)
+        # (Z S itself: (S' Z')' was faster with 2-16 columns here, but not
+        # the same bits for every shape, layout and BLAS kernel)
         return Z @ S
     out = np.empty((n,) + S.shape[1:], dtype=np.result_type(Z, S))
 

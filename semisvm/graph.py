@@ -1559,6 +1559,7 @@ class KNNGraph:
         if entry is None:
             return None
         self._work_hits += 1
+        work.move_to_end(key)       # (the most recently used now)
         return entry[0]
 
     def _store(self, key, value, nbytes):

@@ -829,7 +829,11 @@ _COMMON_DOC = """
         the solver's label-free factorisations): a later fit on the same
         rows and labeled rows with the same kernel, ``n_components``,
         ``random_state`` and model (a grid search's other grid points on one
-        fold) reads it instead of computing it again, the same values.
+        fold, run in this process: ``n_jobs=1`` or the threading backend;
+        process workers get a copy of the graph without it) reads it
+        instead of computing it again, the same values. The graph holds up
+        to 1 GB of such work (least recently used first out); refitting the
+        graph clears it.
         None: the graph is built from X with ``n_neighbors``
         and ``weights`` (and, for ``safe=True``, kept as a
         :class:`~semisvm.graph.KNNGraph` that the check's fits share). Not

@@ -755,7 +755,7 @@ class PUSVM(ClassifierMixin, BaseEstimator):
 
         def kern(A, B):
             return pairwise_kernels(A, B, metric=kernel, gamma=gamma, degree=degree,
-                                    coef0=coef0, filter_params=True)
+                                    coef0=coef0, filter_params=True, n_jobs=1)
 
         rs = 0 if self.random_state is None else self.random_state
         Z, landmarks, N = nystroem_features(X, kern, self.n_components_,
@@ -803,7 +803,7 @@ class PUSVM(ClassifierMixin, BaseEstimator):
                                   self.support_vectors_.astype(X.dtype, copy=False),
                                   metric=self.kernel, gamma=self.gamma_,
                                   degree=self.degree, coef0=self.coef0,
-                                  filter_params=True)
+                                  filter_params=True, n_jobs=1)
             out[start:start + block] = Kb @ self.dual_coef_
         return out + self.intercept_
 

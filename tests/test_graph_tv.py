@@ -308,6 +308,7 @@ def test_median_is_np_median_bit_for_bit(shape, dtype):
     nan = rng.standard_normal(shape)
     nan.flat[-1] = np.nan
     cases.append(nan)
+    cases.append(-np.zeros(shape))                       # -0.0 in the middle
     for F in cases:
         F = F.astype(dtype)
         want = np.median(F, axis=0)

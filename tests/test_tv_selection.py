@@ -245,3 +245,36 @@ def test_solver_warm_start_from_its_own_solution(loss, n_classes):
         # boundary rows may settle on the other side)
         assert np.mean(warm.labels == cold.labels) >= 0.97
     assert warm.n_iter < cold.n_iter
+
+
+def test_graph_work_kept_least_recently_used_first_out_both_sides_of_its_size(monkeypatch):
+    # a fitted graph keeps up to _WORK_BYTES of shared work: at the cap
+    # nothing leaves, one byte above it the least recently used (stored or
+    # read) entry leaves; an entry of more than half the cap is not kept
+    X, _, _ = _blobs(n=60)
+    g = KNNGraph(5).fit(X)
+    monkeypatch.setattr(KNNGraph, "_WORK_BYTES", 100)
+    g._store("a", 1, 40)
+    g._store("b", 2, 40)
+    assert g._recall("a") == 1              # "b" is now the least recent
+    g._store("c", 3, 20)                    # 100 bytes: at the cap
+    assert [g._recall(k) for k in "bac"] == [2, 1, 3]
+    g._store("d", 4, 1)                     # 101 bytes: "b" leaves
+    assert g._recall("b") is None
+    assert [g._recall(k) for k in "acd"] == [1, 3, 4]
+    g._store("e", 5, 51)                    # more than half the cap
+    assert g._recall("e") is None
+    g._store("f", 6, 50)                    # half the cap: kept
+    assert g._recall("f") == 6
+
+
+def test_safe_true_with_a_graph_given():
+    # safe=True on a shared fitted graph: the check's fits set themselves
+    # up from the graph (no shared set-up of the fit's own), exact and
+    # Nystroem paths
+    X, y, _ = _blobs(n=120, per_class=6, std=3.0)
+    g = KNNGraph(10, weight="self-tuning").fit(X)
+    for m in (40, None):
+        est = _fit(TVRLS(graph=g, safe=True, safe_cv=2, n_components=m, max_iter=15), X, y)
+        assert est.safe_check_ is None and est.unlabeled_gain_ is not None
+        assert est.predict(X).shape == (120,)
