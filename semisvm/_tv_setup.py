@@ -317,12 +317,17 @@ class TVSetupMixin:
             return hashlib.blake2b(np.ascontiguousarray(a).tobytes(),
                                    digest_size=16).hexdigest()
 
-        return ("tv-set-up", type(self).__name__, digest(rows),
-                digest(np.flatnonzero(lab)), X.dtype.str, self.mode_,
-                self.n_components_, self.kernel, self.kernel_gamma,
-                self.degree, self.coef0, self.random_state, self.n_neighbors,
-                self.weights, self.classes_.shape[0] == 2,
-                getattr(self, "scheme", None))
+        key = ("tv-set-up", type(self).__name__, digest(rows),
+               digest(np.flatnonzero(lab)), X.dtype.str, self.mode_,
+               self.n_components_, self.kernel, self.kernel_gamma,
+               self.degree, self.coef0, self.random_state, self.n_neighbors,
+               self.weights, self.classes_.shape[0] == 2,
+               getattr(self, "scheme", None))
+        try:
+            hash(key)
+        except TypeError:
+            return None     # (a parameter given as an array or list: no sharing)
+        return key
 
     def _shared_warm_start(self, y):
         """Sets the warm start of this fit's solve (``_fold_init``): the

@@ -278,3 +278,13 @@ def test_safe_true_with_a_graph_given():
         est = _fit(TVRLS(graph=g, safe=True, safe_cv=2, n_components=m, max_iter=15), X, y)
         assert est.safe_check_ is None and est.unlabeled_gain_ is not None
         assert est.predict(X).shape == (120,)
+
+
+def test_shared_set_up_skipped_for_unhashable_parameters():
+    # a parameter given as an array (coef0, unused by the RBF kernel): the
+    # fit on a shared graph runs without sharing its set-up, as without graph=
+    X, y, _ = _blobs(n=60)
+    g = KNNGraph(5).fit(X)
+    a = _fit(TVRLS(graph=g, coef0=np.array(1.0), safe=False, max_iter=10), X, y)
+    b = _fit(TVRLS(graph=g, safe=False, max_iter=10), X, y)
+    np.testing.assert_array_equal(a.result_.decision, b.result_.decision)
