@@ -396,8 +396,10 @@ LAPLACIAN_GUARD_ATTR_DOC = """    laplacian_agreement_ : float or None
         0.95 after the label-fold check, 0.9 where the check could not
         run): the decision function and ``transduction_`` are then
         LapRLS's as it stands after its own check (where that fell back:
-        the SVC it fell back to; ``X_fit_``, ``alpha_``, ``intercept_``
-        and the kernel width hold its expansion).
+        the SVC it fell back to, named in ``safe_counterpart_`` - even
+        where this estimator's own check had scored better than that SVC;
+        ``X_fit_``, ``alpha_``, ``intercept_`` and the kernel width hold its
+        expansion).
 """
 
 
@@ -422,7 +424,7 @@ _SAFE_AUTO_DOC = """        * ``"auto"`` (the default, :mod:`semisvm._fallback`)
           class (held-out labels that few did not tell the models apart on
           the tune part of the benchmark suite; there an RBF estimator runs
           a label-free cut check instead: it falls back to the RBF SVC at
-          ``gamma="scale"`` when its labels cut more than 5 % of the graph's
+          ``gamma="scale"`` when its labels cut more than 25 % of the graph's
           volume, the cut over the smaller side's, and the SVC's labels cut
           less than 1.1 times that, ``graph_cut_``) and for kernels other than
           "rbf" and "linear" (with ``kernel="linear"`` the counterpart is a
@@ -992,7 +994,9 @@ def auto_fallback(est, X, y, solve, adopt, *, kernel, margin=0.0, family="laplac
            and 1.0 - right_semi / n_scored > tie_miss)
     need = MIN_LEAD[family]
     lead1_miss = LEAD1_MISS[family]
-    if lead1_miss is not None and 1.0 - right_semi / n_scored > lead1_miss:
+    # (RBF only: the kernel it was measured with)
+    if (lead1_miss is not None and isinstance(kernel, str) and kernel == "rbf"
+            and 1.0 - right_semi / n_scored > lead1_miss):
         need = min(need, 1)
     if tie or (gain < -margin and lead >= need
                and lead > z_rule * np.sqrt(only_sup + only_semi)):
@@ -1082,10 +1086,16 @@ def laplacian_guard(est, y, fit_laplacian, adopt, *, threshold=None):
             gamma = getattr(lap, "_gamma", None) if lap.kernel == "rbf" else None
             adopt(None, np.asarray(lap.dual_coef_), intercept, gamma, lap.X_fit_)
         est.transduction_ = np.array(lap.transduction_, copy=True)
+        if getattr(lap, "fell_back_", False):
+            # LapRLS's check had fallen back: the model taken is that SVC
+            est.safe_counterpart_ = getattr(lap, "safe_counterpart_", None)
     if est.laplacian_fallback_ or getattr(est, "verbose", 0):
         logger.log(logging.INFO if getattr(est, "verbose", 0) else logging.DEBUG,
                    "%s: its labels agree with LapRLS's on %.1f%% of the unlabeled "
-                   "rows: %s", type(est).__name__, 100.0 * agree,
+                   "rows: %s%s", type(est).__name__, 100.0 * agree,
                    "taking LapRLS's fit over" if est.laplacian_fallback_
-                   else "keeping its own fit")
+                   else "keeping its own fit",
+                   " (LapRLS's check had fallen back to the supervised model)"
+                   if est.laplacian_fallback_ and getattr(lap, "fell_back_", False)
+                   else "")
     return est

@@ -1559,7 +1559,10 @@ class KNNGraph:
         if entry is None:
             return None
         self._work_hits += 1
-        work.move_to_end(key)       # (the most recently used now)
+        try:
+            work.move_to_end(key)   # (the most recently used now)
+        except KeyError:
+            pass                    # (another thread's store evicted it)
         return entry[0]
 
     def _store(self, key, value, nbytes):
