@@ -355,14 +355,27 @@ class TVSetupMixin:
         W, K, Z, landmarks, N = out
         cache = {}
         # the fit takes this dict as its solve cache (as a safety fold's);
-        # the later fits read its label-free part (_shared_solve_cache)
+        # the later fits read its label-free part (_shared_solve_cache), to
+        # which the fit cuts it when it ends (_shared_work_prune)
         self._fold_solve_cache = cache
+        self._shared_kept_cache = cache
         value = (out, {a: getattr(self, a) for a in self._SHARED_WORK_ATTRS},
                  cache)
-        # (K counted twice: this fit's factorisation of it stays in the cache)
+        # (K counted twice: this fit's factorisation of it is in the cache
+        # until the fit ends; counted as kept, the cap errs on the safe side)
         nbytes = sum(a.nbytes for a in (K, K, Z, N) if a is not None) + (
             W.data.nbytes + W.indices.nbytes + W.indptr.nbytes)
         self.graph._store(key, value, nbytes)
+
+    def _shared_work_prune(self):
+        """At the end of a fit that stored its set-up on the shared graph:
+        its solve cache, kept there, cut to the part later fits read (the
+        lam-specific factorisations dropped; the same values read)."""
+        cache = self.__dict__.pop("_shared_kept_cache", None)
+        if cache is not None:
+            kept = self._shared_solve_cache(cache)
+            cache.clear()
+            cache.update(kept)
 
     @staticmethod
     def _shared_solve_cache(cache):

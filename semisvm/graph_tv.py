@@ -564,6 +564,7 @@ class _GraphTVBase(TVSetupMixin, TVCheckMixin, SafeSemiSupervisedMixin,
                 # (a warm start; the key of the set-up on a shared graph)
                 self.__dict__.pop("_fold_init", None)
                 self.__dict__.pop("_shared_key", None)
+                self._shared_work_prune()
 
     def _fit_solve(self, X, y, y_enc, K, W, Z, safe, landmarks, N):
         """Solve on K (or its factor Z), store the fit and run the check."""

@@ -288,3 +288,18 @@ def test_shared_set_up_skipped_for_unhashable_parameters():
     a = _fit(TVRLS(graph=g, coef0=np.array(1.0), safe=False, max_iter=10), X, y)
     b = _fit(TVRLS(graph=g, safe=False, max_iter=10), X, y)
     np.testing.assert_array_equal(a.result_.decision, b.result_.decision)
+
+
+@pytest.mark.parametrize("m", [40, None])
+def test_shared_set_up_keeps_only_the_label_free_solve_cache(m):
+    # the first fit's solve cache, stored on the graph, is cut at the end of
+    # its fit to what later fits read (ROF edges and step bound, Z'Z): its
+    # lam-specific factorisations are not held by the graph
+    X, y, _ = _blobs(n=90)
+    g = KNNGraph(10, weight="self-tuning").fit(X)
+    _fit(TVRLS(graph=g, n_components=m, safe=False, max_iter=10), X, y)
+    (entry,) = [v for k, v in g._work.items() if k[0] == "tv-set-up"]
+    cache = entry[0][2]
+    assert cache and all(k[0] == "rof" or (k[0] == "rkhs" and set(v["data"]) == {"gram"})
+                         for k, v in cache.items())
+    assert tv_setup.TVSetupMixin._shared_solve_cache(cache) == cache
