@@ -275,6 +275,15 @@ CLASSIC_TUNE = ("moons", "circles", "xor", "blobs_75_25", "nested_clouds")
 CLASSIC_REPORT = ("moons_r", "circles_r", "xor_r", "blobs_90_10", "nested_clouds_r")
 
 
+def append_jsonl(path, row):
+    """Append ``row`` as one JSON line to ``path`` (nothing for a None path):
+    the recording benches' draws, written as each is done."""
+    if path:
+        import json
+        with open(path, "a") as fh:
+            fh.write(json.dumps(row) + "\n")
+
+
 def classic(part="tune"):
     """The classic-case set names of ``part`` ("tune", "report" or "all")."""
     if part == "tune":

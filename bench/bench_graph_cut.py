@@ -178,9 +178,7 @@ def main():
             print(row["set"], scheme, seed, f"SVC() {row['svc_err']:.1f}", " ".join(
                 f"{m} {row[m]['before']['err']:.1f}->{row[m]['after']['err']:.1f}"
                 for m in MODELS), flush=True)
-            if args.jsonl:
-                with open(args.jsonl, "a") as fh:
-                    fh.write(json.dumps(row) + "\n")
+            _suite.append_jsonl(args.jsonl, row)
     print(f"# load average after: {os.getloadavg()}; wall {time.time() - w0:.0f} s")
 
 

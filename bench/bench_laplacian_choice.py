@@ -310,9 +310,7 @@ def main():
             print(d.name, scheme, seed, f"SVC {row['svc_err']:.1f}", " ".join(
                 f"{m} {r['err_semi']:.1f}->{r['err']:.1f}"
                 for m, r in row["models"].items()), flush=True)
-            if args.jsonl:
-                with open(args.jsonl, "a") as fh:
-                    fh.write(json.dumps(row) + "\n")
+            _suite.append_jsonl(args.jsonl, row)
     print(f"# load average after: {os.getloadavg()}; wall {time.time() - w0:.0f} s")
 
 

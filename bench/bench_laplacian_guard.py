@@ -185,9 +185,7 @@ def main():
                   f"{row['lap_err']:.1f}", " ".join(
                       f"{m} {r['err']:.1f} ({r['agree']:.2f})"
                       for m, r in row["models"].items()), flush=True)
-            if args.jsonl:
-                with open(args.jsonl, "a") as fh:
-                    fh.write(json.dumps(row) + "\n")
+            _suite.append_jsonl(args.jsonl, row)
     print(f"# load average after: {os.getloadavg()}; wall {time.time() - w0:.0f} s")
 
 

@@ -490,9 +490,7 @@ def main():
                   f"{row['lap']['err_semi']:.1f}", " ".join(
                       f"{m} {r['err_semi']:.1f} ({r['agree']:.2f})"
                       for m, r in row["models"].items()), flush=True)
-            if args.jsonl:
-                with open(args.jsonl, "a") as fh:
-                    fh.write(json.dumps(row) + "\n")
+            _suite.append_jsonl(args.jsonl, row)
         return None
     groups = []
     if args.cases in ("main", "both"):
@@ -514,9 +512,7 @@ def main():
                   f"{row['lap']['err_semi']:.1f}", " ".join(
                       f"{m} {r['err_semi']:.1f} ({r['agree']:.2f})"
                       for m, r in row["models"].items()), flush=True)
-            if args.jsonl:
-                with open(args.jsonl, "a") as fh:
-                    fh.write(json.dumps(row) + "\n")
+            _suite.append_jsonl(args.jsonl, row)
     print(f"# load average after: {os.getloadavg()}; wall {time.time() - w0:.0f} s")
 
 

@@ -851,6 +851,17 @@ def _tie(monkeypatch):
     return run
 
 
+def _miss_threshold_both_sides(monkeypatch, table, family, miss, run):
+    # a miss-rate threshold on both sides: kept at the fit's miss rate,
+    # taken one float step below it; None: the rule off
+    monkeypatch.setitem(table, family, miss)
+    assert not run().fell_back_
+    monkeypatch.setitem(table, family, np.nextafter(miss, 0.0))
+    assert run().fell_back_
+    monkeypatch.setitem(table, family, None)
+    assert not run().fell_back_
+
+
 def test_tie_falls_back_where_the_fit_missed_many(monkeypatch):
     import semisvm._fallback as fb
     run = _tie(monkeypatch)
@@ -863,13 +874,7 @@ def test_tie_falls_back_where_the_fit_missed_many(monkeypatch):
     # the other family keeps ties; so does a positive safe_margin
     assert not run(family="laplacian").fell_back_
     assert not run(margin=0.01).fell_back_
-    # the threshold on both sides: kept at the fit's miss rate, taken below it
-    monkeypatch.setitem(fb.TIE_MISS, "tv", miss)
-    assert not run().fell_back_
-    monkeypatch.setitem(fb.TIE_MISS, "tv", np.nextafter(miss, 0.0))
-    assert run().fell_back_
-    monkeypatch.setitem(fb.TIE_MISS, "tv", None)
-    assert not run().fell_back_
+    _miss_threshold_both_sides(monkeypatch, fb.TIE_MISS, "tv", miss, run)
 
 
 def test_laplacian_one_row_lead_where_the_fit_missed_many(monkeypatch):
@@ -910,13 +915,7 @@ def test_laplacian_one_row_lead_where_the_fit_missed_many(monkeypatch):
     assert miss > fb.LEAD1_MISS["laplacian"] and fb.MIN_LEAD["laplacian"] == 2
     assert est.fell_back_
     assert run(family="tv").fell_back_                  # its lead is one row anyway
-    # the threshold on both sides: kept at the fit's miss rate, taken below it
-    monkeypatch.setitem(fb.LEAD1_MISS, "laplacian", miss)
-    assert not run().fell_back_
-    monkeypatch.setitem(fb.LEAD1_MISS, "laplacian", np.nextafter(miss, 0.0))
-    assert run().fell_back_
-    monkeypatch.setitem(fb.LEAD1_MISS, "laplacian", None)
-    assert not run().fell_back_
+    _miss_threshold_both_sides(monkeypatch, fb.LEAD1_MISS, "laplacian", miss, run)
 
 
 @pytest.mark.parametrize("Est", [TVRLS, CheegerSVM])
