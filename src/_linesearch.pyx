@@ -18,6 +18,8 @@ for y = +1), TSVM's temporary labels and DA's probabilistic labels alike.
 import numpy as np
 
 from cython cimport floating
+from cython.parallel cimport prange
+from libc.string cimport memmove
 
 
 cdef inline double _slope(double delta, double L, double R, const Event *events,
@@ -85,39 +87,127 @@ cdef Py_ssize_t collect_events(Py_ssize_t n, const floating *o,
     return n_ev
 
 
+cdef void _chunk_slope(double hi, const Event *events, Py_ssize_t n_ev,
+                       double *L, double *R) noexcept nogil:
+    """The break points' (dL, dR) below ``hi``, added up in order into L, R."""
+    cdef Py_ssize_t j
+    cdef double sl = 0, sr = 0
+    for j in range(n_ev):
+        if events[j].delta < hi:
+            sl += events[j].dL
+            sr += events[j].dR
+    L[0] = sl
+    R[0] = sr
+
+
+cdef Py_ssize_t _chunk_keep(double hi, Event *events,
+                            Py_ssize_t n_ev) noexcept nogil:
+    """Keep events[:n_ev] below ``hi`` at the front, in order; their number."""
+    cdef Py_ssize_t j, m = 0
+    for j in range(n_ev):
+        if events[j].delta < hi:
+            events[m] = events[j]
+            m += 1
+    return m
+
+
 cdef double line_search(Py_ssize_t D, double lam, const floating *w,
                         const floating *wbar, Py_ssize_t n,
                         const floating *o, const floating *obar,
                         const floating *cpos, const floating *cneg,
-                        Event *events) noexcept nogil:
-    """Return argmin_{delta >= 0} phi(delta). ``events`` holds >= 2n slots."""
-    cdef Py_ssize_t j, m, n_ev = 0
-    cdef double L = 0, R = 0, hi
+                        Event *events, int n_threads=1) noexcept nogil:
+    """Return argmin_{delta >= 0} phi(delta). ``events`` holds >= 2n slots.
+
+    Above ROW_CHUNK rows the passes over the rows (the break points, the
+    slope at a trial step, the break points kept) run chunk by chunk of
+    :func:`row_chunks`' fixed partition, on ``n_threads`` threads, each
+    chunk's break points in its own part of ``events`` (2 per row), the
+    chunks' sums added in chunk order: the same bits for any thread count.
+    """
+    cdef Py_ssize_t j, m, n_ev = 0, cs, nc, c, c0, c1
+    cdef double L = 0, R = 0, hi, sl, sr
     cdef double wd
+    cdef double pl[MAX_CHUNKS]
+    cdef double pr[MAX_CHUNKS]
+    cdef Py_ssize_t cnt[MAX_CHUNKS]
+    cdef int nt = n_threads
 
     # regulariser part of the slope: lam (w + delta d_w) . d_w
     for j in range(D):
         wd = wbar[j] - w[j]
         L += lam * w[j] * wd
         R += lam * wd * wd
-    # loss part and the break points
-    n_ev = collect_events(n, o, obar, cpos, cneg, events, &L, &R)
+    nc = row_chunks(n, &cs)
+    if nc == 1:
+        # loss part and the break points
+        n_ev = collect_events(n, o, obar, cpos, cneg, events, &L, &R)
 
-    # phi'(0) = L >= 0: no descent along d (already optimal on this ray)
+        # phi'(0) = L >= 0: no descent along d (already optimal on this ray)
+        if L >= 0 or R <= 0:
+            return 0.0
+        # phi' is non-decreasing: find hi with phi'(hi) >= 0 (usually hi = 1,
+        # the Newton point); only break points below hi can matter, so only
+        # those are sorted (a few percent of them near convergence).
+        hi = 1.0
+        while _slope(hi, L, R, events, n_ev) < 0 and hi < 1e30:
+            hi *= 2
+        m = 0
+        for j in range(n_ev):
+            if events[j].delta < hi:
+                events[m] = events[j]
+                m += 1
+        return sorted_root(events, m, L, R)
+
+    # the same steps, chunk by chunk: chunk c's break points in
+    # events[2 c0 : 2 c1] (keys made global), its loss sums in pl/pr[c]
+    if nt < 1:
+        nt = 1
+    for c in prange(nc, schedule="dynamic", chunksize=1, num_threads=nt):
+        c0 = c * cs
+        c1 = c0 + cs
+        if c1 > n:
+            c1 = n
+        pl[c] = 0
+        pr[c] = 0
+        cnt[c] = collect_events(c1 - c0, o + c0, obar + c0, cpos + c0,
+                                cneg + c0, events + 2 * c0, &pl[c], &pr[c])
+        for j in range(2 * c0, 2 * c0 + cnt[c]):
+            events[j].key += 2 * c0
+    for c in range(nc):
+        L += pl[c]
+        R += pr[c]
     if L >= 0 or R <= 0:
         return 0.0
-    # phi' is non-decreasing: find hi with phi'(hi) >= 0 (usually hi = 1, the
-    # Newton point); only break points below hi can matter, so only those are
-    # sorted (a few percent of them near convergence).
     hi = 1.0
-    while _slope(hi, L, R, events, n_ev) < 0 and hi < 1e30:
+    while hi < 1e30:
+        for c in prange(nc, schedule="dynamic", chunksize=1, num_threads=nt):
+            _chunk_slope(hi, events + 2 * c * cs, cnt[c], &pl[c], &pr[c])
+        sl = L
+        sr = R
+        for c in range(nc):
+            sl += pl[c]
+            sr += pr[c]
+        if sl + hi * sr >= 0:
+            break
         hi *= 2
+    for c in prange(nc, schedule="dynamic", chunksize=1, num_threads=nt):
+        cnt[c] = _chunk_keep(hi, events + 2 * c * cs, cnt[c])
     m = 0
-    for j in range(n_ev):
-        if events[j].delta < hi:
-            events[m] = events[j]
-            m += 1
+    for c in range(nc):
+        if cnt[c] > 0 and 2 * c * cs != m:
+            memmove(events + m, events + 2 * c * cs, cnt[c] * sizeof(Event))
+        m += cnt[c]
     return sorted_root(events, m, L, R)
+
+
+ROW_CHUNK_ROWS = ROW_CHUNK
+
+
+def _row_chunks_py(Py_ssize_t n):
+    """Test hook: (chunks, rows per chunk) of a pass over n rows."""
+    cdef Py_ssize_t cs
+    cdef Py_ssize_t nc = row_chunks(n, &cs)
+    return nc, cs
 
 
 def _line_search_py(const floating[::1] w, const floating[::1] wbar, double lam,

@@ -43,7 +43,7 @@ from semisvm._core._cgls cimport cgls, rows_matvec, rows_rmatvec, rows_rmatvec_d
 from semisvm._core._cgls cimport n_blocks, slice_len, interrupted, reraise
 from semisvm._core._cgls cimport rows_rmatvec_blocked
 from semisvm._core._linesearch cimport Event, line_search as _line_search
-from semisvm._core._linesearch cimport collect_events
+from semisvm._core._linesearch cimport collect_events, row_chunks, MAX_CHUNKS
 from scipy.linalg.cython_lapack cimport dpotrf, dpotrs
 from libc.stdlib cimport malloc, free
 from libc.string cimport memcpy
@@ -51,18 +51,43 @@ from libc.math cimport fabs, fmax, sqrt
 from libc.float cimport DBL_EPSILON, FLT_EPSILON
 
 
-cdef inline double _loss(Py_ssize_t n, const floating *o, const floating *cpos,
-                         const floating *cneg) noexcept nogil:
-    """1/2 sum_i [cpos_i max(0, 1 - o_i)^2 + cneg_i max(0, 1 + o_i)^2]."""
+cdef inline double _loss_rows(Py_ssize_t i0, Py_ssize_t i1,
+                              const floating *o, const floating *cpos,
+                              const floating *cneg) noexcept nogil:
+    """sum over rows i0..i1-1 of cpos_i max(0, 1 - o_i)^2 + cneg_i max(0, 1 + o_i)^2."""
     cdef Py_ssize_t i
     cdef double s = 0, m
-    for i in range(n):
+    for i in range(i0, i1):
         m = 1.0 - o[i]
         if m > 0 and cpos[i] > 0:
             s += cpos[i] * m * m
         m = 1.0 + o[i]
         if m > 0 and cneg[i] > 0:
             s += cneg[i] * m * m
+    return s
+
+
+cdef double _loss(Py_ssize_t n, const floating *o, const floating *cpos,
+                  const floating *cneg, int nt=1) noexcept nogil:
+    """1/2 sum_i [cpos_i max(0, 1 - o_i)^2 + cneg_i max(0, 1 + o_i)^2]: in
+    row order up to ROW_CHUNK rows, else by the chunks of ``row_chunks``
+    (on ``nt`` threads) added in chunk order: the same bits for any ``nt``."""
+    cdef Py_ssize_t cs, c, c1
+    cdef Py_ssize_t nc = row_chunks(n, &cs)
+    cdef double part[MAX_CHUNKS]
+    cdef double s = 0
+    if nc == 1:
+        return 0.5 * _loss_rows(0, n, o, cpos, cneg)
+    if nt > 1:
+        for c in prange(nc, schedule="static", num_threads=nt):
+            c1 = (c + 1) * cs
+            part[c] = _loss_rows(c * cs, c1 if c1 < n else n, o, cpos, cneg)
+    else:
+        for c in range(nc):
+            c1 = (c + 1) * cs
+            part[c] = _loss_rows(c * cs, c1 if c1 < n else n, o, cpos, cneg)
+    for c in range(nc):
+        s += part[c]
     return 0.5 * s
 
 
@@ -472,23 +497,116 @@ cdef int _newton_direct(RowData X, floating bias_scale, const int *active,
     return 0
 
 
-cdef Py_ssize_t _activate(Py_ssize_t n, const floating *o,
-                          const floating *cpos, const floating *cneg,
-                          floating *a, floating *t, int *active) noexcept nogil:
-    """The body of :func:`activate`; returns n_act."""
+cdef Py_ssize_t _activate_rows(Py_ssize_t i0, Py_ssize_t i1, const floating *o,
+                               const floating *cpos, const floating *cneg,
+                               floating *a, floating *t,
+                               int *active) noexcept nogil:
+    """Rows i0..i1-1 of :func:`_activate`; their active ones are listed in
+    ``active`` (unless NULL) from its start; returns their number."""
     cdef Py_ssize_t i, n_act = 0
     cdef int st
-    for i in range(n):
+    for i in range(i0, i1):
         st = _state(o[i], cpos[i], cneg[i])
         a[i] = (cpos[i] if st & 1 else 0) + (cneg[i] if st & 2 else 0)
         if a[i] > 0:
             t[i] = ((cpos[i] if st & 1 else 0)
                     - (cneg[i] if st & 2 else 0)) / a[i]
-            active[n_act] = <int> i
+            if active != NULL:
+                active[n_act] = <int> i
             n_act += 1
         else:
             t[i] = 0
     return n_act
+
+
+cdef Py_ssize_t _list_rows(Py_ssize_t i0, Py_ssize_t i1, const floating *a,
+                           bint idle, int *out, bint exact) noexcept nogil:
+    """The rows i0..i1-1 with a_i > 0 (``idle``: a_i == 0) into ``out``, in
+    order; returns their number. Not ``exact``: without a branch per row
+    (a row's test is as good as random: mispredicted branches kept the
+    processor from overlapping the rows), writing one entry past the list
+    (``out`` has room for it); ``exact``: no entry past it (a chunk's list
+    ends where the next chunk's begins)."""
+    cdef Py_ssize_t i, m = 0
+    if exact and idle:
+        for i in range(i0, i1):
+            if a[i] == 0:
+                out[m] = <int> i
+                m += 1
+    elif exact:
+        for i in range(i0, i1):
+            if a[i] > 0:
+                out[m] = <int> i
+                m += 1
+    elif idle:
+        for i in range(i0, i1):
+            out[m] = <int> i
+            m += a[i] == 0
+    else:
+        for i in range(i0, i1):
+            out[m] = <int> i
+            m += a[i] > 0
+    return m
+
+
+cdef Py_ssize_t _count_rows(Py_ssize_t i0, Py_ssize_t i1, const floating *a,
+                            bint idle) noexcept nogil:
+    """The number of rows i0..i1-1 with a_i > 0 (``idle``: a_i == 0)."""
+    cdef Py_ssize_t i, m = 0
+    for i in range(i0, i1):
+        m += (a[i] == 0) == idle
+    return m
+
+
+cdef Py_ssize_t _activate(Py_ssize_t n, const floating *o,
+                          const floating *cpos, const floating *cneg,
+                          floating *a, floating *t, int *active,
+                          int nt=1) noexcept nogil:
+    """The body of :func:`activate`; returns n_act. On ``nt`` > 1 threads,
+    above ROW_CHUNK rows, chunk by chunk of ``row_chunks``: the weights and
+    targets, then the active rows listed from each chunk's offset (the same
+    values and list as in one pass)."""
+    cdef Py_ssize_t cs, c, c1, total = 0
+    cdef Py_ssize_t nc = row_chunks(n, &cs)
+    cdef Py_ssize_t cnt[MAX_CHUNKS]
+    if nt <= 1 or nc == 1:
+        return _activate_rows(0, n, o, cpos, cneg, a, t, active)
+    for c in prange(nc, schedule="static", num_threads=nt):
+        c1 = (c + 1) * cs
+        cnt[c] = _activate_rows(c * cs, c1 if c1 < n else n, o, cpos, cneg,
+                                a, t, NULL)
+    for c in range(nc):
+        c1 = cnt[c]
+        cnt[c] = total
+        total += c1
+    for c in prange(nc, schedule="static", num_threads=nt):
+        c1 = (c + 1) * cs
+        _list_rows(c * cs, c1 if c1 < n else n, a, False, active + cnt[c],
+                   True)
+    return total
+
+
+cdef Py_ssize_t _idle_rows(Py_ssize_t n, const floating *a, int *out,
+                           int nt) noexcept nogil:
+    """The rows with a_i == 0 into ``out`` (n + 1 entries), in order; on
+    ``nt`` > 1 threads chunk by chunk as :func:`_activate`. Returns their
+    number."""
+    cdef Py_ssize_t cs, c, c1, total = 0
+    cdef Py_ssize_t nc = row_chunks(n, &cs)
+    cdef Py_ssize_t cnt[MAX_CHUNKS]
+    if nt <= 1 or nc == 1:
+        return _list_rows(0, n, a, True, out, False)
+    for c in prange(nc, schedule="static", num_threads=nt):
+        c1 = (c + 1) * cs
+        cnt[c] = _count_rows(c * cs, c1 if c1 < n else n, a, True)
+    for c in range(nc):
+        c1 = cnt[c]
+        cnt[c] = total
+        total += c1
+    for c in prange(nc, schedule="static", num_threads=nt):
+        c1 = (c + 1) * cs
+        _list_rows(c * cs, c1 if c1 < n else n, a, True, out + cnt[c], True)
+    return total
 
 
 cdef int _newton_point(RowData X, floating bias_scale, const int *active,
@@ -540,9 +658,7 @@ cdef int _newton_point(RowData X, floating bias_scale, const int *active,
     cdef int *idle = <int *> malloc((n - n_act + 1) * sizeof(int))
     cdef Py_ssize_t m = 0, j
     if idle != NULL:
-        for i in range(n):
-            idle[m] = <int> i
-            m += a[i] == 0
+        m = _idle_rows(n, a, idle, n_threads)
         if nt > 1:
             for j in prange(m, schedule="dynamic", chunksize=1024,
                             num_threads=nt):
@@ -654,24 +770,60 @@ cdef bint _start_update(RowData X, floating bias_scale, const floating *a,
     return True
 
 
-cdef bint _same_state(Py_ssize_t n, const floating *o, const floating *obar,
-                      const floating *cpos, const floating *cneg) noexcept nogil:
-    """The body of :func:`same_state`."""
+cdef bint _same_rows(Py_ssize_t i0, Py_ssize_t i1, const floating *o,
+                     const floating *obar, const floating *cpos,
+                     const floating *cneg) noexcept nogil:
     cdef Py_ssize_t i
-    for i in range(n):
+    for i in range(i0, i1):
         if _state(obar[i], cpos[i], cneg[i]) != _state(o[i], cpos[i], cneg[i]):
+            return False
+    return True
+
+
+cdef bint _same_state(Py_ssize_t n, const floating *o, const floating *obar,
+                      const floating *cpos, const floating *cneg,
+                      int nt=1) noexcept nogil:
+    """The body of :func:`same_state` (on ``nt`` threads above ROW_CHUNK
+    rows, chunk by chunk)."""
+    cdef Py_ssize_t cs, c, c1
+    cdef Py_ssize_t nc = row_chunks(n, &cs)
+    cdef unsigned char same[MAX_CHUNKS]
+    if nt <= 1 or nc == 1:
+        return _same_rows(0, n, o, obar, cpos, cneg)
+    for c in prange(nc, schedule="static", num_threads=nt):
+        c1 = (c + 1) * cs
+        same[c] = _same_rows(c * cs, c1 if c1 < n else n, o, obar, cpos, cneg)
+    for c in range(nc):
+        if not same[c]:
             return False
     return True
 
 
 cdef double _step(Py_ssize_t n, const floating *o, const floating *obar,
                   floating dl, const floating *cpos, const floating *cneg,
-                  floating *out) noexcept nogil:
-    """The body of :func:`step` (n >= 1)."""
-    cdef Py_ssize_t i
-    for i in range(n):
-        out[i] = o[i] + dl * (obar[i] - o[i])
-    return _loss(n, out, cpos, cneg)
+                  floating *out, int nt=1) noexcept nogil:
+    """The body of :func:`step` (n >= 1): out = o + dl (obar - o), then its
+    loss (:func:`_loss`'s sums: the same bits for any ``nt``), on ``nt``
+    threads above ROW_CHUNK rows, chunk by chunk."""
+    cdef Py_ssize_t i, cs, c, c0, c1
+    cdef Py_ssize_t nc = row_chunks(n, &cs)
+    cdef double part[MAX_CHUNKS]
+    cdef double s = 0
+    if nt <= 1 or nc == 1:
+        for i in range(n):
+            out[i] = o[i] + dl * (obar[i] - o[i])
+        return _loss(n, out, cpos, cneg)
+    for c in prange(nc, schedule="static", num_threads=nt):
+        c0 = c * cs
+        c1 = c0 + cs
+        if c1 > n:
+            c1 = n
+        for i in range(c0, c1):
+            out[i] = o[i] + dl * (obar[i] - o[i])
+        part[c] = _loss_rows(c0, c1, out, cpos, cneg)
+    for c in range(nc):
+        s += part[c]
+    return 0.5 * s
 
 
 # ---------------------------------------------------------------------------
@@ -727,8 +879,10 @@ def outputs(RowData X, double bias_scale, const floating[::1] w,
 
 
 def loss(const floating[::1] o, const floating[::1] cpos,
-         const floating[::1] cneg):
-    """1/2 sum_i [cpos_i l2(o_i) + cneg_i l2(-o_i)], l2(z) = max(0, 1 - z)^2."""
+         const floating[::1] cneg, int n_threads=1):
+    """1/2 sum_i [cpos_i l2(o_i) + cneg_i l2(-o_i)], l2(z) = max(0, 1 - z)^2.
+    ``n_threads``: threads of the pass above ROW_CHUNK rows (its chunks'
+    sums added in chunk order: the same bits for any count)."""
     cdef Py_ssize_t n = o.shape[0]
     cdef double s
     _check_rows(n, "cpos", cpos.shape[0])
@@ -736,17 +890,19 @@ def loss(const floating[::1] o, const floating[::1] cpos,
     if n == 0:
         return 0.0
     with nogil:
-        s = _loss(n, &o[0], &cpos[0], &cneg[0])
+        s = _loss(n, &o[0], &cpos[0], &cneg[0], n_threads)
     return s
 
 
 def activate(const floating[::1] o, const floating[::1] cpos,
              const floating[::1] cneg, floating[::1] a, floating[::1] t,
-             int[::1] active):
+             int[::1] active, int n_threads=1):
     """Least-squares weights a, targets t and the active rows at outputs o.
 
     cp (o-1)^2 + cn (o+1)^2 = (cp+cn) (o - (cp-cn)/(cp+cn))^2 + const over
     the active terms; returns n_act (the active rows fill ``active[:n_act]``).
+    ``n_threads``: threads of the pass above ROW_CHUNK rows (the same values
+    and list for any count).
     """
     cdef Py_ssize_t n = o.shape[0], n_act = 0
     for arr, name in ((cpos, "cpos"), (cneg, "cneg"), (a, "a"), (t, "t"),
@@ -755,7 +911,8 @@ def activate(const floating[::1] o, const floating[::1] cpos,
     if n == 0:
         return 0
     with nogil:
-        n_act = _activate(n, &o[0], &cpos[0], &cneg[0], &a[0], &t[0], &active[0])
+        n_act = _activate(n, &o[0], &cpos[0], &cneg[0], &a[0], &t[0], &active[0],
+                          n_threads)
     return n_act
 
 
@@ -846,8 +1003,10 @@ def newton_point(RowData X, double bias_scale, const int[::1] active,
 
 
 def same_state(const floating[::1] o, const floating[::1] obar,
-               const floating[::1] cpos, const floating[::1] cneg):
-    """True when every loss term is active at obar exactly as at o."""
+               const floating[::1] cpos, const floating[::1] cneg,
+               int n_threads=1):
+    """True when every loss term is active at obar exactly as at o.
+    ``n_threads``: threads of the pass above ROW_CHUNK rows."""
     cdef Py_ssize_t n = o.shape[0]
     cdef bint same = True
     _check_rows(n, "obar", obar.shape[0])
@@ -856,16 +1015,18 @@ def same_state(const floating[::1] o, const floating[::1] obar,
     if n == 0:
         return True
     with nogil:
-        same = _same_state(n, &o[0], &obar[0], &cpos[0], &cneg[0])
+        same = _same_state(n, &o[0], &obar[0], &cpos[0], &cneg[0], n_threads)
     return same
 
 
 def line_search(const floating[::1] w, const floating[::1] wbar, double lam,
                 const floating[::1] o, const floating[::1] obar,
                 const floating[::1] cpos, const floating[::1] cneg,
-                unsigned char[::1] events):
+                unsigned char[::1] events, int n_threads=1):
     """Exact step argmin_{delta >= 0} F(w + delta (wbar - w)) (outputs o ->
-    obar); ``events`` is work of at least 2 n sizeof(Event) bytes."""
+    obar); ``events`` is work of at least 2 n sizeof(Event) bytes.
+    ``n_threads``: threads of the pass above ROW_CHUNK rows (its chunks'
+    sums added in chunk order: the same bits for any count)."""
     cdef Py_ssize_t n = o.shape[0], D = w.shape[0]
     cdef double out
     _check_rows(D, "wbar", wbar.shape[0])
@@ -876,14 +1037,17 @@ def line_search(const floating[::1] w, const floating[::1] wbar, double lam,
     with nogil:
         out = _line_search(D, lam, &w[0], &wbar[0], n, &o[0] if n else NULL,
                            &obar[0] if n else NULL, &cpos[0] if n else NULL,
-                           &cneg[0] if n else NULL, <Event *> &events[0])
+                           &cneg[0] if n else NULL, <Event *> &events[0],
+                           n_threads)
     return out
 
 
 def step(const floating[::1] o, const floating[::1] obar, double delta,
          const floating[::1] cpos, const floating[::1] cneg,
-         floating[::1] out):
-    """out = o + delta (obar - o) (``out`` may be ``o``); returns its loss."""
+         floating[::1] out, int n_threads=1):
+    """out = o + delta (obar - o) (``out`` may be ``o``); returns its loss.
+    ``n_threads``: threads of the pass above ROW_CHUNK rows (its chunks'
+    sums added in chunk order: the same bits for any count)."""
     cdef Py_ssize_t n = o.shape[0]
     cdef floating dl = <floating> delta
     cdef double s
@@ -893,7 +1057,8 @@ def step(const floating[::1] o, const floating[::1] obar, double delta,
     if n == 0:
         return 0.0
     with nogil:
-        s = _step(n, &o[0], &obar[0], dl, &cpos[0], &cneg[0], &out[0])
+        s = _step(n, &o[0], &obar[0], dl, &cpos[0], &cneg[0], &out[0],
+                  n_threads)
     return s
 
 
@@ -1054,7 +1219,7 @@ def mfn_run(RowData X, double bias_scale, floating[::1] w, double lam,
     with nogil:
         # F = lam/2 ||w||^2 + loss(o)
         F = 0.5 * lam * <double> _dot(<int> D, &w[0], 1, &w[0], 1) \
-            + _loss(n, po, &cpos[0], &cneg[0])
+            + _loss(n, po, &cpos[0], &cneg[0], n_threads)
         hobj[0] = F
         for it in range(1, max_iter + 1):
             if interrupted():
@@ -1073,7 +1238,7 @@ def mfn_run(RowData X, double bias_scale, floating[::1] w, double lam,
                 _copy(<int> n, &a[0], 1, &a_old[0], 1)
                 _copy(<int> n, &t[0], 1, &t_old[0], 1)
             n_act = _activate(n, po, &cpos[0], &cneg[0], &a[0], &t[0],
-                              &active[0])
+                              &active[0], n_threads)
             if carry:
                 carry = _start_update(X, <floating> bias_scale, &a[0], &t[0],
                                       &a_old[0], &t_old[0], po, &active[0],
@@ -1115,7 +1280,7 @@ def mfn_run(RowData X, double bias_scale, floating[::1] w, double lam,
                 waited = True
             if grad_tol > 0 and gstop2 == 0 and gn2 > 0:
                 gstop2 = grad_tol * grad_tol * gn2
-            if _same_state(n, po, pb, &cpos[0], &cneg[0]):
+            if _same_state(n, po, pb, &cpos[0], &cneg[0], n_threads):
                 # finite termination: the active terms are unchanged at wbar
                 _copy(<int> D, &wbar[0], 1, &w[0], 1)
                 tmp = po
@@ -1123,7 +1288,7 @@ def mfn_run(RowData X, double bias_scale, floating[::1] w, double lam,
                 pb = tmp
                 swapped = not swapped
                 F_new = 0.5 * lam * <double> _dot(<int> D, &w[0], 1, &w[0], 1) \
-                    + _loss(n, po, &cpos[0], &cneg[0])
+                    + _loss(n, po, &cpos[0], &cneg[0], n_threads)
                 dec = (F - F_new) / fabs(F_new) if F_new != 0 else 0.0
                 F = F_new
                 if it <= nh:
@@ -1144,7 +1309,7 @@ def mfn_run(RowData X, double bias_scale, floating[::1] w, double lam,
                     ev = events
                     evp = <Event *> &ev[0]
             delta = _line_search(D, lam, &w[0], &wbar[0], n, po, pb,
-                                 &cpos[0], &cneg[0], evp)
+                                 &cpos[0], &cneg[0], evp, n_threads)
             # w += delta (wbar - w);  o += delta (obar - o)
             dl = <floating> delta
             for j in range(D):
@@ -1157,7 +1322,7 @@ def mfn_run(RowData X, double bias_scale, floating[::1] w, double lam,
                         kp[2 * D + j] - kp[3 * D + j])
                 kept = True
             F_new = 0.5 * lam * <double> _dot(<int> D, &w[0], 1, &w[0], 1) \
-                + _step(n, po, pb, dl, &cpos[0], &cneg[0], po)
+                + _step(n, po, pb, dl, &cpos[0], &cneg[0], po, n_threads)
             if it <= nh:
                 hobj[it] = F_new
             dec = (F - F_new) / fabs(F_new) if F_new != 0 else 0.0
