@@ -65,9 +65,14 @@ def digest(a):
 
 
 def primal(X, y, w, b, lam):
-    """lam/2 (||w||^2 + b^2) + 1/2 sum_i max(0, 1 - y_i (x_i.w + b))^2."""
-    m = np.maximum(0.0, 1.0 - np.where(y > 0, 1.0, -1.0) * (X @ w + b))
-    return 0.5 * lam * (float(w @ w) + b * b) + 0.5 * float(m @ m)
+    """lam/2 (||w||^2 + b^2) + 1/2 sum_i max(0, 1 - y_i (x_i.w + b))^2.
+
+    On one BLAS thread: a threaded dot leaves OpenBLAS's threads spinning
+    for a while after it, and the next fit's CPU time would count them."""
+    from threadpoolctl import threadpool_limits
+    with threadpool_limits(1, user_api="blas"):
+        m = np.maximum(0.0, 1.0 - np.where(y > 0, 1.0, -1.0) * (X @ w + b))
+        return 0.5 * lam * (float(w @ w) + b * b) + 0.5 * float(m @ m)
 
 
 def liblinear_fit(X, y):

@@ -394,7 +394,7 @@ class LocalRows:
         self._start_outputs(w)
         self._kept = False      # (the Python loop keeps no setup sums)
         self._h_valid = False   # each call builds its first normal matrix
-        return K.loss(self.o, self.cpos, self.cneg)
+        return K.loss(self.o, self.cpos, self.cneg, self.n_threads)
 
     def activate(self, direct):
         self.direct = bool(direct)
@@ -403,7 +403,7 @@ class LocalRows:
             self.b = np.zeros(self.D)
         self._kept_normal_state(self.direct)
         self.n_act = K.activate(self.o, self.cpos, self.cneg, self.a, self.t,
-                                self.active)
+                                self.active, self.n_threads)
         return self.n_act
 
     def _kept_normal_state(self, direct):
@@ -440,20 +440,22 @@ class LocalRows:
         return status, n_iter
 
     def same_state(self):
-        return K.same_state(self.o, self.obar, self.cpos, self.cneg)
+        return K.same_state(self.o, self.obar, self.cpos, self.cneg,
+                            self.n_threads)
 
     def accept(self):
         self.o, self.obar = self.obar, self.o
-        return K.loss(self.o, self.cpos, self.cneg)
+        return K.loss(self.o, self.cpos, self.cneg, self.n_threads)
 
     def line_search(self, w, wbar, lam):
         if self.events is None:
             self.events = np.empty(max(2 * self.n, 1) * _EVENT_BYTES, dtype=np.uint8)
         return K.line_search(w, wbar, lam, self.o, self.obar, self.cpos,
-                             self.cneg, self.events)
+                             self.cneg, self.events, self.n_threads)
 
     def step(self, delta):
-        return K.step(self.o, self.obar, delta, self.cpos, self.cneg, self.o)
+        return K.step(self.o, self.obar, delta, self.cpos, self.cneg, self.o,
+                      self.n_threads)
 
     def outputs(self):
         """The outputs X w of the last MFN call (an array of its own)."""

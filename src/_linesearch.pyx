@@ -187,7 +187,8 @@ cdef double line_search(Py_ssize_t D, double lam, const floating *w,
         for c in range(nc):
             sl += pl[c]
             sr += pr[c]
-        if sl + hi * sr >= 0:
+        if not sl + hi * sr < 0:
+            # (a NaN slope stops here too, as the one-chunk loop's test)
             break
         hi *= 2
     for c in prange(nc, schedule="dynamic", chunksize=1, num_threads=nt):

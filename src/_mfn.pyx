@@ -522,11 +522,11 @@ cdef Py_ssize_t _activate_rows(Py_ssize_t i0, Py_ssize_t i1, const floating *o,
 cdef Py_ssize_t _list_rows(Py_ssize_t i0, Py_ssize_t i1, const floating *a,
                            bint idle, int *out, bint exact) noexcept nogil:
     """The rows i0..i1-1 with a_i > 0 (``idle``: a_i == 0) into ``out``, in
-    order; returns their number. Not ``exact``: without a branch per row
-    (a row's test is as good as random: mispredicted branches kept the
-    processor from overlapping the rows), writing one entry past the list
-    (``out`` has room for it); ``exact``: no entry past it (a chunk's list
-    ends where the next chunk's begins)."""
+    order; returns their number. ``exact``: no entry written past the list
+    (a chunk's list ends where the next chunk's begins); else (idle rows
+    only) without a branch per row (a row's test is as good as random:
+    mispredicted branches kept the processor from overlapping the rows),
+    writing one entry past the list (``out`` has room for it)."""
     cdef Py_ssize_t i, m = 0
     if exact and idle:
         for i in range(i0, i1):
@@ -538,14 +538,10 @@ cdef Py_ssize_t _list_rows(Py_ssize_t i0, Py_ssize_t i1, const floating *a,
             if a[i] > 0:
                 out[m] = <int> i
                 m += 1
-    elif idle:
-        for i in range(i0, i1):
-            out[m] = <int> i
-            m += a[i] == 0
     else:
         for i in range(i0, i1):
             out[m] = <int> i
-            m += a[i] > 0
+            m += a[i] == 0
     return m
 
 

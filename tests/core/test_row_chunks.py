@@ -92,16 +92,16 @@ def test_activate_and_same_state_any_thread_count(n):
         np.testing.assert_array_equal(a2, a)
         np.testing.assert_array_equal(t2, t)
         np.testing.assert_array_equal(act2, act)
+    # rows with both terms: moving o across both margins changes the state
+    both = np.flatnonzero((cpos > 0) & (cneg > 0))
     for nt in (1, 3):
         assert _mfn.same_state(o, o.copy(), cpos, cneg, nt)
         assert not _mfn.same_state(o, obar, cpos, cneg, nt)
-        # one row of the last chunk changes its state
-        o2 = o.copy()
-        i = n - 1
-        o2[i] = -5.0 if o[i] > -1 else 5.0
-        assert _mfn.same_state(o, o2, cpos, cneg, nt) == (
-            (((cpos[i] > 0) & (o2[i] < 1)) == on_p[i])
-            and (((cneg[i] > 0) & (o2[i] > -1)) == on_n[i]))
+        # one row changes its state, in the first, a middle and the last chunk
+        for i in (both[0], both[both.size // 2], both[-1]):
+            o2 = o.copy()
+            o2[i] = -5.0 if o[i] > 0 else 5.0
+            assert not _mfn.same_state(o, o2, cpos, cneg, nt), (nt, i)
 
 
 def _phi(delta, w, wbar, lam, o, obar, cpos, cneg):
@@ -160,3 +160,41 @@ def test_linear_svm_same_bits_any_n_jobs_above_one_chunk():
     coefs = [LinearSVM(lam=0.1, n_jobs=k).fit(X, y).coef_ for k in (1, 2, 3, 8)]
     for c in coefs[1:]:
         np.testing.assert_array_equal(c, coefs[0])
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_compiled_loop_equals_the_python_loop_above_one_chunk(sparse):
+    # mfn_run (compiled) and mfn_loop's Python iteration, both on three
+    # threads (the backend's own count: no cap by the machine's cores), rows
+    # of three chunks: the same iterates, bit for bit
+    import scipy.sparse as sp
+
+    from semisvm._core._dataset import RowData
+    from semisvm._rows import LocalRows, mfn_loop
+
+    class _PythonRows(LocalRows):
+        compiled = False
+
+    rng = np.random.default_rng(4)
+    n, d = 2 * C + 777, 12
+    X = rng.standard_normal((n, d))
+    if sparse:
+        X[rng.random((n, d)) < 0.6] = 0.0
+        X = sp.csr_matrix(X)
+    y = np.where(rng.standard_normal(n) + (X @ np.ones(d)) > 0, 1, -1)
+    cpos0 = np.where(y > 0, 1.0, 0.0)
+    cneg0 = np.where(y < 0, 1.0, 0.0)
+    kw = dict(tol=1e-6, max_iter=50, cg_max_iter=1000, cold_start=True,
+              rel_tol=1e-9, direct=False)
+    runs = []
+    for cls in (LocalRows, _PythonRows):
+        B = cls(RowData(X), 1.0, cpos0.copy(), cneg0.copy(), n_threads=3)
+        w = np.full(d + 1, 0.01)
+        out = mfn_loop(B, w, 0.05, **kw)
+        runs.append((w, B.outputs().copy(), out))
+    (w1, o1, a1), (w2, o2, a2) = runs
+    np.testing.assert_array_equal(w1, w2)
+    np.testing.assert_array_equal(o1, o2)
+    assert a1[:3] == a2[:3] and a1[0] >= 1
+    # objectives: ||w||^2 by the BLAS of SciPy vs NumPy (as tests/test_rows.py)
+    np.testing.assert_allclose(a1[4], a2[4], rtol=1e-14)
