@@ -1,0 +1,262 @@
+"""The C of the Laplacian family's counterpart SVCs, replayed exactly (and through the TV / Cheeger guard).
+
+LapSVM's and LapRLS's ``safe="auto"`` check (family ``"laplacian"``) chooses
+its counterpart among ``SVC(C=10)`` at three RBF widths and the linear
+``SVC(C=10)``; the TV / Cheeger estimators' Laplacian guard takes LapRLS's
+model as it stands after that check. This bench adds the same four
+candidates at C = 1 to a ``bench/bench_laplacian_choice.py`` recording
+(``--augment``: SVC fits only; the recomputed C = 10 candidates must equal the
+recorded ones; a ``bench/bench_tv_choice.py`` recording is augmented by
+``bench/bench_tv_counterpart_c.py --augment``) and replays, on the draws with a
+label check:
+
+* the check's candidates at C = 1 from ``k`` labels in the smallest class,
+  for two-class problems only, everywhere, or C chosen by the folds among
+  both (ties to 10 or to 1), with the family's rule
+  (``bench_laplacian_choice.CHOSEN``); for LapSVM / LapRLS from the
+  Laplacian recording, for the TV / Cheeger models through the guard (their
+  own check ``bench_tv_choice.TIE``, at C = 10 or 1 on two classes) from the
+  TV recording;
+* the fallback decided at C = 10 (as the defaults) and the C = 1 SVC of the
+  chosen kernel / width adopted: always, or where it is right on at least
+  ``margin`` more held-out rows than the C = 10 one (two classes only).
+
+Draws without a label check keep their recorded outcome (the rules do not
+run there); ``--cut`` takes the TV / Cheeger models' defaults on those draws
+from a ``bench/bench_graph_cut.py`` recording (the ``TIE`` replay does not
+follow the cut check) for main's own figures (``--main``)::
+
+    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 nice -n 10 python \\
+        bench/bench_laplacian_choice.py --part tune --jsonl lap_tune.jsonl
+    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 nice -n 10 python \\
+        bench/bench_tv_choice.py --part tune --cases both --jsonl tv_tune.jsonl
+    python bench/bench_laplacian_counterpart_c.py --augment lap_tune.jsonl --out aug
+    python bench/bench_tv_counterpart_c.py --augment tv_tune.jsonl --out aug
+    python bench/bench_laplacian_counterpart_c.py --lap aug/lap_tune.jsonl \\
+        --tv aug/tv_tune.jsonl [--detail]
+    python bench/bench_laplacian_counterpart_c.py --main --lap lap_report.jsonl \\
+        --tv tv_report.jsonl --cut cut_report.jsonl
+
+Worse / better cells than ``SVC()`` on the labels by more than 2 points,
+mean error over the cells (and with ``--tv`` holding ``--demo`` draws, the
+mean test error of the ``semisvm demo`` draws: a target, not a part).
+"""
+import argparse
+import functools
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _suite  # noqa: E402
+import bench_laplacian_choice as blc  # noqa: E402
+import bench_tv_choice as btc  # noqa: E402
+import bench_tv_counterpart_c as btcc  # noqa: E402
+
+TV_MODELS = ("CheegerRLS", "CheegerSVM", "TVRLS", "TVSVM")
+
+
+def _load(path):
+    return [json.loads(line) for line in open(path) if line.strip()]
+
+
+def augment(files, outdir):
+    """The four candidates at C = 1 (and 10, checked) of each recorded draw
+    of a bench_laplacian_choice recording, and the smallest class's count."""
+    outdir = Path(outdir)
+    outdir.mkdir(parents=True, exist_ok=True)
+    loaded = {}
+    for f in files:
+        rows = _load(f)
+        with open(outdir / Path(f).name, "w") as fh:
+            for r in rows:
+                if r["set"] not in loaded:
+                    loaded[r["set"]] = _suite.load(r["set"], max_rows=600)
+                d = loaded[r["set"]]
+                y_semi = _suite.label_draw(d.y, r["scheme"], r["seed"])
+                unl = y_semi == -1
+                r["cand_c"] = {}
+                for C in (1.0, 10.0):
+                    got = btcc.cand_rows(d.X, y_semi, d.X[unl], d.y[unl], C)
+                    if C == 10.0 and not all(
+                            a["ok"] == b["ok"] and abs(a["err"] - b["err"]) < 1e-9
+                            for a, b in zip(got, r["cand"])):
+                        raise SystemExit(f"C=10 candidates differ from the recording: "
+                                         f"{r['set']} {r['scheme']} {r['seed']}")
+                    r["cand_c"][f"{C:g}"] = got
+                fh.write(json.dumps(r) + "\n")
+        print(f, len(rows), "draws", flush=True)
+
+
+def _n_classes(rows):
+    out = {s: int(np.unique(_labels_of(s)).size)
+           for s in {r["set"] for r in rows if r["set"] != "demo"}}
+    out["demo"] = 2         # digits 2, 3, 5 against 6, 8, 9 (semisvm.cli._demo_splits)
+    return out
+
+
+@functools.lru_cache(maxsize=None)
+def _labels_of(name):
+    return _suite.load(name, max_rows=600).y
+
+
+def _min_class(r):
+    if r["set"] == "demo":
+        return 10           # 20 labels, 10 per class
+    y_semi = _suite.label_draw(_labels_of(r["set"]), r["scheme"], r["seed"])
+    return int(np.unique(y_semi[y_semi != -1], return_counts=True)[1].min())
+
+
+def lap_error(rec, r, cands, adopt=None, two=True):
+    """Laplacian model record ``rec`` on draw ``r``: its error under the
+    family's rule with the candidates ``cands``; ``adopt`` (a margin, or
+    None): on a fallback, the C = 1 SVC of the chosen candidate's kernel /
+    width where it is right on at least ``adopt`` more held-out rows (only
+    where ``two``: the labels hold two classes)."""
+    if rec["ok"] is None:
+        return rec["err"]
+    e, what = blc.choose({"cand": cands, "models": {"m": rec}}, "m", blc.CHOSEN)
+    if what == "svc" and adopt is not None and two:
+        c10 = [sum(c["ok"]) for c in r["cand_c"]["10"]]
+        j = int(np.argmax(c10))
+        if sum(r["cand_c"]["1"][j]["ok"]) >= c10[j] + adopt:
+            return r["cand_c"]["1"][j]["err"]
+    return e
+
+
+def _cells(rows, errs):
+    cells, demo = {}, []
+    for r, e in zip(rows, errs):
+        if r["set"] == "demo":
+            demo.append(e)
+        else:
+            cells.setdefault((r["set"], r["scheme"]), []).append((e, r["svc_err"]))
+    gap = {k: np.mean([e for e, _ in v]) - np.mean([s for _, s in v]) for k, v in cells.items()}
+    mean = np.mean([np.mean([e for e, _ in v]) for v in cells.values()])
+    return gap, mean, demo
+
+
+def _fmt(rows, errs, detail):
+    gap, mean, demo = _cells(rows, errs)
+    d = np.array(list(gap.values()))
+    s = f"{int(np.sum(d > 2))}/{int(np.sum(d < -2))}, {mean:.2f} %"
+    if demo:
+        s += f", demo {np.mean(demo):.1f}"
+    if detail:
+        s += " [" + ", ".join(f"{a}/{b} {x:+.1f}" for (a, b), x in sorted(gap.items())
+                              if x > 2) + "]"
+    return s
+
+
+def variants(ncls, min_class):
+    """name -> (the Laplacian candidates of a draw, the TV check's, adopt margin)."""
+    two = lambda r: ncls[r["set"]] == 2                    # noqa: E731
+    c10 = lambda r: r["cand_c"]["10"]                     # noqa: E731
+    c1 = lambda r: r["cand_c"]["1"]                       # noqa: E731
+    out = {"defaults (C = 10)": (c10, c10, None)}
+    for k in (4, 6, 8, 10, 12, 15, 20, 25):
+        out[f"Laplacian C = 1 from {k} labels in the smallest class"] = (
+            lambda r, k=k: c1(r) if min_class(r) >= k else c10(r), c10, None)
+    out["Laplacian C in {10, 1}, ties to 10"] = (lambda r: c10(r) + c1(r), c10, None)
+    out["Laplacian C in {1, 10}, ties to 1"] = (lambda r: c1(r) + c10(r), c10, None)
+    out["Laplacian C = 1 on two classes (TV check C = 10)"] = (
+        lambda r: c1(r) if two(r) else c10(r), c10, None)
+    out["Laplacian C = 1 everywhere (TV check C = 10)"] = (c1, c10, None)
+    out["both families C = 1 on two classes"] = (
+        lambda r: c1(r) if two(r) else c10(r), lambda r: c1(r) if two(r) else c10(r), None)
+    out["TV check C = 1 on two classes (Laplacian C = 10)"] = (
+        c10, lambda r: c1(r) if two(r) else c10(r), None)
+    for name, margin in (("always", -10 ** 6), ("where right on >= the C = 10 one's rows", 0),
+                         ("where right on more", 1)):
+        out[f"Laplacian fallback decided at C = 10, adopts C = 1 {name}"] = (
+            c10, c10, margin)
+    return out
+
+
+def replay(lap_rows, tv_rows, detail=False):
+    ncls = _n_classes((lap_rows or []) + (tv_rows or []))
+    counts = {}
+
+    def min_class(r):
+        key = (r["set"], r["scheme"], r["seed"])
+        if key not in counts:
+            counts[key] = _min_class(r)
+        return counts[key]
+
+    if tv_rows:
+        bad = sum(abs(lap_error(r["lap"], r, r["cand_c"]["10"]) - r["lap"]["err"]) > 1e-9
+                  for r in tv_rows)
+        print(f"LapRLS's check replayed from the TV recording: {len(tv_rows) - bad} of "
+              f"{len(tv_rows)} draws match it")
+    if lap_rows:
+        bad = sum(abs(lap_error(r["models"][m], r, r["cand_c"]["10"])
+                      - r["models"][m]["err"]) > 1e-9 for r in lap_rows for m in r["models"])
+        print(f"LapSVM / LapRLS replayed: {bad} fits differ from the recording")
+    models = (["LapRLS", "LapSVM"] if lap_rows else []) + (list(TV_MODELS) if tv_rows else [])
+    print("| rule | " + " | ".join(models) + " |")
+    print("|---|" + "---|" * len(models))
+    for name, (lapc, tvc, adopt) in variants(ncls, min_class).items():
+        out = []
+        if lap_rows:
+            for m in ("LapRLS", "LapSVM"):
+                out.append(_fmt(lap_rows, [
+                    lap_error(r["models"][m], r, lapc(r), adopt, ncls[r["set"]] == 2)
+                    for r in lap_rows], detail))
+        if tv_rows:
+            lap_err = [lap_error(r["lap"], r, lapc(r), adopt, ncls[r["set"]] == 2)
+                       for r in tv_rows]
+            for m in TV_MODELS:
+                out.append(_fmt(tv_rows, [
+                    btc.choose(dict(r, cand=tvc(r), lap=dict(r["lap"], err=e)), m, btc.TIE)[0]
+                    for r, e in zip(tv_rows, lap_err)], detail))
+        print(f"| {name} | " + " | ".join(out) + " |")
+
+
+def main_figures(lap_rows, tv_rows, cut_rows):
+    """The six models' cells with the defaults: LapSVM / LapRLS as recorded,
+    TV / Cheeger by ``TIE`` where the label check ran and as refitted by
+    bench_graph_cut.py (the cut check) where it did not."""
+    cut = {(r["set"], r["scheme"], r["seed"]): r for r in cut_rows}
+    for m in ("LapRLS", "LapSVM"):
+        print(m, _fmt(lap_rows, [r["models"][m]["err"] for r in lap_rows], True))
+    for m in TV_MODELS:
+        errs = []
+        for r in tv_rows:
+            key = (r["set"], r["scheme"], r["seed"])
+            if key in cut:
+                if r["models"][m]["ok"] is not None:
+                    raise SystemExit(f"{key}: a label check ran on a draw of the cut recording")
+                errs.append(cut[key][m]["after"]["err"])
+            else:
+                errs.append(btc.choose(r, m, btc.TIE)[0])
+        print(m, _fmt([r for r in tv_rows], errs, True))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--augment", nargs="+", default=None,
+                    help="bench_laplacian_choice recordings to augment")
+    ap.add_argument("--out", default=None)
+    ap.add_argument("--lap", default=None, help="an augmented bench_laplacian_choice recording")
+    ap.add_argument("--tv", nargs="+", default=None,
+                    help="augmented bench_tv_choice recordings (bench_tv_counterpart_c)")
+    ap.add_argument("--cut", default=None, help="a bench_graph_cut recording (with --main)")
+    ap.add_argument("--main", action="store_true",
+                    help="the defaults' figures for the six (no C = 1 candidates needed)")
+    ap.add_argument("--detail", action="store_true", help="list the worse cells")
+    args = ap.parse_args()
+    if args.augment:
+        return augment(args.augment, args.out)
+    lap_rows = _load(args.lap) if args.lap else None
+    tv_rows = [r for f in (args.tv or []) for r in _load(f)] or None
+    if args.main:
+        if not (lap_rows and tv_rows and args.cut):
+            raise SystemExit("--main needs --lap, --tv and --cut")
+        return main_figures(lap_rows, tv_rows, _load(args.cut))
+    return replay(lap_rows, tv_rows, detail=args.detail)
+
+
+if __name__ == "__main__":
+    main()
