@@ -19,7 +19,6 @@ import numpy as np
 
 from cython cimport floating
 from cython.parallel cimport prange
-from libc.string cimport memmove
 
 
 cdef inline double _slope(double delta, double L, double R, const Event *events,
@@ -191,14 +190,72 @@ cdef double line_search(Py_ssize_t D, double lam, const floating *w,
             # (a NaN slope stops here too, as the one-chunk loop's test)
             break
         hi *= 2
+    # each chunk's break points below hi, sorted in place (in parallel);
+    # then sorted_root's scan over their merge (a heap of the chunks' heads):
+    # the one order of ev_less, hence the bits of one sort of them all
     for c in prange(nc, schedule="dynamic", chunksize=1, num_threads=nt):
         cnt[c] = _chunk_keep(hi, events + 2 * c * cs, cnt[c])
-    m = 0
+        sort_events(events + 2 * c * cs, cnt[c])
+    return _merged_root(events, cs, cnt, nc, L, R)
+
+
+cdef inline bint _head_less(const Event *events, Py_ssize_t cs,
+                            const Py_ssize_t *pos, Py_ssize_t a,
+                            Py_ssize_t b) noexcept nogil:
+    return ev_less(&events[2 * a * cs + pos[a]], &events[2 * b * cs + pos[b]])
+
+
+cdef double _merged_root(const Event *events, Py_ssize_t cs,
+                         const Py_ssize_t *cnt, Py_ssize_t nc, double L,
+                         double R) noexcept nogil:
+    """:func:`sorted_root` over the merge of nc sorted runs (run c: cnt[c]
+    events from events[2 c cs]), read in ev_less order through a binary heap
+    of the runs' heads."""
+    cdef Py_ssize_t heap[MAX_CHUNKS]
+    cdef Py_ssize_t pos[MAX_CHUNKS]
+    cdef Py_ssize_t h = 0, c, i, child, top
+    cdef const Event *e
+    cdef double root
     for c in range(nc):
-        if cnt[c] > 0 and 2 * c * cs != m:
-            memmove(events + m, events + 2 * c * cs, cnt[c] * sizeof(Event))
-        m += cnt[c]
-    return sorted_root(events, m, L, R)
+        pos[c] = 0
+        if cnt[c] > 0:
+            # sift up
+            i = h
+            heap[h] = c
+            h += 1
+            while i > 0 and _head_less(events, cs, pos, heap[i],
+                                       heap[(i - 1) // 2]):
+                heap[i], heap[(i - 1) // 2] = heap[(i - 1) // 2], heap[i]
+                i = (i - 1) // 2
+    root = -L / R
+    while h > 0:
+        top = heap[0]
+        e = &events[2 * top * cs + pos[top]]
+        if e.delta >= root:
+            break
+        L += e.dL
+        R += e.dR
+        if R <= 0:
+            return e.delta
+        root = -L / R
+        # the run's next head, or the run leaves the heap; then sift down
+        pos[top] += 1
+        if pos[top] == cnt[top]:
+            h -= 1
+            heap[0] = heap[h]
+        i = 0
+        while True:
+            child = 2 * i + 1
+            if child >= h:
+                break
+            if child + 1 < h and _head_less(events, cs, pos, heap[child + 1],
+                                            heap[child]):
+                child += 1
+            if not _head_less(events, cs, pos, heap[child], heap[i]):
+                break
+            heap[i], heap[child] = heap[child], heap[i]
+            i = child
+    return root
 
 
 ROW_CHUNK_ROWS = ROW_CHUNK

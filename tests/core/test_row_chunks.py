@@ -198,3 +198,87 @@ def test_compiled_loop_equals_the_python_loop_above_one_chunk(sparse):
     assert a1[:3] == a2[:3] and a1[0] >= 1
     # objectives: ||w||^2 by the BLAS of SciPy vs NumPy (as tests/test_rows.py)
     np.testing.assert_allclose(a1[4], a2[4], rtol=1e-14)
+
+
+def _chunked_line_search_reference(w, wbar, lam, o, obar, cpos, cneg):
+    """The chunked line search in plain Python floats, step by step (the
+    regulariser's sums, each chunk's break points and sums in row order, the
+    chunks' sums in chunk order, hi doubled, one sort of the kept points by
+    (delta, key), the scan): an independent statement of what the kernel
+    computes, to the bit."""
+    L = R = 0.0
+    for j in range(w.shape[0]):
+        wd = float(wbar[j]) - float(w[j])
+        L += lam * float(w[j]) * wd
+        R += lam * wd * wd
+    n = o.shape[0]
+    chunks = []
+    for c0 in range(0, n, C):
+        ev, sl, sr = [], 0.0, 0.0
+        for i in range(c0, min(n, c0 + C)):
+            oi = float(o[i])
+            di = float(obar[i]) - oi
+            for term, c, m, bound in ((0, float(cpos[i]), oi - 1, 1.0),
+                                      (1, float(cneg[i]), oi + 1, -1.0)):
+                if c <= 0:
+                    continue
+                active = oi < 1 if term == 0 else oi > -1
+                leaves = di > 0 if term == 0 else di < 0
+                enters = di < 0 if term == 0 else di > 0
+                if active:
+                    sl += c * m * di
+                    sr += c * di * di
+                    if leaves:
+                        ev.append(((bound - oi) / di, 2 * i + term,
+                                   -c * m * di, -c * di * di))
+                elif enters:
+                    ev.append(((bound - oi) / di, 2 * i + term,
+                               c * m * di, c * di * di))
+        chunks.append((ev, sl, sr))
+    for _, sl, sr in chunks:
+        L += sl
+        R += sr
+    if L >= 0 or R <= 0:
+        return 0.0
+    hi = 1.0
+    while hi < 1e30:
+        sl, sr = L, R
+        for ev, _, _ in chunks:
+            a = b = 0.0
+            for e in ev:
+                if e[0] < hi:
+                    a += e[2]
+                    b += e[3]
+            sl += a
+            sr += b
+        if not sl + hi * sr < 0:
+            break
+        hi *= 2
+    kept = sorted((e for ev, _, _ in chunks for e in ev if e[0] < hi),
+                  key=lambda e: (e[0], e[1]))
+    root = -L / R
+    for delta, _, dl, dr in kept:
+        if delta >= root:
+            break
+        L += dl
+        R += dr
+        if R <= 0:
+            return delta
+        root = -L / R
+    return root
+
+
+@pytest.mark.parametrize("two_sided", [False, True])
+def test_chunked_line_search_bits_of_its_statement(two_sided):
+    n = 2 * C + 300
+    o, obar, cpos, cneg = _problem(n, seed=5, two_sided=two_sided)
+    # ties: a block of rows with one break point value
+    o[10:2000] = 0.5
+    obar[10:2000] = 2.0
+    rng = np.random.default_rng(6)
+    w, wbar = rng.standard_normal(4), rng.standard_normal(4)
+    events = np.empty(2 * n * 32, dtype=np.uint8)
+    want = _chunked_line_search_reference(w, wbar, 0.5, o, obar, cpos, cneg)
+    for nt in (1, 3):
+        assert _mfn.line_search(w, wbar, 0.5, o, obar, cpos, cneg, events,
+                                nt) == want
