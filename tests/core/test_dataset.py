@@ -70,3 +70,37 @@ def test_row_dot4_sums_four_partial_sums_in_order(dtype, nnz):
     assert got == pytest.approx(_dataset._row_dot_py(RowData(X), 0, w),
                                 rel=1e-4 if dtype == np.float32 else 1e-12,
                                 abs=1e-30)
+
+
+@pytest.mark.parametrize("n", [65536, 2 * 65536 + 9])
+def test_csr_scan_one_chunk_and_many(n):
+    # the structure/zeros/sum-of-squares pass of the validation, on both sides
+    # of its 65,536-row chunk: every chunk read, the same result on 1 or 3
+    # threads, the sums against NumPy's
+    import scipy.sparse as sp
+
+    from semisvm._core._dataset import csr_scan
+    X = sp.random(n, 50, density=0.04, format="csr", random_state=3)
+    ip, ix = X.indptr.astype(np.int32), X.indices.astype(np.int32)
+    for nt in (1, 3):
+        ok, z, s = csr_scan(ip, ix, X.data, nt)
+        assert ok and z == 0
+        assert s == pytest.approx(float(X.data @ X.data), rel=1e-12)
+    # a zero and an unsorted pair in the last row that has two entries
+    row = np.flatnonzero(np.diff(ip) >= 2)[-1]
+    k = ip[row]
+    ix2, d2 = ix.copy(), X.data.copy()
+    ix2[k], ix2[k + 1] = ix2[k + 1], ix2[k]
+    d2[0] = 0.0
+    for nt in (1, 3):
+        assert csr_scan(ip, ix2, d2, nt)[:2] == (False, 1)
+    # a duplicate column is not canonical either
+    ix3 = ix.copy()
+    ix3[k + 1] = ix3[k]
+    assert not csr_scan(ip, ix3, X.data, 3)[0]
+    # float32: the squares in float32 (inf where they overflow it)
+    d32 = X.data.astype(np.float32)
+    d32[5] = 1e20
+    assert csr_scan(ip, ix, d32, 3)[2] == np.inf
+    with pytest.raises(ValueError, match="CSR"):
+        csr_scan(ip, ix[:-1], X.data, 1)
