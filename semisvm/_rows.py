@@ -377,7 +377,8 @@ class LocalRows:
         if (self.reuse_outputs and self.dtype == np.float64
                 and last is not None and last[1] == self.s
                 and self.o is not None and np.array_equal(last[0], w)):
-            self.o = self.o.copy()
+            # (copied and first touched on the pass threads)
+            self.o = _ssl.copy_par(self.o, self.n_threads)
             return True
         self.o = np.zeros(self.n, dtype=self.dtype)
         if w.any():

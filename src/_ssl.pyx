@@ -27,6 +27,7 @@ import numpy as np
 from libc.math cimport exp, log, log1p, fabs
 from cython cimport floating
 from cython.parallel cimport prange
+from libc.string cimport memcpy
 from semisvm._core._linesearch cimport Event, ev_less, sort_events
 
 
@@ -1031,3 +1032,33 @@ def set_label_costs(const int[::1] idx_u, const signed char[::1] yu, double cu,
                             b * BLOCK, _b_end(b, u))
         else:
             _cost_block(&idx_u[0], &yu[0], c, &cpos[0], &cneg[0], 0, u)
+
+
+cdef void _copy_block(const char *src, char *dst, Py_ssize_t j0,
+                      Py_ssize_t j1) noexcept nogil:
+    memcpy(dst + j0, src + j0, j1 - j0)
+
+
+def copy_par(a, int n_threads=1):
+    """A copy of the contiguous 1-d array ``a`` (``a.copy()``), its blocks
+    copied (and the new pages first touched) on ``n_threads`` threads: the
+    outputs TSVM/DA's MFN calls start from (semisvm._rows.LocalRows)."""
+    _check_threads(n_threads)
+    if a.ndim != 1 or not a.flags.c_contiguous:
+        raise ValueError("copy_par needs a contiguous 1-d array")
+    out = np.empty_like(a)
+    cdef Py_ssize_t nbytes = a.nbytes, b, nb, blk = BLOCK * 8
+    if nbytes == 0:
+        return out
+    cdef const unsigned char[::1] src = a.view(np.uint8)
+    cdef unsigned char[::1] dst = out.view(np.uint8)
+    nb = (nbytes + blk - 1) // blk
+    cdef int nt = _nt(n_threads, nb)
+    with nogil:
+        if nt > 1:
+            for b in prange(nb, schedule="static", num_threads=nt):
+                _copy_block(<const char *> &src[0], <char *> &dst[0], b * blk,
+                            min((b + 1) * blk, nbytes))
+        else:
+            _copy_block(<const char *> &src[0], <char *> &dst[0], 0, nbytes)
+    return out

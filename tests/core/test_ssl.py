@@ -476,3 +476,14 @@ def test_set_label_costs_blocks(small_blocks, dtype):
     bad[300] = -1
     with pytest.raises(ValueError, match="out of range"):
         _ssl.set_label_costs(bad, yu, 0.1, cpos, cneg, n_threads=3)
+
+
+@pytest.mark.parametrize("n", [0, 1, 1000, 70001])
+def test_copy_par_is_a_copy(n, small_blocks, dtype):
+    a = np.random.default_rng(n).normal(size=n).astype(dtype)
+    for k in (1, 2, 3, 8):
+        b = _ssl.copy_par(a, k)
+        assert b.dtype == a.dtype and b.tobytes() == a.tobytes()
+        assert not np.shares_memory(a, b)
+    with pytest.raises(ValueError, match="contiguous"):
+        _ssl.copy_par(np.zeros((4, 4))[:, 0], 2)
