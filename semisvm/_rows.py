@@ -913,8 +913,8 @@ class LocalSSL:
 
     # -- kept points and results --------------------------------------------
     def snapshot(self, o, p):
-        """(o, p) kept for the best point."""
-        return o, p.copy()
+        """(o, p) kept for the best point (p copied on the pass threads)."""
+        return o, _ssl.copy_par(p, self.nt)
 
     def decision(self, o):
         """The decision values of the training rows (a copy)."""
