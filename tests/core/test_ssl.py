@@ -305,16 +305,17 @@ def _switch_case(seed, n=1500, u=1300):
 
 
 @pytest.mark.parametrize("S", [1, 7, 100, 10000])
-def test_tsvm_switch_blocks_same_answer_as_one_pass(S, small_blocks):
+def test_tsvm_switch_blocks_same_answer_as_one_pass(S, small_blocks, dtype):
     # the blocks' sorted candidates merged: the pairs one sort of all
     # candidates gives, for any block size and thread count
     o, idx_u, yu = _switch_case(S)
+    o = o.astype(dtype)
     outs = []
     for block, nt in ((100000, 1), (64, 1), (64, 2), (64, 3), (64, 8),
                       (1, 3)):
         _ssl._set_block(block)
         y = yu.copy()
-        cpos, cneg = np.zeros(o.size), np.zeros(o.size)
+        cpos, cneg = np.zeros(o.size, dtype), np.zeros(o.size, dtype)
         work = np.empty(_ssl.switch_work_len(idx_u.size, S), np.uint8)
         k = _ssl.tsvm_switch(o, idx_u, y, S, 0.5, cpos, cneg, work=work,
                              n_threads=nt)
@@ -322,7 +323,7 @@ def test_tsvm_switch_blocks_same_answer_as_one_pass(S, small_blocks):
     assert all(x == outs[0] for x in outs)
     assert outs[0][0] == min(S, outs[0][0]) and outs[0][0] > 0
     if S <= 7:
-        ref, n_ref = _brute_switch(o[idx_u], yu, S)
+        ref, n_ref = _brute_switch(o[idx_u].astype(np.float64), yu, S)
         assert outs[0][0] == n_ref
         np.testing.assert_array_equal(np.frombuffer(outs[0][1], np.int8), ref)
 
@@ -341,11 +342,11 @@ def test_tsvm_switch_rejects_a_short_work_buffer():
 def _pstep_runs(o, idx_u, nt, steps=4, work=True):
     u = idx_u.size
     z, p = np.full(u, 0.3), np.empty(u)
-    cpos, cneg = np.zeros(o.size), np.zeros(o.size)
+    cpos, cneg = np.zeros(o.size, o.dtype), np.zeros(o.size, o.dtype)
     buf = np.empty(4 * u) if work else None
     outs, nu = [], 0.0
     for step in range(steps):
-        oo = o * (1 + 0.3 * step)
+        oo = (o * (1 + 0.3 * step)).astype(o.dtype)
         out = _ssl.da_pstep(oo, idx_u, 1.0, 0.5 / (step + 1), 0.37, z, p,
                             1.0 / u, cpos, cneg, nu0=nu,
                             omega=1.0 if step == 0 else 1.5, work=buf,
@@ -362,10 +363,10 @@ def _same_bits(a, b):
             assert u.tobytes() == v.tobytes()
 
 
-def test_da_pstep_blocks_same_bits_for_any_n_threads(small_blocks):
+def test_da_pstep_blocks_same_bits_for_any_n_threads(small_blocks, dtype):
     rng = np.random.default_rng(5)
     n, u = 1200, 1000
-    o = rng.normal(size=n)
+    o = rng.normal(size=n).astype(dtype)
     idx_u = np.sort(rng.choice(n, u, replace=False)).astype(np.int32)
     runs = [_pstep_runs(o, idx_u, nt) for nt in (1, 2, 3, 8)]
     for other in runs[1:]:
