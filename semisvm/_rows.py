@@ -377,7 +377,8 @@ class LocalRows:
         if (self.reuse_outputs and self.dtype == np.float64
                 and last is not None and last[1] == self.s
                 and self.o is not None and np.array_equal(last[0], w)):
-            self.o = self.o.copy()
+            # (copied and first touched on the pass threads)
+            self.o = _ssl.copy_par(self.o, self.n_threads)
             return True
         self.o = np.zeros(self.n, dtype=self.dtype)
         if w.any():
@@ -789,6 +790,11 @@ class LocalSSL:
         # (bench/bench_linear_tsvm.py; the two-pass arithmetic: one_pass =
         # False here).
         self._no_yu = np.zeros(0, dtype=np.int8)
+        # threads of the O(u) steps (switching, p-steps, costs, objectives):
+        # those of the passes over the rows, in fixed blocks of unlabeled
+        # rows (semisvm._core._ssl: the same bits for any n_jobs)
+        self.nt = self.rows.n_threads
+        self._switch_work = None
 
     def set_bias(self, s):
         self.rows.s = float(s)
@@ -805,13 +811,13 @@ class LocalSSL:
     def base_objective(self, lam, w, o):
         """lam/2 ||w||^2 + 1/(2l) sum_L c_i l2(y_i o_i)."""
         s_w, s_l, _ = _ssl.objective_sums(w, o, self.idx_l, self.y_l, self.c_l,
-                                          self.idx_u, self._no_yu, 0)
+                                          self.idx_u, self._no_yu, 0, self.nt)
         return 0.5 * lam * s_w + 0.5 * s_l
 
     def objective(self, lam, w, o, lam_u):
         """TSVM objective with the label-free unlabeled loss l2(|o_j|)."""
         s_w, s_l, s_u = _ssl.objective_sums(w, o, self.idx_l, self.y_l, self.c_l,
-                                            self.idx_u, self._no_yu, 1)
+                                            self.idx_u, self._no_yu, 1, self.nt)
         F = 0.5 * lam * s_w + 0.5 * s_l
         if self.u:
             F += 0.5 * lam_u / self.u * s_u
@@ -820,7 +826,7 @@ class LocalSSL:
     def label_objective(self, lam, w, o, yu, cu):
         """TSVM objective with the temporary labels, unlabeled weight cu u."""
         s_w, s_l, s_u = _ssl.objective_sums(w, o, self.idx_l, self.y_l,
-                                            self.c_l, self.idx_u, yu, 2)
+                                            self.c_l, self.idx_u, yu, 2, self.nt)
         return 0.5 * lam * s_w + 0.5 * s_l + 0.5 * cu * s_u
 
     def da_objective(self, lam, w, o, lam_u, p, T):
@@ -836,20 +842,24 @@ class LocalSSL:
 
     # -- TSVM's temporary labels -------------------------------------------
     def init_labels(self, o, n_pos):
-        """The n_pos largest unlabeled outputs labelled +1, the rest -1."""
-        yu = np.full(self.u, -1, dtype=np.int8)
-        if self.u:
-            order = np.argsort(-o[self.idx_u], kind="stable")
-            yu[order[:n_pos]] = 1
-        return yu
+        """The n_pos largest unlabeled outputs labelled +1 (ties: lowest
+        position first, as a stable sort of -o), the rest -1."""
+        return _top_labels(o[self.idx_u], n_pos)
 
     def set_label_costs(self, yu, cu):
         """Unlabeled MFN costs: cu on the side of the temporary label."""
-        _ssl.set_label_costs(self.idx_u, yu, cu, self.cpos, self.cneg)
+        _ssl.set_label_costs(self.idx_u, yu, cu, self.cpos, self.cneg,
+                             n_threads=self.nt)
 
     def switch(self, o, yu, S, cu):
         """Switch up to S lowering label pairs; returns their number."""
-        return _ssl.tsvm_switch(o, self.idx_u, yu, S, cu, self.cpos, self.cneg)
+        need = _ssl.switch_work_len(self.u, S)
+        work = self._switch_work
+        if work is None or work.shape[0] < need:
+            # kept across rounds (allocated and first touched once per fit)
+            work = self._switch_work = np.empty(need, dtype=np.uint8)
+        return _ssl.tsvm_switch(o, self.idx_u, yu, S, cu, self.cpos, self.cneg,
+                                work=work, n_threads=self.nt)
 
     def tsvm_labels(self, yu):
         labels = self.y.copy()
@@ -867,7 +877,7 @@ class LocalSSL:
         # the p-steps' work: exps of the root finder, softplus(+-z) of the
         # last step's z (for the next KL term); the z of a step is the one
         # the last left (``_pstep_z``)
-        self._pwork = np.empty(3 * self.u)
+        self._pwork = np.empty(4 * self.u)
         self._pstep_z = None
         return p, z
 
@@ -875,13 +885,13 @@ class LocalSSL:
         """DA's p-step in place (over-relaxed by ``omega``): (nu, kl,
         entropy, resid, n_root, status)."""
         work = getattr(self, "_pwork", None)
-        if work is None or work.shape[0] != 3 * self.u:
-            work = self._pwork = np.empty(3 * self.u)
+        if work is None or work.shape[0] != 4 * self.u:
+            work = self._pwork = np.empty(4 * self.u)
             self._pstep_z = None
         valid = self._pstep_z is z
         out = _ssl.da_pstep(o, self.idx_u, lam_u, T, r, z, p, cu, self.cpos,
                             self.cneg, nu0=nu0, tol=tol, omega=omega,
-                            work=work, sp_valid=valid)
+                            work=work, sp_valid=valid, n_threads=self.nt)
         self._pstep_z = z
         return out
 
@@ -894,7 +904,7 @@ class LocalSSL:
         p = np.empty(self.u)
         cpos, cneg = self.cpos.copy(), self.cneg.copy()
         nu = _ssl.da_pstep(o, self.idx_u, lam_u, T, r, z, p, cu, cpos, cneg,
-                           nu0=nu0, tol=tol)[0]
+                           nu0=nu0, tol=tol, n_threads=self.nt)[0]
         return o, p, nu
 
     def da_labels(self, o, p, r):
@@ -905,8 +915,8 @@ class LocalSSL:
 
     # -- kept points and results --------------------------------------------
     def snapshot(self, o, p):
-        """(o, p) kept for the best point."""
-        return o, p.copy()
+        """(o, p) kept for the best point (p copied on the pass threads)."""
+        return o, _ssl.copy_par(p, self.nt)
 
     def decision(self, o):
         """The decision values of the training rows (a copy)."""
@@ -921,3 +931,26 @@ class LocalSSL:
 def _l2(z):
     m = np.maximum(0.0, 1.0 - z)
     return m * m
+
+
+def _top_labels(ou, n_pos):
+    """+1 on the n_pos largest entries of ``ou`` (ties: lowest position
+    first), -1 elsewhere: the first n_pos of a stable argsort of -ou, by a
+    selection (O(u)) in place of the sort. The outputs are finite (a
+    validated X and w)."""
+    u = ou.shape[0]
+    yu = np.full(u, -1, dtype=np.int8)
+    if n_pos <= 0 or u == 0:
+        return yu
+    if n_pos >= u:
+        yu[:] = 1
+        return yu
+    # v: the n_pos-th largest; every entry above it, then the first
+    # positions of the entries equal to it
+    v = np.partition(ou, u - n_pos)[u - n_pos]
+    above = ou > v
+    yu[above] = 1
+    left = n_pos - int(np.count_nonzero(above))
+    if left:
+        yu[np.flatnonzero(ou == v)[:left]] = 1
+    return yu

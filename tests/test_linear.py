@@ -1327,6 +1327,39 @@ def test_tsvm_and_da_blocked_passes_same_bits_for_any_n_jobs():
         assert a.coef.tobytes() == b.coef.tobytes()
 
 
+def test_tsvm_and_da_unlabeled_blocks_same_bits_for_any_n_jobs():
+    # the O(u) steps (switching, p-steps, label costs, objectives) run in
+    # fixed blocks of unlabeled rows on n_jobs threads: many blocks of 64
+    # rows, the same bits for any n_jobs; against one block (the former
+    # row-order sums of the p-step) the same labels, objectives to 1e-9
+    from semisvm._core import _ssl
+    rng = np.random.RandomState(5)
+    X = sp.random(1200, 300, density=0.05, format="csr", random_state=rng)
+    y = np.where(X @ rng.randn(300) > 0, 1, 0)
+    ys = np.where(rng.rand(1200) < 0.05, y, -1)
+    runs = []
+    old, old_leaf = _ssl._set_block(64), _ssl._set_pw_leaf(128)
+    try:
+        for k in (1, 2, 3, 8):
+            runs.append((linear.tsvm(X, ys, lam=1e-2, lam_u=1.0, n_jobs=k),
+                         linear.da_s3vm(X, ys, lam=1e-2, lam_u=1.0, n_jobs=k)))
+    finally:
+        _ssl._set_block(old)
+        _ssl._set_pw_leaf(old_leaf)
+    one = (linear.tsvm(X, ys, lam=1e-2, lam_u=1.0),
+           linear.da_s3vm(X, ys, lam=1e-2, lam_u=1.0))
+    for run in runs[1:]:
+        for a, b in zip(runs[0], run):
+            assert a.coef.tobytes() == b.coef.tobytes()
+            assert a.labels.tobytes() == b.labels.tobytes()
+    assert runs[0][1].p.tobytes() == runs[-1][1].p.tobytes()
+    for a, b in zip(runs[0], one):
+        np.testing.assert_array_equal(a.labels, b.labels)
+        assert a.objective == pytest.approx(b.objective, rel=1e-9)
+    # TSVM's steps are exact for any block size: its bits too
+    assert runs[0][0].coef.tobytes() == one[0].coef.tobytes()
+
+
 def test_tsvm_and_da_reuse_outputs_across_mfn_calls(monkeypatch):
     # an MFN call from the w the last one ended at (TSVM's switching rounds
     # and annealing steps, DA's p-steps) takes its outputs X w instead of a

@@ -836,3 +836,22 @@ def test_gradient_test_waits_one_iteration_for_a_small_decrease():
     assert n1 == n0 + 1
     n2, _ = fit(2 * dec0[-1])
     assert n2 == n0
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_top_labels_is_the_stable_argsort(seed):
+    # TSVM's first labels by selection: the first n_pos of a stable argsort
+    # of -o (ties: lowest position first), signed zeros equal
+    from semisvm._rows import _top_labels
+    rng = np.random.default_rng(seed)
+    u = 400
+    ou = np.round(rng.normal(size=u), 1)          # many ties
+    ou[rng.choice(u, 20, replace=False)] = -0.0
+    ou[rng.choice(u, 20, replace=False)] = 0.0
+    for n_pos in (0, 1, 7, 133, 200, 399, 400, 401, -1):
+        ref = np.full(u, -1, dtype=np.int8)
+        ref[np.argsort(-ou, kind="stable")[:max(n_pos, 0)]] = 1
+        got = _top_labels(ou.copy(), n_pos)
+        assert got.dtype == np.int8
+        np.testing.assert_array_equal(got, ref)
+    assert _top_labels(np.zeros(0), 3).shape == (0,)

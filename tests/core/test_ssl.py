@@ -279,3 +279,212 @@ def test_pstep_work_buffer_gives_the_same_bits():
                          cneg.tobytes()))
         runs.append(outs)
     assert runs[0] == runs[1]
+
+
+# --- fixed row blocks on threads --------------------------------------------
+
+@pytest.fixture
+def small_blocks():
+    """Blocks of 64 unlabeled rows and pairwise leaves of 128 entries (many
+    blocks on small problems); restored after the test."""
+    old = _ssl._set_block(64)
+    old_leaf = _ssl._set_pw_leaf(128)
+    yield 64
+    _ssl._set_block(old)
+    _ssl._set_pw_leaf(old_leaf)
+
+
+def _switch_case(seed, n=1500, u=1300):
+    rng = np.random.default_rng(seed)
+    o = rng.normal(size=n) * 1.5
+    # ties across blocks: equal outputs in many rows
+    o[rng.choice(n, n // 8, replace=False)] = 0.25
+    idx_u = np.sort(rng.choice(n, u, replace=False)).astype(np.int32)
+    yu = np.where(rng.random(u) < 0.45, 1, -1).astype(np.int8)
+    return o, idx_u, yu
+
+
+@pytest.mark.parametrize("S", [1, 7, 100, 10000])
+def test_tsvm_switch_blocks_same_answer_as_one_pass(S, small_blocks, dtype):
+    # the blocks' sorted candidates merged: the pairs one sort of all
+    # candidates gives, for any block size and thread count
+    o, idx_u, yu = _switch_case(S)
+    o = o.astype(dtype)
+    outs = []
+    for block, nt in ((100000, 1), (64, 1), (64, 2), (64, 3), (64, 8),
+                      (1, 3)):
+        _ssl._set_block(block)
+        y = yu.copy()
+        cpos, cneg = np.zeros(o.size, dtype), np.zeros(o.size, dtype)
+        work = np.empty(_ssl.switch_work_len(idx_u.size, S), np.uint8)
+        k = _ssl.tsvm_switch(o, idx_u, y, S, 0.5, cpos, cneg, work=work,
+                             n_threads=nt)
+        outs.append((k, y.tobytes(), cpos.tobytes(), cneg.tobytes()))
+    assert all(x == outs[0] for x in outs)
+    assert outs[0][0] == min(S, outs[0][0]) and outs[0][0] > 0
+    if S <= 7:
+        ref, n_ref = _brute_switch(o[idx_u].astype(np.float64), yu, S)
+        assert outs[0][0] == n_ref
+        np.testing.assert_array_equal(np.frombuffer(outs[0][1], np.int8), ref)
+
+
+def test_tsvm_switch_rejects_a_short_work_buffer():
+    o, idx_u, yu = _switch_case(0, n=50, u=30)
+    c = np.zeros(50)
+    need = _ssl.switch_work_len(30, 5)
+    with pytest.raises(ValueError, match="work needs"):
+        _ssl.tsvm_switch(o, idx_u, yu, 5, 1.0, c, c.copy(),
+                         work=np.empty(need - 1, np.uint8))
+    with pytest.raises(ValueError, match="n_threads"):
+        _ssl.tsvm_switch(o, idx_u, yu, 5, 1.0, c, c.copy(), n_threads=0)
+
+
+def _pstep_runs(o, idx_u, nt, steps=4, work=True):
+    u = idx_u.size
+    z, p = np.full(u, 0.3), np.empty(u)
+    cpos, cneg = np.zeros(o.size, o.dtype), np.zeros(o.size, o.dtype)
+    buf = np.empty(4 * u) if work else None
+    outs, nu = [], 0.0
+    for step in range(steps):
+        oo = (o * (1 + 0.3 * step)).astype(o.dtype)
+        out = _ssl.da_pstep(oo, idx_u, 1.0, 0.5 / (step + 1), 0.37, z, p,
+                            1.0 / u, cpos, cneg, nu0=nu,
+                            omega=1.0 if step == 0 else 1.5, work=buf,
+                            sp_valid=step > 0 and work, n_threads=nt)
+        nu = out[0]
+        outs.append((out, z.copy(), p.copy(), cpos.copy(), cneg.copy()))
+    return outs
+
+
+def _same_bits(a, b):
+    for (oa, *xa), (ob, *xb) in zip(a, b):
+        assert oa == ob
+        for u, v in zip(xa, xb):
+            assert u.tobytes() == v.tobytes()
+
+
+def test_da_pstep_blocks_same_bits_for_any_n_threads(small_blocks, dtype):
+    rng = np.random.default_rng(5)
+    n, u = 1200, 1000
+    o = rng.normal(size=n).astype(dtype)
+    idx_u = np.sort(rng.choice(n, u, replace=False)).astype(np.int32)
+    runs = [_pstep_runs(o, idx_u, nt) for nt in (1, 2, 3, 8)]
+    for other in runs[1:]:
+        _same_bits(runs[0], other)
+    # the 4 u work buffer (g kept in it) and no buffer: the same bits
+    _same_bits(runs[0], _pstep_runs(o, idx_u, 3, work=False))
+    # against one block (the row-order sums): the same p to rounding
+    _ssl._set_block(10 ** 6)
+    one = _pstep_runs(o, idx_u, 1)
+    for (oa, za, pa, *_), (ob, zb, pb, *_) in zip(runs[0], one):
+        assert oa[0] == pytest.approx(ob[0], rel=1e-12, abs=1e-12)   # nu
+        assert oa[1] == pytest.approx(ob[1], rel=1e-9, abs=1e-15)    # KL
+        assert oa[2] == pytest.approx(ob[2], rel=1e-12)              # entropy
+        assert abs(oa[3]) < 1e-10 and oa[5] == ob[5]
+        np.testing.assert_allclose(pa, pb, rtol=1e-10, atol=1e-15)
+    # and the mean(p) = r balance with each block's exps kept
+    assert abs(runs[0][-1][2].mean() - 0.37) < 1e-10
+
+
+def test_da_pstep_one_block_is_the_row_order_sum(small_blocks):
+    # at most BLOCK unlabeled rows: one block, the sums in row order (the
+    # former single-pass arithmetic): mean(p) as a plain loop adds it
+    rng = np.random.default_rng(6)
+    u = 64
+    o = rng.normal(size=u)
+    idx_u = np.arange(u, dtype=np.int32)
+    z, p = np.zeros(u), np.empty(u)
+    c = np.zeros(u)
+    out = _ssl.da_pstep(o, idx_u, 1.0, 0.4, 0.3, z, p, 1.0 / u, c, c.copy(),
+                        n_threads=4)
+    s = 0.0
+    for v in p:
+        s += v
+    assert out[3] == s / u - 0.3
+
+
+@pytest.mark.parametrize("u", [1, 127, 129, 1000, 4099])
+def test_balance_root_blocks_same_bits_for_any_n_threads(u, small_blocks):
+    g = np.random.default_rng(u).normal(scale=2.0, size=u)
+    res = [_ssl._balance_py(g, 0.3, 0.41, n_threads=k) for k in (1, 2, 3, 8)]
+    assert all(r == res[0] for r in res)
+    assert res[0][3] in (0, 1)
+    if u > 1:
+        assert np.mean(expit((res[0][0] - g) / 0.3)) == pytest.approx(0.41, abs=1e-10)
+
+
+@pytest.mark.parametrize("n", [0, 1, 127, 128, 129, 1000, 5001, 70001])
+def test_parallel_pairwise_sum_is_numpy_sum(n, small_blocks):
+    rng = np.random.default_rng(n)
+    # mixed magnitudes: the order of the additions shows in the bits
+    a = rng.normal(size=n) * 10.0 ** rng.integers(-3, 4, size=n)
+    ref = np.sum(a)
+    for k in (1, 2, 3, 8):
+        assert _ssl._np_sum_par(a, k) == ref
+    _ssl._set_pw_leaf(8192)
+    assert _ssl._np_sum_par(a, 3) == ref
+    with pytest.raises(ValueError, match="leaf size"):
+        _ssl._set_pw_leaf(64)
+
+
+@pytest.mark.parametrize("unlabeled", [0, 1, 2])
+def test_objective_sums_blocks_same_bits(unlabeled, small_blocks, dtype):
+    rng = np.random.default_rng(unlabeled)
+    n, l, D = 3000, 200, 700
+    o = rng.normal(size=n).astype(dtype)
+    w = rng.normal(size=D).astype(dtype)
+    perm = rng.permutation(n)
+    idx_l = np.sort(perm[:l]).astype(np.intp)
+    idx_u = np.sort(perm[l:]).astype(np.int32)
+    y_l = np.where(rng.random(l) < 0.5, 1.0, -1.0)
+    c_l = rng.random(l)
+    yu = np.where(rng.random(n - l) < 0.5, 1, -1).astype(np.int8)
+    res = [_ssl.objective_sums(w, o, idx_l, y_l, c_l, idx_u, yu, unlabeled,
+                               n_threads=k) for k in (1, 2, 3, 8)]
+    assert all(r == res[0] for r in res)
+    w64, o64 = w.astype(np.float64), o.astype(np.float64)
+    assert res[0][0] == np.sum(w64 * w64)
+    m = np.maximum(0.0, 1.0 - y_l * o64[idx_l])
+    assert res[0][1] == np.sum(c_l * m * m)
+    ou = o64[idx_u]
+    if unlabeled == 1:
+        m = np.maximum(0.0, 1.0 - np.abs(ou))
+        assert res[0][2] == np.sum(m * m)
+    elif unlabeled == 2:
+        m = np.maximum(0.0, 1.0 - yu * ou)
+        assert res[0][2] == np.sum(m * m)
+    with pytest.raises(ValueError, match="idx_u"):
+        bad = idx_u.copy()
+        bad[-1] = n
+        _ssl.objective_sums(w, o, idx_l, y_l, c_l, bad, yu, unlabeled,
+                            n_threads=3)
+
+
+def test_set_label_costs_blocks(small_blocks, dtype):
+    rng = np.random.default_rng(8)
+    n, u = 900, 700
+    idx_u = np.sort(rng.choice(n, u, replace=False)).astype(np.int32)
+    yu = np.where(rng.random(u) < 0.5, 1, -1).astype(np.int8)
+    for k in (1, 3):
+        cpos, cneg = np.full(n, 7.0, dtype), np.full(n, 7.0, dtype)
+        _ssl.set_label_costs(idx_u, yu, 0.1, cpos, cneg, n_threads=k)
+        np.testing.assert_array_equal(cpos[idx_u], np.where(yu > 0, dtype(0.1), 0))
+        np.testing.assert_array_equal(cneg[idx_u], np.where(yu < 0, dtype(0.1), 0))
+        mask = np.ones(n, bool)
+        mask[idx_u] = False
+        assert (cpos[mask] == 7).all() and (cneg[mask] == 7).all()
+    bad = idx_u.copy()
+    bad[300] = -1
+    with pytest.raises(ValueError, match="out of range"):
+        _ssl.set_label_costs(bad, yu, 0.1, cpos, cneg, n_threads=3)
+
+
+@pytest.mark.parametrize("n", [0, 1, 1000, 70001])
+def test_copy_par_is_a_copy(n, small_blocks, dtype):
+    a = np.random.default_rng(n).normal(size=n).astype(dtype)
+    for k in (1, 2, 3, 8):
+        b = _ssl.copy_par(a, k)
+        assert b.dtype == a.dtype and b.tobytes() == a.tobytes()
+        assert not np.shares_memory(a, b)
+    with pytest.raises(ValueError, match="contiguous"):
+        _ssl.copy_par(np.zeros((4, 4))[:, 0], 2)
