@@ -426,13 +426,13 @@ def check_X(X, name="X", *, dtype=FLOAT_DTYPES, reset_dtype=None):
             and len(X.shape) == 2 and X.dtype in dtype
             and X.indices.dtype == np.int32 and X.indptr.dtype == np.int32
             and X.shape[0] and X.shape[1]):
-        # int32 CSR (e.g. validated by the estimator): finiteness from one
-        # sum, then structure, canonical form and scale as below, without
+        # int32 CSR (e.g. validated by the estimator): finiteness from the
+        # compiled scan's sum of squares (on the fit's threads), then
+        # structure, canonical form and scale (that sum) as below, without
         # check_array's fixed cost
-        with np.errstate(over="ignore", invalid="ignore"):
-            finite = np.isfinite(np.sum(X.data))
-        if finite:
-            return as_csr32(X, name)
+        total = _csr_scan(X)[2] if X.indptr[-1] == X.data.shape[0] else np.nan
+        if np.isfinite(total):
+            return as_csr32(X, name, sumsq=total)
     if sp.issparse(X):
         X = as_csr32(X, name)
     X = check_array(

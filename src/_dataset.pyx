@@ -106,22 +106,26 @@ def _row_axpy_py(RowData X, Py_ssize_t i, double a, floating[::1] out):
 
 
 cdef void _scan_rows(const int *indptr, const int *indices,
-                     const floating *data, Py_ssize_t i0, Py_ssize_t i1,
-                     unsigned char *unsorted, Py_ssize_t *zeros,
+                     const floating *data, Py_ssize_t nnz, Py_ssize_t i0,
+                     Py_ssize_t i1, unsigned char *unsorted, Py_ssize_t *zeros,
                      double *sumsq) noexcept nogil:
-    """Rows i0..i1-1 of :func:`csr_scan`."""
+    """Rows i0..i1-1 of :func:`csr_scan` (``unsorted`` 2: a row's range
+    outside 0..nnz or decreasing; the row is not read)."""
     cdef Py_ssize_t i, k, k0, k1, z = 0
     cdef floating s = 0, v
-    cdef bint bad = False
+    cdef int bad = 0
     for i in range(i0, i1):
         k0 = indptr[i]
         k1 = indptr[i + 1]
+        if k0 < 0 or k1 < k0 or k1 > nnz:
+            bad = 2
+            continue
         for k in range(k0, k1):
             v = data[k]
             s += v * v
             z += v == 0
-            if k > k0 and indices[k] <= indices[k - 1]:
-                bad = True
+            if k > k0 and indices[k] <= indices[k - 1] and bad == 0:
+                bad = 1
     unsorted[0] = bad
     zeros[0] = z
     sumsq[0] = s
@@ -129,16 +133,19 @@ cdef void _scan_rows(const int *indptr, const int *indices,
 
 def csr_scan(const int[::1] indptr, const int[::1] indices,
              const floating[::1] data, int n_threads=1):
-    """One pass over validated CSR arrays (int32 ``indptr`` of n + 1 entries,
-    monotone, ``indptr[-1]`` entries of ``indices``/``data``): returns
+    """One pass over CSR arrays (int32 ``indptr`` of n + 1 entries,
+    ``indptr[-1]`` entries of ``indices``/``data``): returns
     ``(canonical, n_zeros, sumsq)`` -- the column indices strictly increasing
     in every row (sorted, no duplicates), the stored zeros, the sum of the
     squared values (each chunk's in the values' precision, as a BLAS dot:
     inf where a square or the sum overflows it, NaN where a value is NaN).
+    A row whose ``indptr`` range is decreasing or leaves 0..indptr[-1] is not
+    read: then ``(False, 0, nan)`` (the caller's full check names it).
     On ``n_threads`` threads over fixed chunks of 65,536 rows (their sums
     added in chunk order: the same result for any count)."""
     cdef Py_ssize_t n = indptr.shape[0] - 1, cs = 65536, nc, c, c1
-    if n < 0 or indptr[n] > indices.shape[0] or indptr[n] > data.shape[0]:
+    if (n < 0 or indptr[n] < 0 or indptr[n] > indices.shape[0]
+            or indptr[n] > data.shape[0]):
         raise ValueError("indptr, indices and data do not form CSR arrays")
     if n == 0 or indptr[n] == 0:
         return True, 0, 0.0
@@ -148,23 +155,28 @@ def csr_scan(const int[::1] indptr, const int[::1] indices,
     cdef double[::1] sums = np.zeros(nc, dtype=np.float64)
     cdef double s = 0
     cdef Py_ssize_t z = 0
-    cdef bint canonical = True
+    cdef bint canonical = True, broken = False
+    cdef Py_ssize_t nnz = indptr[n]
     cdef int nt = n_threads if n_threads > 1 and nc > 1 else 1
     with nogil:
         if nt > 1:
             for c in prange(nc, schedule="dynamic", chunksize=1,
                             num_threads=nt):
                 c1 = (c + 1) * cs
-                _scan_rows(&indptr[0], &indices[0], &data[0], c * cs,
+                _scan_rows(&indptr[0], &indices[0], &data[0], nnz, c * cs,
                            c1 if c1 < n else n, &bad[c], &zeros[c], &sums[c])
         else:
             for c in range(nc):
                 c1 = (c + 1) * cs
-                _scan_rows(&indptr[0], &indices[0], &data[0], c * cs,
+                _scan_rows(&indptr[0], &indices[0], &data[0], nnz, c * cs,
                            c1 if c1 < n else n, &bad[c], &zeros[c], &sums[c])
         for c in range(nc):
             s += sums[c]
             z += zeros[c]
             if bad[c]:
                 canonical = False
+            if bad[c] == 2:
+                broken = True
+    if broken:
+        return False, 0, float("nan")
     return canonical, z, s

@@ -104,3 +104,15 @@ def test_csr_scan_one_chunk_and_many(n):
     assert csr_scan(ip, ix, d32, 3)[2] == np.inf
     with pytest.raises(ValueError, match="CSR"):
         csr_scan(ip, ix[:-1], X.data, 1)
+
+
+def test_csr_scan_reads_no_row_outside_its_arrays():
+    # hostile index pointers: a row range past the stored entries or
+    # decreasing is not read, and the scan says so (NaN sum: the full check)
+    from semisvm._core._dataset import csr_scan
+    ix = np.array([0, 1, 2, 0], dtype=np.int32)
+    d = np.ones(4)
+    for ip in ([0, 2, 99, 4], [0, 3, 1, 4], [0, -5, 2, 4]):
+        ok, z, s = csr_scan(np.array(ip, dtype=np.int32), ix, d, 1)
+        assert not ok and np.isnan(s)
+    assert csr_scan(np.array([0, 2, 3, 4], dtype=np.int32), ix, d, 1) == (True, 0, 4.0)
