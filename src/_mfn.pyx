@@ -562,7 +562,7 @@ cdef Py_ssize_t _activate(Py_ssize_t n, const floating *o,
     above ROW_CHUNK rows, chunk by chunk of ``row_chunks``: the weights and
     targets, then the active rows listed from each chunk's offset (the same
     values and list as in one pass)."""
-    cdef Py_ssize_t cs, c, c1, total = 0
+    cdef Py_ssize_t cs, c, c1
     cdef Py_ssize_t nc = row_chunks(n, &cs)
     cdef Py_ssize_t cnt[MAX_CHUNKS]
     if nt <= 1 or nc == 1:
@@ -571,14 +571,23 @@ cdef Py_ssize_t _activate(Py_ssize_t n, const floating *o,
         c1 = (c + 1) * cs
         cnt[c] = _activate_rows(c * cs, c1 if c1 < n else n, o, cpos, cneg,
                                 a, t, NULL)
+    return _list_chunks(n, cs, nc, a, False, active, cnt, nt)
+
+
+cdef Py_ssize_t _list_chunks(Py_ssize_t n, Py_ssize_t cs, Py_ssize_t nc,
+                             const floating *a, bint idle, int *out,
+                             Py_ssize_t *cnt, int nt) noexcept nogil:
+    """Given each chunk's count of rows to list (``cnt``, made offsets
+    here), list them from the chunks' offsets on ``nt`` threads: the list
+    of one pass. Returns its length."""
+    cdef Py_ssize_t c, c1, total = 0
     for c in range(nc):
         c1 = cnt[c]
         cnt[c] = total
         total += c1
     for c in prange(nc, schedule="static", num_threads=nt):
         c1 = (c + 1) * cs
-        _list_rows(c * cs, c1 if c1 < n else n, a, False, active + cnt[c],
-                   True)
+        _list_rows(c * cs, c1 if c1 < n else n, a, idle, out + cnt[c], True)
     return total
 
 
@@ -587,7 +596,7 @@ cdef Py_ssize_t _idle_rows(Py_ssize_t n, const floating *a, int *out,
     """The rows with a_i == 0 into ``out`` (n + 1 entries), in order; on
     ``nt`` > 1 threads chunk by chunk as :func:`_activate`. Returns their
     number."""
-    cdef Py_ssize_t cs, c, c1, total = 0
+    cdef Py_ssize_t cs, c, c1
     cdef Py_ssize_t nc = row_chunks(n, &cs)
     cdef Py_ssize_t cnt[MAX_CHUNKS]
     if nt <= 1 or nc == 1:
@@ -595,14 +604,7 @@ cdef Py_ssize_t _idle_rows(Py_ssize_t n, const floating *a, int *out,
     for c in prange(nc, schedule="static", num_threads=nt):
         c1 = (c + 1) * cs
         cnt[c] = _count_rows(c * cs, c1 if c1 < n else n, a, True)
-    for c in range(nc):
-        c1 = cnt[c]
-        cnt[c] = total
-        total += c1
-    for c in prange(nc, schedule="static", num_threads=nt):
-        c1 = (c + 1) * cs
-        _list_rows(c * cs, c1 if c1 < n else n, a, True, out + cnt[c], True)
-    return total
+    return _list_chunks(n, cs, nc, a, True, out, cnt, nt)
 
 
 cdef int _newton_point(RowData X, floating bias_scale, const int *active,

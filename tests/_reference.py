@@ -63,3 +63,14 @@ def ssl01(y):
     """SVMlin-style targets (+1 / -1 labeled, 0 unlabeled) in the functional
     API's coding: 1 / 0 labeled, -1 unlabeled (NumPy or dask arrays)."""
     return np.where(y == 0, -1, np.where(y > 0, 1, 0))
+
+
+def mfn_ray_objective(delta, w, wbar, lam, o, obar, cpos, cneg):
+    """The L2-SVM objective along the ray w + delta (wbar - w) (outputs
+    o + delta (obar - o)), two-sided costs: what the exact line search
+    minimises."""
+    ww = w + delta * (wbar - w)
+    oo = o + delta * (obar - o)
+    return (0.5 * lam * ww @ ww
+            + 0.5 * np.sum(cpos * np.maximum(0, 1 - oo) ** 2)
+            + 0.5 * np.sum(cneg * np.maximum(0, 1 + oo) ** 2))

@@ -1,16 +1,11 @@
 import numpy as np
 import pytest
+from _reference import mfn_ray_objective
 from scipy.optimize import minimize_scalar
 
 from semisvm._core._linesearch import _line_search_py
 
-
-def _phi(delta, w, wbar, lam, o, obar, cpos, cneg):
-    ww = w + delta * (wbar - w)
-    oo = o + delta * (obar - o)
-    return (0.5 * lam * ww @ ww
-            + 0.5 * np.sum(cpos * np.maximum(0, 1 - oo) ** 2)
-            + 0.5 * np.sum(cneg * np.maximum(0, 1 + oo) ** 2))
+_phi = mfn_ray_objective
 
 
 @pytest.mark.parametrize("two_sided", [False, True])

@@ -5,6 +5,7 @@ it: chunk sums added in chunk order), the same bits for any thread count, and
 the chunked line search against an independent minimiser."""
 import numpy as np
 import pytest
+from _reference import mfn_ray_objective
 from scipy.optimize import minimize_scalar
 
 from semisvm._core import _mfn
@@ -104,12 +105,7 @@ def test_activate_and_same_state_any_thread_count(n):
             assert not _mfn.same_state(o, o2, cpos, cneg, nt), (nt, i)
 
 
-def _phi(delta, w, wbar, lam, o, obar, cpos, cneg):
-    ww = w + delta * (wbar - w)
-    oo = o + delta * (obar - o)
-    return (0.5 * lam * ww @ ww
-            + 0.5 * np.sum(cpos * np.maximum(0, 1 - oo) ** 2)
-            + 0.5 * np.sum(cneg * np.maximum(0, 1 + oo) ** 2))
+_phi = mfn_ray_objective
 
 
 @pytest.mark.parametrize("two_sided", [False, True])
