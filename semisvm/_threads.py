@@ -34,14 +34,13 @@ import contextlib
 import functools
 import numbers
 import sys
-import threading
 
 from semisvm._rows import n_threads
+from semisvm._thread_state import STATE, current
 
 __all__ = ["current", "follows_n_jobs", "limit", "limit_api", "map_blocks", "n_threads"]
 
 _CONTROLLER = (None, -1)
-_STATE = threading.local()
 
 
 def _controller():
@@ -72,7 +71,7 @@ def limit(n_jobs, *, blas=1):
     # map_blocks' threads: the row blocks run side by side only while BLAS
     # is held at one thread (each block's products then have the bits of a
     # one-thread product, whichever thread computes them)
-    _STATE.n = nt if nb == 1 else 1
+    STATE.n = nt if nb == 1 else 1
     try:
         if _held(ctl, nb, nt):
             # every pool already runs these counts (an environment pinned to
@@ -84,7 +83,7 @@ def limit(n_jobs, *, blas=1):
             with ctl.limit(limits={"blas": nb, "openmp": nt}):
                 yield nt
     finally:
-        _STATE.n = prev
+        STATE.n = prev
 
 
 def _held(ctl, nb, nt):
@@ -93,13 +92,6 @@ def _held(ctl, nb, nt):
     want = {"blas": nb, "openmp": nt}
     return all(lc.num_threads == want.get(lc.user_api, lc.num_threads)
                for lc in ctl.lib_controllers)
-
-
-def current():
-    """The threads :func:`map_blocks` may use: the OpenMP count of the
-    innermost :func:`limit` of this thread when it holds BLAS at one thread,
-    else 1 (also outside any limit)."""
-    return getattr(_STATE, "n", 1)
 
 
 def map_blocks(func, n_blocks):

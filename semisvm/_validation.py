@@ -275,10 +275,10 @@ def _clean_float_matrix(X):
 def _csr_scan(X):
     """``(canonical, stored zeros, sum of squares)`` of a CSR matrix with
     int32 index arrays and float values, in one compiled pass on the threads
-    of the fit (:func:`semisvm._threads.current`; the sums in a fixed chunk
+    of the fit (:func:`semisvm._thread_state.current`; the sums in a fixed chunk
     order: the same result for any count)."""
     from semisvm._core._dataset import csr_scan
-    from semisvm._threads import current
+    from semisvm._thread_state import current
     data = X.data
     if not data.flags.c_contiguous:
         data = np.ascontiguousarray(data)

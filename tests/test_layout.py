@@ -28,6 +28,7 @@ PACKAGE = Path(semisvm.__file__).parent
 
 LAYERS = {
     "semisvm._core": 0,
+    "semisvm._thread_state": 1,
     "semisvm._validation": 1, "semisvm._results": 1, "semisvm._registry": 1,
     "semisvm._rows": 2, "semisvm._distributed": 2, "semisvm._threads": 2,
     "semisvm.graph": 2,
