@@ -265,10 +265,8 @@ def _clean_float_matrix(X):
     if X.dtype not in FLOAT_DTYPES or len(X.shape) != 2 or not (
             X.shape[0] and X.shape[1]):
         return None
-    if type(X) is np.ndarray:
-        total = _sumsq(data.reshape(-1))
-    else:
-        total = _csr_scan(X)[2]
+    scan = None if type(X) is np.ndarray else _csr_scan(X)
+    total = _sumsq(data.reshape(-1)) if scan is None else scan[2]
     return total if np.isfinite(total) else None
 
 
@@ -279,10 +277,18 @@ def _csr_scan(X):
     order: the same result for any count)."""
     from semisvm._core._dataset import csr_scan
     from semisvm._thread_state import current
-    data = X.data
-    if not data.flags.c_contiguous:
-        data = np.ascontiguousarray(data)
-    return csr_scan(X.indptr, X.indices, data, current())
+    ip, ix, data = X.indptr, X.indices, X.data
+    if not (isinstance(ip, np.ndarray) and isinstance(ix, np.ndarray)
+            and isinstance(data, np.ndarray)
+            and ip.ndim == ix.ndim == data.ndim == 1
+            and ip.dtype == ix.dtype == np.int32 and data.dtype in FLOAT_DTYPES
+            and ip.shape[0] == X.shape[0] + 1 and ix.shape == data.shape
+            and ip.flags.c_contiguous and ix.flags.c_contiguous
+            and data.flags.c_contiguous and 0 <= ip[-1] <= ix.shape[0]):
+        # strided, mis-shaped or malformed arrays: None, the callers' former
+        # passes (and the structure check's errors, which name X)
+        return None
+    return csr_scan(ip, ix, data, current())
 
 
 def _sumsq(flat):
@@ -342,13 +348,10 @@ def canonical_csr(X):
     distances) square entries and would count ``(a, b)`` as ``a^2 + b^2``
     instead of ``(a + b)^2``. One O(nnz) check when nothing is to be done.
     """
-    if (X.indices.dtype == np.int32 and X.indptr.dtype == np.int32
-            and X.dtype in FLOAT_DTYPES and X.indices.flags.c_contiguous
-            and X.indptr.flags.c_contiguous
-            and X.indices.shape[0] == X.indptr[-1] == X.data.shape[0]):
+    scan = (_csr_scan(X) if X.indices.shape[0] == X.indptr[-1] else None)
+    if scan is not None:
         # one compiled pass on the fit's threads (sorted, unique, no zeros)
-        canonical, zeros, _ = _csr_scan(X)
-        if canonical and zeros == 0:
+        if scan[0] and scan[1] == 0:
             return X
     elif X.has_canonical_format and np.count_nonzero(X.data) == X.data.size:
         # (count_nonzero: one SIMD pass, no n-entry mask of X.data == 0;
@@ -430,7 +433,10 @@ def check_X(X, name="X", *, dtype=FLOAT_DTYPES, reset_dtype=None):
         # compiled scan's sum of squares (on the fit's threads), then
         # structure, canonical form and scale (that sum) as below, without
         # check_array's fixed cost
-        total = _csr_scan(X)[2] if X.indptr[-1] == X.data.shape[0] else np.nan
+        scan = _csr_scan(X)
+        total = np.nan
+        if scan is not None and X.indptr[-1] == X.data.shape[0]:
+            total = scan[2]
         if np.isfinite(total):
             return as_csr32(X, name, sumsq=total)
     if sp.issparse(X):

@@ -112,7 +112,8 @@ cdef void _scan_rows(const int *indptr, const int *indices,
     """Rows i0..i1-1 of :func:`csr_scan` (``unsorted`` 2: a row's range
     outside 0..nnz or decreasing; the row is not read)."""
     cdef Py_ssize_t i, k, k0, k1, z = 0
-    cdef floating s = 0, v
+    cdef floating v, v2
+    cdef double s = 0
     cdef int bad = 0
     for i in range(i0, i1):
         k0 = indptr[i]
@@ -122,7 +123,8 @@ cdef void _scan_rows(const int *indptr, const int *indices,
             continue
         for k in range(k0, k1):
             v = data[k]
-            s += v * v
+            v2 = v * v          # (inf where the square overflows the dtype)
+            s += v2
             z += v == 0
             if k > k0 and indices[k] <= indices[k - 1] and bad == 0:
                 bad = 1
@@ -137,8 +139,8 @@ def csr_scan(const int[::1] indptr, const int[::1] indices,
     ``indptr[-1]`` entries of ``indices``/``data``): returns
     ``(canonical, n_zeros, sumsq)`` -- the column indices strictly increasing
     in every row (sorted, no duplicates), the stored zeros, the sum of the
-    squared values (each chunk's in the values' precision, as a BLAS dot:
-    inf where a square or the sum overflows it, NaN where a value is NaN).
+    squared values (each square in the values' precision, as a BLAS dot:
+    inf where one overflows it; summed in float64; NaN where a value is).
     A row whose ``indptr`` range is decreasing or leaves 0..indptr[-1] is not
     read: then ``(False, 0, nan)`` (the caller's full check names it).
     On ``n_threads`` threads over fixed chunks of 65,536 rows (their sums

@@ -541,3 +541,35 @@ def test_two_labels_shortcut_leaves_masked_labels_to_the_general_path():
     assert _two_labels(y) is None
     classes, _ = encode_classes(y)
     np.testing.assert_array_equal(classes, [0, 1, 5])
+
+
+def test_compiled_csr_scan_takes_strided_and_refuses_malformed_input():
+    # the compiled validation pass reads only contiguous, well-shaped int32
+    # arrays; strided ones take the former passes (accepted as before), and
+    # malformed ones the structure check (a ValueError naming X)
+    import scipy.sparse as sp_
+
+    from semisvm import LinearSVM
+    from semisvm._validation import check_X
+    rng = np.random.default_rng(0)
+    A = sp_.random(30, 8, density=0.4, format="csr", random_state=1)
+    big_ix = np.repeat(A.indices.astype(np.int32), 2)
+    big_ip = np.repeat(A.indptr.astype(np.int32), 2)
+    S = sp_.csr_matrix((A.data, big_ix[::2], A.indptr.astype(np.int32)), shape=A.shape)
+    assert not S.indices.flags.c_contiguous
+    S2 = sp_.csr_matrix((A.data, A.indices.astype(np.int32), big_ip[::2]), shape=A.shape)
+    assert not S2.indptr.flags.c_contiguous
+    y = rng.integers(0, 2, 30)
+    for M in (S, S2):
+        out = check_X(M)
+        np.testing.assert_array_equal(out.toarray(), A.toarray())
+        LinearSVM().fit(M, y)
+    bad = sp_.csr_matrix(A.shape)
+    bad.indptr = np.zeros(0, dtype=np.int32)
+    with pytest.raises(ValueError, match="X"):
+        check_X(bad)
+    short = A.copy()
+    short.indices = short.indices[:-2].astype(np.int32)
+    short.indptr = short.indptr.astype(np.int32)
+    with pytest.raises(ValueError, match="X"):
+        check_X(short)
