@@ -118,10 +118,11 @@ cdef double line_search(Py_ssize_t D, double lam, const floating *w,
     """Return argmin_{delta >= 0} phi(delta). ``events`` holds >= 2n slots.
 
     Above ROW_CHUNK rows the passes over the rows (the break points, the
-    slope at a trial step, the break points kept) run chunk by chunk of
-    :func:`row_chunks`' fixed partition, on ``n_threads`` threads, each
-    chunk's break points in its own part of ``events`` (2 per row), the
-    chunks' sums added in chunk order: the same bits for any thread count.
+    slope at a trial step, the break points kept and their sort) run chunk
+    by chunk of :func:`row_chunks`' fixed partition, on ``n_threads``
+    threads, each chunk's break points in its own part of ``events`` (2 per
+    row), the chunks' sums added in chunk order, the root scanned over the
+    merge of the chunks' sorted runs: the same bits for any thread count.
     """
     cdef Py_ssize_t j, m, n_ev = 0, cs, nc, c, c0, c1
     cdef double L = 0, R = 0, hi, sl, sr
