@@ -338,7 +338,7 @@ def check_scale(X, name="X", *, total=None):
     return X
 
 
-def canonical_csr(X):
+def canonical_csr(X, *, scan=None):
     """CSR ``X`` in canonical form: duplicate entries summed, explicit zeros
     dropped, indices sorted (a copy; ``X`` itself when it already is).
 
@@ -346,9 +346,11 @@ def canonical_csr(X):
     solvers' row products sum duplicates anyway, but data-dependent defaults
     (``lam="auto"``'s mean squared norm, kernel widths, row norms of kNN
     distances) square entries and would count ``(a, b)`` as ``a^2 + b^2``
-    instead of ``(a + b)^2``. One O(nnz) check when nothing is to be done.
+    instead of ``(a + b)^2``. One O(nnz) check when nothing is to be done
+    (none when ``scan``, :func:`_csr_scan` of this very X, is given).
     """
-    scan = (_csr_scan(X) if X.indices.shape[0] == X.indptr[-1] else None)
+    if scan is None and X.indices.shape[0] == X.indptr[-1]:
+        scan = _csr_scan(X)
     if scan is not None:
         # one compiled pass on the fit's threads (sorted, unique, no zeros)
         if scan[0] and scan[1] == 0:
@@ -363,7 +365,7 @@ def canonical_csr(X):
     return X
 
 
-def as_csr32(X, name="X", *, checked=False, sumsq=None):
+def as_csr32(X, name="X", *, checked=False, sumsq=None, scan=None):
     """Return CSR ``X`` with int32 ``indices``/``indptr`` (no copy of the values).
 
     Validates the structure first (:func:`check_sparse_structure`), then
@@ -375,7 +377,8 @@ def as_csr32(X, name="X", *, checked=False, sumsq=None):
     (a copy). ``checked``: the caller has just checked the structure of
     this very matrix (its pass is not made again); ``sumsq``: the sum of its
     squared values, just computed (:func:`check_scale`'s ``total``; not used
-    for a matrix changed here).
+    for a matrix changed here); ``scan``: :func:`_csr_scan` of this very
+    matrix, just computed (its canonical-form answer is taken).
     """
     if not sp.issparse(X):
         return check_scale(X, name, total=sumsq)
@@ -387,7 +390,7 @@ def as_csr32(X, name="X", *, checked=False, sumsq=None):
     nnz = int(X.indptr[-1])
     if X.indices.shape[0] != nnz or X.data.shape[0] != nnz:
         X = type(X)((X.data[:nnz], X.indices[:nnz], X.indptr), shape=X.shape)
-    X = canonical_csr(X)
+    X = canonical_csr(X, scan=scan if X is X_in else None)
     if not (X.data.flags.c_contiguous and X.indices.flags.c_contiguous
             and X.indptr.flags.c_contiguous):
         # strided views (e.g. values sliced from a larger array): the
@@ -438,7 +441,7 @@ def check_X(X, name="X", *, dtype=FLOAT_DTYPES, reset_dtype=None):
         if scan is not None and X.indptr[-1] == X.data.shape[0]:
             total = scan[2]
         if np.isfinite(total):
-            return as_csr32(X, name, sumsq=total)
+            return as_csr32(X, name, sumsq=total, scan=scan)
     if sp.issparse(X):
         X = as_csr32(X, name)
     X = check_array(

@@ -13,6 +13,8 @@ import scipy.sparse as sp
 from cython cimport floating
 from cython.parallel cimport prange
 
+from semisvm._core._typedefs cimport MAX_CHUNKS, row_chunks
+
 
 cdef const void *_values_ptr(const floating[::1] a):
     return <const void *> &a[0] if a.shape[0] > 0 else NULL
@@ -143,18 +145,18 @@ def csr_scan(const int[::1] indptr, const int[::1] indices,
     inf where one overflows it; summed in float64; NaN where a value is).
     A row whose ``indptr`` range is decreasing or leaves 0..indptr[-1] is not
     read: then ``(False, 0, nan)`` (the caller's full check names it).
-    On ``n_threads`` threads over fixed chunks of 65,536 rows (their sums
-    added in chunk order: the same result for any count)."""
-    cdef Py_ssize_t n = indptr.shape[0] - 1, cs = 65536, nc, c, c1
+    On ``n_threads`` threads over the fixed chunks of ``row_chunks`` (their
+    sums added in chunk order: the same result for any count)."""
+    cdef Py_ssize_t n = indptr.shape[0] - 1, cs, nc, c, c1
     if (n < 0 or indptr[n] < 0 or indptr[n] > indices.shape[0]
             or indptr[n] > data.shape[0]):
         raise ValueError("indptr, indices and data do not form CSR arrays")
     if n == 0 or indptr[n] == 0:
         return True, 0, 0.0
-    nc = (n + cs - 1) // cs
-    cdef unsigned char[::1] bad = np.zeros(nc, dtype=np.uint8)
-    cdef Py_ssize_t[::1] zeros = np.zeros(nc, dtype=np.intp)
-    cdef double[::1] sums = np.zeros(nc, dtype=np.float64)
+    nc = row_chunks(n, &cs)
+    cdef unsigned char bad[MAX_CHUNKS]
+    cdef Py_ssize_t zeros[MAX_CHUNKS]
+    cdef double sums[MAX_CHUNKS]
     cdef double s = 0
     cdef Py_ssize_t z = 0
     cdef bint canonical = True, broken = False

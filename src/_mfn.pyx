@@ -43,7 +43,8 @@ from semisvm._core._cgls cimport cgls, rows_matvec, rows_rmatvec, rows_rmatvec_d
 from semisvm._core._cgls cimport n_blocks, slice_len, interrupted, reraise
 from semisvm._core._cgls cimport rows_rmatvec_blocked
 from semisvm._core._linesearch cimport Event, line_search as _line_search
-from semisvm._core._linesearch cimport collect_events, row_chunks, MAX_CHUNKS
+from semisvm._core._linesearch cimport collect_events
+from semisvm._core._typedefs cimport MAX_CHUNKS, row_chunks
 from scipy.linalg.cython_lapack cimport dpotrf, dpotrs
 from libc.stdlib cimport malloc, free
 from libc.string cimport memcpy

@@ -44,8 +44,11 @@ def test_row_chunks_partition_by_size_only():
     assert _row_chunks_py(C) == (1, C)
     assert _row_chunks_py(C + 1) == (2, C)
     assert _row_chunks_py(5 * C) == (5, C)
-    # past MAX_CHUNKS chunks of ROW_CHUNK rows the chunks grow (1024 at most)
+    # MAX_CHUNKS (1024) chunks of ROW_CHUNK rows at most; past them the
+    # chunks grow (both sides of the cap)
+    assert _row_chunks_py(1024 * C) == (1024, C)
     nc, cs = _row_chunks_py(1024 * C + 1)
+    assert cs > C
     assert nc <= 1024 and nc * cs >= 1024 * C + 1 and (nc - 1) * cs < 1024 * C + 1
 
 
