@@ -35,7 +35,8 @@ Preprocessing is what a user would do and the same for every estimator: tabular
 sets whose columns differ in scale by orders of magnitude (``standardize=True``
 below) are standardized with the mean/std of all the subsample's rows
 (unsupervised: legitimate in the transductive setting); every other set is used
-as stored (the defaults must be scale-aware).  Labels are mapped to 0..K-1 so
+as stored (the defaults must be scale-aware; the tune part also holds
+breast_cancer and wine as stored, ``*_raw``, for that).  Labels are mapped to 0..K-1 so
 that ``-1`` can mark an unlabeled row.
 
 The shared data sets are read in place from ``../shared/data`` (or
@@ -205,6 +206,12 @@ def _catalogue():
               note="scikit-learn, 569 x 30, 212/357"),
         _Spec("wine", "tune", _sk(skd.load_wine), standardize=True,
               note="scikit-learn, 178 x 13, 3 classes"),
+        # the same two sets in the units scikit-learn stores them (what a user's
+        # first try passes): columns whose spreads differ by 10^3-10^5
+        _Spec("breast_cancer_raw", "tune", _sk(skd.load_breast_cancer),
+              note="scikit-learn, 569 x 30, as stored (column IQRs 10^-3..10^2)"),
+        _Spec("wine_raw", "tune", _sk(skd.load_wine),
+              note="scikit-learn, 178 x 13, 3 classes, as stored (proline ~10^3, hue ~1)"),
         _Spec("moons", "tune", lambda: _moons(0), note="make_moons(1000, noise=.15)"),
         _Spec("circles", "tune", lambda: _circles(0),
               note="make_circles(1000, noise=.08, factor=.5)"),
@@ -266,7 +273,7 @@ def _catalogue():
 
 TUNE = ("breast_cancer", "wine", "moons", "circles", "xor", "blobs_75_25",
         "nested_clouds", "ionosphere", "diabetes", "krvskp", "isolet", "mnist10",
-        "sparse_planted")
+        "sparse_planted", "breast_cancer_raw", "wine_raw")
 REPORT = ("digits", "classif_a", "classif_b", "classif_85_15", "australian",
           "heart_statlog", "house_votes", "spectf", "clean1", "a9a", "bank", "shuttle",
           "sparse_planted_b")
