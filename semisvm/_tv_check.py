@@ -411,7 +411,8 @@ class TVCheckMixin:
         return new
 
     def _safe_semi(self):
-        semi = super()._safe_semi()
+        # (fitted on the checked fit's X, already scaled)
+        semi = super()._safe_semi().set_params(feature_scaling=False)
         # (none where the check's fits set themselves up: a graph= given)
         shared = getattr(self, "_safety_setup", None)
         if shared is not None:

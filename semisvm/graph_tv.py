@@ -84,6 +84,12 @@ from semisvm._fallback import (
     check_safe,
     safe_auto_doc,
 )
+from semisvm._feature_scale import (
+    FEATURE_SCALE_ATTR_DOC,
+    FEATURE_SCALING_DOC,
+    apply_scale,
+    fit_feature_scale,
+)
 from semisvm._threads import limit, limit_api
 from semisvm._tv_check import LABEL_TOL, TVCheckMixin
 from semisvm._tv_inputs import (
@@ -524,6 +530,12 @@ class _GraphTVBase(TVSetupMixin, TVCheckMixin, SafeSemiSupervisedMixin,
         X = as_csr32(X)
         check_targets(y)
         self._check_params()
+        # the columns' scale (feature_scaling): none where the user's fitted
+        # graph fixes the geometry; everything below sees the scaled X
+        self.feature_scale_ = fit_feature_scale(
+            X, self.feature_scaling, fixed=hasattr(self.graph, "affinity_"),
+            verbose=self.verbose, name=type(self).__name__)
+        X = apply_scale(X, self.feature_scale_)
         n = X.shape[0]
         k = self._n_neighbors(n) if W is None else None
         lab = y != UNLABELED
@@ -632,9 +644,10 @@ class _GraphTVBase(TVSetupMixin, TVCheckMixin, SafeSemiSupervisedMixin,
         if self.kernel == "linear" and m is not None and not isinstance(m, str):
             m = "auto"
         rs = 0 if self.random_state is None else self.random_state
+        # (X is this fit's, already scaled: feature_scaling=False)
         lap = LapRLS(kernel=self.kernel, gamma=self.kernel_gamma,
                      n_neighbors=self.n_neighbors, n_components=m,
-                     random_state=rs, n_jobs=self.n_jobs)
+                     random_state=rs, n_jobs=self.n_jobs, feature_scaling=False)
         # this fit's exact search (its lists hold LapRLS's k + spare, or
         # None): where LapRLS builds a kNN graph it reads them instead of a
         # second search
@@ -670,8 +683,9 @@ class _GraphTVBase(TVSetupMixin, TVCheckMixin, SafeSemiSupervisedMixin,
         # quiet iteration at scale is for the graph fit's slowly settling
         # labels, and a Cheeger estimator's counterpart must not take a
         # TV default that the Cheeger estimator itself does not have
+        # (fitted on this fit's X, already scaled: feature_scaling=False)
         sup = cls(gamma=0.0, normalize=None, safe=False, label_tol=LABEL_TOL,
-                  **params)
+                  feature_scaling=False, **params)
         if getattr(self, "_safety_setup", None) is not None:
             # in the safety net's check: its fits share the set-up too
             sup._safety_setup = self._safety_setup
@@ -686,7 +700,9 @@ class _GraphTVBase(TVSetupMixin, TVCheckMixin, SafeSemiSupervisedMixin,
         check_sparse_structure(X)  # before SciPy converts it
         X = validate_data(self, X, accept_sparse="csr", dtype=list(FLOAT_DTYPES),
                           order="C", reset=False)
-        Kx = self._kernel(apart(as_csr32(X), self.X_fit_), self.X_fit_)
+        # scaled as the fit's X was (feature_scaling)
+        X = apply_scale(as_csr32(X), getattr(self, "feature_scale_", None))
+        Kx = self._kernel(apart(X, self.X_fit_), self.X_fit_)
         return Kx @ self.alpha_ + self.intercept_
 
     def predict(self, X):
@@ -847,7 +863,7 @@ _COMMON_DOC = """
         solves also run side by side (where a fold solve holds n x n arrays,
         the exact kernel's path, only when two solves' fit in memory).
         The fit is the same to the bit whatever the count.
-
+""" + FEATURE_SCALING_DOC + """
     Attributes
     ----------
     classes_ : ndarray of shape (n_classes,)
@@ -882,7 +898,7 @@ _COMMON_DOC = """
     fell_back_ : bool
         True when the check replaced the model by the supervised one.
 """ + SAFE_CHECK_ATTR_DOC + LAPLACIAN_GUARD_ATTR_DOC + """    n_features_in_ : int
-"""
+""" + FEATURE_SCALE_ATTR_DOC
 
 
 # the Cheeger-specific parameters of CheegerRLS and CheegerSVM
@@ -924,7 +940,7 @@ class _TVBase(TVSchemeMixin, _GraphTVBase):
                  scheme="auto", start="auto", center="auto",
                  random_state=None, safe="auto", safe_cv=5,
                  safe_margin=0.0, verbose=0, n_components="auto",
-                 graph=None, n_jobs=None):
+                 graph=None, n_jobs=None, feature_scaling="auto"):
         self.gamma = gamma
         self.lam = lam
         self.eta = eta
@@ -957,6 +973,7 @@ class _TVBase(TVSchemeMixin, _GraphTVBase):
         self.n_components = n_components
         self.graph = graph
         self.n_jobs = n_jobs
+        self.feature_scaling = feature_scaling
 
     @staticmethod
     def _graph_tv(*args, **kwargs):
@@ -974,7 +991,7 @@ class _CheegerBase(CheegerSolveMixin, _GraphTVBase):
                  label_tol=0.01, max_iter=300, rof_tol=1e-3, rof_max_iter="auto",
                  random_state=None, safe="auto", safe_cv=5,
                  safe_margin=0.0, verbose=0, n_components="auto",
-                 graph=None, n_jobs=None):
+                 graph=None, n_jobs=None, feature_scaling="auto"):
         self.lam = lam
         self.mu = mu
         self.r = r
@@ -1002,6 +1019,7 @@ class _CheegerBase(CheegerSolveMixin, _GraphTVBase):
         self.n_components = n_components
         self.graph = graph
         self.n_jobs = n_jobs
+        self.feature_scaling = feature_scaling
 
     @staticmethod
     def _graph_cheeger(*args, **kwargs):

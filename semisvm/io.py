@@ -950,6 +950,17 @@ def _check_invariants(model):
         want("alpha_", (alpha.shape[0],) if K == 2 else (alpha.shape[0], K))
         want("intercept_", () if K == 2 else (K,))
         want("X_fit_", (alpha.shape[0], d))
+    if name in ("LapSVM", "LapRLS", "TVRLS", "TVSVM", "CheegerRLS", "CheegerSVM"):
+        # the columns' scale of feature_scaling: predict divides new rows by it
+        scale = st.get("feature_scale_")
+        if scale is not None:
+            _expect(isinstance(scale, np.ndarray) and scale.shape == (d,),
+                    f"model.feature_scale_ has shape {_shape(scale)} but {name} "
+                    f"with {d} features has None or ({d},)")
+            _expect(scale.dtype.kind == "f" and bool(np.all(np.isfinite(scale)))
+                    and bool(np.all(scale > 0)),
+                    "model.feature_scale_ (the columns' standard deviations) "
+                    "holds a value that is not a finite float > 0")
 
 
 def _smoke_test(model):

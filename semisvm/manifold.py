@@ -102,6 +102,12 @@ from semisvm._fallback import (
     cut_fallback,
     safe_auto_doc,
 )
+from semisvm._feature_scale import (
+    FEATURE_SCALE_ATTR_DOC,
+    FEATURE_SCALING_DOC,
+    apply_scale,
+    fit_feature_scale,
+)
 from semisvm._manifold_solvers import lapsvm_multi as _lapsvm_multi
 from semisvm._results import LapSVMResult, LapWResult
 from semisvm._rows import n_threads
@@ -353,7 +359,8 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
                  fit_intercept=True, stop="stability", tol=None, max_iter=None,
                  check_every=None, eta=None, safe="auto", safe_cv=5,
                  safe_margin=0.0, verbose=0, n_components="auto",
-                 lowrank_fit="auto", random_state=0, graph=None, n_jobs=None):
+                 lowrank_fit="auto", random_state=0, graph=None, n_jobs=None,
+                 feature_scaling="auto"):
         self.gamma_A = gamma_A
         self.gamma_I = gamma_I
         self.kernel = kernel
@@ -381,6 +388,7 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
         self.random_state = random_state
         self.graph = graph
         self.n_jobs = n_jobs
+        self.feature_scaling = feature_scaling
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -475,11 +483,13 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
         self.p_ = p
 
     def _check_X(self, X, reset):
+        """New rows (validation, prediction), validated and scaled as the
+        fit's X was (``feature_scale_``)."""
         sparse = self.kernel != "precomputed"
         check_sparse_structure(X)  # before SciPy converts it
         X = validate_data(self, X, accept_sparse="csr" if sparse else False,
                           dtype=list(FLOAT_DTYPES), order="C", reset=reset)
-        return as_csr32(X)
+        return apply_scale(as_csr32(X), getattr(self, "feature_scale_", None))
 
     # -- fit -------------------------------------------------------------
     @atomic_fit
@@ -534,6 +544,14 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
             raise ValueError(
                 f"kernel='precomputed' needs a square (n, n) Gram matrix as X, "
                 f"got shape {X.shape}")
+        # the columns' scale (feature_scaling): none where the user's kernel
+        # or fitted graph fixes the geometry; everything below sees the
+        # scaled X
+        self.feature_scale_ = fit_feature_scale(
+            X, self.feature_scaling,
+            fixed=self.kernel == "precomputed" or hasattr(self.graph, "affinity_"),
+            verbose=self.verbose, name=type(self).__name__)
+        X = apply_scale(X, self.feature_scale_)
         check_targets(y)
         labeled = y != UNLABELED
         if not np.any(labeled):
@@ -672,9 +690,10 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
         exact solver (Newton / closed form; with gamma_I = 0 the minimiser
         over all rows has alpha = 0 off the labeled rows: the same model,
         without the n x n work)."""
+        # (fitted on this fit's X, already scaled: feature_scaling=False)
         params = dict(gamma_I=0.0, safe=False, graph=None, n_neighbors=None,
                       p=1, solver="newton" if self._loss == "squared_hinge"
-                      else "closed")
+                      else "closed", feature_scaling=False)
         if self.gamma is None and getattr(self, "_gamma", None) is not None:
             params["gamma"] = self._gamma
         return LabeledOnly(clone(self).set_params(**params))
@@ -682,8 +701,9 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
     def _safe_semi(self):
         """The semi-supervised model refitted on each fold of the safety
         check: shares this fit's kNN graph object (each fold's graph is read
-        from it, not searched again) and its kernel width."""
-        semi = clone(self).set_params(safe=False)
+        from it, not searched again) and its kernel width; fitted on this
+        fit's X, already scaled (``feature_scaling=False``)."""
+        semi = clone(self).set_params(safe=False, feature_scaling=False)
         # fitted only to predict its held-out rows (kept through clone)
         semi._safety_fold = True
         if self.graph_ is not None:
@@ -1360,7 +1380,7 @@ _PARAMS_DOC = """
         passes over the rows. BLAS is held at one thread during fit and
         predict (threadpoolctl), so ``n_jobs=1`` runs on one core, and the
         model has the same bits for any value.
-
+""" + FEATURE_SCALING_DOC + """
     Attributes
     ----------
     classes_ : ndarray
@@ -1406,7 +1426,7 @@ _PARAMS_DOC = """
         The graph object the fit used (None for a user-given ``affinity``
         and for the exact mode's own graph).
     n_features_in_ : int
-"""
+""" + FEATURE_SCALE_ATTR_DOC
 
 
 class LapSVM(_LaplacianBase):
@@ -1494,7 +1514,8 @@ class LapRLS(_LaplacianBase):
                  fit_intercept=True, stop="stability", tol=None, max_iter=None,
                  check_every=None, eta=None, safe="auto", safe_cv=5,
                  safe_margin=0.0, verbose=0, n_components="auto",
-                 lowrank_fit="auto", random_state=0, graph=None, n_jobs=None):
+                 lowrank_fit="auto", random_state=0, graph=None, n_jobs=None,
+                 feature_scaling="auto"):
         # the same parameters as LapSVM; only the default solver differs
         super().__init__(**{k: v for k, v in locals().items()
                             if k not in ("self", "__class__")})

@@ -34,7 +34,7 @@ LAYERS = {
     "semisvm.graph": 2,
     "semisvm.kernels": 2, "semisvm._lowrank": 2, "semisvm._tv_solvers": 2,
     "semisvm._manifold_solvers": 2,
-    "semisvm._fallback": 2,
+    "semisvm._fallback": 2, "semisvm._feature_scale": 2,
     "semisvm.linear": 3, "semisvm._linear_ssl": 3, "semisvm._linear_base": 3,
     "semisvm._linear_balance": 3, "semisvm.manifold": 3, "semisvm.pu": 3,
     "semisvm.graph_tv": 3, "semisvm.model_selection": 3,
