@@ -511,7 +511,7 @@ def test_cli_passes_feature_scaling(tmp_path, capsys):
              for row, v in zip(X, ys)]
     data = tmp_path / "train.svm"
     data.write_text("\n".join(lines) + "\n")
-    for value, scaled in (("false", False), ('"auto"', True)):
+    for value, scaled in (("false", False), ("auto", True)):
         model = tmp_path / f"m{scaled}"
         assert main(["train", "-a", "laprls", "-q", "--param",
                      f"feature_scaling={value}", str(data), str(model)]) == 0
