@@ -11,6 +11,12 @@ alone; ``x dense copy`` compares with one ``X.copy()`` (dense) or
 
     python bench/bench_feature_scale.py
     python bench/bench_feature_scale.py --cases 100k-csr --density 0.005
+    python bench/bench_feature_scale.py --moons     # what the rule is for
+
+``--moons``: two moons (300 rows, noise 0.15, seed 0, 3 labels per class)
+with the axes x100 / x0.01, each estimator's transduction error with
+``feature_scaling=False`` and ``"auto"``, and whether "auto" gives the
+labels of ``feature_scaling=False`` on ``X / X.std(0)``.
 """
 import argparse
 import os
@@ -65,13 +71,41 @@ def _best(f, repeat):
     return best, out
 
 
+def moons():
+    from sklearn.datasets import make_moons
+
+    from semisvm import TVRLS, TVSVM, CheegerRLS, CheegerSVM, LapRLS, LapSVM
+    X, y = make_moons(300, noise=0.15, random_state=0)
+    ys = np.full(300, -1)
+    for c in (0, 1):
+        ys[np.flatnonzero(y == c)[:3]] = c
+    X = X * np.array([100.0, 0.01])
+    print(f"spread ratio {fs.spread_ratio(X):.3g}")
+    print("| estimator | False | auto | auto == False on X / X.std(0) | CPU s (3 fits) |")
+    print("|---|---|---|---|---|")
+    for cls in (LapSVM, LapRLS, TVRLS, TVSVM, CheegerRLS, CheegerSVM):
+        t = time.process_time()
+        off = cls(feature_scaling=False).fit(X, ys)
+        auto = cls().fit(X, ys)
+        ref = cls(feature_scaling=False).fit(X / X.std(0), ys)
+        t = time.process_time() - t
+        print(f"| {cls.__name__} | {100 * np.mean(off.transduction_ != y):.1f} % | "
+              f"{100 * np.mean(auto.transduction_ != y):.1f} % | "
+              f"{np.array_equal(auto.transduction_, ref.transduction_)} | {t:.2f} |")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--moons", action="store_true",
+                    help="the two moons table instead of the cost table")
     ap.add_argument("--cases", nargs="+", default=list(CASES), choices=list(CASES))
     ap.add_argument("--density", type=float, default=0.005,
                     help="CSR density of the random part (default 0.005)")
     ap.add_argument("--repeat", type=int, default=3)
     args = ap.parse_args()
+    if args.moons:
+        moons()
+        return
     print(f"load {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f}")
     print("| case | shape | nnz | spread_ratio s | ratio | feature_scale s | "
           "apply_scale s | total s | X.copy() s | total x copy |")
