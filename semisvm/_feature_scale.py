@@ -67,7 +67,8 @@ FEATURE_SCALING_DOC = """    feature_scaling : {"auto", True, False}, default="a
         user's kernel or graph fixes the geometry; with ``affinity=`` the
         kernel is still built on the scaled columns. Everything the fit
         builds from X (graph, kernel width, landmarks, ``X_fit_``, a
-        callable kernel's input) sees the scaled columns.
+        callable kernel's input) sees the scaled columns, and an explicit
+        kernel width or heat width applies to them.
 """
 FEATURE_SCALE_ATTR_DOC = """    feature_scale_ : ndarray of shape (n_features_in_,) or None
         The standard deviations the columns of X were divided by (1.0 for a

@@ -530,12 +530,6 @@ class _GraphTVBase(TVSetupMixin, TVCheckMixin, SafeSemiSupervisedMixin,
         X = as_csr32(X)
         check_targets(y)
         self._check_params()
-        # the columns' scale (feature_scaling): none where the user's fitted
-        # graph fixes the geometry; everything below sees the scaled X
-        self.feature_scale_ = fit_feature_scale(
-            X, self.feature_scaling, fixed=hasattr(self.graph, "affinity_"),
-            verbose=self.verbose, name=type(self).__name__)
-        X = apply_scale(X, self.feature_scale_)
         n = X.shape[0]
         k = self._n_neighbors(n) if W is None else None
         lab = y != UNLABELED
@@ -547,6 +541,13 @@ class _GraphTVBase(TVSetupMixin, TVCheckMixin, SafeSemiSupervisedMixin,
             raise ValueError(
                 f"{type(self).__name__} needs labeled samples of at least 2 classes "
                 f"in y; got 1 class ({self.classes_.tolist()})" + unlabeled_hint(y))
+        # the columns' scale (feature_scaling), once X and y are checked:
+        # none where the user's fitted graph fixes the geometry; everything
+        # below (graph, kernel, landmarks, X_fit_, the guard) sees the scaled X
+        self.feature_scale_ = fit_feature_scale(
+            X, self.feature_scaling, fixed=hasattr(self.graph, "affinity_"),
+            verbose=self.verbose, name=type(self).__name__)
+        X = apply_scale(X, self.feature_scale_)
         self.mode_, self.n_components_ = self._mode(n)
         # the memory of the path taken, refused before the graph and the
         # kernel are built

@@ -544,14 +544,6 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
             raise ValueError(
                 f"kernel='precomputed' needs a square (n, n) Gram matrix as X, "
                 f"got shape {X.shape}")
-        # the columns' scale (feature_scaling): none where the user's kernel
-        # or fitted graph fixes the geometry; everything below sees the
-        # scaled X
-        self.feature_scale_ = fit_feature_scale(
-            X, self.feature_scaling,
-            fixed=self.kernel == "precomputed" or hasattr(self.graph, "affinity_"),
-            verbose=self.verbose, name=type(self).__name__)
-        X = apply_scale(X, self.feature_scale_)
         check_targets(y)
         labeled = y != UNLABELED
         if not np.any(labeled):
@@ -564,6 +556,14 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
                 f"{type(self).__name__} needs labeled samples of at least 2 "
                 f"classes; got 1 class ({classes.tolist()})" + unlabeled_hint(y))
         self.classes_ = classes
+        # the columns' scale (feature_scaling), once X and y are checked:
+        # none where the user's kernel or fitted graph fixes the geometry;
+        # everything below (graph, kernel, landmarks, X_fit_) sees the scaled X
+        self.feature_scale_ = fit_feature_scale(
+            X, self.feature_scaling,
+            fixed=self.kernel == "precomputed" or hasattr(self.graph, "affinity_"),
+            verbose=self.verbose, name=type(self).__name__)
+        X = apply_scale(X, self.feature_scale_)
         # the data-derived gamma is fixed on the training rows, so that
         # prediction uses the same kernel
         self._gamma = self.gamma
