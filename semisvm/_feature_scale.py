@@ -109,8 +109,9 @@ def _sparse_quartiles(X):
     """The (2, d) quartiles of the columns of sparse X, counting its
     implicit zeros: a column's sorted values are its sorted stored negative
     values, then its zeros (implicit and stored), then its stored positive
-    values. Only the columns with a quartile among their stored values are
-    read (one partition of their stored values each)."""
+    values. One pass over the values (the CSC form, the negatives' counts),
+    then one partition of the stored values of each column that has a
+    quartile among them (a mostly-zero column has none)."""
     X = X.tocsc()
     if not X.has_canonical_format:
         X = X.copy()
