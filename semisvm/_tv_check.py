@@ -102,7 +102,7 @@ FOLD_BUDGET_MIN_ROWS = 200_000
 FOLD_MAX_ITER_SCALE = 4
 # ... and the Cheeger pair's such folds on more than
 # CHEEGER_FOLD_BUDGET_MIN_ROWS rows (up to FOLD_BUDGET_MIN_ROWS) after at
-# most CHEEGER_FOLD_MAX_ITER: at 100k rows they ran as long as the fit (7-9
+# most CHEEGER_FOLD_MAX_ITER: at 100k rows they ran as long as the fit (7-17
 # outer iterations each, ~0.7 CPU s an iteration, ~40 % of a default fit's
 # CPU) while their held-out labels were near their last values by the 5th.
 # Held-out rows right of 50 per fold at each outer iteration (| 5),
