@@ -100,6 +100,21 @@ SCALE_LABEL_TOL = 0.001
 # Cheeger pair's folds take the same budget (CheegerSolveMixin._fold_max_iter)
 FOLD_BUDGET_MIN_ROWS = 200_000
 FOLD_MAX_ITER_SCALE = 4
+# ... and the Cheeger pair's such folds on more than
+# CHEEGER_FOLD_BUDGET_MIN_ROWS rows (up to FOLD_BUDGET_MIN_ROWS) after at
+# most CHEEGER_FOLD_MAX_ITER: at 100k rows they ran as long as the fit (7-17
+# outer iterations each, ~0.7 CPU s an iteration, ~40 % of a default fit's
+# CPU) while their held-out labels were near their last values by the 5th.
+# Held-out rows right of 50 per fold at each outer iteration (| 5),
+# CheegerSVM, 100k x 50, 10 classes, 10 labels per class (make_classification
+# as in bench/bench_graph_tv_scale.py --part large: class_sep 2.0 seed 0, and
+# 1.5 seed 1): 14 36 47 47 47 | 48 48 48 and 18 37 49 40 50 | 50 50 (98 -> 97
+# of 100 against the SVC's 75); 14 30 40 43 46 | 46 47 47 and 13 31 41 45 48
+# | 49 49 49 49 (96 -> 94 against 63). A budget of 4 read 87 / 88 there (the
+# 4th iteration's dip above). Other problems (30k-100k rows, 5 and 10
+# classes, both losses): bench/RESULTS.md
+CHEEGER_FOLD_BUDGET_MIN_ROWS = SCALE_MIN_ROWS
+CHEEGER_FOLD_MAX_ITER = 5
 # the safe="auto" check's two fold solves run side by side on two threads
 # when the fit has at least two (n_jobs) and at most this many rows (above
 # it each solve's own passes are threaded, and two solves at once would

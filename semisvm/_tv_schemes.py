@@ -319,10 +319,12 @@ class CheegerSolveMixin:
                                    _cache=getattr(self, "_solve_cache", None))
 
     def _fold_max_iter(self, n, watch):
-        """The outer iterations a safe="auto" fold solve on n rows may take:
-        ``_tv_check.FOLD_MAX_ITER_SCALE`` for more than two classes (its
-        held-out rows ``watch`` given, see ``_watch_rows``) on more than
-        ``_tv_check.FOLD_BUDGET_MIN_ROWS`` rows, else None (its stop rule
+        """The outer iterations a safe="auto" fold solve on n rows may take,
+        for more than two classes (its held-out rows ``watch`` given, see
+        ``_watch_rows``): ``_tv_check.FOLD_MAX_ITER_SCALE`` on more than
+        ``_tv_check.FOLD_BUDGET_MIN_ROWS`` rows, else
+        ``_tv_check.CHEEGER_FOLD_MAX_ITER`` on more than
+        ``_tv_check.CHEEGER_FOLD_BUDGET_MIN_ROWS``; else None (its stop rule
         alone). The ratio loop has no scheme for a fold to disagree with
         (TV: see ``TVCheckMixin._fold_max_iter``). Measured on the problem of
         bench/bench_graph_tv_scale.py (10 classes, 10 labels per class, 50
@@ -331,9 +333,14 @@ class CheegerSolveMixin:
         46 48 48 48 (97 -> 93 of 100, the fit's own error 1.57 %); 1M rows
         (CheegerRLS, n_jobs=2, load 7-11): folds of 9 + 8 iterations -> 4 + 4,
         the check 96 -> 90 of 100 against the SVC's 80 (kept), 587 -> 545 CPU
-        s, the same fit (1.82 % error)."""
-        if watch is not None and n > _tv_check.FOLD_BUDGET_MIN_ROWS:
+        s, the same fit (1.82 % error). 100k rows: see
+        ``_tv_check.CHEEGER_FOLD_MAX_ITER``."""
+        if watch is None:
+            return None
+        if n > _tv_check.FOLD_BUDGET_MIN_ROWS:
             return _tv_check.FOLD_MAX_ITER_SCALE
+        if n > _tv_check.CHEEGER_FOLD_BUDGET_MIN_ROWS:
+            return _tv_check.CHEEGER_FOLD_MAX_ITER
         return None
 
     def _rof_max_iter(self, n):

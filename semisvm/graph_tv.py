@@ -813,9 +813,10 @@ _COMMON_DOC = """
           of their rows (no held-out label value enters them) and, above 2000
           rows, stop as the ``"auto"`` check's folds do (less the latter's
           quiet iterations on their held-out labels at scale, and their
-          budget of 4 outer iterations above 200,000 rows with more than
-          two classes: TVRLS / TVSVM where the fit kept the penalty
-          iteration, CheegerRLS / CheegerSVM always); needs the graph built
+          budget of outer iterations with more than two classes: 4 above
+          200,000 rows, TVRLS / TVSVM where the fit kept the penalty
+          iteration, CheegerRLS / CheegerSVM always, and 5 for CheegerRLS /
+          CheegerSVM above 20,000 rows); needs the graph built
           from X (not ``fit(..., W=...)``).
         * ``False``: no check.
     safe_cv : int or cross-validator, default=5

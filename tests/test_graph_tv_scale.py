@@ -685,6 +685,51 @@ def test_cheeger_fold_budget_both_sides(Est, n_classes, above, monkeypatch):
     assert checked.unlabeled_gain_ is not None
 
 
+@pytest.mark.parametrize("Est", [CheegerRLS, CheegerSVM])
+@pytest.mark.parametrize("n_classes", [3, 2])
+@pytest.mark.parametrize("above", [True, False])
+def test_cheeger_fold_budget_below_the_large_one_both_sides(Est, n_classes, above,
+                                                            monkeypatch):
+    # below FOLD_BUDGET_MIN_ROWS, the Cheeger pair's check folds (more than
+    # two classes above SCALE_MIN_ROWS) on more than
+    # CHEEGER_FOLD_BUDGET_MIN_ROWS rows stop after CHEEGER_FOLD_MAX_ITER outer
+    # iterations; at or below it and with two classes: no budget; the fit
+    # itself never has one and keeps its bits
+    import semisvm._tv_check as tv_check
+    X, y, seen = _fold_budget_problem(
+        monkeypatch, n_classes, False, "graph_cheeger",
+        lambda k, res: (k.get("max_iter"), res.n_iter, res.status))
+    monkeypatch.setattr(tv_check, "CHEEGER_FOLD_BUDGET_MIN_ROWS", 79 if above else 80)
+    monkeypatch.setattr(tv_check, "CHEEGER_FOLD_MAX_ITER", 3)
+    fit, n_fit, checked = _plain_and_checked(Est, X, y, seen)
+    np.testing.assert_array_equal(checked.result_.decision, fit.result_.decision)
+    assert seen[:n_fit] == seen[n_fit:2 * n_fit]
+    assert all(m == 30 for m, *_ in seen[:n_fit])
+    folds = seen[2 * n_fit:]
+    assert len(folds) == 2
+    if above and n_classes > 2:
+        assert all(m == 3 and it <= 3 for m, it, _ in folds)
+        assert any(st == "max_iter" for *_, st in folds)
+    else:
+        assert all(m == 30 for m, *_ in folds)
+        assert any(it > 3 for _, it, _ in folds)
+    assert checked.unlabeled_gain_ is not None
+
+
+def test_cheeger_fold_budgets_by_rows(monkeypatch):
+    # the two budgets' row ranges, watched folds only (the defaults' values)
+    import semisvm._tv_check as tv_check
+    est = CheegerRLS()
+    watch = np.ones(3, dtype=bool)
+    lo, hi = tv_check.CHEEGER_FOLD_BUDGET_MIN_ROWS, tv_check.FOLD_BUDGET_MIN_ROWS
+    assert tv_check.SCALE_MIN_ROWS <= lo < 100_000 < hi
+    assert est._fold_max_iter(lo, watch) is None
+    assert est._fold_max_iter(lo + 1, watch) == tv_check.CHEEGER_FOLD_MAX_ITER
+    assert est._fold_max_iter(hi, watch) == tv_check.CHEEGER_FOLD_MAX_ITER
+    assert est._fold_max_iter(hi + 1, watch) == tv_check.FOLD_MAX_ITER_SCALE
+    assert est._fold_max_iter(10 * hi, None) is None
+
+
 @pytest.mark.parametrize("scheme", ["augmented", "penalty"])
 def test_fold_budget_only_where_the_fit_kept_the_penalty_iteration(scheme, monkeypatch):
     # above FOLD_BUDGET_MIN_ROWS, a fit whose scheme the user chose (or
