@@ -582,9 +582,10 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
 
         # Newton / closed form: the fit and its check's label folds (the
         # same K and L, a subset of the labels) share the label-free setup
-        # (L^p K) and the fit's factorisation (see lapsvm_multi); dropped
-        # with this closure when the check is done
-        shared = {}
+        # (L^p K) and the fit's factorisation (see lapsvm_multi), dropped
+        # with this closure when the check is done; not kept without the
+        # check (safe=True's refits on folds of the rows build their own)
+        shared = {} if safe == "auto" else None
 
         def solve(y):
             ys = []

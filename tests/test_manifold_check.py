@@ -252,3 +252,15 @@ def test_estimator_check_as_before_and_setup_once(monkeypatch, Est, case):
         assert new.fell_back_
     # nothing of the n x n work stays on the estimator
     assert not any(isinstance(v, dict) and "setup" in v for v in vars(new).values())
+
+
+def test_nothing_shared_without_the_check(monkeypatch):
+    # safe=False (no folds) and safe=True (refits on folds of the rows, each
+    # its own K and L): the fit keeps no factorisation; safe="auto" one
+    X, _, _, y, _ = _problem(n=120)
+    lu = _Count(sla.lu_factor)
+    monkeypatch.setattr(sla, "lu_factor", lu)
+    LapRLS(safe=False).fit(X, y)
+    assert len(lu.calls) == 0
+    LapRLS().fit(X, y)
+    assert len(lu.calls) == 1
