@@ -162,8 +162,8 @@ def woodbury_solve(K, E0, lu, E, rhs, fit_b):
     W = [K_H, 1] (the rows' share of ``I_E0 K`` and, when ``fit_b``, of the
     bias column): x = x0 + G S^-1 W x0 with x0 = M_E0^-1 rhs, G = M_E0^-1 U
     and S = I_h - W G (h x h). None where E is not a subset of E0, h is
-    above ``WOODBURY_MAX_FRACTION`` of n, or S is singular: the caller
-    factorises M_E itself.
+    above ``WOODBURY_MAX_FRACTION`` of n, or S is singular (or gives a
+    non-finite solution): the caller factorises M_E itself.
     """
     import scipy.linalg as sla
 
@@ -193,6 +193,8 @@ def woodbury_solve(K, E0, lu, E, rhs, fit_b):
             warnings.simplefilter("ignore", sla.LinAlgWarning)
             t = sla.solve(S, WZ[:, :c], check_finite=False)
     except (sla.LinAlgError, ValueError):
+        return None
+    if not np.all(np.isfinite(t)):
         return None
     return x0 + G @ t
 

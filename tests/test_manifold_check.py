@@ -264,3 +264,38 @@ def test_nothing_shared_without_the_check(monkeypatch):
     assert len(lu.calls) == 0
     LapRLS().fit(X, y)
     assert len(lu.calls) == 1
+
+
+@pytest.mark.parametrize("fit_b", [False, True])
+def test_woodbury_solve_against_numpy(fit_b):
+    # M_E = M_E0 less the rows H = E0 \ E of I_E0 K (and of the bias
+    # column): through M_E0's LU, as numpy's solve of M_E itself
+    rng = np.random.default_rng(3)
+    n, N = 12, 12 + fit_b
+    K = rng.standard_normal((n, n))
+    E0 = np.array([1, 4, 5, 8, 10])
+    E = np.array([4, 8, 10])
+    M0 = rng.standard_normal((N, N)) + N * np.eye(N)
+    ME = M0.copy()
+    ME[[1, 5], :n] -= K[[1, 5]]
+    if fit_b:
+        ME[[1, 5], n] -= 1.0
+    rhs = rng.standard_normal((N, 2))
+    got = ms.woodbury_solve(K, E0, sla.lu_factor(M0), E, rhs, fit_b)
+    np.testing.assert_allclose(got, np.linalg.solve(ME, rhs), rtol=1e-12, atol=1e-12)
+    # not a subset of E0: None (the caller factorises M_E)
+    assert ms.woodbury_solve(K, E0, sla.lu_factor(M0), np.array([2, 4]), rhs,
+                             fit_b) is None
+
+
+def test_woodbury_solve_singular_capacitance_is_none():
+    # M_E0 = A + e_0 K_0 with A singular (row 0 zero): hiding row 0 leaves
+    # the singular A, S = 1 - K_0 M_E0^-1 e_0 = 0 exactly
+    n = 4
+    K = np.zeros((n, n))
+    K[0] = [1.0, 2.0, 3.0, 4.0]
+    M0 = np.diag([0.0, 1.0, 1.0, 1.0])
+    M0[0] += K[0]
+    rhs = np.ones((n, 1))
+    assert ms.woodbury_solve(K, np.array([0, 2]), sla.lu_factor(M0),
+                             np.array([2]), rhs, False) is None
