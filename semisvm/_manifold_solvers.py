@@ -115,31 +115,41 @@ def newton_solve(K, LK, L1, y, E, gamma_A, gamma_I, fit_b, factor=None):
         sol = woodbury_solve(K, factor["E"], base, E, rhs, fit_b)
         if sol is not None:
             return _split(sol, n, fit_b, dtype)
-    M = gamma_I * LK
-    M.flat[:: n + 1] += gamma_A
-    M[E] += K[E]
-    if fit_b:
-        A1 = gamma_I * L1
-        A1[E] += 1
-        M = np.block([[M, A1[:, None]],
-                      [np.ones((1, n), dtype=dtype), np.zeros((1, 1), dtype=dtype)]])
+
+    def matrix():
+        # the (bordered) matrix written in Fortran order, where LAPACK
+        # factorises it in place: no n x n temporaries (the bordering copy,
+        # the solver's Fortran copy)
+        M = np.empty((n + fit_b, n + fit_b), dtype=dtype, order="F")
+        np.multiply(LK, gamma_I, out=M[:n, :n])
+        diag = np.arange(n)
+        M[diag, diag] += gamma_A
+        M[E, :n] += K[E]
+        if fit_b:
+            np.multiply(L1, gamma_I, out=M[:n, n])
+            M[E, n] += 1
+            M[n, :n] = 1
+            M[n, n] = 0
+        return M
+
     try:
         with warnings.catch_warnings():
             # tiny gamma_A makes M ill-conditioned (K has tiny eigenvalues);
             # the solution is still the minimiser the objective asks for
             warnings.simplefilter("ignore", sla.LinAlgWarning)
-            if factor is None or "E" in factor:
-                sol = sla.solve(M, rhs, check_finite=False, overwrite_a=True)
-            else:
-                # getrf + getrs, as sla.solve (the same bits), the factors kept
-                lu = sla.lu_factor(M, check_finite=False, overwrite_a=True)
-                if not np.all(np.diagonal(lu[0])):
-                    # exactly singular: sla.solve raises here
-                    raise sla.LinAlgError("singular matrix")
-                sol = sla.lu_solve(lu, rhs, check_finite=False)
+            # getrf + getrs: the bits of scipy.linalg.solve (which, in SciPy
+            # 1.17, crashes on an exactly singular Fortran-ordered matrix it
+            # may overwrite); the factors kept for the label folds
+            lu = sla.lu_factor(matrix(), check_finite=False, overwrite_a=True)
+            if not np.all(np.diagonal(lu[0])):
+                raise sla.LinAlgError("singular matrix")
+            sol = sla.lu_solve(lu, rhs, check_finite=False)
+            if factor is not None and "E" not in factor:
                 factor.update(E=E.copy(), lu=lu)
+            del lu
     except (sla.LinAlgError, ValueError):
-        sol = sla.lstsq(M, rhs, check_finite=False)[0]
+        # exactly singular: the least-squares solution
+        sol = sla.lstsq(matrix(), rhs, check_finite=False)[0]
     return _split(sol, n, fit_b, dtype)
 
 

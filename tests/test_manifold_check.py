@@ -192,20 +192,25 @@ def test_labels_outside_the_fit_get_their_own_factorisation():
 
 
 def test_singular_system_least_squares_and_no_factors_kept():
-    # an exactly singular matrix (M = 0): least squares, as sla.solve's
-    # LinAlgError led to, and nothing stored for later calls
+    # an exactly singular matrix (M = all ones: every sum below is exact):
+    # least squares on M, as before (the factorisation, which overwrites
+    # its matrix in place, does not leak into it), with and without a
+    # factor dict, and nothing stored for later calls
     n = 30
-    K = np.eye(n)
+    K = np.full((n, n), 0.5)
     E = np.arange(5)
-    LK = -1e-4 * np.eye(n)
+    LK = np.full((n, n), 1.0)
+    LK[np.arange(n), np.arange(n)] -= 0.25
     LK[E] -= K[E]
     y = np.zeros((n, 1))
     y[E, 0] = 1.0
-    factor = {}
-    a1, b1 = ms.newton_solve(K, LK, np.zeros(n), y, E, 1e-4, 1.0, False,
-                             factor=factor)
-    a0, b0 = ms.newton_solve(K, LK, np.zeros(n), y, E, 1e-4, 1.0, False)
-    np.testing.assert_array_equal(a1, a0)
+    rhs = np.zeros((n, 1))
+    rhs[E] = 1.0
+    ref = np.linalg.lstsq(np.ones((n, n)), rhs, rcond=None)[0]
+    for factor in (None, {}):
+        a, _ = ms.newton_solve(K, LK, np.zeros(n), y, E, 0.25, 1.0, False,
+                               factor=factor)
+        np.testing.assert_allclose(a, ref, rtol=1e-10, atol=1e-12)
     assert "lu" not in factor
 
 
@@ -256,14 +261,25 @@ def test_estimator_check_as_before_and_setup_once(monkeypatch, Est, case):
 
 def test_nothing_shared_without_the_check(monkeypatch):
     # safe=False (no folds) and safe=True (refits on folds of the rows, each
-    # its own K and L): the fit keeps no factorisation; safe="auto" one
+    # its own K and L): no factors kept, no Woodbury solve; safe="auto": the
+    # fit's factors, the two folds through them
     X, _, _, y, _ = _problem(n=120)
-    lu = _Count(sla.lu_factor)
-    monkeypatch.setattr(sla, "lu_factor", lu)
+    calls = []
+    orig = ms.newton_solve
+
+    def spy(*a, factor=None, **k):
+        calls.append(factor)
+        return orig(*a, factor=factor, **k)
+
+    wb = _Count(ms.woodbury_solve)
+    monkeypatch.setattr(ms, "newton_solve", spy)
+    monkeypatch.setattr(ms, "woodbury_solve", wb)
     LapRLS(safe=False).fit(X, y)
-    assert len(lu.calls) == 0
+    assert calls == [None] and not wb.calls
+    calls.clear()
     LapRLS().fit(X, y)
-    assert len(lu.calls) == 1
+    assert len(calls) == 3 and all(f is calls[0] for f in calls)
+    assert "lu" in calls[0] and len(wb.calls) == 2
 
 
 @pytest.mark.parametrize("fit_b", [False, True])
@@ -299,3 +315,38 @@ def test_woodbury_solve_singular_capacitance_is_none():
     rhs = np.ones((n, 1))
     assert ms.woodbury_solve(K, np.array([0, 2]), sla.lu_factor(M0),
                              np.array([2]), rhs, False) is None
+
+
+def _old_newton_solve(K, LK, L1, y, E, gA, gI, fit_b):
+    # newton_solve's gamma_I > 0 branch before this change: the matrix
+    # bordered by np.block, C-ordered, solved by scipy.linalg.solve
+    n = K.shape[0]
+    M = gI * LK
+    M.flat[:: n + 1] += gA
+    M[E] += K[E]
+    rhs = np.zeros((n + fit_b, y.shape[1]))
+    rhs[E] = y[E]
+    if fit_b:
+        A1 = gI * L1
+        A1[E] += 1
+        M = np.block([[M, A1[:, None]], [np.ones((1, n)), np.zeros((1, 1))]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", sla.LinAlgWarning)
+        sol = sla.solve(M, rhs, check_finite=False, overwrite_a=True)
+    return (sol[:n], sol[n]) if fit_b else (sol, np.zeros(y.shape[1]))
+
+
+@pytest.mark.parametrize("fit_b", [False, True])
+@pytest.mark.parametrize("n_classes,power", [(2, 1), (3, 2)])
+def test_direct_solve_same_bits_as_before(fit_b, n_classes, power):
+    # the matrix written in Fortran order and factorised in place: the
+    # same bits as the old bordering and scipy.linalg.solve
+    _, K, L, y, _ = _problem(n=150, n_classes=n_classes)
+    K64, _, LK, L1 = ms.lap_newton_setup(K, L, 1.0, power)
+    E = np.flatnonzero(y != -1)
+    Y = np.where(np.column_stack(_ovr(y, range(n_classes))) == 1, 1.0, -1.0)
+    for gA in (1e-4, 1e-8):
+        a, b = ms.newton_solve(K64, LK, L1, Y, E, gA, 1.0, fit_b)
+        a0, b0 = _old_newton_solve(K64, LK, L1, Y, E, gA, 1.0, fit_b)
+        np.testing.assert_array_equal(a, a0)
+        np.testing.assert_array_equal(b, b0)
