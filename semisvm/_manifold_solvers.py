@@ -60,7 +60,7 @@ def lap_objective(K, L, y, lab, alpha, b, gamma_A, gamma_I, hinge):
                   + gamma_I * float(f @ (L @ f))), f
 
 
-def newton_solve(K, LK, L1, y, E, gamma_A, gamma_I, fit_b):
+def newton_solve(K, LK, L1, y, E, gamma_A, gamma_I, fit_b, factor=None):
     """Minimiser of the quadratic F with the error-vector set E frozen (eq. 11).
 
     gamma_I = 0: alpha vanishes off E and (gamma_A I + K_EE) alpha_E = y_E - b
@@ -72,6 +72,17 @@ def newton_solve(K, LK, L1, y, E, gamma_A, gamma_I, fit_b):
     of a multi-class fit at their first step, or LapRLS, where E is all the
     labeled points) are solved with one factorisation; alpha is then (n, c)
     and b a (c,) array.
+
+    ``factor`` (gamma_I > 0 only): a dict shared by solves over the same K,
+    LK, L1, gamma_A, gamma_I and fit_b (a fit's and its check's label
+    folds', see :func:`lapsvm_multi`). Empty: this solve factorises its
+    matrix (LU, the same bits as without ``factor``) and stores the factors
+    with its E. Holding the factors of a superset E0 of E: the matrix of E
+    is E0's less the rows E0 \\ E of ``I_E0 K`` (and of the bias column), a
+    change of rank h = |E0 \\ E|, solved through E0's factors by the
+    Woodbury identity in O(n^2 (h + c)) instead of a new O(n^3) LU (the
+    label folds hide a few labeled rows of the fit's); not the same bits as
+    a new factorisation (see :func:`woodbury_solve`).
     """
     import scipy.linalg as sla
 
@@ -97,27 +108,105 @@ def newton_solve(K, LK, L1, y, E, gamma_A, gamma_I, fit_b):
             u = u - v[:, None] * b[None, :].astype(dtype)
         alpha[E] = u
         return alpha, b
-    M = gamma_I * LK
-    M.flat[:: n + 1] += gamma_A
-    M[E] += K[E]
     rhs = np.zeros((n + fit_b, c), dtype=dtype)
     rhs[E] = y[E]
-    if fit_b:
-        A1 = gamma_I * L1
-        A1[E] += 1
-        M = np.block([[M, A1[:, None]],
-                      [np.ones((1, n), dtype=dtype), np.zeros((1, 1), dtype=dtype)]])
+    base = None if factor is None else factor.get("lu")
+    if base is not None:
+        sol = woodbury_solve(K, factor["E"], base, E, rhs, fit_b)
+        if sol is not None:
+            return _split(sol, n, fit_b, dtype)
+
+    def matrix():
+        # the (bordered) matrix written in Fortran order, where LAPACK
+        # factorises it in place: no n x n temporaries (the bordering copy,
+        # the solver's Fortran copy)
+        M = np.empty((n + fit_b, n + fit_b), dtype=dtype, order="F")
+        np.multiply(LK, gamma_I, out=M[:n, :n])
+        diag = np.arange(n)
+        M[diag, diag] += gamma_A
+        M[E, :n] += K[E]
+        if fit_b:
+            np.multiply(L1, gamma_I, out=M[:n, n])
+            M[E, n] += 1
+            M[n, :n] = 1
+            M[n, n] = 0
+        return M
+
     try:
         with warnings.catch_warnings():
             # tiny gamma_A makes M ill-conditioned (K has tiny eigenvalues);
             # the solution is still the minimiser the objective asks for
             warnings.simplefilter("ignore", sla.LinAlgWarning)
-            sol = sla.solve(M, rhs, check_finite=False, overwrite_a=True)
+            # getrf + getrs: the bits of scipy.linalg.solve (which, in SciPy
+            # 1.17, crashes on an exactly singular Fortran-ordered matrix it
+            # may overwrite); the factors kept for the label folds
+            lu = sla.lu_factor(matrix(), check_finite=False, overwrite_a=True)
+            if not np.all(np.diagonal(lu[0])):
+                raise sla.LinAlgError("singular matrix")
+            sol = sla.lu_solve(lu, rhs, check_finite=False)
+            if factor is not None and "E" not in factor:
+                factor.update(E=E.copy(), lu=lu)
+            del lu
     except (sla.LinAlgError, ValueError):
-        sol = sla.lstsq(M, rhs, check_finite=False)[0]
+        # exactly singular: the least-squares solution
+        sol = sla.lstsq(matrix(), rhs, check_finite=False)[0]
+    return _split(sol, n, fit_b, dtype)
+
+
+def _split(sol, n, fit_b, dtype):
+    """(alpha, b) of a bordered system's solution."""
     if fit_b:
         return sol[:n].astype(dtype), np.asarray(sol[n], dtype=float)
-    return sol.astype(dtype), np.zeros(c)
+    return sol.astype(dtype), np.zeros(sol.shape[1])
+
+
+# the Woodbury solve of newton_solve up to this rank h = |E0 \ E| per
+# matrix row: its cost n^2 (h + c) against a new LU's 2/3 n^3
+WOODBURY_MAX_FRACTION = 0.25
+
+
+def woodbury_solve(K, E0, lu, E, rhs, fit_b):
+    """The solution of M_E x = rhs through the LU factors of M_E0, E <= E0.
+
+    M_E = M_E0 - U W with U the columns e_i of the rows i in H = E0 \\ E and
+    W = [K_H, 1] (the rows' share of ``I_E0 K`` and, when ``fit_b``, of the
+    bias column): x = x0 + G S^-1 W x0 with x0 = M_E0^-1 rhs, G = M_E0^-1 U
+    and S = I_h - W G (h x h). None where E is not a subset of E0, h is
+    above ``WOODBURY_MAX_FRACTION`` of n, or S is singular (or gives a
+    non-finite solution): the caller factorises M_E itself.
+    """
+    import scipy.linalg as sla
+
+    n = K.shape[0]
+    keep = np.isin(E0, E)
+    if int(np.count_nonzero(keep)) != E.size:
+        return None
+    H = E0[~keep]
+    h = H.size
+    if h == 0:
+        return sla.lu_solve(lu, rhs, check_finite=False)
+    if h > WOODBURY_MAX_FRACTION * n:
+        return None
+    c = rhs.shape[1]
+    B = np.zeros((rhs.shape[0], c + h))
+    B[:, :c] = rhs
+    B[H, c + np.arange(h)] = 1.0
+    Z = sla.lu_solve(lu, B, check_finite=False)
+    x0, G = Z[:, :c], Z[:, c:]
+    # W Z: the rows H of K (and the bias entry) against Z
+    WZ = K[H] @ Z[:n]
+    if fit_b:
+        WZ += Z[n]
+    S = np.eye(h) - WZ[:, c:]
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", sla.LinAlgWarning)
+            t = sla.solve(S, WZ[:, :c], check_finite=False)
+    except (sla.LinAlgError, ValueError):
+        return None
+    if not np.all(np.isfinite(t)):
+        return None
+    return x0 + G @ t
 
 
 class LaplacianPower:
@@ -220,7 +309,7 @@ def lap_newton(K, L, y, lab, gamma_A, gamma_I, hinge, fit_b, max_iter,
 def lapsvm_multi(K, L, ys, *, gamma_A, gamma_I, loss, solver, fit_intercept,
                   stop, tol, max_iter, check_every, eta, alpha0=None,
                   intercept0=None, K_val=None, y_val=None, power=1, verbose=False,
-                  joint_stop=False):
+                  joint_stop=False, shared=None):
     """:func:`lapsvm_primal` on several label vectors sharing K and L.
 
     ``ys`` is a list of (n,) label vectors (1 / 0, -1 unlabeled) with the same
@@ -233,6 +322,13 @@ def lapsvm_multi(K, L, ys, *, gamma_A, gamma_I, loss, solver, fit_intercept,
     error on the validation points) and stop all the problems together.
     Each one-vs-rest sign is -1 on most points, so per-problem sign
     stability stops long before the classes settle.
+    ``shared`` (Newton / closed form): a dict kept by the caller across calls
+    on the same K, L, gamma_A, gamma_I, fit_intercept and power whose
+    labeled points are a subset of the first call's (a fit and its check's
+    label folds): the label-free :func:`lap_newton_setup` (L^p K, L^p 1, K
+    and L in float64) is computed once, and the first Newton step (LapRLS:
+    the solution) of a later call goes through the first call's
+    factorisation (:func:`newton_solve`'s ``factor``).
     Returns a list of :class:`LapSVMResult`.
     """
     K = check_gram(K)
@@ -261,13 +357,21 @@ def lapsvm_multi(K, L, ys, *, gamma_A, gamma_I, loss, solver, fit_intercept,
 
     if solver in ("newton", "closed"):
         max_iter = 50 if max_iter is None else check_int(max_iter, "max_iter")
-        setup = lap_newton_setup(K, L, gamma_I, power)
+        if shared is None:
+            setup = lap_newton_setup(K, L, gamma_I, power)
+        else:
+            # label-free: computed on the first call (the same bits)
+            if "setup" not in shared:
+                shared["setup"] = lap_newton_setup(K, L, gamma_I, power)
+            setup = shared["setup"]
         # from alpha = 0 every labeled point is an error vector: the first
         # Newton step (LapRLS: the solution) has the same matrix for all the
         # one-vs-rest problems, so one factorisation serves them all
         A0, b0 = newton_solve(setup[0], setup[2], setup[3],
                                np.column_stack(ys).astype(np.float64), lab,
-                               gamma_A, gamma_I, fit_b)
+                               gamma_A, gamma_I, fit_b,
+                               factor=None if shared is None or gamma_I == 0
+                               else shared.setdefault("factor", {}))
         out = []
         for j, yj in enumerate(ys):
             alpha, b, f, obj, n_iter, status, hist, e_hist = lap_newton(

@@ -598,6 +598,13 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
             kw = {"K_val": K_val,
                   "y_val": [(yv == c).astype(np.int8) for c in problems]}
 
+        # Newton / closed form: the fit and its check's label folds (the
+        # same K and L, a subset of the labels) share the label-free setup
+        # (L^p K) and the fit's factorisation (see lapsvm_multi), dropped
+        # with this closure when the check is done; not kept without the
+        # check (safe=True's refits on folds of the rows build their own)
+        shared = {} if safe == "auto" else None
+
         def solve(y):
             ys = []
             for c in problems:
@@ -610,7 +617,8 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
                 loss=self._loss, solver=solver, fit_intercept=self.fit_intercept,
                 stop=self.stop, tol=self.tol, max_iter=self.max_iter,
                 check_every=self.check_every, eta=self.eta,
-                power=self.p_, verbose=bool(self.verbose), joint_stop=True, **kw)
+                power=self.p_, verbose=bool(self.verbose), joint_stop=True,
+                shared=shared, **kw)
 
         results = solve(y)
         for res in results:
