@@ -191,15 +191,20 @@ def _sparse_quartiles(X):
             keep = inblock[cols]
             if keep.any():
                 got_v.append(vals[keep])
-                got_c.append(cols[keep])
+                if block.size > 1:
+                    got_c.append(cols[keep].astype(np.int32))
         gv = np.concatenate(got_v)
-        gc = np.concatenate(got_c)
-        order = np.argsort(gc, kind="stable")
-        gv = gv[order]
+        del got_v
+        if block.size > 1:
+            # (grouped by column; the order within a column is immaterial
+            # to its order statistics)
+            gv = gv[np.argsort(np.concatenate(got_c), kind="stable")]
+            del got_c
         starts = np.concatenate(([0], np.cumsum(nnz[block])))
         for i, j in enumerate(block):
             ks = stack[:, j]
-            seg = np.partition(gv[starts[i]:starts[i + 1]], np.unique(ks[ks >= 0]))
+            seg = gv[starts[i]:starts[i + 1]]
+            seg.partition(np.unique(ks[ks >= 0]))
             for t, r in enumerate(ranks):
                 if ks[t] >= 0:
                     values[r][j] = seg[ks[t]]

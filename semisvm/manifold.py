@@ -1413,7 +1413,11 @@ _PARAMS_DOC = """
     n_components_ : int or None
         Landmarks used (Nystroem mode), else None.
     coef_ : ndarray of shape (n_problems, n_features)
-        w of each binary problem (``mode_ == "linear"`` only).
+        w of each binary problem (``mode_ == "linear"`` only). Where
+        ``feature_scale_`` is not None it applies to the scaled columns,
+        ``X / feature_scale_`` (the decision is ``(X / feature_scale_) @
+        coef_.T + intercept_``): divide it by ``feature_scale_`` for the
+        weights of the raw columns.
     lowrank_fit_ : {"coupled", "graph"} or None
         The Nystroem mode's fit (see ``lowrank_fit``); None in the other
         modes.
