@@ -594,6 +594,49 @@ def test_scaled_graph_shared_by_a_grid_search(cls, stretched):
                                   ref.cv_results_["mean_test_score"])
 
 
+@pytest.mark.parametrize("cls", [LapSVM, LapRLS, TVRLS, CheegerRLS],
+                         ids=["LapSVM", "LapRLS", "TVRLS", "CheegerRLS"])
+@pytest.mark.parametrize("params", [{}, {"n_components": 50}], ids=["exact", "nys"])
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
+def test_memory_check_counts_the_scaled_copy(cls, params, sparse, stretched,
+                                             monkeypatch):
+    from semisvm import _tv_setup, _validation
+    from semisvm import manifold as manifold_module
+    from semisvm._validation import NotEnoughMemoryError
+    X, _, ys = stretched
+    X = sp.csr_matrix(X) if sparse else X
+    copy = fs.apply_scale(X, fs.feature_scale(X))
+    copy_bytes = (copy.data.nbytes + copy.indices.nbytes + copy.indptr.nbytes
+                  if sparse else copy.nbytes)
+    assert fs.scaled_nbytes(X, fs.feature_scale(X)) == copy_bytes
+    assert fs.scaled_nbytes(X, None) == 0
+    module = manifold_module if cls in (LapSVM, LapRLS) else _tv_setup
+    seen = []
+    real = module.check_memory
+
+    def spy(nbytes, what):
+        seen.append((nbytes, what))
+        return real(nbytes, what)
+    monkeypatch.setattr(module, "check_memory", spy)
+    cls(feature_scaling=False, **params).fit(X, ys)
+    path = seen[0][0]
+    assert "scaled copy" not in seen[0][1]
+    seen.clear()
+    cls(**params).fit(X, ys)
+    assert seen[0][0] == path + copy_bytes
+    assert "scaled copy of X (feature_scaling)" in seen[0][1]
+    # both sides of the budget: room for the path alone refuses the scaled
+    # fit before the copy is made, and not the unscaled one
+    monkeypatch.setattr(_validation, "memory_budget",
+                        lambda: (path + copy_bytes // 2, "test"))
+    with pytest.raises(NotEnoughMemoryError, match="scaled copy of X"):
+        cls(**params).fit(X, ys)
+    cls(feature_scaling=False, **params).fit(X, ys)
+    monkeypatch.setattr(_validation, "memory_budget",
+                        lambda: (path + copy_bytes, "test"))
+    cls(**params).fit(X, ys)
+
+
 @pytest.mark.parametrize("cls", ESTIMATORS, ids=IDS)
 def test_given_affinity_kernel_on_scaled_rows(cls, stretched):
     X, _, ys = stretched
