@@ -403,7 +403,7 @@ def fit_feature_scale(X, how, *, precomputed=False, graph=None, verbose=0,
             return None
         rec = getattr(graph, "feature_scale_", None)
         if rec is not None:
-            rec = np.asarray(rec, dtype=np.float64)
+            rec = np.array(rec, dtype=np.float64)   # (the fit's own copy)
             if rec.shape != (X.shape[1],):
                 raise ValueError(
                     f"graph records a feature scale of shape {rec.shape} "

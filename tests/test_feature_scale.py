@@ -507,7 +507,8 @@ def test_the_users_graph_fixes_the_geometry(cls, stretched, moons):
     with pytest.warns(UserWarning, match="feature_scaling") as record:
         est = cls(graph=g).fit(X, ys)
     assert len(_scale_warnings(record)) == 1
-    assert "Scale X before fitting the graph" in str(record[0].message)
+    assert "Scale X before fitting the graph" in str(
+        _scale_warnings(record)[0].message)
     assert est.feature_scale_ is None
     assert not hasattr(g, "feature_scale_")
     # True cannot be honoured there; False is X as given, silently
