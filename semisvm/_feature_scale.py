@@ -114,6 +114,11 @@ def _lerp(a, b, t):
 # sparse X is read in chunks of at most this many stored values (the
 # column ids of a chunk as intp, its sign mask): never a copy of the whole
 SPARSE_CHUNK = 1 << 20
+# CSR X: the columns whose quartiles are among their stored values are
+# gathered in about this many passes over the values (each holds
+# 1 / SPARSE_PASSES of the needed values; 4 passes: 1.9x the memory, 0.85x
+# the time, bench/bench_feature_scale_memory.py)
+SPARSE_PASSES = 8
 
 
 def _sparse_chunks(X, step=None):
@@ -137,12 +142,14 @@ def _sparse_quartiles(X):
     """The (2, d) quartiles of the columns of sparse X, counting its
     implicit zeros: a column's sorted values are its sorted stored negative
     values, then its zeros (implicit and stored), then its stored positive
-    values. One pass over the stored values in chunks (each column's count
-    of stored and of negative values), then the stored values of only the
-    columns that have a quartile among them (a mostly-zero column has
-    none) are gathered, in blocks of at most ``SPARSE_CHUNK`` values, and
-    partitioned. CSR and CSC X are read as they are (no conversion: the
-    extra memory is a chunk's, not a copy of X)."""
+    values. One pass over the stored values in chunks of ``SPARSE_CHUNK``
+    (each column's count of stored and of negative values), then only the
+    columns that have a quartile among their stored values (a mostly-zero
+    column has none) are read and partitioned: CSC, each column's
+    contiguous values; CSR, gathered in blocks of columns (at most about
+    eight passes over the values, an eighth of the needed values held at
+    a time). CSR and CSC X are read as they are (no conversion, no copy of
+    X)."""
     if X.format not in ("csr", "csc"):
         X = X.tocsr()
     if not X.has_canonical_format:
@@ -171,28 +178,48 @@ def _sparse_quartiles(X):
     values = {r: np.full(d, zero, dtype=data.dtype) for r in ranks}
     stack = np.stack([pos[r] for r in ranks])
     need = np.flatnonzero((stack >= 0).any(axis=0))
-    # blocks of the needed columns, each of at most SPARSE_CHUNK stored
-    # values (a column with more is a block of its own)
+
+    def take(j, seg):
+        ks = stack[:, j]
+        seg.partition(np.unique(ks[ks >= 0]))
+        for t, r in enumerate(ranks):
+            if ks[t] >= 0:
+                values[r][j] = seg[ks[t]]
+
+    if X.format == "csc":
+        # a column's stored values are contiguous: one copy of each
+        for j in need:
+            take(j, data[X.indptr[j]:X.indptr[j + 1]].copy())
+        return np.stack([_lerp(values[p], values[nx], g) for p, nx, g in plan])
+    # CSR: the needed columns' values gathered in blocks of columns, each a
+    # pass over the stored values: blocks of at most max(SPARSE_CHUNK, an
+    # eighth of the needed values) values (a column with more: a block of
+    # its own), so at most about eight passes and an eighth of the values
+    # held at a time
+    cap = max(SPARSE_CHUNK, int(nnz[need].sum()) // SPARSE_PASSES)
     blocks, cur, size = [], [], 0
     for j in need:
-        if cur and size + nnz[j] > SPARSE_CHUNK:
+        if cur and (size + nnz[j] > cap or len(cur) == 65535):
             blocks.append(cur)
             cur, size = [], 0
         cur.append(j)
         size += nnz[j]
     if cur:
         blocks.append(cur)
+    indices = X.indices
     for block in blocks:
         block = np.asarray(block)
-        inblock = np.zeros(d, dtype=bool)
-        inblock[block] = True
+        # each column's place in the block, 0 outside it (uint16: a radix sort)
+        local = np.zeros(d, dtype=np.uint16)
+        local[block] = np.arange(1, block.size + 1, dtype=np.uint16)
         got_v, got_c = [], []
-        for vals, cols in _sparse_chunks(X):
-            keep = inblock[cols]
+        for a in range(0, data.shape[0], SPARSE_CHUNK):
+            loc = local[indices[a:a + SPARSE_CHUNK]]
+            keep = loc > 0
             if keep.any():
-                got_v.append(vals[keep])
+                got_v.append(data[a:a + SPARSE_CHUNK][keep])
                 if block.size > 1:
-                    got_c.append(cols[keep].astype(np.int32))
+                    got_c.append(loc[keep])
         gv = np.concatenate(got_v)
         del got_v
         if block.size > 1:
@@ -202,12 +229,7 @@ def _sparse_quartiles(X):
             del got_c
         starts = np.concatenate(([0], np.cumsum(nnz[block])))
         for i, j in enumerate(block):
-            ks = stack[:, j]
-            seg = gv[starts[i]:starts[i + 1]]
-            seg.partition(np.unique(ks[ks >= 0]))
-            for t, r in enumerate(ranks):
-                if ks[t] >= 0:
-                    values[r][j] = seg[ks[t]]
+            take(j, gv[starts[i]:starts[i + 1]])
     return np.stack([_lerp(values[p], values[nx], g) for p, nx, g in plan])
 
 

@@ -159,11 +159,14 @@ def test_sparse_quartiles_never_densify(monkeypatch):
 
 @pytest.mark.parametrize("fmt", ["csr", "csc"])
 @pytest.mark.parametrize("chunk", [1, 7, 1 << 20])
-def test_sparse_quartiles_in_chunks(fmt, chunk, monkeypatch):
-    # the stored values read in chunks and gathered in blocks of columns of
-    # at most SPARSE_CHUNK values (a column with more: a block of its own),
-    # both sides of the chunk size: NumPy's quartiles to the bit
+@pytest.mark.parametrize("passes", [1, 3, 8])
+def test_sparse_quartiles_in_chunks(fmt, chunk, passes, monkeypatch):
+    # the stored values read in chunks and (CSR) gathered in blocks of
+    # columns of at most max(SPARSE_CHUNK, needed / SPARSE_PASSES) values (a
+    # column with more: a block of its own), both sides of the chunk size:
+    # NumPy's quartiles to the bit
     monkeypatch.setattr(fs, "SPARSE_CHUNK", chunk)
+    monkeypatch.setattr(fs, "SPARSE_PASSES", passes)
     rng = np.random.default_rng(5)
     for n, d in ((9, 5), (41, 7), (200, 12)):
         X = _mixed(rng, n, d, np.float64)
