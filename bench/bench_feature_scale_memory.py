@@ -11,10 +11,11 @@ bit, and CPU seconds (time.process_time).
     python bench/bench_feature_scale_memory.py
     python bench/bench_feature_scale_memory.py --rows 200000 --density 0.5
 
-Two cases: ``sparse`` (5 % stored, values in [0, 1): every quartile among
+Three cases: ``sparse`` (5 % stored, values in [0, 1): every quartile among
 the implicit zeros, no column's values read) and ``dense-ish`` (90 %
 stored, normal values: every column's quartiles among its stored values,
-each column gathered).
+each column gathered), and bench_feature_scale.py's ``100k-csr`` (float64,
+0.5 % random and 100 full columns, whose values are gathered).
 """
 import argparse
 import time
@@ -82,6 +83,11 @@ def case(name, n, d, density, signed, seed=0):
     vals = (rng.normal(size=nnz) if signed else rng.random(nnz)).astype(np.float32)
     X = sp.csr_matrix((vals, (rows, cols)), shape=(n, d))
     X.sum_duplicates()
+    compare(name, X)
+
+
+def compare(name, X):
+    n, d = X.shape
     xb = X.data.nbytes + X.indices.nbytes + X.indptr.nbytes
     q_new, p_new, t_new = measure(fs.column_quartiles, X)
     q_old, p_old, t_old = measure(old_quartiles, X)
@@ -105,6 +111,10 @@ def main():
         return
     case("sparse", args.rows, args.cols, 0.05, False)
     case("dense-ish", args.rows // 10, args.cols, 0.9, True)
+    # bench_feature_scale.py's 100k-csr (float64, 0.5 % random + 100 full
+    # columns)
+    from bench_feature_scale import CASES, _data
+    compare("100k-csr", _data(*CASES["100k-csr"], 0.005))
 
 
 if __name__ == "__main__":
