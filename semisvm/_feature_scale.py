@@ -25,6 +25,7 @@ standard deviations come from sums over the stored values.
 from __future__ import annotations
 
 import logging
+import warnings
 
 import numpy as np
 import scipy.sparse as sp
@@ -32,7 +33,7 @@ import scipy.sparse as sp
 __all__ = ["FEATURE_SCALE_ATTR_DOC", "FEATURE_SCALE_RATIO", "FEATURE_SCALING_DOC",
            "apply_scale", "check_feature_scaling",
            "column_quartiles", "feature_scale", "fit_feature_scale",
-           "spread_ratio"]
+           "record_scale", "scaled_nbytes", "spread_ratio"]
 
 logger = logging.getLogger("semisvm")
 
@@ -63,9 +64,14 @@ FEATURE_SCALING_DOC = """    feature_scaling : {"auto", True, False}, default="a
         not fire they are not blown up to the weight of the others (scaling
         MNIST's pixels always took LapRLS from 17 to 22 % error). True:
         always; False: never (X as given). Sparse X stays sparse. No
-        scaling with ``kernel="precomputed"`` or a fitted ``graph``: the
-        user's kernel or graph fixes the geometry; with ``affinity=`` the
-        kernel is still built on the scaled columns. Everything the fit
+        scaling with ``kernel="precomputed"`` (True refused). A fitted
+        ``graph`` fixes the geometry: a graph this estimator built on scaled
+        rows (``graph_``) records the scale, and a fit given it scales X by
+        that scale (pass the raw X); a graph fitted by the user on X as
+        given keeps X unscaled (True refused; ``"auto"`` warns where it
+        would have scaled: scale X before fitting the graph, or let the
+        estimator build it). With ``affinity=`` the kernel is still built
+        on the scaled columns. Everything the fit
         builds from X (graph, kernel width, landmarks, ``X_fit_``, a
         callable kernel's input) sees the scaled columns, and an explicit
         kernel width or heat width applies to them.
@@ -105,22 +111,59 @@ def _lerp(a, b, t):
     return np.add(a, diff * t)
 
 
+# sparse X is read in chunks of at most this many stored values (the
+# column ids of a chunk as intp, its sign mask): never a copy of the whole
+SPARSE_CHUNK = 1 << 20
+# CSR X: the columns whose quartiles are among their stored values are
+# gathered in about this many passes over the values (each holds
+# 1 / SPARSE_PASSES of the needed values; 4 passes: 1.9x the memory, 0.85x
+# the time, bench/bench_feature_scale_memory.py)
+SPARSE_PASSES = 8
+
+
+def _sparse_chunks(X, step=None):
+    """``(data, columns)`` of consecutive chunks of the stored values of a
+    CSR or CSC X: the values as stored (views) and their column ids (intp,
+    a chunk's worth), so that per-column counts and gathers never copy the
+    whole of X."""
+    step = SPARSE_CHUNK if step is None else step
+    data, nnz = X.data, X.data.shape[0]
+    csr = X.format == "csr"
+    for a in range(0, nnz, step):
+        b = min(nnz, a + step)
+        if csr:
+            cols = X.indices[a:b].astype(np.intp)
+        else:
+            cols = np.searchsorted(X.indptr, np.arange(a, b), side="right") - 1
+        yield data[a:b], cols
+
+
 def _sparse_quartiles(X):
     """The (2, d) quartiles of the columns of sparse X, counting its
     implicit zeros: a column's sorted values are its sorted stored negative
     values, then its zeros (implicit and stored), then its stored positive
-    values. One pass over the values (the CSC form, the negatives' counts),
-    then one partition of the stored values of each column that has a
-    quartile among them (a mostly-zero column has none)."""
-    X = X.tocsc()
+    values. One pass over the stored values in chunks of ``SPARSE_CHUNK``
+    (each column's count of stored and of negative values), then only the
+    columns that have a quartile among their stored values (a mostly-zero
+    column has none) are read and partitioned: CSC, each column's
+    contiguous values; CSR, gathered in blocks of columns (at most about
+    eight passes over the values, an eighth of the needed values held at
+    a time). CSR and CSC X are read as they are (no conversion, no copy of
+    X)."""
+    if X.format not in ("csr", "csc"):
+        X = X.tocsr()
     if not X.has_canonical_format:
         X = X.copy()
         X.sum_duplicates()
     n, d = X.shape
-    data, indptr = X.data, X.indptr
-    nnz = np.diff(indptr).astype(np.int64)
-    neg_cum = np.concatenate(([0], np.cumsum(data < 0, dtype=np.int64)))
-    n_neg = neg_cum[indptr[1:]] - neg_cum[indptr[:-1]]
+    data = X.data
+    nnz = np.zeros(d, dtype=np.int64)
+    n_neg = np.zeros(d, dtype=np.int64)
+    for vals, cols in _sparse_chunks(X):
+        nnz += np.bincount(cols, minlength=d)
+        neg = vals < 0
+        if neg.any():
+            n_neg += np.bincount(cols[neg], minlength=d)
     n_zero = n - nnz                   # implicit zeros (stored ones are in data)
     zero = np.zeros(1, dtype=data.dtype)[0]
     plan = [_ranks(n, q) for q in _QUARTILES]
@@ -134,12 +177,59 @@ def _sparse_quartiles(X):
         pos[r] = k
     values = {r: np.full(d, zero, dtype=data.dtype) for r in ranks}
     stack = np.stack([pos[r] for r in ranks])
-    for j in np.flatnonzero((stack >= 0).any(axis=0)):
+    need = np.flatnonzero((stack >= 0).any(axis=0))
+
+    def take(j, seg):
         ks = stack[:, j]
-        seg = np.partition(data[indptr[j]:indptr[j + 1]], np.unique(ks[ks >= 0]))
-        for i, r in enumerate(ranks):
-            if ks[i] >= 0:
-                values[r][j] = seg[ks[i]]
+        seg.partition(np.unique(ks[ks >= 0]))
+        for t, r in enumerate(ranks):
+            if ks[t] >= 0:
+                values[r][j] = seg[ks[t]]
+
+    if X.format == "csc":
+        # a column's stored values are contiguous: one copy of each
+        for j in need:
+            take(j, data[X.indptr[j]:X.indptr[j + 1]].copy())
+        return np.stack([_lerp(values[p], values[nx], g) for p, nx, g in plan])
+    # CSR: the needed columns' values gathered in blocks of columns, each a
+    # pass over the stored values: blocks of at most max(SPARSE_CHUNK, an
+    # eighth of the needed values) values (a column with more: a block of
+    # its own), so at most about eight passes and an eighth of the values
+    # held at a time
+    cap = max(SPARSE_CHUNK, int(nnz[need].sum()) // SPARSE_PASSES)
+    blocks, cur, size = [], [], 0
+    for j in need:
+        if cur and (size + nnz[j] > cap or len(cur) == 65535):
+            blocks.append(cur)
+            cur, size = [], 0
+        cur.append(j)
+        size += nnz[j]
+    if cur:
+        blocks.append(cur)
+    indices = X.indices
+    for block in blocks:
+        block = np.asarray(block)
+        # each column's place in the block, 0 outside it (uint16: a radix sort)
+        local = np.zeros(d, dtype=np.uint16)
+        local[block] = np.arange(1, block.size + 1, dtype=np.uint16)
+        got_v, got_c = [], []
+        for a in range(0, data.shape[0], SPARSE_CHUNK):
+            loc = local[indices[a:a + SPARSE_CHUNK]]
+            keep = loc > 0
+            if keep.any():
+                got_v.append(data[a:a + SPARSE_CHUNK][keep])
+                if block.size > 1:
+                    got_c.append(loc[keep])
+        gv = np.concatenate(got_v)
+        del got_v
+        if block.size > 1:
+            # (grouped by column; the order within a column is immaterial
+            # to its order statistics)
+            gv = gv[np.argsort(np.concatenate(got_c), kind="stable")]
+            del got_c
+        starts = np.concatenate(([0], np.cumsum(nnz[block])))
+        for i, j in enumerate(block):
+            take(j, gv[starts[i]:starts[i + 1]])
     return np.stack([_lerp(values[p], values[nx], g) for p, nx, g in plan])
 
 
@@ -216,7 +306,10 @@ def check_feature_scaling(how):
 
 
 def _column_std(X):
-    """The standard deviation (ddof=0) of each column, float64."""
+    """The standard deviation (ddof=0) of each column, float64. A column
+    whose squares overflow (values near 1e160 and above: the plain std is
+    inf) is measured as ``std(x / max|x|) * max|x|``, finite where its
+    values are (the other columns keep the plain formula, to the bit)."""
     n, d = X.shape
     if sp.issparse(X):
         X = X.tocsr()
@@ -227,18 +320,43 @@ def _column_std(X):
             return np.zeros(d)
         data = X.data.astype(np.float64)
         col = X.indices
-        mean = np.bincount(col, weights=data, minlength=d) / n
         nnz = np.bincount(col, minlength=d)
-        # the stored values' squared deviations, and the implicit zeros' mean^2
-        dev = data - mean[col]
-        var = (np.bincount(col, weights=dev * dev, minlength=d)
-               + (n - nnz) * mean * mean) / n
-        return np.sqrt(var)
+
+        def std(data):
+            mean = np.bincount(col, weights=data, minlength=d) / n
+            # the stored values' squared deviations, and the implicit zeros' mean^2
+            dev = data - mean[col]
+            var = (np.bincount(col, weights=dev * dev, minlength=d)
+                   + (n - nnz) * mean * mean) / n
+            return np.sqrt(var)
+
+        with np.errstate(over="ignore", invalid="ignore"):
+            out = std(data)
+        over = ~np.isfinite(out)
+        if over.any():
+            m = np.zeros(d)
+            np.maximum.at(m, col, np.abs(data))
+            fix = over & np.isfinite(m) & (m > 0)
+            if fix.any():
+                w = np.where(fix, m, 1.0)
+                with np.errstate(over="ignore", invalid="ignore"):
+                    out = np.where(fix, std(data / w[col]) * w, out)
+        return out
     out = np.zeros(d)
     if n == 0:
         return out
     for a, b in _column_blocks(n, d):
-        out[a:b] = X[:, a:b].std(axis=0, dtype=np.float64)
+        blk = X[:, a:b]
+        with np.errstate(over="ignore", invalid="ignore"):
+            sd = blk.std(axis=0, dtype=np.float64)
+        over = ~np.isfinite(sd)
+        if over.any():
+            for j in np.flatnonzero(over):
+                x = np.asarray(blk[:, j], dtype=np.float64)
+                m = np.abs(x).max()
+                if np.isfinite(m) and m > 0:
+                    sd[j] = (x / m).std() * m
+        out[a:b] = sd
     return out
 
 
@@ -278,13 +396,58 @@ def _feature_scale(X, how):
     return s, ratio
 
 
-def fit_feature_scale(X, how, *, fixed=False, verbose=0, name="estimator"):
+def fit_feature_scale(X, how, *, precomputed=False, graph=None, verbose=0,
+                      name="estimator"):
     """``feature_scale_`` of a fit on the validated X: ``how`` (the
-    estimator's ``feature_scaling``) checked, then :func:`feature_scale`,
-    or None where the geometry is fixed by the user (``fixed``: a
-    precomputed kernel, a fitted graph); logged when the rule fires."""
+    estimator's ``feature_scaling``) checked, then :func:`feature_scale`;
+    logged when the rule fires.
+
+    ``precomputed`` (``kernel="precomputed"``): X is a Gram matrix, never
+    scaled (True is refused). ``graph``: the estimator's ``graph``; a
+    fitted one fixes the geometry. Where a fit of the estimators built it
+    on scaled rows it records that scale (``graph.feature_scale_``): that
+    scale is the fit's, so the raw X (or a subset of its rows: a fold) is
+    found in it. A graph fitted without a recorded scale keeps X as given
+    (True is refused; ``"auto"`` warns where it would have scaled). False:
+    X as given, whatever the graph records (the estimators' internal fits
+    pass X already scaled).
+    """
     how = check_feature_scaling(how)
-    if fixed:
+    if precomputed:
+        if how is True:
+            raise ValueError(
+                "feature_scaling=True cannot be honoured with "
+                "kernel='precomputed': X is a Gram matrix, not columns to "
+                "scale; use feature_scaling='auto' or False")
+        return None
+    if graph is not None and hasattr(graph, "affinity_"):
+        if how is False:
+            return None
+        rec = getattr(graph, "feature_scale_", None)
+        if rec is not None:
+            rec = np.array(rec, dtype=np.float64)   # (the fit's own copy)
+            if rec.shape != (X.shape[1],):
+                raise ValueError(
+                    f"graph records a feature scale of shape {rec.shape} "
+                    f"(graph.feature_scale_), X has {X.shape[1]} features")
+            return rec
+        if how is True:
+            raise ValueError(
+                "feature_scaling=True cannot be honoured with a graph fitted "
+                "on unscaled rows (graph fixes the geometry): scale X before "
+                "fitting the graph, pass an unfitted KNNGraph (the "
+                "estimator then builds it on the scaled rows), or use "
+                "feature_scaling='auto' or False")
+        ratio = spread_ratio(X)
+        if ratio > FEATURE_SCALE_RATIO:
+            warnings.warn(
+                f"{name}: the columns' interquartile ranges span a ratio of "
+                f"{ratio:.3g} (> {FEATURE_SCALE_RATIO:g}), where "
+                "feature_scaling='auto' divides each column by its standard "
+                "deviation, but the given graph was fitted on X as given and "
+                "fixes the geometry: X is not scaled. Scale X before fitting "
+                "the graph, or let the estimator build the graph (an "
+                "unfitted KNNGraph or graph=None)", UserWarning, stacklevel=3)
         return None
     s, ratio = _feature_scale(X, how)
     if s is not None and ratio is not None:
@@ -293,6 +456,28 @@ def fit_feature_scale(X, how, *, fixed=False, verbose=0, name="estimator"):
                    "(> %g): each column is divided by its standard deviation "
                    "(feature_scaling='auto')", name, ratio, FEATURE_SCALE_RATIO)
     return s
+
+
+def record_scale(graph, s):
+    """Record on a KNNGraph the estimator built (fitted) on the rows
+    scaled by ``s`` that scale (``graph.feature_scale_``; None: X as
+    given), read by :func:`fit_feature_scale` when the graph is passed to
+    another fit (kept by pickle and by ``clone``, which returns a fitted
+    graph itself)."""
+    graph.feature_scale_ = None if s is None else np.array(s, dtype=np.float64)
+
+
+def scaled_nbytes(X, s):
+    """Bytes of :func:`apply_scale`'s copy of X (0 where ``s`` is None):
+    dense X's size in its floating dtype; sparse X's values and index
+    arrays."""
+    if s is None:
+        return 0
+    dtype = X.dtype if X.dtype.kind == "f" else np.dtype(np.float64)
+    if sp.issparse(X):
+        X = X.tocsr() if X.format != "csr" else X
+        return (X.nnz * dtype.itemsize + X.indices.nbytes + X.indptr.nbytes)
+    return int(np.prod(X.shape)) * dtype.itemsize
 
 
 def apply_scale(X, s):

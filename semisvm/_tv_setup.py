@@ -23,6 +23,7 @@ from sklearn.utils import check_random_state
 
 from semisvm import _fallback, _tv_check
 from semisvm import graph as graph_module
+from semisvm._feature_scale import record_scale
 from semisvm._lowrank import nystroem_features
 from semisvm._threads import limit_api
 from semisvm._tv_inputs import check_label_tol_param
@@ -249,6 +250,9 @@ class TVSetupMixin:
             g = KNNGraph(k, weight=WEIGHTS[self.weights], n_jobs=self.n_jobs)
         if not hasattr(g, "affinity_"):
             g = clone(g).fit(X)
+            # built here, on X as scaled by this fit: a fit given this
+            # graph (graph_) scales its X alike
+            record_scale(g, getattr(self, "feature_scale_", None))
         out = g.graph_for(X)
         if out is None:
             raise ValueError(
@@ -501,19 +505,22 @@ class TVSetupMixin:
         zz = np.sum(np.asarray(Z[rows], dtype=np.float64) ** 2, axis=1)
         return max(float(np.mean(kd - zz)), 0.0)
 
-    def _check_memory(self, n, dtype):
-        """Refuse a fit whose path (exact or Nystroem) does not fit in memory."""
+    def _check_memory(self, n, dtype, copy=0):
+        """Refuse a fit whose path (exact or Nystroem) does not fit in
+        memory; ``copy``: the bytes of the scaled copy of X
+        (``feature_scaling``; 0: none), counted with the path."""
         size = np.dtype(dtype).itemsize
         name = type(self).__name__
+        extra = " and the scaled copy of X (feature_scaling)" if copy else ""
         if self.mode_ == "exact":
             # the dense n x n kernel matrix and the factorised system beside it
-            check_memory(2 * n * n * size,
+            check_memory(2 * n * n * size + copy,
                          f"{name} on n={n} samples: the {n} x {n} {np.dtype(dtype)} "
                          "kernel matrix and its factorisation (n_components="
-                         "'auto' or an int takes the Nystroem path)")
+                         "'auto' or an int takes the Nystroem path)" + extra)
         else:
             m = self.n_components_
             # Z and a block of kernel values, the m x m systems, the iterates
-            check_memory(2 * n * m * size + 4 * m * m * 8 + 32 * n * 8,
+            check_memory(2 * n * m * size + 4 * m * m * 8 + 32 * n * 8 + copy,
                          f"{name} on n={n} samples: the {n} x {m} {np.dtype(dtype)} "
-                         "Nystroem features and the iterates")
+                         "Nystroem features and the iterates" + extra)

@@ -1268,6 +1268,12 @@ class KNNGraph:
     n_builds_ : int
         Neighbour searches run by this object (1 after ``fit``; a fold whose
         rows lost more than the spare neighbours adds a partial one).
+    feature_scale_ : ndarray of shape (n_features_in_,) or None
+        Set only on a graph that a graph estimator (LapSVM, LapRLS, the
+        graph TV and Cheeger models) built: the column scale of that fit's
+        ``feature_scaling`` (None: X as given). A fit given this graph
+        scales its X by it, so the raw X is found among the graph's rows.
+        Absent on a graph fitted by the user: its rows are X as given.
 
     See Also
     --------
@@ -1407,6 +1413,8 @@ class KNNGraph:
         dist, ind = dist[:, :ks], ind[:, :ks]
         self.n_builds_ = 1
         self.method_ = method
+        # (a refit: the scale an estimator recorded was for the old rows)
+        self.__dict__.pop("feature_scale_", None)
         self.n_samples_fit_, self.n_features_in_ = X.shape
         self._dist_all = np.ascontiguousarray(dist, dtype=np.float32)
         self._ind_all = np.ascontiguousarray(ind, dtype=np.int32)

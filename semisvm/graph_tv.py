@@ -89,6 +89,7 @@ from semisvm._feature_scale import (
     FEATURE_SCALING_DOC,
     apply_scale,
     fit_feature_scale,
+    scaled_nbytes,
 )
 from semisvm._threads import limit, limit_api
 from semisvm._tv_check import LABEL_TOL, TVCheckMixin
@@ -544,14 +545,17 @@ class _GraphTVBase(TVSetupMixin, TVCheckMixin, SafeSemiSupervisedMixin,
         # the columns' scale (feature_scaling), once X and y are checked:
         # none where the user's fitted graph fixes the geometry; everything
         # below (graph, kernel, landmarks, X_fit_, the guard) sees the scaled X
+        # (a fitted graph's recorded scale: the scale of the fit that built it)
         self.feature_scale_ = fit_feature_scale(
-            X, self.feature_scaling, fixed=hasattr(self.graph, "affinity_"),
-            verbose=self.verbose, name=type(self).__name__)
-        X = apply_scale(X, self.feature_scale_)
+            X, self.feature_scaling, graph=self.graph, verbose=self.verbose,
+            name=type(self).__name__)
         self.mode_, self.n_components_ = self._mode(n)
-        # the memory of the path taken, refused before the graph and the
-        # kernel are built
-        self._check_memory(n, X.dtype)
+        # the memory of the path taken (and of the scaled copy of X: the
+        # scaled X has X's shape and dtype), refused before the copy, the
+        # graph and the kernel
+        self._check_memory(n, X.dtype,
+                           scaled_nbytes(X, self.feature_scale_))
+        X = apply_scale(X, self.feature_scale_)
         y_enc = np.full(y.shape[0], UNLABELED, dtype=np.intp)
         y_enc[lab] = y_idx
         # a user-given graph: the Laplacian guard (which builds LapRLS's

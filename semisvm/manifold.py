@@ -107,6 +107,8 @@ from semisvm._feature_scale import (
     FEATURE_SCALING_DOC,
     apply_scale,
     fit_feature_scale,
+    record_scale,
+    scaled_nbytes,
 )
 from semisvm._manifold_solvers import lapsvm_multi as _lapsvm_multi
 from semisvm._results import LapSVMResult, LapWResult
@@ -559,20 +561,26 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
         # the columns' scale (feature_scaling), once X and y are checked:
         # none where the user's kernel or fitted graph fixes the geometry;
         # everything below (graph, kernel, landmarks, X_fit_) sees the scaled X
+        # (a fitted graph's recorded scale: the scale of the fit that built it)
         self.feature_scale_ = fit_feature_scale(
-            X, self.feature_scaling,
-            fixed=self.kernel == "precomputed" or hasattr(self.graph, "affinity_"),
-            verbose=self.verbose, name=type(self).__name__)
+            X, self.feature_scaling, precomputed=self.kernel == "precomputed",
+            graph=self.graph, verbose=self.verbose, name=type(self).__name__)
+        # the path and its memory (the scaled copy of X included: the
+        # scaled X has X's shape, dtype and structure), refused before the
+        # copy and any other work
+        self._scale_nbytes = scaled_nbytes(X, self.feature_scale_)
+        try:
+            self.mode_, self.n_components_ = self._mode(X)
+            self.lowrank_fit_ = self._lowrank_fit(n)
+            check_memory(*self._path_memory(X, self.mode_, self.n_components_))
+        finally:
+            del self._scale_nbytes
         X = apply_scale(X, self.feature_scale_)
         # the data-derived gamma is fixed on the training rows, so that
         # prediction uses the same kernel
         self._gamma = self.gamma
         if self.gamma is None and self.kernel in ("rbf", "poly"):
             self._gamma = scale_gamma(X)
-        self.mode_, self.n_components_ = self._mode(X)
-        self.lowrank_fit_ = self._lowrank_fit(n)
-        # the memory of the path this fit takes, refused before any work
-        check_memory(*self._path_memory(X, self.mode_, self.n_components_))
         if self.mode_ != "exact":
             return self._fit_w(X, y, labeled, classes, affinity, safe)
         K, L = self._kernel_and_laplacian(X, affinity)
@@ -783,7 +791,18 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
 
     def _path_memory(self, X, mode, m):
         """``(bytes, what)``: the largest arrays the path ``mode`` allocates
-        (the message of :func:`semisvm._validation.check_memory`)."""
+        (the message of :func:`semisvm._validation.check_memory`), and the
+        scaled copy of X where ``feature_scaling`` scales it (its bytes
+        set by ``fit`` before the copy is made)."""
+        out, what = self._path_memory_of(X, mode, m)
+        copy = getattr(self, "_scale_nbytes", 0)
+        if copy:
+            return (out + copy,
+                    what + " and the scaled copy of X (feature_scaling)")
+        return out, what
+
+    def _path_memory_of(self, X, mode, m):
+        """:meth:`_path_memory` without the scaled copy of X."""
         n, d = X.shape
         item = X.dtype.itemsize
         name = f"{type(self).__name__} on n={n} samples"
@@ -801,7 +820,8 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
         graph = graph_nbytes(n, k, item, d, nnz=X.nnz if sp.issparse(X) else None)
         if mode == "linear":
             # the graph, and the Newton / CG vectors over the n rows and d
-            # features (X itself is the feature matrix, never copied)
+            # features (X itself is the feature matrix: no copy beyond
+            # feature_scaling's, which _path_memory adds)
             return (graph + 12 * (n + d) * 8,
                     f"{name}: the kNN graph (k={k}) and the linear "
                     f"solver's vectors")
@@ -839,6 +859,10 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
             elif not hasattr(g, "affinity_"):
                 # an unfitted graph (or none given): built here, on X
                 g = clone(g).fit(X)
+            if g is not self.graph:
+                # built here, on X as scaled by this fit: a fit given this
+                # graph (graph_) scales its X alike
+                record_scale(g, self.feature_scale_)
             out = g._graph_and_rows(X)
             if out is None:
                 raise ValueError(
@@ -1397,7 +1421,11 @@ _PARAMS_DOC = """
     n_components_ : int or None
         Landmarks used (Nystroem mode), else None.
     coef_ : ndarray of shape (n_problems, n_features)
-        w of each binary problem (``mode_ == "linear"`` only).
+        w of each binary problem (``mode_ == "linear"`` only). Where
+        ``feature_scale_`` is not None it applies to the scaled columns,
+        ``X / feature_scale_`` (the decision is ``(X / feature_scale_) @
+        coef_.T + intercept_``): divide it by ``feature_scale_`` for the
+        weights of the raw columns.
     lowrank_fit_ : {"coupled", "graph"} or None
         The Nystroem mode's fit (see ``lowrank_fit``); None in the other
         modes.

@@ -157,6 +157,72 @@ def test_sparse_quartiles_never_densify(monkeypatch):
     np.testing.assert_array_equal(fs.column_quartiles(S), ref)
 
 
+@pytest.mark.parametrize("fmt", ["csr", "csc"])
+@pytest.mark.parametrize("chunk", [1, 7, 1 << 20])
+@pytest.mark.parametrize("passes", [1, 3, 8])
+def test_sparse_quartiles_in_chunks(fmt, chunk, passes, monkeypatch):
+    # the stored values read in chunks and (CSR) gathered in blocks of
+    # columns of at most max(SPARSE_CHUNK, needed / SPARSE_PASSES) values (a
+    # column with more: a block of its own), both sides of the chunk size:
+    # NumPy's quartiles to the bit
+    monkeypatch.setattr(fs, "SPARSE_CHUNK", chunk)
+    monkeypatch.setattr(fs, "SPARSE_PASSES", passes)
+    rng = np.random.default_rng(5)
+    for n, d in ((9, 5), (41, 7), (200, 12)):
+        X = _mixed(rng, n, d, np.float64)
+        S = sp.csr_matrix(X)
+        if S.nnz:
+            S.data[::5] = 0
+            X = S.toarray()
+        np.testing.assert_array_equal(fs.column_quartiles(S.asformat(fmt)),
+                                      np.percentile(X, [25, 75], axis=0))
+
+
+@pytest.mark.parametrize("fmt", ["csr", "csc"])
+def test_sparse_quartiles_memory_small_against_X(fmt, monkeypatch):
+    # no copy of X (no CSC conversion of a CSR, no per-value cumulative
+    # sums): the extra memory is a chunk's, far below X's size, also where
+    # the quartiles of some columns are among their stored values
+    import tracemalloc
+    monkeypatch.setattr(fs, "SPARSE_CHUNK", 1 << 16)
+    rng = np.random.default_rng(0)
+    n, d, nnz = 200_000, 40, 2_000_000
+    rows = np.r_[rng.integers(0, n, nnz), np.arange(n), np.arange(n)]
+    cols = np.r_[rng.integers(0, d, nnz), np.full(n, 3), np.full(n, 7)]
+    S = sp.csr_matrix((rng.normal(size=rows.size), (rows, cols)),
+                      shape=(n, d)).asformat(fmt)
+    S.sum_duplicates()
+    ref = fs.column_quartiles(S[:, [3, 7]].toarray())
+    assert np.all(ref != 0)       # (quartiles among the stored values)
+    xb = S.data.nbytes + S.indices.nbytes + S.indptr.nbytes
+    tracemalloc.start()
+    try:
+        q = fs.column_quartiles(S)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    np.testing.assert_array_equal(q[:, [3, 7]], ref)
+    assert peak < xb / 3, (peak, xb)
+
+
+def test_std_of_overflowing_columns():
+    # a column near 1e160 (its squares overflow): std(x / max|x|) * max|x|,
+    # finite, dense and sparse alike; the other columns keep np.std's bits
+    rng = np.random.default_rng(0)
+    X = np.c_[rng.normal(size=100) * 1e160, rng.normal(size=100)]
+    X[::4] = 0
+    ref0 = (X[:, 0] / np.abs(X[:, 0]).max()).std() * np.abs(X[:, 0]).max()
+    for A in (X, sp.csr_matrix(X)):
+        s = fs.feature_scale(A, True)
+        assert np.all(np.isfinite(s))
+        np.testing.assert_allclose(s[0], ref0, rtol=1e-12)
+        np.testing.assert_allclose(s[1], X[:, 1].std(), rtol=1e-12)
+    with np.errstate(over="ignore"):
+        assert fs.feature_scale(X, True)[1] == X.std(0)[1]
+    np.testing.assert_allclose(np.std(fs.apply_scale(X, fs.feature_scale(X)), 0),
+                               [1.0, 1.0], rtol=1e-12)
+
+
 def test_spread_ratio():
     rng = np.random.default_rng(3)
     base = rng.normal(size=200)
@@ -430,15 +496,149 @@ def test_laplacian_guard_fits_the_scaled_rows(cls, stretched, monkeypatch):
     np.testing.assert_array_equal(Xg, X / est.feature_scale_)
 
 
+def _scale_warnings(record):
+    return [w for w in record if issubclass(w.category, UserWarning)
+            and "feature_scaling" in str(w.message)]
+
+
 @pytest.mark.parametrize("cls", ESTIMATORS, ids=IDS)
-def test_the_users_graph_fixes_the_geometry(cls, stretched):
+def test_the_users_graph_fixes_the_geometry(cls, stretched, moons):
     X, _, ys = stretched
     g = KNNGraph(10).fit(X)
-    est = cls(graph=g).fit(X, ys)
+    # a graph the user fitted on X as given: X stays as given, and "auto",
+    # which would have scaled, says so once
+    with pytest.warns(UserWarning, match="feature_scaling") as record:
+        est = cls(graph=g).fit(X, ys)
+    assert len(_scale_warnings(record)) == 1
+    assert "Scale X before fitting the graph" in str(
+        _scale_warnings(record)[0].message)
     assert est.feature_scale_ is None
-    # an unfitted graph is fitted here, on the scaled rows
+    assert not hasattr(g, "feature_scale_")
+    # True cannot be honoured there; False is X as given, silently
+    with pytest.raises(ValueError, match="feature_scaling=True"):
+        cls(graph=g, feature_scaling=True).fit(X, ys)
+    assert cls(graph=g, feature_scaling=False).fit(X, ys).feature_scale_ is None
+    # where the rule would not fire: no warning
+    Xm, _, ysm = moons
+    assert cls(graph=KNNGraph(10).fit(Xm)).fit(Xm, ysm).feature_scale_ is None
+    # an unfitted graph is fitted here, on the scaled rows, and records it
     est = cls(graph=KNNGraph(10)).fit(X, ys)
     np.testing.assert_array_equal(est.feature_scale_, X.std(0))
+    np.testing.assert_array_equal(est.graph_.feature_scale_, X.std(0))
+    assert est.graph_.is_fitted_on(X / X.std(0))
+
+
+@pytest.mark.parametrize("cls", ESTIMATORS, ids=IDS)
+def test_fitted_graph_reused_on_the_raw_X(cls, stretched):
+    # the graph a scaled fit built (graph_) passed back with the raw X: its
+    # recorded scale is the fit's, the same model, no search, no warning
+    X, _, ys = stretched
+    Xt = _new_rows(X)
+    a = cls(graph=KNNGraph(10)).fit(X, ys)
+    g = a.graph_
+    builds = g.n_builds_
+    b = cls(graph=g).fit(X, ys)
+    assert b.graph_ is g and g.n_builds_ == builds
+    np.testing.assert_array_equal(b.feature_scale_, a.feature_scale_)
+    np.testing.assert_array_equal(b.transduction_, a.transduction_)
+    np.testing.assert_array_equal(b.decision_function(Xt), a.decision_function(Xt))
+    # a subset of the raw rows (a fold) is found in it too
+    rows = np.r_[np.flatnonzero(ys != -1), np.arange(0, X.shape[0], 2)]
+    rows = np.unique(rows)
+    c = cls(graph=g).fit(X[rows], ys[rows])
+    np.testing.assert_array_equal(c.feature_scale_, a.feature_scale_)
+    # the default LapSVM / LapRLS fit keeps its graph too
+    if cls in (LapSVM, LapRLS):
+        d = cls().fit(X, ys)
+        e = cls(graph=d.graph_).fit(X, ys)
+        np.testing.assert_array_equal(e.transduction_, d.transduction_)
+    # kept by pickle; a refit of the graph drops it (new rows)
+    g2 = pickle.loads(pickle.dumps(g))
+    np.testing.assert_array_equal(g2.feature_scale_, g.feature_scale_)
+    np.testing.assert_array_equal(
+        cls(graph=g2).fit(X, ys).transduction_, a.transduction_)
+    assert clone(g) is g
+    g3 = KNNGraph(10)
+    fs.record_scale(g3, X.std(0))
+    assert not hasattr(g3.fit(X), "feature_scale_")
+
+
+@pytest.mark.parametrize("cls", [LapRLS, TVRLS], ids=["LapRLS", "TVRLS"])
+def test_scaled_graph_shared_by_the_safety_net(cls, stretched):
+    # safe=True's folds read their rows from the shared graph: a graph from
+    # a scaled fit, given with the raw X, gives the model the fit building
+    # its own graph gives
+    X, _, ys = stretched
+    a = cls(safe=True, graph=KNNGraph(10)).fit(X, ys)
+    g = a.graph_
+    np.testing.assert_array_equal(g.feature_scale_, X.std(0))
+    b = cls(safe=True, graph=g).fit(X, ys)
+    np.testing.assert_array_equal(b.feature_scale_, a.feature_scale_)
+    np.testing.assert_array_equal(b.transduction_, a.transduction_)
+    assert b.safe_check_ == a.safe_check_
+
+
+@pytest.mark.parametrize("cls", [LapRLS, TVRLS], ids=["LapRLS", "TVRLS"])
+def test_scaled_graph_shared_by_a_grid_search(cls, stretched):
+    from sklearn.model_selection import GridSearchCV
+
+    from semisvm.model_selection import LabeledStratifiedKFold
+    X, _, ys = _moons(200, per_class=6)
+    X = X * np.array([100.0, 0.01])
+    g = cls(graph=KNNGraph(10)).fit(X, ys).graph_
+    builds = g.n_builds_
+    cv = LabeledStratifiedKFold(3, random_state=0)
+    grid = {"feature_scaling": ["auto", True]}
+    search = GridSearchCV(cls(graph=g), grid, cv=cv).fit(X, ys)
+    best = search.best_estimator_
+    assert best.graph_ is g and g.n_builds_ == builds
+    np.testing.assert_array_equal(best.feature_scale_, g.feature_scale_)
+    ref = GridSearchCV(cls(), grid, cv=cv).fit(X, ys)
+    np.testing.assert_array_equal(search.cv_results_["mean_test_score"],
+                                  ref.cv_results_["mean_test_score"])
+
+
+@pytest.mark.parametrize("cls", [LapSVM, LapRLS, TVRLS, CheegerRLS],
+                         ids=["LapSVM", "LapRLS", "TVRLS", "CheegerRLS"])
+@pytest.mark.parametrize("params", [{}, {"n_components": 50}], ids=["exact", "nys"])
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
+def test_memory_check_counts_the_scaled_copy(cls, params, sparse, stretched,
+                                             monkeypatch):
+    from semisvm import _tv_setup, _validation
+    from semisvm import manifold as manifold_module
+    from semisvm._validation import NotEnoughMemoryError
+    X, _, ys = stretched
+    X = sp.csr_matrix(X) if sparse else X
+    copy = fs.apply_scale(X, fs.feature_scale(X))
+    copy_bytes = (copy.data.nbytes + copy.indices.nbytes + copy.indptr.nbytes
+                  if sparse else copy.nbytes)
+    assert fs.scaled_nbytes(X, fs.feature_scale(X)) == copy_bytes
+    assert fs.scaled_nbytes(X, None) == 0
+    module = manifold_module if cls in (LapSVM, LapRLS) else _tv_setup
+    seen = []
+    real = module.check_memory
+
+    def spy(nbytes, what):
+        seen.append((nbytes, what))
+        return real(nbytes, what)
+    monkeypatch.setattr(module, "check_memory", spy)
+    cls(feature_scaling=False, **params).fit(X, ys)
+    path = seen[0][0]
+    assert "scaled copy" not in seen[0][1]
+    seen.clear()
+    cls(**params).fit(X, ys)
+    assert seen[0][0] == path + copy_bytes
+    assert "scaled copy of X (feature_scaling)" in seen[0][1]
+    # both sides of the budget: room for the path alone refuses the scaled
+    # fit before the copy is made, and not the unscaled one
+    monkeypatch.setattr(_validation, "memory_budget",
+                        lambda: (path + copy_bytes // 2, "test"))
+    with pytest.raises(NotEnoughMemoryError, match="scaled copy of X"):
+        cls(**params).fit(X, ys)
+    cls(feature_scaling=False, **params).fit(X, ys)
+    monkeypatch.setattr(_validation, "memory_budget",
+                        lambda: (path + copy_bytes, "test"))
+    cls(**params).fit(X, ys)
 
 
 @pytest.mark.parametrize("cls", ESTIMATORS, ids=IDS)
@@ -464,6 +664,8 @@ def test_precomputed_kernel_not_scaled(cls, stretched):
     K[0, :] *= 1e-6
     est = cls(kernel="precomputed").fit(K, ys)
     assert est.feature_scale_ is None
+    with pytest.raises(ValueError, match="feature_scaling=True"):
+        cls(kernel="precomputed", feature_scaling=True).fit(K, ys)
 
 
 @pytest.mark.parametrize("cls", [LapSVM, LapRLS], ids=["LapSVM", "LapRLS"])
