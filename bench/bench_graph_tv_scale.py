@@ -313,7 +313,8 @@ def main():
                       f"True/False x{t['cpu'] / f['cpu']:.2f}  wall True/auto "
                       f"x{t['wall'] / a['wall']:.2f}  err {f['err']:.2f} / "
                       f"{a['err']:.2f} / {t['err']:.2f}%  fell back "
-                      f"{a['fell_back']:d}/{t['fell_back']:d}", flush=True)
+                      f"{a['fell_back']:d}/{t['fell_back']:d}  True gain "
+                      f"{float('nan') if t['gain'] is None else t['gain']:.4f}", flush=True)
     elif args.part == "grid":
         for n, d, c in ((3000, 20, 2), (5000, 10, 10)):
             for name in args.models:

@@ -10,7 +10,10 @@ stop sooner (they are read only through their held-out labels).
 subsets) sharing the fit's kNN graph, kernel width, intrinsic dimension and
 Nystroem features (``_fold_set_up``: label-free, so no held-out label
 reaches a fold; never the fit's solution, which would) and stopping as the
-``"auto"`` folds do. :class:`TVCheckMixin` holds both for the estimators'
+``"auto"`` folds do; a fold's ``Z'Z`` is the fit's less its left-out rows'
+(``_tv_solvers.rows_gram``), and its model's and counterpart's fits share
+its graph, features, solve cache and (hinge loss, the same factorisation)
+``G[:, L]``. :class:`TVCheckMixin` holds both for the estimators'
 base class.
 """
 from __future__ import annotations
@@ -20,9 +23,12 @@ import warnings
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
+from semisvm import _tv_solvers
 from semisvm._fallback import auto_fallback, cut_fallback, laplacian_guard, two_folds
 from semisvm._lowrank import nystroem_features
 from semisvm._threads import limit_api
+from semisvm._tv_inputs import shared_cache
+from semisvm._tv_solvers import KEEP_COLUMNS, rows_gram
 from semisvm._validation import UNLABELED, check_n_jobs, fits_in_memory
 
 # the safe="auto" check's fold solves (Cheeger; multi-class TV): a stop
@@ -405,12 +411,23 @@ class TVCheckMixin:
         self._safety_setup = dict(
             graph=self._graph_obj, kernel_gamma=self._kernel_gamma,
             dim=self.intrinsic_dim_, Z=Z, N=N, nugget=self.nugget_,
-            X_landmarks=None if Z is None else X[landmarks])
+            X_landmarks=None if Z is None else X[landmarks],
+            gram=self._fit_gram(Z))
         try:
             return super()._safe_fit(X, y)
         finally:
             self.graph = None
             del self._safety_setup, self._safety_start
+
+    def _fit_gram(self, Z):
+        """This fit's ``Z'Z`` (``feature_gram(Z)``, from its solve cache),
+        or None (not computed, or no Z)."""
+        if Z is None:
+            return None
+        for key, entry in getattr(self, "_solve_cache", {}).items():
+            if key[0] == "rkhs" and entry["ref"] is Z and "gram" in entry["data"]:
+                return entry["data"]["gram"]
+        return None
 
     def __sklearn_clone__(self):
         new = super().__sklearn_clone__()
@@ -461,7 +478,7 @@ class TVCheckMixin:
         # other) take the same rows: the second reuses the first's graph,
         # features and solve cache (edge lists, step bound, Z'Z), the same
         # arrays (so the same bits)
-        rows = S["graph"].rows_of(X)
+        rows = self._fold_rows(X)
         self._fold_warm_start(rows)
         key = (None if rows is None else rows.tobytes(), k, self.mode_,
                self.n_components_, self.kernel, self.degree, self.coef0)
@@ -476,14 +493,50 @@ class TVCheckMixin:
             return W, K, Z, None, N
         W, K, Z, landmarks, N = self._fold_set_up_new(X, k, lab, rows)
         if landmarks is None and rows is not None:
-            self._fold_solve_cache = {}
-            S["fold"] = (key, (W, K, Z, N, self.nugget_, self._fold_solve_cache))
+            self._fold_solve_cache = cache = {}
+            S["fold"] = (key, (W, K, Z, N, self.nugget_, cache))
+            # the solve cache's RKHS part (as _tv_inputs.shared_cache keys
+            # it for the solver): the fold's Z'Z from the checked fit's, and
+            # G[:, L] kept for the counterpart's hinge fit on these labels
+            ref = K if Z is None else Z
+            rk = shared_cache(cache, "rkhs", ref, *(() if Z is None
+                                                    else (float(self.nugget_),)))
+            rk[KEEP_COLUMNS] = True
+            if Z is not None:
+                rk["gram"] = rows_gram(self._full_gram(), S["Z"], rows, Z)
         return W, K, Z, landmarks, N
+
+    def _fold_rows(self, X):
+        """The rows of the checked fit that a safety fold's X holds
+        (``KNNGraph.rows_of``), read once for the model's and the
+        counterpart's fits on one fold (the same X object)."""
+        S = self._safety_setup
+        last = S.get("fold_rows")
+        if last is not None and last[0] is X:
+            return last[1]
+        rows = S["graph"].rows_of(X)
+        S["fold_rows"] = (X, rows)
+        return rows
+
+    def _full_gram(self):
+        """``Z'Z`` of the checked fit's features (the fit's own, from its
+        solve cache, or computed once here): the folds' Z'Z are this less
+        their left-out rows' (``_tv_solvers.rows_gram``)."""
+        S = self._safety_setup
+        if S.get("gram") is None:
+            S["gram"] = _tv_solvers.feature_gram(S["Z"])
+        return S["gram"]
 
     def _fold_set_up_new(self, X, k, lab, rows):
         """The set-up of :meth:`_fold_set_up` computed for these rows."""
         S = self._safety_setup
-        W, _ = self._shared_graph(X, k)
+        if rows is None:
+            W, _ = self._shared_graph(X, k)
+        else:
+            # the graph of these rows as _shared_graph reads it, the rows
+            # already known
+            W = S["graph"]._graph_and_rows(X, rows=rows)[0]
+            self._graph_obj = S["graph"]
         Z = landmarks = N = K = None
         if (self.mode_ != "exact" and S["Z"] is not None
                 and S["Z"].shape[1] == self.n_components_):

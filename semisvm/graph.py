@@ -1516,12 +1516,14 @@ class KNNGraph:
         out = self._graph_and_rows(X)
         return None if out is None else out[:2]
 
-    def _graph_and_rows(self, X):
+    def _graph_and_rows(self, X, rows=None):
+        # (rows: ``rows_of(X)``, known to the caller, who checked X)
         self._check_fitted()
         X = check_X(X)
-        rows = self.rows_of(X)
         if rows is None:
-            return None
+            rows = self.rows_of(X)
+            if rows is None:
+                return None
         n, m = self.n_samples_fit_, rows.size
         if m == n and np.all(rows == np.arange(n)):
             return self.affinity_, self.distances_, rows

@@ -128,6 +128,17 @@ __all__ = [
 ]
 
 
+def _feature_weights(Z, alpha):
+    """``Z' alpha`` in float64 (the Nystroem fit's feature weights): Z'
+    itself where Z is contiguous float64 (no copy; the copy ``astype`` made
+    has Z's layout, so the product is the same to the bit), else as a
+    float64 copy."""
+    Zt = Z.T
+    if Z.dtype != np.float64 or not (Z.flags.c_contiguous or Z.flags.f_contiguous):
+        Zt = Zt.astype(np.float64)
+    return Zt @ np.asarray(alpha, dtype=np.float64)
+
+
 # ------------------------------------------------------------ TV splitting
 
 
@@ -612,8 +623,7 @@ class _GraphTVBase(TVSetupMixin, TVCheckMixin, SafeSemiSupervisedMixin,
             self.X_fit_ = (X[landmarks] if landmarks is not None
                            else self._safety_setup["X_landmarks"])
             self.landmarks_ = landmarks
-            W_feat = Z_fit.T.astype(np.float64) @ np.asarray(res.alpha,
-                                                             dtype=np.float64)
+            W_feat = _feature_weights(Z_fit, res.alpha)
             self.alpha_ = (N @ W_feat).astype(X.dtype)
         self.intercept_ = res.intercept
         self.transduction_ = self.classes_[res.labels]

@@ -283,11 +283,11 @@ def test_safe_true_fold_set_up_shared_by_model_and_counterpart(Est, n_classes, m
                                                                monkeypatch):
     # the model's and the counterpart's fits on one fold read one set-up
     # (graph, features or kernel matrix, Z'Z, edge lists): the same fold
-    # scores, gain and fit as each fit setting up its own, with one Z'Z
-    # product per fold instead of two
+    # scores, gain and fit as each fit setting up its own, with one fold
+    # Z'Z (rows_gram) per fold instead of two
     from sklearn.datasets import make_blobs
 
-    import semisvm._tv_solvers as tsol
+    import semisvm._tv_check as tcheck
     import semisvm.model_selection as ms
     from semisvm._tv_check import TVCheckMixin
     X, yt = make_blobs(120, centers=n_classes, cluster_std=2.5, random_state=1)
@@ -296,9 +296,9 @@ def test_safe_true_fold_set_up_shared_by_model_and_counterpart(Est, n_classes, m
     for c in range(n_classes):
         y[rng.choice(np.flatnonzero(yt == c), 6, replace=False)] = c
     grams, scores = [], []
-    real_gram, real_scores = tsol.feature_gram, ms._paired_scores
-    monkeypatch.setattr(tsol, "feature_gram",
-                        lambda Z: grams.append(1) or real_gram(Z))
+    real_gram, real_scores = tcheck.rows_gram, ms._paired_scores
+    monkeypatch.setattr(tcheck, "rows_gram",
+                        lambda *a: grams.append(1) or real_gram(*a))
     monkeypatch.setattr(ms, "_paired_scores",
                         lambda *a, **k: scores.append(real_scores(*a, **k))
                         or scores[-1])
@@ -318,7 +318,9 @@ def test_safe_true_fold_set_up_shared_by_model_and_counterpart(Est, n_classes, m
                     est.decision_function(X).tobytes()))
     n_folds = scores[0][0].size
     if m is not None:
-        assert out[0][0] == 1 + n_folds and out[1][0] == 1 + 2 * n_folds
+        assert out[0][0] == n_folds and out[1][0] == 2 * n_folds
+    else:
+        assert out[0][0] == out[1][0] == 0
     assert out[0][1:] == out[1][1:]
     for a, b in zip(scores[0], scores[1]):
         np.testing.assert_array_equal(a, b)
@@ -373,3 +375,149 @@ def test_tv_objective_without_tv_term_is_fit_plus_rkhs(n_classes):
         F = K @ res.alpha
         ref = 0.5 * 2.0 * np.sum((Y1 - G[lab]) ** 2) + 0.5 * 0.7 * np.sum(res.alpha * F)
     np.testing.assert_allclose(res.objective, ref, rtol=1e-8)
+
+
+# ------------------- safe=True's folds: Z'Z, G[:, L], rows and graph shared
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_rows_gram_is_the_kept_rows_product_on_both_sides_of_its_switch(
+        dtype, monkeypatch):
+    # a fold's Z'Z: the full Z'Z less the left-out rows' product (to
+    # rounding) while those are at most GRAM_DOWNDATE_MAX_SHARE of the rows
+    # (75 of 300 here), else (and without the full Z'Z) the kept rows' own
+    # product, bit for bit; the reference is always that product
+    import semisvm._tv_solvers as tsol
+    rng = np.random.default_rng(0)
+    n = 300
+    Z = (rng.standard_normal((n, 20)) + 0.5).astype(dtype)
+    gram = tsol.feature_gram(Z)
+    assert tsol.GRAM_DOWNDATE_MAX_SHARE * n == 75
+    for n_out, shuffle in ((1, False), (30, True), (75, False), (76, False),
+                           (150, True)):
+        rows = np.sort(rng.choice(n, n - n_out, replace=False))
+        if shuffle:
+            rows = rng.permutation(rows)
+        Zr = Z[rows]
+        ref = tsol.feature_gram(Zr)
+        got = tsol.rows_gram(gram, Z, rows, Zr)
+        assert got.dtype == np.float64 and np.array_equal(got, got.T)
+        if n_out <= 75:
+            assert not np.array_equal(got, ref)     # (the downdate ran)
+            np.testing.assert_allclose(got, ref, rtol=0,
+                                       atol=1e-13 * np.abs(gram).max())
+        else:
+            assert got.tobytes() == ref.tobytes()
+        assert tsol.rows_gram(None, Z, rows, Zr).tobytes() == ref.tobytes()
+    # the switch moved below one row: the product on every fold
+    monkeypatch.setattr(tsol, "GRAM_DOWNDATE_MAX_SHARE", 0.0)
+    rows = np.arange(1, n)
+    assert (tsol.rows_gram(gram, Z, rows, Z[rows]).tobytes()
+            == tsol.feature_gram(Z[rows]).tobytes())
+
+
+@pytest.mark.parametrize("low_rank", [True, False])
+def test_kernel_columns_kept_only_where_the_cache_asks(low_rank):
+    # G[:, L] of a factorisation read back (the same array, read-only) for
+    # the same labeled rows where the solve cache sets KEEP_COLUMNS (a
+    # safe=True fold's: its model's and counterpart's hinge fits), else
+    # computed per call; always the values of factor.kernel_columns
+    from semisvm._tv_solvers import KEEP_COLUMNS, RKHS, kernel_columns
+    from semisvm.kernels import kernel_matrix
+    X, _, _ = _moons(80)
+    if low_rank:
+        Z = np.ascontiguousarray(X @ np.random.default_rng(1).standard_normal((2, 6)))
+        make = lambda cache: RKHS(Z=Z, delta=0.05, cache=cache)   # noqa: E731
+    else:
+        K = kernel_matrix(X, gamma=1.0)
+        make = lambda cache: RKHS(K=K, cache=cache)   # noqa: E731
+    lab, lab2 = np.array([0, 5, 9, 30]), np.array([1, 5, 9, 30])
+    kept = make({KEEP_COLUMNS: True}).factor(0.1, 1.0)
+    a = kernel_columns(kept, lab)
+    assert a.tobytes() == kept.kernel_columns(lab).tobytes()
+    assert kernel_columns(kept, lab) is a and not a.flags.writeable
+    b = kernel_columns(kept, lab2)
+    assert b.tobytes() == kept.kernel_columns(lab2).tobytes()
+    assert kernel_columns(kept, lab) is not a        # (one kept: the last)
+    plain = make({}).factor(0.1, 1.0)
+    assert getattr(plain, "columns_memo", None) is None
+    c = kernel_columns(plain, lab)
+    assert c.tobytes() == a.tobytes() and kernel_columns(plain, lab) is not c
+
+
+@pytest.mark.parametrize("layout", ["C", "F", "float32", "strided"])
+def test_feature_weights_same_bits_as_the_float64_copy(layout):
+    # Z' alpha of a Nystroem fit: Z' itself (no copy) where Z is contiguous
+    # float64, the bits of the former product of Z.T.astype(float64)
+    from semisvm.graph_tv import _feature_weights
+    rng = np.random.default_rng(2)
+    Z = rng.standard_normal((700, 60))
+    if layout == "F":
+        Z = np.asfortranarray(Z)
+    elif layout == "float32":
+        Z = Z.astype(np.float32)
+    elif layout == "strided":
+        Z = Z[::2, ::3]
+    for alpha in (rng.standard_normal(Z.shape[0]),
+                  rng.standard_normal((Z.shape[0], 4))):
+        ref = Z.T.astype(np.float64) @ alpha
+        assert _feature_weights(Z, alpha).tobytes() == ref.tobytes()
+
+
+def test_fold_graph_from_known_rows_is_graph_for():
+    # a safe=True fold's graph read with its rows (found once per fold):
+    # the arrays graph_for builds from X alone
+    X, _, _ = _moons(200)
+    g = KNNGraph(8).fit(X)
+    rows = np.sort(np.random.default_rng(0).choice(200, 170, replace=False))
+    W0, d0 = g.graph_for(X[rows])
+    W1, d1, r1 = g._graph_and_rows(X[rows], rows=g.rows_of(X[rows]))
+    assert np.array_equal(r1, rows) and np.array_equal(d0, d1)
+    assert (W0 != W1).nnz == 0 and W0.dtype == W1.dtype
+
+
+@pytest.mark.parametrize("Est", [TVSVM, pytest.param(CheegerRLS, marks=pytest.mark.slow)])
+def test_safe_true_fold_gram_downdate_on_both_sides_of_its_switch(Est, monkeypatch):
+    # the folds' Z'Z from the fit's (downdated) against each fold's own
+    # product (the switch at 0: the former computation): the same fold
+    # scores, gain and decision; rows_of once per fold (model and
+    # counterpart read it), G[:, L] computed once per fold for TVSVM
+    from sklearn.datasets import make_blobs
+
+    import semisvm._tv_solvers as tsol
+    X, yt = make_blobs(150, centers=3, cluster_std=2.0, random_state=3)
+    rng = np.random.default_rng(3)
+    y = np.full(150, -1)
+    for c in range(3):
+        y[rng.choice(np.flatnonzero(yt == c), 6, replace=False)] = c
+    calls = {"gram": 0, "rows_of": 0, "columns": 0}
+    real_gram, real_rows = tsol.feature_gram, KNNGraph.rows_of
+
+    def count(name, f):
+        def g(*a, **k):
+            calls[name] += 1
+            return f(*a, **k)
+        return g
+    monkeypatch.setattr(tsol, "feature_gram", count("gram", real_gram))
+    monkeypatch.setattr(KNNGraph, "rows_of", count("rows_of", real_rows))
+    for cls in (tsol._LowRankFactor, tsol._Factor):
+        monkeypatch.setattr(cls, "kernel_columns",
+                            count("columns", cls.kernel_columns))
+    out = []
+    for share in (tsol.GRAM_DOWNDATE_MAX_SHARE, 0.0):
+        monkeypatch.setattr(tsol, "GRAM_DOWNDATE_MAX_SHARE", share)
+        for k in calls:
+            calls[k] = 0
+        est = _fit(Est(safe=True, max_iter=15, n_components=30), X, y)
+        assert est.mode_ == "nystroem"
+        n_folds = est.safe_scores_[0].size
+        out.append((est.unlabeled_gain_, est.fell_back_, est.safe_scores_[0].tolist(),
+                    est.safe_scores_[1].tolist(), est.predict(X).tolist()))
+        # the fit's Z'Z, then (product side) each fold's own
+        assert calls["gram"] == (1 if share else 1 + n_folds)
+        # the fit's graph, then once per fold
+        assert calls["rows_of"] == 1 + n_folds
+        if Est is TVSVM:
+            # the fit's, then one per fold (model and counterpart alike)
+            assert calls["columns"] == 1 + n_folds
+    assert out[0] == out[1]
