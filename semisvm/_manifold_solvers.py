@@ -82,7 +82,10 @@ def newton_solve(K, LK, L1, y, E, gamma_A, gamma_I, fit_b, factor=None):
     change of rank h = |E0 \\ E|, solved through E0's factors by the
     Woodbury identity in O(n^2 (h + c)) instead of a new O(n^3) LU (the
     label folds hide a few labeled rows of the fit's); not the same bits as
-    a new factorisation (see :func:`woodbury_solve`).
+    a new factorisation, and refused where its refinement step says it is
+    less accurate in f = K alpha + b (a small gamma_A; see
+    :func:`woodbury_solve`): the stored factors are then dropped and this
+    solve, and the later ones, factorise afresh.
     """
     import scipy.linalg as sla
 
@@ -119,9 +122,8 @@ def newton_solve(K, LK, L1, y, E, gamma_A, gamma_I, fit_b, factor=None):
         # refused (too many rows hidden, or not accurate enough: the folds
         # of one check are alike, so the next ones would be refused too):
         # the fit's factors are dropped before this solve factorises its own
-        # matrix, so that the two n^2 factorisations never coexist. No lock:
-        # ``factor`` belongs to one fit, whose check runs its label folds
-        # one after the other in the fit's thread.
+        # matrix, so that the two n^2 factorisations never coexist ("E"
+        # stays: nothing is stored again)
         factor["lu"] = None
 
     def matrix():
@@ -152,6 +154,9 @@ def newton_solve(K, LK, L1, y, E, gamma_A, gamma_I, fit_b, factor=None):
             if not np.all(np.diagonal(lu[0])):
                 raise sla.LinAlgError("singular matrix")
             sol = sla.lu_solve(lu, rhs, check_finite=False)
+            # check-then-update without a lock: ``factor`` is one fit's,
+            # used from its thread only (the fit, then its check's label
+            # folds one after the other)
             if factor is not None and "E" not in factor:
                 factor.update(E=E.copy(), lu=lu)
             del lu
