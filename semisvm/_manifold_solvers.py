@@ -124,7 +124,7 @@ def newton_solve(K, LK, L1, y, E, gamma_A, gamma_I, fit_b, factor=None):
         # the fit's factors are dropped before this solve factorises its own
         # matrix, so that the two n^2 factorisations never coexist ("E"
         # stays: nothing is stored again)
-        factor["lu"] = None
+        factor["lu"] = base = None
 
     def matrix():
         # the (bordered) matrix written in Fortran order, where LAPACK

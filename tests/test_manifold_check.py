@@ -2,6 +2,7 @@
 label-free Newton setup (L^p K, the same bits) and the fit's factorisation
 (the folds of LapRLS through it by the Woodbury identity)."""
 import warnings
+import weakref
 
 import numpy as np
 import pytest
@@ -442,19 +443,20 @@ def test_refused_woodbury_drops_the_factors_before_factorising(monkeypatch):
     monkeypatch.setattr(ms, "WOODBURY_MAX_FRACTION", 0.01)
     shared = {}
     ms.lapsvm_multi(K, L, _ovr(y, [1]), shared=shared, **kw)
-    assert shared["factor"]["lu"] is not None
+    # the fit's LU array itself is freed (no reference left anywhere)
+    lu_ref = weakref.ref(shared["factor"]["lu"][0])
     seen = []
     orig = sla.lu_factor
 
     def spy(a, *args, **k):
         if a.shape[0] > 50:
-            seen.append(shared["factor"]["lu"])
+            seen.append((shared["factor"]["lu"], lu_ref()))
         return orig(a, *args, **k)
 
     monkeypatch.setattr(sla, "lu_factor", spy)
     for yy in _folds(y):
         ms.lapsvm_multi(K, L, _ovr(yy, [1]), shared=shared, **kw)
-    assert seen == [None, None]
+    assert seen == [(None, None), (None, None)]
 
 
 def test_defaults_keep_the_woodbury_solve(monkeypatch):
