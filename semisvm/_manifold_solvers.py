@@ -82,7 +82,10 @@ def newton_solve(K, LK, L1, y, E, gamma_A, gamma_I, fit_b, factor=None):
     change of rank h = |E0 \\ E|, solved through E0's factors by the
     Woodbury identity in O(n^2 (h + c)) instead of a new O(n^3) LU (the
     label folds hide a few labeled rows of the fit's); not the same bits as
-    a new factorisation (see :func:`woodbury_solve`).
+    a new factorisation, and refused where its refinement step says it is
+    less accurate in f = K alpha + b (a small gamma_A; see
+    :func:`woodbury_solve`): the stored factors are then dropped and this
+    solve, and the later ones, factorise afresh.
     """
     import scipy.linalg as sla
 
@@ -112,9 +115,16 @@ def newton_solve(K, LK, L1, y, E, gamma_A, gamma_I, fit_b, factor=None):
     rhs[E] = y[E]
     base = None if factor is None else factor.get("lu")
     if base is not None:
-        sol = woodbury_solve(K, factor["E"], base, E, rhs, fit_b)
+        sol = woodbury_solve(K, factor["E"], base, E, rhs, fit_b,
+                             LK=LK, L1=L1, gamma_A=gamma_A, gamma_I=gamma_I)
         if sol is not None:
             return _split(sol, n, fit_b, dtype)
+        # refused (too many rows hidden, or not accurate enough: the folds
+        # of one check are alike, so the next ones would be refused too):
+        # the fit's factors are dropped before this solve factorises its own
+        # matrix, so that the two n^2 factorisations never coexist ("E"
+        # stays: nothing is stored again)
+        factor["lu"] = base = None
 
     def matrix():
         # the (bordered) matrix written in Fortran order, where LAPACK
@@ -144,6 +154,9 @@ def newton_solve(K, LK, L1, y, E, gamma_A, gamma_I, fit_b, factor=None):
             if not np.all(np.diagonal(lu[0])):
                 raise sla.LinAlgError("singular matrix")
             sol = sla.lu_solve(lu, rhs, check_finite=False)
+            # check-then-update without a lock: ``factor`` is one fit's,
+            # used from its thread only (the fit, then its check's label
+            # folds one after the other)
             if factor is not None and "E" not in factor:
                 factor.update(E=E.copy(), lu=lu)
             del lu
@@ -163,9 +176,13 @@ def _split(sol, n, fit_b, dtype):
 # the Woodbury solve of newton_solve up to this rank h = |E0 \ E| per
 # matrix row: its cost n^2 (h + c) against a new LU's 2/3 n^3
 WOODBURY_MAX_FRACTION = 0.25
+# the largest error estimate of a Woodbury solve, relative in f = K alpha + b,
+# that newton_solve accepts (a new LU is accurate to ~1e-10 there)
+WOODBURY_TOL = 1e-8
 
 
-def woodbury_solve(K, E0, lu, E, rhs, fit_b):
+def woodbury_solve(K, E0, lu, E, rhs, fit_b, *, LK=None, L1=None,
+                   gamma_A=None, gamma_I=None):
     """The solution of M_E x = rhs through the LU factors of M_E0, E <= E0.
 
     M_E = M_E0 - U W with U the columns e_i of the rows i in H = E0 \\ E and
@@ -174,6 +191,18 @@ def woodbury_solve(K, E0, lu, E, rhs, fit_b):
     and S = I_h - W G (h x h). None where E is not a subset of E0, h is
     above ``WOODBURY_MAX_FRACTION`` of n, or S is singular (or gives a
     non-finite solution): the caller factorises M_E itself.
+
+    Given ``LK``, ``L1``, ``gamma_A`` and ``gamma_I`` (M_E's pieces, as in
+    :func:`newton_solve`), one step of iterative refinement follows: the
+    residual r = rhs - M_E x (O(n^2 c)) is solved through the same
+    factors, d = M_E^-1 r, and x + d returned. The identity is not
+    backward stable: with a small gamma_A (M_E0 ill-conditioned; K's small
+    eigenvalues) x's error is amplified in the directions K keeps, where
+    a new LU's is not (1e-12 against the RBF kernel's unit diagonal: f
+    wrong in its leading digit). The step's size in f = K alpha + b,
+    max|K d_alpha + d_b| / max|f|, tracks that error (measured 1e-11 to
+    1e-1 within a factor 2; larger errors still show as > 0.1): above
+    ``WOODBURY_TOL`` the result is None and the caller factorises afresh.
     """
     import scipy.linalg as sla
 
@@ -201,12 +230,38 @@ def woodbury_solve(K, E0, lu, E, rhs, fit_b):
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", sla.LinAlgWarning)
-            t = sla.solve(S, WZ[:, :c], check_finite=False)
+            Sf = sla.lu_factor(S, check_finite=False)
+            if not np.all(np.diagonal(Sf[0])):
+                return None
+            t = sla.lu_solve(Sf, WZ[:, :c], check_finite=False)
     except (sla.LinAlgError, ValueError):
         return None
-    if not np.all(np.isfinite(t)):
+    x = x0 + G @ t
+    if not np.all(np.isfinite(x)):
         return None
-    return x0 + G @ t
+    if LK is None:
+        return x
+    # one step of iterative refinement; its size is the error estimate
+    a = x[:n]
+    Ka = K @ a
+    r = rhs - gamma_A * x
+    r[:n] -= gamma_I * (LK @ a)
+    r[E] -= Ka[E]
+    if fit_b:
+        r[:n] -= gamma_I * L1[:, None] * x[n]
+        r[E] -= x[n]
+        r[n] = rhs[n] - a.sum(axis=0)
+    d = sla.lu_solve(lu, r, check_finite=False)
+    d += G @ sla.lu_solve(Sf, K[H] @ d[:n] + (d[n] if fit_b else 0.0),
+                          check_finite=False)
+    f = Ka + x[n] if fit_b else Ka
+    df = K @ d[:n]
+    if fit_b:
+        df += d[n]
+    scale = np.max(np.abs(f))
+    if not np.isfinite(scale) or not np.max(np.abs(df)) <= WOODBURY_TOL * scale:
+        return None
+    return x + d
 
 
 class LaplacianPower:

@@ -2,6 +2,7 @@
 label-free Newton setup (L^p K, the same bits) and the fit's factorisation
 (the folds of LapRLS through it by the Woodbury identity)."""
 import warnings
+import weakref
 
 import numpy as np
 import pytest
@@ -117,17 +118,17 @@ def test_folds_through_the_fit_factorisation(monkeypatch, fit_intercept, n_class
     fit0 = ms.lapsvm_multi(K, L, _ovr(y, classes), **kw)
     folds0 = [ms.lapsvm_multi(K, L, _ovr(yy, classes), **kw) for yy in _folds(y)]
     lu = _Count(sla.lu_factor)
-    solve = _Count(sla.solve)
     monkeypatch.setattr(sla, "lu_factor", lu)
-    monkeypatch.setattr(sla, "solve", solve)
     shared = {}
     fit1 = ms.lapsvm_multi(K, L, _ovr(y, classes), shared=shared, **kw)
     folds1 = [ms.lapsvm_multi(K, L, _ovr(yy, classes), shared=shared, **kw)
               for yy in _folds(y)]
-    # one factorisation; the folds' solves are h x h (the hidden rows)
+    # one n x n factorisation; the folds' are h x h (the hidden rows)
     n = K.shape[0]
-    assert len(lu.calls) == 1
-    assert all(a[0].shape[0] < n // 4 for a in solve.calls)
+    assert [a[0].shape[0] >= n for a in lu.calls] == [True] + [False] * (
+        len(lu.calls) - 1)
+    assert len(lu.calls) == 1 + len(_folds(y))
+    assert all(a[0].shape[0] < n // 4 for a in lu.calls[1:])
     # the fit itself: the same bits as sla.solve
     for ra, rb in zip(fit0, fit1):
         np.testing.assert_array_equal(ra.alpha, rb.alpha)
@@ -350,3 +351,132 @@ def test_direct_solve_same_bits_as_before(fit_b, n_classes, power):
         a0, b0 = _old_newton_solve(K64, LK, L1, Y, E, gA, 1.0, fit_b)
         np.testing.assert_array_equal(a, a0)
         np.testing.assert_array_equal(b, b0)
+
+
+def _blobs300(seed):
+    # 300 rows, 3 classes, 30 labels (the ill-conditioned cases' problem)
+    X, yt = make_blobs(300, centers=3, cluster_std=2.0, random_state=seed)
+    rng = np.random.default_rng(seed)
+    y = np.full(300, -1)
+    idx = rng.choice(300, 30, replace=False)
+    y[idx] = yt[idx]
+    return X, y
+
+
+def _check_outcome(est):
+    return (est.fell_back_, est.unlabeled_gain_,
+            [np.asarray(s).tolist() for s in est.safe_scores_])
+
+
+@pytest.mark.parametrize("seed", [1, 3, 7])
+@pytest.mark.parametrize("gamma_A,gamma_I", [(1e-12, 1e-8), (1e-10, 1.0)])
+def test_ill_conditioned_folds_as_a_new_factorisation(monkeypatch, seed, gamma_A,
+                                                      gamma_I):
+    # a tiny gamma_A: the Woodbury solve's f is wrong (1e-12 / 1e-8: in its
+    # leading digit), its refinement step says so, and the folds factorise
+    # afresh: the check's outcome is the new-factorisation path's
+    # (WOODBURY_MAX_FRACTION = 0), and the fit's factors are dropped
+    X, y = _blobs300(seed)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        monkeypatch.setattr(ms, "WOODBURY_MAX_FRACTION", 0.0)
+        ref = _check_outcome(LapRLS(gamma_A=gamma_A, gamma_I=gamma_I).fit(X, y))
+        monkeypatch.undo()
+        wb = _Count(ms.woodbury_solve)
+        monkeypatch.setattr(ms, "woodbury_solve", wb)
+        factors = []
+        orig = ms.newton_solve
+
+        def spy(*a, factor=None, **k):
+            factors.append(factor)
+            return orig(*a, factor=factor, **k)
+
+        monkeypatch.setattr(ms, "newton_solve", spy)
+        got = _check_outcome(LapRLS(gamma_A=gamma_A, gamma_I=gamma_I).fit(X, y))
+    assert got == ref
+    # tried once, refused (None), then the factors are gone
+    assert len(wb.calls) == 1
+    assert factors[0]["lu"] is None
+
+
+def test_refinement_estimate_refuses_and_accepts():
+    # woodbury_solve with M_E's pieces: the refined solution where the
+    # estimate is small (f as a new LU's to 1e-10), None where large; the
+    # new LU's f (numpy) is the reference
+    X, y = _blobs300(3)
+    K = kernel_matrix(X, gamma=1.0 / (2 * X.var()))
+    L = graph_laplacian(X, n_neighbors=6)
+    Y = np.column_stack([np.where(y == c, 1.0, -1.0) for c in range(3)])
+    E0 = np.flatnonzero(y >= 0).astype(np.int32)
+    E = E0[::2]
+    n = K.shape[0]
+    for gA, gI, ok in ((1e-4, 1.0, True), (1e-4, 1e-8, True), (1e-12, 1e-8, False),
+                       (1e-8, 1e-8, False)):
+        K64, _, LK, L1 = ms.lap_newton_setup(K, L, gI, 1)
+        fac = {}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ms.newton_solve(K64, LK, L1, Y, E0, gA, gI, True, factor=fac)
+            ad, bd = ms.newton_solve(K64, LK, L1, Y, E, gA, gI, True)
+        rhs = np.zeros((n + 1, 3))
+        rhs[E] = Y[E]
+        kw = dict(LK=LK, L1=L1, gamma_A=gA, gamma_I=gI)
+        x = ms.woodbury_solve(K64, fac["E"], fac["lu"], E, rhs, True, **kw)
+        raw = ms.woodbury_solve(K64, fac["E"], fac["lu"], E, rhs, True)
+        fd = K64 @ ad + bd
+        err_raw = np.max(np.abs(K64 @ raw[:n] + raw[n] - fd)) / np.max(np.abs(fd))
+        if ok:
+            assert x is not None
+            err = np.max(np.abs(K64 @ x[:n] + x[n] - fd)) / np.max(np.abs(fd))
+            assert err <= 1e-9
+        else:
+            assert x is None
+            # the refusal is warranted: the unrefined f is far off
+            assert err_raw > 1e-4
+
+
+def test_refused_woodbury_drops_the_factors_before_factorising(monkeypatch):
+    # above the rank limit the fold factorises M_E itself: the fit's
+    # factors are gone by then (the two n^2 factorisations never coexist)
+    _, K, L, y, _ = _problem(n=100, per_class=10)
+    kw = dict(KW, loss="squared", solver="closed", fit_intercept=True, power=1)
+    monkeypatch.setattr(ms, "WOODBURY_MAX_FRACTION", 0.01)
+    shared = {}
+    ms.lapsvm_multi(K, L, _ovr(y, [1]), shared=shared, **kw)
+    # the fit's LU array itself is freed (no reference left anywhere)
+    lu_ref = weakref.ref(shared["factor"]["lu"][0])
+    seen = []
+    orig = sla.lu_factor
+
+    def spy(a, *args, **k):
+        if a.shape[0] > 50:
+            seen.append((shared["factor"]["lu"], lu_ref()))
+        return orig(a, *args, **k)
+
+    monkeypatch.setattr(sla, "lu_factor", spy)
+    for yy in _folds(y):
+        ms.lapsvm_multi(K, L, _ovr(yy, [1]), shared=shared, **kw)
+    assert seen == [(None, None), (None, None)]
+
+
+def test_defaults_keep_the_woodbury_solve(monkeypatch):
+    # the default gamma_A / gamma_I: every fold through the fit's factors
+    # (none refused), the check's outcome the new-factorisation path's
+    X, y = _blobs300(7)
+    monkeypatch.setattr(ms, "WOODBURY_MAX_FRACTION", 0.0)
+    ref = _check_outcome(LapRLS().fit(X, y))
+    monkeypatch.undo()
+    wb = _Count(ms.woodbury_solve)
+    monkeypatch.setattr(ms, "woodbury_solve", wb)
+    results = []
+    orig = ms.woodbury_solve.fn
+
+    def spy(*a, **k):
+        out = orig(*a, **k)
+        results.append(out is not None)
+        return out
+
+    wb.fn = spy
+    got = _check_outcome(LapRLS().fit(X, y))
+    assert got == ref
+    assert len(results) >= 2 and all(results)
