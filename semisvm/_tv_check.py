@@ -503,7 +503,9 @@ class TVCheckMixin:
                                                     else (float(self.nugget_),)))
             rk[KEEP_COLUMNS] = True
             if Z is not None:
-                rk["gram"] = rows_gram(self._full_gram(), S["Z"], rows, Z)
+                rk["gram"] = rows_gram(
+                    self._full_gram() if _tv_solvers.GRAM_DOWNDATE_MAX_SHARE > 0
+                    else None, S["Z"], rows, Z)
         return W, K, Z, landmarks, N
 
     def _fold_rows(self, X):
@@ -561,6 +563,12 @@ class TVCheckMixin:
 
     def _adopt_supervised(self, X, y):
         """Become the supervised solution (the safety net fired)."""
+        S = getattr(self, "_safety_setup", None)
+        if S is not None:
+            # the last fold's set-up (its graph, solve cache and kept
+            # G[:, L]) is not read by the refit below: freed before it
+            S.pop("fold", None)
+            S.pop("fold_rows", None)
         sup = self._supervised_counterpart()
         # the model adopted: set up and solved as a fit of its own (not as
         # a fit of the check's folds)

@@ -392,6 +392,9 @@ def test_rows_gram_is_the_kept_rows_product_on_both_sides_of_its_switch(
     n = 300
     Z = (rng.standard_normal((n, 20)) + 0.5).astype(dtype)
     gram = tsol.feature_gram(Z)
+    # (the estimators keep the switch off, 0: the function's own switch at
+    # a quarter here)
+    monkeypatch.setattr(tsol, "GRAM_DOWNDATE_MAX_SHARE", 0.25)
     assert tsol.GRAM_DOWNDATE_MAX_SHARE * n == 75
     for n_out, shuffle in ((1, False), (30, True), (75, False), (76, False),
                            (150, True)):
@@ -504,7 +507,7 @@ def test_safe_true_fold_gram_downdate_on_both_sides_of_its_switch(Est, monkeypat
         monkeypatch.setattr(cls, "kernel_columns",
                             count("columns", cls.kernel_columns))
     out = []
-    for share in (tsol.GRAM_DOWNDATE_MAX_SHARE, 0.0):
+    for share in (0.25, 0.0):
         monkeypatch.setattr(tsol, "GRAM_DOWNDATE_MAX_SHARE", share)
         for k in calls:
             calls[k] = 0
@@ -521,3 +524,44 @@ def test_safe_true_fold_gram_downdate_on_both_sides_of_its_switch(Est, monkeypat
             # the fit's, then one per fold (model and counterpart alike)
             assert calls["columns"] == 1 + n_folds
     assert out[0] == out[1]
+
+
+@pytest.mark.parametrize("Est", [TVSVM, CheegerSVM])
+def test_safe_true_fallback_refit_holds_no_fold_set_up(Est, monkeypatch):
+    # where safe=True falls back, the supervised refit runs after the folds:
+    # the last fold's set-up (graph, solve cache, kept G[:, L]) is freed
+    # before it, not held through it
+    import semisvm.model_selection as ms
+    from semisvm._tv_check import TVCheckMixin
+    X, y = make_moons(300, noise=0.15, random_state=0)
+    ys = np.full(300, -1)
+    rng = np.random.default_rng(0)
+    for k in (0, 1):
+        ys[rng.choice(np.flatnonzero(y == k), 8, replace=False)] = k
+    real_gain, real_adopt = ms.unlabeled_gain, TVCheckMixin._adopt_supervised
+    seen, adopting = [], []
+
+    def gain(*a, **k):
+        g, s, b = real_gain(*a, **k)
+        return -1.0, s, b          # the safety net fires
+
+    def adopt(self, X_, y_):
+        adopting.append(True)
+        try:
+            return real_adopt(self, X_, y_)
+        finally:
+            adopting.pop()
+    real_counterpart = Est._supervised_counterpart
+
+    def counterpart(self):
+        if adopting:
+            # (the refit's own estimator is made here, just before its fit)
+            seen.append(sorted(getattr(self, "_safety_setup", {}) or {}))
+        return real_counterpart(self)
+    monkeypatch.setattr(ms, "unlabeled_gain", gain)
+    monkeypatch.setattr(TVCheckMixin, "_adopt_supervised", adopt)
+    monkeypatch.setattr(Est, "_supervised_counterpart", counterpart)
+    est = _fit(Est(safe=True, max_iter=15, n_components=30), X, ys)
+    assert est.fell_back_ and len(seen) == 1
+    assert "fold" not in seen[0] and "fold_rows" not in seen[0]
+    assert "Z" in seen[0]          # (the set-up itself was still there)
