@@ -76,7 +76,7 @@ FEATURE_SCALING_DOC = """    feature_scaling : {"auto", True, False}, default="a
         callable kernel's input) sees the scaled columns, and an explicit
         kernel width or heat width applies to them.
 """
-FEATURE_SCALE_ATTR_DOC = """    feature_scale_ : ndarray of shape (n_features_in_,) or None
+FEATURE_SCALE_ATTR_DOC = """    feature_scale_ : ndarray of shape (n_features,) or None
         The standard deviations the columns of X were divided by (1.0 for a
         constant column; see ``feature_scaling``), or None: X as given.
 """

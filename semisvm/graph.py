@@ -1268,7 +1268,7 @@ class KNNGraph:
     n_builds_ : int
         Neighbour searches run by this object (1 after ``fit``; a fold whose
         rows lost more than the spare neighbours adds a partial one).
-    feature_scale_ : ndarray of shape (n_features_in_,) or None
+    feature_scale_ : ndarray of shape (n_features,) or None
         Set only on a graph that a graph estimator (LapSVM, LapRLS, the
         graph TV and Cheeger models) built: the column scale of that fit's
         ``feature_scaling`` (None: X as given). A fit given this graph
