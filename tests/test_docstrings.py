@@ -80,3 +80,28 @@ def test_examples_run(name):
             runner.run(t)
     res = runner.summarize(verbose=False)
     assert res.failed == 0, f"{name}: {res.failed} of {res.attempted} examples failed"
+
+
+# reST messages that only mean "a Sphinx role or directive" to plain docutils
+_SPHINX_ONLY = ("Unknown interpreted text role", "Unknown directive type",
+                "No role entry", "No directive entry", "as canonical role name")
+
+
+@pytest.mark.parametrize("name", list(PUBLIC))
+def test_docstring_is_valid_restructuredtext(name):
+    # the docs are built with warnings as errors (sphinx-build -W): a
+    # docstring that numpydoc renders to invalid reST (e.g. "shape
+    # (n_features_in_,)": a trailing underscore is a reference to an
+    # unknown target) fails the docs build while every other test passes
+    import io
+
+    core = pytest.importorskip("docutils.core")
+    from numpydoc.docscrape_sphinx import SphinxDocString
+    text = str(SphinxDocString(inspect.getdoc(PUBLIC[name])))
+    err = io.StringIO()
+    core.publish_doctree(text, settings_overrides={
+        "warning_stream": err, "report_level": 2, "halt_level": 5})
+    msgs = [line for line in err.getvalue().splitlines()
+            if any(f"({lvl}/" in line for lvl in ("WARNING", "ERROR", "SEVERE"))
+            and not any(s in line for s in _SPHINX_ONLY)]
+    assert not msgs, f"{name}:\n" + "\n".join(msgs)
