@@ -10,9 +10,8 @@ stop sooner (they are read only through their held-out labels).
 subsets) sharing the fit's kNN graph, kernel width, intrinsic dimension and
 Nystroem features (``_fold_set_up``: label-free, so no held-out label
 reaches a fold; never the fit's solution, which would) and stopping as the
-``"auto"`` folds do; a fold's ``Z'Z`` is the fit's less its left-out rows'
-(``_tv_solvers.rows_gram``), and its model's and counterpart's fits share
-its graph, features, solve cache and (hinge loss, the same factorisation)
+``"auto"`` folds do; a fold's model and counterpart fits share its
+graph, features, solve cache and (hinge loss, the same factorisation)
 ``G[:, L]``. :class:`TVCheckMixin` holds both for the estimators'
 base class.
 """
@@ -23,12 +22,11 @@ import warnings
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
-from semisvm import _tv_solvers
 from semisvm._fallback import auto_fallback, cut_fallback, laplacian_guard, two_folds
 from semisvm._lowrank import nystroem_features
 from semisvm._threads import limit_api
 from semisvm._tv_inputs import shared_cache
-from semisvm._tv_solvers import KEEP_COLUMNS, rows_gram
+from semisvm._tv_solvers import KEEP_COLUMNS
 from semisvm._validation import UNLABELED, check_n_jobs, fits_in_memory
 
 # the safe="auto" check's fold solves (Cheeger; multi-class TV): a stop
@@ -411,23 +409,12 @@ class TVCheckMixin:
         self._safety_setup = dict(
             graph=self._graph_obj, kernel_gamma=self._kernel_gamma,
             dim=self.intrinsic_dim_, Z=Z, N=N, nugget=self.nugget_,
-            X_landmarks=None if Z is None else X[landmarks],
-            gram=self._fit_gram(Z))
+            X_landmarks=None if Z is None else X[landmarks])
         try:
             return super()._safe_fit(X, y)
         finally:
             self.graph = None
             del self._safety_setup, self._safety_start
-
-    def _fit_gram(self, Z):
-        """This fit's ``Z'Z`` (``feature_gram(Z)``, from its solve cache),
-        or None (not computed, or no Z)."""
-        if Z is None:
-            return None
-        for key, entry in getattr(self, "_solve_cache", {}).items():
-            if key[0] == "rkhs" and entry["ref"] is Z and "gram" in entry["data"]:
-                return entry["data"]["gram"]
-        return None
 
     def __sklearn_clone__(self):
         new = super().__sklearn_clone__()
@@ -496,16 +483,12 @@ class TVCheckMixin:
             self._fold_solve_cache = cache = {}
             S["fold"] = (key, (W, K, Z, N, self.nugget_, cache))
             # the solve cache's RKHS part (as _tv_inputs.shared_cache keys
-            # it for the solver): the fold's Z'Z from the checked fit's, and
-            # G[:, L] kept for the counterpart's hinge fit on these labels
+            # it for the solver): G[:, L] kept for the counterpart's hinge
+            # fit on these labels
             ref = K if Z is None else Z
             rk = shared_cache(cache, "rkhs", ref, *(() if Z is None
                                                     else (float(self.nugget_),)))
             rk[KEEP_COLUMNS] = True
-            if Z is not None:
-                rk["gram"] = rows_gram(
-                    self._full_gram() if _tv_solvers.GRAM_DOWNDATE_MAX_SHARE > 0
-                    else None, S["Z"], rows, Z)
         return W, K, Z, landmarks, N
 
     def _fold_rows(self, X):
@@ -520,14 +503,6 @@ class TVCheckMixin:
         S["fold_rows"] = (X, rows)
         return rows
 
-    def _full_gram(self):
-        """``Z'Z`` of the checked fit's features (the fit's own, from its
-        solve cache, or computed once here): the folds' Z'Z are this less
-        their left-out rows' (``_tv_solvers.rows_gram``)."""
-        S = self._safety_setup
-        if S.get("gram") is None:
-            S["gram"] = _tv_solvers.feature_gram(S["Z"])
-        return S["gram"]
 
     def _fold_set_up_new(self, X, k, lab, rows):
         """The set-up of :meth:`_fold_set_up` computed for these rows."""

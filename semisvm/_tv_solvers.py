@@ -618,35 +618,6 @@ def feature_gram(Z):
     return 0.5 * (G + G.T)
 
 
-#: :func:`rows_gram` takes ``Z'Z`` less the left-out rows' product when
-#: those are at most this share of Z's rows (fewer products than the kept
-#: rows'), else the kept rows' own product. Off (0): measured, not taken.
-#: The downdate equals the product to rounding (~30 ms less per safe=True
-#: fold at 5,000 x 500), but the folds' hinge solves amplify that rounding:
-#: on four-class problems (600 rows, 6 labels per class, TVSVM) safe=True's
-#: ``unlabeled_gain_`` moved by up to 0.1 on 17 of 26 draws (a read-only
-#: review's reproduction), so the check would no longer be the former one
-GRAM_DOWNDATE_MAX_SHARE = 0.0
-
-
-def rows_gram(gram, Z, rows, Z_rows):
-    """``Z_rows' Z_rows`` (float64, symmetric) of ``Z_rows = Z[rows]`` (rows
-    distinct) given ``gram = feature_gram(Z)``: ``gram - Z_h' Z_h`` over the
-    rows h of Z not in ``rows`` when they are at most
-    ``GRAM_DOWNDATE_MAX_SHARE`` of Z's rows (O(|h| m^2) instead of O(n m^2);
-    equal to the product to rounding, not bit for bit), else
-    ``feature_gram(Z_rows)``."""
-    n = Z.shape[0]
-    out_rows = np.ones(n, dtype=bool)
-    out_rows[rows] = False
-    held = np.flatnonzero(out_rows)
-    if gram is None or held.size > GRAM_DOWNDATE_MAX_SHARE * n:
-        return feature_gram(Z_rows)
-    Zh = np.asarray(Z[held], dtype=np.float64)
-    G = gram - Zh.T @ Zh
-    return 0.5 * (G + G.T)
-
-
 def _in_windows(func, n_blocks):
     """``func(0), ..., func(n_blocks - 1)`` in order, computed a window of a
     few blocks per thread at a time (:func:`map_blocks`): a caller summing

@@ -284,10 +284,10 @@ def test_safe_true_fold_set_up_shared_by_model_and_counterpart(Est, n_classes, m
     # the model's and the counterpart's fits on one fold read one set-up
     # (graph, features or kernel matrix, Z'Z, edge lists): the same fold
     # scores, gain and fit as each fit setting up its own, with one fold
-    # Z'Z (rows_gram) per fold instead of two
+    # Z'Z per fold instead of two (and the fit's own)
     from sklearn.datasets import make_blobs
 
-    import semisvm._tv_check as tcheck
+    import semisvm._tv_solvers as tsol
     import semisvm.model_selection as ms
     from semisvm._tv_check import TVCheckMixin
     X, yt = make_blobs(120, centers=n_classes, cluster_std=2.5, random_state=1)
@@ -296,8 +296,8 @@ def test_safe_true_fold_set_up_shared_by_model_and_counterpart(Est, n_classes, m
     for c in range(n_classes):
         y[rng.choice(np.flatnonzero(yt == c), 6, replace=False)] = c
     grams, scores = [], []
-    real_gram, real_scores = tcheck.rows_gram, ms._paired_scores
-    monkeypatch.setattr(tcheck, "rows_gram",
+    real_gram, real_scores = tsol.feature_gram, ms._paired_scores
+    monkeypatch.setattr(tsol, "feature_gram",
                         lambda *a: grams.append(1) or real_gram(*a))
     monkeypatch.setattr(ms, "_paired_scores",
                         lambda *a, **k: scores.append(real_scores(*a, **k))
@@ -318,7 +318,7 @@ def test_safe_true_fold_set_up_shared_by_model_and_counterpart(Est, n_classes, m
                     est.decision_function(X).tobytes()))
     n_folds = scores[0][0].size
     if m is not None:
-        assert out[0][0] == n_folds and out[1][0] == 2 * n_folds
+        assert out[0][0] == 1 + n_folds and out[1][0] == 1 + 2 * n_folds
     else:
         assert out[0][0] == out[1][0] == 0
     assert out[0][1:] == out[1][1:]
@@ -378,45 +378,6 @@ def test_tv_objective_without_tv_term_is_fit_plus_rkhs(n_classes):
 
 
 # ------------------- safe=True's folds: Z'Z, G[:, L], rows and graph shared
-
-
-@pytest.mark.parametrize("dtype", [np.float64, np.float32])
-def test_rows_gram_is_the_kept_rows_product_on_both_sides_of_its_switch(
-        dtype, monkeypatch):
-    # a fold's Z'Z: the full Z'Z less the left-out rows' product (to
-    # rounding) while those are at most GRAM_DOWNDATE_MAX_SHARE of the rows
-    # (75 of 300 here), else (and without the full Z'Z) the kept rows' own
-    # product, bit for bit; the reference is always that product
-    import semisvm._tv_solvers as tsol
-    rng = np.random.default_rng(0)
-    n = 300
-    Z = (rng.standard_normal((n, 20)) + 0.5).astype(dtype)
-    gram = tsol.feature_gram(Z)
-    # (the estimators keep the switch off, 0: the function's own switch at
-    # a quarter here)
-    monkeypatch.setattr(tsol, "GRAM_DOWNDATE_MAX_SHARE", 0.25)
-    assert tsol.GRAM_DOWNDATE_MAX_SHARE * n == 75
-    for n_out, shuffle in ((1, False), (30, True), (75, False), (76, False),
-                           (150, True)):
-        rows = np.sort(rng.choice(n, n - n_out, replace=False))
-        if shuffle:
-            rows = rng.permutation(rows)
-        Zr = Z[rows]
-        ref = tsol.feature_gram(Zr)
-        got = tsol.rows_gram(gram, Z, rows, Zr)
-        assert got.dtype == np.float64 and np.array_equal(got, got.T)
-        if n_out <= 75:
-            assert not np.array_equal(got, ref)     # (the downdate ran)
-            np.testing.assert_allclose(got, ref, rtol=0,
-                                       atol=1e-13 * np.abs(gram).max())
-        else:
-            assert got.tobytes() == ref.tobytes()
-        assert tsol.rows_gram(None, Z, rows, Zr).tobytes() == ref.tobytes()
-    # the switch moved below one row: the product on every fold
-    monkeypatch.setattr(tsol, "GRAM_DOWNDATE_MAX_SHARE", 0.0)
-    rows = np.arange(1, n)
-    assert (tsol.rows_gram(gram, Z, rows, Z[rows]).tobytes()
-            == tsol.feature_gram(Z[rows]).tobytes())
 
 
 @pytest.mark.parametrize("low_rank", [True, False])
@@ -480,11 +441,9 @@ def test_fold_graph_from_known_rows_is_graph_for():
 
 
 @pytest.mark.parametrize("Est", [TVSVM, pytest.param(CheegerRLS, marks=pytest.mark.slow)])
-def test_safe_true_fold_gram_downdate_on_both_sides_of_its_switch(Est, monkeypatch):
-    # the folds' Z'Z from the fit's (downdated) against each fold's own
-    # product (the switch at 0: the former computation): the same fold
-    # scores, gain and decision; rows_of once per fold (model and
-    # counterpart read it), G[:, L] computed once per fold for TVSVM
+def test_safe_true_folds_read_rows_and_kernel_columns_once(Est, monkeypatch):
+    # each fold's own Z'Z; rows_of once per fold (model and counterpart
+    # read it), G[:, L] computed once per fold for TVSVM
     from sklearn.datasets import make_blobs
 
     import semisvm._tv_solvers as tsol
@@ -506,24 +465,16 @@ def test_safe_true_fold_gram_downdate_on_both_sides_of_its_switch(Est, monkeypat
     for cls in (tsol._LowRankFactor, tsol._Factor):
         monkeypatch.setattr(cls, "kernel_columns",
                             count("columns", cls.kernel_columns))
-    out = []
-    for share in (0.25, 0.0):
-        monkeypatch.setattr(tsol, "GRAM_DOWNDATE_MAX_SHARE", share)
-        for k in calls:
-            calls[k] = 0
-        est = _fit(Est(safe=True, max_iter=15, n_components=30), X, y)
-        assert est.mode_ == "nystroem"
-        n_folds = est.safe_scores_[0].size
-        out.append((est.unlabeled_gain_, est.fell_back_, est.safe_scores_[0].tolist(),
-                    est.safe_scores_[1].tolist(), est.predict(X).tolist()))
-        # the fit's Z'Z, then (product side) each fold's own
-        assert calls["gram"] == (1 if share else 1 + n_folds)
-        # the fit's graph, then once per fold
-        assert calls["rows_of"] == 1 + n_folds
-        if Est is TVSVM:
-            # the fit's, then one per fold (model and counterpart alike)
-            assert calls["columns"] == 1 + n_folds
-    assert out[0] == out[1]
+    est = _fit(Est(safe=True, max_iter=15, n_components=30), X, y)
+    assert est.mode_ == "nystroem"
+    n_folds = est.safe_scores_[0].size
+    # the fit's Z'Z, then each fold's own
+    assert calls["gram"] == 1 + n_folds
+    # the fit's graph, then once per fold
+    assert calls["rows_of"] == 1 + n_folds
+    if Est is TVSVM:
+        # the fit's, then one per fold (model and counterpart alike)
+        assert calls["columns"] == 1 + n_folds
 
 
 @pytest.mark.parametrize("Est", [TVSVM, CheegerSVM])
