@@ -936,3 +936,56 @@ def test_check_folds_side_by_side_ctrl_c_does_not_wait_for_the_worker(monkeypatc
         release.set()
     for t in workers:
         t.join(30)
+
+
+def _nested_three(n=300, d=5, seed=0):
+    """Three concentric Gaussian clouds (std 1, 2.5, 6): no class is a graph
+    cluster, so an SVC on the labels beats the Cheeger fit."""
+    rng = np.random.RandomState(seed)
+    yt = np.arange(n) % 3
+    X = rng.randn(n, d) * np.array([1.0, 2.5, 6.0])[yt][:, None]
+    y = np.full(n, -1)
+    for c in range(3):
+        y[rng.choice(np.flatnonzero(yt == c), 12, replace=False)] = c
+    return X, y, yt
+
+
+@pytest.mark.parametrize("Est", [CheegerRLS, CheegerSVM])
+@pytest.mark.parametrize("above", [True, False])
+def test_cheeger_fold_budget_where_the_check_falls_back(Est, above, monkeypatch):
+    # data built to defeat the cluster assumption: with the check's fold
+    # solves stopped by CHEEGER_FOLD_MAX_ITER (more rows than
+    # CHEEGER_FOLD_BUDGET_MIN_ROWS) the check still falls back to the SVCs on
+    # the labels, as it does with the folds' own stop rule (at the switch)
+    import semisvm._tv_check as tv_check
+    import semisvm.graph_tv as gt
+    X, y, yt = _nested_three()
+    n = X.shape[0]
+    monkeypatch.setattr(tv_check, "SCALE_MIN_ROWS", n - 1)
+    monkeypatch.setattr(tv_check, "FOLD_MIN_ROWS", n - 1)
+    monkeypatch.setattr(tv_check, "CHEEGER_FOLD_BUDGET_MIN_ROWS", n - 1 if above else n)
+    monkeypatch.setattr(tv_check, "CHEEGER_FOLD_MAX_ITER", 3)
+    seen = []
+    real = gt.graph_cheeger
+
+    def solve(*a, **k):
+        res = real(*a, **k)
+        seen.append((k.get("max_iter"), res.n_iter))
+        return res
+    monkeypatch.setattr(gt, "graph_cheeger", solve)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = Est(max_iter=30).fit(X, y)
+    assert est.safe_check_.startswith("two folds")
+    n_fit = len(seen) - 2
+    folds = seen[n_fit:]
+    assert n_fit >= 1 and all(m == 30 for m, _ in seen[:n_fit])
+    if above:
+        assert all(m == 3 and it <= 3 for m, it in folds)
+    else:
+        assert all(m == 30 for m, _ in folds)
+    assert est.fell_back_
+    unl = y == -1
+    # the fallen-back model is the SVCs' decision: well below chance error
+    assert np.mean(est.transduction_[unl] != yt[unl]) < 0.4
+    np.testing.assert_array_equal(est.predict(X)[unl], est.transduction_[unl])
