@@ -7,9 +7,8 @@ becomes its supervised counterpart, a support vector classifier
 (:class:`sklearn.svm.SVC`, ``C = 10``) trained on the labeled rows: for an
 RBF estimator the one of four SVCs right on most held-out labels (RBF at
 the widths ``gamma = "scale"``, ``"scale"/3`` and ``3 x "scale"``, then
-linear; ties to the earlier; ``safe_counterpart_``) where at least
-``CHOOSE_MIN_SCORED`` = 40 labeled rows are held out, else the first of
-them, for a linear one the linear SVC; and says so in ``fell_back_`` (and in the log at ``verbose``).
+linear; ties to the earlier; ``safe_counterpart_``), for a linear one the
+linear SVC; and says so in ``fell_back_`` (and in the log at ``verbose``).
 The SVC's decision function is taken over into the estimator's own
 attributes (expansion rows, coefficients, kernel width), so ``predict``,
 ``decision_function``, pickling and :func:`semisvm.io.save` work as for any
@@ -49,10 +48,7 @@ The check is the cheap form of the safety net
   fold's labels hidden, **on the same graph and kernel matrix** (the rows do
   not change, only which of them carry a label, so nothing is rebuilt), and
   the hidden rows' transductive labels are scored; each candidate SVC is
-  trained on the other labeled rows and scored on the same rows (with
-  fewer than ``CHOOSE_MIN_SCORED`` = 40 held-out rows only the first, the
-  RBF SVC at ``gamma="scale"`` of an RBF estimator: the best of four on a
-  few rows is chosen by noise);
+  trained on the other labeled rows and scored on the same rows;
 * ``unlabeled_gain_`` is the accuracy of the semi-supervised labels minus
   the chosen SVC's, over the held-out rows (each scored once); the
   estimator falls back when it is below ``-safe_margin`` **and** the SVC
@@ -107,7 +103,7 @@ logger = logging.getLogger("semisvm")
 __all__ = ["check_safe", "two_folds", "supervised_counterpart",
            "supervised_candidates", "fit_supervised", "fit_counterpart",
            "LinearPrimal", "SCALABLE_MIN_LABELED", "CHOOSE_COUNTERPART",
-           "COUNTERPART_C", "RBF_WIDTHS", "RBFWidth", "CHOOSE_MIN_SCORED",
+           "COUNTERPART_C", "RBF_WIDTHS", "RBFWidth",
            "auto_fallback", "safe_auto_doc", "SAFE_CHECK_ATTR_DOC", "Z_FALLBACK",
            "MIN_LEAD",
            "MIN_LABELS", "laplacian_guard", "GUARD_AGREEMENT",
@@ -206,23 +202,6 @@ RBF_WIDTHS = (1.0, 1.0 / 3.0, 3.0)
 # the counterpart of an RBF estimator is chosen among the candidates above
 # (False: always the first, the RBF SVC at gamma = "scale")
 CHOOSE_COUNTERPART = True
-
-# ... when at least this many labeled rows are held out (scored) over the
-# two folds; with fewer, the first candidate alone (the RBF SVC at gamma =
-# "scale") is compared with the fit and fallen back to: the one of four
-# right on most of a few held-out rows is chosen by noise, and the choice
-# costs more than it gains. Chosen on the tune part of bench/_suite.py (69
-# cells with its three sets whose classes are not clusters, seeds 0-2;
-# bench/bench_fallback_replay.py's recording replayed exactly; any value in
-# 31-50 gives the same cells): worse / better cells than SVC() by more than
-# 2 points LapSVM 7/33 -> 5/33, LapRLS 7/33 -> 5/33, TVRLS 6/27 -> 4/30,
-# TVSVM 6/27 -> 5/33, CheegerRLS 4/29 -> 4/33, CheegerSVM 4/28 -> 3/30, mean
-# error lower for all six (by 0.2-0.5 points); above 50 (the 50 held-out
-# rows of 25 labels per class too) LapSVM / LapRLS 6/33, TVRLS 5/30, TVSVM
-# 7/32, CheegerRLS 6/33, CheegerSVM 5/30, as with the first candidate alone
-# always; the first candidate adopted after the four's check below 31: more
-# worse cells (TVSVM 6/30)
-CHOOSE_MIN_SCORED = 40
 
 # above this many labeled rows the counterparts are ones that scale (libsvm's
 # SVC costs between n^2 and n^3 in its training rows: the linear SVC on
@@ -434,8 +413,7 @@ _SAFE_AUTO_DOC = """        * ``"auto"`` (the default, :mod:`semisvm._fallback`)
           (``C=10``) trained on the other fold: for an RBF estimator the
           one of four right on most held-out rows (RBF at ``gamma="scale"``,
           a third of it and three times it, then linear;
-          ``safe_counterpart_``; with fewer than 40 labeled rows the RBF
-          one at ``gamma="scale"`` alone). When the semi-supervised labels are less
+          ``safe_counterpart_``). When the semi-supervised labels are less
           accurate by more than ``safe_margin`` (and the SVC is right on
           more of the rows where exactly one of the two is), the estimator
           becomes that SVC trained on all labeled rows (``fell_back_``;
@@ -472,8 +450,7 @@ SAFE_CHECK_ATTR_DOC = """    safe_check_ : str or None
     safe_counterpart_ : str or None
         The supervised model the check compared with (and fell back to),
         e.g. "rbf SVC (C=10, gamma=scale/3)" or "linear SVC (C=10)" (for
-        an RBF estimator, the candidate right on most held-out labels; with
-        fewer than 40 labeled rows, the RBF SVC at ``gamma="scale"``);
+        an RBF estimator, the candidate right on most held-out labels);
         None when no check ran. After a fallback to the linear SVC the
         decision function is linear, ``<x, w> + b``.
 """
@@ -957,8 +934,6 @@ def auto_fallback(est, X, y, solve, adopt, *, kernel, margin=0.0, family="laplac
         est.safe_check_ = f"skipped: {mode} (fewer than {MIN_LABELS} labels in a class)"
         return est
     est.safe_check_ = mode
-    if len(cands) > 1 and int(np.sum(fold >= 0)) < CHOOSE_MIN_SCORED:
-        cands = cands[:1]     # too few held-out rows to choose among candidates
     classes = est.classes_
     memo = _memo_for(memo, X, y, classes, tuple(name for name, _ in cands))
     idx = np.flatnonzero(labeled)

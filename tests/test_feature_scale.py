@@ -456,13 +456,10 @@ def test_nystroem_landmarks_are_scaled_rows(cls, params, stretched):
 
 
 @pytest.mark.parametrize("cls", ESTIMATORS, ids=IDS)
-def test_fallback_to_the_svc_on_scaled_rows(cls, monkeypatch):
+def test_fallback_to_the_svc_on_scaled_rows(cls):
     # a linear boundary across a uniform square (no clusters), 15 labels per
     # class, axes x1000 / x0.1: the check falls back to the linear SVC, fitted
-    # on the scaled rows; new rows are scaled before its <x, w> + b (the
-    # check chooses among its candidates from 30 held-out rows here)
-    import semisvm._fallback as fb
-    monkeypatch.setattr(fb, "CHOOSE_MIN_SCORED", 30)
+    # on the scaled rows; new rows are scaled before its <x, w> + b
     rng = np.random.default_rng(0)
     X = rng.random((200, 2))
     y = (X[:, 0] + 0.3 * X[:, 1] > 0.65).astype(int)

@@ -266,44 +266,6 @@ def test_auto_fallback_contract(monkeypatch):
     np.testing.assert_array_equal(est.transduction_, np.zeros(80))
 
 
-@pytest.mark.parametrize("k", [5, 20])
-def test_counterpart_chosen_only_with_enough_held_out_rows(k, monkeypatch):
-    # CHOOSE_MIN_SCORED: the check scores (and may fall back to) each of
-    # the four candidates only when at least that many labeled rows are
-    # held out; below, the first (the RBF SVC at gamma="scale") alone.
-    # Both sides of the switch, with the threshold moved around k labels
-    # per class (2k held-out rows)
-    import semisvm._fallback as fb
-    X, y, yt = _moons(120, k=k)
-    names = [name for name, _ in fb.supervised_candidates("rbf")]
-
-    class Stub:
-        verbose = 0
-        classes_ = np.array([0, 1])
-        transduction_ = np.zeros(120, dtype=int)
-
-    for threshold, want in ((2 * k, 4), (2 * k + 1, 1)):
-        monkeypatch.setattr(fb, "CHOOSE_MIN_SCORED", threshold)
-        memo = {}
-        est = auto_fallback(Stub(), X, y, lambda yh: 1 - yt, lambda *a: None,
-                            kernel="rbf", memo=memo)
-        scored = sorted({j for key in memo if key != "key" for j in [key[1]]})
-        assert scored == list(range(want))
-        assert est.fell_back_ and est.safe_check_ == "two folds"
-        assert est.safe_counterpart_ in names[:want]
-    # the default threshold: 5 labels per class (10 held-out rows) takes the
-    # first candidate; 20 (40 rows) chooses among the four
-    monkeypatch.undo()
-    memo = {}
-    est = auto_fallback(Stub(), X, y, lambda yh: 1 - yt, lambda *a: None,
-                        kernel="rbf", memo=memo)
-    assert len([key for key in memo if key != "key"]) == (2 if k == 5 else 8)
-    # the linear kernel has one candidate either way
-    est = auto_fallback(Stub(), X, y, lambda yh: 1 - yt, lambda *a: None,
-                        kernel="linear")
-    assert est.safe_counterpart_ == "linear SVC"
-
-
 @pytest.mark.parametrize("Est", LAP)
 def test_fallback_logged_at_verbose(Est, caplog):
     import logging
@@ -956,17 +918,12 @@ def test_laplacian_one_row_lead_where_the_fit_missed_many(monkeypatch):
     _miss_threshold_both_sides(monkeypatch, fb.LEAD1_MISS, "laplacian", miss, run)
 
 
-@pytest.mark.parametrize("choose", [False, True])
 @pytest.mark.parametrize("Est", [TVRLS, CheegerSVM])
-def test_guard_reads_the_checks_counterparts_once(Est, choose, monkeypatch):
+def test_guard_reads_the_checks_counterparts_once(Est, monkeypatch):
     # the guard's LapRLS check scores the same folds with the same
     # candidates on the same rows: it reads the TV check's counterpart
-    # labels (half the SVC fits) and ends exactly as when it fits its own;
-    # with its 10 labels the first candidate alone, or (choose: the
-    # threshold moved below them) the four
+    # labels (half the SVC fits) and ends exactly as when it fits its own
     import semisvm._fallback as fb
-    if choose:
-        monkeypatch.setattr(fb, "CHOOSE_MIN_SCORED", 10)
     X, y, _ = _nested5()
     calls = []
     fit = fb.fit_counterpart
@@ -981,11 +938,7 @@ def test_guard_reads_the_checks_counterparts_once(Est, choose, monkeypatch):
     monkeypatch.setattr(fb, "_memo_for", lambda memo, *a: None)
     calls.clear()
     own = _fit(Est(), X, y)
-    n_lab = int(np.sum(y != -1))
-    # (the check scores the four candidates from CHOOSE_MIN_SCORED held-out
-    # rows on, else the first alone)
-    n_cands = (len(fb.supervised_candidates("rbf", n_lab))
-               if n_lab >= fb.CHOOSE_MIN_SCORED else 1)
+    n_cands = len(fb.supervised_candidates("rbf", int(np.sum(y != -1))))
     assert shared.laplacian_agreement_ is not None
     # (plus one fit on all labels where LapRLS's check falls back)
     assert len(calls) - n_shared == 2 * n_cands
