@@ -36,7 +36,10 @@ sets whose columns differ in scale by orders of magnitude (``standardize=True``
 below) are standardized with the mean/std of all the subsample's rows
 (unsupervised: legitimate in the transductive setting); every other set is used
 as stored (the defaults must be scale-aware; the tune part also holds
-breast_cancer and wine as stored, ``*_raw``, for that).  Labels are mapped to 0..K-1 so
+breast_cancer and wine as stored, ``*_raw``, for that).  The tune part's
+last three sets are small tabular data whose classes are not the data's
+clusters (liverdisorders, poker-hand's two largest classes, a weak
+many-cluster make_classification), like some of the report part's sets.  Labels are mapped to 0..K-1 so
 that ``-1`` can mark an unlabeled row.
 
 The shared data sets are read in place from ``../shared/data`` (or
@@ -172,6 +175,14 @@ def _classification(seed, **kw):
     return make_classification(**args)
 
 
+def _weak_clusters():
+    """Small tabular data whose classes are not clusters: four Gaussian
+    clusters per class on a low separation, 10 % of the labels flipped."""
+    return _classification(404, n_samples=400, n_features=12, n_informative=4,
+                           n_redundant=2, n_clusters_per_class=4, class_sep=0.6,
+                           flip_y=0.1)
+
+
 # ---------------------------------------------------------------- the catalogue
 @dataclass(frozen=True)
 class _Spec:
@@ -228,6 +239,16 @@ def _catalogue():
               note="MNIST test, 10 classes, 10000 x 784 (0..255) -> 2000"),
         _Spec("sparse_planted", "tune", lambda: _sparse_planted(0),
               note="README Dask data: 2000 x 1000 sparse uniform, 10 per row, planted sign"),
+        # small tabular sets whose classes are not the data's clusters (added
+        # after the others; their rows and draws do not touch the other sets)
+        _Spec("liverdisorders", "tune", _sh("liverdisorders"),
+              note="USMO, 345 x 6, 145/200 (scaled to [0,1] in the source)"),
+        _Spec("poker01", "tune", _sh("poker_hand_train"), classes=(0, 1),
+              note="poker-hand train, 'nothing' vs 'one pair' (12493/10599), raw suits / "
+                   "ranks -> 2000: classes that are no clusters at all"),
+        _Spec("classif_weak", "tune", _weak_clusters,
+              note="make_classification(400, 12 feat, 4 inf, 4 clusters per class, "
+                   "sep .6, flip .1, seed 404): weak, many-cluster classes"),
         # ---------------- REPORT (never used to choose anything)
         _Spec("digits", "report", _sk(skd.load_digits),
               note="scikit-learn digits, 1797 x 64, 10 classes"),
@@ -273,7 +294,8 @@ def _catalogue():
 
 TUNE = ("breast_cancer", "wine", "moons", "circles", "xor", "blobs_75_25",
         "nested_clouds", "ionosphere", "diabetes", "krvskp", "isolet", "mnist10",
-        "sparse_planted", "breast_cancer_raw", "wine_raw")
+        "sparse_planted", "breast_cancer_raw", "wine_raw", "liverdisorders", "poker01",
+        "classif_weak")
 REPORT = ("digits", "classif_a", "classif_b", "classif_85_15", "australian",
           "heart_statlog", "house_votes", "spectf", "clean1", "a9a", "bank", "shuttle",
           "sparse_planted_b")
