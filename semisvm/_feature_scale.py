@@ -12,12 +12,17 @@ informative ones (LapRLS on MNIST: 17 -> 22 % error).
 
 So ``feature_scaling="auto"`` scales only extreme spreads, measured
 robustly: the ratio of the largest to the smallest interquartile range
-over the columns whose IQR is positive (:func:`spread_ratio`; the IQR of a
-near-constant or mostly-zero column is 0 and does not count). Above
-``FEATURE_SCALE_RATIO`` every column is divided by its standard deviation
-(:func:`feature_scale`, :func:`apply_scale`), at ``fit`` and again on the
-rows given to ``predict`` / ``decision_function``. Measured ratios: MNIST
-84, raw wine 2.9e3, raw breast cancer 2.5e5.
+over the columns whose IQR measures their spread (:func:`spread_ratio`).
+The IQR of a near-constant or mostly-zero column is 0, and where about
+three quarters of a column sit at one value its third quartile is
+interpolated between that value and the next (an MNIST pixel 75 % zero:
+IQR 0.25 where its standard deviation is 77): such a column, whose IQR is
+below ``IQR_STD_SHARE`` (1/50) of its standard deviation, does not count.
+Above ``FEATURE_SCALE_RATIO`` every column is divided by its standard
+deviation (:func:`feature_scale`, :func:`apply_scale`), at ``fit`` and
+again on the rows given to ``predict`` / ``decision_function``. Measured
+ratios (at most 600 rows): MNIST 63 (1,012 counting its 75 %-zero pixels),
+raw wine 2.9e3, raw breast cancer 2.5e5.
 
 Sparse X is never densified: its quartiles count the implicit zeros, its
 standard deviations come from sums over the stored values.
@@ -31,7 +36,7 @@ import numpy as np
 import scipy.sparse as sp
 
 __all__ = ["FEATURE_SCALE_ATTR_DOC", "FEATURE_SCALE_RATIO", "FEATURE_SCALING_DOC",
-           "apply_scale", "check_feature_scaling",
+           "IQR_STD_SHARE", "apply_scale", "check_feature_scaling",
            "column_quartiles", "feature_scale", "fit_feature_scale",
            "record_scale", "scaled_nbytes", "spread_ratio"]
 
@@ -40,6 +45,15 @@ logger = logging.getLogger("semisvm")
 # a column 1,000 times narrower than another weighs 1e-6 as much in a
 # squared distance: the graph and the kernel do not see it
 FEATURE_SCALE_RATIO = 1000.0
+
+# a column counts in the spread ratio only where its IQR is at least this
+# share of its standard deviation: below it the IQR does not measure the
+# column's spread but where its quartiles fall at the edge of a mass of
+# equal values (MNIST's pixels at 300-1,000 rows: shares 0.003-0.006; every
+# column of the tune part's tabular sets: 0.57 and above; a lognormal
+# column of sigma 2.3, heavy-tailed as measurements go, about 0.02);
+# chosen on the tune part (bench/RESULTS.md)
+IQR_STD_SHARE = 0.02
 
 # dense X is read in blocks of columns of at most this many values (a
 # float64 copy of a block: 32 MB), never copied whole
@@ -55,14 +69,17 @@ FEATURE_SCALING_DOC = """    feature_scaling : {"auto", True, False}, default="a
         and ``decision_function`` by the same values (``feature_scale_``).
         ``"auto"``: only where the columns' scales are far apart: the
         largest interquartile range (IQR) over the smallest, among the
-        columns whose IQR is positive, above ``FEATURE_SCALE_RATIO`` = 1,000
-        of :mod:`semisvm._feature_scale` (a column 1,000 times narrower than
+        columns whose IQR is at least ``IQR_STD_SHARE`` = 1/50 of their
+        standard deviation, above ``FEATURE_SCALE_RATIO`` = 1,000 of
+        :mod:`semisvm._feature_scale` (a column 1,000 times narrower than
         another weighs 1e-6 as much in a squared distance: the graph and the
         kernel do not see it; raw wine measures 2.9e3, raw breast cancer
-        2.5e5, MNIST's pixels 84); logged at ``verbose``. Near-constant and
-        mostly-zero columns (IQR 0) do not count, and where the rule does
-        not fire they are not blown up to the weight of the others (scaling
-        MNIST's pixels always took LapRLS from 17 to 22 % error). True:
+        2.5e5, MNIST's pixels 63-127); logged at ``verbose``. Near-constant
+        and mostly-zero columns (IQR 0, or an IQR that is the edge of a mass
+        of zeros: an MNIST pixel 75 % zero) do not count, and where the
+        rule does not fire they are not blown up to the weight of the others
+        (scaling MNIST's pixels took the six from 24-25 to 27-29 % mean
+        error, 600 rows). True:
         always; False: never (X as given). Sparse X stays sparse. No
         scaling with ``kernel="precomputed"`` (True refused). A fitted
         ``graph`` fixes the geometry: a graph this estimator built on scaled
@@ -275,8 +292,12 @@ def spread_ratio(X):
 
     The interquartile range (IQR, q75 - q25: :func:`column_quartiles`) of
     each column, then the largest IQR over the smallest among the columns
-    whose IQR is positive: near-constant and mostly-zero columns (IQR 0)
-    do not count.
+    whose IQR measures their spread: positive and at least
+    ``IQR_STD_SHARE`` of the column's standard deviation. Near-constant and
+    mostly-zero columns (IQR 0) do not count, nor a column whose third
+    quartile falls at the edge of a mass of zeros (about three quarters of
+    it zero: the quartile is interpolated between 0 and the next value, an
+    IQR far below the column's spread).
 
     Parameters
     ----------
@@ -285,14 +306,33 @@ def spread_ratio(X):
     Returns
     -------
     float
-        The ratio; 1.0 when fewer than two columns have a positive IQR.
+        The ratio; 1.0 when fewer than two columns count.
     """
+    return _spread_ratio(X)[0]
+
+
+def _spread_ratio(X, above=None):
+    """``(ratio, std)``: :func:`spread_ratio` and the columns' standard
+    deviations (:func:`_column_std`), or None where none was needed: fewer
+    than two columns with a positive IQR, or, given ``above``, the ratio
+    over all the columns with a positive IQR is not above it (leaving
+    columns out only lowers the ratio: it is not above ``above`` either;
+    that bound is returned as the ratio, a pass over X saved)."""
     q = column_quartiles(X)
     iqr = q[1] - q[0]
-    iqr = iqr[iqr > 0]
+    pos = iqr > 0
+    if np.count_nonzero(pos) < 2:
+        return 1.0, None
+    bound = float(iqr[pos].max() / iqr[pos].min())
+    if above is not None and not bound > above:
+        return bound, None
+    if not sp.issparse(X):
+        X = np.asarray(X)
+    s = _column_std(X)
+    iqr = iqr[pos & (iqr >= IQR_STD_SHARE * s)]
     if iqr.size < 2:
-        return 1.0
-    return float(iqr.max() / iqr.min())
+        return 1.0, s
+    return float(iqr.max() / iqr.min()), s
 
 
 def check_feature_scaling(how):
@@ -381,17 +421,20 @@ def feature_scale(X, how="auto"):
 
 
 def _feature_scale(X, how):
-    """``(scale or None, spread ratio or None)``."""
+    """``(scale or None, spread ratio or None)``; where "auto" does not
+    fire the ratio may be an upper bound of :func:`spread_ratio`
+    (:func:`_spread_ratio`)."""
     if how is False:
         return None, None
-    ratio = None
+    ratio = s = None
     if how == "auto":
-        ratio = spread_ratio(X)
+        ratio, s = _spread_ratio(X, FEATURE_SCALE_RATIO)
         if not ratio > FEATURE_SCALE_RATIO:
             return None, ratio
-    if not sp.issparse(X):
-        X = np.asarray(X)
-    s = _column_std(X)
+    if s is None:
+        if not sp.issparse(X):
+            X = np.asarray(X)
+        s = _column_std(X)
     s[~np.isfinite(s) | (s == 0)] = 1.0
     return s, ratio
 

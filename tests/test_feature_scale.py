@@ -240,6 +240,104 @@ def test_spread_ratio():
         == pytest.approx(1e4, rel=1e-12)
 
 
+def _pixels(n=600, seed=0):
+    """Pixel-like columns in [0, 255]: a column half 0 and half 255 (IQR
+    255), a uniform one, and one three quarters zero whose third quartile
+    is interpolated between its last zero and its smallest other value, 1
+    (IQR 0.25 at n = 600: (n - 1) * 0.75 = 449.25, rows 449 and 450 of the
+    sorted column), its other values spread up to 255."""
+    rng = np.random.default_rng(seed)
+    wide = np.repeat([0.0, 255.0], n // 2)
+    uni = rng.integers(0, 256, n).astype(float)
+    edge = np.zeros(n)
+    edge[450:] = rng.integers(1, 256, n - 450)
+    edge[450] = 1.0
+    X = np.column_stack([wide, uni, edge])
+    return X[rng.permutation(n)]
+
+
+def test_spread_ratio_leaves_out_the_edge_of_a_mass(monkeypatch):
+    # an MNIST-like pixel 75 % zero: its IQR (0.25) is the interpolation at
+    # the edge of its zeros, far below its spread (std about 50): it does
+    # not count, dense and sparse alike; counted, it would fire the rule
+    X = _pixels()
+    q = fs.column_quartiles(X)
+    iqr, s = q[1] - q[0], X.std(axis=0)
+    assert iqr[2] == 0.25 and iqr[2] < fs.IQR_STD_SHARE * s[2]
+    assert iqr[0] / iqr[2] > fs.FEATURE_SCALE_RATIO      # the former ratio
+    for A in (X, sp.csr_matrix(X), sp.csc_matrix(X), X.astype(np.float32)):
+        assert fs.spread_ratio(A) == pytest.approx(iqr[0] / iqr[1], rel=1e-6)
+        assert fs.spread_ratio(A) < 3
+        assert fs.feature_scale(A, "auto") is None
+    # both sides of IQR_STD_SHARE: a column just above the share counts
+    # (the former ratio), just below it does not
+    share = iqr[2] / s[2]
+    for at, counted in ((share * (1 - 1e-9), True), (share * (1 + 1e-9), False),
+                        (0.0, True)):
+        monkeypatch.setattr(fs, "IQR_STD_SHARE", at)
+        r = fs.spread_ratio(X)
+        assert bool(r == iqr[0] / iqr[2]) is counted, (at, r)
+        assert (fs.feature_scale(X, "auto") is not None) is counted
+
+
+def test_auto_reads_the_std_only_where_the_bound_is_above(monkeypatch):
+    # "auto" reads the columns' standard deviations only where the ratio
+    # over all the columns with a positive IQR (an upper bound of
+    # spread_ratio) is above FEATURE_SCALE_RATIO; below it the decision is
+    # spread_ratio's all the same
+    rng = np.random.default_rng(8)
+    calls = []
+    real = fs._column_std
+
+    def counted(X):
+        calls.append(X.shape)
+        return real(X)
+
+    monkeypatch.setattr(fs, "_column_std", counted)
+    low = rng.normal(size=(200, 3)) * np.array([1.0, 30.0, 0.1])
+    assert fs.feature_scale(low, "auto") is None and calls == []
+    assert fs.spread_ratio(low) == pytest.approx(300.0, rel=0.5) and len(calls) == 1
+    # the bound above, spread_ratio not: read, not scaled (the pixels)
+    calls.clear()
+    assert fs.feature_scale(_pixels(), "auto") is None and len(calls) == 1
+    # both above: read once, and that is the scale
+    calls.clear()
+    high = low * np.array([1.0, 1.0, 1e-3])
+    np.testing.assert_array_equal(fs.feature_scale(high, "auto"), high.std(0))
+    assert len(calls) == 1
+
+
+def test_spread_ratio_keeps_narrow_and_heavy_tailed_columns():
+    # the share is a column's shape, not its unit: a narrow column counts
+    # whatever its unit; two moons with the axes x100 and x0.01 and a
+    # lognormal column of sigma 2 (IQR / std about 0.07) in units 1e-4
+    X, _, _ = _moons(n=400)
+    rng = np.random.default_rng(9)
+    Xs = X * np.array([100.0, 0.01])
+    assert fs.spread_ratio(Xs) > 1e4
+    np.testing.assert_array_equal(fs.feature_scale(Xs, "auto"), Xs.std(axis=0))
+    logn = np.exp(2.0 * rng.normal(size=400)) * 1e-4
+    Xl = np.column_stack([X[:, 0], logn])
+    q = fs.column_quartiles(Xl)
+    assert (q[1, 1] - q[0, 1]) > fs.IQR_STD_SHARE * logn.std()
+    assert fs.spread_ratio(Xl) > fs.FEATURE_SCALE_RATIO
+    assert fs.feature_scale(Xl, "auto") is not None
+
+
+@pytest.mark.parametrize("cls", [LapRLS, TVRLS], ids=["LapRLS", "TVRLS"])
+def test_no_scaling_on_pixels_at_the_edge(cls):
+    # the pixel-like data above: "auto" is the fit of X as given, bit for bit
+    X = _pixels(n=600, seed=1)
+    y = (X[:, 1] > 127).astype(int)
+    ys = np.full(y.shape, -1)
+    for c in (0, 1):
+        ys[np.flatnonzero(y == c)[:5]] = c
+    a = _fit(cls, X, ys)
+    b = _fit(cls, X, ys, feature_scaling=False)
+    assert a.feature_scale_ is None
+    np.testing.assert_array_equal(a.transduction_, b.transduction_)
+
+
 # ------------------------------------------------------------ the scale
 
 def test_feature_scale_is_the_columns_std(monkeypatch):
