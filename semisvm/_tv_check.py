@@ -154,8 +154,8 @@ SAFE_WARM_START = False
 # float32 took as long: the graph ROF is their cost). Measured
 # (bench/RESULTS.md): 5,000 x 10, 10 classes, held-out rows right per fold
 # as with the fit's stop rule on 38 of 40 model folds (+1 on two), 16 %
-# (TV) / 26 % (Cheeger) fewer model fold iterations, safe=True 3.2-3.6x ->
-# 2.6-2.8x a default fit's CPU; 36 multi-class checks (1,000-5,000 rows):
+# (TV) / 26 % (Cheeger) fewer model fold iterations, safe=True 3.05-3.6x ->
+# 2.5-2.85x a default fit's CPU; 36 multi-class checks (1,000-5,000 rows):
 # the same fallbacks, fold scores moved on 7 (gain by up to 0.05). False /
 # False: the rules before
 SAFE_HELD_STOP = True
