@@ -377,8 +377,9 @@ class GraphTVResult:
         iterations, residual still above tol), ``"no_improvement"`` (Cheeger:
         the ratio has not decreased for 2 n_stable iterations; two-class
         normalised TV: the objective has not reached a new minimum for 5
-        n_stable iterations) or
-        ``"max_iter"``.
+        n_stable iterations), ``"held_out_stable"`` (the labels of rows
+        outside the solve, given by the estimators' ``safe=True`` check,
+        unchanged for n_stable iterations) or ``"max_iter"``.
     history : ndarray
         Objective (TV models: loss + RKHS + gamma TV at the splitting variable)
         or Cheeger ratio per outer iteration.

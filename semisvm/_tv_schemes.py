@@ -215,6 +215,15 @@ class TVSchemeMixin:
                   n_jobs=self.n_jobs, _cache=getattr(self, "_solve_cache", None),
                   _watch=getattr(self, "_fold_watch", None),
                   _init=getattr(self, "_fold_init", None))
+        if gamma == 0 and self.normalize is None:
+            # a safe=True fold fit of the supervised counterpart (the check
+            # reads its held-out labels as they come out of its own stop
+            # rule): float32 products with the fold's features
+            kw["_single"] = (not binary and Z is not None
+                             and _tv_check.SAFE_COUNTERPART_SINGLE
+                             and getattr(self, "_safety_setup", None) is not None)
+        else:
+            kw["_held"] = getattr(self, "_fold_held", None)
         # the check's fold solves (_auto_fallback) keep this fit's choice
         start, center = (getattr(self, "_pinned_start_center", None)
                          or self._start_center(y, binary))
@@ -316,7 +325,8 @@ class CheegerSolveMixin:
                                    max_iter=max_iter, rof_tol=self.rof_tol,
                                    rof_max_iter=self._rof_max_iter(y.shape[0]),
                                    verbose=bool(self.verbose), n_jobs=self.n_jobs,
-                                   _cache=getattr(self, "_solve_cache", None))
+                                   _cache=getattr(self, "_solve_cache", None),
+                                   _held=getattr(self, "_fold_held", None))
 
     def _fold_max_iter(self, n, watch):
         """The outer iterations a safe="auto" fold solve on n rows may take,

@@ -504,12 +504,23 @@ class _LowRankFactor:
         self.delta = delta
         self.r = d
 
-    def solve(self, B):
-        S = sla.cho_solve(self.chol, _zt_dot(self.Z, B / self.Lam), check_finite=False)
-        ZS = _z_dot(self.Z, S.astype(self.Z.dtype, copy=False)).astype(B.dtype,
-                                                                       copy=False)
+    def solve(self, B, Z=None):
+        return self.solve_weights(B, Z)[:2]
+
+    def solve_weights(self, B, Z=None):
+        """``solve(B)`` and ``S``, which is also ``Z' alpha`` (the feature
+        weights: ``Z' alpha = Z' Lam^-1 B - Z' diag(d / Lam) Z S = M S - (M -
+        I) S``). ``Z``: the products with another copy of the factor (e.g.
+        float32; the m x m solve stays float64)."""
+        V = B / self.Lam
+        if Z is None:
+            Z = self.Z
+        else:
+            V = V.astype(Z.dtype, copy=False)
+        S = sla.cho_solve(self.chol, _zt_dot(Z, V), check_finite=False)
+        ZS = _z_dot(Z, S.astype(Z.dtype, copy=False)).astype(B.dtype, copy=False)
         alpha = (B - self.d * ZS) / self.Lam
-        return alpha, ZS + self.delta * alpha if self.delta else ZS
+        return alpha, ZS + self.delta * alpha if self.delta else ZS, S
 
     def kernel_columns(self, lab):
         """``G[:, lab]`` of ``G = K (lam I + r K)^-1``: ``solve(E)`` for the
@@ -775,12 +786,15 @@ _STABLE_FACTOR = 2     # "labels_stable" after _STABLE_FACTOR * n_stable iterati
 def tv_splitting(rk, W, y, n_classes, loss, gamma, lam, eta, mu, r1, r2, r,
                  normalize, tol, n_stable, max_iter, rof_tol, rof_max_iter,
                  smo_tol, verbose, label_tol, n_threads=1, multiplier=True,
-                 cache=None, *, start="zero", center="mean", watch=None, init=None):
+                 cache=None, *, start="zero", center="mean", watch=None, init=None,
+                 held=None, single=False):
     """The splitting loop of :func:`semisvm.graph_tv.graph_tv` (``n_threads``:
     the graph ROF solver's; the result does not depend on it; ``cache``: a
     dict shared by solves on the same W, see ``_ROF``; ``start`` and
     ``center``: two classes only; ``watch``: more than two classes only,
-    rows whose labels unchanged also make an iteration quiet)."""
+    rows whose labels unchanged also make an iteration quiet; ``held`` and
+    ``single``: more than two classes with a factor Z only, see
+    :class:`_HeldOut` and :func:`_solver`)."""
     if n_classes == 2:
         return _tv_binary(rk, W, y, loss, gamma, lam, eta, mu, r1, r2, normalize,
                           tol, n_stable, max_iter, rof_tol, rof_max_iter,
@@ -789,7 +803,7 @@ def tv_splitting(rk, W, y, n_classes, loss, gamma, lam, eta, mu, r1, r2, r,
     return _tv_multi(rk, W, y, n_classes, loss, gamma, lam, eta, mu, r,
                      normalize, tol, n_stable, max_iter, rof_tol, rof_max_iter,
                      smo_tol, verbose, label_tol, n_threads, multiplier, cache,
-                     watch, init)
+                     watch, init, held, single)
 
 
 def _stable_stop(state, labels, unl, residual, tol, n_stable, watch=None):
@@ -819,6 +833,51 @@ def _stable_stop(state, labels, unl, residual, tol, n_stable, watch=None):
     if n_stable > 0 and state["stable"] >= _STABLE_FACTOR * n_stable:
         return "labels_stable"
     return None
+
+
+def _solver(rk, fac, single=False):
+    """``solve(B) -> (alpha, K alpha, Z' alpha)`` of the factorisation
+    ``fac`` (``Z' alpha`` None without a factor Z). ``single``: with a
+    float64 factor Z, its two products per solve in float32 (a float32 copy
+    of Z; the m x m solve and everything else stay float64): the safe=True
+    check's supervised counterpart fits."""
+    if not rk.low_rank:
+        return lambda B: fac.solve(B) + (None,)
+    if single and rk.Z.dtype == np.float64:
+        Z32 = rk.Z.astype(np.float32)
+        return lambda B: fac.solve_weights(B, Z32)
+    return fac.solve_weights
+
+
+class _HeldOut:
+    """The stop on rows outside a solve (more than two classes, factor Z):
+    ``Zh`` (h x m) their features, their labels ``argmax(Zh Z' alpha + b)``
+    (the solution's out-of-sample decision) read after every outer
+    iteration; ``stop`` returns ``"held_out_stable"`` once they have not
+    changed for ``n_stable`` iterations (n_stable > 0), else None. The
+    safe=True check's folds pass their held-out rows (the only rows the
+    check reads of a fold). ``Zh`` None (or no factor): never stops."""
+
+    def __init__(self, Zh, rk, n_stable):
+        self.Zh = (np.asarray(Zh, dtype=np.float64) if Zh is not None
+                   and rk.low_rank and len(Zh) and n_stable > 0 else None)
+        self.n_stable = n_stable
+        self.labels = None
+        self.stable = 0
+
+    def stop(self, Wf, bias=None):
+        if self.Zh is None:
+            return None
+        dec = self.Zh @ np.asarray(Wf, dtype=np.float64)
+        if bias is not None:
+            dec += bias
+        labels = np.argmax(dec, axis=1)
+        if self.labels is not None and np.array_equal(labels, self.labels):
+            self.stable += 1
+        else:
+            self.stable = 0
+        self.labels = labels
+        return "held_out_stable" if self.stable >= self.n_stable else None
 
 
 # "no_improvement" (normalised TV iterations): the objective has not reached a
@@ -945,7 +1004,7 @@ def _tv_binary(rk, W, y, loss, gamma, lam, eta, mu, r1, r2, normalize, tol,
 def _tv_multi(rk, W, y, c, loss, gamma, lam, eta, mu, r, normalize, tol,
               n_stable, max_iter, rof_tol, rof_max_iter, smo_tol, verbose,
               label_tol, n_threads=1, multiplier=True, cache=None, watch=None,
-              init=None):
+              init=None, held=None, single=False):
     n = rk.n
     dt = rk.dtype
     lab = np.flatnonzero(y != UNLABELED)
@@ -962,6 +1021,8 @@ def _tv_multi(rk, W, y, c, loss, gamma, lam, eta, mu, r, normalize, tol,
         fac = rk.factor(lam, r)
         svm = _KernelSVMProx(fac, lab, mu, smo_tol)
         betas = [None] * c
+    solve = _solver(rk, fac, single)
+    held = _HeldOut(held, rk, n_stable)
     G = np.zeros((n, c), dtype=dt)
     U = np.zeros((n, c), dtype=dt)
     Ghat = np.zeros((n, c), dtype=dt)
@@ -981,14 +1042,14 @@ def _tv_multi(rk, W, y, c, loss, gamma, lam, eta, mu, r, normalize, tol,
     it = 0
     for it in range(1, max_iter + 1):
         if loss == "squared":
-            Alpha, F = fac.solve(eta * Y1 + r * G - U)
+            Alpha, F, Wf = solve(eta * Y1 + r * G - U)
         else:
             E = G - U / r
             rhs = r * E
             for k in range(c):
                 betas[k], bias[k] = svm.dual(E[:, k], Ypm[:, k], betas[k])
                 rhs[lab, k] += Ypm[:, k] * betas[k]
-            Alpha, F = fac.solve(rhs)
+            Alpha, F, Wf = solve(rhs)
         Ghat = rof.solve(F + U / r, gamma, r, Ghat)
         G = simplex_project(Ghat, np.empty((n, c), dtype=dt))
         # [NP] the labeled rows are reset to their one-hot labels (as the
@@ -1020,7 +1081,8 @@ def _tv_multi(rk, W, y, c, loss, gamma, lam, eta, mu, r, normalize, tol,
         if verbose:
             logger.info("TV-%s (%d classes) iter %d: objective %.6g, residual %.3g",
                         loss, c, it, history[-1], res)
-        stop = _stable_stop(state, labels, unl, res, tol, n_stable, watch)
+        stop = (_stable_stop(state, labels, unl, res, tol, n_stable, watch)
+                or held.stop(Wf, bias if loss == "hinge" else None))
         if stop:
             converged = True
             break
@@ -1042,8 +1104,11 @@ def _tv_multi(rk, W, y, c, loss, gamma, lam, eta, mu, r, normalize, tol,
 
 def cheeger_ratio(rk, W, y, n_classes, loss, lam, mu, r, c, balance, start,
                   normalize, tol, n_stable, label_tol, max_iter, rof_tol,
-                  rof_max_iter, smo_tol, verbose, n_threads=1, cache=None):
-    """The ratio-minimisation loop of :func:`semisvm.graph_tv.graph_cheeger`."""
+                  rof_max_iter, smo_tol, verbose, n_threads=1, cache=None,
+                  held=None):
+    """The ratio-minimisation loop of :func:`semisvm.graph_tv.graph_cheeger`
+    (``held``: more than two classes with a factor Z only, see
+    :class:`_HeldOut`)."""
     n = rk.n
     dt = rk.dtype
     lab = np.flatnonzero(y != UNLABELED)
@@ -1061,6 +1126,8 @@ def cheeger_ratio(rk, W, y, n_classes, loss, lam, mu, r, c, balance, start,
     fac = rk.factor(lam, r)
     svm = _KernelSVMProx(fac, lab, mu, smo_tol) if loss == "hinge" else None
     betas = [None] * ncol
+    solve = _solver(rk, fac)
+    held = _HeldOut(None if binary else held, rk, n_stable)
     # [NP] start from the kernel-RLS fit of the labels (the paper's
     # Norm(y) - med start has no orientation away from the labeled points, and
     # with one label per class the loop then often settles on the flipped cut)
@@ -1125,7 +1192,7 @@ def cheeger_ratio(rk, W, y, n_classes, loss, lam, mu, r, c, balance, start,
             for k in range(ncol):
                 betas[k], bias[k] = svm.dual(Gm[:, k], Ypm[:, k], betas[k])
                 rhs[lab, k] += Ypm[:, k] * betas[k]
-        Alpha, Em = fac.solve(rhs)
+        Alpha, Em, Wf = solve(rhs)
         H = rof.solve(Em, 1.0, Evec / c, H)
         S = H - lambda_median(H, lam_b)
         if binary and Ylab[lab, 0] @ S[lab, 0] < 0:
@@ -1162,8 +1229,9 @@ def cheeger_ratio(rk, W, y, n_classes, loss, lam, mu, r, c, balance, start,
                         loss, it, E_total, res)
         dE = np.inf if E_prev is None else abs(E_prev - E_total)
         E_prev = E_total
-        stop = _stable_stop(state, labels, unl, dE / max(E_total, 1e-300), tol,
-                            n_stable)
+        stop = (_stable_stop(state, labels, unl, dE / max(E_total, 1e-300), tol,
+                             n_stable)
+                or held.stop(Wf, bias if loss == "hinge" else None))
         if stop:
             converged = True
             break

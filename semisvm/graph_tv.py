@@ -147,7 +147,7 @@ def graph_tv(K, W, y, *, loss="squared", gamma=1.0, lam=1.0, eta=1.0, mu=1.0,
              label_tol=0.01, max_iter=300, rof_tol=1e-4, rof_max_iter=500,
              smo_tol=1e-6, verbose=False, Z=None, nugget=0.0, n_jobs=None,
              scheme="augmented", start="zero", center="mean", _cache=None,
-             _watch=None, _init=None):
+             _watch=None, _init=None, _held=None, _single=False):
     r"""TV-RLS (``loss="squared"``) or TV-SVM (``loss="hinge"``), binary or multi-class.
 
     Binary (2 classes; class 1 is +1), the splitting ``f = K alpha = g``,
@@ -272,6 +272,16 @@ def graph_tv(K, W, y, *, loss="squared", gamma=1.0, lam=1.0, eta=1.0, mu=1.0,
         intercept) or (n, c) of a solve of a near problem, instead of
         ``start``'s (normalised and centred like the iterates; the labeled
         rows of a multi-class start reset to their labels). None: ``start``.
+    _held : ndarray (h, m) or None, default=None
+        Private, multi-class with ``Z`` only (ignored elsewhere): the
+        features of h rows outside the solve; the solve also stops (status
+        ``"held_out_stable"``) once their labels ``argmax(Zh Z' alpha + b)``
+        have not changed for ``n_stable`` outer iterations. The estimators'
+        ``safe=True`` check passes its folds' held-out rows.
+    _single : bool, default=False
+        Private, multi-class with a float64 ``Z`` only: the two products
+        with Z per outer iteration in float32 (the estimators' ``safe=True``
+        check, its supervised counterpart's fold fits).
 
     Returns
     -------
@@ -324,7 +334,8 @@ def graph_tv(K, W, y, *, loss="squared", gamma=1.0, lam=1.0, eta=1.0, mu=1.0,
                            r2, r, normalize, tol, n_stable, max_iter, rof_tol,
                            rof_max_iter, smo_tol, verbose, label_tol, n_threads,
                            scheme == "augmented", rof_cache,
-                           start=start, center=center, watch=_watch, init=_init)
+                           start=start, center=center, watch=_watch, init=_init,
+                           held=_held, single=_single)
     if n_classes > 2:
         out["scheme"] = scheme
     out["total_time"] = time.perf_counter() - t0
@@ -336,7 +347,7 @@ def graph_cheeger(K, W, y, *, loss="squared", lam=1.0, mu=1.0, r=1.0, c=1.0,
                   balance="median", start="auto", normalize="n", tol=1e-6, n_stable=10,
                   label_tol=0.01, max_iter=300, rof_tol=1e-4, rof_max_iter=500,
                   smo_tol=1e-6, verbose=False, Z=None, nugget=0.0, n_jobs=None,
-                  _cache=None):
+                  _cache=None, _held=None):
     r"""Cheeger-RLS (``loss="squared"``) or Cheeger-SVM (``loss="hinge"``).
 
     Minimises the balanced Cheeger ratio ``E(f) = TV(f) / B(f)`` with ``f_i =
@@ -442,6 +453,9 @@ def graph_cheeger(K, W, y, *, loss="squared", lam=1.0, mu=1.0, r=1.0, c=1.0,
         kernel (the estimators' check folds); the edge list, the ROF step
         bound, ``Z'Z`` and the label-independent factorisations are then
         computed once (matched by the arrays' identity). Same bits as None.
+    _held : ndarray (h, m) or None, default=None
+        Private, multi-class with ``Z`` only: rows outside the solve whose
+        labels also stop it, as in :func:`graph_tv`.
 
     Returns
     -------
@@ -487,7 +501,7 @@ def graph_cheeger(K, W, y, *, loss="squared", lam=1.0, mu=1.0, r=1.0, c=1.0,
         out = cheeger_ratio(rk, W, y, n_classes, loss, lam, mu, r, c, balance,
                             start, normalize, tol, n_stable, label_tol,
                             max_iter, rof_tol, rof_max_iter, smo_tol, verbose,
-                            n_threads, rof_cache)
+                            n_threads, rof_cache, held=_held)
     out["total_time"] = time.perf_counter() - t0
     out["total_cpu_time"] = time.process_time() - c0
     return make_result(**out)

@@ -989,3 +989,160 @@ def test_cheeger_fold_budget_where_the_check_falls_back(Est, above, monkeypatch)
     # the fallen-back model is the SVCs' decision: well below chance error
     assert np.mean(est.transduction_[unl] != yt[unl]) < 0.4
     np.testing.assert_array_equal(est.predict(X)[unl], est.transduction_[unl])
+# ------------------------- safe=True: the held-out stop, float32 counterpart
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("delta", [0.0, 0.3])
+def test_low_rank_solve_weights_are_the_feature_weights(weighted, delta):
+    # solve_weights' S is Z' alpha (the feature weights of the solution);
+    # its (alpha, K alpha) are solve's, bit for bit; with a float32 copy of
+    # Z for the two products: the float64 solution to float32 rounding
+    from semisvm._tv_solvers import RKHS
+    rng = np.random.default_rng(3)
+    n, m = 80, 12
+    Z = rng.standard_normal((n, m))
+    lab = np.zeros(n, dtype=bool)
+    lab[:10] = True
+    rk = RKHS(Z=Z, delta=delta)
+    fac = (rk.weighted_factor(0.1, 1.0, 10.0, lab) if weighted
+           else rk.factor(0.1, 1.0))
+    B = rng.standard_normal((n, 4))
+    alpha, Ka, S = fac.solve_weights(B)
+    a2, k2 = fac.solve(B)
+    assert np.array_equal(alpha, a2) and np.array_equal(Ka, k2)
+    np.testing.assert_allclose(S, Z.T @ alpha, rtol=0, atol=1e-10 * np.abs(S).max())
+    K = Z @ Z.T + delta * np.eye(n)
+    np.testing.assert_allclose(Ka, K @ alpha, rtol=0, atol=1e-10 * np.abs(Ka).max())
+    a32, k32, s32 = fac.solve_weights(B, Z.astype(np.float32))
+    assert a32.dtype == k32.dtype == np.float64
+    for x, ref in ((a32, alpha), (k32, Ka), (s32, S)):
+        np.testing.assert_allclose(x, ref, rtol=0, atol=1e-5 * np.abs(ref).max())
+        assert not np.array_equal(x, ref)
+
+
+def _low_rank_problem(n=150, n_classes=3, per_class=5, seed=0, m=25):
+    from semisvm._lowrank import nystroem_features
+    from semisvm.kernels import kernel_matrix
+    X, y, _ = _blobs(n=n, n_classes=n_classes, per_class=per_class, seed=seed)
+    Z, _, _ = nystroem_features(X, lambda A, B=None: kernel_matrix(A, B, gamma=0.1), m,
+                                random_state=0, include=np.flatnonzero(y >= 0))
+    W = knn_affinity(X, 8, weight="self-tuning")
+    return Z, W, y
+
+
+@pytest.mark.parametrize("solver,loss", [
+    ("tv", "squared"), ("tv", "hinge"), ("cheeger", "squared"), ("cheeger", "hinge")])
+def test_held_out_stop_against_replayed_iterations(solver, loss):
+    # _held: the solve also stops once the labels argmax(Zh Z' alpha + b) of
+    # rows outside it have not changed for n_stable iterations. Reference:
+    # the same solve cut at max_iter = 1, 2, ... (the iterates before a stop
+    # are the same), the held-out labels read off each result's alpha
+    from semisvm.graph_tv import graph_cheeger, graph_tv
+    Z, W, y = _low_rank_problem(n=200)
+    keep = np.arange(200) >= 30            # rows 0-29 held out
+    Zf, Wf, yf = Z[keep], W[keep][:, keep], y[keep]
+    Zh = Z[~keep]
+    # (the solve's own stop held back: no residual / ratio test, no flips)
+    kw = dict(loss=loss, Z=Zf, nugget=0.01, tol=1e-300, n_stable=3, label_tol=0.0)
+    if solver == "tv":
+        fn = graph_tv
+        kw.update(gamma=0.3, scheme="penalty", normalize="sqrt", rof_max_iter=20)
+    else:
+        fn = graph_cheeger
+        kw.update(rof_max_iter=20)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        plain = fn(None, Wf, yf, max_iter=40, **kw)
+        held = fn(None, Wf, yf, max_iter=40, _held=Zh, **kw)
+        seen, stop = [], None
+        for k in range(1, plain.n_iter + 1):
+            r = fn(None, Wf, yf, max_iter=k, **kw)
+            seen.append(np.argmax(Zh @ (Zf.T @ r.alpha) + r.intercept, axis=1))
+            if k > 3 and all(np.array_equal(seen[-1], s) for s in seen[-4:-1]):
+                stop = k
+                break
+    assert stop is not None, "the held-out rows never settled before the solve's own stop"
+    assert held.status == "held_out_stable" and held.converged
+    assert held.n_iter == stop < plain.n_iter
+    np.testing.assert_array_equal(held.alpha, r.alpha)
+    # without _held (or with no rows) the solve is the plain one, bit for bit
+    none = fn(None, Wf, yf, max_iter=40, _held=Zh[:0], **kw)
+    assert none.n_iter == plain.n_iter
+    np.testing.assert_array_equal(none.decision, plain.decision)
+
+
+def test_single_precision_products_counterpart_solve():
+    # _single: the penalty iteration at gamma=0 (the supervised counterpart)
+    # with float32 products: the same labels as float64, alpha to rounding
+    from semisvm.graph_tv import graph_tv
+    Z, W, y = _low_rank_problem(n_classes=4, per_class=6)
+    for loss in ("squared", "hinge"):
+        kw = dict(loss=loss, Z=Z, nugget=0.01, gamma=0.0, normalize=None,
+                  scheme="penalty", tol=1e-6, max_iter=300)
+        a = graph_tv(None, W, y, **kw)
+        b = graph_tv(None, W, y, _single=True, **kw)
+        np.testing.assert_array_equal(a.labels, b.labels)
+        assert not np.array_equal(a.alpha, b.alpha)
+        np.testing.assert_allclose(b.alpha, a.alpha, rtol=0,
+                                   atol=1e-4 * np.abs(a.alpha).max())
+
+
+@pytest.mark.parametrize("Est", ESTIMATORS)
+@pytest.mark.parametrize("on", [True, False])
+@pytest.mark.parametrize("n_classes,nystroem", [(3, True), (3, False), (2, True)])
+def test_safe_true_held_out_stop_and_single_counterpart_both_sides(
+        Est, on, n_classes, nystroem, monkeypatch):
+    # safe=True (more than two classes, Nystroem path on the checked fit's
+    # features): the model's fold fits get their held-out rows' features
+    # (SAFE_HELD_STOP), the counterpart's fold fits float32 products
+    # (SAFE_COUNTERPART_SINGLE); the fit itself, two classes, the exact
+    # path and the switches off: neither
+    import semisvm._tv_check as tv_check
+    import semisvm._tv_setup as tv_setup
+    import semisvm.graph_tv as gt
+    import semisvm.model_selection as ms
+    if nystroem:
+        monkeypatch.setattr(tv_setup, "LOWRANK_MIN_SAMPLES", 50)
+        monkeypatch.setattr(tv_setup, "AUTO_COMPONENTS", 40)
+    monkeypatch.setattr(tv_check, "SAFE_HELD_STOP", on)
+    monkeypatch.setattr(tv_check, "SAFE_COUNTERPART_SINGLE", on)
+    X, y, _ = _blobs(n=120, n_classes=n_classes, per_class=6, seed=3)
+    seen, tests = [], []
+
+    def wrap(f):
+        def solve(*a, **k):
+            seen.append((k.get("gamma"), k.get("_held"), k.get("_single", False),
+                         a[2].shape[0], k.get("Z")))
+            return f(*a, **k)
+        return solve
+    monkeypatch.setattr(gt, "graph_tv", wrap(gt.graph_tv))
+    monkeypatch.setattr(gt, "graph_cheeger", wrap(gt.graph_cheeger))
+    real_acc = ms._accuracy
+    monkeypatch.setattr(ms, "_accuracy",
+                        lambda est, X, y: tests.append(X.shape[0]) or real_acc(est, X, y))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = Est(safe=True, safe_cv=2, max_iter=30).fit(X, y)
+    assert est.mode_ == ("nystroem" if nystroem else "exact")
+    fit = seen[0]
+    assert fit[1] is None and not fit[2]
+    folds = seen[1:-1] if est.fell_back_ else seen[1:]
+    model = [s for s in folds if s[0] != 0.0]
+    counterpart = [s for s in folds if s[0] == 0.0]
+    assert model and counterpart
+    active = on and nystroem and n_classes > 2
+    for s in counterpart:
+        assert s[1] is None and s[2] == active
+    held = [s[1] for s in model]
+    if not active:
+        assert all(h is None for h in held)
+        return
+    # each model fold watches its held-out rows: those the check scores
+    assert all(h is not None for h in held)
+    assert sorted({h.shape[0] for h in held}) == sorted(set(tests))
+    for (_, h, _, n_fold, Zf) in model:
+        # (a rejected penalty iteration's augmented retry on the exact
+        # kernel, Z None, ignores them)
+        assert h.shape[0] == 120 - n_fold
+        assert Zf is None or h.shape[1] == Zf.shape[1]
