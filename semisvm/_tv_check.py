@@ -160,6 +160,10 @@ SAFE_WARM_START = False
 # False: the rules before
 SAFE_HELD_STOP = True
 SAFE_COUNTERPART_SINGLE = True
+# ... while the float32 copy of the fold's features is at most this many
+# bytes (above it, a copy the memory check does not count: the float64
+# products, as before)
+SAFE_COUNTERPART_SINGLE_MAX_BYTES = 256 << 20
 
 
 class TVCheckMixin:
@@ -446,6 +450,8 @@ class TVCheckMixin:
             # shared set-up through the clones of the fold loop (the model's
             # also its warm start)
             new._safety_setup = shared
+            if getattr(self, "_safety_counterpart", False):
+                new._safety_counterpart = True
             start = getattr(self, "_safety_start", None)
             if start is not None:
                 new._safety_start = start
@@ -589,6 +595,7 @@ class TVCheckMixin:
         # the model adopted: set up and solved as a fit of its own (not as
         # a fit of the check's folds)
         sup.__dict__.pop("_safety_setup", None)
+        sup.__dict__.pop("_safety_counterpart", None)
         sup.fit(X, y)
         for name in ("alpha_", "intercept_", "_kernel_gamma", "X_fit_",
                      "n_iter_", "result_", "mode_", "n_components_",

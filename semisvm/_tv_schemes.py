@@ -215,13 +215,16 @@ class TVSchemeMixin:
                   n_jobs=self.n_jobs, _cache=getattr(self, "_solve_cache", None),
                   _watch=getattr(self, "_fold_watch", None),
                   _init=getattr(self, "_fold_init", None))
-        if gamma == 0 and self.normalize is None:
+        if (getattr(self, "_safety_counterpart", False)
+                and getattr(self, "_safety_setup", None) is not None):
             # a safe=True fold fit of the supervised counterpart (the check
             # reads its held-out labels as they come out of its own stop
-            # rule): float32 products with the fold's features
+            # rule): float32 products with the fold's features (a float32
+            # copy of them, at most SAFE_COUNTERPART_SINGLE_MAX_BYTES)
             kw["_single"] = (not binary and Z is not None
                              and _tv_check.SAFE_COUNTERPART_SINGLE
-                             and getattr(self, "_safety_setup", None) is not None)
+                             and Z.dtype == np.float64
+                             and Z.size * 4 <= _tv_check.SAFE_COUNTERPART_SINGLE_MAX_BYTES)
         else:
             kw["_held"] = getattr(self, "_fold_held", None)
         # the check's fold solves (_auto_fallback) keep this fit's choice
@@ -250,7 +253,7 @@ class TVSchemeMixin:
             mu0 = 1.0 if self.mu is None and binary else mu
             res = self._graph_tv(K, W, y, gamma=CONVEX_GAMMA * g0,
                                  mu=CONVEX_MU * mu0, normalize=None,
-                                 **dict(kw, _init=None))
+                                 **dict(kw, _init=None, _held=None))
         return res
 
     def _penalty_rof_steps(self, n):
@@ -300,9 +303,11 @@ class TVSchemeMixin:
                     self._exact_K = self._kernel(self._exact_rows)
             kw = dict(kw, Z=None, nugget=0.0)
             K = self._exact_K
-        # (from the start: a warm start was the penalty iteration's)
+        # (from the start: a warm start was the penalty iteration's; the
+        # held-out stop of a safe=True fold is the penalty iteration's only:
+        # an augmented iteration stopped on it would be kept unsettled)
         return self._graph_tv(K, W, y, scheme="augmented", **weights,
-                              **dict(kw, _init=None))
+                              **dict(kw, _init=None, _held=None))
 
 
 class CheegerSolveMixin:

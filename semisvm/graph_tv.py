@@ -718,6 +718,7 @@ class _GraphTVBase(TVSetupMixin, TVCheckMixin, SafeSemiSupervisedMixin,
         if getattr(self, "_safety_setup", None) is not None:
             # in the safety net's check: its fits share the set-up too
             sup._safety_setup = self._safety_setup
+            sup._safety_counterpart = True
         return sup
 
     def decision_function(self, X):

@@ -1113,7 +1113,7 @@ def test_safe_true_held_out_stop_and_single_counterpart_both_sides(
     def wrap(f):
         def solve(*a, **k):
             seen.append((k.get("gamma"), k.get("_held"), k.get("_single", False),
-                         a[2].shape[0], k.get("Z")))
+                         a[2].shape[0], k.get("Z"), k.get("scheme", "penalty")))
             return f(*a, **k)
         return solve
     monkeypatch.setattr(gt, "graph_tv", wrap(gt.graph_tv))
@@ -1138,11 +1138,53 @@ def test_safe_true_held_out_stop_and_single_counterpart_both_sides(
     if not active:
         assert all(h is None for h in held)
         return
-    # each model fold watches its held-out rows: those the check scores
-    assert all(h is not None for h in held)
+    # each model fold's penalty iteration watches its held-out rows: those
+    # the check scores; a rejected penalty iteration's augmented retry does
+    # not (stopped on them it would be kept unsettled)
+    assert all((h is None) == (scheme == "augmented")
+               for (_, h, _, _, _, scheme) in model)
+    held = [h for h in held if h is not None]
     assert sorted({h.shape[0] for h in held}) == sorted(set(tests))
-    for (_, h, _, n_fold, Zf) in model:
-        # (a rejected penalty iteration's augmented retry on the exact
-        # kernel, Z None, ignores them)
+    for (_, h, _, n_fold, Zf, scheme) in model:
+        if scheme == "augmented":
+            continue
         assert h.shape[0] == 120 - n_fold
-        assert Zf is None or h.shape[1] == Zf.shape[1]
+        assert Zf is not None and h.shape[1] == Zf.shape[1]
+
+
+@pytest.mark.parametrize("cap", ["above", "below"])
+def test_safe_true_single_counterpart_only_and_its_copy_cap(cap, monkeypatch):
+    # the float32 products are the supervised counterpart's fold fits' only
+    # (marked as such), not those of a model the user set to gamma=0,
+    # normalize=None (its folds get the held-out stop instead), and only
+    # while the float32 copy of the fold's features is at most
+    # SAFE_COUNTERPART_SINGLE_MAX_BYTES
+    import semisvm._tv_check as tv_check
+    import semisvm._tv_setup as tv_setup
+    import semisvm.graph_tv as gt
+    monkeypatch.setattr(tv_setup, "LOWRANK_MIN_SAMPLES", 50)
+    monkeypatch.setattr(tv_setup, "AUTO_COMPONENTS", 40)
+    X, y, _ = _blobs(n=120, n_classes=3, per_class=6, seed=3)
+    n_fold = 120 - 9                      # safe_cv=2: 9 held-out labeled rows
+    monkeypatch.setattr(tv_check, "SAFE_COUNTERPART_SINGLE_MAX_BYTES",
+                        n_fold * 40 * 4 - (1 if cap == "below" else 0))
+    seen = []
+    real = gt.graph_tv
+
+    def solve(*a, **k):
+        seen.append((k.get("_held") is not None, k.get("_single", False)))
+        return real(*a, **k)
+    monkeypatch.setattr(gt, "graph_tv", solve)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = TVRLS(gamma=0.0, normalize=None, safe=True, safe_cv=2,
+                    max_iter=30).fit(X, y)
+    assert est.mode_ == "nystroem" and est.n_components_ == 40
+    folds = seen[1:-1] if est.fell_back_ else seen[1:]
+    # per fold a model fit and a counterpart fit (the same parameters)
+    half = len(folds) // 2
+    assert half >= 2 and len(folds) == 2 * half
+    assert sum(held for held, _ in folds) == half
+    assert sum(single for _, single in folds) == (half if cap == "above" else 0)
+    assert not any(held and single for held, single in folds)
+    assert not hasattr(est, "_safety_counterpart")
