@@ -529,11 +529,10 @@ class TVCheckMixin:
         iteration; else None. Label-free (the rows' features, as the fold's own).
         """
         S = self._safety_setup
-        Z = S["Z"]
-        if (not S.get("held_stop") or rows is None or Z is None
-                or self.classes_.shape[0] <= 2 or self.mode_ == "exact"
-                or Z.shape[1] != self.n_components_):
+        if (not S.get("held_stop") or rows is None
+                or self.classes_.shape[0] <= 2 or not self._shares_features()):
             return None
+        Z = S["Z"]
         out = np.ones(Z.shape[0], dtype=bool)
         out[rows] = False
         return Z[out] if out.any() else None
@@ -550,6 +549,12 @@ class TVCheckMixin:
         S["fold_rows"] = (X, rows)
         return rows
 
+    def _shares_features(self):
+        """Whether a safety fold takes the checked fit's Nystroem features
+        (its rows of them): the low-rank path with the same rank."""
+        Z = self._safety_setup["Z"]
+        return (self.mode_ != "exact" and Z is not None
+                and Z.shape[1] == self.n_components_)
 
     def _fold_set_up_new(self, X, k, lab, rows):
         """The set-up of :meth:`_fold_set_up` computed for these rows."""
@@ -562,8 +567,7 @@ class TVCheckMixin:
             W = S["graph"]._graph_and_rows(X, rows=rows)[0]
             self._graph_obj = S["graph"]
         Z = landmarks = N = K = None
-        if (self.mode_ != "exact" and S["Z"] is not None
-                and S["Z"].shape[1] == self.n_components_):
+        if self._shares_features():
             Z, N = S["Z"][rows], S["N"]
             self.nugget_ = S["nugget"]
         else:

@@ -504,8 +504,8 @@ class _LowRankFactor:
         self.delta = delta
         self.r = d
 
-    def solve(self, B, Z=None):
-        return self.solve_weights(B, Z)[:2]
+    def solve(self, B):
+        return self.solve_weights(B)[:2]
 
     def solve_weights(self, B, Z=None):
         """``solve(B)`` and ``S``, which is also ``Z' alpha`` (the feature

@@ -659,6 +659,26 @@ def test_fold_budget_both_sides(Est, n_classes, above, monkeypatch):
     assert checked.unlabeled_gain_ is not None
 
 
+def _assert_cheeger_fold_budget(Est, X, y, seen, budget):
+    """A plain fit and a checked fit (max_iter 30) of ``Est``: the same fit
+    solves and bits; the check's two fold solves stopped by ``budget`` outer
+    iterations (at least one at it), or (None) by their own rule (at least
+    one past 2 or 3)."""
+    fit, n_fit, checked = _plain_and_checked(Est, X, y, seen)
+    np.testing.assert_array_equal(checked.result_.decision, fit.result_.decision)
+    assert seen[:n_fit] == seen[n_fit:2 * n_fit]
+    assert all(m == 30 for m, *_ in seen[:n_fit])
+    folds = seen[2 * n_fit:]
+    assert len(folds) == 2
+    if budget is not None:
+        assert all(m == budget and it <= budget for m, it, _ in folds)
+        assert any(st == "max_iter" for *_, st in folds)
+    else:
+        assert all(m == 30 for m, *_ in folds)
+        assert any(it > 3 for _, it, _ in folds)
+    assert checked.unlabeled_gain_ is not None
+
+
 @pytest.mark.parametrize("Est", [CheegerRLS, CheegerSVM])
 @pytest.mark.parametrize("n_classes", [3, 2])
 @pytest.mark.parametrize("above", [True, False])
@@ -670,19 +690,7 @@ def test_cheeger_fold_budget_both_sides(Est, n_classes, above, monkeypatch):
     X, y, seen = _fold_budget_problem(
         monkeypatch, n_classes, above, "graph_cheeger",
         lambda k, res: (k.get("max_iter"), res.n_iter, res.status))
-    fit, n_fit, checked = _plain_and_checked(Est, X, y, seen)
-    np.testing.assert_array_equal(checked.result_.decision, fit.result_.decision)
-    assert seen[:n_fit] == seen[n_fit:2 * n_fit]
-    assert all(m == 30 for m, *_ in seen[:n_fit])
-    folds = seen[2 * n_fit:]
-    assert len(folds) == 2
-    if above and n_classes > 2:
-        assert all(m == 2 and it <= 2 for m, it, _ in folds)
-        assert any(st == "max_iter" for *_, st in folds)
-    else:
-        assert all(m == 30 for m, *_ in folds)
-        assert any(it > 2 for _, it, _ in folds)
-    assert checked.unlabeled_gain_ is not None
+    _assert_cheeger_fold_budget(Est, X, y, seen, 2 if above and n_classes > 2 else None)
 
 
 @pytest.mark.parametrize("Est", [CheegerRLS, CheegerSVM])
@@ -701,19 +709,7 @@ def test_cheeger_fold_budget_below_the_large_one_both_sides(Est, n_classes, abov
         lambda k, res: (k.get("max_iter"), res.n_iter, res.status))
     monkeypatch.setattr(tv_check, "CHEEGER_FOLD_BUDGET_MIN_ROWS", 79 if above else 80)
     monkeypatch.setattr(tv_check, "CHEEGER_FOLD_MAX_ITER", 3)
-    fit, n_fit, checked = _plain_and_checked(Est, X, y, seen)
-    np.testing.assert_array_equal(checked.result_.decision, fit.result_.decision)
-    assert seen[:n_fit] == seen[n_fit:2 * n_fit]
-    assert all(m == 30 for m, *_ in seen[:n_fit])
-    folds = seen[2 * n_fit:]
-    assert len(folds) == 2
-    if above and n_classes > 2:
-        assert all(m == 3 and it <= 3 for m, it, _ in folds)
-        assert any(st == "max_iter" for *_, st in folds)
-    else:
-        assert all(m == 30 for m, *_ in folds)
-        assert any(it > 3 for _, it, _ in folds)
-    assert checked.unlabeled_gain_ is not None
+    _assert_cheeger_fold_budget(Est, X, y, seen, 3 if above and n_classes > 2 else None)
 
 
 def test_cheeger_fold_budgets_by_rows(monkeypatch):
