@@ -322,6 +322,25 @@ def _row_blocks_operator(A):
 # order is the data's (the same bits as before the reordering)
 ROF_REORDER_MIN_SAMPLES = 20_000
 
+# the graph ROF solver runs its primal-dual steps on several threads (the
+# fit's ``n_jobs``) only with at least this many edge-columns (edges times
+# columns) per thread, on as many threads as there are such shares; below
+# it, on one. One thread takes the one-pass kernels (the dual update
+# scatters ``div`` as it goes); several take two parallel passes per step
+# (edges, then the rows' incidence lists) with a fork and a barrier each,
+# which a short step does not repay: 5,000 rows (35.7k edges), one column,
+# 0.13 ms a step on one thread against 0.2+ ms on two (bench/RESULTS.md,
+# bench/bench_rof_threads.py). The iterates are the same to the bit for any
+# thread count (``rof_pd_multi``), so the switch changes the time only
+ROF_THREADS_MIN_WORK = 400_000
+
+
+def _rof_threads(n_threads, m, c):
+    """The threads of a graph ROF solve of ``c`` columns on ``m`` edges
+    with ``n_threads`` allowed: one per ``ROF_THREADS_MIN_WORK``
+    edge-columns, at least one, at most ``n_threads``."""
+    return int(max(1, min(n_threads, (m * c) // ROF_THREADS_MIN_WORK)))
+
 
 class _ROF:
     """Warm-started graph ROF solves of all columns at once (one dual column each).
@@ -354,7 +373,8 @@ class _ROF:
             if cache is not None:
                 cache[key] = got
         self.src, self.dst, self.w, self.L, self.incidence, self.perm = got
-        self.n_threads = n_threads
+        # (below ROF_THREADS_MIN_WORK edge-columns a thread, fewer threads)
+        self.n_threads = _rof_threads(n_threads, self.src.shape[0], n_cols)
         self.dtype = dtype
         self.p = np.zeros((self.src.shape[0], n_cols), dtype=dtype)
         self.tol = tol
