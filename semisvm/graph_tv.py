@@ -242,8 +242,9 @@ def graph_tv(K, W, y, *, loss="squared", gamma=1.0, lam=1.0, eta=1.0, mu=1.0,
     n_jobs : int or None, default=None
         Threads of the graph-ROF solver (None: 1, -1: all cores), which takes
         several only from ``_tv_solvers.ROF_THREADS_MIN_WORK`` edge-columns
-        (edges times columns) per thread; the result is the same to the bit
-        whatever the count.
+        (edges times columns) per thread (one column: from
+        ``ROF_ONE_COLUMN_MIN_THREADS`` threads); the result is the same to
+        the bit whatever the count.
     scheme : {"augmented", "penalty"}, default="augmented"
         Multi-class only (ignored for two classes): ``"augmented"`` is the
         iteration above, with the multiplier update; ``"penalty"`` leaves
@@ -450,8 +451,9 @@ def graph_cheeger(K, W, y, *, loss="squared", lam=1.0, mu=1.0, r=1.0, c=1.0,
     n_jobs : int or None, default=None
         Threads of the graph-ROF solver (None: 1, -1: all cores), which takes
         several only from ``_tv_solvers.ROF_THREADS_MIN_WORK`` edge-columns
-        (edges times columns) per thread; the result is the same to the bit
-        whatever the count.
+        (edges times columns) per thread (one column: from
+        ``ROF_ONE_COLUMN_MIN_THREADS`` threads); the result is the same to
+        the bit whatever the count.
     _cache : dict or None, default=None
         Private: a dict the caller keeps across solves on the same ``W`` and
         kernel (the estimators' check folds); the edge list, the ROF step
@@ -916,16 +918,17 @@ _COMMON_DOC = """
         with ``fit(..., affinity=...)``.
     n_jobs : int or None, default=None
         Threads of the fit (None: 1, -1: all cores): the exact neighbour
-        search, the graph-ROF solver (which takes several threads only
-        where each gets at least 400,000 edge-columns, edges times classes:
-        a graph of about 60,000 rows with one column, of 6,000 with ten;
-        below that its steps are too short to share), and, with two or
-        more threads on at least two cores and at most 20,000 rows, the
-        ``safe="auto"`` pieces side by side: the Laplacian guard's LapRLS
-        fit beside the fit's own solve, then the check's two fold solves
-        (each on one thread; where a solve holds n x n arrays, the exact
-        kernel's path, only when both fit in memory at once). The fit is the
-        same to the bit whatever the count.
+        search; the graph-ROF solver, which takes several threads only
+        where each gets at least a million edge-columns (edges times
+        columns, one column for two classes, one per class above: with two
+        threads from about 25,000 rows and ten classes; a one-column solve
+        needs four threads or more), below that its steps are too short to
+        share; and, with two or more threads on at least two cores and at
+        most 20,000 rows, the ``safe="auto"`` pieces side by side: the
+        Laplacian guard's LapRLS fit beside the fit's own solve, then the
+        check's two fold solves (each on one thread; where a solve holds n x
+        n arrays, the exact kernel's path, only when both fit in memory at
+        once). The fit is the same to the bit whatever the count.
 """ + FEATURE_SCALING_DOC + """
     Attributes
     ----------

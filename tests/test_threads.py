@@ -361,9 +361,10 @@ def _rof_spy(monkeypatch):
 @pytest.mark.parametrize("c", [1, 3])
 def test_rof_threads_size_switch_both_sides_same_bits(c, monkeypatch):
     """The graph ROF solver takes several threads only from
-    ROF_THREADS_MIN_WORK edge-columns per thread: at the switch two
-    threads, one edge-column below it one, and the same iterates, bit for
-    bit, on either side and on one thread."""
+    ROF_THREADS_MIN_WORK edge-columns per thread (and, for one column, only
+    from ROF_ONE_COLUMN_MIN_THREADS threads): at each switch the threads,
+    one edge-column (one thread) below it one thread, and the same
+    iterates, bit for bit, on either side and on one thread."""
     import semisvm._tv_solvers as ts
     from semisvm.graph import knn_affinity
     rng = np.random.default_rng(0)
@@ -372,23 +373,32 @@ def test_rof_threads_size_switch_both_sides_same_bits(c, monkeypatch):
     Z = rng.standard_normal((300, c))
     seen = _rof_spy(monkeypatch)
     m = ts._ROF(W, c, 1e-8, 50).src.shape[0]
-    out = {}
-    for work, nt in ((m * c // 2, 2), (m * c // 2 + 1, 1), (m * c, 1)):
+    # (one column: the least count allowed set to 2 and to 3, the work
+    # then enough for two threads: both sides of that switch)
+    cases = ([(m * c // 2, 2, 2), (m * c // 2 + 1, 2, 1), (m * c, 2, 1)] if c > 1 else
+             [(m // 2, 2, 2), (m // 2, 3, 1), (m // 2 + 1, 2, 1)])
+    out = []
+    for work, least, nt in cases:
         monkeypatch.setattr(ts, "ROF_THREADS_MIN_WORK", work)
+        monkeypatch.setattr(ts, "ROF_ONE_COLUMN_MIN_THREADS", least)
         with limit(2):
             rof = ts._ROF(W, c, 1e-8, 50, n_threads=2)
             G = rof.solve(Z, 0.3, 1.0, np.zeros((300, c)))
         assert rof.n_threads == nt and seen[-1] == nt
-        out[work] = (G.tobytes(), rof.p.tobytes(), rof.n_iter)
+        out.append((G.tobytes(), rof.p.tobytes(), rof.n_iter))
     with limit(1):
         rof = ts._ROF(W, c, 1e-8, 50, n_threads=1)
         one = (rof.solve(Z, 0.3, 1.0, np.zeros((300, c))).tobytes(),
                rof.p.tobytes(), rof.n_iter)
-    assert all(v == one for v in out.values())
-    # many threads allowed: one per share, at most the count allowed
+    assert all(v == one for v in out)
+    # many threads allowed: one per share, at most the count allowed; one
+    # column on at least ROF_ONE_COLUMN_MIN_THREADS
     monkeypatch.setattr(ts, "ROF_THREADS_MIN_WORK", 1000)
-    assert ts._rof_threads(16, 3500, 1) == 3 and ts._rof_threads(2, 3500, 1) == 2
-    assert ts._rof_threads(16, 999, 1) == 1 and ts._rof_threads(16, 400, 3) == 1
+    monkeypatch.setattr(ts, "ROF_ONE_COLUMN_MIN_THREADS", 4)
+    assert ts._rof_threads(16, 3500, 2) == 7 and ts._rof_threads(2, 3500, 2) == 2
+    assert ts._rof_threads(16, 999, 2) == 1 and ts._rof_threads(16, 400, 3) == 1
+    assert ts._rof_threads(16, 3999, 1) == 1 and ts._rof_threads(16, 4000, 1) == 4
+    assert ts._rof_threads(3, 9000, 1) == 1
 
 
 def _guard_problem():
@@ -583,8 +593,8 @@ def test_tv_family_n_jobs_same_bits_on_threads(Est, monkeypatch):
     (every graph ROF solve on one thread below ROF_THREADS_MIN_WORK; the
     guard's fit beside the solve, the check's folds side by side) and with
     the ROF solves forced onto the fit's threads (ROF_THREADS_MIN_WORK 1,
-    the guard after the check, the folds one after the other): the same
-    bits."""
+    ROF_ONE_COLUMN_MIN_THREADS 2, the guard after the check, the folds one
+    after the other): the same bits."""
     import semisvm
     import semisvm._tv_check as tv_check
     import semisvm._tv_solvers as ts
@@ -595,6 +605,7 @@ def test_tv_family_n_jobs_same_bits_on_threads(Est, monkeypatch):
     for forced in (False, True):
         if forced:
             monkeypatch.setattr(ts, "ROF_THREADS_MIN_WORK", 1)
+            monkeypatch.setattr(ts, "ROF_ONE_COLUMN_MIN_THREADS", 2)
             monkeypatch.setattr(tv_check, "GUARD_AHEAD", False)
             monkeypatch.setattr(tv_check, "FOLD_THREADS_MAX_ROWS", X.shape[0] - 1)
         for n_jobs in (None, 1, 2, -1):
