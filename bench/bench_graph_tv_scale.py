@@ -37,8 +37,11 @@ transductive error on the unlabeled rows):
         --models CheegerRLS --threads 1 16 --params '{"safe": false}'
 
 ``--params`` (JSON) sets estimator parameters of the semisvm fits; ``--threads``
-fits each model once per ``n_jobs`` (the graph-ROF solver's threads: the
-``bits`` column, a hash of the decision values, must not change with it).
+(small and large parts) fits each model once per ``n_jobs``, one after the
+other (0: ``n_jobs=None``; the ``bits`` column, a hash of the decision
+values, must not change with it):
+
+    python bench/bench_graph_tv_scale.py --part small --no-exact --no-peer --threads 0 -1
 
 Each fit runs in a fresh process (``--one`` is the worker), so that peak RSS
 is the fit's own. The ``cpu`` / ``wall`` columns count from after the data
@@ -267,10 +270,12 @@ def main():
     ap.add_argument("--params", default="{}",
                     help="JSON of estimator parameters for the semisvm fits")
     ap.add_argument("--no-peer", action="store_true",
-                    help="large part: skip graphlearning's Poisson learning")
+                    help="large part: skip graphlearning's Poisson learning; "
+                         "small part: skip LabelSpreading")
     ap.add_argument("--threads", type=int, nargs="*", default=None,
-                    help="large part: fit each model once per n_jobs value "
-                         "(the ROF solver's threads; same bits expected)")
+                    help="small and large parts: fit each model once per "
+                         "n_jobs value, one after the other (same bits "
+                         "expected; 0 stands for n_jobs=None)")
     ap.add_argument("--safe-warm", action="store_true",
                     help="safe part: the model's fold fits warm started from the "
                          "fit's iterate (semisvm._tv_check.SAFE_WARM_START)")
@@ -283,6 +288,8 @@ def main():
         return
     print("load:", os.getloadavg(), "params:", args.params)
     params = json.loads(args.params)
+    if args.threads:
+        args.threads = [None if t == 0 else t for t in args.threads]
     if args.part == "trace":
         _trace(args.n, args.models[0], (args.threads or [None])[0], params)
         return
@@ -290,14 +297,18 @@ def main():
         for d in (10, 60):
             for c in (2, 10):
                 prob = [5000, d, c, min(d, 10)]
-                _row(f"n=5000 d={d} c={c} LabelSpreading",
-                     _run(prob + ["LabelSpreading", False], args.timeout))
+                if not args.no_peer:
+                    _row(f"n=5000 d={d} c={c} LabelSpreading",
+                         _run(prob + ["LabelSpreading", False], args.timeout))
                 for name in args.models:
-                    _row(f"n=5000 d={d} c={c} {name}",
-                         _run(prob + [name, False, params], args.timeout))
-                    if not args.no_exact:
-                        _row(f"n=5000 d={d} c={c} {name} n_components=None",
-                             _run(prob + [name, True, params], args.timeout))
+                    for nj in (args.threads or [None]):
+                        p = dict(params, **({} if nj is None else {"n_jobs": nj}))
+                        tag = "" if nj is None else f" n_jobs={nj}"
+                        _row(f"n=5000 d={d} c={c} {name}{tag}",
+                             _run(prob + [name, False, p], args.timeout))
+                        if not args.no_exact:
+                            _row(f"n=5000 d={d} c={c} {name} n_components=None{tag}",
+                                 _run(prob + [name, True, p], args.timeout))
     elif args.part == "safe":
         for n, d, c in ((3000, 20, 2), (5000, 10, 10)):
             for name in args.models:

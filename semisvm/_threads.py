@@ -38,7 +38,8 @@ import sys
 from semisvm._rows import n_threads
 from semisvm._thread_state import STATE, current
 
-__all__ = ["current", "follows_n_jobs", "limit", "limit_api", "map_blocks", "n_threads"]
+__all__ = ["current", "follows_n_jobs", "limit", "limit_api", "map_blocks", "n_threads",
+           "start_beside"]
 
 _CONTROLLER = (None, -1)
 
@@ -127,6 +128,37 @@ def limit_api(limits, user_api):
             if lc.user_api == user_api):
         return contextlib.nullcontext()
     return ctl.limit(limits=limits, user_api=user_api)
+
+
+def start_beside(func, name):
+    """Start ``func()`` on a thread of its own (``name``) beside the caller's
+    and return its :class:`concurrent.futures.Future` (``result()`` waits
+    and re-raises what it raised).
+
+    The thread first sets its own OpenMP pools to one thread (an OpenMP
+    runtime keeps the count per thread: nothing process-wide changes, and
+    nothing is put back, the thread ending with ``func``), so that a
+    :func:`limit` of ``n_jobs=1`` entered inside ``func`` while the caller
+    holds BLAS at one thread finds every pool held and sets nothing: no
+    count of the caller's is restored late by this thread (a threadpoolctl
+    limit puts back every library's count, BLAS included, as it was at its
+    start), even where the caller's own limit has ended first (a Ctrl-C).
+    The caller must not change the ``warnings`` filters while the thread
+    runs (``catch_warnings`` is not thread-safe).
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    def run():
+        for lc in _controller().lib_controllers:
+            if lc.user_api == "openmp":
+                lc.set_num_threads(1)
+        return func()
+
+    pool = ThreadPoolExecutor(1, thread_name_prefix=name)
+    try:
+        return pool.submit(run)
+    finally:
+        pool.shutdown(wait=False)    # (its one thread ends with func)
 
 
 def follows_n_jobs(func):

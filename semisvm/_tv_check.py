@@ -22,9 +22,10 @@ import warnings
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
+import semisvm._fallback as fb
 from semisvm._fallback import auto_fallback, cut_fallback, laplacian_guard, two_folds
 from semisvm._lowrank import nystroem_features
-from semisvm._threads import limit_api
+from semisvm._threads import limit_api, start_beside
 from semisvm._tv_inputs import shared_cache
 from semisvm._tv_solvers import KEEP_COLUMNS
 from semisvm._validation import UNLABELED, check_n_jobs, fits_in_memory
@@ -126,6 +127,19 @@ CHEEGER_FOLD_MAX_ITER = 5
 # arrays (see TVCheckMixin._fold_nn_bytes), only when both folds' fit in
 # memory at once
 FOLD_THREADS_MAX_ROWS = SCALE_MIN_ROWS
+# safe="auto", at least two threads (n_jobs): the Laplacian guard's LapRLS
+# fit (which depends on X and y alone) starts on a thread of its own beside
+# the fit's own solve, the solve taking one thread less (its graph ROF
+# steps give the same bits on any count); the guard reads it after the
+# check, as before, and drops it where the check fell back (its CPU then
+# spent for nothing). Both on one thread each at 5,000 rows (the solve's ROF
+# steps are below _tv_solvers.ROF_THREADS_MIN_WORK there): 0.4 + 0.33 s one
+# after the other, side by side the longer of the two (bench/RESULTS.md).
+# Only where the guard would run (GUARD_AGREEMENT set, at most
+# GUARD_MAX_ROWS rows, some unlabeled, the kernel "rbf" or "linear", no
+# user-given graph) and the n x n arrays of both fits fit in memory at once
+# (``_guard_ahead_bytes``). False: the guard's fit after the check, always
+GUARD_AHEAD = True
 
 # safe=True (TVRLS, TVSVM): the model's fits on the folds start from the
 # checked fit's graph iterate on their rows (its ``result_.decision``, less
@@ -192,6 +206,12 @@ class TVCheckMixin:
                     est.__dict__.pop(a, None)
             return self.classes_[res.labels]
 
+        # the guard's LapRLS, fitted beside this fit's solve (_guard_ahead):
+        # its check filled the counterparts' memo (the same rows, labels,
+        # folds and candidates as this check's)
+        guard = self.__dict__.pop("_guard_fit", None)
+        memo = {} if guard is None else guard.memo
+
         # the second fold's labels when the two ran side by side
         ahead, started = {}, []
 
@@ -228,18 +248,49 @@ class TVCheckMixin:
 
         # the counterparts' held-out labels, shared with the guard's LapRLS
         # check (the same rows, labels, folds and candidates)
-        memo = {}
         auto_fallback(self, X, y, labels, adopt, kernel=self.kernel,
                       margin=self.safe_margin, family="tv", memo=memo)
         # then the Laplacian guard (when the check kept the fit): LapRLS on
         # the same rows, taken over when the labels disagree
-        laplacian_guard(self, y, lambda: self._fit_laplacian(X, y, memo), adopt)
+        laplacian_guard(self, y, (lambda: self._fit_laplacian(X, y, memo))
+                        if guard is None else guard.result, adopt)
         # then, where the label folds could not run (fewer than 4 labels in a
         # class), the label-free cut check on this fit's graph
         cut_fallback(self, X, y, W, adopt, kernel=self.kernel)
         for k, v in keep.items():      # the fit's own, not the last fold's
             setattr(self, k, v)
         return self
+
+    def _guard_ahead(self, X, y):
+        """Start the Laplacian guard's LapRLS fit (``_fit_laplacian`` with
+        ``n_jobs=1``: the same bits as with any ``n_jobs``) on a thread
+        beside this fit's solve, where ``GUARD_AHEAD`` says so (see there);
+        return its Future (``n_jobs_left``: the threads left to the solve,
+        ``n_jobs`` less one; ``memo``: the counterparts' held-out labels its
+        check fills, for this fit's check), or None (nothing started). The
+        fit waits for it after its solve and hands it to
+        :meth:`_auto_fallback` (``_guard_fit``)."""
+        n = y.shape[0]
+        n_jobs = check_n_jobs(self.n_jobs)
+        if (not GUARD_AHEAD or n_jobs < 2 or fb.GUARD_AGREEMENT is None
+                or n > fb.GUARD_MAX_ROWS or not np.any(y == UNLABELED)
+                or self._user_graph or not (isinstance(self.kernel, str)
+                                            and self.kernel in ("rbf", "linear"))
+                or not fits_in_memory(self._guard_ahead_bytes(n))):
+            return None
+        memo = {}
+        future = start_beside(lambda: self._fit_laplacian(X, y, memo, n_jobs=1),
+                              "semisvm-guard")
+        future.memo = memo
+        future.n_jobs_left = n_jobs - 1
+        return future
+
+    def _guard_ahead_bytes(self, n):
+        """Bytes of the n x n arrays this fit's solve and the guard's
+        LapRLS fit may hold at once: the solve's as a fold's
+        (:meth:`_fold_nn_bytes`), and for LapRLS (its own path, not known
+        before its fit) an n x n kernel and its factor in float64."""
+        return self._fold_nn_bytes(n) + 2 * 8 * n * n
 
     def _second_fold(self, y, y_hidden):
         """The other label fold's ``y_hidden`` when the check's two fold

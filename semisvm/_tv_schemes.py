@@ -212,7 +212,8 @@ class TVSchemeMixin:
                   label_tol=self._label_tol(y.shape[0]), max_iter=max_iter,
                   rof_tol=self.rof_tol, rof_max_iter=self.rof_max_iter,
                   verbose=bool(self.verbose), Z=Z, nugget=nugget,
-                  n_jobs=self.n_jobs, _cache=getattr(self, "_solve_cache", None),
+                  n_jobs=getattr(self, "_solve_n_jobs", self.n_jobs),
+                  _cache=getattr(self, "_solve_cache", None),
                   _watch=getattr(self, "_fold_watch", None),
                   _init=getattr(self, "_fold_init", None))
         if (getattr(self, "_safety_counterpart", False)
@@ -329,7 +330,8 @@ class CheegerSolveMixin:
                                    label_tol=self._label_tol(y.shape[0]),
                                    max_iter=max_iter, rof_tol=self.rof_tol,
                                    rof_max_iter=self._rof_max_iter(y.shape[0]),
-                                   verbose=bool(self.verbose), n_jobs=self.n_jobs,
+                                   verbose=bool(self.verbose),
+                                   n_jobs=getattr(self, "_solve_n_jobs", self.n_jobs),
                                    _cache=getattr(self, "_solve_cache", None),
                                    _held=getattr(self, "_fold_held", None))
 

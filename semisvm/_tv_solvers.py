@@ -322,6 +322,36 @@ def _row_blocks_operator(A):
 # order is the data's (the same bits as before the reordering)
 ROF_REORDER_MIN_SAMPLES = 20_000
 
+# the graph ROF solver runs its primal-dual steps on several threads (the
+# fit's ``n_jobs``) only with at least ROF_THREADS_MIN_WORK edge-columns
+# (edges times columns) per thread, on as many threads as there are such
+# shares, and a one-column solve only on ROF_ONE_COLUMN_MIN_THREADS or more;
+# otherwise on one. One thread takes the one-pass kernels (the dual update
+# scatters ``div`` as it goes); several take two parallel passes per step
+# (edges, then the rows' incidence lists, gathering each edge's dual
+# again) with a fork and a barrier each. Measured per step on this 2-core
+# machine (bench/bench_rof_threads.py, kNN graphs of the scale benchmark's
+# rows, the other sessions' processes held back; bench/RESULTS.md), one
+# thread / two: 5,000 rows (35.7k edges) 0.13 / 0.50 ms for one column,
+# 0.95 / 1.65 ms for ten; 20,000 rows (159k edges) 0.60 / 1.88 and 5.0 /
+# 6.7 ms; 100,000 rows (817k edges) 4.5 / 11.6 and 50.3 / 44.2 ms: two
+# threads gain only on the 8.2M edge-columns of ten columns at 100,000
+# rows, and a one column's parallel passes cost about three times the CPU
+# of its one pass (17.5 against 4.5 ms), so that they cannot gain on fewer
+# than four threads. The iterates are the same to the bit for any thread
+# count (``rof_pd_multi``): the switch changes the time only
+ROF_THREADS_MIN_WORK = 1_000_000
+ROF_ONE_COLUMN_MIN_THREADS = 4
+
+
+def _rof_threads(n_threads, m, c):
+    """The threads of a graph ROF solve of ``c`` columns on ``m`` edges
+    with ``n_threads`` allowed: one per ``ROF_THREADS_MIN_WORK``
+    edge-columns, at most ``n_threads``; one where that leaves fewer than
+    two (fewer than ``ROF_ONE_COLUMN_MIN_THREADS`` for one column)."""
+    t = min(int(n_threads), (int(m) * int(c)) // ROF_THREADS_MIN_WORK)
+    return t if t >= (ROF_ONE_COLUMN_MIN_THREADS if c == 1 else 2) else 1
+
 
 class _ROF:
     """Warm-started graph ROF solves of all columns at once (one dual column each).
@@ -354,7 +384,8 @@ class _ROF:
             if cache is not None:
                 cache[key] = got
         self.src, self.dst, self.w, self.L, self.incidence, self.perm = got
-        self.n_threads = n_threads
+        # (fewer threads, or one, on a small graph: ROF_THREADS_MIN_WORK)
+        self.n_threads = _rof_threads(n_threads, self.src.shape[0], n_cols)
         self.dtype = dtype
         self.p = np.zeros((self.src.shape[0], n_cols), dtype=dtype)
         self.tol = tol

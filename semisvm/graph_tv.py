@@ -240,8 +240,11 @@ def graph_tv(K, W, y, *, loss="squared", gamma=1.0, lam=1.0, eta=1.0, mu=1.0,
         plus the mean of what it misses on the diagonal lets each sample's
         value leave the m-dimensional span a little).
     n_jobs : int or None, default=None
-        Threads of the graph-ROF solver (None: 1, -1: all cores); the
-        result is the same to the bit whatever the count.
+        Threads of the graph-ROF solver (None: 1, -1: all cores), which takes
+        several only from ``_tv_solvers.ROF_THREADS_MIN_WORK`` edge-columns
+        (edges times columns) per thread (one column: from
+        ``ROF_ONE_COLUMN_MIN_THREADS`` threads); the result is the same to
+        the bit whatever the count.
     scheme : {"augmented", "penalty"}, default="augmented"
         Multi-class only (ignored for two classes): ``"augmented"`` is the
         iteration above, with the multiplier update; ``"penalty"`` leaves
@@ -446,8 +449,11 @@ def graph_cheeger(K, W, y, *, loss="squared", lam=1.0, mu=1.0, r=1.0, c=1.0,
         plus the mean of what it misses on the diagonal lets each sample's
         value leave the m-dimensional span a little).
     n_jobs : int or None, default=None
-        Threads of the graph-ROF solver (None: 1, -1: all cores); the
-        result is the same to the bit whatever the count.
+        Threads of the graph-ROF solver (None: 1, -1: all cores), which takes
+        several only from ``_tv_solvers.ROF_THREADS_MIN_WORK`` edge-columns
+        (edges times columns) per thread (one column: from
+        ``ROF_ONE_COLUMN_MIN_THREADS`` threads); the result is the same to
+        the bit whatever the count.
     _cache : dict or None, default=None
         Private: a dict the caller keeps across solves on the same ``W`` and
         kernel (the estimators' check folds); the edge list, the ROF step
@@ -606,13 +612,35 @@ class _GraphTVBase(TVSetupMixin, TVCheckMixin, SafeSemiSupervisedMixin,
                 # (a warm start; the key of the set-up on a shared graph)
                 self.__dict__.pop("_fold_init", None)
                 self.__dict__.pop("_shared_key", None)
+                self.__dict__.pop("_guard_fit", None)
                 self._shared_work_prune()
 
     def _fit_solve(self, X, y, y_enc, K, W, Z, safe, landmarks, N):
         """Solve on K (or its factor Z), store the fit and run the check."""
         nugget = self.nugget_
         wkey = self._shared_warm_start(y_enc)
-        res = self._solve(K, W, y_enc, Z, nugget)
+        # safe="auto" on several threads: the Laplacian guard's LapRLS fit
+        # beside this solve, which then runs on one thread less (_guard_ahead)
+        guard = self._guard_ahead(X, y) if safe == "auto" else None
+        try:
+            if guard is not None:
+                self._solve_n_jobs = guard.n_jobs_left
+            res = self._solve(K, W, y_enc, Z, nugget)
+        except KeyboardInterrupt:
+            raise       # (a Ctrl-C stops the fit at once: the guard's thread
+            # finishes its LapRLS fit in the background, dropped)
+        except BaseException:
+            if guard is not None:
+                guard.exception()       # (waited for, its outcome dropped)
+            raise
+        finally:
+            self.__dict__.pop("_solve_n_jobs", None)
+        if guard is not None:
+            # waited for here, before this thread warns (the guard's thread
+            # holds its own warnings filter while it fits); its error, if
+            # any, raised where the guard reads it (as without the thread)
+            guard.exception()
+            self._guard_fit = guard
         # (a warm start is this solve's only, not the check's)
         self.__dict__.pop("_fold_init", None)
         self._shared_warm_keep(wkey, res)
@@ -652,7 +680,7 @@ class _GraphTVBase(TVSetupMixin, TVCheckMixin, SafeSemiSupervisedMixin,
             return self._auto_fallback(X, y, K, W, Z, nugget)
         return self._safe_fit(X, y, features=(Z, landmarks, N))
 
-    def _fit_laplacian(self, X, y, memo=None):
+    def _fit_laplacian(self, X, y, memo=None, n_jobs=None):
         """LapRLS on the same rows and labels, for the Laplacian guard
         (:func:`semisvm._fallback.laplacian_guard`): its defaults (its own
         ``safe="auto"`` check too, on the same label folds) with this
@@ -663,7 +691,7 @@ class _GraphTVBase(TVSetupMixin, TVCheckMixin, SafeSemiSupervisedMixin,
         skips fits of more than ``GUARD_MAX_ROWS`` rows). ``memo``: this
         fit's check's counterpart outcomes (``auto_fallback``'s), which
         LapRLS's check reads where its X, labels and candidates are the
-        same."""
+        same. ``n_jobs``: LapRLS's (None: this estimator's)."""
         if self._user_graph or not (isinstance(self.kernel, str)
                                     and self.kernel in ("rbf", "linear")):
             return None
@@ -676,7 +704,8 @@ class _GraphTVBase(TVSetupMixin, TVCheckMixin, SafeSemiSupervisedMixin,
         # (X is this fit's, already scaled: feature_scaling=False)
         lap = LapRLS(kernel=self.kernel, gamma=self.kernel_gamma,
                      n_neighbors=self.n_neighbors, n_components=m,
-                     random_state=rs, n_jobs=self.n_jobs, feature_scaling=False)
+                     random_state=rs, n_jobs=self.n_jobs if n_jobs is None else n_jobs,
+                     feature_scaling=False)
         # this fit's exact search (its lists hold LapRLS's k + spare, or
         # None): where LapRLS builds a kNN graph it reads them instead of a
         # second search
@@ -888,12 +917,18 @@ _COMMON_DOC = """
         :class:`~semisvm.graph.KNNGraph` that the check's fits share). Not
         with ``fit(..., affinity=...)``.
     n_jobs : int or None, default=None
-        Threads of the graph-ROF solver and of the exact neighbour search
-        (None: 1, -1: all cores); with two or more, on at least two cores
-        and at most 20,000 rows, the ``safe="auto"`` check's two fold
-        solves also run side by side (where a fold solve holds n x n arrays,
-        the exact kernel's path, only when two solves' fit in memory).
-        The fit is the same to the bit whatever the count.
+        Threads of the fit (None: 1, -1: all cores): the exact neighbour
+        search; the graph-ROF solver, which takes several threads only
+        where each gets at least a million edge-columns (edges times
+        columns, one column for two classes, one per class above: with two
+        threads from about 25,000 rows and ten classes; a one-column solve
+        needs four threads or more), below that its steps are too short to
+        share; and, with two or more threads on at least two cores and at
+        most 20,000 rows, the ``safe="auto"`` pieces side by side: the
+        Laplacian guard's LapRLS fit beside the fit's own solve, then the
+        check's two fold solves (each on one thread; where a solve holds n x
+        n arrays, the exact kernel's path, only when both fit in memory at
+        once). The fit is the same to the bit whatever the count.
 """ + FEATURE_SCALING_DOC + """
     Attributes
     ----------

@@ -821,6 +821,9 @@ def test_check_folds_side_by_side_same_bits_both_sides(Est, n_classes, monkeypat
     import semisvm._tv_check as tv_check
     X, y, _ = _blobs(n=48, n_classes=n_classes, per_class=6)
     _two_cpus(monkeypatch, tv_check)
+    # (the guard's fit beside the solve asks fits_in_memory too: off here,
+    # tests/test_threads.py covers it)
+    monkeypatch.setattr(tv_check, "GUARD_AHEAD", False)
     calls = []
     real = tv_check.TVCheckMixin._folds_side_by_side
 

@@ -328,3 +328,293 @@ def test_limit_api_held_sets_and_restores_nothing():
                 assert all(p["num_threads"] == 1 for p in threadpool_info()
                            if p["user_api"] == "blas")
             assert _pools() == before
+
+
+# ------------------------------------------ the TV / Cheeger family's threads
+
+
+def _two_cpus(monkeypatch):
+    """n_jobs as on a machine of at least two cores (check_n_jobs caps the
+    count at the cores this process may use: one under taskset)."""
+    import semisvm._tv_check as tv_check
+    import semisvm.graph_tv as gt
+
+    def two(n_jobs):
+        return 1 if n_jobs is None else 2 if n_jobs in (-1, 2) else n_jobs
+    monkeypatch.setattr(tv_check, "check_n_jobs", two)
+    monkeypatch.setattr(gt, "check_n_jobs", two)
+
+
+def _rof_spy(monkeypatch):
+    """Record the n_threads of every graph ROF solve."""
+    import semisvm._tv_solvers as ts
+    seen = []
+    real = ts.rof_pd_multi
+
+    def spy(*a, **kw):
+        seen.append(kw["n_threads"])
+        return real(*a, **kw)
+    monkeypatch.setattr(ts, "rof_pd_multi", spy)
+    return seen
+
+
+@pytest.mark.parametrize("c", [1, 3])
+def test_rof_threads_size_switch_both_sides_same_bits(c, monkeypatch):
+    """The graph ROF solver takes several threads only from
+    ROF_THREADS_MIN_WORK edge-columns per thread (and, for one column, only
+    from ROF_ONE_COLUMN_MIN_THREADS threads): at each switch the threads,
+    one edge-column (one thread) below it one thread, and the same
+    iterates, bit for bit, on either side and on one thread."""
+    import semisvm._tv_solvers as ts
+    from semisvm.graph import knn_affinity
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((300, 3))
+    W = knn_affinity(X, 8, weight="self-tuning")
+    Z = rng.standard_normal((300, c))
+    seen = _rof_spy(monkeypatch)
+    m = ts._ROF(W, c, 1e-8, 50).src.shape[0]
+    # (one column: the least count allowed set to 2 and to 3, the work
+    # then enough for two threads: both sides of that switch)
+    cases = ([(m * c // 2, 2, 2), (m * c // 2 + 1, 2, 1), (m * c, 2, 1)] if c > 1 else
+             [(m // 2, 2, 2), (m // 2, 3, 1), (m // 2 + 1, 2, 1)])
+    out = []
+    for work, least, nt in cases:
+        monkeypatch.setattr(ts, "ROF_THREADS_MIN_WORK", work)
+        monkeypatch.setattr(ts, "ROF_ONE_COLUMN_MIN_THREADS", least)
+        with limit(2):
+            rof = ts._ROF(W, c, 1e-8, 50, n_threads=2)
+            G = rof.solve(Z, 0.3, 1.0, np.zeros((300, c)))
+        assert rof.n_threads == nt and seen[-1] == nt
+        out.append((G.tobytes(), rof.p.tobytes(), rof.n_iter))
+    with limit(1):
+        rof = ts._ROF(W, c, 1e-8, 50, n_threads=1)
+        one = (rof.solve(Z, 0.3, 1.0, np.zeros((300, c))).tobytes(),
+               rof.p.tobytes(), rof.n_iter)
+    assert all(v == one for v in out)
+    # many threads allowed: one per share, at most the count allowed; one
+    # column on at least ROF_ONE_COLUMN_MIN_THREADS
+    monkeypatch.setattr(ts, "ROF_THREADS_MIN_WORK", 1000)
+    monkeypatch.setattr(ts, "ROF_ONE_COLUMN_MIN_THREADS", 4)
+    assert ts._rof_threads(16, 3500, 2) == 7 and ts._rof_threads(2, 3500, 2) == 2
+    assert ts._rof_threads(16, 999, 2) == 1 and ts._rof_threads(16, 400, 3) == 1
+    assert ts._rof_threads(16, 3999, 1) == 1 and ts._rof_threads(16, 4000, 1) == 4
+    assert ts._rof_threads(3, 9000, 1) == 1
+
+
+def _guard_problem():
+    from sklearn.datasets import make_moons
+    X, yt = make_moons(120, noise=0.1, random_state=0)
+    y = np.full(120, -1)
+    rng = np.random.default_rng(0)
+    for k in (0, 1):
+        y[rng.choice(np.flatnonzero(yt == k), 5, replace=False)] = k
+    return X, y
+
+
+def _tv_outcome(est, X):
+    r = est.result_
+    return (np.asarray(r.decision).tobytes(), est.transduction_.tobytes(),
+            est.decision_function(X).tobytes(), est.fell_back_,
+            est.unlabeled_gain_, est.laplacian_agreement_, est.laplacian_fallback_,
+            tuple(s.tobytes() for s in est.safe_scores_), est.n_iter_)
+
+
+def _guard_spy(monkeypatch):
+    """Record the thread and n_jobs of each Laplacian guard's LapRLS fit,
+    and the n_jobs of each solve of the fit (not of its check's folds)."""
+    import threading
+
+    import semisvm.graph_tv as gt
+    seen = {"guard": [], "solve": []}
+    owner = next(c for c in gt.TVRLS.__mro__ if "_fit_laplacian" in vars(c))
+    real = vars(owner)["_fit_laplacian"]
+
+    def spy(self, X, y, memo=None, n_jobs=None):
+        seen["guard"].append((threading.current_thread().name.split("_")[0],
+                              self.n_jobs if n_jobs is None else n_jobs))
+        return real(self, X, y, memo, n_jobs)
+    monkeypatch.setattr(owner, "_fit_laplacian", spy)
+    for name in ("graph_tv", "graph_cheeger"):
+        def spy_solve(*a, _real=getattr(gt, name), **kw):
+            seen["solve"].append(kw.get("n_jobs"))
+            return _real(*a, **kw)
+        monkeypatch.setattr(gt, name, spy_solve)
+    return seen
+
+
+@pytest.mark.parametrize("Est", ["TVRLS", "CheegerRLS"])
+@pytest.mark.parametrize("take", [False, True])
+def test_guard_ahead_both_sides_same_bits(Est, take, monkeypatch):
+    """With n_jobs >= 2 the Laplacian guard's LapRLS fit runs on a thread
+    beside the fit's solve (which takes n_jobs - 1 threads), LapRLS on one
+    thread: the same fit, check, guard outcome and model, bit for bit, as
+    n_jobs=None (the guard after the check, on this thread); not with
+    GUARD_AHEAD off, above GUARD_MAX_ROWS (no guard at all), or where both
+    fits' n x n arrays do not fit in memory at once. ``take``: the guard
+    takes LapRLS's fit over (GUARD_AGREEMENT above 1) or keeps the fit."""
+    import semisvm
+    import semisvm._fallback as fb
+    import semisvm._tv_check as tv_check
+    X, y = _guard_problem()
+    Est = getattr(semisvm, Est)
+    _two_cpus(monkeypatch)
+    monkeypatch.setattr(fb, "GUARD_AGREEMENT", 1.01 if take else 0.0)
+    seen = _guard_spy(monkeypatch)
+
+    def fit(n_jobs):
+        seen["guard"].clear()
+        seen["solve"].clear()
+        est = Est(n_jobs=n_jobs)
+        with _quiet():
+            est.fit(X, y)
+        return _tv_outcome(est, X)
+
+    one = fit(None)
+    assert seen["guard"] == [("MainThread", None)]
+    assert one[6] is take and one[5] is not None
+    assert fit(2) == one
+    assert seen["guard"] == [("semisvm-guard", 1)]
+    assert seen["solve"][0] == 1            # the fit's solve: n_jobs - 1
+    # the switches' other sides: the guard after the check, on this thread
+    monkeypatch.setattr(tv_check, "GUARD_AHEAD", False)
+    assert fit(2) == one and seen["guard"] == [("MainThread", 2)]
+    assert seen["solve"][0] == 2
+    monkeypatch.setattr(tv_check, "GUARD_AHEAD", True)
+    monkeypatch.setattr(tv_check, "fits_in_memory", lambda nbytes: False)
+    assert fit(2) == one and seen["guard"] == [("MainThread", 2)]
+    monkeypatch.setattr(tv_check, "fits_in_memory", lambda nbytes: True)
+    assert fit(2) == one and seen["guard"] == [("semisvm-guard", 1)]
+    monkeypatch.setattr(fb, "GUARD_MAX_ROWS", X.shape[0] - 1)
+    above = fit(2)
+    assert seen["guard"] == [] and above[5] is None
+    assert fit(None) == above
+
+
+def _quiet():
+    import warnings
+    from contextlib import contextmanager
+
+    @contextmanager
+    def block():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            yield
+    return block()
+
+
+def test_guard_ahead_dropped_where_the_check_falls_back(monkeypatch):
+    """XOR defeats the graph: the check falls back to the SVC and the guard
+    does not run; the LapRLS fitted ahead is dropped, the model the same
+    bits as with n_jobs=None."""
+    import semisvm._fallback as fb
+    from semisvm import CheegerRLS
+    rng = np.random.RandomState(0)
+    X = rng.uniform(-1, 1, (200, 2))
+    yt = (X[:, 0] * X[:, 1] > 0).astype(int)
+    y = np.full(200, -1)
+    for k in (0, 1):
+        y[rng.choice(np.flatnonzero(yt == k), 8, replace=False)] = k
+    _two_cpus(monkeypatch)
+    monkeypatch.setattr(fb, "GUARD_AGREEMENT", 1.01)
+    seen = _guard_spy(monkeypatch)
+    out = []
+    for n_jobs in (None, 2):
+        with _quiet():
+            est = CheegerRLS(n_jobs=n_jobs).fit(X, y)
+        assert est.fell_back_ and est.laplacian_agreement_ is None
+        out.append(_tv_outcome(est, X))
+    assert out[0] == out[1]
+    assert seen["guard"] == [("semisvm-guard", 1)]
+
+
+def test_guard_ahead_error_reaches_the_fit(monkeypatch):
+    """An error in the guard's thread reaches the fit where the guard reads
+    its LapRLS fit."""
+    import semisvm._fallback as fb
+    from semisvm import TVRLS
+    from semisvm.manifold import LapRLS
+    X, y = _guard_problem()
+    _two_cpus(monkeypatch)
+    monkeypatch.setattr(fb, "GUARD_AGREEMENT", 0.5)
+
+    def failing(self, *a, **kw):
+        raise RuntimeError("guard thread")
+    monkeypatch.setattr(LapRLS, "fit", failing)
+    with pytest.raises(RuntimeError, match="guard thread"), _quiet():
+        TVRLS(n_jobs=2).fit(X, y)
+
+
+def test_guard_ahead_ctrl_c_does_not_wait(monkeypatch):
+    """A KeyboardInterrupt in the fit's solve ends the fit at once, the
+    guard's thread still fitting (it finishes in the background); the
+    estimator is left as before the fit, and the thread pools as they were."""
+    import threading
+
+    import semisvm.graph_tv as gt
+    from semisvm import TVRLS
+    from semisvm.manifold import LapRLS
+    X, y = _guard_problem()
+    _two_cpus(monkeypatch)
+    release, started = threading.Event(), threading.Event()
+    real_fit = LapRLS.fit
+
+    def slow_fit(self, *a, **kw):
+        started.set()
+        release.wait(30)
+        return real_fit(self, *a, **kw)
+    monkeypatch.setattr(LapRLS, "fit", slow_fit)
+    solve = gt.graph_tv
+
+    def interrupted(*a, **kw):
+        started.wait(30)
+        raise KeyboardInterrupt
+    monkeypatch.setattr(gt, "graph_tv", interrupted)
+    est = TVRLS(n_jobs=2)
+    before = _pools()
+    workers = []
+    try:
+        with pytest.raises(KeyboardInterrupt), _quiet():
+            est.fit(X, y)
+        workers += [t for t in threading.enumerate()
+                    if t.name.startswith("semisvm-guard")]
+        assert started.is_set() and workers and workers[0].is_alive()
+        assert not hasattr(est, "transduction_")
+    finally:
+        release.set()
+        monkeypatch.setattr(gt, "graph_tv", solve)
+    for t in workers:
+        t.join(30)
+    assert _pools() == before
+
+
+@pytest.mark.parametrize("Est", ["TVRLS", "TVSVM", "CheegerRLS", "CheegerSVM"])
+def test_tv_family_n_jobs_same_bits_on_threads(Est, monkeypatch):
+    """Every TV / Cheeger default fit, n_jobs None / 1 / 2 / -1: as it runs
+    (every graph ROF solve on one thread below ROF_THREADS_MIN_WORK; the
+    guard's fit beside the solve, the check's folds side by side) and with
+    the ROF solves forced onto the fit's threads (ROF_THREADS_MIN_WORK 1,
+    ROF_ONE_COLUMN_MIN_THREADS 2, the guard after the check, the folds one
+    after the other): the same bits."""
+    import semisvm
+    import semisvm._tv_check as tv_check
+    import semisvm._tv_solvers as ts
+    X, y = _guard_problem()
+    _two_cpus(monkeypatch)
+    seen = _rof_spy(monkeypatch)
+    out = []
+    for forced in (False, True):
+        if forced:
+            monkeypatch.setattr(ts, "ROF_THREADS_MIN_WORK", 1)
+            monkeypatch.setattr(ts, "ROF_ONE_COLUMN_MIN_THREADS", 2)
+            monkeypatch.setattr(tv_check, "GUARD_AHEAD", False)
+            monkeypatch.setattr(tv_check, "FOLD_THREADS_MAX_ROWS", X.shape[0] - 1)
+        for n_jobs in (None, 1, 2, -1):
+            seen.clear()
+            with _quiet():
+                est = getattr(semisvm, Est)(n_jobs=n_jobs).fit(X, y)
+            out.append(_tv_outcome(est, X))
+            if forced and n_jobs in (2, -1):
+                assert 2 in seen
+            else:
+                assert set(seen) == {1}
+    assert all(o == out[0] for o in out[1:])
