@@ -322,6 +322,18 @@ def _row_blocks_operator(A):
 # order is the data's (the same bits as before the reordering)
 ROF_REORDER_MIN_SAMPLES = 20_000
 
+# the two-class TV iteration's graph-ROF solves (``_tv_binary``) take
+# constant scalar steps, tau = ROF_CONSTANT_RATIO / L, sigma = 1 /
+# (ROF_CONSTANT_RATIO L) (Chambolle & Pock 2011, Algorithm 1), for the
+# losses listed here (TVRLS "squared", TVSVM "hinge"); the others, the
+# Cheeger and the multi-class solves keep the accelerated steps (Algorithm
+# 2, tau0 = 1 / L). The acceleration's tau shrinks like 1/k, while these
+# strongly convex problems with a boxed dual converge linearly at constant
+# steps: two-class TV fits on 5,000 rows need about half the ROF steps to
+# the same tolerance (bench/RESULTS.md, "constant steps")
+ROF_CONSTANT_LOSSES = ()
+ROF_CONSTANT_RATIO = 0.5
+
 
 class _ROF:
     """Warm-started graph ROF solves of all columns at once (one dual column each).
@@ -331,10 +343,13 @@ class _ROF:
     ``solve`` and ``tv`` stay in the caller's order); the step bound is
     computed on the caller's order, so the iterates equal the unordered
     ones up to the rounding of the sums in another order.
+
+    ``constant``: constant scalar steps (tau = ROF_CONSTANT_RATIO / L,
+    ``rof_pd_multi(accelerate=False)``) instead of the accelerated ones.
     """
 
     def __init__(self, W, n_cols, tol, max_iter, dtype=np.float64, n_threads=1,
-                 cache=None):
+                 cache=None, constant=False):
         # the edge list, step bound and incidence lists depend on W alone:
         # ``cache`` (a dict kept by the caller for one W) shares them
         # between solves on the same graph (the check's folds)
@@ -356,6 +371,8 @@ class _ROF:
         self.src, self.dst, self.w, self.L, self.incidence, self.perm = got
         self.n_threads = n_threads
         self.dtype = dtype
+        self._steps = (dict(accelerate=False, step_ratio=ROF_CONSTANT_RATIO)
+                       if constant else {})
         self.p = np.zeros((self.src.shape[0], n_cols), dtype=dtype)
         self.tol = tol
         self.max_iter = max_iter
@@ -388,7 +405,8 @@ class _ROF:
         it, _, _, status = rof_pd_multi(
             self.src, self.dst, self.w, self._in(Z),
             float(gamma), rho, G, self.p, tol=self.tol, max_iter=self.max_iter,
-            L=self.L, incidence=self.incidence, n_threads=self.n_threads)
+            L=self.L, incidence=self.incidence, n_threads=self.n_threads,
+            **self._steps)
         if self.perm is not None:
             out = np.empty_like(G)
             out[self.perm] = G
@@ -917,7 +935,8 @@ def _tv_binary(rk, W, y, loss, gamma, lam, eta, mu, r1, r2, normalize, tol,
     ypm[lab] = np.where(y[lab] == 1, 1.0, -1.0)
     J = (~unl).astype(dt)
     radius = None if normalize is None else (n if normalize == "n" else np.sqrt(n))
-    rof = _ROF(W, 1, rof_tol, rof_max_iter, dt, n_threads, cache)
+    rof = _ROF(W, 1, rof_tol, rof_max_iter, dt, n_threads, cache,
+               constant=loss in ROF_CONSTANT_LOSSES)
     fac = rk.factor(lam, r1)
     g = np.zeros((n, 1), dtype=dt)
     if start == "spread":

@@ -642,3 +642,36 @@ def test_tv_check_folds_keep_the_fits_start_center(monkeypatch):
     est = TVRLS().fit(X, y)
     assert est.safe_check_ is not None and len(seen) >= 3
     assert set(seen) == {("zero", "mean")}
+
+
+@pytest.mark.parametrize("losses", [(), ("squared",), ("hinge",),
+                                    ("squared", "hinge")])
+def test_rof_constant_steps_for_the_listed_two_class_losses(losses, monkeypatch):
+    # the two-class TV iteration's ROF solves take the constant scalar
+    # steps (accelerate=False, step_ratio=ROF_CONSTANT_RATIO) for the losses
+    # in ROF_CONSTANT_LOSSES (TVRLS "squared", TVSVM "hinge"), the
+    # accelerated ones for the others; the Cheeger and multi-class solves
+    # keep the accelerated steps whatever the list
+    import semisvm._tv_solvers as ts
+    monkeypatch.setattr(ts, "ROF_CONSTANT_LOSSES", losses)
+    seen = []
+    real = ts.rof_pd_multi
+
+    def spy(*args, **kw):
+        seen.append((kw.get("accelerate", True), kw.get("step_ratio", 1.0)))
+        return real(*args, **kw)
+    monkeypatch.setattr(ts, "rof_pd_multi", spy)
+    X, y, _, _ = _problem(n=80, n_lab=6, seed=2)
+    X3, y3 = make_blobs(90, centers=3, random_state=0)
+    y3 = np.where(np.arange(90) < 9, y3, -1)
+    fits = [(TVRLS, X, y, "squared"), (TVSVM, X, y, "hinge"),
+            (CheegerRLS, X, y, None), (CheegerSVM, X, y, None),
+            (TVRLS, X3, y3, None), (TVSVM, X3, y3, None)]
+    for Est, Xe, ye, loss in fits:
+        seen.clear()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            Est(safe=False, max_iter=8).fit(Xe, ye)
+        constant = loss in losses
+        assert seen and set(seen) == {(False, ts.ROF_CONSTANT_RATIO) if constant
+                                      else (True, 1.0)}, (Est, loss)
