@@ -253,7 +253,8 @@ cdef int _rof(const int[::1] src, const int[::1] dst, const floating[::1] w,
               int max_iter, floating[:, ::1] gbar, floating[:, ::1] div,
               floating[:, ::1] ghat, double[:, ::1] part, double *tau,
               double *sigma, double *theta, double *gap, double *primal,
-              double *work, floating *tmp, int n_threads) noexcept nogil:
+              double *work, floating *tmp, bint accelerate,
+              int n_threads) noexcept nogil:
     """Accelerated primal-dual on the graph ROF problem, all c columns at once.
 
     Column k has its own fidelity rho_k (and so its own step schedule). With
@@ -269,6 +270,9 @@ cdef int _rof(const int[::1] src, const int[::1] dst, const floating[::1] w,
     ``n_threads``.
     Stops when every column's gap is below ``tol`` times its primal value
     (checked every GAP_EVERY iterations). Returns the iterations.
+    Steps ``tau = step_ratio / L``, ``sigma = 1 / (step_ratio L)``,
+    accelerated with the fidelity rho (Algorithm 2) when ``accelerate``,
+    else constant (Algorithm 1, theta = 1).
     """
     cdef Py_ssize_t i, e, k, s, d, b, n = g.shape[0], m = src.shape[0]
     cdef Py_ssize_t c = g.shape[1], n_blk = (n + NODE_BLOCK - 1) // NODE_BLOCK
@@ -297,7 +301,8 @@ cdef int _rof(const int[::1] src, const int[::1] dst, const floating[::1] w,
     while it < max_iter:
         it += 1
         for k in range(c):
-            theta[k] = 1.0 / sqrt(1.0 + 2.0 * rho[k] * tau[k])
+            theta[k] = (1.0 / sqrt(1.0 + 2.0 * rho[k] * tau[k]) if accelerate
+                        else 1.0)
         if n_threads == 1 and c == 1:
             _pd_step_one_column(src, dst, w, z, gamma, rho[0], g, p, gbar, div,
                                 tau[0], sigma[0], theta[0])
@@ -737,14 +742,17 @@ def rof_pd_multi(const int[::1] src, const int[::1] dst, const floating[::1] w,
                  const floating[:, ::1] Z, double gamma, rho,
                  floating[:, ::1] G, floating[:, ::1] P, *, double tol=1e-4,
                  int max_iter=1000, double L=-1.0, double step_ratio=1.0,
-                 incidence=None, int n_threads=1):
+                 incidence=None, int n_threads=1, bint accelerate=True):
     """Solve the graph ROF problem for every column of Z at once.
 
     ``min_{g_k} gamma sum_e w_e |g_k[dst_e] - g_k[src_e]| + rho_k/2 ||g_k - z_k||^2``
     for the columns k of ``Z`` (n, c), with one dual column per class in
     ``P`` (n_edges, c) and the solutions written into ``G`` (n, c) (both
     warm starts, overwritten). ``rho``: a float or one value per column.
-    Initial steps ``tau = step_ratio / L``, ``sigma = 1 / (step_ratio L)``.
+    Initial steps ``tau = step_ratio / L``, ``sigma = 1 / (step_ratio L)``,
+    accelerated with rho (Chambolle & Pock 2011, Algorithm 2), or constant
+    with ``accelerate=False`` (their Algorithm 1, theta = 1; these strongly
+    convex problems with a boxed dual then still converge linearly).
     Stops when the gap of every column is below ``tol`` times its primal
     value (checked every 10 iterations). ``incidence``: the rows' edge
     lists of :func:`edge_incidence` (built here when None; pass them to
@@ -822,7 +830,7 @@ def rof_pd_multi(const int[::1] src, const int[::1] dst, const floating[::1] w,
         it = _rof(src, dst, w, inc_ptr, inc_edge, inc_w, Z, gamma, &rho_v[0],
                   L, step_ratio, G, P, tol, max_iter, gbar, div, ghat, part,
                   &buf[0, 0], &buf[1, 0], &buf[2, 0], &buf[3, 0], &buf[4, 0],
-                  &buf[5, 0], &tmp[0], n_threads)
+                  &buf[5, 0], &tmp[0], accelerate, n_threads)
     gap = np.asarray(buf[3]).copy()
     primal = np.asarray(buf[4]).copy()
     ok = (gap <= tol * np.abs(primal)) | (gap <= 1e-300)
@@ -833,13 +841,16 @@ def rof_pd_multi(const int[::1] src, const int[::1] dst, const floating[::1] w,
 def rof_pd(const int[::1] src, const int[::1] dst, const floating[::1] w,
            const floating[::1] z, double gamma, double rho,
            floating[::1] g, floating[::1] p, *, double tol=1e-4,
-           int max_iter=1000, double L=-1.0):
+           int max_iter=1000, double L=-1.0, double step_ratio=1.0,
+           bint accelerate=True):
     """Solve ``min_g gamma sum_e w_e |g_dst - g_src| + rho/2 ||g - z||^2``.
 
     Chambolle & Pock (2011) Algorithm 2 with ``tau0 = sigma0 = 1/L``,
     ``L >= ||grad||`` (default: ``sqrt(2 max_i sum_{e ~ i} w_e^2)``), stopping
     when the primal-dual gap is below ``tol`` times the primal value
-    (checked every 10 iterations). One column of :func:`rof_pd_multi`.
+    (checked every 10 iterations). One column of :func:`rof_pd_multi`
+    (``step_ratio``: tau0 = step_ratio / L, sigma0 = 1 / (step_ratio L);
+    ``accelerate=False``: constant steps, Algorithm 1).
 
     Parameters
     ----------
@@ -874,7 +885,7 @@ def rof_pd(const int[::1] src, const int[::1] dst, const floating[::1] w,
         np.asarray(src), np.asarray(dst), np.asarray(w),
         np.asarray(z).reshape(-1, 1), gamma, rho,
         np.asarray(g).reshape(-1, 1), np.asarray(p).reshape(-1, 1), tol=tol,
-        max_iter=max_iter, L=L)
+        max_iter=max_iter, L=L, step_ratio=step_ratio, accelerate=accelerate)
     return it, float(gap[0]), float(primal[0]), status
 
 

@@ -454,7 +454,10 @@ def test_stretched_moons(cls, stretched):
     np.testing.assert_array_equal(a.transduction_, ref.transduction_)
     err_auto = np.mean(a.transduction_ != y)
     err_off = np.mean(off.transduction_ != y)
-    assert err_auto < 0.1 < 0.25 < err_off, (err_auto, err_off)
+    # (TVSVM: 2 % with the accelerated graph-ROF steps, 10 % with the
+    # constant ones, _tv_solvers.ROF_CONSTANT_LOSSES; bench/RESULTS.md,
+    # "Constant graph-ROF steps")
+    assert err_auto <= 0.1 < 0.25 < err_off, (err_auto, err_off)
     Xn = _new_rows(X)
     np.testing.assert_array_equal(a.decision_function(Xn), ref.decision_function(Xn / s))
     np.testing.assert_array_equal(a.predict(Xn), ref.predict(Xn / s))
@@ -554,10 +557,15 @@ def test_nystroem_landmarks_are_scaled_rows(cls, params, stretched):
 
 
 @pytest.mark.parametrize("cls", ESTIMATORS, ids=IDS)
-def test_fallback_to_the_svc_on_scaled_rows(cls):
+def test_fallback_to_the_svc_on_scaled_rows(cls, monkeypatch):
     # a linear boundary across a uniform square (no clusters), 15 labels per
     # class, axes x1000 / x0.1: the check falls back to the linear SVC, fitted
-    # on the scaled rows; new rows are scaled before its <x, w> + b
+    # on the scaled rows; new rows are scaled before its <x, w> + b. (The
+    # two-class TV solves at the accelerated ROF steps: with the constant
+    # ones, the default, TVRLS's fit here passes the check and there is no
+    # fallback to test)
+    import semisvm._tv_solvers as ts
+    monkeypatch.setattr(ts, "ROF_CONSTANT_LOSSES", ())
     rng = np.random.default_rng(0)
     X = rng.random((200, 2))
     y = (X[:, 0] + 0.3 * X[:, 1] > 0.65).astype(int)

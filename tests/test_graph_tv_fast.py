@@ -44,9 +44,13 @@ def _fit(est, X, y):
 
 # ------------------------------------------------------- one-column ROF pass
 
+# the accelerated steps (the default) and the constant scalar steps
+STEPS = [{}, {"accelerate": False, "step_ratio": 0.5}]
 
+
+@pytest.mark.parametrize("steps", STEPS)
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
-def test_rof_one_column_pass_same_bits_as_the_general_passes(dtype):
+def test_rof_one_column_pass_same_bits_as_the_general_passes(dtype, steps):
     X, _, _ = _moons(300)
     W = knn_graph(X, n_neighbors=8)
     src, dst, w = _edges(W, dtype)
@@ -63,7 +67,7 @@ def test_rof_one_column_pass_same_bits_as_the_general_passes(dtype):
         for rho in (1.0, 2.5):          # warm started from the first solve
             it, gap, primal, status = rof_pd_multi(
                 src, dst, w, Z, 0.4, rho, G, P, tol=1e-6, max_iter=max_iter,
-                L=L, incidence=inc, n_threads=threads)
+                L=L, incidence=inc, n_threads=threads, **steps)
             out.append((G[:, 0].copy(), P[:, 0].copy(), it, gap[0], primal[0]))
         return out
 
@@ -110,9 +114,10 @@ def test_rof_warm_duals_clipped_to_a_smaller_box(c, dtype):
     assert np.abs(np.frombuffer(runs[0][1], dtype=dtype)).max() <= dtype(gamma)
 
 
+@pytest.mark.parametrize("steps", STEPS)
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 @pytest.mark.parametrize("c", [3, 16, 17])
-def test_rof_column_passes_same_bits_as_each_column_alone(c, dtype):
+def test_rof_column_passes_same_bits_as_each_column_alone(c, dtype, steps):
     # one thread, c <= COL_BLOCK (16) columns: the local-array pass (its dual
     # clip as selects); 17: the general pass; each column's iterates are
     # those of its own one-column solve (a fixed number of steps: no column
@@ -133,7 +138,7 @@ def test_rof_column_passes_same_bits_as_each_column_alone(c, dtype):
         for scale in (1.0, 1.7):        # a warm-started second solve
             rof_pd_multi(src, dst, w, np.ascontiguousarray(scale * Zc), 0.3,
                          rhoc, G, P, tol=0.0, max_iter=23, L=L, incidence=inc,
-                         n_threads=threads)
+                         n_threads=threads, **steps)
         return G, P
     G, P = solve(Z, rho, 1)
     gamma = dtype(0.3)
@@ -146,9 +151,13 @@ def test_rof_column_passes_same_bits_as_each_column_alone(c, dtype):
         assert P[:, k].tobytes() == pk[:, 0].tobytes()
 
 
+@pytest.mark.parametrize("constant", [(), ("squared", "hinge")])
 @pytest.mark.parametrize("Est", [TVRLS, TVSVM, CheegerRLS, CheegerSVM])
-def test_two_class_fits_same_bits_for_any_n_jobs(Est):
-    # n_jobs=1 takes the one-column pass, 2 the parallel passes
+def test_two_class_fits_same_bits_for_any_n_jobs(Est, constant, monkeypatch):
+    # n_jobs=1 takes the one-column pass, 2 the parallel passes (the
+    # two-class TV solves with accelerated and with constant steps)
+    import semisvm._tv_solvers as ts
+    monkeypatch.setattr(ts, "ROF_CONSTANT_LOSSES", constant)
     X, y, _ = _moons(160)
     fits = []
     for n_jobs in (None, 2):
