@@ -144,21 +144,33 @@ def start_beside(func, name):
     limit puts back every library's count, BLAS included, as it was at its
     start), even where the caller's own limit has ended first (a Ctrl-C).
     The caller must not change the ``warnings`` filters while the thread
-    runs (``catch_warnings`` is not thread-safe).
+    runs (``catch_warnings`` is not thread-safe). The thread is a daemon:
+    a process whose caller was interrupted (and dropped the Future) exits
+    without waiting for ``func``.
     """
-    from concurrent.futures import ThreadPoolExecutor
+    import threading
+    from concurrent.futures import Future
+
+    future = Future()
 
     def run():
-        for lc in _controller().lib_controllers:
-            if lc.user_api == "openmp":
-                lc.set_num_threads(1)
-        return func()
+        if not future.set_running_or_notify_cancel():
+            return
+        try:
+            for lc in _controller().lib_controllers:
+                if lc.user_api == "openmp":
+                    lc.set_num_threads(1)
+            out = func()
+        except BaseException as exc:       # (handed to the caller's result())
+            future.set_exception(exc)
+        else:
+            future.set_result(out)
 
-    pool = ThreadPoolExecutor(1, thread_name_prefix=name)
-    try:
-        return pool.submit(run)
-    finally:
-        pool.shutdown(wait=False)    # (its one thread ends with func)
+    # a daemon thread: a caller stopped by a Ctrl-C (which drops the Future)
+    # can exit at once, without waiting for func to finish (a pool's worker
+    # thread would hold the interpreter's exit until then)
+    threading.Thread(target=run, name=name, daemon=True).start()
+    return future
 
 
 def follows_n_jobs(func):

@@ -17,6 +17,7 @@ base class.
 """
 from __future__ import annotations
 
+import numbers
 import warnings
 
 import numpy as np
@@ -276,6 +277,12 @@ class TVCheckMixin:
                 or n > fb.GUARD_MAX_ROWS or not np.any(y == UNLABELED)
                 or self._user_graph or not (isinstance(self.kernel, str)
                                             and self.kernel in ("rbf", "linear"))
+                # LapRLS draws from a RandomState instance (its landmarks,
+                # its graph): started ahead, it would draw where the check
+                # falls back and the guard never runs, and leave the user's
+                # generator elsewhere than with n_jobs=None
+                or not (self.random_state is None
+                        or isinstance(self.random_state, numbers.Integral))
                 or not fits_in_memory(self._guard_ahead_bytes(n))):
             return None
         memo = {}

@@ -300,6 +300,13 @@ class TVSchemeMixin:
             # class, exact 1.4 / 1.6%): built once per fit (the check's
             # folds reuse it)
             if self._exact_K is None:
+                # (the guard's LapRLS fit beside this solve, if any, is
+                # waited for first: building the kernel enters warnings
+                # filters of its own, which must not interleave with that
+                # thread's; its outcome is read after the solve, as before)
+                pending = getattr(self, "_guard_pending", None)
+                if pending is not None:
+                    pending.exception()
                 with limit_api(1, "blas"):
                     self._exact_K = self._kernel(self._exact_rows)
             kw = dict(kw, Z=None, nugget=0.0)

@@ -625,6 +625,7 @@ class _GraphTVBase(TVSetupMixin, TVCheckMixin, SafeSemiSupervisedMixin,
         try:
             if guard is not None:
                 self._solve_n_jobs = guard.n_jobs_left
+                self._guard_pending = guard
             res = self._solve(K, W, y_enc, Z, nugget)
         except KeyboardInterrupt:
             raise       # (a Ctrl-C stops the fit at once: the guard's thread
@@ -635,6 +636,7 @@ class _GraphTVBase(TVSetupMixin, TVCheckMixin, SafeSemiSupervisedMixin,
             raise
         finally:
             self.__dict__.pop("_solve_n_jobs", None)
+            self.__dict__.pop("_guard_pending", None)
         if guard is not None:
             # waited for here, before this thread warns (the guard's thread
             # holds its own warnings filter while it fits); its error, if

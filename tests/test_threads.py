@@ -578,6 +578,9 @@ def test_guard_ahead_ctrl_c_does_not_wait(monkeypatch):
         workers += [t for t in threading.enumerate()
                     if t.name.startswith("semisvm-guard")]
         assert started.is_set() and workers and workers[0].is_alive()
+        # a daemon: the interpreter's exit does not wait for its LapRLS fit
+        # (a thread pool's worker would hold it until the fit ends)
+        assert workers[0].daemon
         assert not hasattr(est, "transduction_")
     finally:
         release.set()
@@ -618,3 +621,77 @@ def test_tv_family_n_jobs_same_bits_on_threads(Est, monkeypatch):
             else:
                 assert set(seen) == {1}
     assert all(o == out[0] for o in out[1:])
+
+
+@pytest.mark.parametrize("Est", ["TVRLS", "CheegerRLS"])
+def test_guard_ahead_leaves_a_random_state_instance_as_n_jobs_none(monkeypatch, Est):
+    """A RandomState instance as random_state: LapRLS draws from it, so the
+    guard's fit is not started ahead (it would draw where the check falls
+    back and the guard never runs); the generator is left where n_jobs=None
+    leaves it, and a second fit sharing it gets the same bits."""
+    import semisvm
+    import semisvm._tv_check as tv_check
+    _two_cpus(monkeypatch)
+    rng = np.random.RandomState(0)
+    X = rng.uniform(-1, 1, (200, 2))
+    yt = (X[:, 0] * X[:, 1] > 0).astype(int)        # XOR: the check falls back
+    y = np.full(200, -1)
+    for k in (0, 1):
+        y[rng.choice(np.flatnonzero(yt == k), 8, replace=False)] = k
+    started = []
+    real = tv_check.start_beside
+
+    def spy(func, name):
+        started.append(name)
+        return real(func, name)
+    monkeypatch.setattr(tv_check, "start_beside", spy)
+    E = getattr(semisvm, Est)
+    out = []
+    for nj in (None, 2):
+        rs = np.random.RandomState(7)
+        with _quiet():
+            a = E(n_jobs=nj, n_components=40, random_state=rs).fit(X, y)
+            b = E(n_jobs=nj, n_components=40, random_state=rs).fit(X, y)
+        out.append((a.fell_back_, b.decision_function(X).tobytes(), rs.randint(10**9)))
+    assert out[0][0] and out[0] == out[1]
+    assert not started
+    # with an int seed it is started (the same problem)
+    with _quiet():
+        E(n_jobs=2, n_components=40, random_state=7).fit(X, y)
+    assert started
+
+
+def test_guard_ahead_waited_for_before_the_exact_kernel(monkeypatch):
+    """A multi-class fit whose penalty iteration is rejected builds the exact
+    kernel mid-solve (scikit-learn's validation enters warnings filters of
+    its own): the guard's LapRLS fit beside it is finished first, and the
+    fit's bits are those of n_jobs=None."""
+    from sklearn.datasets import make_blobs
+
+    import semisvm._tv_schemes as sc
+    import semisvm._tv_setup as ts
+    from semisvm import TVRLS
+    _two_cpus(monkeypatch)
+    # the Nystroem path from 150 rows, the exact kernel up to its default
+    # bound; every penalty iteration rejected
+    monkeypatch.setattr(ts, "LOWRANK_MIN_SAMPLES", 150, raising=True)
+    monkeypatch.setattr(sc, "PENALTY_MIN_SHARE", 1.01)
+    X, yt = make_blobs(240, centers=3, n_features=4, cluster_std=2.0, random_state=0)
+    y = np.full(240, -1)
+    r = np.random.default_rng(0)
+    for k in range(3):
+        y[r.choice(np.flatnonzero(yt == k), 6, replace=False)] = k
+    seen = []
+    real = TVRLS._kernel
+
+    def kernel(self, A, Y=None):
+        pending = getattr(self, "_guard_pending", None)
+        if pending is not None and Y is None and A.shape[0] == X.shape[0]:
+            seen.append(pending.done())
+        return real(self, A, Y)
+    monkeypatch.setattr(TVRLS, "_kernel", kernel)
+    with _quiet():
+        a = TVRLS(n_jobs=None).fit(X, y)
+        b = TVRLS(n_jobs=2).fit(X, y)
+    assert b.mode_ == "exact" and seen and all(seen)
+    assert _tv_outcome(a, X) == _tv_outcome(b, X)
