@@ -255,7 +255,10 @@ cdef int _rof(const int[::1] src, const int[::1] dst, const floating[::1] w,
               double *sigma, double *theta, double *gap, double *primal,
               double *work, floating *tmp, bint accelerate,
               int n_threads) noexcept nogil:
-    """Accelerated primal-dual on the graph ROF problem, all c columns at once.
+    """Primal-dual on the graph ROF problem, all c columns at once.
+
+    Accelerated (Chambolle & Pock Algorithm 2) or, ``accelerate`` False,
+    constant steps (Algorithm 1, theta = 1).
 
     Column k has its own fidelity rho_k (and so its own step schedule). With
     one thread an iteration is one pass over the edges (dual update, with
@@ -845,12 +848,12 @@ def rof_pd(const int[::1] src, const int[::1] dst, const floating[::1] w,
            bint accelerate=True):
     """Solve ``min_g gamma sum_e w_e |g_dst - g_src| + rho/2 ||g - z||^2``.
 
-    Chambolle & Pock (2011) Algorithm 2 with ``tau0 = sigma0 = 1/L``,
-    ``L >= ||grad||`` (default: ``sqrt(2 max_i sum_{e ~ i} w_e^2)``), stopping
-    when the primal-dual gap is below ``tol`` times the primal value
-    (checked every 10 iterations). One column of :func:`rof_pd_multi`
-    (``step_ratio``: tau0 = step_ratio / L, sigma0 = 1 / (step_ratio L);
-    ``accelerate=False``: constant steps, Algorithm 1).
+    Chambolle & Pock (2011) Algorithm 2 (accelerated) with ``tau0 =
+    step_ratio / L``, ``sigma0 = 1 / (step_ratio L)``, or Algorithm 1
+    (``accelerate=False``: those steps kept constant, theta = 1), ``L >=
+    ||grad||`` (default: ``sqrt(2 max_i sum_{e ~ i} w_e^2)``), stopping when
+    the primal-dual gap is below ``tol`` times the primal value (checked
+    every 10 iterations). One column of :func:`rof_pd_multi`.
 
     Parameters
     ----------
@@ -866,6 +869,14 @@ def rof_pd(const int[::1] src, const int[::1] dst, const floating[::1] w,
         Start value, overwritten with the solution (warm start).
     p : array of shape (n_edges,)
         Dual start value (|p| <= gamma), overwritten (warm start).
+    tol, max_iter : float, int
+        Relative gap tolerance and step budget.
+    L : float
+        Bound on ``||grad||`` (<= 0: the default above).
+    step_ratio : float
+        ``tau0 = step_ratio / L``, ``sigma0 = 1 / (step_ratio L)``.
+    accelerate : bool
+        True: Algorithm 2 (tau shrinking like 1/k); False: constant steps.
 
     Returns
     -------

@@ -455,9 +455,9 @@ def test_stretched_moons(cls, stretched):
     err_auto = np.mean(a.transduction_ != y)
     err_off = np.mean(off.transduction_ != y)
     # (TVSVM: 2 % with the accelerated graph-ROF steps, 10 % with the
-    # constant ones, _tv_solvers.ROF_CONSTANT_LOSSES; bench/RESULTS.md,
-    # "Constant graph-ROF steps")
-    assert err_auto <= 0.1 < 0.25 < err_off, (err_auto, err_off)
+    # constant ones, _tv_solvers.ROF_CONSTANT_LOSSES: 30 of 300 rows;
+    # bench/RESULTS.md, "Constant graph-ROF steps"), unscaled 35 %
+    assert err_auto <= 0.12 < 0.25 < err_off, (err_auto, err_off)
     Xn = _new_rows(X)
     np.testing.assert_array_equal(a.decision_function(Xn), ref.decision_function(Xn / s))
     np.testing.assert_array_equal(a.predict(Xn), ref.predict(Xn / s))

@@ -155,9 +155,14 @@ def test_rof_column_passes_same_bits_as_each_column_alone(c, dtype, steps):
 @pytest.mark.parametrize("Est", [TVRLS, TVSVM, CheegerRLS, CheegerSVM])
 def test_two_class_fits_same_bits_for_any_n_jobs(Est, constant, monkeypatch):
     # n_jobs=1 takes the one-column pass, 2 the parallel passes (the
-    # two-class TV solves with accelerated and with constant steps)
+    # two-class TV solves with accelerated and with constant steps; the
+    # ROF's thread switch lowered so that a one-column solve on this small
+    # graph takes two threads)
     import semisvm._tv_solvers as ts
     monkeypatch.setattr(ts, "ROF_CONSTANT_LOSSES", constant)
+    monkeypatch.setattr(ts, "ROF_THREADS_MIN_WORK", 1)
+    monkeypatch.setattr(ts, "ROF_ONE_COLUMN_MIN_THREADS", 2)
+    assert ts._rof_threads(2, 1000, 1) == 2
     X, y, _ = _moons(160)
     fits = []
     for n_jobs in (None, 2):
