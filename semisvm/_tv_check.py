@@ -64,6 +64,22 @@ FOLD_MIN_ROWS = 2000
 N_STABLE = 10
 SCALE_MIN_ROWS = 20_000
 SCALE_N_STABLE = 1
+# ... and a fit (not a fold of either check: they keep N_STABLE) on more
+# than MID_MIN_ROWS rows up to SCALE_MIN_ROWS, any number of classes, for
+# MID_N_STABLE: at 5,000 rows (bench/bench_graph_tv_scale.py --part small)
+# the labels settle by the 3rd-5th outer iteration and the window of 10
+# held a fit to ~21 (TVRLS 10 features, 2 classes: 2.60 CPU s, 0.78 %
+# error; n_stable=3 given, the check's folds' window too: 1.25 s,
+# 0.84 %). Chosen on the tune part of bench/_suite.py (sets of 1,000-2,000
+# rows, the threshold shrunk below them; bench/RESULTS.md): against SVC()
+# the same worse-by-2-points cells for each of the four, mean error
+# -0.26 / -0.05 / -0.04 / +0.08 points (TVRLS / TVSVM / CheegerRLS /
+# CheegerSVM), outer iterations 42 / 40 / 27 / 29 -> 22 / 18 / 12 / 12, the
+# same fallbacks. Measured and not taken: the check's folds at 3 too
+# (their looser window moved the check's decisions: 11-38 of 126 draws
+# per model moved, worse cells 3 / 2 / 5 / 4 -> 5 / 3 / 5 / 5)
+MID_MIN_ROWS = 2000
+MID_N_STABLE = 3
 # ... and the check's folds (more than two classes) on more than
 # SCALE_MIN_ROWS rows wait for at
 # most FOLD_N_STABLE_SCALE quiet iterations (their held-out labels settle by
@@ -359,15 +375,20 @@ class TVCheckMixin:
         return None
 
     def _n_stable(self, n):
-        """``n_stable`` of a fit on n rows: "auto" is ``N_STABLE``, or
-        ``SCALE_N_STABLE`` for more than two classes on more than
-        ``SCALE_MIN_ROWS`` rows."""
+        """``n_stable`` of a solve on n rows: "auto" is ``N_STABLE``;
+        ``MID_N_STABLE`` for a fit (not a check's fold) on more than
+        ``MID_MIN_ROWS`` rows up to ``SCALE_MIN_ROWS``; above that
+        ``SCALE_N_STABLE`` for more than two classes (``N_STABLE`` for
+        two)."""
         v = self.n_stable
         if isinstance(v, str):
             if v != "auto":
                 raise ValueError(f"n_stable must be 'auto' or an int >= 0, got {v!r}")
-            return (SCALE_N_STABLE if n > SCALE_MIN_ROWS
-                    and self.classes_.shape[0] > 2 else N_STABLE)
+            if n > SCALE_MIN_ROWS:
+                return SCALE_N_STABLE if self.classes_.shape[0] > 2 else N_STABLE
+            if n > MID_MIN_ROWS and not self._in_fold():
+                return MID_N_STABLE
+            return N_STABLE
         return v
 
     def _label_tol(self, n):

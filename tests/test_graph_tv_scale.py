@@ -140,6 +140,47 @@ def test_n_stable_auto_both_sides(Est, n_classes, above, monkeypatch):
     assert folds and set(folds) == {want if two_class_tv else min(want, cap)}
 
 
+@pytest.mark.parametrize("size", ["small", "mid", "scale"])
+@pytest.mark.parametrize("Est,n_classes", [
+    (TVRLS, 3), (TVSVM, 2), (CheegerRLS, 2), (CheegerSVM, 3)])
+def test_n_stable_auto_mid_both_sides(Est, n_classes, size, monkeypatch):
+    # n_stable="auto" at or below MID_MIN_ROWS rows: N_STABLE; above it up
+    # to SCALE_MIN_ROWS (any number of classes): MID_N_STABLE for the fit,
+    # N_STABLE for the check's folds; above SCALE_MIN_ROWS the scale rule
+    # alone (SCALE_N_STABLE for more than two classes, N_STABLE for two);
+    # the folds (above FOLD_MIN_ROWS) take the smaller of their value and
+    # FOLD_N_STABLE (FOLD_N_STABLE_SCALE at scale with more than two
+    # classes), two-class TV folds their value
+    import semisvm._tv_check as tv_check
+    assert tv_check.MID_MIN_ROWS < tv_check.SCALE_MIN_ROWS
+    assert tv_check.MID_N_STABLE != tv_check.N_STABLE
+    X, y, _ = _blobs(n=80, n_classes=n_classes, per_class=6)
+    monkeypatch.setattr(tv_check, "MID_MIN_ROWS", 80 if size == "small" else 79)
+    monkeypatch.setattr(tv_check, "SCALE_MIN_ROWS", 79 if size == "scale" else 80)
+    monkeypatch.setattr(tv_check, "FOLD_MIN_ROWS", 79)
+    want = {"small": tv_check.N_STABLE, "mid": tv_check.MID_N_STABLE,
+            "scale": tv_check.SCALE_N_STABLE if n_classes > 2 else tv_check.N_STABLE}[size]
+    seen = _spy_solves(monkeypatch, "n_stable")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        auto = Est(safe=False, max_iter=30).fit(X, y)
+        n_fit = len(seen)
+        given = Est(safe=False, max_iter=30, n_stable=want).fit(X, y)
+        assert seen == [want] * (2 * n_fit)
+        del seen[:]
+        checked = Est(max_iter=30).fit(X, y)
+    np.testing.assert_array_equal(auto.result_.decision, given.result_.decision)
+    assert checked.safe_check_.startswith("two folds")
+    assert seen[:n_fit] == [want] * n_fit
+    folds = seen[n_fit:]
+    fold_want = tv_check.N_STABLE if size == "mid" else want
+    scale = size == "scale" and n_classes > 2
+    cap = tv_check.FOLD_N_STABLE_SCALE if scale else tv_check.FOLD_N_STABLE
+    two_class_tv = Est in (TVRLS, TVSVM) and n_classes == 2
+    assert folds and set(folds) == {fold_want if two_class_tv
+                                    else min(fold_want, cap)}
+
+
 @pytest.mark.parametrize("above", [True, False])
 @pytest.mark.parametrize("Est,n_classes", [
     (TVRLS, 3), (TVSVM, 3), (CheegerRLS, 3), (CheegerSVM, 3), (TVRLS, 2),
