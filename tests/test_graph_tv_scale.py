@@ -363,6 +363,46 @@ def test_safe_true_folds_take_the_fold_stop_rule_both_sides(above, monkeypatch):
     assert set(seen[1:-1]) == {("cheeger", min(8, cap)), ("tv", min(10, cap))}
 
 
+@pytest.mark.parametrize("above", [True, False])
+def test_safe_true_folds_keep_n_stable_above_mid_min_rows(above, monkeypatch):
+    # n_stable="auto" above MID_MIN_ROWS rows: MID_N_STABLE for the fit and
+    # the counterpart adopted on a fallback, N_STABLE for the fits of
+    # safe=True's folds (model and counterpart; each on more than
+    # MID_MIN_ROWS rows here); at or below it N_STABLE for all
+    import semisvm._tv_check as tv_check
+    import semisvm.graph_tv as gt
+    import semisvm.model_selection as ms
+    X, y, _ = _blobs(n=120, n_classes=3, per_class=6, seed=3)
+    monkeypatch.setattr(tv_check, "MID_MIN_ROWS", 50 if above else 120)
+    monkeypatch.setattr(tv_check, "FOLD_MIN_ROWS", 200)
+    seen = []
+
+    def wrap(f, tag):
+        def solve(*a, **k):
+            seen.append((tag, k["n_stable"], a[2].shape[0]))
+            return f(*a, **k)
+        return solve
+    monkeypatch.setattr(gt, "graph_tv", wrap(gt.graph_tv, "tv"))
+    monkeypatch.setattr(gt, "graph_cheeger", wrap(gt.graph_cheeger, "cheeger"))
+    real = ms.unlabeled_gain
+
+    def losing(*a, **k):        # force the fallback: the adopted fit is seen last
+        gain, s, b = real(*a, **k)
+        return -1.0, s, b
+    monkeypatch.setattr(ms, "unlabeled_gain", losing)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = CheegerRLS(safe=True, safe_cv=2, max_iter=30).fit(X, y)
+    assert est.fell_back_
+    fit = tv_check.MID_N_STABLE if above else tv_check.N_STABLE
+    assert seen[0] == ("cheeger", fit, 120)           # the fit
+    assert seen[-1] == ("tv", fit, 120)               # the adopted counterpart
+    folds = seen[1:-1]
+    assert {(tag, k) for tag, k, _ in folds} == {("cheeger", tv_check.N_STABLE),
+                                                 ("tv", tv_check.N_STABLE)}
+    assert all(50 < n < 120 for _, _, n in folds)
+
+
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 @pytest.mark.parametrize("delta", [0.0, 0.3])
 @pytest.mark.parametrize("weighted", [False, True])
