@@ -770,15 +770,12 @@ _COMMON_DOC = """
     n_stable : int or "auto", default="auto"
         The labels of the unlabeled points must also be unchanged for this many
         iterations before stopping (unchanged for 2 n_stable iterations stops
-        with status "labels_stable"). "auto": 10 up to 2,000 training
-        rows; 3 above 2,000 and up to 20,000 (the fit; the ``safe`` check's
-        fold fits keep 10: 5,000 rows, the labels settle by the 3rd-5th
-        iteration, and the window of 10 held a fit to ~21); above 20,000, 1
-        for more than two classes and 10 for two (a large fit's labels
-        settle within a few iterations: 100,000 rows, 10 classes, the same
-        error after 6 iterations as after 23; with ``label_tol="auto"``,
-        TVRLS / TVSVM's default, a quiet iteration there flips at most
-        0.1 % of the labels).
+        with status "labels_stable"). "auto": 10, or 1 for more than two
+        classes above 20,000 training rows (a large fit's labels settle
+        within a few iterations: 100,000 rows, 10 classes, the same error
+        after 6 iterations as after 23; with ``label_tol="auto"``, TVRLS /
+        TVSVM's default, a quiet iteration there flips at most 0.1 % of the
+        labels).
     label_tol : float or "auto"
         "Unchanged" allows this fraction of the unlabeled labels to flip.
         "auto" (the default of TVRLS / TVSVM; CheegerRLS / CheegerSVM:

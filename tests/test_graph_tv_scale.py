@@ -151,9 +151,10 @@ def test_n_stable_auto_mid_both_sides(Est, n_classes, size, monkeypatch):
     # the folds (above FOLD_MIN_ROWS) take the smaller of their value and
     # FOLD_N_STABLE (FOLD_N_STABLE_SCALE at scale with more than two
     # classes), two-class TV folds their value
+    # (MID_N_STABLE is N_STABLE: a value of its own here, so the sides differ)
     import semisvm._tv_check as tv_check
     assert tv_check.MID_MIN_ROWS < tv_check.SCALE_MIN_ROWS
-    assert tv_check.MID_N_STABLE != tv_check.N_STABLE
+    monkeypatch.setattr(tv_check, "MID_N_STABLE", 3)
     X, y, _ = _blobs(n=80, n_classes=n_classes, per_class=6)
     monkeypatch.setattr(tv_check, "MID_MIN_ROWS", 80 if size == "small" else 79)
     monkeypatch.setattr(tv_check, "SCALE_MIN_ROWS", 79 if size == "scale" else 80)
@@ -369,9 +370,11 @@ def test_safe_true_folds_keep_n_stable_above_mid_min_rows(above, monkeypatch):
     # the counterpart adopted on a fallback, N_STABLE for the fits of
     # safe=True's folds (model and counterpart; each on more than
     # MID_MIN_ROWS rows here); at or below it N_STABLE for all
+    # (MID_N_STABLE is N_STABLE: a value of its own here, so the sides differ)
     import semisvm._tv_check as tv_check
     import semisvm.graph_tv as gt
     import semisvm.model_selection as ms
+    monkeypatch.setattr(tv_check, "MID_N_STABLE", 3)
     X, y, _ = _blobs(n=120, n_classes=3, per_class=6, seed=3)
     monkeypatch.setattr(tv_check, "MID_MIN_ROWS", 50 if above else 120)
     monkeypatch.setattr(tv_check, "FOLD_MIN_ROWS", 200)
