@@ -140,6 +140,48 @@ def test_n_stable_auto_both_sides(Est, n_classes, above, monkeypatch):
     assert folds and set(folds) == {want if two_class_tv else min(want, cap)}
 
 
+@pytest.mark.parametrize("size", ["small", "mid", "scale"])
+@pytest.mark.parametrize("Est,n_classes", [
+    (TVRLS, 3), (TVSVM, 2), (CheegerRLS, 2), (CheegerSVM, 3)])
+def test_n_stable_auto_mid_both_sides(Est, n_classes, size, monkeypatch):
+    # n_stable="auto" at or below MID_MIN_ROWS rows: N_STABLE; above it up
+    # to SCALE_MIN_ROWS (any number of classes): MID_N_STABLE for the fit,
+    # N_STABLE for the check's folds; above SCALE_MIN_ROWS the scale rule
+    # alone (SCALE_N_STABLE for more than two classes, N_STABLE for two);
+    # the folds (above FOLD_MIN_ROWS) take the smaller of their value and
+    # FOLD_N_STABLE (FOLD_N_STABLE_SCALE at scale with more than two
+    # classes), two-class TV folds their value
+    # (MID_N_STABLE is N_STABLE: a value of its own here, so the sides differ)
+    import semisvm._tv_check as tv_check
+    assert tv_check.MID_MIN_ROWS < tv_check.SCALE_MIN_ROWS
+    monkeypatch.setattr(tv_check, "MID_N_STABLE", 3)
+    X, y, _ = _blobs(n=80, n_classes=n_classes, per_class=6)
+    monkeypatch.setattr(tv_check, "MID_MIN_ROWS", 80 if size == "small" else 79)
+    monkeypatch.setattr(tv_check, "SCALE_MIN_ROWS", 79 if size == "scale" else 80)
+    monkeypatch.setattr(tv_check, "FOLD_MIN_ROWS", 79)
+    want = {"small": tv_check.N_STABLE, "mid": tv_check.MID_N_STABLE,
+            "scale": tv_check.SCALE_N_STABLE if n_classes > 2 else tv_check.N_STABLE}[size]
+    seen = _spy_solves(monkeypatch, "n_stable")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        auto = Est(safe=False, max_iter=30).fit(X, y)
+        n_fit = len(seen)
+        given = Est(safe=False, max_iter=30, n_stable=want).fit(X, y)
+        assert seen == [want] * (2 * n_fit)
+        del seen[:]
+        checked = Est(max_iter=30).fit(X, y)
+    np.testing.assert_array_equal(auto.result_.decision, given.result_.decision)
+    assert checked.safe_check_.startswith("two folds")
+    assert seen[:n_fit] == [want] * n_fit
+    folds = seen[n_fit:]
+    fold_want = tv_check.N_STABLE if size == "mid" else want
+    scale = size == "scale" and n_classes > 2
+    cap = tv_check.FOLD_N_STABLE_SCALE if scale else tv_check.FOLD_N_STABLE
+    two_class_tv = Est in (TVRLS, TVSVM) and n_classes == 2
+    assert folds and set(folds) == {fold_want if two_class_tv
+                                    else min(fold_want, cap)}
+
+
 @pytest.mark.parametrize("above", [True, False])
 @pytest.mark.parametrize("Est,n_classes", [
     (TVRLS, 3), (TVSVM, 3), (CheegerRLS, 3), (CheegerSVM, 3), (TVRLS, 2),
@@ -320,6 +362,48 @@ def test_safe_true_folds_take_the_fold_stop_rule_both_sides(above, monkeypatch):
     assert seen[-1] == ("tv", 10)                     # the adopted counterpart
     cap = tv_check.FOLD_N_STABLE if above else 100
     assert set(seen[1:-1]) == {("cheeger", min(8, cap)), ("tv", min(10, cap))}
+
+
+@pytest.mark.parametrize("above", [True, False])
+def test_safe_true_folds_keep_n_stable_above_mid_min_rows(above, monkeypatch):
+    # n_stable="auto" above MID_MIN_ROWS rows: MID_N_STABLE for the fit and
+    # the counterpart adopted on a fallback, N_STABLE for the fits of
+    # safe=True's folds (model and counterpart; each on more than
+    # MID_MIN_ROWS rows here); at or below it N_STABLE for all
+    # (MID_N_STABLE is N_STABLE: a value of its own here, so the sides differ)
+    import semisvm._tv_check as tv_check
+    import semisvm.graph_tv as gt
+    import semisvm.model_selection as ms
+    monkeypatch.setattr(tv_check, "MID_N_STABLE", 3)
+    X, y, _ = _blobs(n=120, n_classes=3, per_class=6, seed=3)
+    monkeypatch.setattr(tv_check, "MID_MIN_ROWS", 50 if above else 120)
+    monkeypatch.setattr(tv_check, "FOLD_MIN_ROWS", 200)
+    seen = []
+
+    def wrap(f, tag):
+        def solve(*a, **k):
+            seen.append((tag, k["n_stable"], a[2].shape[0]))
+            return f(*a, **k)
+        return solve
+    monkeypatch.setattr(gt, "graph_tv", wrap(gt.graph_tv, "tv"))
+    monkeypatch.setattr(gt, "graph_cheeger", wrap(gt.graph_cheeger, "cheeger"))
+    real = ms.unlabeled_gain
+
+    def losing(*a, **k):        # force the fallback: the adopted fit is seen last
+        gain, s, b = real(*a, **k)
+        return -1.0, s, b
+    monkeypatch.setattr(ms, "unlabeled_gain", losing)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = CheegerRLS(safe=True, safe_cv=2, max_iter=30).fit(X, y)
+    assert est.fell_back_
+    fit = tv_check.MID_N_STABLE if above else tv_check.N_STABLE
+    assert seen[0] == ("cheeger", fit, 120)           # the fit
+    assert seen[-1] == ("tv", fit, 120)               # the adopted counterpart
+    folds = seen[1:-1]
+    assert {(tag, k) for tag, k, _ in folds} == {("cheeger", tv_check.N_STABLE),
+                                                 ("tv", tv_check.N_STABLE)}
+    assert all(50 < n < 120 for _, _, n in folds)
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
