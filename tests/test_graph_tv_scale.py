@@ -334,25 +334,9 @@ def test_safe_true_folds_take_the_fold_stop_rule_both_sides(above, monkeypatch):
     # FOLD_N_STABLE quiet iterations); the fit, and the counterpart adopted
     # on a fallback, keep the estimator's rule
     import semisvm._tv_check as tv_check
-    import semisvm.graph_tv as gt
-    import semisvm.model_selection as ms
     X, y, _ = _blobs(n=120, n_classes=3, per_class=6, seed=3)
     monkeypatch.setattr(tv_check, "FOLD_MIN_ROWS", 50 if above else 200)
-    seen = []
-
-    def wrap(f, tag):
-        def solve(*a, **k):
-            seen.append((tag, k["n_stable"]))
-            return f(*a, **k)
-        return solve
-    monkeypatch.setattr(gt, "graph_tv", wrap(gt.graph_tv, "tv"))
-    monkeypatch.setattr(gt, "graph_cheeger", wrap(gt.graph_cheeger, "cheeger"))
-    real = ms.unlabeled_gain
-
-    def losing(*a, **k):        # force the fallback: the adopted fit is seen last
-        gain, s, b = real(*a, **k)
-        return -1.0, s, b
-    monkeypatch.setattr(ms, "unlabeled_gain", losing)
+    seen = _spy_solves_forced_fallback(monkeypatch)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         est = CheegerRLS(safe=True, safe_cv=2, max_iter=30, n_stable=8).fit(X, y)
@@ -372,27 +356,11 @@ def test_safe_true_folds_keep_n_stable_above_mid_min_rows(above, monkeypatch):
     # MID_MIN_ROWS rows here); at or below it N_STABLE for all
     # (MID_N_STABLE is N_STABLE: a value of its own here, so the sides differ)
     import semisvm._tv_check as tv_check
-    import semisvm.graph_tv as gt
-    import semisvm.model_selection as ms
     monkeypatch.setattr(tv_check, "MID_N_STABLE", 3)
     X, y, _ = _blobs(n=120, n_classes=3, per_class=6, seed=3)
     monkeypatch.setattr(tv_check, "MID_MIN_ROWS", 50 if above else 120)
     monkeypatch.setattr(tv_check, "FOLD_MIN_ROWS", 200)
-    seen = []
-
-    def wrap(f, tag):
-        def solve(*a, **k):
-            seen.append((tag, k["n_stable"], a[2].shape[0]))
-            return f(*a, **k)
-        return solve
-    monkeypatch.setattr(gt, "graph_tv", wrap(gt.graph_tv, "tv"))
-    monkeypatch.setattr(gt, "graph_cheeger", wrap(gt.graph_cheeger, "cheeger"))
-    real = ms.unlabeled_gain
-
-    def losing(*a, **k):        # force the fallback: the adopted fit is seen last
-        gain, s, b = real(*a, **k)
-        return -1.0, s, b
-    monkeypatch.setattr(ms, "unlabeled_gain", losing)
+    seen = _spy_solves_forced_fallback(monkeypatch, rows=True)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         est = CheegerRLS(safe=True, safe_cv=2, max_iter=30).fit(X, y)
@@ -1271,3 +1239,27 @@ def test_safe_true_single_counterpart_only_and_its_copy_cap(cap, monkeypatch):
     assert sum(single for _, single in folds) == (half if cap == "above" else 0)
     assert not any(held and single for held, single in folds)
     assert not hasattr(est, "_safety_counterpart")
+
+
+def _spy_solves_forced_fallback(monkeypatch, rows=False):
+    """Record each graph_tv / graph_cheeger solve's (tag, n_stable[, rows]) in
+    the returned list, and force safe=True's check to fall back (the adopted
+    counterpart's fit is then the last one recorded)."""
+    import semisvm.graph_tv as gt
+    import semisvm.model_selection as ms
+    seen = []
+
+    def wrap(f, tag):
+        def solve(*a, **k):
+            seen.append((tag, k["n_stable"]) + ((a[2].shape[0],) if rows else ()))
+            return f(*a, **k)
+        return solve
+    monkeypatch.setattr(gt, "graph_tv", wrap(gt.graph_tv, "tv"))
+    monkeypatch.setattr(gt, "graph_cheeger", wrap(gt.graph_cheeger, "cheeger"))
+    real = ms.unlabeled_gain
+
+    def losing(*a, **k):
+        gain, s, b = real(*a, **k)
+        return -1.0, s, b
+    monkeypatch.setattr(ms, "unlabeled_gain", losing)
+    return seen
