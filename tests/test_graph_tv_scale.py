@@ -121,15 +121,8 @@ def test_n_stable_auto_both_sides(Est, n_classes, above, monkeypatch):
     monkeypatch.setattr(tv_check, "FOLD_MIN_ROWS", 79)
     scale = above and n_classes > 2
     want = tv_check.SCALE_N_STABLE if scale else tv_check.N_STABLE
-    seen = _spy_solves(monkeypatch, "n_stable")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        auto = Est(safe=False, max_iter=30).fit(X, y)
-        n_fit = len(seen)
-        given = Est(safe=False, max_iter=30, n_stable=want).fit(X, y)
-        assert seen == [want] * (2 * n_fit)
-        del seen[:]
-        checked = Est(max_iter=30).fit(X, y)
+    auto, given, checked, seen, n_fit = _fits_auto_given_checked(
+        Est, X, y, want, monkeypatch)
     assert Est().n_stable == "auto"
     np.testing.assert_array_equal(auto.result_.decision, given.result_.decision)
     assert checked.safe_check_.startswith("two folds")
@@ -161,15 +154,8 @@ def test_n_stable_auto_mid_both_sides(Est, n_classes, size, monkeypatch):
     monkeypatch.setattr(tv_check, "FOLD_MIN_ROWS", 79)
     want = {"small": tv_check.N_STABLE, "mid": tv_check.MID_N_STABLE,
             "scale": tv_check.SCALE_N_STABLE if n_classes > 2 else tv_check.N_STABLE}[size]
-    seen = _spy_solves(monkeypatch, "n_stable")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        auto = Est(safe=False, max_iter=30).fit(X, y)
-        n_fit = len(seen)
-        given = Est(safe=False, max_iter=30, n_stable=want).fit(X, y)
-        assert seen == [want] * (2 * n_fit)
-        del seen[:]
-        checked = Est(max_iter=30).fit(X, y)
+    auto, given, checked, seen, n_fit = _fits_auto_given_checked(
+        Est, X, y, want, monkeypatch)
     np.testing.assert_array_equal(auto.result_.decision, given.result_.decision)
     assert checked.safe_check_.startswith("two folds")
     assert seen[:n_fit] == [want] * n_fit
@@ -1263,3 +1249,20 @@ def _spy_solves_forced_fallback(monkeypatch, rows=False):
         return -1.0, s, b
     monkeypatch.setattr(ms, "unlabeled_gain", losing)
     return seen
+
+
+def _fits_auto_given_checked(Est, X, y, want, monkeypatch):
+    """Fit ``Est`` with n_stable="auto" and with ``want`` given (safe=False;
+    asserting each solve saw ``want``), then with the default check; return
+    the three fits, the n_stable of the checked fit's solves (its own first)
+    and the number of solves of one unchecked fit."""
+    seen = _spy_solves(monkeypatch, "n_stable")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        auto = Est(safe=False, max_iter=30).fit(X, y)
+        n_fit = len(seen)
+        given = Est(safe=False, max_iter=30, n_stable=want).fit(X, y)
+        assert seen == [want] * (2 * n_fit)
+        del seen[:]
+        checked = Est(max_iter=30).fit(X, y)
+    return auto, given, checked, seen, n_fit
