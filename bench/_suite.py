@@ -304,6 +304,21 @@ CLASSIC_TUNE = ("moons", "circles", "xor", "blobs_75_25", "nested_clouds")
 CLASSIC_REPORT = ("moons_r", "circles_r", "xor_r", "blobs_90_10", "nested_clouds_r")
 
 
+
+def add_recording_arguments(ap, models):
+    """The arguments the suite's recording benches share (``--part``,
+    ``--cases``, ``--models`` from ``models``, ``--only``, ``--seeds``,
+    ``--max-rows`` (600), ``--jsonl``, ``--replay``) on the argparse parser
+    ``ap``."""
+    ap.add_argument("--part", default="tune", choices=["tune", "report"])
+    ap.add_argument("--cases", default="main", choices=["main", "classic", "both"])
+    ap.add_argument("--models", nargs="+", default=list(models))
+    ap.add_argument("--only", nargs="+", default=None)
+    ap.add_argument("--seeds", type=int, nargs="+", default=list(SEEDS))
+    ap.add_argument("--max-rows", type=int, default=600)
+    ap.add_argument("--jsonl", default=None)
+    ap.add_argument("--replay", nargs="+", default=None)
+
 def append_jsonl(path, row):
     """Append ``row`` as one JSON line to ``path`` (nothing for a None path):
     the recording benches' draws, written as each is done."""

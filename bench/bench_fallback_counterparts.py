@@ -117,14 +117,7 @@ def fit_model(name, X, y_semi, y):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--part", default="tune", choices=["tune", "report"])
-    ap.add_argument("--cases", default="main", choices=["main", "classic", "both"])
-    ap.add_argument("--models", nargs="+", default=list(MODELS))
-    ap.add_argument("--only", nargs="+", default=None)
-    ap.add_argument("--seeds", type=int, nargs="+", default=list(_suite.SEEDS))
-    ap.add_argument("--max-rows", type=int, default=600)
-    ap.add_argument("--jsonl", default=None)
-    ap.add_argument("--replay", nargs="+", default=None)
+    _suite.add_recording_arguments(ap, MODELS)
     args = ap.parse_args()
     if args.replay:
         rows = [json.loads(line) for f in args.replay for line in open(f) if line.strip()]

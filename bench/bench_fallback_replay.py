@@ -280,14 +280,7 @@ def _variants():
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--part", default="tune", choices=["tune", "report"])
-    ap.add_argument("--cases", default="main", choices=["main", "classic", "both"])
-    ap.add_argument("--models", nargs="+", default=list(MODELS))
-    ap.add_argument("--only", nargs="+", default=None)
-    ap.add_argument("--seeds", type=int, nargs="+", default=list(_suite.SEEDS))
-    ap.add_argument("--max-rows", type=int, default=600)
-    ap.add_argument("--jsonl", default=None)
-    ap.add_argument("--replay", nargs="+", default=None)
+    _suite.add_recording_arguments(ap, MODELS)
     ap.add_argument("--variants", action="store_true", help="replay the variants too")
     ap.add_argument("--augment", default=None, metavar="OUT",
                     help="with --replay: write the draws with the C = 1 candidates "

@@ -148,14 +148,7 @@ def table(rows, rules):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--part", default="tune", choices=["tune", "report"])
-    ap.add_argument("--cases", default="main", choices=["main", "classic", "both"])
-    ap.add_argument("--models", nargs="+", default=list(MODELS))
-    ap.add_argument("--only", nargs="+", default=None)
-    ap.add_argument("--seeds", type=int, nargs="+", default=list(_suite.SEEDS))
-    ap.add_argument("--max-rows", type=int, default=600)
-    ap.add_argument("--jsonl", default=None)
-    ap.add_argument("--replay", nargs="+", default=None)
+    _suite.add_recording_arguments(ap, MODELS)
     ap.add_argument("--first", action="store_true",
                     help="also record LapRLS with its own check (rule 'first')")
     ap.add_argument("--t", type=float, nargs="+",
