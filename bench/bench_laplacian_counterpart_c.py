@@ -37,6 +37,19 @@ follow the cut check) for main's own figures (``--main``)::
     python bench/bench_laplacian_counterpart_c.py --main --lap lap_report.jsonl \\
         --tv tv_report.jsonl --cut cut_report.jsonl
 
+``--adopt`` replays, for all six models, the fallback decided at C = 10 with
+the C = 1 SVC of the chosen width adopted by the Laplacian check, the TV /
+Cheeger check or both (``ADOPT_VARIANTS``; ties to C = 1, or where C = 1 is
+right on more held-out rows: the library's ``ADOPT_C`` since), the TV /
+Cheeger draws without a label check taken from a ``bench/bench_graph_cut.py``
+recording (``--cut``) or a ``bench/bench_graph_tv_suite.py`` one (``--suite``:
+also checks the replayed defaults against it, draw by draw)::
+
+    python bench/bench_laplacian_counterpart_c.py --adopt --lap aug/lap_tune.jsonl \\
+        --tv aug/tv_tune.jsonl aug/tv_demo.jsonl --cut cut_tune.jsonl [--detail]
+    python bench/bench_laplacian_counterpart_c.py --adopt --lap aug/lap_fresh.jsonl \\
+        --tv aug/tv_fresh.jsonl --suite suite_fresh.jsonl
+
 Worse / better cells than ``SVC()`` on the labels by more than 2 points,
 mean error over the cells (and with ``--tv`` holding ``--demo`` draws, the
 mean test error of the ``semisvm demo`` draws: a target, not a part).
@@ -251,11 +264,13 @@ def tv_error(r, m, lap_err, adopt=None, two=True):
     return adopt_c1(r, e, adopt, two) if what == "svc" else e
 
 
-# the rule declared for the fresh part (tune part only): the fallback is
-# decided at C = 10 as now; it then takes the C = 1 SVC of the chosen width
-# where that is right on at least as many held-out rows (margin 0): for the
-# Laplacian check (LapSVM, LapRLS and the TV / Cheeger guard's LapRLS), the
-# TV / Cheeger check, or both; on two-class labels or on any
+# the fallback decided at C = 10; then the C = 1 SVC of the chosen width
+# where it is right on at least as many held-out rows (margin 0: ties to
+# C = 1) or on more (margin 1): for the Laplacian check (LapSVM, LapRLS and
+# the TV / Cheeger guard's LapRLS), the TV / Cheeger check, or both; on
+# two-class labels or on any. (lap margin, TV margin, two classes only).
+# Chosen on the tune part and declared before the report and fresh parts:
+# both checks, margin 1, any classes (the library's ADOPT_C since)
 ADOPT_VARIANTS = {
     "defaults (C = 10)": (None, None, True),
     "Laplacian check adopts C = 1 (ties to 1), two classes": (0, None, True),
