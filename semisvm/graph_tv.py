@@ -114,6 +114,7 @@ from semisvm._validation import (
     check_sparse_structure,
     check_targets,
     unlabeled_hint,
+    warn_user,
 )
 from semisvm.manifold import LapRLS
 from semisvm.model_selection import SafeSemiSupervisedMixin
@@ -689,10 +690,9 @@ class _GraphTVBase(TVSetupMixin, TVCheckMixin, SafeSemiSupervisedMixin,
             # (34 by the check's SVC, 21 by LapRLS), the 7 on the tune
             # part (mnist10 at 600 rows) too (multi-class augmented TV
             # iteration: its labels keep moving)
-            warnings.warn(
+            warn_user(
                 f"{type(self).__name__} did not converge in max_iter={self.max_iter} "
-                "iterations; increase max_iter or tol", ConvergenceWarning,
-                stacklevel=3)
+                "iterations; increase max_iter or tol", ConvergenceWarning)
         return out
 
     def _fit_laplacian(self, X, y, memo=None, n_jobs=None):
