@@ -477,7 +477,8 @@ SAFE_CHECK_ATTR_DOC = """    safe_check_ : str or None
         e.g. "rbf SVC (C=10, gamma=scale/3)" or "linear SVC (C=10)" (for
         an RBF estimator, the candidate right on most held-out labels; after
         a fallback "C=1" where that kernel and width at C = 1 was right on
-        more held-out labels and was taken instead); None when no check
+        more held-out labels and was taken instead: ``unlabeled_gain_`` and
+        ``safe_scores_`` stay the decision's, at C = 10); None when no check
         ran. After a fallback to the linear SVC the decision function is
         linear, ``<x, w> + b``.
 """
@@ -1072,6 +1073,11 @@ def auto_fallback(est, X, y, solve, adopt, *, kernel, margin=0.0, family="laplac
                 sup = alt
                 est.safe_counterpart_ = counterpart_name_at_c(est.safe_counterpart_,
                                                               adopt_c)
+                logger.log(logging.INFO if getattr(est, "verbose", 0) else logging.DEBUG,
+                           "%s (%s): the chosen width at C = %g right on %d/%d held-out "
+                           "labels against %d/%d at the decision's C: adopted",
+                           type(est).__name__, mode, adopt_c, right_alt, n_scored,
+                           right_sup, n_scored)
         basis, coef, b, gamma = fit_counterpart(sup, X[idx], y[idx], classes)
         # basis None: the decision is an expansion over X[idx]; else over
         # the rows of basis (a primal linear model: w_k, coef the identity)
@@ -1086,7 +1092,8 @@ def auto_fallback(est, X, y, solve, adopt, *, kernel, margin=0.0, family="laplac
     if est.fell_back_ or getattr(est, "verbose", 0):
         logger.log(logging.INFO if getattr(est, "verbose", 0) else logging.DEBUG,
                    "%s (%s): held-out labeled accuracy %d/%d semi-supervised, %d/%d "
-                   "supervised (%s on the labels): %s", type(est).__name__,
+                   "supervised (the decision's counterpart; the model: %s on the "
+                   "labels): %s", type(est).__name__,
                    mode, right_semi, n_scored, right_sup, n_scored,
                    est.safe_counterpart_,
                    "falling back to the supervised model" if est.fell_back_
