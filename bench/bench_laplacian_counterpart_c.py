@@ -37,6 +37,19 @@ follow the cut check) for main's own figures (``--main``)::
     python bench/bench_laplacian_counterpart_c.py --main --lap lap_report.jsonl \\
         --tv tv_report.jsonl --cut cut_report.jsonl
 
+``--adopt`` replays, for all six models, the fallback decided at C = 10 with
+the C = 1 SVC of the chosen width adopted by the Laplacian check, the TV /
+Cheeger check or both (``ADOPT_VARIANTS``; ties to C = 1, or where C = 1 is
+right on more held-out rows: the library's ``ADOPT_C`` since), the TV /
+Cheeger draws without a label check taken from a ``bench/bench_graph_cut.py``
+recording (``--cut``) or a ``bench/bench_graph_tv_suite.py`` one (``--suite``:
+also checks the replayed defaults against it, draw by draw)::
+
+    python bench/bench_laplacian_counterpart_c.py --adopt --lap aug/lap_tune.jsonl \\
+        --tv aug/tv_tune.jsonl aug/tv_demo.jsonl --cut cut_tune.jsonl [--detail]
+    python bench/bench_laplacian_counterpart_c.py --adopt --lap aug/lap_fresh.jsonl \\
+        --tv aug/tv_fresh.jsonl --suite suite_fresh.jsonl
+
 Worse / better cells than ``SVC()`` on the labels by more than 2 points,
 mean error over the cells (and with ``--tv`` holding ``--demo`` draws, the
 mean test error of the ``semisvm demo`` draws: a target, not a part).
@@ -68,6 +81,7 @@ def augment(files, outdir):
     outdir = Path(outdir)
     outdir.mkdir(parents=True, exist_ok=True)
     loaded = {}
+    n_scaled = 0
     for f in files:
         rows = _load(f)
         with open(outdir / Path(f).name, "w") as fh:
@@ -77,10 +91,20 @@ def augment(files, outdir):
                 d = loaded[r["set"]]
                 y_semi = _suite.label_draw(d.y, r["scheme"], r["seed"])
                 unl = y_semi == -1
+                # the rows as the check sees them (feature_scaling="auto")
+                X, scale = btcc.check_x(d.X)
+                scaled = scale is not None
                 r["cand_c"] = {}
                 for C in (1.0, 10.0):
-                    got = btcc.cand_rows(d.X, y_semi, d.X[unl], d.y[unl], C)
-                    if C == 10.0 and not all(
+                    got = btcc.cand_rows(X, y_semi, X[unl], d.y[unl], C)
+                    if C == 10.0 and scaled:
+                        # the recording's candidates saw the unscaled rows
+                        r["cand_raw"], r["cand"] = r["cand"], got
+                        n_scaled += 1
+                    # (scaled draws are not compared: the recording's
+                    # candidates saw other rows; the replay of the defaults
+                    # against the suite's recording backs them)
+                    if C == 10.0 and not scaled and not all(
                             a["ok"] == b["ok"] and abs(a["err"] - b["err"]) < 1e-9
                             for a, b in zip(got, r["cand"])):
                         raise SystemExit(f"C=10 candidates differ from the recording: "
@@ -88,6 +112,7 @@ def augment(files, outdir):
                     r["cand_c"][f"{C:g}"] = got
                 fh.write(json.dumps(r) + "\n")
         print(f, len(rows), "draws", flush=True)
+    print(n_scaled, "draws on scaled rows (feature_scaling='auto')")
 
 
 def _n_classes(rows):
@@ -214,6 +239,156 @@ def replay(lap_rows, tv_rows, detail=False):
         print(f"| {name} | " + " | ".join(out) + " |")
 
 
+def adopt_c1(r, e, adopt, two):
+    """A fallback's error ``e`` replaced by the C = 1 SVC's of the chosen
+    candidate's kernel / width (the chosen one: the C = 10 candidate right on
+    most held-out rows, ties to the earlier) where that is right on at least
+    ``adopt`` more held-out rows (0: ties to C = 1); only where ``two`` (the
+    labels hold two classes) is true."""
+    if adopt is None or not two:
+        return e
+    c10 = [sum(c["ok"]) for c in r["cand_c"]["10"]]
+    j = int(np.argmax(c10))
+    if sum(r["cand_c"]["1"][j]["ok"]) >= c10[j] + adopt:
+        return r["cand_c"]["1"][j]["err"]
+    return e
+
+
+def tv_error(r, m, lap_err, adopt=None, two=True):
+    """TV / Cheeger model ``m`` on draw ``r``: the defaults' rule
+    (``bench_tv_choice.TIE``, C = 10 candidates) with the guard's LapRLS at
+    ``lap_err``; a fallback of its own check takes the C = 1 SVC as in
+    :func:`adopt_c1`. None for a draw without a label check (the guard
+    alone: the caller takes it from a recording that follows the cut check)."""
+    r2 = dict(r, cand=r["cand_c"]["10"], lap=dict(r["lap"], err=lap_err))
+    e, what = btc.choose(r2, m, btc.TIE)
+    if r["models"][m]["ok"] is None:
+        return None
+    return adopt_c1(r, e, adopt, two) if what == "svc" else e
+
+
+# the fallback decided at C = 10; then the C = 1 SVC of the chosen width
+# where it is right on at least as many held-out rows (margin 0: ties to
+# C = 1) or on more (margin 1): for the Laplacian check (LapSVM, LapRLS and
+# the TV / Cheeger guard's LapRLS), the TV / Cheeger check, or both; on
+# two-class labels or on any. (lap margin, TV margin, two classes only).
+# Chosen on the tune part and declared before the report and fresh parts:
+# both checks, margin 1, any classes (the library's ADOPT_C since)
+ADOPT_VARIANTS = {
+    "defaults (C = 10)": (None, None, True),
+    "Laplacian check adopts C = 1 (ties to 1), two classes": (0, None, True),
+    "TV / Cheeger check adopts C = 1 (ties to 1), two classes": (None, 0, True),
+    "both checks adopt C = 1 (ties to 1), two classes": (0, 0, True),
+    "Laplacian check adopts C = 1 (ties to 1), any classes": (0, None, False),
+    "TV / Cheeger check adopts C = 1 (ties to 1), any classes": (None, 0, False),
+    "both checks adopt C = 1 (ties to 1), any classes": (0, 0, False),
+    "both checks adopt C = 1 where right on more, two classes": (1, 1, True),
+    "Laplacian check adopts C = 1 where right on more, two classes": (1, None, True),
+    "TV / Cheeger check adopts C = 1 where right on more, two classes": (None, 1, True),
+    "both checks adopt C = 1 where right on more, any classes": (1, 1, False),
+}
+
+
+def _suite_errs(path):
+    """(set, scheme, seed) -> {model: error} of a bench_graph_tv_suite.py
+    recording (the library's defaults, the cut check included)."""
+    out = {}
+    for r in _load(path):
+        if r.get("tag", "") == "":
+            out.setdefault((r["set"], r["scheme"], r["seed"]), {})[r["model"]] = r["err"]
+    return out
+
+
+def adopt_replay(lap_rows, tv_rows, suite=None, cut_rows=None, detail=False):
+    """Worse / better cells than ``SVC()`` and mean error of the six under
+    ``ADOPT_VARIANTS``. Draws without a label check keep the defaults (no
+    rule runs there): LapSVM / LapRLS as recorded, the TV / Cheeger four
+    from ``suite`` (a bench_graph_tv_suite recording) or ``cut_rows`` (a
+    bench_graph_cut recording); with ``suite`` the replayed defaults are
+    checked draw by draw against it. A variant passes (the choice on the
+    tune part) where no model's worse cells rise and no model's mean error
+    rises by more than 0.05 point against the defaults."""
+    ncls = _n_classes(lap_rows + tv_rows)
+    cut = {(r["set"], r["scheme"], r["seed"]): r for r in (cut_rows or [])}
+    key = lambda r: (r["set"], r["scheme"], r["seed"])     # noqa: E731
+    tv_main = [r for r in tv_rows if r["set"] != "demo"]
+    demo = [r for r in tv_rows if r["set"] == "demo"]
+
+    def unchecked(r, m):
+        k = key(r)
+        if suite is not None:
+            return suite[k][m]
+        if k in cut:
+            return cut[k][m]["after"]["err"]
+        raise SystemExit(f"{k}: no label check and no recording of the defaults there")
+
+    def errs(lap_adopt, tv_adopt, two_only):
+        out = {}
+        for m in ("LapRLS", "LapSVM"):
+            out[m] = [lap_error(r["models"][m], r, r["cand_c"]["10"], lap_adopt,
+                                ncls[r["set"]] == 2 or not two_only) for r in lap_rows]
+        for m in TV_MODELS:
+            col = []
+            for r in tv_main + demo:
+                two = ncls[r["set"]] == 2 or not two_only
+                e = tv_error(r, m, lap_error(r["lap"], r, r["cand_c"]["10"], lap_adopt, two),
+                             tv_adopt, two)
+                col.append(unchecked(r, m) if e is None else e)
+            out[m] = col
+        return out
+
+    models = ["LapSVM", "LapRLS"] + list(TV_MODELS)
+    rows_of = {m: (lap_rows if m in ("LapRLS", "LapSVM") else tv_main + demo) for m in models}
+    base = errs(None, None, True)
+    if suite is not None:
+        bad = n = 0
+        for m in models:
+            for r, e in zip(rows_of[m], base[m]):
+                if r["set"] == "demo":
+                    continue
+                n += 1
+                if abs(e - suite[key(r)][m]) > 1e-9:
+                    bad += 1
+                    if bad <= 10:
+                        print("replayed defaults differ:", key(r), m, e, suite[key(r)][m])
+        print(f"replayed defaults against the suite recording: {n - bad} of {n} fits match")
+    stats = {}
+    print("| variant | " + " | ".join(models) + " | passes |")
+    print("|---|" + "---|" * (len(models) + 1))
+    for name, (la, ta, two_only) in ADOPT_VARIANTS.items():
+        ev = errs(la, ta, two_only)
+        cells = []
+        ok = True
+        for m in models:
+            gap, mean, de = _cells(rows_of[m], ev[m])
+            d = np.array(list(gap.values()))
+            st = (int(np.sum(d > 2)), int(np.sum(d < -2)), mean, gap,
+                  np.mean(de) if de else None)
+            stats[(name, m)] = st
+            b = stats[("defaults (C = 10)", m)]
+            ok &= st[0] <= b[0] and st[2] <= b[2] + 0.05
+            cells.append(f"{st[0]}/{st[1]}, {st[2]:.2f} %" +
+                         (f", demo {st[4]:.1f}" if st[4] is not None else ""))
+        print(f"| {name} | " + " | ".join(cells) + f" | {'yes' if ok else 'no'} |")
+    print("(worse / better cells than SVC() on the labels by > 2 points, mean error over "
+          "the cells; demo: the semisvm demo draws' mean test error, LinearSVM "
+          + (f"{np.mean([r['linear_err'] for r in demo]):.1f} %)" if demo else "-)"))
+    if detail:
+        for name in list(ADOPT_VARIANTS)[1:]:
+            for m in models:
+                g0 = stats[("defaults (C = 10)", m)][3]
+                g1 = stats[(name, m)][3]
+                ch = [f"{k[0]}/{k[1]} {g0[k]:+.1f} -> {g1[k]:+.1f}" for k in sorted(g0)
+                      if (g0[k] > 2) != (g1[k] > 2) or (g0[k] < -2) != (g1[k] < -2)]
+                if ch:
+                    print(f"{name} | {m}: " + ", ".join(ch))
+        print("worse cells of the defaults:")
+        for m in models:
+            g0 = stats[("defaults (C = 10)", m)][3]
+            print(f"  {m}: " + ", ".join(f"{k[0]}/{k[1]} {x:+.1f}" for k, x in sorted(g0.items())
+                                        if x > 2))
+
+
 def main_figures(lap_rows, tv_rows, cut_rows):
     """The six models' cells with the defaults: LapSVM / LapRLS as recorded,
     TV / Cheeger by ``TIE`` where the label check ran and as refitted by
@@ -246,11 +421,25 @@ def main():
     ap.add_argument("--main", action="store_true",
                     help="the defaults' figures for the six (no C = 1 candidates needed)")
     ap.add_argument("--detail", action="store_true", help="list the worse cells")
+    ap.add_argument("--adopt", action="store_true",
+                    help="the C = 10 decision with the C = 1 SVC of the chosen width "
+                         "adopted (ADOPT_VARIANTS), for the six (needs --cut or --suite)")
+    ap.add_argument("--suite", default=None,
+                    help="a bench_graph_tv_suite.py recording of the defaults (with "
+                         "--adopt: the draws without a label check, and a check of the "
+                         "replayed defaults)")
     args = ap.parse_args()
     if args.augment:
         return augment(args.augment, args.out)
     lap_rows = _load(args.lap) if args.lap else None
     tv_rows = [r for f in (args.tv or []) for r in _load(f)] or None
+    if args.adopt:
+        if not (lap_rows and tv_rows and (args.cut or args.suite)):
+            raise SystemExit("--adopt needs --lap, --tv and --cut or --suite")
+        return adopt_replay(lap_rows, tv_rows,
+                            suite=_suite_errs(args.suite) if args.suite else None,
+                            cut_rows=_load(args.cut) if args.cut else None,
+                            detail=args.detail)
     if args.main:
         if not (lap_rows and tv_rows and args.cut):
             raise SystemExit("--main needs --lap, --tv and --cut")

@@ -30,10 +30,11 @@ standard deviations come from sums over the stored values.
 from __future__ import annotations
 
 import logging
-import warnings
 
 import numpy as np
 import scipy.sparse as sp
+
+from semisvm._validation import warn_user
 
 __all__ = ["FEATURE_SCALE_ATTR_DOC", "FEATURE_SCALE_RATIO", "FEATURE_SCALING_DOC",
            "IQR_STD_SHARE", "apply_scale", "check_feature_scaling",
@@ -483,14 +484,14 @@ def fit_feature_scale(X, how, *, precomputed=False, graph=None, verbose=0,
                 "feature_scaling='auto' or False")
         ratio = spread_ratio(X)
         if ratio > FEATURE_SCALE_RATIO:
-            warnings.warn(
+            warn_user(
                 f"{name}: the columns' interquartile ranges span a ratio of "
                 f"{ratio:.3g} (> {FEATURE_SCALE_RATIO:g}), where "
                 "feature_scaling='auto' divides each column by its standard "
                 "deviation, but the given graph was fitted on X as given and "
                 "fixes the geometry: X is not scaled. Scale X before fitting "
                 "the graph, or let the estimator build the graph (an "
-                "unfitted KNNGraph or graph=None)", UserWarning, stacklevel=3)
+                "unfitted KNNGraph or graph=None)", UserWarning)
         return None
     s, ratio = _feature_scale(X, how)
     if s is not None and ratio is not None:

@@ -14,7 +14,6 @@ are in :mod:`semisvm.linear`.
 from __future__ import annotations
 
 import logging
-import warnings
 
 import numpy as np
 import scipy.sparse as sp
@@ -35,6 +34,7 @@ from semisvm._validation import (
     encode_semisupervised_multiclass,
     is_dask,
     validate_fit_data,
+    warn_user,
 )
 from semisvm.model_selection import SafeSemiSupervisedMixin
 
@@ -159,10 +159,10 @@ class SemiSupervisedLinear(SafeSemiSupervisedMixin, LinearDecisionMixin,
             n_jobs=self.n_jobs, verbose=int(self.verbose),
             **self._solver_params())
         if not res.converged:
-            warnings.warn(
+            warn_user(
                 f"{type(self).__name__} stopped on a cap ({res.status}); "
                 "increase the corresponding max_* parameter",
-                ConvergenceWarning, stacklevel=3)
+                ConvergenceWarning)
         return res
 
     @atomic_fit

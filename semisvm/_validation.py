@@ -9,6 +9,8 @@ import functools
 import math
 import numbers
 import os
+import sys
+import warnings
 
 import numpy as np
 import scipy.sparse as sp
@@ -25,6 +27,26 @@ class NotEnoughMemoryError(ValueError, MemoryError):
 
     Both a ``ValueError`` (bad input for this machine) and a ``MemoryError``.
     """
+
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def warn_user(message, category=UserWarning):
+    """``warnings.warn`` pointed at the first frame outside semisvm.
+
+    However deep in the library a warning is raised (a fit's wrapper, its
+    solver, its check), it names the line that called into semisvm: the
+    user's ``fit``, or scikit-learn's where a meta-estimator called it. A
+    fixed ``stacklevel`` named a line of the library itself whenever a
+    wrapper or helper stood in between.
+    """
+    level = 1
+    frame = sys._getframe(0)
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+        frame = frame.f_back
+        level += 1
+    warnings.warn(message, category, stacklevel=level)
 
 
 def _gib(nbytes):

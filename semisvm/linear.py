@@ -29,7 +29,6 @@ holds :func:`tsvm` and :func:`da_s3vm`; the estimators :class:`TSVM` and
 from __future__ import annotations
 
 import logging
-import warnings
 
 import numpy as np
 import scipy.sparse as sp
@@ -71,6 +70,7 @@ from semisvm._validation import (
     is_dask,
     pm1_from_01,
     validate_fit_data,
+    warn_user,
 )
 
 __all__ = ["DASVM", "TSVM", "LinearSVM", "da_s3vm", "default_lam", "l2svm_mfn", "tsvm"]
@@ -581,9 +581,9 @@ class LinearSVM(LinearDecisionMixin, ClassifierMixin, BaseEstimator):
                                   cold_start=None, **kw)
         results = fit_one_vs_rest(self, K, fit_one, lambda res: res.n_iter)
         if not all(res.converged for res in results):
-            warnings.warn(
+            warn_user(
                 f"L2-SVM-MFN did not converge in max_iter={self.max_iter} "
-                "iterations; increase max_iter", ConvergenceWarning, stacklevel=3)
+                "iterations; increase max_iter", ConvergenceWarning)
         return self
 
     def _fit_dask(self, X, y, sample_weight):

@@ -127,6 +127,7 @@ from semisvm._validation import (
     check_targets,
     fits_in_memory,
     unlabeled_hint,
+    warn_user,
 )
 from semisvm.graph import (
     KNNGraph,
@@ -631,10 +632,10 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
         results = solve(y)
         for res in results:
             if not res.converged:
-                warnings.warn(
+                warn_user(
                     f"{type(self).__name__} ({solver}) did not converge in "
                     f"{res.n_iter} iterations (max_iter); increase max_iter",
-                    ConvergenceWarning, stacklevel=2)
+                    ConvergenceWarning)
                 break
         alphas = [r.alpha for r in results]
         intercepts = [r.intercept for r in results]
@@ -991,10 +992,10 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
         results = solve(y)
         for res in results:
             if not res.converged:
-                warnings.warn(
+                warn_user(
                     f"{type(self).__name__} ({self.mode_}) did not converge in "
                     f"{res.n_iter} Newton steps (max_iter); increase max_iter",
-                    ConvergenceWarning, stacklevel=3)
+                    ConvergenceWarning)
                 break
         Wc = np.vstack([r.coef for r in results])
         if self.mode_ == "linear":
@@ -1057,10 +1058,10 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
             Fg[rows] = F_raw
             g._store(fkey, Fg, Fg.nbytes)
         if not converged:
-            warnings.warn(
+            warn_user(
                 f"{type(self).__name__} (graph stage) did not converge in "
                 f"{n_newton} Newton steps (max_iter); increase max_iter",
-                ConvergenceWarning, stacklevel=3)
+                ConvergenceWarning)
         # the graph's labels on the unlabeled rows, the given ones elsewhere
         pseudo = self._labels(F).astype(y.dtype)
         pseudo[labeled] = y[labeled]

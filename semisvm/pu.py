@@ -25,7 +25,6 @@ w = c1 sum_P phi(x_p) - sum_U s_u phi(x_u), where s solves
 from __future__ import annotations
 
 import logging
-import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
@@ -52,6 +51,7 @@ from semisvm._validation import (
     check_sparse_structure,
     check_targets,
     check_X,
+    warn_user,
 )
 
 __all__ = ["PUSVM", "default_param_grid", "estimate_prior", "pu_score", "usmo"]
@@ -692,7 +692,7 @@ class PUSVM(ClassifierMixin, BaseEstimator):
                    max_iter=self.max_iter, init=self.init,
                    solver=self.solver, shrinking=self.shrinking,
                    verbose=bool(self.verbose))
-        self._warn_unconverged(res, stacklevel=3)
+        self._warn_unconverged(res)
         unl = -1 if np.any(y == -1) else 0
         self.classes_ = np.array([unl, 1], dtype=y.dtype)
         alpha = res.dual_coef
@@ -740,12 +740,12 @@ class PUSVM(ClassifierMixin, BaseEstimator):
                              f"training samples n={n}")
         return m
 
-    def _warn_unconverged(self, res, stacklevel):
+    def _warn_unconverged(self, res):
         if res.status != "optimal":
-            warnings.warn(
+            warn_user(
                 f"USMO stopped ({res.status}) after {res.n_iter} steps with "
                 f"violation {res.violation:.3g} > tol={self.tol}; increase "
-                "max_iter or tol", ConvergenceWarning, stacklevel=stacklevel)
+                "max_iter or tol", ConvergenceWarning)
 
     def _fit_nystroem(self, X, y, prior):
         """USMO's linear path on Nystroem features Z (Z Z' ~ K)."""
@@ -764,7 +764,7 @@ class PUSVM(ClassifierMixin, BaseEstimator):
                    cache_size=self.cache_size, tol=self.tol,
                    max_iter=self.max_iter, init=self.init, solver="linear",
                    verbose=bool(self.verbose))
-        self._warn_unconverged(res, stacklevel=4)
+        self._warn_unconverged(res)
         unl = -1 if np.any(y == -1) else 0
         self.classes_ = np.array([unl, 1], dtype=y.dtype)
         # f(x) = k(x, X_m) N w + b: the landmarks act as the support vectors

@@ -60,8 +60,11 @@ def _counterpart(est, X_lab):
     (fitted on ``X_lab``: an RBF width follows the rows)."""
     import semisvm._fallback as fb
     for name, sup in fb.supervised_candidates(est.kernel):
-        if name == est.safe_counterpart_:
-            return sup.svc(X_lab) if isinstance(sup, fb.RBFWidth) else sup
+        for C in (fb.COUNTERPART_C, fb.ADOPT_C["laplacian"], fb.ADOPT_C["tv"]):
+            if C is not None and fb.counterpart_name_at_c(name, C) == est.safe_counterpart_:
+                # (a fallback taken at C = ADOPT_C: the same kernel / width)
+                sup = fb.counterpart_at_c(sup, C)
+                return sup.svc(X_lab) if isinstance(sup, fb.RBFWidth) else sup
     raise AssertionError(est.safe_counterpart_)
 
 
@@ -961,9 +964,10 @@ def test_guard_reads_the_checks_counterparts_once(Est, monkeypatch):
     own = _fit(Est(), X, y)
     n_cands = len(fb.supervised_candidates("rbf", int(np.sum(y != -1))))
     assert shared.laplacian_agreement_ is not None
-    # (plus one fit on all labels where LapRLS's check falls back)
+    # (plus, where LapRLS's check falls back, the chosen candidate at C =
+    # ADOPT_C on the two folds and one fit on all labels)
     assert len(calls) - n_shared == 2 * n_cands
-    assert n_shared - 2 * n_cands in (0, 1)
+    assert n_shared - 2 * n_cands in (0, 3)
     for a in ("laplacian_agreement_", "laplacian_fallback_", "unlabeled_gain_",
               "fell_back_", "safe_counterpart_"):
         assert getattr(shared, a) == getattr(own, a), a
@@ -1325,3 +1329,169 @@ def test_cut_check_multiclass_and_model_files(Est, tmp_path):
     back = io.load(tmp_path / "m.npz")
     np.testing.assert_array_equal(back.predict(X), est.predict(X))
     assert back.graph_cut_ == est.graph_cut_
+
+
+def _svc_at(name_c, factor, Xtr):
+    """scikit-learn's SVC for a candidate (RBF width ``factor`` x "scale"
+    computed on ``Xtr``, or linear: ``factor`` None) at C = ``name_c``: the
+    reference the check's counterparts are measured against."""
+    if factor is None:
+        return SVC(kernel="linear", C=name_c)
+    if factor == 1.0:
+        return SVC(C=name_c, gamma="scale")
+    return SVC(C=name_c, gamma=factor / (Xtr.shape[1] * Xtr.var()))
+
+
+_FACTORS = [1.0, 1.0 / 3.0, 3.0, None]      # the candidates' order (RBF_WIDTHS, linear)
+
+
+def _held_out_right(X, y, factor, C):
+    """Held-out rows right of the candidate at C on the check's two folds,
+    computed with scikit-learn alone."""
+    lab = y != -1
+    idx = np.flatnonzero(lab)
+    fold, mode = two_folds(y, lab)
+    assert mode == "two folds"
+    right = 0
+    for k in (0, 1):
+        tr, he = idx[fold != k], idx[fold == k]
+        svc = _svc_at(C, factor, X[tr]).fit(X[tr], y[tr])
+        right += int(np.sum(svc.predict(X[he]) == y[he]))
+    return right
+
+
+@pytest.mark.parametrize("family", ["laplacian", "tv"])
+def test_fallback_adopts_c1_where_it_is_right_on_more_held_out_rows(family, monkeypatch):
+    # the fallback is decided at C = 10 (whether, and to which candidate);
+    # its model is the chosen width's SVC at C = ADOPT_C = 1 where that is
+    # right on more held-out rows than the C = 10 one (ties keep C = 10):
+    # the held-out counts, recomputed here with scikit-learn's SVC alone,
+    # decide. A stub solver that labels every row wrong always falls back
+    import semisvm._fallback as fb
+    assert fb.ADOPT_C == {"laplacian": 1.0, "tv": 1.0}
+    draws = [_moons(120, seed=1, k=6), _moons(120, seed=3, k=6), _nested(seed=0),
+             _nested(seed=1), _nested(seed=2)]
+    took = []
+    for X, y, yt in draws:
+        lab = y != -1
+
+        class Stub:
+            verbose = 0
+            classes_ = np.unique(y[lab])
+            transduction_ = np.zeros(X.shape[0], dtype=int)
+
+        got = {}
+        est = auto_fallback(Stub(), X, y, lambda yh: 1 - yt,
+                            lambda *a: got.update(zip("rcbgB", a)), kernel="rbf",
+                            family=family)
+        assert est.fell_back_
+        c10 = [_held_out_right(X, y, f, 10.0) for f in _FACTORS]
+        j = int(np.argmax(c10))
+        c1 = _held_out_right(X, y, _FACTORS[j], 1.0)
+        C = 1.0 if c1 > c10[j] else 10.0
+        took.append(C)
+        ref = _svc_at(C, _FACTORS[j], X[lab]).fit(X[lab], y[lab])
+        name = fb.supervised_candidates("rbf")[j][0].replace("C=10", f"C={C:g}")
+        assert est.safe_counterpart_ == name
+        assert est._check_stats["adopt_c"] == (1.0, c1, c10[j])
+        # the adopted decision is that SVC's, trained on every labeled row
+        from sklearn.metrics.pairwise import rbf_kernel
+        rows = got["r"]
+        K = X @ X[rows].T if got["g"] is None else rbf_kernel(X, X[rows], gamma=got["g"])
+        np.testing.assert_allclose(K @ got["c"][0] + got["b"][0],
+                                   ref.decision_function(X), atol=1e-8)
+        np.testing.assert_array_equal(est.transduction_[~lab], ref.predict(X[~lab]))
+    # both outcomes occur among these draws (C = 1 right on more: the first
+    # three; as many or fewer: the last two)
+    assert took == [1.0, 1.0, 1.0, 10.0, 10.0]
+    # ADOPT_C None: C = 10 always
+    monkeypatch.setitem(fb.ADOPT_C, family, None)
+    X, y, yt = draws[0]
+
+    class Stub2:
+        verbose = 0
+        classes_ = np.array([0, 1])
+        transduction_ = np.zeros(X.shape[0], dtype=int)
+
+    est = auto_fallback(Stub2(), X, y, lambda yh: 1 - yt, lambda *a: None,
+                        kernel="rbf", family=family)
+    assert est.fell_back_ and "C=10" in est.safe_counterpart_
+    assert "adopt_c" not in est._check_stats
+
+
+@pytest.mark.parametrize("Est", [LapRLS, pytest.param(LapSVM, marks=pytest.mark.slow),
+                                 TVRLS, pytest.param(TVSVM, marks=pytest.mark.slow)])
+def test_fallback_model_at_c1_in_a_fit(Est, monkeypatch):
+    # nested clouds (the fallback test's draw): the check falls back to the
+    # RBF SVC at 3 x "scale" (right on 15 of 20 held-out rows at C = 10, 16
+    # at C = 1): the estimator becomes the C = 1 SVC of that width, in and
+    # out of sample; with ADOPT_C None the C = 10 one
+    import semisvm._fallback as fb
+    X, y, yt = _nested()
+    lab = y != -1
+    gamma = 3.0 / (X.shape[1] * X[lab].var())
+    for adopt, C in ((1.0, 1.0), (None, 10.0)):
+        monkeypatch.setitem(fb.ADOPT_C, "laplacian", adopt)
+        monkeypatch.setitem(fb.ADOPT_C, "tv", adopt)
+        est = _fit(Est(), X, y)
+        assert est.fell_back_
+        assert est.safe_counterpart_ == f"rbf SVC (C={C:g}, gamma=3 x scale)"
+        sup = SVC(C=C, gamma=gamma).fit(X[lab], y[lab])
+        np.testing.assert_allclose(est.decision_function(X), sup.decision_function(X),
+                                   atol=1e-8)
+        np.testing.assert_array_equal(est.transduction_[~lab], sup.predict(X[~lab]))
+
+
+def test_counterpart_at_c_keeps_the_kind_on_both_sides_of_the_size_switch(monkeypatch):
+    # the C = 1 model of the chosen candidate is of the candidate's kind:
+    # libsvm's SVC on every labeled row at most SCALABLE_MIN_LABELED, above
+    # it the RBF SVC on the fixed draw and liblinear's LinearSVC
+    import semisvm._fallback as fb
+    n = fb.SCALABLE_MIN_LABELED
+    for n_lab in (n, n + 1):
+        for name, sup in fb.supervised_candidates("rbf", n_lab):
+            alt = fb.counterpart_at_c(sup, 1.0)
+            assert type(alt) is type(sup) and alt.C == 1.0 and sup.C == 10.0
+            assert getattr(alt, "factor", None) == getattr(sup, "factor", None)
+            assert getattr(alt, "max_rows", None) == getattr(sup, "max_rows", None)
+            assert fb.counterpart_name_at_c(name, 1.0) == name.replace("C=10", "C=1")
+    # fallbacks above the (shrunk) switch: the chosen RBF candidate trained
+    # on the fixed draw of the rows, at C = 1 where that is right on more
+    # held-out rows (recomputed here with scikit-learn's SVC on the draws)
+    monkeypatch.setattr(fb, "SCALABLE_MIN_LABELED", 8)
+    took = []
+    for (X, y, yt), factor in ((_moons(120, seed=3, k=6), 1.0), (_nested(seed=0), 3.0)):
+        lab = y != -1
+        idx = np.flatnonzero(lab)
+        fold, _ = two_folds(y, lab)
+
+        def right(C):
+            n = 0
+            for k in (0, 1):
+                tr, he = idx[fold != k], idx[fold == k]
+                d = tr[fb._draw_rows(y[tr], 8)]
+                n += int(np.sum(_svc_at(C, factor, X[d]).fit(X[d], y[d]).predict(X[he])
+                                == y[he]))
+            return n
+
+        class Stub:
+            verbose = 0
+            classes_ = np.array([0, 1])
+            transduction_ = np.zeros(X.shape[0], dtype=int)
+
+        got = {}
+        est = auto_fallback(Stub(), X, y, lambda yh: 1 - yt,
+                            lambda *a: got.update(zip("rcbgB", a)), kernel="rbf")
+        c10, c1 = right(10.0), right(1.0)
+        C = 1.0 if c1 > c10 else 10.0
+        took.append(C)
+        width = "scale" if factor == 1.0 else "3 x scale"
+        assert est.fell_back_
+        assert est.safe_counterpart_ == f"rbf SVC (C={C:g}, gamma={width}, 8 rows drawn)"
+        assert est._check_stats["adopt_c"] == (1.0, c1, c10)
+        d = idx[fb._draw_rows(y[idx], 8)]
+        ref = _svc_at(C, factor, X[d]).fit(X[d], y[d])
+        from sklearn.metrics.pairwise import rbf_kernel
+        F = rbf_kernel(X, X[got["r"]], gamma=got["g"]) @ got["c"][0] + got["b"][0]
+        np.testing.assert_allclose(F, ref.decision_function(X), atol=1e-8)
+    assert took == [1.0, 10.0]

@@ -180,8 +180,11 @@ def test_labels_returned_in_user_coding():
 
 def test_convergence_warning_and_status():
     X, y, _, _ = _problem()
+    # (safe=False: the solve is the model; with the default safe="auto" a
+    # safety net replaces a fit of two iterations here, and then does not
+    # warn: test_tv_convergence_warning_only_where_the_solve_is_the_model)
     with pytest.warns(ConvergenceWarning, match="max_iter=2"):
-        est = TVRLS(max_iter=2).fit(X, y)
+        est = TVRLS(max_iter=2, safe=False).fit(X, y)
     assert est.result_.status == "max_iter" and not est.result_.converged
     assert est.n_iter_ == 2
 
@@ -480,6 +483,35 @@ def test_tv_no_improvement_stop():
     assert hist[-50:].min() >= hist[:-50].min() * (1 - est.tol)
     unl = y == -1
     assert np.mean(est.transduction_[unl] != d.target[unl]) < 0.1
+
+
+@pytest.mark.parametrize("Est", [TVRLS, TVSVM])
+def test_tv_convergence_warning_only_where_the_solve_is_the_model(Est):
+    # a disc and two rings of one Gaussian (no gap between the classes), 3
+    # labels per class: the penalty iteration is rejected and the normalised
+    # multi-class augmented iteration runs into max_iter, its labels still
+    # moving. With safe=False that solve is the model: warned. With the
+    # default safe="auto" the Laplacian guard replaces it by LapRLS's fit
+    # (which converged): no warning, the status kept in result_
+    from sklearn.datasets import make_gaussian_quantiles
+    X, yt = make_gaussian_quantiles(n_samples=200, n_features=2, n_classes=3,
+                                    random_state=0)
+    rng = np.random.default_rng(0)
+    y = np.full(200, -1)
+    for c in range(3):
+        y[rng.choice(np.flatnonzero(yt == c), 3, replace=False)] = c
+    with pytest.warns(ConvergenceWarning, match="did not converge"):
+        own = Est(safe=False).fit(X, y)
+    assert own.result_.status == "max_iter" and own.result_.scheme == "augmented"
+    assert not own.fell_back_ and not own.laplacian_fallback_
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        est = Est().fit(X, y)
+    assert est.result_.status == "max_iter" and est.n_iter_ == est.max_iter
+    assert est.fell_back_ or est.laplacian_fallback_
+    # the model is the replacement, not the unconverged solve
+    assert not np.array_equal(est.transduction_, own.transduction_)
+    np.testing.assert_array_equal(est.result_.labels, own.result_.labels)
 
 
 def _blobs4(n=200, per_class=5, seed=0):

@@ -1,5 +1,7 @@
 """check_X: the fast return for already valid arrays keeps every error."""
+import os
 import re
+import sys
 import warnings
 
 import numpy as np
@@ -573,3 +575,65 @@ def test_compiled_csr_scan_takes_strided_and_refuses_malformed_input():
     short.indptr = short.indptr.astype(np.int32)
     with pytest.raises(ValueError, match="X"):
         check_X(short)
+
+
+# --- warnings name the caller's line, not a line of the library ------------
+
+_UNCONVERGED = ["LinearSVM", "TSVM", "DASVM", "LapSVM", "TVRLS", "TVSVM",
+                "CheegerRLS", "CheegerSVM", "PUSVM"]
+
+
+@pytest.mark.parametrize("name", _UNCONVERGED)
+def test_convergence_warning_points_at_the_callers_line(name):
+    # every estimator's fit goes through a wrapper and helpers before it
+    # warns: a fixed stacklevel named semisvm/_validation.py or a solver
+    # module; the warning must name this file's fit line
+    from sklearn.datasets import make_moons
+    from sklearn.exceptions import ConvergenceWarning
+
+    import semisvm
+    X, y = make_moons(300, noise=0.1, random_state=0)
+    y_semi = np.full_like(y, -1)
+    y_semi[:10] = y[:10]
+    cls = getattr(semisvm, name)
+    if name == "LinearSVM":
+        target = y
+    elif name == "PUSVM":
+        target = np.where(y_semi == 1, 1, 0)
+    else:
+        target = y_semi
+    params = {"max_iter": 1}
+    if "safe" in cls().get_params():
+        params["safe"] = False
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        line = sys._getframe().f_lineno + 1
+        cls(**params).fit(X, target)
+    conv = [w for w in caught if issubclass(w.category, ConvergenceWarning)]
+    assert conv, f"{name} with max_iter=1 raised no ConvergenceWarning"
+    assert {(w.filename, w.lineno) for w in conv} == {(__file__, line)}
+
+
+def test_warn_user_skips_every_library_frame(monkeypatch):
+    # the warning names the first frame outside the package: here inner's
+    # call; with this file's directory counted as the package (faked) every
+    # frame of this file is skipped too, and it names pytest's caller
+    import semisvm._validation as v
+    lines = []
+
+    def inner():
+        lines.append(sys._getframe().f_lineno + 1)
+        v.warn_user("deep", UserWarning)
+
+    def outer():
+        inner()
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        outer()
+    assert (caught[0].filename, caught[0].lineno) == (__file__, lines[0])
+    monkeypatch.setattr(v, "_PACKAGE_DIR", os.path.dirname(__file__) + os.sep)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        outer()
+    assert not caught[0].filename.startswith(os.path.dirname(__file__) + os.sep)
