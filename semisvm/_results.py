@@ -374,8 +374,7 @@ class GraphTVResult:
     status : str
         ``"converged"`` (residual / ratio test and label stability),
         ``"labels_stable"`` (unlabeled labels unchanged for 2 n_stable
-        iterations, or settled for the estimators' shorter window between
-        2,000 and 20,000 rows; residual still above tol), ``"no_improvement"`` (Cheeger:
+        iterations, residual still above tol), ``"no_improvement"`` (Cheeger:
         the ratio has not decreased for 2 n_stable iterations; two-class
         normalised TV: the objective has not reached a new minimum for 5
         n_stable iterations), ``"held_out_stable"`` (the labels of rows

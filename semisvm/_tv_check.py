@@ -66,30 +66,27 @@ FOLD_MIN_ROWS = 2000
 N_STABLE = 10
 SCALE_MIN_ROWS = 20_000
 SCALE_N_STABLE = 1
-# ... and a fit (not a fold of either check: they keep their windows) on
-# more than MID_MIN_ROWS rows up to SCALE_MIN_ROWS, any number of classes,
-# with n_stable="auto", also stops on a second, short window: after
-# 2 MID_N_STABLE settled iterations in a row, each flipping at most
-# MID_SETTLE_TOL of the unlabeled labels (label_tol's window of N_STABLE
-# stays beside it). At 5,000 rows (bench/bench_graph_tv_scale.py --part
-# small) the labels settle by the 3rd-5th outer iteration and the window of
-# 10 held a fit to ~21. The plain window of 3 (label_tol's quiet) was
-# measured and not taken (bench/RESULTS.md): it passed the tune and report
-# parts of bench/_suite.py but on the papers' USPS {0,1,4,9} (4,495 rows,
-# bench/bench_graph_tv_paper.py) a multi-class TV fit's labels sat within
-# label_tol for 6-12 early iterations with a class not yet separated (1.5
-# -> 18.7 % error, TVRLS, 5 labels per class). Those iterations flip 0.1-0.9
-# % of the labels each; settled ones (USPS after the split, the 5,000-row
-# problems) mostly under 0.1 %: on their traces the settled window of 3
-# keeps every USPS draw (3 times the tolerance stopped two in a merge).
-# Measured (bench/RESULTS.md, "A settled window"): USPS {0,1,4,9} every
-# cell within 0.25 point; tune and report parts (threshold shrunk) the same
-# worse cells, mean error -0.05 / +0.01 / 0 / 0 and -0.02 / +0.04 / 0 / 0
-# (TVRLS / TVSVM / CheegerRLS / CheegerSVM); 5,000 rows: two-class TV 21 ->
-# 8 outer iterations, ten classes 19-26 -> 16-24, fit CPU within noise.
+# ... and a fit (not a fold of either check: they keep N_STABLE) on more
+# than MID_MIN_ROWS rows up to SCALE_MIN_ROWS, any number of classes, for
+# MID_N_STABLE: = N_STABLE, so nothing changes there. Measured and not
+# taken (bench/RESULTS.md), MID_N_STABLE = 3: at 5,000 rows
+# (bench/bench_graph_tv_scale.py --part small) the labels settle by the
+# 3rd-5th outer iteration and the window of 10 held a fit to ~21; with 3
+# it stopped at the 7th-12th (its 16 problems: default fit 2.46 -> 1.83
+# CPU s on average, error 3.96 -> 4.01 %). On the tune part of
+# bench/_suite.py (its sets of 1,000-2,000 rows, the threshold shrunk)
+# the same worse-by-2-points cells for each of the four, mean error
+# -0.26 / -0.05 / -0.04 / +0.08 points (TVRLS / TVSVM / CheegerRLS /
+# CheegerSVM); on the report part the same worse cells, mean error -0.07 /
+# +0.04 / -0.05 / -0.06. But on the papers' USPS {0,1,4,9} (4,495 rows,
+# bench/bench_graph_tv_paper.py, the graph given, 2 draws) a multi-class
+# TV fit's labels sat still early on: TVRLS stopped at the 7th-8th
+# iteration at 18.7 / 18.9 % error with 5 / 10 labels per class (1.50 /
+# 1.48 % with 10), TVSVM 17.7 / 9.9 % (1.43 / 1.46), CheegerRLS with one
+# label 2.5 -> 5.5 %. (The check's folds at 3 too moved its decisions on
+# the tune part: worse cells 3 / 2 / 5 / 4 -> 5 / 3 / 5 / 5.)
 MID_MIN_ROWS = 2000
-MID_N_STABLE = 3
-MID_SETTLE_TOL = 0.001
+MID_N_STABLE = N_STABLE
 # ... and the check's folds (more than two classes) on more than
 # SCALE_MIN_ROWS rows wait for at
 # most FOLD_N_STABLE_SCALE quiet iterations (their held-out labels settle by
@@ -441,28 +438,21 @@ class TVCheckMixin:
         return None
 
     def _n_stable(self, n):
-        """``n_stable`` of a solve on n rows: "auto" is ``N_STABLE``; above
-        ``SCALE_MIN_ROWS`` rows ``SCALE_N_STABLE`` for more than two classes
-        (``N_STABLE`` for two)."""
+        """``n_stable`` of a solve on n rows: "auto" is ``N_STABLE``;
+        ``MID_N_STABLE`` for a fit (not a check's fold) on more than
+        ``MID_MIN_ROWS`` rows up to ``SCALE_MIN_ROWS``; above that
+        ``SCALE_N_STABLE`` for more than two classes (``N_STABLE`` for
+        two)."""
         v = self.n_stable
         if isinstance(v, str):
             if v != "auto":
                 raise ValueError(f"n_stable must be 'auto' or an int >= 0, got {v!r}")
             if n > SCALE_MIN_ROWS:
                 return SCALE_N_STABLE if self.classes_.shape[0] > 2 else N_STABLE
+            if n > MID_MIN_ROWS and not self._in_fold():
+                return MID_N_STABLE
             return N_STABLE
         return v
-
-    def _settle(self, n):
-        """The settled window of a solve on n rows (``_settle`` of
-        :func:`semisvm.graph_tv.graph_tv`): ``(MID_SETTLE_TOL, MID_N_STABLE)``
-        for a fit (not a check's fold) with ``n_stable="auto"`` on more than
-        ``MID_MIN_ROWS`` rows up to ``SCALE_MIN_ROWS`` (the tolerance never
-        above the solve's ``label_tol``), else None."""
-        if (isinstance(self.n_stable, str) and MID_N_STABLE > 0
-                and MID_MIN_ROWS < n <= SCALE_MIN_ROWS and not self._in_fold()):
-            return min(MID_SETTLE_TOL, self._label_tol(n)), MID_N_STABLE
-        return None
 
     def _label_tol(self, n):
         """``label_tol`` of a solve on n rows: "auto" is ``LABEL_TOL``, or

@@ -215,8 +215,7 @@ class TVSchemeMixin:
                   n_jobs=getattr(self, "_solve_n_jobs", self.n_jobs),
                   _cache=getattr(self, "_solve_cache", None),
                   _watch=getattr(self, "_fold_watch", None),
-                  _init=getattr(self, "_fold_init", None),
-                  _settle=self._settle(y.shape[0]))
+                  _init=getattr(self, "_fold_init", None))
         if (getattr(self, "_safety_counterpart", False)
                 and getattr(self, "_safety_setup", None) is not None):
             # a safe=True fold fit of the supervised counterpart (the check
@@ -341,8 +340,7 @@ class CheegerSolveMixin:
                                    verbose=bool(self.verbose),
                                    n_jobs=getattr(self, "_solve_n_jobs", self.n_jobs),
                                    _cache=getattr(self, "_solve_cache", None),
-                                   _held=getattr(self, "_fold_held", None),
-                                   _settle=self._settle(y.shape[0]))
+                                   _held=getattr(self, "_fold_held", None))
 
     def _fold_max_iter(self, n, watch):
         """The outer iterations a safe="auto" fold solve on n rows may take,

@@ -843,24 +843,23 @@ def tv_splitting(rk, W, y, n_classes, loss, gamma, lam, eta, mu, r1, r2, r,
                  normalize, tol, n_stable, max_iter, rof_tol, rof_max_iter,
                  smo_tol, verbose, label_tol, n_threads=1, multiplier=True,
                  cache=None, *, start="zero", center="mean", watch=None, init=None,
-                 held=None, single=False, settle=None):
+                 held=None, single=False):
     """The splitting loop of :func:`semisvm.graph_tv.graph_tv` (``n_threads``:
     the graph ROF solver's; the result does not depend on it; ``cache``: a
     dict shared by solves on the same W, see ``_ROF``; ``start`` and
     ``center``: two classes only; ``watch``: more than two classes only,
     rows whose labels unchanged also make an iteration quiet; ``held`` and
     ``single``: more than two classes with a factor Z only, see
-    :class:`_HeldOut` and :func:`_solver`; ``settle``: the settled window of
-    :func:`_stable_stop`, or None)."""
+    :class:`_HeldOut` and :func:`_solver`)."""
     if n_classes == 2:
         return _tv_binary(rk, W, y, loss, gamma, lam, eta, mu, r1, r2, normalize,
                           tol, n_stable, max_iter, rof_tol, rof_max_iter,
                           smo_tol, verbose, label_tol, n_threads, cache,
-                          start=start, center=center, init=init, settle=settle)
+                          start=start, center=center, init=init)
     return _tv_multi(rk, W, y, n_classes, loss, gamma, lam, eta, mu, r,
                      normalize, tol, n_stable, max_iter, rof_tol, rof_max_iter,
                      smo_tol, verbose, label_tol, n_threads, multiplier, cache,
-                     watch, init, held, single, settle)
+                     watch, init, held, single)
 
 
 def _stable_stop(state, labels, unl, residual, tol, n_stable, watch=None):
@@ -871,39 +870,23 @@ def _stable_stop(state, labels, unl, residual, tol, n_stable, watch=None):
     ``2 n_stable`` iterations (n_stable > 0; 0 = residual test only)
     although the residual is still above
     ``tol`` (the normalised iterations are heuristics whose residual may
-    stall; the classification has settled), or (``state["settle"]``, a pair
-    ``(settle_tol, settle_n)``) settled for ``2 settle_n`` iterations: at
-    most ``settle_tol`` of the unlabeled labels flipped in each (a stricter
-    quiet, a shorter window).
+    stall; the classification has settled).
     """
     # "unchanged": at most label_tol of the unlabeled labels flipped [NP] (a
     # few points on the cut flicker between iterations of the normalised
     # schemes, whose residual stalls around 1e-2 instead of vanishing), or
     # (``watch``: the rows a caller reads) none of the watched ones
     prev = state["labels"]
-    settle = state.get("settle")
-    flips = None if prev is None else np.count_nonzero(labels[unl] != prev[unl])
-    if prev is not None and (flips <= state["label_tol"] * np.count_nonzero(unl) or (
-            watch is not None and np.array_equal(labels[watch], prev[watch]))):
+    if prev is not None and (np.count_nonzero(labels[unl] != prev[unl]) <= (
+            state["label_tol"] * np.count_nonzero(unl)) or (
+                watch is not None and np.array_equal(labels[watch], prev[watch]))):
         state["stable"] += 1
     else:
         state["stable"] = 0
-    if settle is not None:
-        # [NP] settled: the labels sit still, not merely within label_tol (a
-        # multi-class TV iterate with a class not yet separated flips
-        # 0.1-0.9 % of its labels an iteration for 10+ iterations before the
-        # class splits off; settled labels flip less)
-        if prev is not None and flips <= settle[0] * np.count_nonzero(unl):
-            state["settled"] = state.get("settled", 0) + 1
-        else:
-            state["settled"] = 0
     state["labels"] = labels
     if residual < tol and state["stable"] >= n_stable:
         return "converged"
     if n_stable > 0 and state["stable"] >= _STABLE_FACTOR * n_stable:
-        return "labels_stable"
-    if (settle is not None and settle[1] > 0
-            and state["settled"] >= _STABLE_FACTOR * settle[1]):
         return "labels_stable"
     return None
 
@@ -981,7 +964,7 @@ def _no_improvement(state, obj, it, tol, n_stable):
 def _tv_binary(rk, W, y, loss, gamma, lam, eta, mu, r1, r2, normalize, tol,
                n_stable, max_iter, rof_tol, rof_max_iter, smo_tol, verbose,
                label_tol, n_threads=1, cache=None, *, start="zero",
-               center="mean", init=None, settle=None):
+               center="mean", init=None):
     n = rk.n
     dt = rk.dtype
     lab = np.flatnonzero(y != UNLABELED)
@@ -1018,8 +1001,7 @@ def _tv_binary(rk, W, y, loss, gamma, lam, eta, mu, r1, r2, normalize, tol,
     u2 = np.zeros(n, dtype=dt)
     b = 0.0
     history, residuals = [], []
-    state = {"labels": None, "stable": 0, "label_tol": label_tol,
-             "settle": settle}
+    state = {"labels": None, "stable": 0, "label_tol": label_tol}
     converged = False
     stop = None
     it = 0
@@ -1079,7 +1061,7 @@ def _tv_binary(rk, W, y, loss, gamma, lam, eta, mu, r1, r2, normalize, tol,
 def _tv_multi(rk, W, y, c, loss, gamma, lam, eta, mu, r, normalize, tol,
               n_stable, max_iter, rof_tol, rof_max_iter, smo_tol, verbose,
               label_tol, n_threads=1, multiplier=True, cache=None, watch=None,
-              init=None, held=None, single=False, settle=None):
+              init=None, held=None, single=False):
     n = rk.n
     dt = rk.dtype
     lab = np.flatnonzero(y != UNLABELED)
@@ -1109,8 +1091,7 @@ def _tv_multi(rk, W, y, c, loss, gamma, lam, eta, mu, r, normalize, tol,
     G_prev = G
     bias = np.zeros(c)
     history, residuals = [], []
-    state = {"labels": None, "stable": 0, "label_tol": label_tol,
-             "settle": settle}
+    state = {"labels": None, "stable": 0, "label_tol": label_tol}
     if watch is not None and not np.any(watch):
         watch = None            # (no rows watched: the unlabeled rows' rule)
     converged = False
@@ -1181,11 +1162,10 @@ def _tv_multi(rk, W, y, c, loss, gamma, lam, eta, mu, r, normalize, tol,
 def cheeger_ratio(rk, W, y, n_classes, loss, lam, mu, r, c, balance, start,
                   normalize, tol, n_stable, label_tol, max_iter, rof_tol,
                   rof_max_iter, smo_tol, verbose, n_threads=1, cache=None,
-                  held=None, settle=None):
+                  held=None):
     """The ratio-minimisation loop of :func:`semisvm.graph_tv.graph_cheeger`
     (``held``: more than two classes with a factor Z only, see
-    :class:`_HeldOut`; ``settle``: the settled window of
-    :func:`_stable_stop`, or None)."""
+    :class:`_HeldOut`)."""
     n = rk.n
     dt = rk.dtype
     lab = np.flatnonzero(y != UNLABELED)
@@ -1237,8 +1217,7 @@ def cheeger_ratio(rk, W, y, n_classes, loss, lam, mu, r, c, balance, start,
     Evec = np.empty(ncol)
     V = np.empty((n, ncol), dtype=dt)
     history, residuals = [], []
-    state = {"labels": None, "stable": 0, "label_tol": label_tol,
-             "settle": settle}
+    state = {"labels": None, "stable": 0, "label_tol": label_tol}
     converged = False
     stop = None
     E_prev = None

@@ -148,7 +148,7 @@ def graph_tv(K, W, y, *, loss="squared", gamma=1.0, lam=1.0, eta=1.0, mu=1.0,
              label_tol=0.01, max_iter=300, rof_tol=1e-4, rof_max_iter=500,
              smo_tol=1e-6, verbose=False, Z=None, nugget=0.0, n_jobs=None,
              scheme="augmented", start="zero", center="mean", _cache=None,
-             _watch=None, _init=None, _held=None, _single=False, _settle=None):
+             _watch=None, _init=None, _held=None, _single=False):
     r"""TV-RLS (``loss="squared"``) or TV-SVM (``loss="hinge"``), binary or multi-class.
 
     Binary (2 classes; class 1 is +1), the splitting ``f = K alpha = g``,
@@ -286,13 +286,6 @@ def graph_tv(K, W, y, *, loss="squared", gamma=1.0, lam=1.0, eta=1.0, mu=1.0,
         Private, multi-class with a float64 ``Z`` only: the two products
         with Z per outer iteration in float32 (the estimators' ``safe=True``
         check, its supervised counterpart's fold fits).
-    _settle : (float, int) or None, default=None
-        Private: ``(settle_tol, settle_n)``, a second, shorter window: the
-        solve also stops (status ``"labels_stable"``) once at most
-        ``settle_tol`` of the unlabeled labels flipped in each of
-        ``2 settle_n`` outer iterations in a row. The estimators pass it
-        for a fit on more than ``MID_MIN_ROWS`` rows with
-        ``n_stable="auto"`` (see :mod:`semisvm._tv_check`).
 
     Returns
     -------
@@ -346,7 +339,7 @@ def graph_tv(K, W, y, *, loss="squared", gamma=1.0, lam=1.0, eta=1.0, mu=1.0,
                            rof_max_iter, smo_tol, verbose, label_tol, n_threads,
                            scheme == "augmented", rof_cache,
                            start=start, center=center, watch=_watch, init=_init,
-                           held=_held, single=_single, settle=_settle)
+                           held=_held, single=_single)
     if n_classes > 2:
         out["scheme"] = scheme
     out["total_time"] = time.perf_counter() - t0
@@ -358,7 +351,7 @@ def graph_cheeger(K, W, y, *, loss="squared", lam=1.0, mu=1.0, r=1.0, c=1.0,
                   balance="median", start="auto", normalize="n", tol=1e-6, n_stable=10,
                   label_tol=0.01, max_iter=300, rof_tol=1e-4, rof_max_iter=500,
                   smo_tol=1e-6, verbose=False, Z=None, nugget=0.0, n_jobs=None,
-                  _cache=None, _held=None, _settle=None):
+                  _cache=None, _held=None):
     r"""Cheeger-RLS (``loss="squared"``) or Cheeger-SVM (``loss="hinge"``).
 
     Minimises the balanced Cheeger ratio ``E(f) = TV(f) / B(f)`` with ``f_i =
@@ -470,8 +463,6 @@ def graph_cheeger(K, W, y, *, loss="squared", lam=1.0, mu=1.0, r=1.0, c=1.0,
     _held : ndarray (h, m) or None, default=None
         Private, multi-class with ``Z`` only: rows outside the solve whose
         labels also stop it, as in :func:`graph_tv`.
-    _settle : (float, int) or None, default=None
-        Private: a second, shorter window, as in :func:`graph_tv`.
 
     Returns
     -------
@@ -517,7 +508,7 @@ def graph_cheeger(K, W, y, *, loss="squared", lam=1.0, mu=1.0, r=1.0, c=1.0,
         out = cheeger_ratio(rk, W, y, n_classes, loss, lam, mu, r, c, balance,
                             start, normalize, tol, n_stable, label_tol,
                             max_iter, rof_tol, rof_max_iter, smo_tol, verbose,
-                            n_threads, rof_cache, held=_held, settle=_settle)
+                            n_threads, rof_cache, held=_held)
     out["total_time"] = time.perf_counter() - t0
     out["total_cpu_time"] = time.process_time() - c0
     return make_result(**out)
@@ -828,10 +819,7 @@ _COMMON_DOC = """
         within a few iterations: 100,000 rows, 10 classes, the same error
         after 6 iterations as after 23; with ``label_tol="auto"``, TVRLS /
         TVSVM's default, a quiet iteration there flips at most 0.1 % of the
-        labels); from 2,001 to 20,000 rows the fit also stops
-        ("labels_stable") after 6 iterations in a row each flipping at most
-        0.1 % of the unlabeled labels (5,000 rows: two-class TV fits stop
-        after ~8 outer iterations instead of ~21).
+        labels).
     label_tol : float or "auto"
         "Unchanged" allows this fraction of the unlabeled labels to flip.
         "auto" (the default of TVRLS / TVSVM; CheegerRLS / CheegerSVM:

@@ -75,16 +75,15 @@ def test_rof_band_order_both_sides(monkeypatch):
             assert objective(g, Z[:, k], rho[k]) >= got * (1 - 1e-8)
 
 
-def _spy_solves(monkeypatch, key, *more):
+def _spy_solves(monkeypatch, key):
     """The ``key`` argument of every graph_tv / graph_cheeger solve the TV
-    estimators make from now on, in order (with ``more`` keys: a tuple of
-    theirs, None for one not passed)."""
+    estimators make from now on, in order."""
     import semisvm.graph_tv as gt
     seen = []
 
     def wrap(f):
         def solve(*a, **k):
-            seen.append((k[key],) + tuple(k.get(m) for m in more) if more else k[key])
+            seen.append(k[key])
             return f(*a, **k)
         return solve
     monkeypatch.setattr(gt, "graph_tv", wrap(gt.graph_tv))
@@ -137,110 +136,36 @@ def test_n_stable_auto_both_sides(Est, n_classes, above, monkeypatch):
 @pytest.mark.parametrize("size", ["small", "mid", "scale"])
 @pytest.mark.parametrize("Est,n_classes", [
     (TVRLS, 3), (TVSVM, 2), (CheegerRLS, 2), (CheegerSVM, 3)])
-def test_settle_window_mid_both_sides(Est, n_classes, size, monkeypatch):
-    # n_stable="auto": N_STABLE quiet iterations at every size up to
-    # SCALE_MIN_ROWS (above it the scale rule); a fit (not a fold of the
-    # check) on more than MID_MIN_ROWS rows up to SCALE_MIN_ROWS also takes
-    # the settled window (MID_SETTLE_TOL, MID_N_STABLE), none at or below
-    # MID_MIN_ROWS or above SCALE_MIN_ROWS, none for the check's folds
-    # (their n_stable as before: the smaller of theirs and FOLD_N_STABLE
-    # above FOLD_MIN_ROWS, two-class TV folds their value), none where
-    # n_stable is given
+def test_n_stable_auto_mid_both_sides(Est, n_classes, size, monkeypatch):
+    # n_stable="auto" at or below MID_MIN_ROWS rows: N_STABLE; above it up
+    # to SCALE_MIN_ROWS (any number of classes): MID_N_STABLE for the fit,
+    # N_STABLE for the check's folds; above SCALE_MIN_ROWS the scale rule
+    # alone (SCALE_N_STABLE for more than two classes, N_STABLE for two);
+    # the folds (above FOLD_MIN_ROWS) take the smaller of their value and
+    # FOLD_N_STABLE (FOLD_N_STABLE_SCALE at scale with more than two
+    # classes), two-class TV folds their value
+    # (MID_N_STABLE is N_STABLE: a value of its own here, so the sides differ)
     import semisvm._tv_check as tv_check
     assert tv_check.MID_MIN_ROWS < tv_check.SCALE_MIN_ROWS
-    assert 0 < tv_check.MID_SETTLE_TOL < tv_check.LABEL_TOL
-    assert 0 < tv_check.MID_N_STABLE < tv_check.N_STABLE
+    monkeypatch.setattr(tv_check, "MID_N_STABLE", 3)
     X, y, _ = _blobs(n=80, n_classes=n_classes, per_class=6)
     monkeypatch.setattr(tv_check, "MID_MIN_ROWS", 80 if size == "small" else 79)
     monkeypatch.setattr(tv_check, "SCALE_MIN_ROWS", 79 if size == "scale" else 80)
     monkeypatch.setattr(tv_check, "FOLD_MIN_ROWS", 79)
-    want = (tv_check.SCALE_N_STABLE if size == "scale" and n_classes > 2
-            else tv_check.N_STABLE)
-    settle = ((tv_check.MID_SETTLE_TOL, tv_check.MID_N_STABLE) if size == "mid"
-              else None)
-    seen = _spy_solves(monkeypatch, "n_stable", "_settle")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        Est(safe=False, max_iter=30).fit(X, y)
-        n_fit = len(seen)
-        assert n_fit and seen == [(want, settle)] * n_fit
-        del seen[:]
-        Est(safe=False, max_iter=30, n_stable=want).fit(X, y)
-        assert seen and set(seen) == {(want, None)}
-        del seen[:]
-        checked = Est(max_iter=30).fit(X, y)
+    want = {"small": tv_check.N_STABLE, "mid": tv_check.MID_N_STABLE,
+            "scale": tv_check.SCALE_N_STABLE if n_classes > 2 else tv_check.N_STABLE}[size]
+    auto, given, checked, seen, n_fit = _fits_auto_given_checked(
+        Est, X, y, want, monkeypatch)
+    np.testing.assert_array_equal(auto.result_.decision, given.result_.decision)
     assert checked.safe_check_.startswith("two folds")
-    assert seen[:n_fit] == [(want, settle)] * n_fit
+    assert seen[:n_fit] == [want] * n_fit
     folds = seen[n_fit:]
+    fold_want = tv_check.N_STABLE if size == "mid" else want
     scale = size == "scale" and n_classes > 2
     cap = tv_check.FOLD_N_STABLE_SCALE if scale else tv_check.FOLD_N_STABLE
     two_class_tv = Est in (TVRLS, TVSVM) and n_classes == 2
-    assert folds and set(folds) == {(want if two_class_tv else min(want, cap), None)}
-
-
-def test_settle_window_waits_for_settled_labels():
-    # the outer loops' stop (_stable_stop) on a constructed label sequence,
-    # 1,000 unlabeled rows: a class not yet separated (5 flips an
-    # iteration, 0.5 %: quiet for label_tol 1 %) for 9 iterations, then the
-    # class splits off (300 flips), then the labels settle (1 flip an
-    # iteration, at MID_SETTLE_TOL). The plain window of 3 stops inside
-    # the drift (the failure on USPS {0,1,4,9}); the settled window of 3
-    # beside label_tol's window of 10 waits for the split and stops 6
-    # iterations after it; label_tol's window alone runs on
-    import semisvm._tv_check as tv_check
-    rng = np.random.default_rng(0)
-    unl = np.ones(1000, dtype=bool)
-    labels = rng.integers(0, 2, 1000)
-    seq = [labels.copy()]
-    for it in range(2, 25):
-        labels = labels.copy()
-        k = 5 if it <= 10 else 300 if it == 11 else 1
-        idx = rng.choice(1000, k, replace=False)
-        labels[idx] = 1 - labels[idx]
-        seq.append(labels)
-
-    def run(n_stable, settle):
-        state = {"labels": None, "stable": 0, "label_tol": 0.01, "settle": settle}
-        for it, lab in enumerate(seq, 1):
-            stop = ts._stable_stop(state, lab, unl, 1.0, 1e-4, n_stable)
-            if stop:
-                return it, stop
-        return None, None
-    assert run(3, None) == (7, "labels_stable")          # within the drift
-    settle = (tv_check.MID_SETTLE_TOL, tv_check.MID_N_STABLE)
-    assert settle == (0.001, 3)
-    assert run(10, settle) == (17, "labels_stable")      # 6 settled after 11
-    assert run(10, None) == (None, None)                 # 21 quiet: after 24
-    # a settled window that never fires (tolerance 0): label_tol's window
-    assert run(10, (0.0, 3)) == (None, None)
-    assert run(3, (0.0, 3)) == (7, "labels_stable")
-
-
-@pytest.mark.parametrize("solver,n_classes", [
-    ("tv", 3), ("tv", 2), ("cheeger", 3), ("cheeger", 2)])
-def test_settle_window_stops_on_a_prefix_of_the_plain_solve(solver, n_classes):
-    # graph_tv / graph_cheeger's _settle: the same iterates as without it,
-    # up to its stop (the history a prefix, to the bit); it stops no later
-    # than label_tol's window; None: the plain solve's bits
-    from semisvm.graph_tv import graph_cheeger, graph_tv
-    from semisvm.kernels import kernel_matrix
-    X, y, _ = _blobs(n=150, n_classes=n_classes, per_class=3, seed=1)
-    K = kernel_matrix(X, gamma=0.1)
-    W = knn_affinity(X, 6, weight="self-tuning")
-    f = graph_tv if solver == "tv" else graph_cheeger
-    kw = dict(tol=1e-12, n_stable=10, max_iter=60)
-    if solver == "tv" and n_classes > 2:
-        kw["scheme"] = "penalty"      # (the augmented one runs to max_iter here)
-    plain = f(K, W, y, **kw)
-    same = f(K, W, y, _settle=None, **kw)
-    np.testing.assert_array_equal(plain.decision, same.decision)
-    short = f(K, W, y, _settle=(0.001, 3), **kw)
-    assert short.n_iter <= plain.n_iter
-    np.testing.assert_array_equal(short.history, plain.history[:short.n_iter])
-    if short.n_iter < plain.n_iter:
-        assert short.status == "labels_stable"
-    # (the settled window stops each of these solves sooner)
-    assert short.n_iter < plain.n_iter
+    assert folds and set(folds) == {fold_want if two_class_tv
+                                    else min(fold_want, cap)}
 
 
 @pytest.mark.parametrize("above", [True, False])
@@ -411,27 +336,28 @@ def test_safe_true_folds_take_the_fold_stop_rule_both_sides(above, monkeypatch):
 
 @pytest.mark.parametrize("above", [True, False])
 def test_safe_true_folds_keep_n_stable_above_mid_min_rows(above, monkeypatch):
-    # above MID_MIN_ROWS rows the fit and the counterpart adopted on a
-    # fallback take the settled window, the fits of safe=True's folds
-    # (model and counterpart; each on more than MID_MIN_ROWS rows here) do
-    # not; at or below it none does; n_stable N_STABLE for all
+    # n_stable="auto" above MID_MIN_ROWS rows: MID_N_STABLE for the fit and
+    # the counterpart adopted on a fallback, N_STABLE for the fits of
+    # safe=True's folds (model and counterpart; each on more than
+    # MID_MIN_ROWS rows here); at or below it N_STABLE for all
+    # (MID_N_STABLE is N_STABLE: a value of its own here, so the sides differ)
     import semisvm._tv_check as tv_check
+    monkeypatch.setattr(tv_check, "MID_N_STABLE", 3)
     X, y, _ = _blobs(n=120, n_classes=3, per_class=6, seed=3)
     monkeypatch.setattr(tv_check, "MID_MIN_ROWS", 50 if above else 120)
     monkeypatch.setattr(tv_check, "FOLD_MIN_ROWS", 200)
-    seen = _spy_solves_forced_fallback(monkeypatch, rows=True, settle=True)
+    seen = _spy_solves_forced_fallback(monkeypatch, rows=True)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         est = CheegerRLS(safe=True, safe_cv=2, max_iter=30).fit(X, y)
     assert est.fell_back_
-    settle = (tv_check.MID_SETTLE_TOL, tv_check.MID_N_STABLE) if above else None
-    N = tv_check.N_STABLE
-    assert seen[0] == ("cheeger", N, 120, settle)     # the fit
-    assert seen[-1] == ("tv", N, 120, settle)         # the adopted counterpart
+    fit = tv_check.MID_N_STABLE if above else tv_check.N_STABLE
+    assert seen[0] == ("cheeger", fit, 120)           # the fit
+    assert seen[-1] == ("tv", fit, 120)               # the adopted counterpart
     folds = seen[1:-1]
-    assert {(tag, k, s) for tag, k, _, s in folds} == {("cheeger", N, None),
-                                                       ("tv", N, None)}
-    assert all(50 < n < 120 for _, _, n, _ in folds)
+    assert {(tag, k) for tag, k, _ in folds} == {("cheeger", tv_check.N_STABLE),
+                                                 ("tv", tv_check.N_STABLE)}
+    assert all(50 < n < 120 for _, _, n in folds)
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
@@ -1301,18 +1227,17 @@ def test_safe_true_single_counterpart_only_and_its_copy_cap(cap, monkeypatch):
     assert not hasattr(est, "_safety_counterpart")
 
 
-def _spy_solves_forced_fallback(monkeypatch, rows=False, settle=False):
-    """Record each graph_tv / graph_cheeger solve's (tag, n_stable[, rows]
-    [, _settle]) in the returned list, and force safe=True's check to fall
-    back (the adopted counterpart's fit is then the last one recorded)."""
+def _spy_solves_forced_fallback(monkeypatch, rows=False):
+    """Record each graph_tv / graph_cheeger solve's (tag, n_stable[, rows]) in
+    the returned list, and force safe=True's check to fall back (the adopted
+    counterpart's fit is then the last one recorded)."""
     import semisvm.graph_tv as gt
     import semisvm.model_selection as ms
     seen = []
 
     def wrap(f, tag):
         def solve(*a, **k):
-            seen.append((tag, k["n_stable"]) + ((a[2].shape[0],) if rows else ())
-                        + ((k.get("_settle"),) if settle else ()))
+            seen.append((tag, k["n_stable"]) + ((a[2].shape[0],) if rows else ()))
             return f(*a, **k)
         return solve
     monkeypatch.setattr(gt, "graph_tv", wrap(gt.graph_tv, "tv"))
