@@ -1345,9 +1345,11 @@ def _svc_at(name_c, factor, Xtr):
 _FACTORS = [1.0, 1.0 / 3.0, 3.0, None]      # the candidates' order (RBF_WIDTHS, linear)
 
 
-def _held_out_right(X, y, factor, C):
+def _held_out_right(X, y, factor, C, max_rows=None):
     """Held-out rows right of the candidate at C on the check's two folds,
-    computed with scikit-learn alone."""
+    computed with scikit-learn alone (``max_rows``: each fold's SVC on the
+    fixed draw of that many training rows, as above the size switch)."""
+    import semisvm._fallback as fb
     lab = y != -1
     idx = np.flatnonzero(lab)
     fold, mode = two_folds(y, lab)
@@ -1355,9 +1357,25 @@ def _held_out_right(X, y, factor, C):
     right = 0
     for k in (0, 1):
         tr, he = idx[fold != k], idx[fold == k]
+        if max_rows is not None:
+            tr = tr[fb._draw_rows(y[tr], max_rows)]
         svc = _svc_at(C, factor, X[tr]).fit(X[tr], y[tr])
         right += int(np.sum(svc.predict(X[he]) == y[he]))
     return right
+
+
+def _always_wrong_check(X, y, yt, classes, family="laplacian", got=None):
+    """``auto_fallback`` on a stub estimator whose solver labels every row
+    wrong (so the check always falls back); ``got`` collects the adopted
+    decision function's parts (rows, coefficients, intercepts, width)."""
+    class Stub:
+        verbose = 0
+        classes_ = classes
+        transduction_ = np.zeros(X.shape[0], dtype=int)
+
+    adopt = (lambda *a: None) if got is None else (lambda *a: got.update(zip("rcbgB", a)))
+    return auto_fallback(Stub(), X, y, lambda yh: 1 - yt, adopt, kernel="rbf",
+                         family=family)
 
 
 @pytest.mark.parametrize("family", ["laplacian", "tv"])
@@ -1374,16 +1392,8 @@ def test_fallback_adopts_c1_where_it_is_right_on_more_held_out_rows(family, monk
     took = []
     for X, y, yt in draws:
         lab = y != -1
-
-        class Stub:
-            verbose = 0
-            classes_ = np.unique(y[lab])
-            transduction_ = np.zeros(X.shape[0], dtype=int)
-
         got = {}
-        est = auto_fallback(Stub(), X, y, lambda yh: 1 - yt,
-                            lambda *a: got.update(zip("rcbgB", a)), kernel="rbf",
-                            family=family)
+        est = _always_wrong_check(X, y, yt, np.unique(y[lab]), family, got)
         assert est.fell_back_
         c10 = [_held_out_right(X, y, f, 10.0) for f in _FACTORS]
         j = int(np.argmax(c10))
@@ -1407,14 +1417,7 @@ def test_fallback_adopts_c1_where_it_is_right_on_more_held_out_rows(family, monk
     # ADOPT_C None: C = 10 always
     monkeypatch.setitem(fb.ADOPT_C, family, None)
     X, y, yt = draws[0]
-
-    class Stub2:
-        verbose = 0
-        classes_ = np.array([0, 1])
-        transduction_ = np.zeros(X.shape[0], dtype=int)
-
-    est = auto_fallback(Stub2(), X, y, lambda yh: 1 - yt, lambda *a: None,
-                        kernel="rbf", family=family)
+    est = _always_wrong_check(X, y, yt, np.array([0, 1]), family)
     assert est.fell_back_ and "C=10" in est.safe_counterpart_
     assert "adopt_c" not in est._check_stats
 
@@ -1463,26 +1466,9 @@ def test_counterpart_at_c_keeps_the_kind_on_both_sides_of_the_size_switch(monkey
     for (X, y, yt), factor in ((_moons(120, seed=3, k=6), 1.0), (_nested(seed=0), 3.0)):
         lab = y != -1
         idx = np.flatnonzero(lab)
-        fold, _ = two_folds(y, lab)
-
-        def right(C):
-            n = 0
-            for k in (0, 1):
-                tr, he = idx[fold != k], idx[fold == k]
-                d = tr[fb._draw_rows(y[tr], 8)]
-                n += int(np.sum(_svc_at(C, factor, X[d]).fit(X[d], y[d]).predict(X[he])
-                                == y[he]))
-            return n
-
-        class Stub:
-            verbose = 0
-            classes_ = np.array([0, 1])
-            transduction_ = np.zeros(X.shape[0], dtype=int)
-
         got = {}
-        est = auto_fallback(Stub(), X, y, lambda yh: 1 - yt,
-                            lambda *a: got.update(zip("rcbgB", a)), kernel="rbf")
-        c10, c1 = right(10.0), right(1.0)
+        est = _always_wrong_check(X, y, yt, np.array([0, 1]), got=got)
+        c10, c1 = (_held_out_right(X, y, factor, C, max_rows=8) for C in (10.0, 1.0))
         C = 1.0 if c1 > c10 else 10.0
         took.append(C)
         width = "scale" if factor == 1.0 else "3 x scale"
