@@ -329,6 +329,13 @@ def _catalogue():
         _Spec("classif_weak", "tune", _weak_clusters,
               note="make_classification(400, 12 feat, 4 inf, 4 clusters per class, "
                    "sep .6, flip .1, seed 404): weak, many-cluster classes"),
+        # two imbalanced sets for a class-prior rule (added 2026-11-28 before
+        # any fit on them; the tune part held only 25 % and 35 % minorities)
+        _Spec("classif_90_10", "tune",
+              lambda: _classification(505, weights=[0.9, 0.1]),
+              note="make_classification 90/10 (20 feat, 6 inf, sep 1, seed 505)"),
+        _Spec("blobs_94_6", "tune", lambda: _imbalanced_blobs(1, n=1500, frac=0.06, sep=2.0),
+              note="two overlapping Gaussian blobs in 5-d, 94/6 (sep 2, seed 1)"),
         # ---------------- REPORT (never used to choose anything)
         _Spec("digits", "report", _sk(skd.load_digits),
               note="scikit-learn digits, 1797 x 64, 10 classes"),
@@ -440,7 +447,7 @@ def _catalogue():
 TUNE = ("breast_cancer", "wine", "moons", "circles", "xor", "blobs_75_25",
         "nested_clouds", "ionosphere", "diabetes", "krvskp", "isolet", "mnist10",
         "sparse_planted", "breast_cancer_raw", "wine_raw", "liverdisorders", "poker01",
-        "classif_weak")
+        "classif_weak", "classif_90_10", "blobs_94_6")
 REPORT = ("digits", "classif_a", "classif_b", "classif_85_15", "australian",
           "heart_statlog", "house_votes", "spectf", "clean1", "a9a", "bank", "shuttle",
           "sparse_planted_b")

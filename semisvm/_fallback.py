@@ -989,6 +989,7 @@ def auto_fallback(est, X, y, solve, adopt, *, kernel, margin=0.0, family="laplac
     ok_sup = np.zeros((len(cands), idx.size), dtype=bool)
     unl = np.flatnonzero(~labeled)
     semi_u, sup_u = [], []
+    held_semi, held_sup = {}, {}
     for k in (0, 1):
         held = idx[fold == k]
         train = idx[fold != k]
@@ -996,6 +997,7 @@ def auto_fallback(est, X, y, solve, adopt, *, kernel, margin=0.0, family="laplac
         y_hidden[held] = UNLABELED
         semi_all = np.asarray(solve(y_hidden))
         ok_semi[fold == k] = semi_all[held] == y[held]
+        held_semi[k] = semi_all[held]
         semi_u.append(semi_all[unl])
         Xtr = X[train]
         for j, (_, sup) in enumerate(cands):
@@ -1011,6 +1013,12 @@ def auto_fallback(est, X, y, solve, adopt, *, kernel, margin=0.0, family="laplac
             ok_sup[j, fold == k] = pred_all[:held.size] == y[held]
             if j == 0:
                 sup_u.append(pred_all[held.size:])
+                held_sup[k] = pred_all[:held.size]
+    # the folds' labels (held-out rows in fold order, unlabeled rows): a
+    # class-prior estimate reads them
+    est._check_folds = dict(
+        y_held=[y[idx[fold == k]] for k in (0, 1)], semi_held=held_semi,
+        sup_held=held_sup, semi_u=semi_u, sup_u=sup_u)
     ok_semi = ok_semi[scored]
     ok_sup = ok_sup[:, scored]
     # the counterpart: the candidate right on most held-out rows (ties: the first)

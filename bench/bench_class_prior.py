@@ -1,0 +1,274 @@
+"""A class-prior estimate from the unlabeled rows for the six graph / kernel
+estimators, applied post hoc to their decisions (an offline prototype).
+
+Fits LapSVM, LapRLS, TVRLS, TVSVM, CheegerRLS, CheegerSVM with their defaults
+and ``SVC()`` on the labeled rows, on the cells of ``bench/_suite.py`` as
+``bench/bench_graph_tv_suite.py`` does, and keeps per fit what a class-prior
+rule reads: the final model's scores on the unlabeled rows (the fallback /
+guard model's ``decision_function``, else the transductive scores), and the
+``safe="auto"`` check's two label folds (held-out labels of the semi-supervised
+solve and of the first candidate SVC, their labels of the unlabeled rows;
+``est._check_folds``). ``--analyze`` replays candidate rules on such a
+recording and prints, per model, the cells worse / better than ``SVC()`` by
+> 2 points (the suite's measure) and the mean error::
+
+    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 nice -n 10 \\
+        python bench/bench_class_prior.py --part tune --cases both \\
+        --max-rows 600 --out /tmp/prior_tune.pkl
+    python bench/bench_class_prior.py --analyze /tmp/prior_tune.pkl
+
+Two-class problems only (the rules leave more classes alone).
+"""
+import argparse
+import os
+import pickle
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.svm import SVC
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _suite  # noqa: E402
+
+from semisvm import TVRLS, TVSVM, CheegerRLS, CheegerSVM, LapRLS, LapSVM  # noqa: E402
+
+MODELS = {"LapSVM": LapSVM, "LapRLS": LapRLS, "TVRLS": TVRLS, "TVSVM": TVSVM,
+          "CheegerRLS": CheegerRLS, "CheegerSVM": CheegerSVM}
+
+
+def _scores(name, est, X, unl):
+    """The final model's scores on the unlabeled rows (binary: > 0 -> class 1)."""
+    if (getattr(est, "fell_back_", False) or getattr(est, "laplacian_fallback_", False)
+            or name.startswith("Lap")):
+        return np.asarray(est.decision_function(X[unl]), dtype=np.float64)
+    return np.asarray(est.result_.decision, dtype=np.float64)[unl]
+
+
+def record(args):
+    groups = []
+    if args.cases in ("main", "both"):
+        groups.append((False, list(_suite.SCHEMES)))
+    if args.cases in ("classic", "both"):
+        groups.append((True, list(_suite.CLASSIC_SCHEMES)))
+    out = []
+    load0 = os.getloadavg()
+    t0 = time.time()
+    cells = [c for classic, schemes in groups
+             for c in _suite.cells(args.part, schemes=schemes, seeds=args.seeds,
+                                   max_rows=args.max_rows, only=args.only,
+                                   classic=classic)]
+    for d, scheme, seed, y_semi in cells:
+        X, y = d.X, d.y
+        unl = y_semi == -1
+        lab = ~unl
+        svc = SVC().fit(X[lab], y_semi[lab])
+        base = dict(set=d.name, scheme=scheme, seed=seed, n_classes=int(d.n_classes),
+                    y_unl=y[unl], y_lab=y_semi[lab])
+        out.append(dict(base, model="SVC", pred=svc.predict(X[unl]),
+                        score=(svc.decision_function(X[unl])
+                               if d.n_classes == 2 else None)))
+        for name in args.models:
+            est = MODELS[name]()
+            c0 = time.process_time()
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", ConvergenceWarning)
+                est.fit(X, y_semi)
+            cpu = time.process_time() - c0
+            pred = np.asarray(est.transduction_)[unl]
+            score = _scores(name, est, X, unl) if d.n_classes == 2 else None
+            out.append(dict(base, model=name, pred=pred, score=score, cpu=cpu,
+                            fell_back=bool(getattr(est, "fell_back_", False)),
+                            guard=bool(getattr(est, "laplacian_fallback_", False)),
+                            counterpart=getattr(est, "safe_counterpart_", None),
+                            check=getattr(est, "safe_check_", None),
+                            folds=getattr(est, "_check_folds", None)))
+            err = 100.0 * np.mean(pred != y[unl])
+            print(f"{d.name:14s} {scheme:4s} {seed} {name:11s} err {err:6.2f} "
+                  f"cpu {cpu:6.2f}", flush=True)
+    load1 = os.getloadavg()
+    print(f"# load {load0[0]:.2f} -> {load1[0]:.2f}; wall {time.time() - t0:.0f} s")
+    with open(args.out, "wb") as fh:
+        pickle.dump(out, fh)
+
+
+# ---------------------------------------------------------------- the rules
+
+def bbse(folds, which="sup"):
+    """Black-box shift estimate of the positive fraction of the unlabeled rows
+    from the check's two folds: each fold's classifier (``which``: the first
+    candidate SVC or the semi-supervised solve) gives a true / false positive
+    rate on its held-out labels and a positive fraction on the unlabeled rows;
+    pooled over the folds. Returns ``(p, se, tpr - fpr)`` or None."""
+    if folds is None:
+        return None
+    yh = np.concatenate(folds["y_held"])
+    ph = np.concatenate([folds[f"{which}_held"][k] for k in (0, 1)])
+    qu = np.concatenate([np.asarray(u) for u in folds[f"{which}_u"]])
+    classes = np.unique(yh)
+    if classes.size != 2:
+        return None
+    c1 = classes[1]
+    pos, neg = yh == c1, yh != c1
+    n1, n0 = int(pos.sum()), int(neg.sum())
+    if n1 == 0 or n0 == 0:
+        return None
+    tpr = float(np.mean(ph[pos] == c1))
+    fpr = float(np.mean(ph[neg] == c1))
+    q = float(np.mean(qu == c1))
+    gap = tpr - fpr
+    if gap <= 0:
+        return None
+    p = (q - fpr) / gap
+    # delta method on the two rates (q's own noise is small beside them)
+    va = (tpr * (1 - tpr) + 1.0 / n1) / n1
+    vb = (fpr * (1 - fpr) + 1.0 / n0) / n0
+    pc = min(max(p, 0.0), 1.0)
+    se = np.sqrt(pc ** 2 * va + (1 - pc) ** 2 * vb) / gap
+    return p, float(se), gap
+
+
+def adjust(score, classes_present, p, lo=0.02):
+    """Labels (0 / 1) with round(p n) rows above the threshold on ``score``."""
+    n = score.shape[0]
+    p = min(max(p, lo), 1 - lo)
+    k = int(round(p * n))
+    order = np.argsort(-score, kind="stable")
+    out = np.zeros(n, dtype=np.intp)
+    out[order[:k]] = 1
+    return out
+
+
+RULES = {}
+
+
+def _rule(name, which="sup", z=2.0, min_gap=0.2, shift="full", models=None):
+    RULES[name] = dict(which=which, z=z, min_gap=min_gap, shift=shift, models=models)
+
+
+_rule("none", z=np.inf)
+for _w in ("sup", "semi"):
+    for _z in (1.0, 2.0, 3.0):
+        for _g in (0.2, 0.4):
+            _rule(f"{_w} z{_z:g} gap{_g:g}", which=_w, z=_z, min_gap=_g)
+            _rule(f"{_w} z{_z:g} gap{_g:g} half", which=_w, z=_z, min_gap=_g,
+                  shift="half")
+            _rule(f"{_w} z{_z:g} gap{_g:g} toward", which=_w, z=_z, min_gap=_g,
+                  shift="toward")
+
+
+def apply_rule(r, rule):
+    """The rule's labels of the unlabeled rows for fit record ``r``."""
+    pred = r["pred"]
+    if r["n_classes"] != 2 or r["score"] is None or rule["z"] == np.inf:
+        return pred, None
+    est = bbse(r.get("folds"), rule["which"])
+    if est is None:
+        return pred, None
+    p, se, gap = est
+    if gap < rule["min_gap"]:
+        return pred, None
+    ylab = r["y_lab"]
+    classes = np.unique(ylab)
+    pi_lab = float(np.mean(ylab == classes[1]))
+    cur = float(np.mean(pred == classes[1]))
+    if abs(p - pi_lab) <= rule["z"] * se:
+        return pred, None
+    pc = min(max(p, 0.0), 1.0)
+    if rule["shift"] == "half":
+        pc = 0.5 * (pc + cur)
+    elif rule["shift"] == "toward":
+        # move the predicted fraction to the near edge of the estimate's band
+        lo_, hi_ = pc - rule["z"] * se, pc + rule["z"] * se
+        if lo_ <= cur <= hi_:
+            return pred, p
+        pc = lo_ if cur < lo_ else hi_
+    lab01 = adjust(r["score"], classes, pc)
+    return classes[lab01], p
+
+
+def analyze(args):
+    rows = []
+    for f in args.analyze:
+        with open(f, "rb") as fh:
+            rows += pickle.load(fh)
+    models = [m for m in MODELS if any(r["model"] == m for r in rows)]
+    cells = sorted({(r["set"], r["scheme"]) for r in rows})
+    svc = {}
+    for c in cells:
+        e = [100 * np.mean(r["pred"] != r["y_unl"]) for r in rows
+             if r["model"] == "SVC" and (r["set"], r["scheme"]) == c]
+        svc[c] = np.mean(e)
+    # sign consistency of the scores with the labels
+    bad = [r for r in rows if r["model"] != "SVC" and r["score"] is not None
+           and np.any((r["score"] > 0) != (r["pred"] == np.unique(r["y_lab"])[1]))]
+    print(f"# fits whose scores' sign disagrees with their labels: {len(bad)}")
+    names = args.rules or list(RULES)
+    table = {}
+    for rn in names:
+        rule = RULES[rn]
+        line = []
+        for m in models:
+            mean, fired = {}, 0
+            for c in cells:
+                e = []
+                for r in rows:
+                    if r["model"] != m or (r["set"], r["scheme"]) != c:
+                        continue
+                    lab, p = apply_rule(r, rule)
+                    fired += int(p is not None and lab is not r["pred"])
+                    e.append(100 * np.mean(lab != r["y_unl"]))
+                mean[c] = np.mean(e)
+            d = np.array([mean[c] - svc[c] for c in cells])
+            line.append((int(np.sum(d > 2)), int(np.sum(d < -2)),
+                         float(np.mean(list(mean.values()))), fired, mean))
+        table[rn] = line
+    base = table.get("none")
+    print(f"{'rule':28s} " + " ".join(f"{m:>22s}" for m in models) + "  pass")
+    for rn in names:
+        ok = "" if base is None else _passes(base, table[rn])
+        print(f"{rn:28s} " + " ".join(
+            f"{w:2d}/{b:2d} {e:6.2f} f{f:3d}" + " " * 5 for w, b, e, f, _ in table[rn])
+              + f"  {ok}")
+    if args.detail and base is not None:
+        for rn in args.detail:
+            print(f"\n# cells that change against SVC() by rule {rn!r}")
+            for j, m in enumerate(models):
+                for c in cells:
+                    a, b = base[j][4][c] - svc[c], table[rn][j][4][c] - svc[c]
+                    if (a > 2) != (b > 2) or (a < -2) != (b < -2) or abs(a - b) > 1:
+                        print(f"{m:11s} {c[0]:16s} {c[1]:4s} {a:+6.1f} -> {b:+6.1f}")
+
+
+def _passes(base, new):
+    """Worse cells rise for no model and drop for one; better fall by <= 1."""
+    rise = any(n[0] > b[0] for b, n in zip(base, new))
+    drop = any(n[0] < b[0] for b, n in zip(base, new))
+    better = all(n[1] >= b[1] - 1 for b, n in zip(base, new))
+    return "PASS" if (not rise and drop and better) else "no"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--part", default="tune", choices=["tune", "report", "fresh"])
+    ap.add_argument("--cases", default="both", choices=["main", "classic", "both"])
+    ap.add_argument("--models", nargs="+", default=list(MODELS))
+    ap.add_argument("--only", nargs="+", default=None)
+    ap.add_argument("--seeds", type=int, nargs="+", default=list(_suite.SEEDS))
+    ap.add_argument("--max-rows", type=int, default=_suite.MAX_ROWS)
+    ap.add_argument("--out", default=None)
+    ap.add_argument("--analyze", nargs="+", default=None)
+    ap.add_argument("--rules", nargs="+", default=None)
+    ap.add_argument("--detail", nargs="+", default=None)
+    args = ap.parse_args()
+    if args.analyze:
+        analyze(args)
+    else:
+        record(args)
+
+
+if __name__ == "__main__":
+    main()
