@@ -150,7 +150,7 @@ def _rule(name, which="sup", z=2.0, min_gap=0.2, shift="full", models=None):
 
 
 _rule("none", z=np.inf)
-for _w in ("sup", "semi"):
+for _w in ("sup", "semi", "agree"):
     for _z in (1.0, 2.0, 3.0):
         for _g in (0.2, 0.4):
             _rule(f"{_w} z{_z:g} gap{_g:g}", which=_w, z=_z, min_gap=_g)
@@ -165,18 +165,24 @@ def apply_rule(r, rule):
     pred = r["pred"]
     if r["n_classes"] != 2 or r["score"] is None or rule["z"] == np.inf:
         return pred, None
-    est = bbse(r.get("folds"), rule["which"])
-    if est is None:
-        return pred, None
-    p, se, gap = est
-    if gap < rule["min_gap"]:
-        return pred, None
     ylab = r["y_lab"]
     classes = np.unique(ylab)
     pi_lab = float(np.mean(ylab == classes[1]))
     cur = float(np.mean(pred == classes[1]))
-    if abs(p - pi_lab) <= rule["z"] * se:
-        return pred, None
+    ests = []
+    for which in (("sup", "semi") if rule["which"] == "agree" else (rule["which"],)):
+        est = bbse(r.get("folds"), which)
+        if est is None:
+            return pred, None
+        p, se, gap = est
+        if gap < rule["min_gap"] or abs(p - pi_lab) <= rule["z"] * se:
+            return pred, None
+        ests.append(est)
+    if len(ests) == 2:
+        if np.sign(ests[0][0] - pi_lab) != np.sign(ests[1][0] - pi_lab):
+            return pred, None
+        p = 0.5 * (ests[0][0] + ests[1][0])
+        se = max(ests[0][1], ests[1][1])
     pc = min(max(p, 0.0), 1.0)
     if rule["shift"] == "half":
         pc = 0.5 * (pc + cur)
