@@ -8,7 +8,8 @@ rule reads: the final model's scores on the unlabeled rows (the fallback /
 guard model's ``decision_function``, else the transductive scores), and the
 ``safe="auto"`` check's two label folds (held-out labels of the semi-supervised
 solve and of the first candidate SVC, their labels of the unlabeled rows;
-``est._check_folds``). ``--analyze`` replays candidate rules on such a
+``est._check_folds``, kept where ``semisvm._fallback.RECORD_FOLDS`` is set,
+as this script does). ``--analyze`` replays candidate rules on such a
 recording and prints, per model, the cells worse / better than ``SVC()`` by
 > 2 points (the suite's measure) and the mean error::
 
@@ -34,6 +35,7 @@ from sklearn.svm import SVC
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _suite  # noqa: E402
 
+import semisvm._fallback as fb  # noqa: E402
 from semisvm import TVRLS, TVSVM, CheegerRLS, CheegerSVM, LapRLS, LapSVM  # noqa: E402
 
 MODELS = {"LapSVM": LapSVM, "LapRLS": LapRLS, "TVRLS": TVRLS, "TVSVM": TVSVM,
@@ -61,6 +63,8 @@ def record(args):
              for c in _suite.cells(args.part, schemes=schemes, seeds=args.seeds,
                                    max_rows=args.max_rows, only=args.only,
                                    classic=classic)]
+    # the check keeps its folds' labels (diagnostics, off by default)
+    fb.RECORD_FOLDS = True
     for d, scheme, seed, y_semi in cells:
         X, y = d.X, d.y
         unl = y_semi == -1

@@ -272,6 +272,12 @@ SCALABLE_MIN_LABELED = 2000
 CUT_FLOOR = 0.25
 CUT_RATIO = 1.1
 
+# keep the label folds' labels on the estimator (``_check_folds``: the
+# held-out and unlabeled rows' labels of each fold's semi-supervised solve
+# and first candidate), for bench/bench_class_prior.py only (off: a fit
+# keeps nothing of the unlabeled rows' size from its check)
+RECORD_FOLDS = False
+
 
 def graph_cut_ratio(W, labels):
     """The Cheeger ratio of a labelling on the graph ``W`` (symmetric, n x n):
@@ -962,6 +968,7 @@ def auto_fallback(est, X, y, solve, adopt, *, kernel, margin=0.0, family="laplac
     est.safe_check_ = None
     est.safe_counterpart_ = None
     est._semi_transduction = None
+    est.__dict__.pop("_check_folds", None)
     y = np.asarray(y)
     labeled = y != UNLABELED
     cands = (supervised_candidates(kernel, int(np.sum(labeled)))
@@ -1014,11 +1021,12 @@ def auto_fallback(est, X, y, solve, adopt, *, kernel, margin=0.0, family="laplac
             if j == 0:
                 sup_u.append(pred_all[held.size:])
                 held_sup[k] = pred_all[:held.size]
-    # the folds' labels (held-out rows in fold order, unlabeled rows): a
-    # class-prior estimate reads them
-    est._check_folds = dict(
-        y_held=[y[idx[fold == k]] for k in (0, 1)], semi_held=held_semi,
-        sup_held=held_sup, semi_u=semi_u, sup_u=sup_u)
+    if RECORD_FOLDS:
+        # the folds' labels (held-out rows in fold order, unlabeled rows),
+        # for bench/bench_class_prior.py's class-prior replays
+        est._check_folds = dict(
+            y_held=[y[idx[fold == k]] for k in (0, 1)], semi_held=held_semi,
+            sup_held=held_sup, semi_u=semi_u, sup_u=sup_u)
     ok_semi = ok_semi[scored]
     ok_sup = ok_sup[:, scored]
     # the counterpart: the candidate right on most held-out rows (ties: the first)

@@ -1481,3 +1481,35 @@ def test_counterpart_at_c_keeps_the_kind_on_both_sides_of_the_size_switch(monkey
         F = rbf_kernel(X, X[got["r"]], gamma=got["g"]) @ got["c"][0] + got["b"][0]
         np.testing.assert_allclose(F, ref.decision_function(X), atol=1e-8)
     assert took == [1.0, 10.0]
+
+
+def test_record_folds_switch(monkeypatch):
+    # diagnostics for bench/bench_class_prior.py: off by default (nothing of
+    # the unlabeled rows' size kept); on, each fold's labels of its held-out
+    # and unlabeled rows, the first candidate's equal to a scikit-learn SVC
+    import semisvm._fallback as fb
+    X, yt = make_moons(200, noise=0.15, random_state=0)
+    y = _draw(yt, 10)
+    est = LapRLS().fit(X, y)
+    assert est.safe_check_ == "two folds" and not hasattr(est, "_check_folds")
+    monkeypatch.setattr(fb, "RECORD_FOLDS", True)
+    est = LapRLS().fit(X, y)
+    f = est._check_folds
+    unl = np.flatnonzero(y == -1)
+    assert [len(u) for u in f["sup_u"]] == [unl.size, unl.size]
+    assert [len(u) for u in f["semi_u"]] == [unl.size, unl.size]
+    held = [np.asarray(h) for h in f["y_held"]]
+    assert sum(h.size for h in held) == 20 and all(np.bincount(h).tolist() == [5, 5]
+                                                    for h in held)
+    # each fold's first candidate: the RBF SVC (C = 10, gamma="scale")
+    # trained on the other fold's labels (moons: no feature scaling)
+    lab = np.flatnonzero(y != -1)
+    fold, mode = two_folds(y, y != -1)
+    assert mode == "two folds"
+    for k in (0, 1):
+        np.testing.assert_array_equal(y[lab[fold == k]], held[k])
+        svc = SVC(C=10.0).fit(X[lab[fold != k]], y[lab[fold != k]])
+        np.testing.assert_array_equal(f["sup_held"][k], svc.predict(X[lab[fold == k]]))
+        np.testing.assert_array_equal(f["sup_u"][k], svc.predict(X[unl]))
+    monkeypatch.setattr(fb, "RECORD_FOLDS", False)
+    assert not hasattr(LapRLS().fit(X, y), "_check_folds")
