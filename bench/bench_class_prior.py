@@ -263,7 +263,7 @@ def _passes(base, new):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--part", default="tune", choices=["tune", "report", "fresh"])
+    ap.add_argument("--part", default="tune", choices=list(_suite.PARTS))
     ap.add_argument("--cases", default="both", choices=["main", "classic", "both"])
     ap.add_argument("--models", nargs="+", default=list(MODELS))
     ap.add_argument("--only", nargs="+", default=None)

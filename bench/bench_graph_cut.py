@@ -152,7 +152,7 @@ def replay(rows, grid=False):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--part", default="tune", choices=["tune", "report", "fresh"])
+    ap.add_argument("--part", default="tune", choices=list(_suite.PARTS))
     ap.add_argument("--seeds", type=int, nargs="+", default=list(_suite.SEEDS))
     ap.add_argument("--max-rows", type=int, default=600)
     ap.add_argument("--jsonl", default=None)

@@ -10,7 +10,9 @@ unlabeled rows.  Prints per model the "worse by > 2 points" and "better by > 2
 points" counts against SVC, the ConvergenceWarning count and the CPU time.
 
 Tune on ``--part tune`` only; ``--part report`` and ``--part fresh`` (data
-nothing was chosen on) are for reporting::
+nothing was chosen on) are for reporting; ``--part unseen`` is run once, only
+after a rule is declared and committed in bench/RESULTS.md (it judges that
+rule)::
 
     OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 nice -n 10 \\
         python bench/bench_graph_tv_suite.py --part tune --max-rows 600 \\
@@ -91,7 +93,7 @@ def _fit_one(name, params, X, y_semi, y):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--part", default="tune", choices=["tune", "report", "fresh"])
+    ap.add_argument("--part", default="tune", choices=list(_suite.PARTS))
     ap.add_argument("--models", nargs="+", default=list(MODELS))
     ap.add_argument("--only", nargs="+", default=None, help="restrict to these sets")
     ap.add_argument("--cases", default="main", choices=["main", "classic", "both"],

@@ -264,7 +264,7 @@ def tv_side(rows):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--part", default="tune", choices=["tune", "report", "fresh"])
+    ap.add_argument("--part", default="tune", choices=list(_suite.PARTS))
     ap.add_argument("--models", nargs="+", default=list(MODELS))
     ap.add_argument("--only", nargs="+", default=None)
     ap.add_argument("--seeds", type=int, nargs="+", default=list(_suite.SEEDS))

