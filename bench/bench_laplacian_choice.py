@@ -56,7 +56,7 @@ from bench_tv_choice import (  # noqa: E402
     record_candidates,
 )
 
-from semisvm import LapRLS, LapSVM  # noqa: E402
+from semisvm import LapRLS, LapSVM, _fallback  # noqa: E402
 from semisvm._fallback import ADOPT_C, supervised_candidates, two_folds  # noqa: E402
 
 MODELS = {"LapSVM": LapSVM, "LapRLS": LapRLS}
@@ -168,7 +168,9 @@ RULES["chosen: lead 2, lead 1 where the fit missed > 0.25"] = CHOSEN
 # the library's rule today: CHOSEN, and a fallback's SVC at C = ADOPT_C
 # where that is right on more held-out rows (the library's constant; where
 # the recording holds the candidates at that C)
-NOW = dict(CHOSEN, adopt_c=ADOPT_C["laplacian"])
+NOW = dict(CHOSEN, lead=_fallback.MIN_LEAD["laplacian"],
+           lead1_miss=_fallback.LEAD1_MISS["laplacian"],
+           tie_miss=_fallback.TIE_MISS["laplacian"], adopt_c=ADOPT_C["laplacian"])
 RULES["now: chosen + the fallback's SVC at C = ADOPT_C where right on more held-out "
       "rows (the defaults since; where recorded)"] = NOW
 RULES["the first candidate only (the RBF SVC at gamma = scale), lead 2"] = dict(

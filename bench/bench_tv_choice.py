@@ -75,6 +75,7 @@ from semisvm._fallback import (  # noqa: E402
     counterpart_at_c,
     counterpart_name_at_c,
     fit_counterpart,
+    graph_cut_ratio,
     supervised_candidates,
     two_folds,
 )
@@ -172,6 +173,53 @@ def record_candidates(X, y_semi, Xe, ye, Cs=ADOPT_CS):
     return out
 
 
+class _CutInputs:
+    """While the recording fits a TV / Cheeger model with the guard off,
+    stands in for its cut check (``semisvm._tv_check.cut_fallback``) and
+    records what the cut check would read with the guard on, where no label
+    check ran (``unlabeled_gain_`` None): the Cheeger ratios on the fit's
+    graph of its own labels (``cut_own``), of the guard's LapRLS's
+    (``_fit_laplacian``: no cut check of its own; ``cut_lap``, and those
+    labels, ``lap_guard``) and of the first candidate SVC's (``cut_svc``);
+    then runs the cut check as it is."""
+
+    def __init__(self):
+        self.got = {}
+
+    def __enter__(self):
+        import semisvm._tv_check as tvc
+        self._mod, self._real = tvc, tvc.cut_fallback
+
+        def wrapped(est, X, y, W, adopt, *, kernel):
+            y = np.asarray(y)
+            lab = y != -1
+            if (W is not None and getattr(est, "unlabeled_gain_", None) is None
+                    and not est.fell_back_ and isinstance(kernel, str) and kernel == "rbf"
+                    and not lab.all()):
+                idx, unl = np.flatnonzero(lab), np.flatnonzero(~lab)
+                own = np.asarray(est.transduction_)
+                got = {"cut_own": graph_cut_ratio(W, own)}
+                lap = est._fit_laplacian(X, y)
+                if lap is not None:
+                    got["lap_guard"] = np.asarray(lap.transduction_)
+                    got["cut_lap"] = graph_cut_ratio(W, got["lap_guard"])
+                sup = supervised_candidates(kernel, idx.size)[0][1]
+                basis, coef, b, g = fit_counterpart(sup, X[idx], y[idx], est.classes_)
+                svc = own.copy()
+                svc[idx] = y[idx]
+                svc[unl] = _labels(_decide(X[unl], X[idx] if basis is None else basis,
+                                           coef, b, g), est.classes_)
+                got["cut_svc"] = graph_cut_ratio(W, svc)
+                self.got = got
+            return self._real(est, X, y, W, adopt, kernel=kernel)
+
+        tvc.cut_fallback = wrapped
+        return self
+
+    def __exit__(self, *exc):
+        self._mod.cut_fallback = self._real
+
+
 def _f(F):
     """Decision values for a record (binary: one column as a list)."""
     F = np.asarray(F, dtype=np.float64)
@@ -243,12 +291,19 @@ def record(X, y_semi, y, models, X_test=None, y_test=None, scores=False):
     try:
         out["models"] = {}
         for m in models:
-            est, cpu = _fit(MODELS[m], X, y_semi, **kw)
+            with _CutInputs() as cut:
+                est, cpu = _fit(MODELS[m], X, y_semi, **kw)
             t = _own(est)[unl]
             out["models"][m] = {
                 "ok": _ok(est), "err_semi": own_err(est, MODELS[m], **kw),
                 "agree": float(np.mean(t == lt)), "fell_back": bool(est.fell_back_),
                 "check": est.safe_check_, "cpu": cpu}
+            if cut.got and X_test is None:
+                # the cut check's inputs with the guard on (no label check)
+                out["models"][m].update(
+                    {k: cut.got[k] for k in ("cut_own", "cut_lap", "cut_svc") if k in cut.got})
+                if "lap_guard" in cut.got:
+                    out["models"][m]["err_lap_guard"] = err(cut.got["lap_guard"][unl])
             if scores:
                 F_unl = np.asarray(est.result_.decision)[unl]
                 if X_test is None:
@@ -292,11 +347,30 @@ def adopted(r, err, C):
     return err
 
 
+def _cut(r, mr, guard_t):
+    """(error, what) of a fit without a label check under the guard and the
+    library's cut check after it (``CUT_FLOOR``, ``CUT_RATIO``, read from
+    the library), from the inputs :class:`_CutInputs` recorded: the guard
+    takes its LapRLS (no cut check of its own) where the agreement is below
+    ``guard_t``; the cut check then reads the Cheeger ratio of the labels
+    that stand against the first candidate SVC's, and falls back to that
+    SVC (``cand[0]``, on all labels)."""
+    took = guard_t is not None and mr["agree"] < guard_t and "cut_lap" in mr
+    err, what = ((mr["err_lap_guard"], "lap(guard)") if took else (mr["err_semi"], "own"))
+    c_fit = mr["cut_lap"] if took else mr["cut_own"]
+    if (_fallback.CUT_FLOOR is not None and c_fit > _fallback.CUT_FLOOR
+            and mr["cut_svc"] < _fallback.CUT_RATIO * c_fit):
+        return r["cand"][0]["err"], "svc"
+    return err, what
+
+
 def choose(r, m, rule):
     """(error, what was taken) of model m on draw r under ``rule``
     (``adopt_c``: a fallback to the SVC takes the chosen kernel / width at
     that C where it is right on more held-out rows, :func:`adopted`; kind
-    "now" only)."""
+    "now" only; ``cut``: where no label check ran, the guard and the cut
+    check after it as the library runs them, :func:`_cut`, where the
+    recording holds their inputs)."""
     mr = r["models"][m]
     lap = r["lap"]
     guard_t = rule.get("guard", 0.9)
@@ -312,6 +386,8 @@ def choose(r, m, rule):
         return err, "own"
 
     if mr["ok"] is None:                     # no check: the guard alone
+        if rule.get("cut") and "cut_own" in mr:
+            return _cut(r, mr, guard_t)
         return guarded(mr["err_semi"])
     tv = np.array(mr["ok"], bool)
     sup, sup_err = _counterpart(r)
@@ -387,8 +463,12 @@ AFTER = {"kind": "now", "guard": 0.95, "guard_few": 0.9, "lap_own": False}
 TIE = dict(AFTER, tie_miss=0.25)
 # the library's rule today: TIE, and a fallback's SVC at C = ADOPT_C["tv"]
 # where that is right on more held-out rows (the library's constant, not a
-# copy; where the recording holds the candidates at that C: ``cand_c``)
-NOW = dict(TIE, adopt_c=ADOPT_C["tv"])
+# copy; where the recording holds the candidates at that C: ``cand_c``);
+# where no label check ran, the guard and the library's cut check after it
+# (where the recording holds the cut's inputs)
+NOW = dict(TIE, guard=_fallback.GUARD_AGREEMENT, guard_few=_fallback.GUARD_AGREEMENT_UNCHECKED,
+           tie_miss=_fallback.TIE_MISS["tv"], lead_sup=_fallback.MIN_LEAD["tv"],
+           adopt_c=ADOPT_C["tv"], cut=True)
 
 RULES = {
     "before: check, then guard 0.9": BEFORE,
@@ -522,8 +602,8 @@ def verify(rows, want=None, what="NOW"):
             est, _ = _fit(MODELS[m], d.X, y_semi)
             err = 100.0 * float(np.mean(est.transduction_[unl] != d.y[unl]))
             expect, why = want(r, m)
-            # (fits without a label check: the guard is replayed, the cut
-            # check after it is not: bench_graph_cut.py replays it)
+            # (fits without a label check: the guard and, where the
+            # recording holds its inputs, the cut check after it)
             checked = r["models"][m]["ok"] is not None
             n[checked] += 1
             if abs(err - expect) > 1e-9:
@@ -531,7 +611,7 @@ def verify(rows, want=None, what="NOW"):
                 print("MISMATCH", r["set"], r["scheme"], r["seed"], m, err, expect, why,
                       "" if checked else f"(no label check: {est.safe_check_})")
     print(f"{n[True] - bad[True]} of {n[True]} refitted fits with a label check match "
-          f"the replay of {what}; without one (the guard replayed, not the cut check): "
+          f"the replay of {what}; without one (the guard and the cut check): "
           f"{n[False] - bad[False]} of {n[False]}")
 
 

@@ -22,7 +22,7 @@ import bench_laplacian_counterpart_c as blcc  # noqa: E402
 import bench_tv_choice as btc  # noqa: E402
 
 import semisvm._fallback as fb  # noqa: E402
-from semisvm import TVRLS, LapRLS  # noqa: E402
+from semisvm import TVRLS, CheegerRLS, LapRLS  # noqa: E402
 
 
 def _nested(n=240, d=5, seed=0, k=10):
@@ -51,8 +51,14 @@ def _fit(cls, X, y_semi):
 
 
 def test_the_replays_read_the_librarys_constants(monkeypatch):
-    assert btc.NOW == dict(btc.TIE, adopt_c=fb.ADOPT_C["tv"])
-    assert blc.NOW == dict(blc.CHOSEN, adopt_c=fb.ADOPT_C["laplacian"])
+    assert btc.NOW == dict(btc.TIE, guard=fb.GUARD_AGREEMENT,
+                           guard_few=fb.GUARD_AGREEMENT_UNCHECKED,
+                           tie_miss=fb.TIE_MISS["tv"], lead_sup=fb.MIN_LEAD["tv"],
+                           adopt_c=fb.ADOPT_C["tv"], cut=True)
+    assert blc.NOW == dict(blc.CHOSEN, lead=fb.MIN_LEAD["laplacian"],
+                           lead1_miss=fb.LEAD1_MISS["laplacian"],
+                           tie_miss=fb.TIE_MISS["laplacian"],
+                           adopt_c=fb.ADOPT_C["laplacian"])
     assert btc.ADOPT_CS == tuple(sorted({c for c in fb.ADOPT_C.values() if c is not None}))
     assert blcc.library_adopt("tv") == (1, fb.ADOPT_C["tv"])
     monkeypatch.setitem(fb.ADOPT_C, "laplacian", None)
@@ -110,3 +116,29 @@ def test_a_recorded_draw_replays_to_the_librarys_fit(scaled):
     tv_margin, tv_C = blcc.library_adopt("tv")
     assert blcc.tv_error(tv, "TVRLS", tv["lap"]["err"], tv_margin, True, tv_C) == \
         _err(fit, y_semi, y)
+
+
+def test_a_draw_without_a_label_check_replays_the_guard_and_the_cut_check():
+    # one label per class: no label check; the guard (LapRLS where the
+    # agreement is below GUARD_AGREEMENT_UNCHECKED) and the cut check after
+    # it, replayed from the inputs recorded with the guard off, give the
+    # library's fit: the cut check falling back on the fit's own labels
+    # (TVRLS) and on the guard's LapRLS labels (CheegerRLS, seed 0), and
+    # keeping the guard's LapRLS (CheegerRLS, seed 1)
+    took = set()
+    n_tie_differs = 0
+    for seed in (0, 1):
+        X, y_semi, y = _nested(seed=seed, k=1)
+        r = btc.record(X, y_semi, y, ["TVRLS", "CheegerRLS"])
+        for m, cls in (("TVRLS", TVRLS), ("CheegerRLS", CheegerRLS)):
+            fit = _fit(cls, X, y_semi)
+            mr = r["models"][m]
+            assert mr["ok"] is None and fit.unlabeled_gain_ is None
+            assert {"cut_own", "cut_lap", "cut_svc", "err_lap_guard"} <= set(mr)
+            err, what = btc.choose(r, m, btc.NOW)
+            assert err == _err(fit, y_semi, y), (seed, m)
+            took.add((m, what, fit.fell_back_, fit.laplacian_fallback_))
+            n_tie_differs += btc.choose(r, m, btc.TIE)[0] != err
+    assert took == {("TVRLS", "svc", True, False), ("CheegerRLS", "svc", True, False),
+                    ("CheegerRLS", "lap(guard)", False, True)}
+    assert n_tie_differs >= 2              # the rule without the cut check misses them
