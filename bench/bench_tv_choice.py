@@ -480,8 +480,8 @@ RULES = {
     # declared with the choice, for the demo only (not the defaults)
     "(B) after + a tie falls back when the fit agrees with LapRLS on < 0.9": dict(
         AFTER, lead_sup=0, tie_agree=0.9),
-    "now: tie + the fallback's SVC at C = ADOPT_C where right on more held-out rows "
-    "(the defaults since; where recorded)": NOW,
+    "now: the library's rule (tie; the fallback's SVC at C = ADOPT_C where right on "
+    "more held-out rows; the cut check where no label check ran; where recorded)": NOW,
 }
 
 
