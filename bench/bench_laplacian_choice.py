@@ -171,8 +171,8 @@ RULES["chosen: lead 2, lead 1 where the fit missed > 0.25"] = CHOSEN
 NOW = dict(CHOSEN, lead=_fallback.MIN_LEAD["laplacian"],
            lead1_miss=_fallback.LEAD1_MISS["laplacian"],
            tie_miss=_fallback.TIE_MISS["laplacian"], adopt_c=ADOPT_C["laplacian"])
-RULES["now: chosen + the fallback's SVC at C = ADOPT_C where right on more held-out "
-      "rows (the defaults since; where recorded)"] = NOW
+RULES["now: the library's rule (chosen; the fallback's SVC at C = ADOPT_C where right "
+      "on more held-out rows; where recorded)"] = NOW
 RULES["the first candidate only (the RBF SVC at gamma = scale), lead 2"] = dict(
     DEFAULTS, first=True)
 RULES["the first candidate only, lead 1"] = {"lead": 1, "first": True}
