@@ -27,9 +27,13 @@ keep the recorded outcome: the rule does not run there)::
 
 The replay's first rule is the one before ``LEAD1_MISS`` (lead 2, no tie
 rule); ``chosen`` is the defaults since (a one-row lead where the fit missed
-more than a quarter of its held-out rows). Each recorded fit is checked
-against the replay of both: one of them (the library's when recording)
-must match every draw.
+more than a quarter of its held-out rows); ``NOW`` is the library's rule
+today (``chosen``, and a fallback's SVC at C = ``ADOPT_C["laplacian"]``
+where that kernel / width is right on more held-out rows: the candidates at
+that C are recorded, ``cand_c``; the candidates are scored on the rows as
+the check sees them, ``feature_scaling="auto"`` applied). Each recorded
+fit is checked against the replay of the three: one of them (the
+library's when recording) must match every draw.
 """
 import argparse
 import json
@@ -45,10 +49,15 @@ from sklearn.svm import SVC
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _suite  # noqa: E402
-from bench_tv_choice import candidate_outcome  # noqa: E402
+from bench_tv_choice import (  # noqa: E402
+    adopted,
+    candidate_outcome,
+    check_x,
+    record_candidates,
+)
 
-from semisvm import LapRLS, LapSVM  # noqa: E402
-from semisvm._fallback import supervised_candidates, two_folds  # noqa: E402
+from semisvm import LapRLS, LapSVM, _fallback  # noqa: E402
+from semisvm._fallback import ADOPT_C, supervised_candidates, two_folds  # noqa: E402
 
 MODELS = {"LapSVM": LapSVM, "LapRLS": LapRLS}
 
@@ -75,11 +84,15 @@ def record(X, y_semi, y, models, weights=()):
     def err(pred):
         return 100.0 * float(np.mean(np.asarray(pred) != ye))
 
-    out = {"mode": mode, "cand": [],
+    out = {"mode": mode, "cand": [], "cand_x": "check",
            "svc_err": err(SVC().fit(X[idx], y_semi[idx]).predict(X[unl]))}
+    # the candidates see the rows as the check does (feature_scaling="auto")
+    Xc, _ = check_x(X)
     for name, sup in supervised_candidates("rbf", idx.size):
-        ok, pred = candidate_outcome(sup, X, y_semi, idx, fold, mode, classes, X[unl])
+        ok, pred = candidate_outcome(sup, Xc, y_semi, idx, fold, mode, classes, Xc[unl])
         out["cand"].append({"name": name, "ok": ok, "err": err(pred)})
+    # and at the C of the fallback's model (ADOPT_C)
+    out["cand_c"] = record_candidates(Xc, y_semi, Xc[unl], ye)
     out["models"] = {}
     for m in models:
         est, cpu = _fit(MODELS[m], X, y_semi)
@@ -104,7 +117,10 @@ def choose(r, m, rule):
     """(error, what was taken) of model m on draw r under ``rule``:
     ``lead`` (the candidate's paired lead needed), ``tie_miss`` (None, or a
     tie falls back where the fit missed more than this share of its held-out
-    rows), ``weights`` (a recorded ``w:`` fit's error instead of the fit's)."""
+    rows), ``weights`` (a recorded ``w:`` fit's error instead of the fit's),
+    ``adopt_c`` (a fallback takes the chosen kernel / width at that C where
+    it is right on more held-out rows and the recording holds it:
+    ``bench_tv_choice.adopted``)."""
     mr = r["models"][m]
     if mr["ok"] is None:               # no label check: the recorded outcome
         return mr["err"], ("svc" if mr["fell_back"] else "own")
@@ -122,7 +138,10 @@ def choose(r, m, rule):
     if rule.get("lead1_miss") is not None and miss > rule["lead1_miss"]:
         need = 1       # a fit that missed many held-out rows: a one-row lead
     if tie or (gain < 0 and lead >= need):
-        return r["cand"][best]["err"], "svc"
+        e = r["cand"][best]["err"]
+        if not rule.get("first"):
+            e = adopted(r, e, rule.get("adopt_c"))
+        return e, "svc"
     return own_err, "own"
 
 
@@ -146,6 +165,14 @@ for _q in (0.3, 0.4, 0.5):
 # share (0.25) of its held-out rows
 CHOSEN = dict(DEFAULTS, lead1_miss=0.25)
 RULES["chosen: lead 2, lead 1 where the fit missed > 0.25"] = CHOSEN
+# the library's rule today: CHOSEN, and a fallback's SVC at C = ADOPT_C
+# where that is right on more held-out rows (the library's constant; where
+# the recording holds the candidates at that C)
+NOW = dict(CHOSEN, lead=_fallback.MIN_LEAD["laplacian"],
+           lead1_miss=_fallback.LEAD1_MISS["laplacian"],
+           tie_miss=_fallback.TIE_MISS["laplacian"], adopt_c=ADOPT_C["laplacian"])
+RULES["now: the library's rule (chosen; the fallback's SVC at C = ADOPT_C where right "
+      "on more held-out rows; where recorded)"] = NOW
 RULES["the first candidate only (the RBF SVC at gamma = scale), lead 2"] = dict(
     DEFAULTS, first=True)
 RULES["the first candidate only, lead 1"] = {"lead": 1, "first": True}
@@ -155,16 +182,20 @@ def replay(rows, rules=RULES, detail=False):
     models = sorted({m for r in rows for m in r["models"]})
     keys = sorted({(r["set"], r["scheme"]) for r in rows})
     print(f"{len(keys)} cells, {len(rows)} draws")
-    bad = {"before": 0, "chosen": 0}
+    bad = {"before": 0, "chosen": 0, "now": 0}
     for r in rows:
         for m in models:
             if m in r["models"] and r["models"][m]["ok"] is not None:
-                for what, rule in (("before", DEFAULTS), ("chosen", CHOSEN)):
+                for what, rule in (("before", DEFAULTS), ("chosen", CHOSEN), ("now", NOW)):
                     e, _ = choose(r, m, rule)
                     bad[what] += abs(e - r["models"][m]["err"]) > 1e-9
+    missing = sum(1 for r in rows if "cand_c" not in r)
     print("fits where the replay differs from the recorded fit: of the rule before "
-          f"(lead 2) {bad['before']}, of the chosen rule (the defaults since) "
-          f"{bad['chosen']} (0 for the rule the library ran when recording)")
+          f"(lead 2) {bad['before']}, of the chosen rule {bad['chosen']}, of the "
+          f"library's rule now (chosen + the fallback's C = ADOPT_C model) {bad['now']} "
+          "(0 for the rule the library ran when recording)"
+          + (f"; {missing} draws recorded without the candidates at C = ADOPT_C (the "
+             "C = 1 model not replayed there)" if missing else ""))
     print("| rule | " + " | ".join(models) + " |")
     print("|---|" + "---|" * len(models))
     for name, rule in rules.items():
@@ -243,7 +274,7 @@ def tv_side(rows):
         for r in rows:
             if (r["set"], r["scheme"]) not in cells:
                 continue
-            d = _suite.load(r["set"], max_rows=600)
+            d = _suite.load(r["set"], max_rows=r.get("max_rows", 600))
             y_semi = _suite.label_draw(d.y, r["scheme"], r["seed"])
             unl = y_semi == -1
             for m, cls in models.items():
@@ -305,7 +336,8 @@ def main():
                                                      seeds=args.seeds,
                                                      max_rows=args.max_rows,
                                                      only=args.only, classic=classic):
-            row = {"set": d.name, "scheme": scheme, "seed": seed, "part": args.part}
+            row = {"set": d.name, "scheme": scheme, "seed": seed, "part": args.part,
+                   "max_rows": args.max_rows}
             row.update(record(d.X, y_semi, d.y, args.models, weights))
             print(d.name, scheme, seed, f"SVC {row['svc_err']:.1f}", " ".join(
                 f"{m} {r['err_semi']:.1f}->{r['err']:.1f}"

@@ -50,6 +50,11 @@ also checks the replayed defaults against it, draw by draw)::
     python bench/bench_laplacian_counterpart_c.py --adopt --lap aug/lap_fresh.jsonl \\
         --tv aug/tv_fresh.jsonl --suite suite_fresh.jsonl
 
+The replays first check the recordings against the library's rule at the
+time (printed: the rule with C = 10 only, before ``ADOPT_C``, and the
+library's rule now, the fallback's model at C = ``ADOPT_C[family]`` where
+right on more held-out rows; one of them must match every draw).
+
 Worse / better cells than ``SVC()`` on the labels by more than 2 points,
 mean error over the cells (and with ``--tv`` holding ``--demo`` draws, the
 mean test error of the ``semisvm demo`` draws: a target, not a part).
@@ -68,7 +73,17 @@ import bench_laplacian_choice as blc  # noqa: E402
 import bench_tv_choice as btc  # noqa: E402
 import bench_tv_counterpart_c as btcc  # noqa: E402
 
+from semisvm._fallback import ADOPT_C  # noqa: E402
+
 TV_MODELS = ("CheegerRLS", "CheegerSVM", "TVRLS", "TVSVM")
+
+
+def library_adopt(family):
+    """(margin, C) of the library's fallback model for ``family``
+    (``ADOPT_C``: the chosen kernel / width at C where it is right on more
+    held-out rows, on any number of classes), or (None, None)."""
+    C = ADOPT_C[family]
+    return (None, None) if C is None else (1, float(C))
 
 
 def _load(path):
@@ -86,25 +101,29 @@ def augment(files, outdir):
         rows = _load(f)
         with open(outdir / Path(f).name, "w") as fh:
             for r in rows:
-                if r["set"] not in loaded:
-                    loaded[r["set"]] = _suite.load(r["set"], max_rows=600)
-                d = loaded[r["set"]]
+                key = (r["set"], r.get("max_rows", 600))
+                if key not in loaded:
+                    loaded[key] = _suite.load(r["set"], max_rows=key[1])
+                d = loaded[key]
                 y_semi = _suite.label_draw(d.y, r["scheme"], r["seed"])
                 unl = y_semi == -1
                 # the rows as the check sees them (feature_scaling="auto")
                 X, scale = btcc.check_x(d.X)
                 scaled = scale is not None
+                # a recording whose candidates saw the check's rows (cand_x):
+                # every draw compared, nothing swapped
+                seen = r.get("cand_x") == "check"
                 r["cand_c"] = {}
-                for C in (1.0, 10.0):
+                for C in sorted({1.0, 10.0} | set(btc.ADOPT_CS)):
                     got = btcc.cand_rows(X, y_semi, X[unl], d.y[unl], C)
-                    if C == 10.0 and scaled:
+                    if C == 10.0 and scaled and not seen:
                         # the recording's candidates saw the unscaled rows
                         r["cand_raw"], r["cand"] = r["cand"], got
                         n_scaled += 1
                     # (scaled draws are not compared: the recording's
                     # candidates saw other rows; the replay of the defaults
                     # against the suite's recording backs them)
-                    if C == 10.0 and not scaled and not all(
+                    if C == 10.0 and (seen or not scaled) and not all(
                             a["ok"] == b["ok"] and abs(a["err"] - b["err"]) < 1e-9
                             for a, b in zip(got, r["cand"])):
                         raise SystemExit(f"C=10 candidates differ from the recording: "
@@ -116,29 +135,31 @@ def augment(files, outdir):
 
 
 def _n_classes(rows):
-    out = {s: int(np.unique(_labels_of(s)).size)
-           for s in {r["set"] for r in rows if r["set"] != "demo"}}
+    out = {s: int(np.unique(_labels_of(s, m)).size)
+           for s, m in {(r["set"], r.get("max_rows", 600)) for r in rows
+                        if r["set"] != "demo"}}
     out["demo"] = 2         # digits 2, 3, 5 against 6, 8, 9 (semisvm.cli._demo_splits)
     return out
 
 
 @functools.lru_cache(maxsize=None)
-def _labels_of(name):
-    return _suite.load(name, max_rows=600).y
+def _labels_of(name, max_rows=600):
+    return _suite.load(name, max_rows=max_rows).y
 
 
 def _min_class(r):
     if r["set"] == "demo":
         return 10           # 20 labels, 10 per class
-    y_semi = _suite.label_draw(_labels_of(r["set"]), r["scheme"], r["seed"])
+    y_semi = _suite.label_draw(_labels_of(r["set"], r.get("max_rows", 600)),
+                               r["scheme"], r["seed"])
     return int(np.unique(y_semi[y_semi != -1], return_counts=True)[1].min())
 
 
-def lap_error(rec, r, cands, adopt=None, two=True):
+def lap_error(rec, r, cands, adopt=None, two=True, C=1.0):
     """Laplacian model record ``rec`` on draw ``r``: its error under the
     family's rule with the candidates ``cands``; ``adopt`` (a margin, or
-    None): on a fallback, the C = 1 SVC of the chosen candidate's kernel /
-    width where it is right on at least ``adopt`` more held-out rows (only
+    None): on a fallback, the C = ``C`` SVC of the chosen candidate's kernel
+    / width where it is right on at least ``adopt`` more held-out rows (only
     where ``two``: the labels hold two classes)."""
     if rec["ok"] is None:
         return rec["err"]
@@ -146,8 +167,9 @@ def lap_error(rec, r, cands, adopt=None, two=True):
     if what == "svc" and adopt is not None and two:
         c10 = [sum(c["ok"]) for c in r["cand_c"]["10"]]
         j = int(np.argmax(c10))
-        if sum(r["cand_c"]["1"][j]["ok"]) >= c10[j] + adopt:
-            return r["cand_c"]["1"][j]["err"]
+        alt = r["cand_c"][btc.c_key(C)]
+        if sum(alt[j]["ok"]) >= c10[j] + adopt:
+            return alt[j]["err"]
     return e
 
 
@@ -210,15 +232,22 @@ def replay(lap_rows, tv_rows, detail=False):
             counts[key] = _min_class(r)
         return counts[key]
 
+    margin, C = library_adopt("laplacian")
+    rules = (("the rule with C = 10 only (before ADOPT_C)", None, 1.0),
+             ("the library's rule now (ADOPT_C)", margin, C))
     if tv_rows:
-        bad = sum(abs(lap_error(r["lap"], r, r["cand_c"]["10"]) - r["lap"]["err"]) > 1e-9
-                  for r in tv_rows)
-        print(f"LapRLS's check replayed from the TV recording: {len(tv_rows) - bad} of "
-              f"{len(tv_rows)} draws match it")
+        for what, a, c in rules:
+            bad = sum(abs(lap_error(r["lap"], r, r["cand_c"]["10"], a, True, c)
+                          - r["lap"]["err"]) > 1e-9 for r in tv_rows)
+            print(f"LapRLS's check replayed from the TV recording, {what}: "
+                  f"{len(tv_rows) - bad} of {len(tv_rows)} draws match it")
     if lap_rows:
-        bad = sum(abs(lap_error(r["models"][m], r, r["cand_c"]["10"])
-                      - r["models"][m]["err"]) > 1e-9 for r in lap_rows for m in r["models"])
-        print(f"LapSVM / LapRLS replayed: {bad} fits differ from the recording")
+        for what, a, c in rules:
+            bad = sum(abs(lap_error(r["models"][m], r, r["cand_c"]["10"], a, True, c)
+                          - r["models"][m]["err"]) > 1e-9
+                      for r in lap_rows for m in r["models"])
+            print(f"LapSVM / LapRLS replayed, {what}: {bad} fits differ from the recording")
+    print("(one of the two, the library's when recording, must match every draw)")
     models = (["LapRLS", "LapSVM"] if lap_rows else []) + (list(TV_MODELS) if tv_rows else [])
     print("| rule | " + " | ".join(models) + " |")
     print("|---|" + "---|" * len(models))
@@ -239,8 +268,8 @@ def replay(lap_rows, tv_rows, detail=False):
         print(f"| {name} | " + " | ".join(out) + " |")
 
 
-def adopt_c1(r, e, adopt, two):
-    """A fallback's error ``e`` replaced by the C = 1 SVC's of the chosen
+def adopt_c1(r, e, adopt, two, C=1.0):
+    """A fallback's error ``e`` replaced by the C = ``C`` SVC's of the chosen
     candidate's kernel / width (the chosen one: the C = 10 candidate right on
     most held-out rows, ties to the earlier) where that is right on at least
     ``adopt`` more held-out rows (0: ties to C = 1); only where ``two`` (the
@@ -249,12 +278,13 @@ def adopt_c1(r, e, adopt, two):
         return e
     c10 = [sum(c["ok"]) for c in r["cand_c"]["10"]]
     j = int(np.argmax(c10))
-    if sum(r["cand_c"]["1"][j]["ok"]) >= c10[j] + adopt:
-        return r["cand_c"]["1"][j]["err"]
+    alt = r["cand_c"][btc.c_key(C)]
+    if sum(alt[j]["ok"]) >= c10[j] + adopt:
+        return alt[j]["err"]
     return e
 
 
-def tv_error(r, m, lap_err, adopt=None, two=True):
+def tv_error(r, m, lap_err, adopt=None, two=True, C=1.0):
     """TV / Cheeger model ``m`` on draw ``r``: the defaults' rule
     (``bench_tv_choice.TIE``, C = 10 candidates) with the guard's LapRLS at
     ``lap_err``; a fallback of its own check takes the C = 1 SVC as in
@@ -264,7 +294,7 @@ def tv_error(r, m, lap_err, adopt=None, two=True):
     e, what = btc.choose(r2, m, btc.TIE)
     if r["models"][m]["ok"] is None:
         return None
-    return adopt_c1(r, e, adopt, two) if what == "svc" else e
+    return adopt_c1(r, e, adopt, two, C) if what == "svc" else e
 
 
 # the fallback decided at C = 10; then the C = 1 SVC of the chosen width
@@ -322,17 +352,17 @@ def adopt_replay(lap_rows, tv_rows, suite=None, cut_rows=None, detail=False):
             return cut[k][m]["after"]["err"]
         raise SystemExit(f"{k}: no label check and no recording of the defaults there")
 
-    def errs(lap_adopt, tv_adopt, two_only):
+    def errs(lap_adopt, tv_adopt, two_only, lap_c=1.0, tv_c=1.0):
         out = {}
         for m in ("LapRLS", "LapSVM"):
             out[m] = [lap_error(r["models"][m], r, r["cand_c"]["10"], lap_adopt,
-                                ncls[r["set"]] == 2 or not two_only) for r in lap_rows]
+                                ncls[r["set"]] == 2 or not two_only, lap_c) for r in lap_rows]
         for m in TV_MODELS:
             col = []
             for r in tv_main + demo:
                 two = ncls[r["set"]] == 2 or not two_only
-                e = tv_error(r, m, lap_error(r["lap"], r, r["cand_c"]["10"], lap_adopt, two),
-                             tv_adopt, two)
+                e = tv_error(r, m, lap_error(r["lap"], r, r["cand_c"]["10"], lap_adopt, two,
+                                             lap_c), tv_adopt, two, tv_c)
                 col.append(unchecked(r, m) if e is None else e)
             out[m] = col
         return out
@@ -341,17 +371,24 @@ def adopt_replay(lap_rows, tv_rows, suite=None, cut_rows=None, detail=False):
     rows_of = {m: (lap_rows if m in ("LapRLS", "LapSVM") else tv_main + demo) for m in models}
     base = errs(None, None, True)
     if suite is not None:
-        bad = n = 0
-        for m in models:
-            for r, e in zip(rows_of[m], base[m]):
-                if r["set"] == "demo":
-                    continue
-                n += 1
-                if abs(e - suite[key(r)][m]) > 1e-9:
-                    bad += 1
-                    if bad <= 10:
-                        print("replayed defaults differ:", key(r), m, e, suite[key(r)][m])
-        print(f"replayed defaults against the suite recording: {n - bad} of {n} fits match")
+        (la, lc), (ta, tc) = library_adopt("laplacian"), library_adopt("tv")
+        now = errs(la, ta, False, lc or 1.0, tc or 1.0)
+        for what, ev in (("the rule with C = 10 only (before ADOPT_C)", base),
+                         ("the library's rule now (ADOPT_C)", now)):
+            bad = n = 0
+            for m in models:
+                for r, e in zip(rows_of[m], ev[m]):
+                    if r["set"] == "demo":
+                        continue
+                    n += 1
+                    if abs(e - suite[key(r)][m]) > 1e-9:
+                        bad += 1
+                        if bad <= 10:
+                            print(f"replayed ({what}) differs:", key(r), m, e,
+                                  suite[key(r)][m])
+            print(f"replayed defaults, {what}, against the suite recording: {n - bad} of "
+                  f"{n} fits match")
+        print("(one of the two, the library's when recording, must match every fit)")
     stats = {}
     print("| variant | " + " | ".join(models) + " | passes |")
     print("|---|" + "---|" * (len(models) + 1))

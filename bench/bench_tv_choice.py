@@ -11,7 +11,11 @@ of held-out labels. This bench records, for every cell of a part of
 
 * the check's counterpart candidates (:func:`semisvm._fallback.supervised_candidates`):
   which held-out rows each gets right trained on the other fold (``ok``) and
-  its error on the unlabeled rows trained on all labels (``err``);
+  its error on the unlabeled rows trained on all labels (``err``), computed
+  on the rows as the check sees them (:func:`check_x`: ``feature_scaling="auto"``
+  applied; ``cand_x``: "check"); and the same candidates at each C of the
+  library's ``ADOPT_C`` (``cand_c``, keyed by C: the fallback's model at
+  C = 1 where that is right on more held-out rows);
 * ``LapRLS()`` (its defaults, ``safe="auto"``): its held-out rows
   (``ok``), its error before (``err_semi``) and after its own check;
 * each TV / Cheeger model with its defaults and the guard off: its
@@ -20,7 +24,10 @@ of held-out labels. This bench records, for every cell of a part of
 * ``SVC()`` on the labels (the suite's reference);
 
 and ``--replay`` evaluates choice rules exactly (every input of a rule is
-recorded). Choose on the tune part only::
+recorded; ``NOW`` is the library's rule today: ``TIE`` and the fallback's
+SVC at C = ``ADOPT_C["tv"]`` where that is right on more held-out rows,
+replayed where the recording holds those candidates). Choose on the tune
+part only::
 
     OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 nice -n 10 python \\
         bench/bench_tv_choice.py --part tune --cases main --jsonl tune_choice_main.jsonl
@@ -31,8 +38,10 @@ recorded). Choose on the tune part only::
 rows, LinearSVM's too), which a replay shows in a column of their own (a
 target, not a part to tune on: the demo is drawn from the report part's
 digits set); ``--replay FILES --verify N`` refits the first N recorded draws
-with the defaults and checks them against the replay of ``TIE`` (the
-defaults' rule).
+with the defaults and checks them against the replay of ``NOW`` (the
+library's rule: a recording made with today's library replays with 0
+differences; one made before ``ADOPT_C``, or without the C = 1 candidates,
+against ``TIE``: ``--verify-rule TIE``).
 """
 import argparse
 import json
@@ -60,12 +69,17 @@ from semisvm import (  # noqa: E402
     _registry,
 )
 from semisvm._fallback import (  # noqa: E402
+    ADOPT_C,
     _decide,
     _labels,
+    counterpart_at_c,
+    counterpart_name_at_c,
     fit_counterpart,
+    graph_cut_ratio,
     supervised_candidates,
     two_folds,
 )
+from semisvm._feature_scale import apply_scale, feature_scale  # noqa: E402
 
 MODELS = {"TVRLS": TVRLS, "TVSVM": TVSVM, "CheegerRLS": CheegerRLS,
           "CheegerSVM": CheegerSVM}
@@ -115,6 +129,97 @@ def candidate_outcome(sup, X, y_semi, idx, fold, mode, classes, Xe, decision=Fal
     return ok, pred
 
 
+def check_x(X):
+    """The rows the estimators' check sees: X with ``feature_scaling="auto"``
+    applied (each column divided by its std where the columns' spreads are
+    far apart, e.g. the suite's breast_cancer_raw and moons_r), and the
+    columns' scale (None: not scaled)."""
+    s = feature_scale(X, "auto")
+    return (X, None) if s is None else (apply_scale(X, s), s)
+
+
+# the C values of the fallback's model the library may adopt (ADOPT_C), and
+# the decision's: the candidates recorded at each (``cand_c``)
+ADOPT_CS = tuple(sorted({float(c) for c in ADOPT_C.values() if c is not None}))
+
+
+def c_key(C):
+    """``cand_c``'s key of the candidates at ``C``."""
+    return f"{C:g}"
+
+
+def record_candidates(X, y_semi, Xe, ye, Cs=ADOPT_CS):
+    """The check's candidates (``supervised_candidates("rbf")``, C = 10) and
+    the same kernels / widths at each C of ``Cs`` (``counterpart_at_c``, as
+    the library's fallback fits them), as the check sees them: pass ``X``
+    and ``Xe`` (the rows scored, e.g. the unlabeled ones) through
+    :func:`check_x` first. Returns ``{C key: [{"name", "ok", "err"}]}``, the
+    C = 10 list under "10"."""
+    from semisvm._fallback import COUNTERPART_C
+    lab = y_semi != -1
+    idx = np.flatnonzero(lab)
+    classes = np.unique(y_semi[lab])
+    fold, mode = two_folds(y_semi, lab)
+    out = {}
+    for C in (COUNTERPART_C,) + tuple(c for c in Cs if c != COUNTERPART_C):
+        got = []
+        for name, sup in supervised_candidates("rbf", idx.size):
+            if C != COUNTERPART_C:
+                name, sup = counterpart_name_at_c(name, C), counterpart_at_c(sup, C)
+            ok, pred = candidate_outcome(sup, X, y_semi, idx, fold, mode, classes, Xe)
+            got.append({"name": name, "ok": ok,
+                        "err": 100.0 * float(np.mean(np.asarray(pred) != ye))})
+        out[c_key(C)] = got
+    return out
+
+
+class _CutInputs:
+    """While the recording fits a TV / Cheeger model with the guard off,
+    stands in for its cut check (``semisvm._tv_check.cut_fallback``) and
+    records what the cut check would read with the guard on, where no label
+    check ran (``unlabeled_gain_`` None): the Cheeger ratios on the fit's
+    graph of its own labels (``cut_own``), of the guard's LapRLS's
+    (``_fit_laplacian``: no cut check of its own; ``cut_lap``, and those
+    labels, ``lap_guard``) and of the first candidate SVC's (``cut_svc``);
+    then runs the cut check as it is."""
+
+    def __init__(self):
+        self.got = {}
+
+    def __enter__(self):
+        import semisvm._tv_check as tvc
+        self._mod, self._real = tvc, tvc.cut_fallback
+
+        def wrapped(est, X, y, W, adopt, *, kernel):
+            y = np.asarray(y)
+            lab = y != -1
+            if (W is not None and getattr(est, "unlabeled_gain_", None) is None
+                    and not est.fell_back_ and isinstance(kernel, str) and kernel == "rbf"
+                    and not lab.all()):
+                idx, unl = np.flatnonzero(lab), np.flatnonzero(~lab)
+                own = np.asarray(est.transduction_)
+                got = {"cut_own": graph_cut_ratio(W, own)}
+                lap = est._fit_laplacian(X, y)
+                if lap is not None:
+                    got["lap_guard"] = np.asarray(lap.transduction_)
+                    got["cut_lap"] = graph_cut_ratio(W, got["lap_guard"])
+                sup = supervised_candidates(kernel, idx.size)[0][1]
+                basis, coef, b, g = fit_counterpart(sup, X[idx], y[idx], est.classes_)
+                svc = own.copy()
+                svc[idx] = y[idx]
+                svc[unl] = _labels(_decide(X[unl], X[idx] if basis is None else basis,
+                                           coef, b, g), est.classes_)
+                got["cut_svc"] = graph_cut_ratio(W, svc)
+                self.got = got
+            return self._real(est, X, y, W, adopt, kernel=kernel)
+
+        tvc.cut_fallback = wrapped
+        return self
+
+    def __exit__(self, *exc):
+        self._mod.cut_fallback = self._real
+
+
 def _f(F):
     """Decision values for a record (binary: one column as a list)."""
     F = np.asarray(F, dtype=np.float64)
@@ -134,11 +239,15 @@ def record(X, y_semi, y, models, X_test=None, y_test=None, scores=False):
     unl = np.flatnonzero(~lab)
     classes = np.unique(y_semi[lab])
     fold, mode = two_folds(y_semi, lab)
-    out = {"mode": mode, "cand": []}
+    out = {"mode": mode, "cand": [], "cand_x": "check"}
+    # the candidates see the rows as the check does (feature_scaling="auto")
+    Xc, scale = check_x(X)
     if X_test is None:
         Xe, ye = X[unl], y[unl]
+        Xce = Xc[unl]
     else:
         Xe, ye = X_test, y_test
+        Xce = Xe if scale is None else apply_scale(Xe, scale)
         # the demo's baseline row: LinearSVM with the demo's parameters
         lin = next(a for a in _registry.ALGORITHMS if a.name == "linear")
         out["linear_err"] = 100.0 * float(np.mean(
@@ -158,14 +267,18 @@ def record(X, y_semi, y, models, X_test=None, y_test=None, scores=False):
     if scores:
         out["y"] = np.searchsorted(classes, ye).tolist()
     for name, sup in supervised_candidates("rbf", idx.size):
-        ok, pred, F = candidate_outcome(sup, X, y_semi, idx, fold, mode, classes, Xe,
+        ok, pred, F = candidate_outcome(sup, Xc, y_semi, idx, fold, mode, classes, Xce,
                                         decision=True)
         out["cand"].append({"name": name, "ok": ok, "err": err(pred)})
         if scores:
             out["cand"][-1]["F"] = _f(F)
             if X_test is not None:
                 out["cand"][-1]["F_unl"] = _f(candidate_outcome(
-                    sup, X, y_semi, idx, fold, "none", classes, X[unl], decision=True)[2])
+                    sup, Xc, y_semi, idx, fold, "none", classes, Xc[unl], decision=True)[2])
+    # the same kernels / widths at the C of the fallback's model (ADOPT_C)
+    out["cand_c"] = record_candidates(Xc, y_semi, Xce, ye)
+    out["cand_c"][c_key(10.0)] = [{k: c[k] for k in ("name", "ok", "err")}
+                                  for c in out["cand"]]
     kw = {} if X_test is None else {"random_state": 0}
     lap, cpu = _fit(LapRLS, X, y_semi, **kw)
     lt = _own(lap)[unl]
@@ -178,12 +291,19 @@ def record(X, y_semi, y, models, X_test=None, y_test=None, scores=False):
     try:
         out["models"] = {}
         for m in models:
-            est, cpu = _fit(MODELS[m], X, y_semi, **kw)
+            with _CutInputs() as cut:
+                est, cpu = _fit(MODELS[m], X, y_semi, **kw)
             t = _own(est)[unl]
             out["models"][m] = {
                 "ok": _ok(est), "err_semi": own_err(est, MODELS[m], **kw),
                 "agree": float(np.mean(t == lt)), "fell_back": bool(est.fell_back_),
                 "check": est.safe_check_, "cpu": cpu}
+            if cut.got and X_test is None:
+                # the cut check's inputs with the guard on (no label check)
+                out["models"][m].update(
+                    {k: cut.got[k] for k in ("cut_own", "cut_lap", "cut_svc") if k in cut.got})
+                if "lap_guard" in cut.got:
+                    out["models"][m]["err_lap_guard"] = err(cut.got["lap_guard"][unl])
             if scores:
                 F_unl = np.asarray(est.result_.decision)[unl]
                 if X_test is None:
@@ -210,8 +330,47 @@ def _lead(a, b):
     return int(np.sum(b & ~a)) - int(np.sum(a & ~b))
 
 
+def adopted(r, err, C):
+    """A fallback's error ``err`` (to the C = 10 candidate right on most
+    held-out rows, ties to the earlier) replaced by the error of the same
+    kernel / width at ``C`` where that is right on more held-out rows (the
+    library's ``ADOPT_C`` rule, :func:`semisvm._fallback.auto_fallback`);
+    ``err`` where ``C`` is None or the recording lacks those candidates
+    (``cand_c``). Reads the C = 10 candidates from ``r["cand"]``."""
+    alt = None if C is None else r.get("cand_c", {}).get(c_key(C))
+    if alt is None:
+        return err
+    c10 = [int(np.sum(c["ok"])) for c in r["cand"]]
+    j = int(np.argmax(c10))
+    if int(np.sum(alt[j]["ok"])) > c10[j]:
+        return alt[j]["err"]
+    return err
+
+
+def _cut(r, mr, guard_t):
+    """(error, what) of a fit without a label check under the guard and the
+    library's cut check after it (``CUT_FLOOR``, ``CUT_RATIO``, read from
+    the library), from the inputs :class:`_CutInputs` recorded: the guard
+    takes its LapRLS (no cut check of its own) where the agreement is below
+    ``guard_t``; the cut check then reads the Cheeger ratio of the labels
+    that stand against the first candidate SVC's, and falls back to that
+    SVC (``cand[0]``, on all labels)."""
+    took = guard_t is not None and mr["agree"] < guard_t and "cut_lap" in mr
+    err, what = ((mr["err_lap_guard"], "lap(guard)") if took else (mr["err_semi"], "own"))
+    c_fit = mr["cut_lap"] if took else mr["cut_own"]
+    if (_fallback.CUT_FLOOR is not None and c_fit > _fallback.CUT_FLOOR
+            and mr["cut_svc"] < _fallback.CUT_RATIO * c_fit):
+        return r["cand"][0]["err"], "svc"
+    return err, what
+
+
 def choose(r, m, rule):
-    """(error, what was taken) of model m on draw r under ``rule``."""
+    """(error, what was taken) of model m on draw r under ``rule``
+    (``adopt_c``: a fallback to the SVC takes the chosen kernel / width at
+    that C where it is right on more held-out rows, :func:`adopted`; kind
+    "now" only; ``cut``: where no label check ran, the guard and the cut
+    check after it as the library runs them, :func:`_cut`, where the
+    recording holds their inputs)."""
     mr = r["models"][m]
     lap = r["lap"]
     guard_t = rule.get("guard", 0.9)
@@ -227,6 +386,8 @@ def choose(r, m, rule):
         return err, "own"
 
     if mr["ok"] is None:                     # no check: the guard alone
+        if rule.get("cut") and "cut_own" in mr:
+            return _cut(r, mr, guard_t)
         return guarded(mr["err_semi"])
     tv = np.array(mr["ok"], bool)
     sup, sup_err = _counterpart(r)
@@ -239,10 +400,11 @@ def choose(r, m, rule):
                 and mr["agree"] >= rule["tie_agree"]):
             need = 1       # a tie keeps a fit that agrees with LapRLS
         if _lead(tv, sup) >= need:
-            return sup_err, "svc"
+            return adopted(r, sup_err, rule.get("adopt_c")), "svc"
         if (rule.get("tie_miss") is not None and _lead(tv, sup) == 0
                 and 1.0 - tv.mean() > rule["tie_miss"]):
-            return sup_err, "svc"    # a tie where the fit missed many held-out rows
+            # a tie where the fit missed many held-out rows
+            return adopted(r, sup_err, rule.get("adopt_c")), "svc"
         return guarded(mr["err_semi"])
     # three-way: TV, LapRLS, SVC on the same held-out rows
     la = np.array(lap["ok"], bool) if lap["ok"] is not None else None
@@ -299,6 +461,14 @@ AFTER = {"kind": "now", "guard": 0.95, "guard_few": 0.9, "lap_own": False}
 # the fit missed more than a quarter of its held-out rows
 # (semisvm._fallback.TIE_MISS)
 TIE = dict(AFTER, tie_miss=0.25)
+# the library's rule today: TIE, and a fallback's SVC at C = ADOPT_C["tv"]
+# where that is right on more held-out rows (the library's constant, not a
+# copy; where the recording holds the candidates at that C: ``cand_c``);
+# where no label check ran, the guard and the library's cut check after it
+# (where the recording holds the cut's inputs)
+NOW = dict(TIE, guard=_fallback.GUARD_AGREEMENT, guard_few=_fallback.GUARD_AGREEMENT_UNCHECKED,
+           tie_miss=_fallback.TIE_MISS["tv"], lead_sup=_fallback.MIN_LEAD["tv"],
+           adopt_c=ADOPT_C["tv"], cut=True)
 
 RULES = {
     "before: check, then guard 0.9": BEFORE,
@@ -310,6 +480,8 @@ RULES = {
     # declared with the choice, for the demo only (not the defaults)
     "(B) after + a tie falls back when the fit agrees with LapRLS on < 0.9": dict(
         AFTER, lead_sup=0, tie_agree=0.9),
+    "now: the library's rule (tie; the fallback's SVC at C = ADOPT_C where right on "
+    "more held-out rows; the cut check where no label check ran; where recorded)": NOW,
 }
 
 
@@ -405,30 +577,42 @@ def variants():
     return rules
 
 
-def verify(rows, want=None, what="TIE"):
+def verify(rows, want=None, what="NOW"):
     """Refit each recorded draw's models with the defaults: their unlabeled
     error must be the replay's of ``want(r, m)`` (``(error, what)``; default:
-    :func:`choose` with TIE, the defaults' rule)."""
-    want = want or (lambda r, m: choose(r, m, TIE))
+    :func:`choose` with NOW, the library's rule today)."""
+    want = want or (lambda r, m: choose(r, m, NOW))
     loaded = {}
-    bad = n = 0
+    bad, n = {True: 0, False: 0}, {True: 0, False: 0}
+    missing = sum(1 for r in rows if r["set"] != "demo"
+                  and c_key(ADOPT_C["tv"] or 10.0) not in r.get("cand_c", {}))
+    if missing:
+        print(f"# {missing} draws recorded without the candidates at C = ADOPT_C: "
+              "the fallback's C = 1 model is not replayed there")
     for r in rows:
         if r["set"] == "demo":
             continue
-        if r["set"] not in loaded:
-            loaded[r["set"]] = _suite.load(r["set"], max_rows=600)
-        d = loaded[r["set"]]
+        key = (r["set"], r.get("max_rows", 600))
+        if key not in loaded:
+            loaded[key] = _suite.load(r["set"], max_rows=key[1])
+        d = loaded[key]
         y_semi = _suite.label_draw(d.y, r["scheme"], r["seed"])
         unl = y_semi == -1
         for m in r["models"]:
             est, _ = _fit(MODELS[m], d.X, y_semi)
             err = 100.0 * float(np.mean(est.transduction_[unl] != d.y[unl]))
             expect, why = want(r, m)
-            n += 1
+            # (fits without a label check: the guard and, where the
+            # recording holds its inputs, the cut check after it)
+            checked = r["models"][m]["ok"] is not None
+            n[checked] += 1
             if abs(err - expect) > 1e-9:
-                bad += 1
-                print("MISMATCH", r["set"], r["scheme"], r["seed"], m, err, expect, why)
-    print(f"{n - bad} of {n} refitted fits match the replay of {what}")
+                bad[checked] += 1
+                print("MISMATCH", r["set"], r["scheme"], r["seed"], m, err, expect, why,
+                      "" if checked else f"(no label check: {est.safe_check_})")
+    print(f"{n[True] - bad[True]} of {n[True]} refitted fits with a label check match "
+          f"the replay of {what}; without one (the guard and the cut check): "
+          f"{n[False] - bad[False]} of {n[False]}")
 
 
 def main():
@@ -456,11 +640,17 @@ def main():
                          "the SVC needs (bench/bench_tv_blend.py)")
     ap.add_argument("--verify", type=int, default=0, metavar="N",
                     help="with --replay: refit the first N recorded draws' models "
-                         "with the defaults and compare with the replay of TIE")
+                         "with the defaults and compare with the replay of NOW (the "
+                         "library's rule)")
+    ap.add_argument("--verify-rule", default="NOW", choices=["NOW", "TIE"],
+                    help="with --verify: the rule replayed (TIE: a recording made "
+                         "before ADOPT_C)")
     args = ap.parse_args()
     if args.replay and args.verify:
         rows = [json.loads(line) for f in args.replay for line in open(f) if line.strip()]
-        return verify(rows[:args.verify])
+        rule = NOW if args.verify_rule == "NOW" else TIE
+        return verify(rows[:args.verify], want=lambda r, m: choose(r, m, rule),
+                      what=args.verify_rule)
     if args.replay:
         rows = [json.loads(line) for f in args.replay for line in open(f) if line.strip()]
         rules = RULES
@@ -506,7 +696,8 @@ def main():
                                                      seeds=args.seeds,
                                                      max_rows=args.max_rows,
                                                      only=args.only, classic=classic):
-            row = {"set": d.name, "scheme": scheme, "seed": seed, "part": args.part}
+            row = {"set": d.name, "scheme": scheme, "seed": seed, "part": args.part,
+                   "max_rows": args.max_rows}
             row.update(record(d.X, y_semi, d.y, args.models, scores=args.scores))
             print(d.name, scheme, seed, f"SVC {row['svc_err']:.1f} LapRLS "
                   f"{row['lap']['err_semi']:.1f}", " ".join(

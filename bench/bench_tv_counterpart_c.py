@@ -13,9 +13,12 @@ ties to the earlier in the list), or the fallback decided at C = 10 (as the
 defaults do) and its SVC refitted at C = 1 where that is right on more
 held-out rows (:func:`chosen`; measured and not taken: the library
 implementation, ``REFIT_C`` in ``semisvm/_fallback.py``, is commit b8cbadd
-on branch h11h). ``--verify N`` refits every N-th draw with the library's
-defaults against the replay of the defaults' rule (``--verify-refit``:
-against :func:`chosen`, for a library with that rule)::
+on branch h11h; the library's ``ADOPT_C`` since is that rule for both
+families). ``--verify N`` refits every N-th draw with the library's
+defaults against the replay of the library's rule today
+(``bench_tv_choice.NOW``: the fallback's C = ``ADOPT_C["tv"]`` model
+included; ``--verify-refit``: against :func:`chosen`, the TV side of the
+same rule)::
 
     OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 nice -n 10 python \\
         bench/bench_tv_counterpart_c.py --augment tune_main_a.jsonl ... --out DIR
@@ -48,9 +51,10 @@ from semisvm._fallback import (  # noqa: E402
     _width_name,
     two_folds,
 )
-from semisvm._feature_scale import apply_scale, feature_scale  # noqa: E402
+from semisvm._feature_scale import apply_scale  # noqa: E402
 
-CS = (1.0, 10.0, 100.0)
+# (the library's ADOPT_C values among them: bench_tv_choice.ADOPT_CS)
+CS = tuple(sorted({1.0, 10.0, 100.0} | set(btc.ADOPT_CS)))
 
 
 def candidates(C):
@@ -60,13 +64,7 @@ def candidates(C):
     return out
 
 
-def check_x(X):
-    """The rows the estimators' check sees: X with ``feature_scaling="auto"``
-    applied (each column divided by its std where the columns' spreads are
-    far apart, e.g. the suite's breast_cancer_raw and moons_r), and the
-    columns' scale (None: not scaled)."""
-    s = feature_scale(X, "auto")
-    return (X, None) if s is None else (apply_scale(X, s), s)
+check_x = btc.check_x      # the rows as the check sees them (feature_scaling="auto")
 
 
 def cand_rows(X, y_semi, Xe, ye, C):
@@ -104,9 +102,10 @@ def augment(files, outdir):
                     y_semi = np.full(y.shape[0], -1, dtype=np.int64)
                     y_semi[lab] = y[lab]
                 else:
-                    if r["set"] not in loaded:
-                        loaded[r["set"]] = _suite.load(r["set"], max_rows=600)
-                    d = loaded[r["set"]]
+                    key = (r["set"], r.get("max_rows", 600))
+                    if key not in loaded:
+                        loaded[key] = _suite.load(r["set"], max_rows=key[1])
+                    d = loaded[key]
                     X, y = d.X, d.y
                     y_semi = _suite.label_draw(y, r["scheme"], r["seed"])
                     unl = y_semi == -1
@@ -116,14 +115,17 @@ def augment(files, outdir):
                 if scaled:
                     Xe = X[unl] if r["set"] != "demo" else apply_scale(Xe, scale)
                     n_scaled += 1
+                # a recording whose candidates saw the check's rows (cand_x):
+                # every draw compared, nothing swapped
+                seen = r.get("cand_x") == "check"
                 r["cand_c"] = {}
                 for C in CS:
                     got = cand_rows(X, y_semi, Xe, ye, C)
-                    if C == 10.0 and scaled:
+                    if C == 10.0 and scaled and not seen:
                         # the recording's candidates saw the unscaled rows,
                         # the library's check the scaled ones: take these
                         r["cand_raw"], r["cand"] = r["cand"], got
-                    if C == 10.0 and not scaled:
+                    if C == 10.0 and (seen or not scaled):
                         # (scaled draws are not compared: the recording's
                         # candidates saw other rows; the replay of the
                         # defaults against the suite's recording backs them)
@@ -215,11 +217,14 @@ def refit_choice(rows, mode, margin=1, detail=False):
 
 def verify(rows, refit=False):
     """Refit each recorded draw's models with the library's defaults: their
-    unlabeled error must be the replay's of the defaults' rule (``refit``:
-    of :func:`chosen` with the C = 1 refit, the library version that was
-    measured and reverted)."""
-    btc.verify(rows, want=lambda r, m: chosen(r, m, margin=1 if refit else None),
-               what="the refit rule" if refit else "the defaults")
+    unlabeled error must be the replay's of the library's rule
+    (``bench_tv_choice.NOW``; ``refit``: of :func:`chosen` with the C = 1
+    refit, the library version that was measured and reverted then, the TV
+    side of ``ADOPT_C`` since)."""
+    if refit:
+        btc.verify(rows, want=lambda r, m: chosen(r, m, margin=1), what="the refit rule")
+    else:
+        btc.verify(rows)
 
 
 def lap_check(r, refit=False):

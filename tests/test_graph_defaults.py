@@ -1513,3 +1513,123 @@ def test_record_folds_switch(monkeypatch):
         np.testing.assert_array_equal(f["sup_u"][k], svc.predict(X[unl]))
     monkeypatch.setattr(fb, "RECORD_FOLDS", False)
     assert not hasattr(LapRLS().fit(X, y), "_check_folds")
+
+
+def _count_counterpart_fits(monkeypatch):
+    """Patch the check's SVC fitting function (``fit_counterpart``) to
+    record ``(thread name, C, training rows)`` of each call; returns the list."""
+    import threading
+
+    import semisvm._fallback as fb
+    calls = []
+    fit = fb.fit_counterpart
+
+    def counted(sup, X, y, classes):
+        calls.append((threading.current_thread().name, float(sup.C), X.shape[0]))
+        return fit(sup, X, y, classes)
+
+    monkeypatch.setattr(fb, "fit_counterpart", counted)
+    return calls
+
+
+@pytest.mark.parametrize("Est, seed, C", [(TVRLS, 0, 1.0), (TVSVM, 0, 1.0),
+                                          (CheegerRLS, 2, 10.0)])
+def test_c1_fold_labels_read_from_the_guards_memo_with_two_threads(Est, seed, C,
+                                                                   monkeypatch):
+    # with n_jobs >= 2 the guard's LapRLS runs first, beside the solve (its
+    # own check falls back here too, to the same width, and fits it at C = 1
+    # on the two folds); the TV / Cheeger check then falls back and reads the
+    # C = 1 fold labels from the shared memo: no C = 1 fold fit of its own.
+    # On one thread the guard runs after the check and only where it did not
+    # fall back: the check fits them itself. Both end with the same bits
+    X, y, _ = _nested(seed=seed)
+    n_lab = int(np.sum(y != -1))
+    calls = _count_counterpart_fits(monkeypatch)
+
+    def fits(thread, c, rows):
+        return sum(1 for t, c_, r in calls if (t == "MainThread") == (thread == "main")
+                   and c_ == c and r == rows)
+
+    one = _fit(Est(n_jobs=1), X, y)
+    assert one.fell_back_ and one.laplacian_agreement_ is None
+    assert one._check_stats["adopt_c"][0] == 1.0
+    assert one.safe_counterpart_.startswith(f"rbf SVC (C={C:g}, ")
+    # one thread: the check's own C = 1 fits on the two folds (half the labels)
+    assert fits("main", 1.0, n_lab // 2) == 2 and fits("guard", 1.0, n_lab // 2) == 0
+    calls.clear()
+    two = _fit(Est(n_jobs=2), X, y)
+    # two threads: the guard's LapRLS made them, the check read them
+    assert fits("guard", 1.0, n_lab // 2) == 2
+    assert fits("main", 1.0, n_lab // 2) == 0
+    assert fits("main", 10.0, n_lab // 2) == 0       # the candidates too
+    # its model on all labels is the check's own fit
+    assert fits("main", C, n_lab) == 1
+    for a in ("fell_back_", "safe_counterpart_", "unlabeled_gain_", "laplacian_agreement_",
+              "laplacian_fallback_", "safe_check_"):
+        assert getattr(one, a) == getattr(two, a), a
+    assert one._check_stats == two._check_stats
+    for s1, s2 in zip(one.safe_scores_, two.safe_scores_):
+        np.testing.assert_array_equal(s1, s2)
+    np.testing.assert_array_equal(one.transduction_, two.transduction_)
+    np.testing.assert_array_equal(one.predict(X), two.predict(X))
+    np.testing.assert_array_equal(one.decision_function(X), two.decision_function(X))
+    # the count above sees a bypass: without the memo the check fits its own
+    import semisvm._fallback as fb
+    monkeypatch.setattr(fb, "_memo_for", lambda memo, *a: None)
+    calls.clear()
+    own = _fit(Est(n_jobs=2), X, y)
+    assert fits("guard", 1.0, n_lab // 2) == 2 and fits("main", 1.0, n_lab // 2) == 2
+    assert own._check_stats == one._check_stats
+    np.testing.assert_array_equal(own.decision_function(X), one.decision_function(X))
+
+
+def test_memo_entry_at_c10_is_never_read_for_c1(monkeypatch):
+    # the C = ADOPT_C fold labels are memoised under their C: a check whose
+    # family adopts at C = 10 (ADOPT_C patched) leaves C = 10 entries that a
+    # check adopting at C = 1 on the same memo does not read (it fits its
+    # own, and counts as a check without a memo); a second C = 1 check reads
+    # the first's. This draw's C = 1 fold labels differ from the C = 10 ones
+    import semisvm._fallback as fb
+    X, y, yt = _moons(120, seed=1, k=6)
+    classes = np.array([0, 1])
+    calls = _count_counterpart_fits(monkeypatch)
+    n_half = int(np.sum(y != -1)) // 2
+
+    class Stub:
+        verbose = 0
+        classes_ = classes
+        transduction_ = np.zeros(X.shape[0], dtype=int)
+
+    def check(family, memo):
+        calls.clear()
+        est = auto_fallback(Stub(), X, y, lambda yh: 1 - yt, lambda *a: None,
+                            kernel="rbf", family=family, memo=memo)
+        return est, sum(1 for _, c, r in calls if c == 1.0 and r == n_half)
+
+    fresh, n_fresh = check("tv", None)
+    assert n_fresh == 2
+    c1, c10 = fresh._check_stats["adopt_c"][1:]
+    assert c1 > c10 and "C=1" in fresh.safe_counterpart_
+    monkeypatch.setitem(fb.ADOPT_C, "laplacian", 10.0)
+    memo = {}
+    lap, _ = check("laplacian", memo)
+    assert lap._check_stats["adopt_c"] == (10.0, c10, c10)
+    assert sum(1 for key in memo if key[0] == "C") == 2
+    assert all(key[1] == 10.0 for key in memo if key[0] == "C")
+    tv, n_tv = check("tv", memo)
+    assert n_tv == 2                       # fitted, not read from the C = 10 entries
+    assert tv._check_stats["adopt_c"] == fresh._check_stats["adopt_c"]
+    assert tv.safe_counterpart_ == fresh.safe_counterpart_
+    again, n_again = check("tv", memo)      # now the C = 1 entries are there
+    assert n_again == 0
+    assert again._check_stats["adopt_c"] == fresh._check_stats["adopt_c"]
+    # the entries hold the C = 1 SVC's held-out labels (scikit-learn's)
+    lab = y != -1
+    idx = np.flatnonzero(lab)
+    fold, _ = two_folds(y, lab)
+    best = [name for name, _ in fb.supervised_candidates("rbf")].index(
+        fresh._check_stats["chosen"])
+    for k in (0, 1):
+        tr, he = idx[fold != k], idx[fold == k]
+        ref = _svc_at(1.0, _FACTORS[best], X[tr]).fit(X[tr], y[tr]).predict(X[he])
+        np.testing.assert_array_equal(memo[("C", 1.0, k, best)], ref)
