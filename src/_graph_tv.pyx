@@ -55,6 +55,79 @@ cdef enum:
     NODE_BLOCK = 1024
 
 
+cdef enum:
+    # columns of the one-thread pass held in local arrays (_pd_step_columns)
+    # and of the gap's sums held in local arrays (_gap_block)
+    COL_BLOCK = 16
+
+
+# the gap's sums of <= COL_BLOCK columns in local arrays (_gap_block; False:
+# into ``part`` directly, the same bits; for the tests)
+cdef bint _GAP_LOCAL = True
+
+
+cdef void _gap_block(Py_ssize_t b, const int[::1] dst, const int[::1] inc_ptr,
+                     const int[::1] inc_edge, const floating[::1] inc_w,
+                     const floating[:, ::1] z, const floating[:, ::1] g,
+                     const floating[:, ::1] ghat, const floating[:, ::1] div,
+                     double[:, ::1] part) noexcept nogil:
+    """``_gap_sums`` of the block b of c <= COL_BLOCK columns: each sum in
+    a local array (one per quantity, contiguous over the columns: the
+    compiler keeps them apart from the rows' stores and vectorises across
+    the columns), added to in the same order as into ``part``: the same
+    bits."""
+    cdef Py_ssize_t i, j, k, e, o, c = g.shape[1], n = g.shape[0]
+    cdef double we, d
+    cdef double a0[COL_BLOCK]
+    cdef double a1[COL_BLOCK]
+    cdef double a2[COL_BLOCK]
+    cdef double a3[COL_BLOCK]
+    cdef double a4[COL_BLOCK]
+    cdef double a5[COL_BLOCK]
+    cdef const floating *gi
+    cdef const floating *go
+    cdef const floating *hi
+    cdef const floating *ho
+    cdef const floating *zi
+    cdef const floating *vi
+    for k in range(c):
+        a0[k] = 0
+        a1[k] = 0
+        a2[k] = 0
+        a3[k] = 0
+        a4[k] = 0
+        a5[k] = 0
+    for i in range(b * NODE_BLOCK, min(n, (b + 1) * NODE_BLOCK)):
+        gi = &g[i, 0]
+        hi = &ghat[i, 0]
+        for j in range(inc_ptr[i], inc_ptr[i + 1]):
+            we = inc_w[j]
+            if we < 0:          # i is the edge's src: count it once
+                e = inc_edge[j]
+                o = dst[e]
+                go = &g[o, 0]
+                ho = &ghat[o, 0]
+                for k in range(c):
+                    a0[k] += -we * fabs(<double> go[k] - gi[k])
+                    a1[k] += -we * fabs(<double> ho[k] - hi[k])
+        zi = &z[i, 0]
+        vi = &div[i, 0]
+        for k in range(c):
+            d = <double> gi[k] - zi[k]
+            a2[k] += d * d
+            d = <double> hi[k] - zi[k]
+            a3[k] += d * d
+            a4[k] += <double> vi[k] * zi[k]
+            a5[k] += <double> vi[k] * vi[k]
+    for k in range(c):
+        part[b, 6 * k] = a0[k]
+        part[b, 6 * k + 1] = a1[k]
+        part[b, 6 * k + 2] = a2[k]
+        part[b, 6 * k + 3] = a3[k]
+        part[b, 6 * k + 4] = a4[k]
+        part[b, 6 * k + 5] = a5[k]
+
+
 cdef void _gap_sums(const int[::1] dst, const int[::1] inc_ptr,
                     const int[::1] inc_edge, const floating[::1] inc_w,
                     const floating[:, ::1] z, const floating[:, ::1] g,
@@ -66,6 +139,10 @@ cdef void _gap_sums(const int[::1] dst, const int[::1] inc_ptr,
     cdef Py_ssize_t b, i, j, k, e, o, c = g.shape[1], n = g.shape[0]
     cdef Py_ssize_t n_blk = (n + NODE_BLOCK - 1) // NODE_BLOCK
     cdef double we, d
+    if c <= COL_BLOCK and _GAP_LOCAL:
+        for b in prange(n_blk, schedule="static", num_threads=n_threads):
+            _gap_block(b, dst, inc_ptr, inc_edge, inc_w, z, g, ghat, div, part)
+        return
     for b in prange(n_blk, schedule="static", num_threads=n_threads):
         for k in range(6 * c):
             part[b, k] = 0
@@ -172,9 +249,6 @@ cdef void _pd_step_one_column(const int[::1] src, const int[::1] dst,
         pb[i] = <floating> (t + theta * (t - gold))
 
 
-cdef enum:
-    # columns of the one-thread pass held in local arrays (_pd_step_columns)
-    COL_BLOCK = 16
 
 
 # The one-thread pass of 2-16 columns (``_pd_step_columns``'s operations, in
@@ -350,17 +424,20 @@ cdef bint _COLS_C = True
 semisvm_rof_use_avx2 = semisvm_rof_avx2_supported()
 
 
-def _rof_column_kernels(c_pass=None, avx2=None):
-    """The one-thread pass of 2-16 columns: ``(c_pass, avx2)`` in use
-    (the C passes; their AVX2 copies), each set first where given (AVX2
-    only where the CPU has it). For the tests: every setting gives the same
-    bits."""
-    global _COLS_C, semisvm_rof_use_avx2
+def _rof_column_kernels(c_pass=None, avx2=None, gap_local=None):
+    """The graph ROF's one-thread pass of 2-16 columns and the gap's sums:
+    ``(c_pass, avx2, gap_local)`` in use (the C passes; their AVX2 copies;
+    the gap's sums of <= 16 columns in local arrays), each set first where
+    given (AVX2 only where the CPU has it). For the tests: every setting
+    gives the same bits."""
+    global _COLS_C, _GAP_LOCAL, semisvm_rof_use_avx2
     if c_pass is not None:
         _COLS_C = bool(c_pass)
     if avx2 is not None:
         semisvm_rof_use_avx2 = 1 if (avx2 and semisvm_rof_avx2_supported()) else 0
-    return bool(_COLS_C), bool(semisvm_rof_use_avx2)
+    if gap_local is not None:
+        _GAP_LOCAL = bool(gap_local)
+    return bool(_COLS_C), bool(semisvm_rof_use_avx2), bool(_GAP_LOCAL)
 
 
 cdef bint _no_loops(const int[::1] src, const int[::1] dst) noexcept nogil:
