@@ -249,8 +249,6 @@ cdef void _pd_step_one_column(const int[::1] src, const int[::1] dst,
         pb[i] = <floating> (t + theta * (t - gold))
 
 
-
-
 # The one-thread pass of 2-16 columns (``_pd_step_columns``'s operations, in
 # its order for each value: the same bits) in C, one function per column
 # count (the count a constant: the compiler unrolls the column loops into
