@@ -263,30 +263,37 @@ cdef void _pd_step_one_column(const int[::1] src, const int[::1] dst,
 cdef extern from *:
     """
     #include <stddef.h>
-    #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+    /* the AVX2 copies: GCC / clang on x86-64 (as _cgls's and _mfn's), the
+       CPU asked per solve (SEMISVM_ROF_HAVE_AVX2, as _cgls's
+       SEMISVM_HAVE_AVX2) */
+    #if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
     #  define SEMISVM_ROF_AVX2 1
     #  define SEMISVM_ROF_TARGET __attribute__((target("avx2")))
+    #  define SEMISVM_ROF_HAVE_AVX2() __builtin_cpu_supports("avx2")
     #else
     #  define SEMISVM_ROF_AVX2 0
     #  define SEMISVM_ROF_TARGET
-    #endif
-    #if defined(__GNUC__)
-    #  define SEMISVM_ROF_PREFETCH(p, rw) __builtin_prefetch((p), (rw))
-    #  define SEMISVM_ROF_INLINE static inline __attribute__((always_inline))
-    #  define SEMISVM_ROF_RESTRICT __restrict__
-    #elif defined(_MSC_VER)
-    #  define SEMISVM_ROF_PREFETCH(p, rw) ((void)0)
-    #  define SEMISVM_ROF_INLINE static __forceinline
-    #  define SEMISVM_ROF_RESTRICT __restrict
-    #else
-    #  define SEMISVM_ROF_PREFETCH(p, rw) ((void)0)
-    #  define SEMISVM_ROF_INLINE static inline
-    #  define SEMISVM_ROF_RESTRICT
+    #  define SEMISVM_ROF_HAVE_AVX2() 0
     #endif
     /* edges ahead whose end rows are prefetched */
     #define SEMISVM_ROF_AHEAD 8
-
-    static int semisvm_rof_use_avx2 = 0;
+    #if defined(__GNUC__)
+    #  define SEMISVM_ROF_RESTRICT __restrict__
+    /* the end row of edge e + SEMISVM_ROF_AHEAD (its gbar read, its div
+       written) */
+    #  define SEMISVM_ROF_PREFETCH_ROWS(C)                                     \\
+        if (e + SEMISVM_ROF_AHEAD < m) {                                       \\
+            ptrdiff_t a = ps_dst[e + SEMISVM_ROF_AHEAD];                       \\
+            __builtin_prefetch(pb + a * C, 0);                                 \\
+            __builtin_prefetch(pv + a * C, 1);                                 \\
+        }
+    #elif defined(_MSC_VER)
+    #  define SEMISVM_ROF_RESTRICT __restrict
+    #  define SEMISVM_ROF_PREFETCH_ROWS(C)
+    #else
+    #  define SEMISVM_ROF_RESTRICT
+    #  define SEMISVM_ROF_PREFETCH_ROWS(C)
+    #endif
 
     /* one primal-dual step of C columns (T: float or double; the steps and
        the edge's terms in double, as _pd_step_columns takes them) */
@@ -299,11 +306,7 @@ cdef extern from *:
         }                                                                      \\
         for (i = 0; i < n * C; i++) pv[i] = 0;                                 \\
         for (e = 0; e < m; e++) {                                              \\
-            if (e + SEMISVM_ROF_AHEAD < m) {                                   \\
-                ptrdiff_t a = ps_dst[e + SEMISVM_ROF_AHEAD];                   \\
-                SEMISVM_ROF_PREFETCH(pb + a * C, 0);                           \\
-                SEMISVM_ROF_PREFETCH(pv + a * C, 1);                           \\
-            }                                                                  \\
+            SEMISVM_ROF_PREFETCH_ROWS(C)                                       \\
             ptrdiff_t s = ps_src[e], d = ps_dst[e];                            \\
             double we = pw[e];                                                 \\
             T *SEMISVM_ROF_RESTRICT pe = pp + e * C;                           \\
@@ -368,22 +371,24 @@ cdef extern from *:
 
     #define SEMISVM_ROF_CASE(NAME, C) case C: NAME##_##C(SEMISVM_ROF_PASS); return 1;
     #define SEMISVM_ROF_CASE_AVX2(NAME, C)                                     \\
-        case C: NAME##_avx2_##C(SEMISVM_ROF_PASS); return 1;
+        case C: NAME##_avx2_##C(SEMISVM_ROF_PASS); return 2;
     #define SEMISVM_ROF_CASES(M, NAME)                                         \\
         M(NAME, 2) M(NAME, 3) M(NAME, 4) M(NAME, 5) M(NAME, 6) M(NAME, 7)      \\
         M(NAME, 8) M(NAME, 9) M(NAME, 10) M(NAME, 11) M(NAME, 12) M(NAME, 13)  \\
         M(NAME, 14) M(NAME, 15) M(NAME, 16)
     #if SEMISVM_ROF_AVX2
     #define SEMISVM_ROF_DISPATCH_AVX2(NAME)                                    \\
-        if (semisvm_rof_use_avx2) {                                            \\
+        if (avx2) {                                                            \\
             switch (c) { SEMISVM_ROF_CASES(SEMISVM_ROF_CASE_AVX2, NAME) }      \\
         }
     #else
-    #define SEMISVM_ROF_DISPATCH_AVX2(NAME)
+    #define SEMISVM_ROF_DISPATCH_AVX2(NAME) (void)avx2;
     #endif
-    /* 1: done; 0: no kernel for this c (the caller's pass) */
+    /* 1: done by the plain copy, 2: by the AVX2 copy (asked for by avx2,
+       only where SEMISVM_ROF_HAVE_AVX2()); 0: no kernel for this c (the
+       caller's pass) */
     #define SEMISVM_ROF_DISPATCH(T, NAME)                                      \\
-        static int NAME(SEMISVM_ROF_ARGS(T), ptrdiff_t c) {                    \\
+        static int NAME(SEMISVM_ROF_ARGS(T), ptrdiff_t c, int avx2) {          \\
             SEMISVM_ROF_DISPATCH_AVX2(NAME)                                    \\
             switch (c) { SEMISVM_ROF_CASES(SEMISVM_ROF_CASE, NAME) }           \\
             return 0;                                                          \\
@@ -391,51 +396,76 @@ cdef extern from *:
     SEMISVM_ROF_DISPATCH(double, semisvm_rof_cols_d)
     SEMISVM_ROF_DISPATCH(float, semisvm_rof_cols_f)
 
-    static int semisvm_rof_avx2_supported(void) {
-    #if SEMISVM_ROF_AVX2
-        __builtin_cpu_init();
-        return __builtin_cpu_supports("avx2") ? 1 : 0;
-    #else
-        return 0;
-    #endif
-    }
     """
-    int semisvm_rof_use_avx2
-    int semisvm_rof_avx2_supported() nogil
+    bint SEMISVM_ROF_HAVE_AVX2() noexcept nogil
     int semisvm_rof_cols_d(const int *ps_src, const int *ps_dst, const double *pw,
                            const double *pz, double gamma, const double *rho,
                            double *pg, double *pp, double *pb, double *pv,
                            const double *tau, const double *sigma,
                            const double *theta, Py_ssize_t n, Py_ssize_t m,
-                           Py_ssize_t c) noexcept nogil
+                           Py_ssize_t c, int avx2) noexcept nogil
     int semisvm_rof_cols_f(const int *ps_src, const int *ps_dst, const float *pw,
                            const float *pz, double gamma, const double *rho,
                            float *pg, float *pp, float *pb, float *pv,
                            const double *tau, const double *sigma,
                            const double *theta, Py_ssize_t n, Py_ssize_t m,
-                           Py_ssize_t c) noexcept nogil
+                           Py_ssize_t c, int avx2) noexcept nogil
 
 
-# the C passes above in use (False: ``_pd_step_columns``, the same bits;
-# for the tests) and, where the CPU has it, their AVX2 copies
+# Switches for the tests (every setting the same bits): the C passes above
+# (False: ``_pd_step_columns``) and their AVX2 copies (True: where the CPU
+# has AVX2, asked per solve). Module-level flags only for the tests, as
+# _cgls's HESSP_KERNEL and FUSE_ONE_THREAD (and _GAP_LOCAL above).
 cdef bint _COLS_C = True
-semisvm_rof_use_avx2 = semisvm_rof_avx2_supported()
+cdef bint _COLS_AVX2 = True
+
+
+cdef inline bint _cols_avx2() noexcept nogil:
+    """Whether the C passes take their AVX2 copies (asked per solve)."""
+    return _COLS_AVX2 and SEMISVM_ROF_HAVE_AVX2()
 
 
 def _rof_column_kernels(c_pass=None, avx2=None, gap_local=None):
     """The graph ROF's one-thread pass of 2-16 columns and the gap's sums:
     ``(c_pass, avx2, gap_local)`` in use (the C passes; their AVX2 copies;
     the gap's sums of <= 16 columns in local arrays), each set first where
-    given (AVX2 only where the CPU has it). For the tests: every setting
-    gives the same bits."""
-    global _COLS_C, _GAP_LOCAL, semisvm_rof_use_avx2
+    given (the AVX2 copies only where the CPU has AVX2). ``avx2`` is read
+    back from the dispatch: one step of a two-row problem by the C pass of
+    every count 2-16 in both dtypes, True where every one ran its AVX2
+    copy, False where every one ran its plain copy, None otherwise (a
+    broken dispatch). For the tests: every setting gives the same bits."""
+    global _COLS_C, _COLS_AVX2, _GAP_LOCAL
     if c_pass is not None:
         _COLS_C = bool(c_pass)
     if avx2 is not None:
-        semisvm_rof_use_avx2 = 1 if (avx2 and semisvm_rof_avx2_supported()) else 0
+        _COLS_AVX2 = bool(avx2)
     if gap_local is not None:
         _GAP_LOCAL = bool(gap_local)
-    return bool(_COLS_C), bool(semisvm_rof_use_avx2), bool(_GAP_LOCAL)
+    # a two-row problem (one edge 0 -> 1) of every count 2-16: its weight,
+    # z, g, p, gbar and div (their values do not matter here)
+    cdef int[1] src = [0]
+    cdef int[1] dst = [1]
+    cdef double[6][2 * COL_BLOCK] bd
+    cdef float[6][2 * COL_BLOCK] bf
+    cdef double[COL_BLOCK] steps
+    cdef Py_ssize_t c, i, j
+    cdef bint use = _cols_avx2()
+    for i in range(6):
+        for j in range(2 * COL_BLOCK):
+            bd[i][j] = 0.5
+            bf[i][j] = 0.5
+    for j in range(COL_BLOCK):
+        steps[j] = 0.5
+    codes = set()
+    for c in range(2, COL_BLOCK + 1):
+        codes.add(semisvm_rof_cols_d(src, dst, bd[0], bd[1], 1.0, steps, bd[2],
+                                     bd[3], bd[4], bd[5], steps, steps, steps,
+                                     2, 1, c, use))
+        codes.add(semisvm_rof_cols_f(src, dst, bf[0], bf[1], 1.0, steps, bf[2],
+                                     bf[3], bf[4], bf[5], steps, steps, steps,
+                                     2, 1, c, use))
+    copies = {1: False, 2: True}.get(codes.pop()) if len(codes) == 1 else None
+    return bool(_COLS_C), copies, bool(_GAP_LOCAL)
 
 
 cdef bint _no_loops(const int[::1] src, const int[::1] dst) noexcept nogil:
@@ -452,18 +482,20 @@ cdef int _pd_step_columns_c(const int[::1] src, const int[::1] dst,
                             double gamma, const double *rho, floating[:, ::1] g,
                             floating[:, ::1] p, floating[:, ::1] gbar,
                             floating[:, ::1] div, const double *tau,
-                            const double *sigma, const double *theta) noexcept nogil:
+                            const double *sigma, const double *theta,
+                            bint avx2) noexcept nogil:
     """``_pd_step_columns`` by the C pass of its column count (the same
-    bits); 0 where there is none (the caller then takes it)."""
+    bits; ``avx2``: its AVX2 copy, only where the CPU has AVX2); 0 where
+    there is none (the caller then takes it)."""
     cdef Py_ssize_t n = g.shape[0], m = src.shape[0], c = g.shape[1]
     if floating is double:
         return semisvm_rof_cols_d(&src[0], &dst[0], &w[0], &z[0, 0], gamma, rho,
                                   &g[0, 0], &p[0, 0], &gbar[0, 0], &div[0, 0],
-                                  tau, sigma, theta, n, m, c)
+                                  tau, sigma, theta, n, m, c, avx2)
     else:
         return semisvm_rof_cols_f(&src[0], &dst[0], &w[0], &z[0, 0], gamma, rho,
                                   &g[0, 0], &p[0, 0], &gbar[0, 0], &div[0, 0],
-                                  tau, sigma, theta, n, m, c)
+                                  tau, sigma, theta, n, m, c, avx2)
 
 
 cdef void _pd_step_columns(const int[::1] src, const int[::1] dst,
@@ -593,6 +625,7 @@ cdef int _rof(const int[::1] src, const int[::1] dst, const floating[::1] w,
     # (the C passes of 2-16 columns on one thread: no edge from a row to itself)
     cdef bint cols_c = (_COLS_C and n_threads == 1 and 2 <= c <= COL_BLOCK
                         and _no_loops(src, dst))
+    cdef bint avx2 = _cols_avx2()
     while it < max_iter:
         it += 1
         for k in range(c):
@@ -604,7 +637,7 @@ cdef int _rof(const int[::1] src, const int[::1] dst, const floating[::1] w,
         elif n_threads == 1 and c <= COL_BLOCK:
             if not (cols_c and _pd_step_columns_c(src, dst, w, z, gamma, rho, g,
                                                   p, gbar, div, tau, sigma,
-                                                  theta)):
+                                                  theta, avx2)):
                 _pd_step_columns(src, dst, w, z, gamma, rho, g, p, gbar, div,
                                  tau, sigma, theta)
         elif n_threads == 1:
@@ -1113,6 +1146,9 @@ def rof_pd_multi(const int[::1] src, const int[::1] dst, const floating[::1] w,
     cdef const floating[::1] inc_w = inc_w_np
     if n_threads < 1:
         raise ValueError(f"n_threads must be >= 1, got {n_threads}")
+    if c == 0:
+        # no columns: nothing to solve (the passes index column 0)
+        return 0, np.zeros(0), np.zeros(0), STATUS_CONVERGED
     cdef int it
     # the dual box may have shrunk since the warm start: clip P to it (as
     # two selects over the flat array, the values of the branches

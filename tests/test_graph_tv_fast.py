@@ -13,6 +13,8 @@
   exact / approximate search switch: the same graph and the same LapRLS fit
   as a search of its own.
 """
+import platform
+import sys
 import warnings
 
 import numpy as np
@@ -159,6 +161,29 @@ _KERNELS = [(False, False, False), (True, False, False), (True, True, False),
             (False, False, True), (True, True, True)]
 
 
+
+
+def _cpu_has_avx2():
+    """Whether this is an x86-64 CPU with AVX2 (NumPy's own CPU probe)."""
+    try:
+        from numpy._core._multiarray_umath import __cpu_features__
+    except ImportError:                 # NumPy < 2
+        from numpy.core._multiarray_umath import __cpu_features__
+    return (platform.machine().lower() in ("x86_64", "amd64")
+            and bool(__cpu_features__.get("AVX2", False)))
+
+
+def _check_avx2_flag(requested, got):
+    # the AVX2 copies are in use exactly where asked for and the CPU has
+    # AVX2: a broken dispatch fails here instead of running the plain copy.
+    # (On Windows an MSVC build has no AVX2 copy, a GCC / clang one has it.)
+    expected = bool(requested) and _cpu_has_avx2()
+    if sys.platform == "win32":
+        assert got in (expected, False)
+    else:
+        assert got == expected
+
+
 @pytest.fixture
 def rof_kernels():
     saved = _rof_column_kernels()
@@ -168,10 +193,11 @@ def rof_kernels():
 
 @pytest.mark.parametrize("steps", STEPS)
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
-@pytest.mark.parametrize("c", [1, 2, 3, 7, 10, 16, 17])
+@pytest.mark.parametrize("c", range(1, 18))
 def test_rof_c_passes_same_bits_as_the_cython_pass(c, dtype, steps, rof_kernels):
-    # the C pass of each column count 2-16 (unrolled, fused, prefetching;
-    # AVX2 where the CPU has it) and the gap's sums in local arrays (1-16
+    # the C pass of each column count 2-16 (each count's own function,
+    # unrolled, fused, prefetching; its plain copy and, where the CPU has
+    # AVX2, its AVX2 copy) and the gap's sums in local arrays (1-16
     # columns): the same iterates, duals, gaps and iterations as the Cython
     # passes, on a warm-started second solve too, with the gap test deciding
     # (tol > 0: it stops the solve and swaps in the dual's primal point);
@@ -187,7 +213,9 @@ def test_rof_c_passes_same_bits_as_the_cython_pass(c, dtype, steps, rof_kernels)
     rho = rng.uniform(0.5, 3.0, c)
     runs = []
     for setting in _KERNELS:
-        assert rof_kernels(*setting)[0::2] == (setting[0], setting[2])
+        got = rof_kernels(*setting)
+        assert got[0::2] == (setting[0], setting[2])
+        _check_avx2_flag(setting[1], got[1])
         G = np.zeros((n, c), dtype=dtype)
         P = np.zeros((src.shape[0], c), dtype=dtype)
         out = []
@@ -203,6 +231,19 @@ def test_rof_c_passes_same_bits_as_the_cython_pass(c, dtype, steps, rof_kernels)
     assert min(r[0] for r in runs[0]) < 60
     for r in runs[1:]:
         assert r == runs[0]
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_rof_multi_of_no_columns(dtype):
+    # zero columns (the passes index column 0): nothing solved, nothing read
+    X, _, _ = _moons(60)
+    src, dst, w = _edges(knn_graph(X, n_neighbors=4), dtype)
+    n = X.shape[0]
+    G = np.zeros((n, 0), dtype=dtype)
+    P = np.zeros((src.shape[0], 0), dtype=dtype)
+    it, gap, primal, status = rof_pd_multi(
+        src, dst, w, np.zeros((n, 0), dtype=dtype), 0.3, 1.0, G, P, n_threads=1)
+    assert (it, status, gap.shape, primal.shape) == (0, 0, (0,), (0,))
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
