@@ -252,14 +252,16 @@ cdef void _pd_step_one_column(const int[::1] src, const int[::1] dst,
 # The one-thread pass of 2-16 columns (``_pd_step_columns``'s operations, in
 # its order for each value: the same bits) in C, one function per column
 # count (the count a constant: the compiler unrolls the column loops into
-# whole vectors), with the dual update and the divergence's scatter in one
-# loop over an edge's columns (its two end rows are distinct: edges with
-# src == dst keep ``_pd_step_columns``), the rows of an edge a few edges
-# ahead prefetched (on a kNN graph of rows in random order they are far
-# apart), and, on x86-64 CPUs with AVX2, a second copy of each compiled for
-# AVX2 (no FMA: separate multiplies and adds, as in the SSE2 copy; the same
-# bits), chosen at run time. Measured (bench/RESULTS.md): 10 columns, 5,000
-# rows, ~38k edges, ~0.8 -> ~0.6 ms a step on one Zen 3 core.
+# whole vectors; one function with the count read at run time took 10-29 %
+# longer a step at 10 columns and 36-148 % at 2, bench/RESULTS.md), with
+# the dual update and the divergence's scatter in one loop over an edge's
+# columns (its two end rows are distinct: edges with src == dst keep
+# ``_pd_step_columns``), the rows of an edge a few edges ahead prefetched
+# (on a kNN graph of rows in random order they are far apart), and, on
+# x86-64 CPUs with AVX2, a second copy of each compiled for AVX2 (no FMA:
+# separate multiplies and adds, as in the SSE2 copy; the same bits), chosen
+# at run time. Measured (bench/RESULTS.md): 10 columns, 5,000 rows, ~38k
+# edges, ~0.8 -> ~0.6 ms a step on one Zen 3 core.
 cdef extern from *:
     """
     #include <stddef.h>
