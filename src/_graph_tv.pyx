@@ -55,6 +55,79 @@ cdef enum:
     NODE_BLOCK = 1024
 
 
+cdef enum:
+    # columns of the one-thread pass held in local arrays (_pd_step_columns)
+    # and of the gap's sums held in local arrays (_gap_block)
+    COL_BLOCK = 16
+
+
+# the gap's sums of <= COL_BLOCK columns in local arrays (_gap_block; False:
+# into ``part`` directly, the same bits; for the tests)
+cdef bint _GAP_LOCAL = True
+
+
+cdef void _gap_block(Py_ssize_t b, const int[::1] dst, const int[::1] inc_ptr,
+                     const int[::1] inc_edge, const floating[::1] inc_w,
+                     const floating[:, ::1] z, const floating[:, ::1] g,
+                     const floating[:, ::1] ghat, const floating[:, ::1] div,
+                     double[:, ::1] part) noexcept nogil:
+    """``_gap_sums`` of the block b of c <= COL_BLOCK columns: each sum in
+    a local array (one per quantity, contiguous over the columns: the
+    compiler keeps them apart from the rows' stores and vectorises across
+    the columns), added to in the same order as into ``part``: the same
+    bits."""
+    cdef Py_ssize_t i, j, k, e, o, c = g.shape[1], n = g.shape[0]
+    cdef double we, d
+    cdef double a0[COL_BLOCK]
+    cdef double a1[COL_BLOCK]
+    cdef double a2[COL_BLOCK]
+    cdef double a3[COL_BLOCK]
+    cdef double a4[COL_BLOCK]
+    cdef double a5[COL_BLOCK]
+    cdef const floating *gi
+    cdef const floating *go
+    cdef const floating *hi
+    cdef const floating *ho
+    cdef const floating *zi
+    cdef const floating *vi
+    for k in range(c):
+        a0[k] = 0
+        a1[k] = 0
+        a2[k] = 0
+        a3[k] = 0
+        a4[k] = 0
+        a5[k] = 0
+    for i in range(b * NODE_BLOCK, min(n, (b + 1) * NODE_BLOCK)):
+        gi = &g[i, 0]
+        hi = &ghat[i, 0]
+        for j in range(inc_ptr[i], inc_ptr[i + 1]):
+            we = inc_w[j]
+            if we < 0:          # i is the edge's src: count it once
+                e = inc_edge[j]
+                o = dst[e]
+                go = &g[o, 0]
+                ho = &ghat[o, 0]
+                for k in range(c):
+                    a0[k] += -we * fabs(<double> go[k] - gi[k])
+                    a1[k] += -we * fabs(<double> ho[k] - hi[k])
+        zi = &z[i, 0]
+        vi = &div[i, 0]
+        for k in range(c):
+            d = <double> gi[k] - zi[k]
+            a2[k] += d * d
+            d = <double> hi[k] - zi[k]
+            a3[k] += d * d
+            a4[k] += <double> vi[k] * zi[k]
+            a5[k] += <double> vi[k] * vi[k]
+    for k in range(c):
+        part[b, 6 * k] = a0[k]
+        part[b, 6 * k + 1] = a1[k]
+        part[b, 6 * k + 2] = a2[k]
+        part[b, 6 * k + 3] = a3[k]
+        part[b, 6 * k + 4] = a4[k]
+        part[b, 6 * k + 5] = a5[k]
+
+
 cdef void _gap_sums(const int[::1] dst, const int[::1] inc_ptr,
                     const int[::1] inc_edge, const floating[::1] inc_w,
                     const floating[:, ::1] z, const floating[:, ::1] g,
@@ -66,6 +139,10 @@ cdef void _gap_sums(const int[::1] dst, const int[::1] inc_ptr,
     cdef Py_ssize_t b, i, j, k, e, o, c = g.shape[1], n = g.shape[0]
     cdef Py_ssize_t n_blk = (n + NODE_BLOCK - 1) // NODE_BLOCK
     cdef double we, d
+    if c <= COL_BLOCK and _GAP_LOCAL:
+        for b in prange(n_blk, schedule="static", num_threads=n_threads):
+            _gap_block(b, dst, inc_ptr, inc_edge, inc_w, z, g, ghat, div, part)
+        return
     for b in prange(n_blk, schedule="static", num_threads=n_threads):
         for k in range(6 * c):
             part[b, k] = 0
@@ -172,9 +249,255 @@ cdef void _pd_step_one_column(const int[::1] src, const int[::1] dst,
         pb[i] = <floating> (t + theta * (t - gold))
 
 
-cdef enum:
-    # columns of the one-thread pass held in local arrays (_pd_step_columns)
-    COL_BLOCK = 16
+# The one-thread pass of 2-16 columns (``_pd_step_columns``'s operations, in
+# its order for each value: the same bits) in C, one function per column
+# count (the count a constant: the compiler unrolls the column loops into
+# whole vectors; one function with the count read at run time took 10-29 %
+# longer a step at 10 columns and 36-148 % at 2, bench/RESULTS.md), with
+# the dual update and the divergence's scatter in one loop over an edge's
+# columns (its two end rows are distinct: edges with src == dst keep
+# ``_pd_step_columns``), the rows of an edge a few edges ahead prefetched
+# (on a kNN graph of rows in random order they are far apart), and, on
+# x86-64 CPUs with AVX2, a second copy of each compiled for AVX2 (no FMA:
+# separate multiplies and adds, as in the SSE2 copy; the same bits), chosen
+# at run time. Measured (bench/RESULTS.md): 10 columns, 5,000 rows, ~38k
+# edges, ~0.8 -> ~0.6 ms a step on one Zen 3 core.
+cdef extern from *:
+    """
+    #include <stddef.h>
+    /* the AVX2 copies: GCC / clang on x86-64 (as _cgls's and _mfn's), the
+       CPU asked per solve (SEMISVM_ROF_HAVE_AVX2, as _cgls's
+       SEMISVM_HAVE_AVX2) */
+    #if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
+    #  define SEMISVM_ROF_AVX2 1
+    #  define SEMISVM_ROF_TARGET __attribute__((target("avx2")))
+    #  define SEMISVM_ROF_HAVE_AVX2() __builtin_cpu_supports("avx2")
+    #else
+    #  define SEMISVM_ROF_AVX2 0
+    #  define SEMISVM_ROF_TARGET
+    #  define SEMISVM_ROF_HAVE_AVX2() 0
+    #endif
+    /* edges ahead whose end rows are prefetched */
+    #define SEMISVM_ROF_AHEAD 8
+    #if defined(__GNUC__)
+    #  define SEMISVM_ROF_RESTRICT __restrict__
+    /* the end row of edge e + SEMISVM_ROF_AHEAD (its gbar read, its div
+       written) */
+    #  define SEMISVM_ROF_PREFETCH_ROWS(C)                                     \\
+        if (e + SEMISVM_ROF_AHEAD < m) {                                       \\
+            ptrdiff_t a = ps_dst[e + SEMISVM_ROF_AHEAD];                       \\
+            __builtin_prefetch(pb + a * C, 0);                                 \\
+            __builtin_prefetch(pv + a * C, 1);                                 \\
+        }
+    #elif defined(_MSC_VER)
+    #  define SEMISVM_ROF_RESTRICT __restrict
+    #  define SEMISVM_ROF_PREFETCH_ROWS(C)
+    #else
+    #  define SEMISVM_ROF_RESTRICT
+    #  define SEMISVM_ROF_PREFETCH_ROWS(C)
+    #endif
+
+    /* one primal-dual step of C columns (T: float or double; the steps and
+       the edge's terms in double, as _pd_step_columns takes them) */
+    #define SEMISVM_ROF_COLS_BODY(T, C)                                        \\
+        double sg[C], ta[C], tr[C], th[C];                                     \\
+        ptrdiff_t i, e, k;                                                     \\
+        for (k = 0; k < C; k++) {                                              \\
+            sg[k] = sigma[k]; ta[k] = tau[k];                                  \\
+            tr[k] = tau[k] * rho[k]; th[k] = theta[k];                         \\
+        }                                                                      \\
+        for (i = 0; i < n * C; i++) pv[i] = 0;                                 \\
+        for (e = 0; e < m; e++) {                                              \\
+            SEMISVM_ROF_PREFETCH_ROWS(C)                                       \\
+            ptrdiff_t s = ps_src[e], d = ps_dst[e];                            \\
+            double we = pw[e];                                                 \\
+            T *SEMISVM_ROF_RESTRICT pe = pp + e * C;                           \\
+            const T *SEMISVM_ROF_RESTRICT gd = pb + d * C;                     \\
+            const T *SEMISVM_ROF_RESTRICT gs = pb + s * C;                     \\
+            T *SEMISVM_ROF_RESTRICT dd = pv + d * C;                           \\
+            T *SEMISVM_ROF_RESTRICT ds = pv + s * C;                           \\
+            for (k = 0; k < C; k++) {                                          \\
+                double t = pe[k] + sg[k] * we * ((double)gd[k] - gs[k]);       \\
+                t = t > gamma ? gamma : t;                                     \\
+                t = t < -gamma ? -gamma : t;                                   \\
+                T pk = (T)t;                                                   \\
+                T v = (T)(we * pk);                                            \\
+                pe[k] = pk;                                                    \\
+                dd[k] += v;                                                    \\
+                ds[k] -= v;                                                    \\
+            }                                                                  \\
+        }                                                                      \\
+        for (i = 0; i < n; i++) {                                              \\
+            for (k = 0; k < C; k++) {                                          \\
+                double gold = pg[i * C + k];                                   \\
+                double t = (gold - ta[k] * pv[i * C + k]                       \\
+                            + tr[k] * pz[i * C + k]) / (1.0 + tr[k]);          \\
+                pg[i * C + k] = (T)t;                                          \\
+                pb[i * C + k] = (T)(t + th[k] * (t - gold));                   \\
+            }                                                                  \\
+        }
+
+    #define SEMISVM_ROF_ARGS(T)                                                \\
+        const int *ps_src, const int *ps_dst, const T *pw, const T *pz,        \\
+        double gamma, const double *rho, T *pg, T *pp, T *pb, T *pv,           \\
+        const double *tau, const double *sigma, const double *theta,           \\
+        ptrdiff_t n, ptrdiff_t m
+    #define SEMISVM_ROF_PASS                                                   \\
+        ps_src, ps_dst, pw, pz, gamma, rho, pg, pp, pb, pv, tau, sigma, theta, n, m
+
+    #define SEMISVM_ROF_DEF(T, NAME, C)                                        \\
+        static void NAME##_##C(SEMISVM_ROF_ARGS(T)) {                          \\
+            SEMISVM_ROF_COLS_BODY(T, C)                                        \\
+        }
+    #if SEMISVM_ROF_AVX2
+    #define SEMISVM_ROF_DEF_AVX2(T, NAME, C)                                   \\
+        SEMISVM_ROF_TARGET static void NAME##_avx2_##C(SEMISVM_ROF_ARGS(T)) {  \\
+            SEMISVM_ROF_COLS_BODY(T, C)                                        \\
+        }
+    #else
+    #define SEMISVM_ROF_DEF_AVX2(T, NAME, C)
+    #endif
+    #define SEMISVM_ROF_DEFS(T, NAME, C)                                       \\
+        SEMISVM_ROF_DEF(T, NAME, C) SEMISVM_ROF_DEF_AVX2(T, NAME, C)
+    #define SEMISVM_ROF_ALL(T, NAME)                                           \\
+        SEMISVM_ROF_DEFS(T, NAME, 2) SEMISVM_ROF_DEFS(T, NAME, 3)              \\
+        SEMISVM_ROF_DEFS(T, NAME, 4) SEMISVM_ROF_DEFS(T, NAME, 5)              \\
+        SEMISVM_ROF_DEFS(T, NAME, 6) SEMISVM_ROF_DEFS(T, NAME, 7)              \\
+        SEMISVM_ROF_DEFS(T, NAME, 8) SEMISVM_ROF_DEFS(T, NAME, 9)              \\
+        SEMISVM_ROF_DEFS(T, NAME, 10) SEMISVM_ROF_DEFS(T, NAME, 11)            \\
+        SEMISVM_ROF_DEFS(T, NAME, 12) SEMISVM_ROF_DEFS(T, NAME, 13)            \\
+        SEMISVM_ROF_DEFS(T, NAME, 14) SEMISVM_ROF_DEFS(T, NAME, 15)            \\
+        SEMISVM_ROF_DEFS(T, NAME, 16)
+    SEMISVM_ROF_ALL(double, semisvm_rof_cols_d)
+    SEMISVM_ROF_ALL(float, semisvm_rof_cols_f)
+
+    #define SEMISVM_ROF_CASE(NAME, C) case C: NAME##_##C(SEMISVM_ROF_PASS); return 1;
+    #define SEMISVM_ROF_CASE_AVX2(NAME, C)                                     \\
+        case C: NAME##_avx2_##C(SEMISVM_ROF_PASS); return 2;
+    #define SEMISVM_ROF_CASES(M, NAME)                                         \\
+        M(NAME, 2) M(NAME, 3) M(NAME, 4) M(NAME, 5) M(NAME, 6) M(NAME, 7)      \\
+        M(NAME, 8) M(NAME, 9) M(NAME, 10) M(NAME, 11) M(NAME, 12) M(NAME, 13)  \\
+        M(NAME, 14) M(NAME, 15) M(NAME, 16)
+    #if SEMISVM_ROF_AVX2
+    #define SEMISVM_ROF_DISPATCH_AVX2(NAME)                                    \\
+        if (avx2) {                                                            \\
+            switch (c) { SEMISVM_ROF_CASES(SEMISVM_ROF_CASE_AVX2, NAME) }      \\
+        }
+    #else
+    #define SEMISVM_ROF_DISPATCH_AVX2(NAME) (void)avx2;
+    #endif
+    /* 1: done by the plain copy, 2: by the AVX2 copy (asked for by avx2,
+       only where SEMISVM_ROF_HAVE_AVX2()); 0: no kernel for this c (the
+       caller's pass) */
+    #define SEMISVM_ROF_DISPATCH(T, NAME)                                      \\
+        static int NAME(SEMISVM_ROF_ARGS(T), ptrdiff_t c, int avx2) {          \\
+            SEMISVM_ROF_DISPATCH_AVX2(NAME)                                    \\
+            switch (c) { SEMISVM_ROF_CASES(SEMISVM_ROF_CASE, NAME) }           \\
+            return 0;                                                          \\
+        }
+    SEMISVM_ROF_DISPATCH(double, semisvm_rof_cols_d)
+    SEMISVM_ROF_DISPATCH(float, semisvm_rof_cols_f)
+
+    """
+    bint SEMISVM_ROF_HAVE_AVX2() noexcept nogil
+    int semisvm_rof_cols_d(const int *ps_src, const int *ps_dst, const double *pw,
+                           const double *pz, double gamma, const double *rho,
+                           double *pg, double *pp, double *pb, double *pv,
+                           const double *tau, const double *sigma,
+                           const double *theta, Py_ssize_t n, Py_ssize_t m,
+                           Py_ssize_t c, int avx2) noexcept nogil
+    int semisvm_rof_cols_f(const int *ps_src, const int *ps_dst, const float *pw,
+                           const float *pz, double gamma, const double *rho,
+                           float *pg, float *pp, float *pb, float *pv,
+                           const double *tau, const double *sigma,
+                           const double *theta, Py_ssize_t n, Py_ssize_t m,
+                           Py_ssize_t c, int avx2) noexcept nogil
+
+
+# Switches for the tests (every setting the same bits): the C passes above
+# (False: ``_pd_step_columns``) and their AVX2 copies (True: where the CPU
+# has AVX2, asked per solve). Module-level flags only for the tests, as
+# _cgls's HESSP_KERNEL and FUSE_ONE_THREAD (and _GAP_LOCAL above).
+cdef bint _COLS_C = True
+cdef bint _COLS_AVX2 = True
+
+
+cdef inline bint _cols_avx2() noexcept nogil:
+    """Whether the C passes take their AVX2 copies (asked per solve)."""
+    return _COLS_AVX2 and SEMISVM_ROF_HAVE_AVX2()
+
+
+def _rof_column_kernels(c_pass=None, avx2=None, gap_local=None):
+    """The graph ROF's one-thread pass of 2-16 columns and the gap's sums:
+    ``(c_pass, avx2, gap_local)`` in use (the C passes; their AVX2 copies;
+    the gap's sums of <= 16 columns in local arrays), each set first where
+    given (the AVX2 copies only where the CPU has AVX2). ``avx2`` is read
+    back from the dispatch: one step of a two-row problem by the C pass of
+    every count 2-16 in both dtypes, True where every one ran its AVX2
+    copy, False where every one ran its plain copy, None otherwise (a
+    broken dispatch). For the tests: every setting gives the same bits."""
+    global _COLS_C, _COLS_AVX2, _GAP_LOCAL
+    if c_pass is not None:
+        _COLS_C = bool(c_pass)
+    if avx2 is not None:
+        _COLS_AVX2 = bool(avx2)
+    if gap_local is not None:
+        _GAP_LOCAL = bool(gap_local)
+    # a two-row problem (one edge 0 -> 1) of every count 2-16: its weight,
+    # z, g, p, gbar and div (their values do not matter here)
+    cdef int[1] src = [0]
+    cdef int[1] dst = [1]
+    cdef double[6][2 * COL_BLOCK] bd
+    cdef float[6][2 * COL_BLOCK] bf
+    cdef double[COL_BLOCK] steps
+    cdef Py_ssize_t c, i, j
+    cdef bint use = _cols_avx2()
+    for i in range(6):
+        for j in range(2 * COL_BLOCK):
+            bd[i][j] = 0.5
+            bf[i][j] = 0.5
+    for j in range(COL_BLOCK):
+        steps[j] = 0.5
+    codes = set()
+    for c in range(2, COL_BLOCK + 1):
+        codes.add(semisvm_rof_cols_d(src, dst, bd[0], bd[1], 1.0, steps, bd[2],
+                                     bd[3], bd[4], bd[5], steps, steps, steps,
+                                     2, 1, c, use))
+        codes.add(semisvm_rof_cols_f(src, dst, bf[0], bf[1], 1.0, steps, bf[2],
+                                     bf[3], bf[4], bf[5], steps, steps, steps,
+                                     2, 1, c, use))
+    copies = {1: False, 2: True}.get(codes.pop()) if len(codes) == 1 else None
+    return bool(_COLS_C), copies, bool(_GAP_LOCAL)
+
+
+cdef bint _no_loops(const int[::1] src, const int[::1] dst) noexcept nogil:
+    """Whether no edge has src == dst (the C passes' condition)."""
+    cdef Py_ssize_t e
+    for e in range(src.shape[0]):
+        if src[e] == dst[e]:
+            return False
+    return True
+
+
+cdef int _pd_step_columns_c(const int[::1] src, const int[::1] dst,
+                            const floating[::1] w, const floating[:, ::1] z,
+                            double gamma, const double *rho, floating[:, ::1] g,
+                            floating[:, ::1] p, floating[:, ::1] gbar,
+                            floating[:, ::1] div, const double *tau,
+                            const double *sigma, const double *theta,
+                            bint avx2) noexcept nogil:
+    """``_pd_step_columns`` by the C pass of its column count (the same
+    bits; ``avx2``: its AVX2 copy, only where the CPU has AVX2); 0 where
+    there is none (the caller then takes it)."""
+    cdef Py_ssize_t n = g.shape[0], m = src.shape[0], c = g.shape[1]
+    if floating is double:
+        return semisvm_rof_cols_d(&src[0], &dst[0], &w[0], &z[0, 0], gamma, rho,
+                                  &g[0, 0], &p[0, 0], &gbar[0, 0], &div[0, 0],
+                                  tau, sigma, theta, n, m, c, avx2)
+    else:
+        return semisvm_rof_cols_f(&src[0], &dst[0], &w[0], &z[0, 0], gamma, rho,
+                                  &g[0, 0], &p[0, 0], &gbar[0, 0], &div[0, 0],
+                                  tau, sigma, theta, n, m, c, avx2)
 
 
 cdef void _pd_step_columns(const int[::1] src, const int[::1] dst,
@@ -301,6 +624,10 @@ cdef int _rof(const int[::1] src, const int[::1] dst, const floating[::1] w,
     for i in range(n):
         for k in range(c):
             gbar[i, k] = g[i, k]
+    # (the C passes of 2-16 columns on one thread: no edge from a row to itself)
+    cdef bint cols_c = (_COLS_C and n_threads == 1 and 2 <= c <= COL_BLOCK
+                        and _no_loops(src, dst))
+    cdef bint avx2 = _cols_avx2()
     while it < max_iter:
         it += 1
         for k in range(c):
@@ -310,8 +637,11 @@ cdef int _rof(const int[::1] src, const int[::1] dst, const floating[::1] w,
             _pd_step_one_column(src, dst, w, z, gamma, rho[0], g, p, gbar, div,
                                 tau[0], sigma[0], theta[0])
         elif n_threads == 1 and c <= COL_BLOCK:
-            _pd_step_columns(src, dst, w, z, gamma, rho, g, p, gbar, div, tau,
-                             sigma, theta)
+            if not (cols_c and _pd_step_columns_c(src, dst, w, z, gamma, rho, g,
+                                                  p, gbar, div, tau, sigma,
+                                                  theta, avx2)):
+                _pd_step_columns(src, dst, w, z, gamma, rho, g, p, gbar, div,
+                                 tau, sigma, theta)
         elif n_threads == 1:
             # one thread: the dual update scatters div = grad' p in the same
             # pass (the same sums, in the same order, as the gather below)
@@ -818,6 +1148,9 @@ def rof_pd_multi(const int[::1] src, const int[::1] dst, const floating[::1] w,
     cdef const floating[::1] inc_w = inc_w_np
     if n_threads < 1:
         raise ValueError(f"n_threads must be >= 1, got {n_threads}")
+    if c == 0:
+        # no columns: nothing to solve (the passes index column 0)
+        return 0, np.zeros(0), np.zeros(0), STATUS_CONVERGED
     cdef int it
     # the dual box may have shrunk since the warm start: clip P to it (as
     # two selects over the flat array, the values of the branches

@@ -1,9 +1,10 @@
 """The TV / Cheeger fits' shortcuts that keep the same bits.
 
 * the graph ROF solver's one-thread passes (one column: the two-class
-  iterations; up to 16 columns in local arrays) against the general pass,
-  the parallel pass (two threads) and each column solved alone: the same
-  iterates to the bit;
+  iterations; up to 16 columns in local arrays, and their C passes of 2-16
+  columns with and without AVX2; the gap's sums in local arrays) against
+  the general pass, the parallel pass (two threads) and each column solved
+  alone: the same iterates to the bit;
 * the thread pools held through one controller (``limit_api``): no scan of
   the loaded libraries per call, the pools held as threadpoolctl's own
   ``threadpool_limits`` holds them;
@@ -12,6 +13,8 @@
   exact / approximate search switch: the same graph and the same LapRLS fit
   as a search of its own.
 """
+import platform
+import sys
 import warnings
 
 import numpy as np
@@ -21,7 +24,7 @@ from sklearn.datasets import make_moons
 import semisvm._fallback as fb
 import semisvm.graph as graph_mod
 from semisvm import TVRLS, TVSVM, CheegerRLS, CheegerSVM, LapRLS
-from semisvm._core._graph_tv import edge_incidence, rof_pd_multi
+from semisvm._core._graph_tv import _rof_column_kernels, edge_incidence, rof_pd_multi
 from semisvm._tv_setup import knn_graph
 from semisvm._tv_solvers import _edges, _grad_norm
 from semisvm.graph import KNNGraph
@@ -149,6 +152,142 @@ def test_rof_column_passes_same_bits_as_each_column_alone(c, dtype, steps):
         gk, pk = solve(Z[:, [k]], rho[k], 1)
         assert G[:, k].tobytes() == gk[:, 0].tobytes()
         assert P[:, k].tobytes() == pk[:, 0].tobytes()
+
+
+# every setting of the C passes of 2-16 columns (with / without their AVX2
+# copies) and of the gap's local sums, against _pd_step_columns and the
+# gap's sums into ``part``
+_KERNELS = [(False, False, False), (True, False, False), (True, True, False),
+            (False, False, True), (True, True, True)]
+
+
+
+
+def _cpu_has_avx2():
+    """Whether this is an x86-64 CPU with AVX2 (NumPy's own CPU probe)."""
+    try:
+        from numpy._core._multiarray_umath import __cpu_features__
+    except ImportError:                 # NumPy < 2
+        from numpy.core._multiarray_umath import __cpu_features__
+    return (platform.machine().lower() in ("x86_64", "amd64")
+            and bool(__cpu_features__.get("AVX2", False)))
+
+
+def _check_avx2_flag(requested, got):
+    # the AVX2 copies are in use exactly where asked for and the CPU has
+    # AVX2: a broken dispatch fails here instead of running the plain copy.
+    # (On Windows an MSVC build has no AVX2 copy, a GCC / clang one has it.)
+    expected = bool(requested) and _cpu_has_avx2()
+    if sys.platform == "win32":
+        assert got in (expected, False)
+    else:
+        assert got == expected
+
+
+@pytest.fixture
+def rof_kernels():
+    saved = _rof_column_kernels()
+    yield _rof_column_kernels
+    _rof_column_kernels(*saved)
+
+
+@pytest.mark.parametrize("steps", STEPS)
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("c", range(1, 18))
+def test_rof_c_passes_same_bits_as_the_cython_pass(c, dtype, steps, rof_kernels):
+    # the C pass of each column count 2-16 (each count's own function,
+    # unrolled, fused, prefetching; its plain copy and, where the CPU has
+    # AVX2, its AVX2 copy) and the gap's sums in local arrays (1-16
+    # columns): the same iterates, duals, gaps and iterations as the Cython
+    # passes, on a warm-started second solve too, with the gap test deciding
+    # (tol > 0: it stops the solve and swaps in the dual's primal point);
+    # 17 columns keep the general pass (the settings must not matter there)
+    X, _, _ = _moons(300)
+    W = knn_graph(X, n_neighbors=7)
+    src, dst, w = _edges(W, dtype)
+    n = X.shape[0]
+    L = _grad_norm(src, dst, w, n)
+    inc = edge_incidence(src, dst, w, n)
+    rng = np.random.default_rng(c + 100)
+    Z = rng.standard_normal((n, c)).astype(dtype)
+    rho = rng.uniform(0.5, 3.0, c)
+    runs = []
+    for setting in _KERNELS:
+        got = rof_kernels(*setting)
+        assert got[0::2] == (setting[0], setting[2])
+        _check_avx2_flag(setting[1], got[1])
+        G = np.zeros((n, c), dtype=dtype)
+        P = np.zeros((src.shape[0], c), dtype=dtype)
+        out = []
+        for scale, tol in ((1.0, 2e-2), (1.7, 0.0), (0.6, 1e-3)):
+            it, gap, primal, status = rof_pd_multi(
+                src, dst, w, np.ascontiguousarray(scale * Z), 0.3, rho, G, P,
+                tol=tol, max_iter=60, L=L, incidence=inc, n_threads=1, **steps)
+            out.append((it, gap.tobytes(), primal.tobytes(), status,
+                        G.tobytes(), P.tobytes()))
+        runs.append(out)
+    assert np.any(P == dtype(0.3)) and np.any(P == -dtype(0.3))
+    # (the gap test stopped a solve before max_iter)
+    assert min(r[0] for r in runs[0]) < 60
+    for r in runs[1:]:
+        assert r == runs[0]
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_rof_multi_of_no_columns(dtype):
+    # zero columns (the passes index column 0): nothing solved, nothing read
+    X, _, _ = _moons(60)
+    src, dst, w = _edges(knn_graph(X, n_neighbors=4), dtype)
+    n = X.shape[0]
+    G = np.zeros((n, 0), dtype=dtype)
+    P = np.zeros((src.shape[0], 0), dtype=dtype)
+    it, gap, primal, status = rof_pd_multi(
+        src, dst, w, np.zeros((n, 0), dtype=dtype), 0.3, 1.0, G, P, n_threads=1)
+    assert (it, status, gap.shape, primal.shape) == (0, 0, (0,), (0,))
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_rof_c_pass_declined_for_an_edge_to_itself(dtype, rof_kernels):
+    # the C passes scatter into both end rows of an edge at once: an edge
+    # (i, i) keeps the Cython pass (the same bits with the C passes on or off)
+    X, _, _ = _moons(120)
+    W = knn_graph(X, n_neighbors=5)
+    src, dst, w = _edges(W, dtype)
+    src = np.ascontiguousarray(np.r_[src, 7], dtype=np.int32)
+    dst = np.ascontiguousarray(np.r_[dst, 7], dtype=np.int32)
+    w = np.ascontiguousarray(np.r_[w, 0.8], dtype=dtype)
+    n, c = X.shape[0], 4
+    L = _grad_norm(src, dst, w, n)
+    Z = np.random.default_rng(1).standard_normal((n, c)).astype(dtype)
+    runs = []
+    for setting in ((False, False, False), (True, True, True)):
+        rof_kernels(*setting)
+        G = np.zeros((n, c), dtype=dtype)
+        P = np.full((src.shape[0], c), 0.1, dtype=dtype)
+        rof_pd_multi(src, dst, w, Z, 0.3, 1.0, G, P, tol=0.0, max_iter=15, L=L,
+                     n_threads=1)
+        runs.append((G.tobytes(), P.tobytes()))
+    assert runs[0] == runs[1]
+
+
+@pytest.mark.parametrize("Est", [TVRLS, CheegerSVM])
+def test_multi_class_fit_same_bits_with_the_cython_passes(Est, rof_kernels):
+    # a default three-class fit (its check's folds and the guard included)
+    # with the C passes and the gap's local sums on and off: the same bits
+    from sklearn.datasets import make_blobs
+    X, yt = make_blobs(240, centers=3, cluster_std=1.6, random_state=0)
+    y = np.full(yt.shape[0], -1)
+    rng = np.random.default_rng(0)
+    for k in range(3):
+        y[rng.choice(np.flatnonzero(yt == k), 5, replace=False)] = k
+    fits = []
+    for setting in ((False, False, False), (True, True, True)):
+        rof_kernels(*setting)
+        est = _fit(Est(), X, y)
+        fits.append((np.asarray(est.result_.decision).tobytes(),
+                     est.transduction_.tobytes(), est.n_iter_,
+                     est.result_.n_rof_iter))
+    assert fits[0] == fits[1]
 
 
 @pytest.mark.parametrize("constant", [(), ("squared", "hinge")])
