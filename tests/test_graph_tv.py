@@ -717,3 +717,82 @@ def test_rof_constant_steps_for_the_listed_two_class_losses(losses, monkeypatch)
         constant = loss in losses
         assert seen and set(seen) == {(False, ts.ROF_CONSTANT_RATIO) if constant
                                       else (True, 1.0)}, (Est, loss)
+
+
+def _classif4(per_class=5):
+    # four classes of two clusters each in 20 dimensions (7 informative), 200
+    # rows: the multi-class augmented iteration at r = 1 runs into max_iter
+    # (its labels flipping back and forth), at 10 r it settles
+    from sklearn.datasets import make_classification
+    X, yt = make_classification(200, 20, n_informative=6, n_classes=4,
+                                n_clusters_per_class=2, random_state=2)
+    rng = np.random.default_rng(0)
+    y = np.full(200, -1)
+    for c in range(4):
+        y[rng.choice(np.flatnonzero(yt == c), per_class, replace=False)] = c
+    return X, y, yt
+
+
+def test_augmented_retry_settles_where_the_first_solve_does_not(monkeypatch):
+    import semisvm._tv_solvers as S
+    X, y, yt = _classif4()
+    unl = y == -1
+    # without the retry (AUG_RETRY_R = 0): max_iter, warned
+    monkeypatch.setattr(S, "AUG_RETRY_R", 0)
+    with pytest.warns(ConvergenceWarning, match="did not converge"):
+        before = TVRLS(safe=False, scheme="augmented").fit(X, y)
+    assert before.result_.status == "max_iter" and before.n_iter_ == before.max_iter
+    assert before.result_.penalty_r == 1.0 and before.result_.n_iter_retry == 0
+    monkeypatch.setattr(S, "AUG_RETRY_R", 10.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        est = TVRLS(safe=False, scheme="augmented").fit(X, y)
+        again = TVRLS(safe=False, scheme="augmented").fit(X, y)
+    res = est.result_
+    assert res.converged and res.status in ("converged", "labels_stable")
+    assert res.n_iter < est.max_iter and res.n_iter_retry == est.max_iter
+    assert res.penalty_r == 10.0
+    # the same solve as a fit with r = 10 from the start
+    direct = TVRLS(safe=False, scheme="augmented", r=10.0).fit(X, y)
+    np.testing.assert_array_equal(est.result_.decision, direct.result_.decision)
+    # it settled and labels better than the unsettled solve (55.5 -> 45.0 %)
+    err = [np.mean(e.transduction_[unl] != yt[unl]) for e in (before, est)]
+    assert err[1] < err[0] - 0.05
+    # determinism: the same bits twice
+    np.testing.assert_array_equal(again.result_.decision, res.decision)
+    np.testing.assert_array_equal(again.transduction_, est.transduction_)
+
+
+def test_augmented_retry_only_where_the_first_solve_runs_into_max_iter(monkeypatch):
+    import semisvm._tv_solvers as S
+    K_X, y, _ = _blobs4()
+    # a solve that settles: no retry, the same bits as without it
+    kw = dict(gamma=0.3, lam=0.1, eta=10.0, normalize="sqrt")
+    base = graph_tv(rbf_kernel(K_X, gamma=0.1), knn_affinity(K_X, 8), y, **kw)
+    assert base.converged and base.penalty_r == 1.0 and base.n_iter_retry == 0
+    monkeypatch.setattr(S, "AUG_RETRY_R", 0)
+    off = graph_tv(rbf_kernel(K_X, gamma=0.1), knn_affinity(K_X, 8), y, **kw)
+    np.testing.assert_array_equal(base.decision, off.decision)
+    assert base.n_iter == off.n_iter
+    # a solve whose retry does not settle either (three classes of one
+    # Gaussian in 2-D: the kernel cannot represent them at any r): the
+    # first solve's result is kept, bit for bit
+    from sklearn.datasets import make_gaussian_quantiles
+    X, yt = make_gaussian_quantiles(n_samples=200, n_features=2, n_classes=3,
+                                    random_state=0)
+    rng = np.random.default_rng(0)
+    y3 = np.full(200, -1)
+    for c in range(3):
+        y3[rng.choice(np.flatnonzero(yt == c), 3, replace=False)] = c
+    with pytest.warns(ConvergenceWarning):
+        first = TVRLS(safe=False).fit(X, y3)
+    monkeypatch.setattr(S, "AUG_RETRY_R", 10.0)
+    with pytest.warns(ConvergenceWarning):
+        kept = TVRLS(safe=False).fit(X, y3)
+    assert kept.result_.status == "max_iter" and kept.result_.penalty_r == 1.0
+    assert kept.result_.n_iter_retry == kept.max_iter
+    np.testing.assert_array_equal(kept.result_.decision, first.result_.decision)
+    # the penalty scheme (no multiplier) is never retried
+    pen = graph_tv(rbf_kernel(K_X, gamma=0.1), knn_affinity(K_X, 8), y,
+                   max_iter=2, scheme="penalty", **kw)
+    assert pen.status == "max_iter" and pen.n_iter_retry == 0 and pen.penalty_r == 1.0
