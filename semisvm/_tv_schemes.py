@@ -215,7 +215,10 @@ class TVSchemeMixin:
                   n_jobs=getattr(self, "_solve_n_jobs", self.n_jobs),
                   _cache=getattr(self, "_solve_cache", None),
                   _watch=getattr(self, "_fold_watch", None),
-                  _init=getattr(self, "_fold_init", None))
+                  _init=getattr(self, "_fold_init", None),
+                  # a fold with a budget counts as settled when it used it:
+                  # no retry of its augmented solve (_tv_solvers.AUG_RETRY_R)
+                  _retry=budget is None)
         if (getattr(self, "_safety_counterpart", False)
                 and getattr(self, "_safety_setup", None) is not None):
             # a safe=True fold fit of the supervised counterpart (the check

@@ -855,14 +855,15 @@ def tv_splitting(rk, W, y, n_classes, loss, gamma, lam, eta, mu, r1, r2, r,
                  normalize, tol, n_stable, max_iter, rof_tol, rof_max_iter,
                  smo_tol, verbose, label_tol, n_threads=1, multiplier=True,
                  cache=None, *, start="zero", center="mean", watch=None, init=None,
-                 held=None, single=False):
+                 held=None, single=False, retry=True):
     """The splitting loop of :func:`semisvm.graph_tv.graph_tv` (``n_threads``:
     the graph ROF solver's; the result does not depend on it; ``cache``: a
     dict shared by solves on the same W, see ``_ROF``; ``start`` and
     ``center``: two classes only; ``watch``: more than two classes only,
     rows whose labels unchanged also make an iteration quiet; ``held`` and
     ``single``: more than two classes with a factor Z only, see
-    :class:`_HeldOut` and :func:`_solver`)."""
+    :class:`_HeldOut` and :func:`_solver`; ``retry``: more than two classes,
+    the augmented iteration's retry, see ``AUG_RETRY_R``)."""
     if n_classes == 2:
         return _tv_binary(rk, W, y, loss, gamma, lam, eta, mu, r1, r2, normalize,
                           tol, n_stable, max_iter, rof_tol, rof_max_iter,
@@ -873,7 +874,7 @@ def tv_splitting(rk, W, y, n_classes, loss, gamma, lam, eta, mu, r1, r2, r,
             label_tol, n_threads, multiplier, cache, watch, init, held, single)
     out = _tv_multi(*args)
     out["penalty_r"] = r
-    if not (multiplier and AUG_RETRY_R and out["status"] == "max_iter"):
+    if not (retry and multiplier and AUG_RETRY_R and out["status"] == "max_iter"):
         return out
     # [NP] the augmented iteration did not settle within max_iter: once more
     # from the start with AUG_RETRY_R times the penalty r, kept where it

@@ -796,3 +796,21 @@ def test_augmented_retry_only_where_the_first_solve_runs_into_max_iter(monkeypat
     pen = graph_tv(rbf_kernel(K_X, gamma=0.1), knn_affinity(K_X, 8), y,
                    max_iter=2, scheme="penalty", **kw)
     assert pen.status == "max_iter" and pen.n_iter_retry == 0 and pen.penalty_r == 1.0
+
+
+def test_augmented_retry_off_for_a_fold_with_a_budget():
+    # a safe="auto" fold solve with an outer-iteration budget (folds of more
+    # than _tv_check.FOLD_BUDGET_MIN_ROWS rows) counts as settled when it
+    # used it: its augmented solve is not retried; without a budget it is
+    X, y, _ = _classif4()
+    est = TVRLS(safe=False, scheme="augmented")
+    est._fold_budget = est.max_iter
+    with pytest.warns(ConvergenceWarning):
+        est.fit(X, y)
+    assert est.result_.status == "max_iter" and est.result_.n_iter_retry == 0
+    assert est.result_.penalty_r == 1.0
+    free = TVRLS(safe=False, scheme="augmented").fit(X, y)
+    assert free.result_.penalty_r == 10.0 and free.result_.converged
+    res = graph_tv(rbf_kernel(X, gamma=0.05), knn_affinity(X, 10), y, eta=10.0,
+                   gamma=0.3, max_iter=5, _retry=False)
+    assert res.status == "max_iter" and res.n_iter_retry == 0
