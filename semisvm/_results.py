@@ -402,6 +402,15 @@ class GraphTVResult:
         Multi-class TV: the splitting scheme that gave the result
         (``"augmented"``: with the multiplier update; ``"penalty"``: without
         it); None for the other models.
+    penalty_r : float or None
+        Multi-class TV: the splitting penalty r of the solve that gave the
+        result (the given r, or ``AUG_RETRY_R`` times it where the augmented
+        iteration ran into ``max_iter`` and its retry settled); None for the
+        other models.
+    n_iter_retry : int
+        Multi-class augmented TV: the outer iterations of the other solve
+        (the retry that did not settle, or the first solve the retry
+        replaced); 0 where there was none.
     """
 
     model: str
@@ -423,6 +432,8 @@ class GraphTVResult:
     total_cpu_time: float = 0.0
     label_conflict: float | None = None
     scheme: str | None = None
+    penalty_r: float | None = None
+    n_iter_retry: int = 0
 
 
 @dataclass(frozen=True, slots=True)

@@ -351,7 +351,9 @@ class TVCheckMixin:
         exact path's kernel system; where a rejected penalty iteration may
         take the exact kernel (``_exact_rows``), that factor and, when the
         fit did not build it, the kernel itself (each fold builds its own);
-        none on the Nystroem path."""
+        none on the Nystroem path. (The multi-class augmented retry at 10 r
+        drops the first solve's factor before it factors its own, and its
+        own after it: one factor at a time, ``_tv_solvers.tv_splitting``.)"""
         nn = 8 * n * n
         if getattr(self, "_exact_rows", None) is not None:
             return nn * (1 if getattr(self, "_exact_K", None) is not None else 2)

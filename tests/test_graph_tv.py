@@ -717,3 +717,206 @@ def test_rof_constant_steps_for_the_listed_two_class_losses(losses, monkeypatch)
         constant = loss in losses
         assert seen and set(seen) == {(False, ts.ROF_CONSTANT_RATIO) if constant
                                       else (True, 1.0)}, (Est, loss)
+
+
+def _classif4(per_class=5):
+    # four classes of two clusters each in 20 dimensions (7 informative), 200
+    # rows: the multi-class augmented iteration at r = 1 runs into max_iter
+    # (its labels flipping back and forth), at 10 r it settles
+    from sklearn.datasets import make_classification
+    X, yt = make_classification(200, 20, n_informative=6, n_classes=4,
+                                n_clusters_per_class=2, random_state=2)
+    rng = np.random.default_rng(0)
+    y = np.full(200, -1)
+    for c in range(4):
+        y[rng.choice(np.flatnonzero(yt == c), per_class, replace=False)] = c
+    return X, y, yt
+
+
+def test_augmented_retry_settles_where_the_first_solve_does_not(monkeypatch):
+    import semisvm._tv_solvers as S
+    X, y, yt = _classif4()
+    unl = y == -1
+    # without the retry (AUG_RETRY_R = 0): max_iter, warned
+    monkeypatch.setattr(S, "AUG_RETRY_R", 0)
+    with pytest.warns(ConvergenceWarning, match="did not converge"):
+        before = TVRLS(safe=False, scheme="augmented").fit(X, y)
+    assert before.result_.status == "max_iter" and before.n_iter_ == before.max_iter
+    assert before.result_.penalty_r == 1.0 and before.result_.n_iter_retry == 0
+    monkeypatch.setattr(S, "AUG_RETRY_R", 10.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        est = TVRLS(safe=False, scheme="augmented").fit(X, y)
+        again = TVRLS(safe=False, scheme="augmented").fit(X, y)
+    res = est.result_
+    assert res.converged and res.status in ("converged", "labels_stable")
+    assert res.n_iter < est.max_iter and res.n_iter_retry == est.max_iter
+    assert res.penalty_r == 10.0
+    # the same solve as a fit with r = 10 from the start
+    direct = TVRLS(safe=False, scheme="augmented", r=10.0).fit(X, y)
+    np.testing.assert_array_equal(est.result_.decision, direct.result_.decision)
+    # it settled and labels better than the unsettled solve (55.5 -> 45.0 %)
+    err = [np.mean(e.transduction_[unl] != yt[unl]) for e in (before, est)]
+    assert err[1] < err[0] - 0.05
+    # determinism: the same bits twice
+    np.testing.assert_array_equal(again.result_.decision, res.decision)
+    np.testing.assert_array_equal(again.transduction_, est.transduction_)
+
+
+def test_augmented_retry_only_where_the_first_solve_runs_into_max_iter(monkeypatch):
+    import semisvm._tv_solvers as S
+    K_X, y, _ = _blobs4()
+    # a solve that settles: no retry, the same bits as without it
+    kw = dict(gamma=0.3, lam=0.1, eta=10.0, normalize="sqrt")
+    base = graph_tv(rbf_kernel(K_X, gamma=0.1), knn_affinity(K_X, 8), y, **kw)
+    assert base.converged and base.penalty_r == 1.0 and base.n_iter_retry == 0
+    monkeypatch.setattr(S, "AUG_RETRY_R", 0)
+    off = graph_tv(rbf_kernel(K_X, gamma=0.1), knn_affinity(K_X, 8), y, **kw)
+    np.testing.assert_array_equal(base.decision, off.decision)
+    assert base.n_iter == off.n_iter
+    # a solve whose retry does not settle either (three classes of one
+    # Gaussian in 2-D: the kernel cannot represent them at any r): the
+    # first solve's result is kept, bit for bit
+    from sklearn.datasets import make_gaussian_quantiles
+    X, yt = make_gaussian_quantiles(n_samples=200, n_features=2, n_classes=3,
+                                    random_state=0)
+    rng = np.random.default_rng(0)
+    y3 = np.full(200, -1)
+    for c in range(3):
+        y3[rng.choice(np.flatnonzero(yt == c), 3, replace=False)] = c
+    with pytest.warns(ConvergenceWarning):
+        first = TVRLS(safe=False).fit(X, y3)
+    monkeypatch.setattr(S, "AUG_RETRY_R", 10.0)
+    with pytest.warns(ConvergenceWarning):
+        kept = TVRLS(safe=False).fit(X, y3)
+    assert kept.result_.status == "max_iter" and kept.result_.penalty_r == 1.0
+    assert kept.result_.n_iter_retry == S.AUG_RETRY_MAX_ITER < kept.max_iter
+    np.testing.assert_array_equal(kept.result_.decision, first.result_.decision)
+    # the penalty scheme (no multiplier) is never retried
+    pen = graph_tv(rbf_kernel(K_X, gamma=0.1), knn_affinity(K_X, 8), y,
+                   max_iter=2, scheme="penalty", **kw)
+    assert pen.status == "max_iter" and pen.n_iter_retry == 0 and pen.penalty_r == 1.0
+
+
+def test_augmented_retry_off_where_asked():
+    # graph_tv(_retry=False) (the check's budgeted folds and the folds of a
+    # fit whose retry did not settle): no retry
+    X, y, _ = _classif4()
+    res = graph_tv(rbf_kernel(X, gamma=0.05), knn_affinity(X, 10), y, eta=10.0,
+                   gamma=0.3, max_iter=5, _retry=False)
+    assert res.status == "max_iter" and res.n_iter_retry == 0
+    assert res.penalty_r == 1.0
+
+
+def test_augmented_retry_has_its_own_budget(monkeypatch, caplog):
+    # the retry runs at most AUG_RETRY_MAX_ITER iterations (the first
+    # solve's max_iter if smaller): on _classif4 it settles in about 30, so
+    # a budget of 20 leaves it unsettled (the first solve kept, bit for bit)
+    # and the default (100) settles it; verbose logs the retry
+    import logging
+
+    import semisvm._tv_solvers as S
+    X, y, _ = _classif4()
+    assert S.AUG_RETRY_MAX_ITER == 100
+    with caplog.at_level(logging.INFO, logger="semisvm"):
+        est = TVRLS(safe=False, scheme="augmented", verbose=1).fit(X, y)
+    assert est.result_.converged and 20 < est.n_iter_ <= S.AUG_RETRY_MAX_ITER
+    assert est.result_.n_iter_retry == est.max_iter
+    msgs = [r.getMessage() for r in caplog.records]
+    assert any("retry at r = 10 (at most 100 iterations)" in m for m in msgs)
+    assert any("the retry settled in" in m for m in msgs)
+    monkeypatch.setattr(S, "AUG_RETRY_MAX_ITER", 20)
+    with pytest.warns(ConvergenceWarning):
+        short = TVRLS(safe=False, scheme="augmented").fit(X, y)
+    assert short.result_.status == "max_iter" and short.result_.penalty_r == 1.0
+    assert short.result_.n_iter_retry == 20 and short.n_iter_ == short.max_iter
+    monkeypatch.setattr(S, "AUG_RETRY_R", 0)
+    with pytest.warns(ConvergenceWarning):
+        off = TVRLS(safe=False, scheme="augmented").fit(X, y)
+    np.testing.assert_array_equal(short.result_.decision, off.result_.decision)
+    # a max_iter below the retry's budget bounds the retry too
+    monkeypatch.setattr(S, "AUG_RETRY_R", 10.0)
+    monkeypatch.setattr(S, "AUG_RETRY_MAX_ITER", 100)
+    with pytest.warns(ConvergenceWarning):
+        low = TVRLS(safe=False, scheme="augmented", max_iter=7).fit(X, y)
+    assert low.result_.n_iter_retry == 7
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_augmented_retry_tvsvm_and_float32_one_factor_held(dtype, monkeypatch):
+    # TVSVM's retry (hinge loss: the exact path's Cholesky factor of
+    # lam I + r K kept in the solve cache) settles as TVRLS's does, in X's
+    # dtype, the same bits as r = 10 from the start; the first solve's factor
+    # is dropped before the retry factors at 10 r (at most one n x n factor
+    # alive, as the memory checks count)
+    import weakref
+
+    import semisvm._tv_solvers as S
+    X, y, yt = _classif4()
+    X = X.astype(dtype)
+    alive, seen = weakref.WeakSet(), []
+    real = S._Factor
+
+    class Spy(real):
+        def __init__(self, K, lam, r):
+            seen.append((r, len(alive)))
+            super().__init__(K, lam, r)
+            alive.add(self)
+    monkeypatch.setattr(S, "_Factor", Spy)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        est = TVSVM(safe=False, scheme="augmented").fit(X, y)
+    res = est.result_
+    assert est.mode_ == "exact"
+    assert res.converged and res.penalty_r == 10.0 and res.n_iter_retry == est.max_iter
+    assert res.decision.dtype == dtype and est.alpha_.dtype == dtype
+    assert seen == [(1.0, 0), (10.0, 0)]
+    direct = TVSVM(safe=False, scheme="augmented", r=10.0).fit(X, y)
+    np.testing.assert_array_equal(res.decision, direct.result_.decision)
+    # TVRLS in float32 too
+    rls = TVRLS(safe=False, scheme="augmented").fit(X, y)
+    assert rls.result_.converged and rls.result_.penalty_r == 10.0
+    assert rls.result_.decision.dtype == dtype
+    unl = y == -1
+    assert np.mean(est.transduction_[unl] != yt[unl]) < 0.5
+
+
+def test_check_folds_skip_the_retry_where_the_fits_retry_failed(monkeypatch):
+    # the safe="auto" check's fold solves of a fit whose retry did not
+    # settle (three classes of one Gaussian in 2-D) skip the retry; those of
+    # a fit whose retry settled (_classif4) keep it
+    from sklearn.datasets import make_gaussian_quantiles
+
+    import semisvm.graph_tv as gt
+    Xq, yt = make_gaussian_quantiles(n_samples=200, n_features=2, n_classes=3,
+                                     random_state=0)
+    rng = np.random.default_rng(0)
+    yq = np.full(200, -1)
+    for c in range(3):
+        yq[rng.choice(np.flatnonzero(yt == c), 5, replace=False)] = c
+    Xc, yc, _ = _classif4(per_class=6)
+    seen = []
+    f = gt.graph_tv
+
+    def solve(*a, **k):
+        res = f(*a, **k)
+        seen.append((k.get("_retry"), k.get("gamma"), res))
+        return res
+    monkeypatch.setattr(gt, "graph_tv", solve)
+    out = {}
+    for name, X, y in (("failed", Xq, yq), ("settled", Xc, yc)):
+        seen.clear()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            est = TVRLS(scheme="augmented").fit(X, y)
+        assert est.safe_check_.startswith("two folds")
+        out[name] = (est, list(seen))
+    est, calls = out["failed"]
+    fit_retry, _, first = calls[0]
+    assert fit_retry and first.status == "max_iter" and first.n_iter_retry > 0
+    folds = [(rt, res) for rt, g, res in calls[1:] if g and g > 0]
+    assert folds and all(rt is False and res.n_iter_retry == 0 for rt, res in folds)
+    est, calls = out["settled"]
+    assert calls[0][0] and calls[0][2].converged and calls[0][2].penalty_r == 10.0
+    folds = [rt for rt, g, _ in calls[1:] if g and g > 0]
+    assert folds and all(folds)

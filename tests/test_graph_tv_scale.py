@@ -697,6 +697,27 @@ def test_fold_budget_both_sides(Est, n_classes, above, monkeypatch):
     assert checked.unlabeled_gain_ is not None
 
 
+@pytest.mark.parametrize("above", [True, False])
+@pytest.mark.parametrize("Est", [TVRLS, TVSVM])
+def test_fold_budget_turns_the_augmented_retry_off_both_sides(Est, above, monkeypatch):
+    # through the check's real fold path (FOLD_BUDGET_MIN_ROWS at 79 or 80
+    # rows): a fold solve with an outer-iteration budget counts as settled
+    # when it used it, so its augmented solve is not retried (_retry=False);
+    # below the switch, and in the fit, the retry stays on
+    def record(k, res):
+        return (k.get("_retry"), k.get("max_iter"), k.get("_watch") is not None,
+                res.n_iter_retry)
+    X, y, seen = _fold_budget_problem(monkeypatch, 3, above, "graph_tv", record)
+    fit, n_fit, checked = _plain_and_checked(Est, X, y, seen)
+    assert all(rt for rt, *_ in seen[:2 * n_fit])
+    folds = [f for f in seen[2 * n_fit:] if f[2]]        # the watched folds
+    assert folds
+    if above:
+        assert all(rt is False and m == 2 and nr == 0 for rt, m, _, nr in folds)
+    else:
+        assert all(rt is True and m == 30 for rt, m, _, _ in folds)
+
+
 def _assert_cheeger_fold_budget(Est, X, y, seen, budget):
     """A plain fit and a checked fit (max_iter 30) of ``Est``: the same fit
     solves and bits; the check's two fold solves stopped by ``budget`` outer
