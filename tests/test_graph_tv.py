@@ -920,3 +920,40 @@ def test_check_folds_skip_the_retry_where_the_fits_retry_failed(monkeypatch):
     assert calls[0][0] and calls[0][2].converged and calls[0][2].penalty_r == 10.0
     folds = [rt for rt, g, _ in calls[1:] if g and g > 0]
     assert folds and all(folds)
+
+
+def test_augmented_retry_on_the_nystroem_path_keeps_the_first_solve(monkeypatch):
+    # the other side of the exact / low-rank switch: on the Nystroem path (no
+    # n x n factor to drop) a retry that does not settle (three classes of
+    # one Gaussian in 2-D) runs its own budget and leaves the first solve's
+    # bits, as a fit without the retry
+    from sklearn.datasets import make_gaussian_quantiles
+
+    import semisvm._tv_solvers as S
+    X, yt = make_gaussian_quantiles(n_samples=300, n_features=2, n_classes=3,
+                                    random_state=0)
+    rng = np.random.default_rng(0)
+    y = np.full(300, -1)
+    for c in range(3):
+        y[rng.choice(np.flatnonzero(yt == c), 5, replace=False)] = c
+    made = []
+    real = S._Factor
+
+    class Spy(real):
+        def __init__(self, K, lam, r):
+            made.append(r)
+            super().__init__(K, lam, r)
+    monkeypatch.setattr(S, "_Factor", Spy)
+    kw = dict(safe=False, scheme="augmented", n_components=60)
+    with pytest.warns(ConvergenceWarning):
+        est = TVSVM(**kw).fit(X, y)
+    res = est.result_
+    assert est.mode_ == "nystroem" and made == []
+    assert res.status == "max_iter" and res.penalty_r == 1.0
+    assert res.n_iter_retry == S.AUG_RETRY_MAX_ITER
+    monkeypatch.setattr(S, "AUG_RETRY_R", 0)
+    with pytest.warns(ConvergenceWarning):
+        base = TVSVM(**kw).fit(X, y)
+    assert base.result_.n_iter_retry == 0
+    np.testing.assert_array_equal(base.result_.decision, res.decision)
+    np.testing.assert_array_equal(base.transduction_, est.transduction_)
