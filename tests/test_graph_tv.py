@@ -485,6 +485,20 @@ def test_tv_no_improvement_stop():
     assert np.mean(est.transduction_[unl] != d.target[unl]) < 0.1
 
 
+def _quantiles3(n=200, per_class=3):
+    # a disc and two rings of one Gaussian in 2-D (three classes, no gap
+    # between them), per_class labels each: the multi-class augmented
+    # iteration runs into max_iter at any r (the kernel cannot represent them)
+    from sklearn.datasets import make_gaussian_quantiles
+    X, yt = make_gaussian_quantiles(n_samples=n, n_features=2, n_classes=3,
+                                    random_state=0)
+    rng = np.random.default_rng(0)
+    y = np.full(n, -1)
+    for c in range(3):
+        y[rng.choice(np.flatnonzero(yt == c), per_class, replace=False)] = c
+    return X, y, yt
+
+
 @pytest.mark.parametrize("Est", [TVRLS, TVSVM])
 def test_tv_convergence_warning_only_where_the_solve_is_the_model(Est):
     # a disc and two rings of one Gaussian (no gap between the classes), 3
@@ -493,13 +507,7 @@ def test_tv_convergence_warning_only_where_the_solve_is_the_model(Est):
     # moving. With safe=False that solve is the model: warned. With the
     # default safe="auto" the Laplacian guard replaces it by LapRLS's fit
     # (which converged): no warning, the status kept in result_
-    from sklearn.datasets import make_gaussian_quantiles
-    X, yt = make_gaussian_quantiles(n_samples=200, n_features=2, n_classes=3,
-                                    random_state=0)
-    rng = np.random.default_rng(0)
-    y = np.full(200, -1)
-    for c in range(3):
-        y[rng.choice(np.flatnonzero(yt == c), 3, replace=False)] = c
+    X, y, yt = _quantiles3()
     with pytest.warns(ConvergenceWarning, match="did not converge"):
         own = Est(safe=False).fit(X, y)
     assert own.result_.status == "max_iter" and own.result_.scheme == "augmented"
@@ -777,13 +785,7 @@ def test_augmented_retry_only_where_the_first_solve_runs_into_max_iter(monkeypat
     # a solve whose retry does not settle either (three classes of one
     # Gaussian in 2-D: the kernel cannot represent them at any r): the
     # first solve's result is kept, bit for bit
-    from sklearn.datasets import make_gaussian_quantiles
-    X, yt = make_gaussian_quantiles(n_samples=200, n_features=2, n_classes=3,
-                                    random_state=0)
-    rng = np.random.default_rng(0)
-    y3 = np.full(200, -1)
-    for c in range(3):
-        y3[rng.choice(np.flatnonzero(yt == c), 3, replace=False)] = c
+    X, y3, _ = _quantiles3()
     with pytest.warns(ConvergenceWarning):
         first = TVRLS(safe=False).fit(X, y3)
     monkeypatch.setattr(S, "AUG_RETRY_R", 10.0)
@@ -885,15 +887,8 @@ def test_check_folds_skip_the_retry_where_the_fits_retry_failed(monkeypatch):
     # the safe="auto" check's fold solves of a fit whose retry did not
     # settle (three classes of one Gaussian in 2-D) skip the retry; those of
     # a fit whose retry settled (_classif4) keep it
-    from sklearn.datasets import make_gaussian_quantiles
-
     import semisvm.graph_tv as gt
-    Xq, yt = make_gaussian_quantiles(n_samples=200, n_features=2, n_classes=3,
-                                     random_state=0)
-    rng = np.random.default_rng(0)
-    yq = np.full(200, -1)
-    for c in range(3):
-        yq[rng.choice(np.flatnonzero(yt == c), 5, replace=False)] = c
+    Xq, yq, _ = _quantiles3(per_class=5)
     Xc, yc, _ = _classif4(per_class=6)
     seen = []
     f = gt.graph_tv
@@ -927,15 +922,8 @@ def test_augmented_retry_on_the_nystroem_path_keeps_the_first_solve(monkeypatch)
     # n x n factor to drop) a retry that does not settle (three classes of
     # one Gaussian in 2-D) runs its own budget and leaves the first solve's
     # bits, as a fit without the retry
-    from sklearn.datasets import make_gaussian_quantiles
-
     import semisvm._tv_solvers as S
-    X, yt = make_gaussian_quantiles(n_samples=300, n_features=2, n_classes=3,
-                                    random_state=0)
-    rng = np.random.default_rng(0)
-    y = np.full(300, -1)
-    for c in range(3):
-        y[rng.choice(np.flatnonzero(yt == c), 5, replace=False)] = c
+    X, y, _ = _quantiles3(300, per_class=5)
     made = []
     real = S._Factor
 
