@@ -47,6 +47,16 @@ def _fit(est, X, y):
 
 # ------------------------------------------------------- one-column ROF pass
 
+def _rof_graph(n_rows, n_neighbors, dtype):
+    # a kNN graph of two moons as the ROF passes take it: its edges, the
+    # number of rows, the gradient's norm and the incidence matrix
+    X, _, _ = _moons(n_rows)
+    W = knn_graph(X, n_neighbors=n_neighbors)
+    src, dst, w = _edges(W, dtype)
+    n = X.shape[0]
+    return src, dst, w, n, _grad_norm(src, dst, w, n), edge_incidence(src, dst, w, n)
+
+
 # the accelerated steps (the default) and the constant scalar steps
 STEPS = [{}, {"accelerate": False, "step_ratio": 0.5}]
 
@@ -54,12 +64,7 @@ STEPS = [{}, {"accelerate": False, "step_ratio": 0.5}]
 @pytest.mark.parametrize("steps", STEPS)
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_rof_one_column_pass_same_bits_as_the_general_passes(dtype, steps):
-    X, _, _ = _moons(300)
-    W = knn_graph(X, n_neighbors=8)
-    src, dst, w = _edges(W, dtype)
-    n = X.shape[0]
-    L = _grad_norm(src, dst, w, n)
-    inc = edge_incidence(src, dst, w, n)
+    src, dst, w, n, L, inc = _rof_graph(300, 8, dtype)
     z = np.random.default_rng(3).standard_normal(n).astype(dtype)
 
     def run(cols, threads, max_iter):
@@ -91,12 +96,7 @@ def test_rof_warm_duals_clipped_to_a_smaller_box(c, dtype):
     # a warm start from a solve with a larger TV weight: the duals outside
     # the new box [-gamma, gamma] are clipped to it first (the same bits as
     # clipping them beforehand with NumPy), then the solve runs
-    X, _, _ = _moons(150)
-    W = knn_graph(X, n_neighbors=6)
-    src, dst, w = _edges(W, dtype)
-    n = X.shape[0]
-    L = _grad_norm(src, dst, w, n)
-    inc = edge_incidence(src, dst, w, n)
+    src, dst, w, n, L, inc = _rof_graph(150, 6, dtype)
     Z = np.random.default_rng(c).standard_normal((n, c)).astype(dtype)
     G = np.zeros((n, c), dtype=dtype)
     P = np.zeros((src.shape[0], c), dtype=dtype)
@@ -125,12 +125,7 @@ def test_rof_column_passes_same_bits_as_each_column_alone(c, dtype, steps):
     # clip as selects); 17: the general pass; each column's iterates are
     # those of its own one-column solve (a fixed number of steps: no column
     # waits on another's gap), with duals at both ends of the box
-    X, _, _ = _moons(200)
-    W = knn_graph(X, n_neighbors=6)
-    src, dst, w = _edges(W, dtype)
-    n = X.shape[0]
-    L = _grad_norm(src, dst, w, n)
-    inc = edge_incidence(src, dst, w, n)
+    src, dst, w, n, L, inc = _rof_graph(200, 6, dtype)
     rng = np.random.default_rng(c)
     Z = rng.standard_normal((n, c)).astype(dtype)
     rho = rng.uniform(0.5, 3.0, c)
@@ -202,12 +197,7 @@ def test_rof_c_passes_same_bits_as_the_cython_pass(c, dtype, steps, rof_kernels)
     # passes, on a warm-started second solve too, with the gap test deciding
     # (tol > 0: it stops the solve and swaps in the dual's primal point);
     # 17 columns keep the general pass (the settings must not matter there)
-    X, _, _ = _moons(300)
-    W = knn_graph(X, n_neighbors=7)
-    src, dst, w = _edges(W, dtype)
-    n = X.shape[0]
-    L = _grad_norm(src, dst, w, n)
-    inc = edge_incidence(src, dst, w, n)
+    src, dst, w, n, L, inc = _rof_graph(300, 7, dtype)
     rng = np.random.default_rng(c + 100)
     Z = rng.standard_normal((n, c)).astype(dtype)
     rho = rng.uniform(0.5, 3.0, c)
