@@ -604,20 +604,23 @@ CLASSIC_UNSEEN = ("rings3_u", "moons_90_10_u", "xor4_u", "aniso_u")
 PARTS = ("tune", "report", "fresh", "unseen")
 
 
-
-def add_recording_arguments(ap, models):
+def add_recording_arguments(ap, models, *, cases="main", max_rows=600,
+                            recording=True):
     """The arguments the suite's recording benches share (``--part``,
-    ``--cases``, ``--models`` from ``models``, ``--only``, ``--seeds``,
-    ``--max-rows`` (600), ``--jsonl``, ``--replay``) on the argparse parser
+    ``--cases`` (default ``cases``), ``--models`` from ``models``,
+    ``--only``, ``--seeds``, ``--max-rows`` (default ``max_rows``), and with
+    ``recording`` ``--jsonl`` and ``--replay``) on the argparse parser
     ``ap``."""
     ap.add_argument("--part", default="tune", choices=list(PARTS))
-    ap.add_argument("--cases", default="main", choices=["main", "classic", "both"])
+    ap.add_argument("--cases", default=cases, choices=["main", "classic", "both"])
     ap.add_argument("--models", nargs="+", default=list(models))
     ap.add_argument("--only", nargs="+", default=None)
     ap.add_argument("--seeds", type=int, nargs="+", default=list(SEEDS))
-    ap.add_argument("--max-rows", type=int, default=600)
-    ap.add_argument("--jsonl", default=None)
-    ap.add_argument("--replay", nargs="+", default=None)
+    ap.add_argument("--max-rows", type=int, default=max_rows)
+    if recording:
+        ap.add_argument("--jsonl", default=None)
+        ap.add_argument("--replay", nargs="+", default=None)
+
 
 def append_jsonl(path, row):
     """Append ``row`` as one JSON line to ``path`` (nothing for a None path):

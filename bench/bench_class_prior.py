@@ -263,12 +263,8 @@ def _passes(base, new):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--part", default="tune", choices=list(_suite.PARTS))
-    ap.add_argument("--cases", default="both", choices=["main", "classic", "both"])
-    ap.add_argument("--models", nargs="+", default=list(MODELS))
-    ap.add_argument("--only", nargs="+", default=None)
-    ap.add_argument("--seeds", type=int, nargs="+", default=list(_suite.SEEDS))
-    ap.add_argument("--max-rows", type=int, default=_suite.MAX_ROWS)
+    _suite.add_recording_arguments(ap, MODELS, cases="both",
+                                   max_rows=_suite.MAX_ROWS, recording=False)
     ap.add_argument("--out", default=None)
     ap.add_argument("--analyze", nargs="+", default=None)
     ap.add_argument("--rules", nargs="+", default=None)
