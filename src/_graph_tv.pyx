@@ -767,7 +767,7 @@ def edge_incidence(src, dst, w, Py_ssize_t n):
     nodes = np.concatenate([src, dst])
     ptr = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(np.bincount(nodes, minlength=n), out=ptr[1:])
-    if ptr[-1] > np.iinfo(np.int32).max:
+    if ptr[n] > np.iinfo(np.int32).max:
         raise ValueError("the graph has too many edges (more than 2^30)")
     if w.dtype != np.float32 and w.dtype != np.float64:
         # other weight types: the (row, edge) sort itself
@@ -918,7 +918,7 @@ def laplacian_csr(src, dst, w2, Py_ssize_t n):
                 pt[d[e] + 1] += 1
         for i in range(n):
             pt[i + 1] += pt[i] + (dg[i] != 0)
-    nnz = int(ptr[-1])
+    nnz = int(ptr[n])
     itype = np.int32 if max(nnz, n) < np.iinfo(np.int32).max else np.int64
     cur = ptr[:-1].copy()
     indices = np.empty(nnz, dtype=np.int32)
@@ -1046,11 +1046,11 @@ def upper_edges(W):
     del rows
     tptr = np.zeros(n + 1, dtype=np.longlong)
     np.cumsum(tcnt, out=tptr[1:])
-    nt = int(tptr[-1])
+    nt = int(tptr[n])
     tcur = tptr[:-1].copy()
     tind = np.empty(nt, dtype=np.int32)
     tval = np.empty(nt, dtype=val.dtype)
-    size = int(ptr[-1])
+    size = int(ptr[n])
     src = np.empty(size, dtype=np.int32)
     dst = np.empty(size, dtype=np.int32)
     w = np.empty(size, dtype=val.dtype)

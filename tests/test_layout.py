@@ -195,3 +195,47 @@ def test_source_tree_without_extensions_says_what_to_do(tmp_path):
     assert r.stderr.startswith("semisvm train: error: semisvm is being imported "
                                "from its source tree")
     assert len(r.stderr.splitlines()) == 1, r.stderr
+
+
+def _negative_subscripts(path):
+    """``(line, text)`` of each subscript element of a Cython source that
+    starts with a unary minus (``a[-1]``, ``a[i, -k]``), strings and comments
+    left out; slices (``a[:-1]``) are not elements that start with one."""
+    import io
+    import tokenize
+
+    toks = [t for t in tokenize.generate_tokens(io.StringIO(path.read_text()).readline)
+            if t.type not in (tokenize.COMMENT, tokenize.STRING, tokenize.NL,
+                              tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT)]
+    found, stack = [], []  # stack: per open bracket, whether it is a subscript
+    for k, t in enumerate(toks):
+        prev = toks[k - 1] if k else None
+        if t.string in "([{" and t.type == tokenize.OP:
+            stack.append(t.string == "[" and prev is not None
+                         and (prev.type == tokenize.NAME or prev.string in ")]"))
+        elif t.string in ")]}" and t.type == tokenize.OP:
+            if stack:
+                stack.pop()
+        elif (t.string == "-" and stack and stack[-1] and prev is not None
+              and prev.string in ("[", ",")):
+            found.append((t.start[0], t.line.strip()))
+    return found
+
+
+def test_no_negative_index_in_the_cython_sources(tmp_path):
+    # Release builds compile src/ with wraparound=False (meson.build: only
+    # -Dcython-checks=true turns it on, as the test command does): there
+    # Cython may hand a negative index on to the object as it is, and NumPy
+    # 2.5 answers a[-1] on an array of n + 1 entries with "index -(n + 2) is
+    # out of bounds" -- every TV / Cheeger fit failed so. Index from the
+    # front (a[n], not a[-1]).
+    src = Path(__file__).resolve().parent.parent / "src"
+    pyx = sorted(src.glob("*.pyx"))
+    assert pyx, src
+    bad = {p.name: _negative_subscripts(p) for p in pyx}
+    assert not {k: v for k, v in bad.items() if v}, bad
+    # the scan finds what it looks for
+    probe = tmp_path / "probe.pyx"
+    probe.write_text('"""a[-1] in a docstring"""\nx = a[-1]\ny = b[i, -k]\n'
+                     'z = c[:-1] + f([-w, w]) + d[n - 1]  # e[-1]\n')
+    assert [ln for ln, _ in _negative_subscripts(probe)] == [2, 3]
