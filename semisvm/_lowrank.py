@@ -565,7 +565,11 @@ def _ridge_normal(X, kernel, XL, T, G, s, R, keep, kernel_out=False):
         Knm = np.empty((n, m), dtype=X.dtype)
     for a in range(0, n, _BLOCK):
         if into:
-            Kb = kernel(X[a:a + _BLOCK], XL, out=Knm[a:a + _BLOCK])
+            blk = Knm[a:a + _BLOCK]
+            Kb = kernel(X[a:a + _BLOCK], XL, out=blk)
+            if Kb is not blk:
+                # (a kernel that returned a new array instead)
+                blk[...] = Kb
         else:
             Kb = np.asarray(kernel(X[a:a + _BLOCK], XL))
         if keep and not into:

@@ -825,3 +825,18 @@ def test_nystroem_features_rows_written_in_place_same_bits(dtype, monkeypatch):
                           .astype(dtype) for a in range(0, 233, 50)])
     assert Z.dtype == dtype
     assert Z.tobytes() == ref.tobytes()
+
+
+def test_ridge_normal_kernel_out_copies_a_returned_array():
+    # a kernel that takes out= but hands back a new array: its block is
+    # copied into K_nm (never left unwritten)
+    import semisvm._lowrank as lr
+    from semisvm.kernels import kernel_matrix
+    X = np.random.default_rng(0).standard_normal((50, 3))
+
+    def kern(A, B=None, out=None):
+        return kernel_matrix(A, B, gamma=0.5)
+
+    a = lr.ridge_normal(X, kern, X[:9])
+    b = lr.ridge_normal(X, kern, X[:9], kernel_out=True)
+    assert all(np.array_equal(p, q) for p, q in zip(a, b))
