@@ -385,7 +385,12 @@ def nystroem_features(X, kernel, n_components, *, random_state=0, dtype=None,
         # each block's rows on their own (any thread: the same bits)
         a = i * _BLOCK
         Kb = np.asarray(kernel(X[a:a + _BLOCK], XL), dtype=np.float64)
-        Z[a:a + _BLOCK] = Kb @ N
+        if Z.dtype == np.float64:
+            # written into Z's rows: the same BLAS call as a new array's (C
+            # rows, the same leading dimension), no block-sized copy
+            np.matmul(Kb, N, out=Z[a:a + _BLOCK])
+        else:
+            Z[a:a + _BLOCK] = Kb @ N
 
     n_blocks = -(-n // _BLOCK)
     if parallel:
@@ -545,16 +550,29 @@ def graph_transduction(L, Y, *, gamma_I=1.0, ridge=1e-8, loss="squared",
     return F, n_newton, n_cg, converged
 
 
-def _ridge_normal(X, kernel, XL, T, G, s, R, keep):
+def _ridge_normal(X, kernel, XL, T, G, s, R, keep, kernel_out=False):
     """K_nm'K_nm (upper triangle, in G), K_nm'1 and K_nm'T, by blocks of
-    rows; with ``keep`` also K_nm (else None)."""
+    rows; with ``keep`` also K_nm (else None). ``kernel_out``: ``kernel``
+    takes ``out=`` (an array of X's dtype that receives its block, as
+    :func:`semisvm.kernels._kernel_matrix`): each block of K_nm is then
+    computed in place, without a block-sized copy (the same values)."""
     from scipy.linalg.blas import dsyrk
 
     n, m = X.shape[0], XL.shape[0]
     Knm = None
+    into = keep and kernel_out and X.dtype in (np.float32, np.float64)
+    if into:
+        Knm = np.empty((n, m), dtype=X.dtype)
     for a in range(0, n, _BLOCK):
-        Kb = np.asarray(kernel(X[a:a + _BLOCK], XL))
-        if keep:
+        if into:
+            blk = Knm[a:a + _BLOCK]
+            Kb = kernel(X[a:a + _BLOCK], XL, out=blk)
+            if Kb is not blk:
+                # (a kernel that returned a new array instead)
+                blk[...] = Kb
+        else:
+            Kb = np.asarray(kernel(X[a:a + _BLOCK], XL))
+        if keep and not into:
             if Knm is None:
                 Knm = np.empty((n, m), dtype=Kb.dtype)
             Knm[a:a + _BLOCK] = Kb
@@ -606,20 +624,21 @@ def landmark_ridge(X, kernel, XL, T, gamma_A, fit_intercept=True, keep=False):
     return (beta, b, Knm) if keep else (beta, b)
 
 
-def ridge_normal(X, kernel, XL):
+def ridge_normal(X, kernel, XL, kernel_out=False):
     """The data part of :func:`landmark_ridge`'s system over the rows of X:
     ``(G, s, Kmm, Knm)`` with G = K_nm'K_nm (float64, symmetric), s =
     K_nm'1, Kmm = k(XL, XL) (float64) and K_nm itself (kernel dtype); with
     T, :func:`ridge_solve` finishes the fit. A row subset's G is
     ``G - K_h'K_h`` over the removed rows h (how the safety net's folds
-    reuse a fit's system)."""
+    reuse a fit's system). ``kernel_out``: ``kernel`` takes ``out=``
+    (see :func:`_ridge_normal`)."""
     n, m = X.shape[0], XL.shape[0]
     G = np.zeros((m, m), order="F")
     s = np.zeros(m)
     R = np.zeros((m, 0))
     with limit(None) if n * m * m < 2e10 else contextlib.nullcontext():
         G, s, _, Knm = _ridge_normal(X, kernel, XL, np.zeros((n, 0)), G, s, R,
-                                     True)
+                                     True, kernel_out)
     G = np.triu(G) + np.triu(G, 1).T
     Kmm = np.asarray(kernel(XL, XL), dtype=np.float64)
     return G, s, Kmm, Knm

@@ -142,10 +142,24 @@ def kernel_matrix(X, Y=None, kernel="rbf", gamma=None, degree=3, coef0=0.0,
     >>> print(round(float(K[0, 1]), 4))
     0.3679
     """
+    return _kernel_matrix(X, Y, kernel, gamma, degree, coef0,
+                          block_size=block_size, n_neighbors=n_neighbors)
+
+
+def _kernel_matrix(X, Y=None, kernel="rbf", gamma=None, degree=3, coef0=0.0,
+                   *, block_size=None, n_neighbors=None, out=None):
+    """:func:`kernel_matrix`; ``out``: a C-contiguous ``(n_X, n_Y)`` array of
+    X's dtype (after its check) that receives K (returned), instead of a new
+    one (the Laplacian family's landmark ridge writes its blocks of K_nm in
+    place: no block-sized copy, the same values)."""
     if isinstance(kernel, str) and kernel == "precomputed":
         K = check_X(X, name="X (precomputed kernel)")
         if sp.issparse(K):
             K = K.toarray()
+        if out is not None:
+            _check_out(out, K.shape, K.dtype)
+            out[...] = K
+            return out
         return np.ascontiguousarray(K)
     if not (callable(kernel) or (isinstance(kernel, str) and kernel in KERNELS)):
         raise ValueError(
@@ -183,7 +197,11 @@ def kernel_matrix(X, Y=None, kernel="rbf", gamma=None, degree=3, coef0=0.0,
         block_size = max(1, _BLOCK_BYTES // (max(n_y, 1) * per))
     check_memory(n_x * n_y * np.dtype(dtype).itemsize,
                  f"kernel_matrix: the {n_x} x {n_y} {np.dtype(dtype)} kernel matrix")
-    K = np.empty((n_x, n_y), dtype=dtype)
+    if out is None:
+        K = np.empty((n_x, n_y), dtype=dtype)
+    else:
+        _check_out(out, (n_x, n_y), dtype)
+        K = out
     if kernel == "rbf":
         yy = _row_sqnorms(Y)
         xx = yy if Y is X else _row_sqnorms(X)
@@ -202,7 +220,13 @@ def kernel_matrix(X, Y=None, kernel="rbf", gamma=None, degree=3, coef0=0.0,
             K[start:stop] = blk
             continue
         blk = K[start:stop]
-        blk[...] = _dot_block(Xb, Y)
+        if sp.issparse(Xb) or sp.issparse(Y):
+            blk[...] = _dot_block(Xb, Y)
+        else:
+            # the product written into the block itself: the same BLAS
+            # call as a new array's (C-contiguous rows, the same leading
+            # dimension), without a block-sized temporary and its copy
+            np.matmul(Xb, Y.T, out=blk)
         if knn:
             _block_knn(blk, xx[start:stop], yy, start if Y is X else None, k,
                        dist[start:stop], ind[start:stop])
@@ -223,6 +247,14 @@ def kernel_matrix(X, Y=None, kernel="rbf", gamma=None, degree=3, coef0=0.0,
     if knn:
         return K, dist, ind
     return K
+
+
+def _check_out(out, shape, dtype):
+    if not (isinstance(out, np.ndarray) and out.shape == tuple(shape)
+            and out.dtype == dtype and out.flags.c_contiguous):
+        raise ValueError(
+            f"out must be a C-contiguous {np.dtype(dtype)} array of shape "
+            f"{tuple(shape)}")
 
 
 def _block_knn(dot, xx, yy, self_offset, k, dist, ind):

@@ -139,7 +139,7 @@ from semisvm.graph import (
     laplacian,
     neighbors_affinity,
 )
-from semisvm.kernels import kernel_matrix, scale_gamma
+from semisvm.kernels import _kernel_matrix, kernel_matrix, scale_gamma
 from semisvm.model_selection import LabeledOnly, SafeSemiSupervisedMixin
 
 __all__ = ["LapRLS", "LapSVM", "lapsvm_primal"]
@@ -408,9 +408,10 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
         return new
 
     # -- building blocks -------------------------------------------------
-    def _kernel(self, X, Y=None):
-        return kernel_matrix(X, Y, kernel=self.kernel, gamma=self._gamma,
-                             degree=self.degree, coef0=self.coef0)
+    def _kernel(self, X, Y=None, out=None):
+        # (out: an array that receives K, see kernels._kernel_matrix)
+        return _kernel_matrix(X, Y, kernel=self.kernel, gamma=self._gamma,
+                              degree=self.degree, coef0=self.coef0, out=out)
 
     def _n_neighbors(self, n):
         if self.n_neighbors is None:
@@ -1191,7 +1192,8 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
             beta, b = ridge_solve(G, s_, Kmm, ridge_rows.size, R, Tr.sum(axis=0),
                                   gA, fi)
             return beta, b, landmarks, (ridge_rows, Knm, keep_r, keep_l)
-        G, s_, Kmm, Knm = ridge_normal(X[ridge_rows], self._kernel, X[landmarks])
+        G, s_, Kmm, Knm = ridge_normal(X[ridge_rows], self._kernel, X[landmarks],
+                                       kernel_out=True)
         Tr = T[ridge_rows]
         R = np.asarray(Knm.T @ Tr.astype(Knm.dtype), dtype=np.float64)
         beta, b, cf = ridge_solve(G, s_, Kmm, ridge_rows.size, R, Tr.sum(axis=0),

@@ -64,9 +64,60 @@ cdef enum:
 # the gap's sums of <= COL_BLOCK columns in local arrays (_gap_block; False:
 # into ``part`` directly, the same bits; for the tests)
 cdef bint _GAP_LOCAL = True
+# the gap's TV sums of <= COL_BLOCK columns taken over each row's run of
+# edges in the edge list (sorted by src, positive weights: _by_src_edges)
+# instead of over its incidence list (False: the incidence list, the same
+# bits; for the tests)
+cdef bint _GAP_EDGES = True
 
 
-cdef void _gap_block(Py_ssize_t b, const int[::1] dst, const int[::1] inc_ptr,
+def _rof_gap_by_edges(on=None):
+    """Whether the gap's sums of <= 16 columns walk each row's run of edges
+    in the edge list (set first where given): for the tests, every setting
+    gives the same bits."""
+    global _GAP_EDGES
+    if on is not None:
+        _GAP_EDGES = bool(on)
+    return bool(_GAP_EDGES)
+
+
+cdef bint _by_src_edges(const int[::1] src,
+                        const floating[::1] w) noexcept nogil:
+    """Whether the edges are sorted by src and every weight is > 0: then the
+    src entries of a row's incidence run (those with ``inc_w < 0``, in edge
+    order) are exactly its run of edges ``src[e] == i`` in the edge list, in
+    the same order, and ``-inc_w`` is ``w_e`` exactly: the gap's TV sums can
+    walk the edge list (one entry per edge, no sign test) with the same
+    terms added in the same order."""
+    cdef Py_ssize_t e, m = src.shape[0]
+    for e in range(m):
+        if not (w[e] > 0) or (e and src[e] < src[e - 1]):
+            return False
+    return True
+
+
+def _gap_walks_edges(const int[::1] src, const floating[::1] w):
+    """Whether the gap's sums may walk this edge list (:func:`_by_src_edges`;
+    for the tests)."""
+    return bool(_by_src_edges(src, w))
+
+
+cdef inline Py_ssize_t _first_edge_from(const int[::1] src,
+                                        Py_ssize_t row) noexcept nogil:
+    """The first edge e with ``src[e] >= row`` (src sorted)."""
+    cdef Py_ssize_t lo = 0, hi = src.shape[0], mid
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if src[mid] < row:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+cdef void _gap_block(Py_ssize_t b, const int[::1] src, const int[::1] dst,
+                     const floating[::1] w, bint by_edges,
+                     const int[::1] inc_ptr,
                      const int[::1] inc_edge, const floating[::1] inc_w,
                      const floating[:, ::1] z, const floating[:, ::1] g,
                      const floating[:, ::1] ghat, const floating[:, ::1] div,
@@ -75,8 +126,11 @@ cdef void _gap_block(Py_ssize_t b, const int[::1] dst, const int[::1] inc_ptr,
     a local array (one per quantity, contiguous over the columns: the
     compiler keeps them apart from the rows' stores and vectorises across
     the columns), added to in the same order as into ``part``: the same
-    bits."""
+    bits. ``by_edges`` (:func:`_by_src_edges`): a row's TV terms from its
+    run of edges in the edge list, the same terms in the same order as its
+    incidence run's src entries."""
     cdef Py_ssize_t i, j, k, e, o, c = g.shape[1], n = g.shape[0]
+    cdef Py_ssize_t m = src.shape[0], f = 0
     cdef double we, d
     cdef double a0[COL_BLOCK]
     cdef double a1[COL_BLOCK]
@@ -97,19 +151,33 @@ cdef void _gap_block(Py_ssize_t b, const int[::1] dst, const int[::1] inc_ptr,
         a3[k] = 0
         a4[k] = 0
         a5[k] = 0
+    if by_edges:
+        f = _first_edge_from(src, b * NODE_BLOCK)
     for i in range(b * NODE_BLOCK, min(n, (b + 1) * NODE_BLOCK)):
         gi = &g[i, 0]
         hi = &ghat[i, 0]
-        for j in range(inc_ptr[i], inc_ptr[i + 1]):
-            we = inc_w[j]
-            if we < 0:          # i is the edge's src: count it once
-                e = inc_edge[j]
-                o = dst[e]
+        if by_edges:
+            # (-inc_w of a src entry is w_e itself: the same products)
+            while f < m and src[f] == i:
+                we = w[f]
+                o = dst[f]
                 go = &g[o, 0]
                 ho = &ghat[o, 0]
                 for k in range(c):
-                    a0[k] += -we * fabs(<double> go[k] - gi[k])
-                    a1[k] += -we * fabs(<double> ho[k] - hi[k])
+                    a0[k] += we * fabs(<double> go[k] - gi[k])
+                    a1[k] += we * fabs(<double> ho[k] - hi[k])
+                f += 1
+        else:
+            for j in range(inc_ptr[i], inc_ptr[i + 1]):
+                we = inc_w[j]
+                if we < 0:          # i is the edge's src: count it once
+                    e = inc_edge[j]
+                    o = dst[e]
+                    go = &g[o, 0]
+                    ho = &ghat[o, 0]
+                    for k in range(c):
+                        a0[k] += -we * fabs(<double> go[k] - gi[k])
+                        a1[k] += -we * fabs(<double> ho[k] - hi[k])
         zi = &z[i, 0]
         vi = &div[i, 0]
         for k in range(c):
@@ -128,7 +196,9 @@ cdef void _gap_block(Py_ssize_t b, const int[::1] dst, const int[::1] inc_ptr,
         part[b, 6 * k + 5] = a5[k]
 
 
-cdef void _gap_sums(const int[::1] dst, const int[::1] inc_ptr,
+cdef void _gap_sums(const int[::1] src, const int[::1] dst,
+                    const floating[::1] w, bint by_edges,
+                    const int[::1] inc_ptr,
                     const int[::1] inc_edge, const floating[::1] inc_w,
                     const floating[:, ::1] z, const floating[:, ::1] g,
                     const floating[:, ::1] ghat, const floating[:, ::1] div,
@@ -141,7 +211,8 @@ cdef void _gap_sums(const int[::1] dst, const int[::1] inc_ptr,
     cdef double we, d
     if c <= COL_BLOCK and _GAP_LOCAL:
         for b in prange(n_blk, schedule="static", num_threads=n_threads):
-            _gap_block(b, dst, inc_ptr, inc_edge, inc_w, z, g, ghat, div, part)
+            _gap_block(b, src, dst, w, by_edges, inc_ptr, inc_edge, inc_w,
+                       z, g, ghat, div, part)
         return
     for b in prange(n_blk, schedule="static", num_threads=n_threads):
         for k in range(6 * c):
@@ -628,6 +699,9 @@ cdef int _rof(const int[::1] src, const int[::1] dst, const floating[::1] w,
     cdef bint cols_c = (_COLS_C and n_threads == 1 and 2 <= c <= COL_BLOCK
                         and _no_loops(src, dst))
     cdef bint avx2 = _cols_avx2()
+    # (the gap's sums by the edge list's runs: checked once per solve, O(m))
+    cdef bint by_edges = (_GAP_EDGES and _GAP_LOCAL and c <= COL_BLOCK
+                          and _by_src_edges(src, w))
     while it < max_iter:
         it += 1
         for k in range(c):
@@ -691,8 +765,8 @@ cdef int _rof(const int[::1] src, const int[::1] dst, const floating[::1] w,
             for i in prange(n, schedule="static", num_threads=n_threads):
                 for k in range(c):
                     ghat[i, k] = <floating> (z[i, k] - div[i, k] / rho[k])
-            _gap_sums(dst, inc_ptr, inc_edge, inc_w, z, g, ghat, div, part,
-                      n_threads)
+            _gap_sums(src, dst, w, by_edges, inc_ptr, inc_edge, inc_w, z, g,
+                      ghat, div, part, n_threads)
             done = 1
             for k in range(c):
                 # primal[k]: P(g); gap[k]: P(ghat); work[k]: <div, z>; then ||div||^2

@@ -945,3 +945,40 @@ def test_augmented_retry_on_the_nystroem_path_keeps_the_first_solve(monkeypatch)
     assert base.result_.n_iter_retry == 0
     np.testing.assert_array_equal(base.result_.decision, res.decision)
     np.testing.assert_array_equal(base.transduction_, est.transduction_)
+
+
+def _median_rbf_gamma_reference(X, random_state, n_max=1000):
+    # the former form: six temporaries and the upper triangle's indices
+    from sklearn.metrics.pairwise import pairwise_kernels
+    n = X.shape[0]
+    if n > n_max:
+        rows = (np.linspace(0, n - 1, n_max).round().astype(np.intp)
+                if random_state is None else
+                np.random.RandomState(random_state).choice(n, n_max, replace=False))
+        X = X[rows]
+    D = pairwise_kernels(X, metric="linear", n_jobs=1)
+    sq = np.diag(D)
+    d2 = np.maximum(sq[:, None] + sq[None, :] - 2 * D, 0)
+    iu = np.triu_indices(X.shape[0], 1)
+    med = float(np.median(d2[iu])) if iu[0].size else 1.0
+    return 1.0 / (2.0 * med) if med > 0 else 1.0
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 8, 1000, 1001])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_median_rbf_gamma_same_bits_as_the_former_form(n, dtype):
+    # d2 in two arrays (add.outer, then 2 D subtracted in place) and the
+    # upper triangle by a mask: the same float, bit for bit, as before;
+    # duplicated rows (zero distances), integer-valued rows (ties at the
+    # median), sparse rows, a drawn subsample
+    from semisvm._tv_setup import median_rbf_gamma
+    rng = np.random.default_rng(n)
+    X = (rng.standard_normal((n, 7)) * 30).astype(dtype)
+    if n > 3:
+        X[2] = X[0]
+    for A in (X, np.round(X), sp.csr_matrix(np.where(np.abs(X) > 20, X, 0))):
+        for rs in (None, 4):
+            got = median_rbf_gamma(A, rs, n_max=1000 if n != 1001 else 999)
+            ref = _median_rbf_gamma_reference(A, rs, n_max=1000 if n != 1001 else 999)
+            assert type(got) is float and got == ref
+    assert median_rbf_gamma(np.zeros((5, 2)), None) == 1.0     # all distances 0

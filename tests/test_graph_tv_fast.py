@@ -659,3 +659,74 @@ def test_safe_true_fallback_refit_holds_no_fold_set_up(Est, monkeypatch):
     assert est.fell_back_ and len(seen) == 1
     assert "fold" not in seen[0] and "fold_rows" not in seen[0]
     assert "Z" in seen[0]          # (the set-up itself was still there)
+
+
+@pytest.fixture
+def gap_by_edges():
+    from semisvm._core._graph_tv import _rof_gap_by_edges
+    saved = _rof_gap_by_edges()
+    yield _rof_gap_by_edges
+    _rof_gap_by_edges(saved)
+
+
+@pytest.mark.parametrize("n_threads", [1, 2])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("c", [1, 2, 10, 16, 17])
+def test_rof_gap_sums_by_edge_runs_same_bits(c, dtype, n_threads, gap_by_edges):
+    # the gap's TV sums of <= 16 columns walk each row's run of edges in the
+    # edge list (sorted by src, positive weights) instead of its incidence
+    # run: the same iterates, duals, gaps, primal values, iterations and
+    # status, on one and two threads, with the gap test stopping a solve;
+    # 17 columns keep the general sums (the switch must not matter there).
+    # The row blocks of the sums (NODE_BLOCK = 1,024 rows): 2,500 rows.
+    from semisvm._core._graph_tv import _gap_walks_edges
+    src, dst, w, n, L, inc = _rof_graph(2500, 7, dtype)
+    assert _gap_walks_edges(src, w)
+    rng = np.random.default_rng(c)
+    Z = rng.standard_normal((n, c)).astype(dtype)
+    runs = []
+    for on in (False, True):
+        assert gap_by_edges(on) is on
+        G = np.zeros((n, c), dtype=dtype)
+        P = np.zeros((src.shape[0], c), dtype=dtype)
+        out = []
+        for scale, tol in ((1.0, 2e-2), (1.7, 0.0)):
+            it, gap, primal, status = rof_pd_multi(
+                src, dst, w, np.ascontiguousarray(scale * Z), 0.3, 1.0, G, P,
+                tol=tol, max_iter=40, L=L, incidence=inc, n_threads=n_threads)
+            out.append((it, gap.tobytes(), primal.tobytes(), status,
+                        G.tobytes(), P.tobytes()))
+        runs.append(out)
+    assert runs[0][0][0] < 40            # (the gap test stopped the first solve)
+    assert runs[0] == runs[1]
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_rof_gap_sums_keep_the_incidence_runs_where_edges_do_not_fit(dtype, gap_by_edges):
+    # the edge walk needs the edges sorted by src and every weight > 0: a
+    # shuffled edge list, and one with a negative weight (whose src entry the
+    # incidence sums skip), keep the incidence runs: the same bits with the
+    # switch on and off (walking these lists would give other sums)
+    from semisvm._core._graph_tv import _gap_walks_edges
+    src, dst, w, n, L, _ = _rof_graph(400, 6, dtype)
+    order = np.random.default_rng(0).permutation(src.shape[0])
+    neg = w.copy()
+    neg[5] = -0.2
+    zero = w.copy()
+    zero[3] = 0
+    cases = [(src[order], dst[order], w[order]), (src, dst, neg)]
+    assert not any(_gap_walks_edges(np.ascontiguousarray(s), np.ascontiguousarray(v))
+                   for s, _, v in cases)
+    assert not _gap_walks_edges(src, zero) and _gap_walks_edges(src, w)
+    Z = np.random.default_rng(2).standard_normal((n, 3)).astype(dtype)
+    for s, d, v in cases:
+        s, d, v = (np.ascontiguousarray(a) for a in (s, d, v))
+        runs = []
+        for on in (False, True):
+            gap_by_edges(on)
+            G = np.zeros((n, 3), dtype=dtype)
+            P = np.zeros((s.shape[0], 3), dtype=dtype)
+            it, gap, primal, status = rof_pd_multi(s, d, v, Z, 0.3, 1.0, G, P,
+                                                   tol=0.0, max_iter=20, L=L)
+            runs.append((it, gap.tobytes(), primal.tobytes(), G.tobytes(), P.tobytes()))
+        assert runs[0] == runs[1]

@@ -86,3 +86,44 @@ def test_kernel_matrix_knn_matches_sklearn(kernel, container):
     assert np.all(d2 < 1e-6)  # |x|^2 + |x|^2 - 2 x.x: rounding only
     with pytest.raises(ValueError, match="n_neighbors=70"):
         kernel_matrix(X, n_neighbors=70)
+
+
+def _bits(a):
+    return a.dtype.str, a.shape, np.ascontiguousarray(a).tobytes()
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("same", [False, True])
+def test_kernel_matrix_products_written_in_place_same_bits(dtype, same):
+    # the dense inner products go straight into K's blocks (np.matmul with
+    # out=): the same bits as each block's product as a new array (X_b @ Y'),
+    # the former form, for one block (Y is X: NumPy's syrk case) and several
+    # (a short last block), and the same bits through out=
+    from semisvm.kernels import _kernel_matrix
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((301, 17)).astype(dtype)
+    Y = X if same else rng.standard_normal((97, 17)).astype(dtype)
+    for bs in (None, 64, 1):
+        K = kernel_matrix(X, None if same else Y, kernel="linear", block_size=bs)
+        step = X.shape[0] if bs is None else bs
+        ref = np.concatenate([X[a:a + step] @ Y.T for a in range(0, X.shape[0], step)])
+        assert _bits(K) == _bits(ref)
+        out = np.full(ref.shape, np.nan, dtype=dtype)
+        got = _kernel_matrix(X, None if same else Y, kernel="rbf", gamma=0.1,
+                             block_size=bs, out=out)
+        assert got is out
+        assert _bits(got) == _bits(kernel_matrix(X, None if same else Y,
+                                                 kernel="rbf", gamma=0.1,
+                                                 block_size=bs))
+
+
+def test_kernel_matrix_out_checked():
+    from semisvm.kernels import _kernel_matrix
+    X = np.ones((4, 2))
+    for bad in (np.empty((4, 3)), np.empty((4, 4), dtype=np.float32),
+                np.empty((4, 8))[:, ::2], [[0.0] * 4] * 4):
+        with pytest.raises(ValueError, match="out must be"):
+            _kernel_matrix(X, kernel="linear", out=bad)
+    out = np.empty((4, 4))
+    assert _kernel_matrix(np.eye(4), kernel="precomputed", out=out) is out
+    assert np.array_equal(out, np.eye(4))

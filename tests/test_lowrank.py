@@ -775,3 +775,68 @@ def test_safety_fold_model_predicts_only(monkeypatch, Est):
     np.testing.assert_array_equal(f.predict(X), ref.predict(X))
     # a plain clone of the fitted estimator is no fold model
     assert not getattr(clone(full), "_safety_fold", False)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_ridge_normal_blocks_written_into_knm_same_bits(dtype, monkeypatch):
+    # kernel_out=True: each block of K_nm computed in place (the kernel's
+    # out=), no block-sized copy: the same G, s, Kmm and K_nm bits as the
+    # blocks computed apart and copied; several blocks with a short last one
+    import semisvm._lowrank as lr
+    from semisvm.kernels import _kernel_matrix
+    monkeypatch.setattr(lr, "_BLOCK", 64)
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((300, 6)).astype(dtype)
+    XL = X[::10]
+    calls = []
+
+    def kern(A, B=None, out=None):
+        calls.append(out is not None)
+        return _kernel_matrix(A, B, gamma=0.2, out=out)
+
+    a = lr.ridge_normal(X, kern, XL)
+    assert not any(calls)
+    calls.clear()
+    b = lr.ridge_normal(X, kern, XL, kernel_out=True)
+    assert calls[:5] == [True] * 5           # the 5 blocks of K_nm, then K_mm
+    assert b[3].dtype == dtype and b[3].flags.c_contiguous
+    for p, q in zip(a, b):
+        assert p.dtype == q.dtype and np.array_equal(p, q)
+        assert p.tobytes() == q.tobytes()
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_nystroem_features_rows_written_in_place_same_bits(dtype, monkeypatch):
+    # float64 Z: each block's K_b N written into Z's rows (matmul out=); the
+    # same bits as the product as a new array (the former form), several
+    # blocks with a short last one; float32 Z keeps the cast copy
+    import semisvm._lowrank as lr
+    from semisvm.kernels import kernel_matrix
+    monkeypatch.setattr(lr, "_BLOCK", 50)
+    rng = np.random.default_rng(1)
+    X = rng.standard_normal((233, 5)).astype(dtype)
+
+    def kern(A, B=None):
+        return kernel_matrix(A, B, gamma=0.3)
+
+    Z, lm, N = lr.nystroem_features(X, kern, 40, random_state=2, include=[7])
+    XL = X[lm]
+    ref = np.concatenate([(np.asarray(kern(X[a:a + 50], XL), dtype=np.float64) @ N)
+                          .astype(dtype) for a in range(0, 233, 50)])
+    assert Z.dtype == dtype
+    assert Z.tobytes() == ref.tobytes()
+
+
+def test_ridge_normal_kernel_out_copies_a_returned_array():
+    # a kernel that takes out= but hands back a new array: its block is
+    # copied into K_nm (never left unwritten)
+    import semisvm._lowrank as lr
+    from semisvm.kernels import kernel_matrix
+    X = np.random.default_rng(0).standard_normal((50, 3))
+
+    def kern(A, B=None, out=None):
+        return kernel_matrix(A, B, gamma=0.5)
+
+    a = lr.ridge_normal(X, kern, X[:9])
+    b = lr.ridge_normal(X, kern, X[:9], kernel_out=True)
+    assert all(np.array_equal(p, q) for p, q in zip(a, b))

@@ -637,3 +637,26 @@ def test_warn_user_skips_every_library_frame(monkeypatch):
         warnings.simplefilter("always")
         outer()
     assert not caught[0].filename.startswith(os.path.dirname(__file__) + os.sep)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_sum_of_squares_takes_no_blas_dot(dtype, monkeypatch):
+    # the sum of squares of the fit's input scale check runs before the fit
+    # holds BLAS at one thread: NumPy's own loop (einsum), not a (threaded)
+    # BLAS dot, whose idle thread then spins on the second core; the same
+    # sum up to rounding, inf where it overflows, NaN through a NaN
+    from semisvm._validation import _sumsq, check_scale
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((5000, 10)).astype(dtype)
+    ref = float(np.dot(X.ravel().astype(np.float64), X.ravel().astype(np.float64)))
+
+    def no_dot(*a, **k):
+        raise AssertionError("np.dot called")
+
+    monkeypatch.setattr(np, "dot", no_dot)
+    assert _sumsq(X.ravel()) == pytest.approx(ref, rel=1e-5 if dtype == np.float32 else 1e-12)
+    assert check_scale(X) is X
+    big = np.full(8, 1e20 if dtype == np.float32 else 1e160, dtype=dtype)
+    assert _sumsq(big) == np.inf
+    big[3] = np.nan
+    assert np.isnan(_sumsq(big))
