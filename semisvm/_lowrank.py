@@ -554,7 +554,7 @@ def _ridge_normal(X, kernel, XL, T, G, s, R, keep, kernel_out=False):
     """K_nm'K_nm (upper triangle, in G), K_nm'1 and K_nm'T, by blocks of
     rows; with ``keep`` also K_nm (else None). ``kernel_out``: ``kernel``
     takes ``out=`` (an array of X's dtype that receives its block, as
-    :func:`semisvm.kernels._kernel_matrix`): each block of K_nm is then
+    :func:`semisvm.kernels.kernel_matrix`'s ``out``): each block of K_nm is then
     computed in place, without a block-sized copy (the same values)."""
     from scipy.linalg.blas import dsyrk
 

@@ -90,7 +90,7 @@ def _dot_block(A, B):
 
 
 def kernel_matrix(X, Y=None, kernel="rbf", gamma=None, degree=3, coef0=0.0,
-                  *, block_size=None, n_neighbors=None):
+                  *, block_size=None, n_neighbors=None, out=None):
     """Gram matrix ``K[i, j] = k(X[i], Y[j])`` as a dense array in X's dtype.
 
     Parameters
@@ -118,6 +118,9 @@ def kernel_matrix(X, Y=None, kernel="rbf", gamma=None, degree=3, coef0=0.0,
         nearest neighbours of every row of X among the rows of Y in Euclidean
         distance (itself excluded when Y is X): the kNN graph then costs no
         second pass over all pairs. Not for callable or precomputed kernels.
+    out : ndarray of shape (n_X, n_Y), optional
+        A C-contiguous array of X's dtype (after its check) that receives K
+        block by block and is returned (no new array; the same values).
 
     Returns
     -------
@@ -143,7 +146,7 @@ def kernel_matrix(X, Y=None, kernel="rbf", gamma=None, degree=3, coef0=0.0,
     0.3679
     """
     return _kernel_matrix(X, Y, kernel, gamma, degree, coef0,
-                          block_size=block_size, n_neighbors=n_neighbors)
+                          block_size=block_size, n_neighbors=n_neighbors, out=out)
 
 
 def _kernel_matrix(X, Y=None, kernel="rbf", gamma=None, degree=3, coef0=0.0,

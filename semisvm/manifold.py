@@ -139,7 +139,7 @@ from semisvm.graph import (
     laplacian,
     neighbors_affinity,
 )
-from semisvm.kernels import _kernel_matrix, kernel_matrix, scale_gamma
+from semisvm.kernels import kernel_matrix, scale_gamma
 from semisvm.model_selection import LabeledOnly, SafeSemiSupervisedMixin
 
 __all__ = ["LapRLS", "LapSVM", "lapsvm_primal"]
@@ -409,9 +409,9 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
 
     # -- building blocks -------------------------------------------------
     def _kernel(self, X, Y=None, out=None):
-        # (out: an array that receives K, see kernels._kernel_matrix)
-        return _kernel_matrix(X, Y, kernel=self.kernel, gamma=self._gamma,
-                              degree=self.degree, coef0=self.coef0, out=out)
+        # (out: an array that receives K, see kernels.kernel_matrix)
+        return kernel_matrix(X, Y, kernel=self.kernel, gamma=self._gamma,
+                             degree=self.degree, coef0=self.coef0, out=out)
 
     def _n_neighbors(self, n):
         if self.n_neighbors is None:
