@@ -1633,3 +1633,65 @@ def test_memo_entry_at_c10_is_never_read_for_c1(monkeypatch):
         tr, he = idx[fold != k], idx[fold == k]
         ref = _svc_at(1.0, _FACTORS[best], X[tr]).fit(X[tr], y[tr]).predict(X[he])
         np.testing.assert_array_equal(memo[("C", 1.0, k, best)], ref)
+
+
+def _held_out_ok(X, y, factor, C):
+    """Per held-out row (the labeled rows' order): right or not, of the
+    candidate at C on the check's two folds (scikit-learn alone)."""
+    lab = y != -1
+    idx = np.flatnonzero(lab)
+    fold, _ = two_folds(y, lab)
+    ok = np.zeros(idx.size, dtype=bool)
+    for k in (0, 1):
+        tr, he = idx[fold != k], idx[fold == k]
+        svc = _svc_at(C, factor, X[tr]).fit(X[tr], y[tr])
+        ok[fold == k] = svc.predict(X[he]) == y[he]
+    return ok[fold >= 0]
+
+
+@pytest.mark.parametrize("family", ["laplacian", "tv"])
+@pytest.mark.parametrize("need", [1, 3])
+def test_fallback_takes_svc_unless_the_chosen_model_leads(family, need, monkeypatch):
+    # SVC_LEAD: on a fallback the model is SVC() (the first candidate at
+    # C = 1: gamma = "scale") unless the chosen model (after ADOPT_C) is right
+    # on at least SVC_LEAD more held-out rows, paired; the held-out rows
+    # recomputed here with scikit-learn's SVC alone decide. A stub solver
+    # that labels every row wrong always falls back
+    import semisvm._fallback as fb
+    monkeypatch.setitem(fb.SVC_LEAD, family, need)
+    draws = [_moons(120, seed=1, k=6), _moons(120, seed=3, k=6), _nested(seed=0),
+             _nested(seed=1), _nested(seed=2)]
+    took = []
+    for X, y, yt in draws:
+        lab = y != -1
+        got = {}
+        est = _always_wrong_check(X, y, yt, np.unique(y[lab]), family, got)
+        assert est.fell_back_
+        c10 = [_held_out_right(X, y, f, 10.0) for f in _FACTORS]
+        j = int(np.argmax(c10))
+        c1 = _held_out_right(X, y, _FACTORS[j], 1.0)
+        C = 1.0 if c1 > c10[j] else 10.0
+        ok_chosen = _held_out_ok(X, y, _FACTORS[j], C)
+        ok_svc = _held_out_ok(X, y, 1.0, 1.0)
+        lead = int(np.sum(ok_chosen & ~ok_svc)) - int(np.sum(ok_svc & ~ok_chosen))
+        if (j, C) != (0, 1.0) and lead < need:
+            j, C = 0, 1.0
+        took.append((j, C))
+        ref = _svc_at(C, _FACTORS[j], X[lab]).fit(X[lab], y[lab])
+        name = fb.supervised_candidates("rbf")[j][0].replace("C=10", f"C={C:g}")
+        assert est.safe_counterpart_ == name
+        from sklearn.metrics.pairwise import rbf_kernel
+        rows = got["r"]
+        K = X @ X[rows].T if got["g"] is None else rbf_kernel(X, X[rows], gamma=got["g"])
+        np.testing.assert_allclose(K @ got["c"][0] + got["b"][0],
+                                   ref.decision_function(X), atol=1e-8)
+        np.testing.assert_array_equal(est.transduction_[~lab], ref.predict(X[~lab]))
+    print(need, took)
+    # SVC() itself (gamma = "scale", C = 1) is the model on some draws and
+    # not on others
+    assert (0, 1.0) in took and any(t != (0, 1.0) for t in took)
+    # None: the chosen model always (the rule off)
+    monkeypatch.setitem(fb.SVC_LEAD, family, None)
+    X, y, yt = draws[0]
+    est = _always_wrong_check(X, y, yt, np.array([0, 1]), family)
+    assert "svc_lead" not in est._check_stats
