@@ -28,7 +28,12 @@ rule is checked against every recorded fit. Choose on the tune part only::
     OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 nice -n 10 python \\
         bench/bench_fallback_replay.py --part tune --cases both --jsonl tune.jsonl
     python bench/bench_fallback_replay.py --replay tune.jsonl [--detail RULE]
-"""
+
+With an ``--augment``-ed recording (the candidates at C = 1 added) the
+replay models the library's ``ADOPT_C`` and can replay ``--svc-lead``: the
+fallback's model ``SVC()`` itself (the first candidate at C = 1) unless the
+chosen one is right on that many more held-out rows (measured, not taken:
+bench/RESULTS.md)."""
 import argparse
 import json
 import os
@@ -330,6 +335,11 @@ def main():
                     help="with --replay: write the draws with the C = 1 candidates "
                          "added (cand1) to OUT")
     ap.add_argument("--detail", default=None, help="a rule's name: list its worse cells")
+    ap.add_argument("--svc-lead", default=None, metavar="JSON",
+                    help="with --replay: also replay the fallback's model SVC() "
+                         "unless the chosen one leads it by JSON {family: rows} "
+                         "held-out rows, e.g. '{\"laplacian\": 7, \"tv\": 2}' (a "
+                         "family left out: never); needs an --augment-ed recording")
     args = ap.parse_args()
     if args.replay:
         rows = [json.loads(line) for f in args.replay for line in open(f) if line.strip()]
@@ -343,7 +353,11 @@ def main():
             return
         verify(rows)
         models = [m for m in MODELS if m in rows[0]["models"]]
-        rules = _variants() if args.variants else RULES
+        rules = dict(_variants() if args.variants else RULES)
+        if args.svc_lead:
+            leads = json.loads(args.svc_lead)
+            rules[f"SVC() unless the chosen leads by {leads}"] = lambda fam: dict(defaults(fam),
+                                                          svc_lead=leads.get(fam))
         print(f"{len({(r['set'], r['scheme']) for r in rows})} cells, {len(rows)} draws; "
               "worse / better cells than SVC() by > 2 points, mean error, fall backs")
         print("| rule | " + " | ".join(models) + " |")

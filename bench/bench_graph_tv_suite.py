@@ -108,7 +108,7 @@ def main():
     ap.add_argument("--fallback", default="{}",
                     help="JSON {name: value}: set these constants of "
                          "semisvm._fallback before any fit (a rule under test, e.g. "
-                         "'{\"SVC_LEAD\": {\"laplacian\": 1, \"tv\": 1}}')")
+                         "'{\"ADOPT_C\": {\"laplacian\": null, \"tv\": null}}')")
     ap.add_argument("--tag", default="", help="label stored with each jsonl line")
     ap.add_argument("--jsonl", default=None)
     ap.add_argument("--md", default=None)

@@ -222,15 +222,6 @@ RBF_WIDTHS = (1.0, 1.0 / 3.0, 3.0)
 # fewer (hastie_f/25)
 ADOPT_C = {"laplacian": 1.0, "tv": 1.0}
 
-# on a fallback of an RBF estimator (decided as above, its model after
-# ADOPT_C), the check also scores the first candidate at C = 1 (the RBF SVC
-# at gamma = "scale": scikit-learn's SVC(), the supervised model on the
-# labels a user compares with) on the same two folds, and the fallback's
-# model is that SVC unless the chosen one is right on at least
-# SVC_LEAD[family] more held-out rows (paired: only the chosen right minus
-# only SVC() right); None: the chosen model always
-SVC_LEAD = {"laplacian": None, "tv": None}
-
 # the counterpart of an RBF estimator is chosen among the candidates above
 # (False: always the first, the RBF SVC at gamma = "scale")
 CHOOSE_COUNTERPART = True
@@ -1073,7 +1064,6 @@ def auto_fallback(est, X, y, solve, adopt, *, kernel, margin=0.0, family="laplac
     if tie or (gain < -margin and lead >= need
                and lead > z_rule * np.sqrt(only_sup + only_semi)):
         est.fell_back_ = True
-        ok_chosen = ok_sup[best]      # the fallback model's held-out rows right
         adopt_c = ADOPT_C[family]
         # (RBF only: the kernel it was measured with)
         if adopt_c is not None and isinstance(kernel, str) and kernel == "rbf":
@@ -1097,7 +1087,6 @@ def auto_fallback(est, X, y, solve, adopt, *, kernel, margin=0.0, family="laplac
             est._check_stats["adopt_c"] = (adopt_c, right_alt, right_sup)
             if right_alt > right_sup:
                 sup = alt
-                ok_chosen = ok_alt[scored]
                 est.safe_counterpart_ = counterpart_name_at_c(est.safe_counterpart_,
                                                               adopt_c)
                 logger.log(logging.INFO if getattr(est, "verbose", 0) else logging.DEBUG,
@@ -1105,11 +1094,6 @@ def auto_fallback(est, X, y, solve, adopt, *, kernel, margin=0.0, family="laplac
                            "labels against %d/%d at the decision's C: adopted",
                            type(est).__name__, mode, adopt_c, right_alt, n_scored,
                            right_sup, n_scored)
-        svc_lead = SVC_LEAD[family]
-        if svc_lead is not None and isinstance(kernel, str) and kernel == "rbf":
-            sup, ok_chosen = _svc_unless_lead(
-                est, X, y, idx, fold, scored, classes, cands, sup, ok_chosen, memo,
-                svc_lead)
         basis, coef, b, gamma = fit_counterpart(sup, X[idx], y[idx], classes)
         # basis None: the decision is an expansion over X[idx]; else over
         # the rows of basis (a primal linear model: w_k, coef the identity)
@@ -1131,48 +1115,6 @@ def auto_fallback(est, X, y, solve, adopt, *, kernel, margin=0.0, family="laplac
                    "falling back to the supervised model" if est.fell_back_
                    else "keeping the semi-supervised model")
     return est
-
-
-def _fold_labels(sup, X, y, idx, fold, classes, memo, key):
-    """``sup``'s labels of each fold's held-out rows trained on the other
-    fold (memoised under ``key(k)``), in the labeled rows' order."""
-    pred_all = np.empty(idx.size, dtype=y.dtype)
-    for k in (0, 1):
-        held, train = idx[fold == k], idx[fold != k]
-        pred = None if memo is None else memo.get(key(k))
-        if pred is None:
-            basis, coef, b, gamma = fit_counterpart(sup, X[train], y[train], classes)
-            pred = _labels(_decide(X[held], X[train] if basis is None else basis,
-                                   coef, b, gamma), classes)
-            if memo is not None:
-                memo[key(k)] = pred
-        pred_all[fold == k] = pred
-    return pred_all
-
-
-def _svc_unless_lead(est, X, y, idx, fold, scored, classes, cands, sup, ok_chosen,
-                     memo, need):
-    """``SVC_LEAD``: the fallback's model becomes the first candidate at C =
-    1 (``SVC()`` on the labels) unless ``sup`` (right on ``ok_chosen`` of
-    the scored held-out rows) is right on at least ``need`` more of them,
-    paired. Returns the model and its held-out rows right."""
-    first = counterpart_at_c(cands[0][1], 1.0)
-    if (isinstance(sup, RBFWidth) and sup.factor == first.factor and sup.C == first.C
-            and sup.max_rows == first.max_rows):
-        return sup, ok_chosen
-    # (the memo's key of the first candidate at C = 1: ADOPT_C's, shared)
-    pred = _fold_labels(first, X, y, idx, fold, classes, memo,
-                        lambda k: ("C", 1.0, k, 0))
-    ok_first = (pred == y[idx])[scored]
-    lead = int(np.sum(ok_chosen & ~ok_first)) - int(np.sum(ok_first & ~ok_chosen))
-    est._check_stats["svc_lead"] = lead
-    if lead >= need:
-        return sup, ok_chosen
-    est.safe_counterpart_ = counterpart_name_at_c(cands[0][0], 1.0)
-    logger.log(logging.INFO if getattr(est, "verbose", 0) else logging.DEBUG,
-               "%s: the chosen model leads SVC() (C = 1, gamma = scale) by %d held-out "
-               "rows (< %d): falling back to SVC()", type(est).__name__, lead, need)
-    return first, ok_first
 
 
 def laplacian_guard(est, y, fit_laplacian, adopt, *, threshold=None):
