@@ -28,7 +28,12 @@ rule is checked against every recorded fit. Choose on the tune part only::
     OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 nice -n 10 python \\
         bench/bench_fallback_replay.py --part tune --cases both --jsonl tune.jsonl
     python bench/bench_fallback_replay.py --replay tune.jsonl [--detail RULE]
-"""
+
+With an ``--augment``-ed recording (the candidates at C = 1 added) the
+replay models the library's ``ADOPT_C`` and can replay ``--svc-lead``: the
+fallback's model ``SVC()`` itself (the first candidate at C = 1) unless the
+chosen one is right on that many more held-out rows (measured, not taken:
+bench/RESULTS.md)."""
 import argparse
 import json
 import os
@@ -146,7 +151,7 @@ def defaults(family):
     """The library's rule for ``family`` (its module constants now)."""
     return {"z": _fallback.Z_FALLBACK[family][0], "lead": _fallback.MIN_LEAD[family],
             "lead1_miss": _fallback.LEAD1_MISS[family],
-            "tie_miss": _fallback.TIE_MISS[family]}
+            "tie_miss": _fallback.TIE_MISS[family], "adopt_c": _fallback.ADOPT_C[family]}
 
 
 def decide(ok_semi, oks, rule):
@@ -185,15 +190,42 @@ def replay_err(r, m, rule_of):
     key = rule.get("cands", "cand")
     if rule.get("c1_binary") and r.get("n_classes", 2) > 2:
         key = "cand"
-    cands = r["cand"] + r["cand1"] if key == "c10+c1" else (
-        r["cand1"] + r["cand"] if key == "c1+c10" else r[key])
+    if key == "c10+svc":
+        # SVC() (the first candidate at C = 1) a fifth candidate of the decision
+        cands = r["cand"] + r["cand1"][:1]
+        key = "cand"
+    elif key == "c10+c1":
+        cands = r["cand"] + r["cand1"]
+    elif key == "c1+c10":
+        cands = r["cand1"] + r["cand"]
+    else:
+        cands = r[key]
     if rule.get("only_first_below") is not None and len(mr["ok"]) <= rule["only_first_below"]:
         cands = cands[:1]   # no choice among candidates: the first one decides
     fall, best = decide(mr["ok"], [c["ok"] for c in cands], rule)
     if fall:
         if rule.get("first_below") is not None and len(mr["ok"]) <= rule["first_below"]:
             best = 0      # too few held-out rows to choose among the candidates
-        return cands[best]["err"], "svc"
+        chosen = cands[best]
+        adopt_c = rule.get("adopt_c")
+        if adopt_c is not None and key == "cand" and "cand1" in r \
+                and best < len(r["cand"]):
+            # the library's ADOPT_C: the chosen kernel / width at C = 1 where
+            # right on more held-out rows (ties keep C = 10)
+            alt = r["cand1"][best]
+            if sum(alt["ok"]) > sum(chosen["ok"]):
+                chosen = alt
+        svc_lead = rule.get("svc_lead")
+        if svc_lead is not None and "cand1" in r:
+            # SVC() itself (the first candidate, gamma = "scale", at C = 1)
+            # unless the chosen model is right on svc_lead more held-out rows
+            s1 = r["cand1"][0]
+            ok_c, ok_s = np.asarray(chosen["ok"], bool), np.asarray(s1["ok"], bool)
+            lead = int(np.sum(ok_c & ~ok_s)) - int(np.sum(ok_s & ~ok_c))
+            z = rule.get("svc_z", 0.0)
+            if not (lead >= svc_lead and lead > z * np.sqrt(np.sum(ok_c != ok_s))):
+                chosen = s1
+        return chosen["err"], "svc"
     if mr["guard_keep"]:
         lap_err, _ = replay_err(r, "LapRLS", rule_of)
         return lap_err, "lap"
@@ -275,6 +307,23 @@ def _variants():
                   "scored rows"] = with_(**{fam: {"only_first_below": nf}})
             rules[f"{fam}: C = 1, the first candidate with <= {nf} scored rows"] = with_(
                 **{fam: {"first_below": nf, "cands": "cand1"}})
+    for fam in ("laplacian", "tv", "all"):
+        rules[f"{fam}: SVC() a fifth candidate of the decision"] = with_(
+            **{fam: {"cands": "c10+svc"}})
+        for lead in (1, 2, 3):
+            rules[f"{fam}: SVC() a fifth candidate, SVC() on a fallback unless the chosen "
+                  f"leads by >= {lead}"] = with_(
+                **{fam: {"cands": "c10+svc", "svc_lead": lead}})
+    # SVC_LEAD: the fallback's model is SVC() (the first candidate at C = 1)
+    # unless the chosen one is right on at least L more held-out rows
+    for fam in ("laplacian", "tv", "all"):
+        for lead in (1, 2, 3, 4, 6, 10**6):
+            for z in (0.0, 1.0):
+                if z and lead == 10**6:
+                    continue
+                what = "always" if lead == 10**6 else f"unless the chosen leads by >= {lead}"
+                rules[f"{fam}: SVC() on a fallback {what}" + (f", z {z:g}" if z else "")] = \
+                    with_(**{fam: {"svc_lead": lead, "svc_z": z}})
     return rules
 
 
@@ -286,6 +335,11 @@ def main():
                     help="with --replay: write the draws with the C = 1 candidates "
                          "added (cand1) to OUT")
     ap.add_argument("--detail", default=None, help="a rule's name: list its worse cells")
+    ap.add_argument("--svc-lead", default=None, metavar="JSON",
+                    help="with --replay: also replay the fallback's model SVC() "
+                         "unless the chosen one leads it by JSON {family: rows} "
+                         "held-out rows, e.g. '{\"laplacian\": 7, \"tv\": 2}' (a "
+                         "family left out: never); needs an --augment-ed recording")
     args = ap.parse_args()
     if args.replay:
         rows = [json.loads(line) for f in args.replay for line in open(f) if line.strip()]
@@ -299,7 +353,11 @@ def main():
             return
         verify(rows)
         models = [m for m in MODELS if m in rows[0]["models"]]
-        rules = _variants() if args.variants else RULES
+        rules = dict(_variants() if args.variants else RULES)
+        if args.svc_lead:
+            leads = json.loads(args.svc_lead)
+            rules[f"SVC() unless the chosen leads by {leads}"] = lambda fam: dict(defaults(fam),
+                                                          svc_lead=leads.get(fam))
         print(f"{len({(r['set'], r['scheme']) for r in rows})} cells, {len(rows)} draws; "
               "worse / better cells than SVC() by > 2 points, mean error, fall backs")
         print("| rule | " + " | ".join(models) + " |")

@@ -105,6 +105,10 @@ def main():
     ap.add_argument("--max-rows", type=int, default=_suite.MAX_ROWS)
     ap.add_argument("--params", default="{}",
                     help="JSON {model: {param: value}} overrides")
+    ap.add_argument("--fallback", default="{}",
+                    help="JSON {name: value}: set these constants of "
+                         "semisvm._fallback before any fit (a rule under test, e.g. "
+                         "'{\"ADOPT_C\": {\"laplacian\": null, \"tv\": null}}')")
     ap.add_argument("--tag", default="", help="label stored with each jsonl line")
     ap.add_argument("--jsonl", default=None)
     ap.add_argument("--md", default=None)
@@ -125,6 +129,12 @@ def main():
                   f"{args.tag}")
         return
     overrides = json.loads(args.params)
+    from semisvm import _fallback
+    for key, value in json.loads(args.fallback).items():
+        if not hasattr(_fallback, key):
+            raise ValueError(f"--fallback: semisvm._fallback has no {key!r}")
+        setattr(_fallback, key, value)
+        print(f"# semisvm._fallback.{key} = {value!r}", flush=True)
     models = ["SVC"] + [m for m in args.models if m != "SVC"]
     rows = []
     groups = []

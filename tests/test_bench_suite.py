@@ -218,3 +218,34 @@ def test_recording_benches_take_every_part(bench, monkeypatch, capsys):
     err = capsys.readouterr().err
     assert "invalid choice: 'held-out'" in err
     assert all(f"'{p}'" in err for p in _suite.PARTS)
+
+
+def test_fallback_replay_models_adopt_c_and_the_svc_lead():
+    """bench_fallback_replay's replay of one recorded draw: a fallback takes
+    the chosen candidate, its C = 1 form where right on more held-out rows
+    (the library's ADOPT_C), and with ``svc_lead`` the first candidate at
+    C = 1 (``SVC()``) unless the chosen one leads it by that many rows."""
+    import bench_fallback_replay as B
+    ok = lambda s: [int(c) for c in s]             # noqa: E731
+    r = {"svc_err": 30.0, "cand": [{"ok": ok("1100000000"), "err": 11.0},
+                                   {"ok": ok("1111111100"), "err": 12.0},
+                                   {"ok": ok("1000000000"), "err": 13.0},
+                                   {"ok": ok("0000000000"), "err": 14.0}],
+         "cand1": [{"ok": ok("1110000000"), "err": 21.0},
+                   {"ok": ok("1111111110"), "err": 22.0},
+                   {"ok": ok("0000000000"), "err": 23.0},
+                   {"ok": ok("0000000000"), "err": 24.0}],
+         "models": {"LapRLS": {"ok": ok("0000000000"), "err": 99.0, "err_keep": 99.0,
+                               "guard_keep": False}}}
+
+    def rule(**kw):
+        return lambda fam: dict(B.defaults(fam), **kw)
+    # the fit is right on no held-out row: it falls back to candidate 1,
+    # whose C = 1 form is right on one row more (adopted)
+    assert B.replay_err(r, "LapRLS", rule(adopt_c=None)) == (12.0, "svc")
+    assert B.replay_err(r, "LapRLS", rule(adopt_c=1.0)) == (22.0, "svc")
+    # the adopted model leads SVC() (cand1[0]) by 9 - 3 = 6 rows, paired
+    assert B.replay_err(r, "LapRLS", rule(adopt_c=1.0, svc_lead=6)) == (22.0, "svc")
+    assert B.replay_err(r, "LapRLS", rule(adopt_c=1.0, svc_lead=7)) == (21.0, "svc")
+    assert B.replay_err(r, "LapRLS", rule(adopt_c=None, svc_lead=5)) == (12.0, "svc")
+    assert B.replay_err(r, "LapRLS", rule(adopt_c=None, svc_lead=6)) == (21.0, "svc")
