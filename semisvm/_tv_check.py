@@ -500,7 +500,10 @@ class TVCheckMixin:
         rows (``features``: this fit's ``(Z, landmarks, N)``)."""
         self.safe_check_ = None
         self.safe_counterpart_ = None
-        if not self.safe or self.graph is not None or self._graph_obj is None:
+        if (not self.safe or self.graph is not None or self._graph_obj is None
+                or self._graph_obj._has_duplicate_rows()):
+            # (two equal rows: a fold's rows are not matched among the
+            # graph's, KNNGraph.rows_of, so the folds set themselves up)
             return super()._safe_fit(X, y)
         Z, landmarks, N = features if features is not None else (None, None, None)
         self.graph = self._graph_obj     # seen by the clones of the check

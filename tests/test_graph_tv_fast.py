@@ -659,3 +659,32 @@ def test_safe_true_fallback_refit_holds_no_fold_set_up(Est, monkeypatch):
     assert est.fell_back_ and len(seen) == 1
     assert "fold" not in seen[0] and "fold_rows" not in seen[0]
     assert "Z" in seen[0]          # (the set-up itself was still there)
+
+
+@pytest.mark.parametrize("Est", [TVRLS, TVSVM, CheegerRLS, CheegerSVM])
+def test_safe_true_with_a_duplicated_row_sets_its_folds_up_itself(Est, monkeypatch):
+    # two equal rows: a fold's rows are not matched among the graph's
+    # (KNNGraph.rows_of is None: the match is ambiguous), so the folds cannot
+    # read their graph or features from the fit's; they set themselves up
+    # (this raised "graph was fitted on ... rows" before). Without the
+    # duplicate they share the fit's set-up (the other side)
+    from semisvm._tv_check import TVCheckMixin
+    X, y, _ = _moons(120, per_class=5)
+    shared = {"n": 0}
+    real = TVCheckMixin._fold_set_up
+
+    def fold_set_up(self, *a, **k):
+        shared["n"] += 1
+        return real(self, *a, **k)
+    monkeypatch.setattr(TVCheckMixin, "_fold_set_up", fold_set_up)
+    est = _fit(Est(safe=True, max_iter=15), X, y)
+    assert not est.graph_._has_duplicate_rows()
+    assert est.safe_scores_[0].size == 10 and shared["n"] == 20
+    Xd = X.copy()
+    Xd[7] = Xd[90]              # two unlabeled rows made equal
+    assert y[7] == -1 and y[90] == -1
+    shared["n"] = 0
+    est = _fit(Est(safe=True, max_iter=15), Xd, y)
+    assert est.graph_._has_duplicate_rows()
+    assert est.safe_scores_[0].size == 10 and shared["n"] == 0
+    assert isinstance(est.unlabeled_gain_, float)
