@@ -204,12 +204,15 @@ SAFE_COUNTERPART_SINGLE_MAX_BYTES = 256 << 20
 # safe=True with an int safe_cv (RepeatedLabeledStratifiedKFold(k,
 # n_repeats=2)): the second repeat's folds run only where the first
 # repeat's do not decide: it stops when it had all its k folds (no class
-# with fewer than k labels) and every fold's paired difference (semi minus
-# supervised accuracy) has one sign, at least SAFE_FIRST_REPEAT_MIN_GAIN in
-# mean (0: not all ties); its gain is then the first repeat's mean. A
-# stop on the check's own scores (what it decides on), not on a fold fit's:
-# no fit sees a held-out label of its fold. None: both repeats always
+# with fewer than k labels) and the mean of its folds' paired differences
+# (semi minus supervised accuracy) is at least SAFE_FIRST_REPEAT_MIN_GAIN
+# away from 0 (and not 0), with SAFE_FIRST_REPEAT_ONE_SIGN every fold's
+# difference of that sign or 0; its gain is then the first repeat's mean.
+# A stop on the check's own scores (what it decides on), not on a fold
+# fit's: no fit sees a held-out label of its fold. None: both repeats
+# always
 SAFE_FIRST_REPEAT_MIN_GAIN = None
+SAFE_FIRST_REPEAT_ONE_SIGN = True
 
 
 class TVCheckMixin:
@@ -559,8 +562,10 @@ class TVCheckMixin:
             unlabeled=cv.unlabeled)
         _, s1, b1 = ms.unlabeled_gain(semi, supervised, X, y, cv=first)
         d = s1 - b1
+        one_sign = np.all(d >= 0) or np.all(d <= 0)
         if (s1.size == cv.n_splits and abs(float(np.mean(d))) >= t
-                and float(np.mean(d)) != 0.0 and (np.all(d >= 0) or np.all(d <= 0))):
+                and float(np.mean(d)) != 0.0
+                and (one_sign or not SAFE_FIRST_REPEAT_ONE_SIGN)):
             return float(np.mean(d)), s1, b1
         _, s2, b2 = ms.unlabeled_gain(semi, supervised, X, y,
                                       cv=_LaterFolds(cv, s1.size))

@@ -747,6 +747,14 @@ def test_safe_true_first_repeat_stop_both_sides(Est, seed, stops, monkeypatch):
     else:
         assert np.array_equal(est.safe_scores_[0], s)
         assert est.unlabeled_gain_ == full.unlabeled_gain_
+        # the mixed signs decide nothing with SAFE_FIRST_REPEAT_ONE_SIGN;
+        # without it the first repeat's mean (not 0) does
+        monkeypatch.setattr(tc, "SAFE_FIRST_REPEAT_ONE_SIGN", False)
+        mixed = _fit(Est(safe=True, max_iter=15), X, y)
+        assert d1.mean() != 0 and not (np.all(d1 >= 0) or np.all(d1 <= 0))
+        assert mixed.safe_scores_[0].size == 5
+        assert mixed.unlabeled_gain_ == float(np.mean(d1))
+        monkeypatch.setattr(tc, "SAFE_FIRST_REPEAT_ONE_SIGN", True)
     assert np.array_equal(est.transduction_, full.transduction_)
     # a user splitter (or safe_cv given as a splitter) runs all its folds
     from semisvm.model_selection import RepeatedLabeledStratifiedKFold
