@@ -438,6 +438,9 @@ def test_safe_true_fold_set_up_shared_by_model_and_counterpart(Est, n_classes, m
     y = np.full(120, -1)
     for c in range(n_classes):
         y[rng.choice(np.flatnonzero(yt == c), 6, replace=False)] = c
+    import semisvm._tv_check as tc
+    # (both repeats in one _paired_scores call each: the counts below)
+    monkeypatch.setattr(tc, "SAFE_FIRST_REPEAT_MIN_GAIN", None)
     grams, scores = [], []
     real_gram, real_scores = tsol.feature_gram, ms._paired_scores
     monkeypatch.setattr(tsol, "feature_gram",
@@ -653,6 +656,9 @@ def test_safe_true_fallback_refit_holds_no_fold_set_up(Est, monkeypatch):
             seen.append(sorted(getattr(self, "_safety_setup", {}) or {}))
         return real_counterpart(self)
     monkeypatch.setattr(ms, "unlabeled_gain", gain)
+    # (one unlabeled_gain call over both repeats: its gain is the check's)
+    import semisvm._tv_check as tc
+    monkeypatch.setattr(tc, "SAFE_FIRST_REPEAT_MIN_GAIN", None)
     monkeypatch.setattr(TVCheckMixin, "_adopt_supervised", adopt)
     monkeypatch.setattr(Est, "_supervised_counterpart", counterpart)
     est = _fit(Est(safe=True, max_iter=15, n_components=30), X, ys)
@@ -668,7 +674,10 @@ def test_safe_true_with_a_duplicated_row_sets_its_folds_up_itself(Est, monkeypat
     # read their graph or features from the fit's; they set themselves up
     # (this raised "graph was fitted on ... rows" before). Without the
     # duplicate they share the fit's set-up (the other side)
+    import semisvm._tv_check as tc
     from semisvm._tv_check import TVCheckMixin
+    # (both repeats: the fold counts below)
+    monkeypatch.setattr(tc, "SAFE_FIRST_REPEAT_MIN_GAIN", None)
     X, y, _ = _moons(120, per_class=5)
     shared = {"n": 0}
     real = TVCheckMixin._fold_set_up
