@@ -1448,6 +1448,15 @@ class KNNGraph:
             raise ValueError("the parameters of this KNNGraph changed after "
                              "fit: build another")
 
+    def _has_duplicate_rows(self):
+        """Whether two fitted rows are equal (by :meth:`rows_of`'s hashes):
+        a subset holding either of them is then not matched
+        (:meth:`rows_of` None), so a fit on a subset cannot read its graph
+        from this one."""
+        self._check_fitted()
+        # (the first hash, as rows_of reads an ambiguous match)
+        return bool(np.unique(self._hashes[0]).size < self.n_samples_fit_)
+
     def rows_of(self, X):
         """Positions of the rows of ``X`` among the fitted rows, or None.
 

@@ -618,6 +618,12 @@ class SafeSemiSupervisedMixin:
             return RepeatedLabeledStratifiedKFold(int(cv), n_repeats=2, random_state=0)
         return cv
 
+    def _safe_gain(self, semi, supervised, X, y):
+        """``(gain, semi scores, supervised scores)`` of the check
+        (:func:`unlabeled_gain` on :meth:`_safe_cv`'s folds; estimators may
+        override it, e.g. to stop after a decisive first repeat)."""
+        return unlabeled_gain(semi, supervised, X, y, cv=self._safe_cv())
+
     def _safe_fit(self, X, y):
         self.unlabeled_gain_ = None
         self.fell_back_ = False
@@ -632,8 +638,7 @@ class SafeSemiSupervisedMixin:
             # nothing to cross-validate (or nothing unlabeled): keep the fit
             return self
         semi = self._safe_semi()
-        gain, s, b = unlabeled_gain(semi, self._supervised_counterpart(), X, y,
-                                    cv=self._safe_cv())
+        gain, s, b = self._safe_gain(semi, self._supervised_counterpart(), X, y)
         self.unlabeled_gain_ = gain
         self.safe_scores_ = (s, b)
         if gain < -margin:

@@ -438,6 +438,9 @@ def test_safe_true_fold_set_up_shared_by_model_and_counterpart(Est, n_classes, m
     y = np.full(120, -1)
     for c in range(n_classes):
         y[rng.choice(np.flatnonzero(yt == c), 6, replace=False)] = c
+    import semisvm._tv_check as tc
+    # (both repeats in one _paired_scores call each: the counts below)
+    monkeypatch.setattr(tc, "SAFE_FIRST_REPEAT_MIN_GAIN", None)
     grams, scores = [], []
     real_gram, real_scores = tsol.feature_gram, ms._paired_scores
     monkeypatch.setattr(tsol, "feature_gram",
@@ -653,6 +656,9 @@ def test_safe_true_fallback_refit_holds_no_fold_set_up(Est, monkeypatch):
             seen.append(sorted(getattr(self, "_safety_setup", {}) or {}))
         return real_counterpart(self)
     monkeypatch.setattr(ms, "unlabeled_gain", gain)
+    # (one unlabeled_gain call over both repeats: its gain is the check's)
+    import semisvm._tv_check as tc
+    monkeypatch.setattr(tc, "SAFE_FIRST_REPEAT_MIN_GAIN", None)
     monkeypatch.setattr(TVCheckMixin, "_adopt_supervised", adopt)
     monkeypatch.setattr(Est, "_supervised_counterpart", counterpart)
     est = _fit(Est(safe=True, max_iter=15, n_components=30), X, ys)
@@ -730,3 +736,112 @@ def test_rof_gap_sums_keep_the_incidence_runs_where_edges_do_not_fit(dtype, gap_
                                                    tol=0.0, max_iter=20, L=L)
             runs.append((it, gap.tobytes(), primal.tobytes(), G.tobytes(), P.tobytes()))
         assert runs[0] == runs[1]
+
+
+@pytest.mark.parametrize("Est", [TVRLS, TVSVM, CheegerRLS, CheegerSVM])
+def test_safe_true_with_a_duplicated_row_sets_its_folds_up_itself(Est, monkeypatch):
+    # two equal rows: a fold's rows are not matched among the graph's
+    # (KNNGraph.rows_of is None: the match is ambiguous), so the folds cannot
+    # read their graph or features from the fit's; they set themselves up
+    # (this raised "graph was fitted on ... rows" before). Without the
+    # duplicate they share the fit's set-up (the other side)
+    import semisvm._tv_check as tc
+    from semisvm._tv_check import TVCheckMixin
+    # (both repeats: the fold counts below)
+    monkeypatch.setattr(tc, "SAFE_FIRST_REPEAT_MIN_GAIN", None)
+    X, y, _ = _moons(120, per_class=5)
+    shared = {"n": 0}
+    real = TVCheckMixin._fold_set_up
+
+    def fold_set_up(self, *a, **k):
+        shared["n"] += 1
+        return real(self, *a, **k)
+    monkeypatch.setattr(TVCheckMixin, "_fold_set_up", fold_set_up)
+    est = _fit(Est(safe=True, max_iter=15), X, y)
+    assert not est.graph_._has_duplicate_rows()
+    assert est.safe_scores_[0].size == 10 and shared["n"] == 20
+    Xd = X.copy()
+    Xd[7] = Xd[90]              # two unlabeled rows made equal
+    assert y[7] == -1 and y[90] == -1
+    shared["n"] = 0
+    est = _fit(Est(safe=True, max_iter=15), Xd, y)
+    assert est.graph_._has_duplicate_rows()
+    assert est.safe_scores_[0].size == 10 and shared["n"] == 0
+    assert isinstance(est.unlabeled_gain_, float)
+
+
+def _moons_labels(n, per_class, seed):
+    X, yt = make_moons(n, noise=0.12, random_state=seed)
+    rng = np.random.default_rng(seed)
+    y = np.full(n, -1)
+    for c in (0, 1):
+        y[rng.choice(np.flatnonzero(yt == c), per_class, replace=False)] = c
+    return X, y
+
+
+def test_safe_true_later_folds_are_the_splitters_after_the_first_repeat():
+    from semisvm._tv_check import _LaterFolds
+    from semisvm.model_selection import RepeatedLabeledStratifiedKFold
+    _, y = _moons_labels(150, 6, 1)
+    cv = RepeatedLabeledStratifiedKFold(5, n_repeats=2, random_state=0)
+    first = RepeatedLabeledStratifiedKFold(5, n_repeats=1, random_state=0)
+    folds = list(cv.split(None, y))
+    got = list(first.split(None, y)) + list(_LaterFolds(cv, 5).split(None, y))
+    assert len(folds) == len(got) == 10
+    for (a, b), (c, d) in zip(folds, got):
+        assert np.array_equal(a, c) and np.array_equal(b, d)
+    # the two repeats differ (a later fold is not a first-repeat one)
+    assert not np.array_equal(folds[0][1], folds[5][1])
+
+
+@pytest.mark.parametrize("Est, seed, stops", [
+    (CheegerSVM, 1, True),      # first repeat's differences 0 0 0 0 +0.5
+    (CheegerRLS, 1, True),      # 0 0 0 -0.5 0: falls back either way
+    (TVRLS, 1, False),          # 0 +1/3 0 -0.5 +0.5: mixed signs
+])
+def test_safe_true_first_repeat_stop_both_sides(Est, seed, stops, monkeypatch):
+    # SAFE_FIRST_REPEAT_MIN_GAIN: the second repeat only where the first does
+    # not decide. Off (None) and above the first repeat's mean gain: both
+    # repeats, the same bits; at 0 a decisive first repeat stops, its five
+    # scores those of the full check's first five, the gain their mean
+    import semisvm._tv_check as tc
+    X, y = _moons_labels(150, 6, seed)
+    monkeypatch.setattr(tc, "SAFE_FIRST_REPEAT_MIN_GAIN", None)
+    full = _fit(Est(safe=True, max_iter=15), X, y)
+    s, b = full.safe_scores_
+    assert s.size == 10
+    d1 = (s - b)[:5]
+    monkeypatch.setattr(tc, "SAFE_FIRST_REPEAT_MIN_GAIN", abs(float(d1.mean())) + 0.01)
+    above = _fit(Est(safe=True, max_iter=15), X, y)
+    assert np.array_equal(above.safe_scores_[0], s) and np.array_equal(above.safe_scores_[1], b)
+    assert above.unlabeled_gain_ == full.unlabeled_gain_
+    assert np.array_equal(above.transduction_, full.transduction_)
+    monkeypatch.setattr(tc, "SAFE_FIRST_REPEAT_MIN_GAIN", 0.0)
+    est = _fit(Est(safe=True, max_iter=15), X, y)
+    if stops:
+        assert est.safe_scores_[0].size == 5
+        assert np.array_equal(est.safe_scores_[0], s[:5])
+        assert np.array_equal(est.safe_scores_[1], b[:5])
+        assert est.unlabeled_gain_ == float(np.mean(d1))
+        assert est.fell_back_ == (d1.mean() < 0) == full.fell_back_
+    else:
+        assert np.array_equal(est.safe_scores_[0], s)
+        assert est.unlabeled_gain_ == full.unlabeled_gain_
+        # the mixed signs decide nothing with SAFE_FIRST_REPEAT_ONE_SIGN;
+        # without it the first repeat's mean (not 0) does
+        monkeypatch.setattr(tc, "SAFE_FIRST_REPEAT_ONE_SIGN", False)
+        mixed = _fit(Est(safe=True, max_iter=15), X, y)
+        assert d1.mean() != 0 and not (np.all(d1 >= 0) or np.all(d1 <= 0))
+        assert mixed.safe_scores_[0].size == 5
+        assert mixed.unlabeled_gain_ == float(np.mean(d1))
+        monkeypatch.setattr(tc, "SAFE_FIRST_REPEAT_ONE_SIGN", True)
+    assert np.array_equal(est.transduction_, full.transduction_)
+    # a user splitter (or safe_cv given as a splitter) runs all its folds
+    from semisvm.model_selection import RepeatedLabeledStratifiedKFold
+    cv = RepeatedLabeledStratifiedKFold(5, n_repeats=2, random_state=0)
+    user = _fit(Est(safe=True, max_iter=15, safe_cv=cv), X, y)
+    assert np.array_equal(user.safe_scores_[0], s)
+    # fewer labels in a class than the folds (4 of 5): both repeats
+    X4, y4 = _moons_labels(150, 4, seed)
+    few = _fit(Est(safe=True, max_iter=15), X4, y4)
+    assert few.safe_scores_[0].size == 8
