@@ -905,9 +905,10 @@ _COMMON_DOC = """
           on the labeled rows (every unlabeled row stays in training), store
           the mean accuracy gain in ``unlabeled_gain_`` and, when it is below
           ``-safe_margin``, become that supervised model (``fell_back_``).
-          Costs ``2 x safe_cv x 2`` extra fits (an int ``safe_cv``: half of
-          them where the first repeat's folds decide, each fold's gain of one
-          sign and their mean at least 0.05 from 0), which share this fit's graph,
+          Costs ``2 x safe_cv x 2`` extra fits (an int ``safe_cv`` of at
+          least 5: half of them where the first repeat's folds decide, each
+          fold's gain on one side of ``-safe_margin`` and their mean at least
+          0.05 from it; logged at ``verbose``), which share this fit's graph,
           kernel width, intrinsic dimension and (Nystroem path) the features
           of their rows (no held-out label value enters them) and, above 2000
           rows, stop as the ``"auto"`` check's folds do (less the latter's
@@ -920,9 +921,9 @@ _COMMON_DOC = """
         * ``False``: no check.
     safe_cv : int or cross-validator, default=5
         Folds of ``safe=True`` (an int k: k labeled-row folds, repeated
-        twice; the second repeat only where the first's k folds do not
-        decide: their gains of mixed sign or a mean within 0.05 of 0; a
-        cross-validator: all its folds).
+        twice; for k >= 5 the second repeat only where the first's k folds
+        do not decide: their gains on both sides of ``-safe_margin`` or a
+        mean within 0.05 of it; a cross-validator: all its folds).
     safe_margin : float, default=0.0
         Fall back when the accuracy gain is below ``-safe_margin`` (ties keep
         the semi-supervised model, except with ``safe_margin=0`` one that got
@@ -1007,6 +1008,10 @@ _COMMON_DOC = """
         ``safe=True``: the mean over the folds); None when no check ran.
     fell_back_ : bool
         True when the check replaced the model by the supervised one.
+    safe_scores_ : tuple of ndarray
+        ``safe=True``: the fold accuracies ``(model, counterpart)``, k of
+        each where the first repeat decided (an int ``safe_cv`` = k), else
+        2k (or the splitter's folds); set only when that check ran.
 """ + SAFE_CHECK_ATTR_DOC + LAPLACIAN_GUARD_ATTR_DOC + """    n_features_in_ : int
 """ + FEATURE_SCALE_ATTR_DOC
 

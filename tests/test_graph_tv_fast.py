@@ -845,3 +845,31 @@ def test_safe_true_first_repeat_stop_both_sides(Est, seed, stops, monkeypatch):
     X4, y4 = _moons_labels(150, 4, seed)
     few = _fit(Est(safe=True, max_iter=15), X4, y4)
     assert few.safe_scores_[0].size == 8
+
+
+def test_safe_true_first_repeat_stop_centred_on_the_margin_and_min_splits(monkeypatch, caplog):
+    # the stop decides on which side of -safe_margin the first repeat's fold
+    # gains lie (the fallback's threshold), not of 0; and only for k >=
+    # SAFE_FIRST_REPEAT_MIN_SPLITS folds (the value it was chosen at)
+    import logging
+
+    import semisvm._tv_check as tc
+    X, y = _moons_labels(150, 6, 1)
+    monkeypatch.setattr(tc, "SAFE_FIRST_REPEAT_MIN_GAIN", None)
+    full = _fit(CheegerRLS(safe=True, max_iter=15), X, y)
+    d1 = (full.safe_scores_[0] - full.safe_scores_[1])[:5]
+    assert d1.min() < 0 and d1.max() == 0        # 0 0 0 -0.5 0
+    monkeypatch.setattr(tc, "SAFE_FIRST_REPEAT_MIN_GAIN", 0.0)
+    with caplog.at_level(logging.INFO, logger="semisvm"):
+        stop = _fit(CheegerRLS(safe=True, max_iter=15, verbose=1), X, y)
+    assert stop.safe_scores_[0].size == 5
+    assert "the first repeat's 5 folds decide" in caplog.text
+    # a margin between the folds' gains: on both sides of -margin, no stop
+    m = float(-d1.min()) / 2
+    both = _fit(CheegerRLS(safe=True, max_iter=15, safe_margin=m), X, y)
+    assert both.safe_scores_[0].size == 10
+    assert both.unlabeled_gain_ == full.unlabeled_gain_
+    assert both.fell_back_ == (full.unlabeled_gain_ < -m)
+    # the fewest folds the stop takes: 5 stops, 6 required runs both repeats
+    monkeypatch.setattr(tc, "SAFE_FIRST_REPEAT_MIN_SPLITS", 6)
+    assert _fit(CheegerRLS(safe=True, max_iter=15), X, y).safe_scores_[0].size == 10
