@@ -232,6 +232,14 @@ class TVSchemeMixin:
                              and Z.size * 4 <= _tv_check.SAFE_COUNTERPART_SINGLE_MAX_BYTES)
         else:
             kw["_held"] = getattr(self, "_fold_held", None)
+        if (binary and getattr(self, "_direct_counterpart", False)
+                and _tv_check.SAFE_COUNTERPART_DIRECT and gamma == 0
+                and self.normalize is None):
+            # a safe=True check's supervised counterpart (its fold fits and
+            # the fit adopted where it falls back), two classes: the convex
+            # problem solved directly on the labeled rows
+            # (_tv_check.SAFE_COUNTERPART_DIRECT)
+            kw["_direct"] = True
         # the check's fold solves (_auto_fallback) keep this fit's choice
         start, center = (getattr(self, "_pinned_start_center", None)
                          or self._start_center(y, binary))

@@ -915,6 +915,61 @@ def tv_splitting(rk, W, y, n_classes, loss, gamma, lam, eta, mu, r1, r2, r,
     return again
 
 
+def supervised_binary(rk, y, loss, lam, eta, mu, smo_tol):
+    """The two-class splitting's fixed point at ``gamma = 0`` without the
+    graph (``normalize=None``: the convex problem), solved directly on the
+    labeled rows L: kernel ridge classification ``min eta/2 sum_L (y_i -
+    f_i)^2 + lam/2 alpha'K alpha`` (squared loss; ``alpha_L = (K_LL + lam /
+    eta I)^-1 y_L``, zero elsewhere) or the kernel SVM ``mu sum_L max(0, 1 -
+    y_i (f_i + b)) + lam/2 alpha'K alpha`` (hinge; its dual on L with C = mu /
+    lam by :func:`smo_qp`, ``alpha_i = y_i beta_i``). ``f = K[:, L] alpha_L``
+    on all rows (with a factor Z: ``Z Z_L' alpha_L + delta alpha``). The
+    same problem as :func:`_tv_binary` at ``gamma = 0, normalize=None``, whose
+    splitting iterates converge to this solution (the estimators' safe=True
+    check, its supervised counterpart's fold fits)."""
+    n = rk.n
+    dt = rk.dtype
+    lab = np.flatnonzero(y != UNLABELED)
+    ypm = np.where(y[lab] == 1, 1.0, -1.0)
+    if rk.low_rank:
+        ZL = np.asarray(rk.Z[lab], dtype=np.float64)
+        KLL = ZL @ ZL.T
+        KLL[np.diag_indices_from(KLL)] += rk.delta
+    else:
+        KLL = np.asarray(rk.K[np.ix_(lab, lab)], dtype=np.float64)
+    KLL = 0.5 * (KLL + KLL.T)
+    b = 0.0
+    if loss == "squared":
+        A = KLL.copy()
+        A[np.diag_indices_from(A)] += lam / eta
+        aL = sla.solve(A, ypm, assume_a="pos", check_finite=False)
+    else:
+        Q = np.ascontiguousarray(ypm[:, None] * KLL * ypm[None, :])
+        beta = np.zeros(lab.shape[0])
+        b, _, _ = smo_qp(Q, np.full(lab.shape[0], -1.0), np.ascontiguousarray(ypm),
+                             np.full(lab.shape[0], mu / lam), beta, tol=smo_tol)
+        aL = ypm * beta
+    alpha = np.zeros(n, dtype=dt)
+    alpha[lab] = aL
+    if rk.low_rank:
+        f = np.asarray(rk.Z, dtype=np.float64) @ (ZL.T @ aL)
+        f[lab] += rk.delta * aL
+    else:
+        f = np.asarray(rk.K[:, lab], dtype=np.float64) @ aL
+    fL = f[lab]
+    if loss == "squared":
+        fit = 0.5 * eta * np.sum((ypm - fL) ** 2)
+    else:
+        fit = mu * np.sum(np.maximum(0.0, 1.0 - ypm * (fL + b)))
+    obj = float(fit + 0.5 * lam * aL @ fL)
+    f = f.astype(dt, copy=False)
+    return dict(model="tv", loss=loss, decision=f + b,
+                labels=(f + b > 0).astype(np.intp), alpha=alpha, intercept=float(b),
+                objective=obj, n_iter=1, converged=True, status="direct",
+                history=[obj], residual_history=[0.0], n_rof_iter=0,
+                rof_time=0.0, rof_cpu_time=0.0)
+
+
 def _stable_stop(state, labels, unl, residual, tol, n_stable, watch=None):
     """Update the label-stability counter; return the stop reason or None.
 

@@ -101,7 +101,7 @@ from semisvm._tv_inputs import (
 )
 from semisvm._tv_schemes import TV_DEFAULTS_DOC, CheegerSolveMixin, TVSchemeMixin
 from semisvm._tv_setup import TVSetupMixin
-from semisvm._tv_solvers import cheeger_ratio, tv_splitting
+from semisvm._tv_solvers import cheeger_ratio, supervised_binary, tv_splitting
 from semisvm._validation import (
     FLOAT_DTYPES,
     UNLABELED,
@@ -149,7 +149,7 @@ def graph_tv(K, W, y, *, loss="squared", gamma=1.0, lam=1.0, eta=1.0, mu=1.0,
              smo_tol=1e-6, verbose=False, Z=None, nugget=0.0, n_jobs=None,
              scheme="augmented", start="zero", center="mean", _cache=None,
              _watch=None, _init=None, _held=None, _single=False,
-             _retry=True):
+             _retry=True, _direct=False):
     r"""TV-RLS (``loss="squared"``) or TV-SVM (``loss="hinge"``), binary or multi-class.
 
     Binary (2 classes; class 1 is +1), the splitting ``f = K alpha = g``,
@@ -306,6 +306,12 @@ def graph_tv(K, W, y, *, loss="squared", gamma=1.0, lam=1.0, eta=1.0, mu=1.0,
         check turns it off for a fold solve with an outer-iteration budget
         (folds of more than 200,000 rows), which counts as settled, and for
         the folds of a fit whose own retry did not settle.
+    _direct : bool, default=False
+        Private, two classes at ``gamma=0, normalize=None`` only (the
+        supervised kernel machine on the labeled rows): its solution solved
+        directly on the labeled rows instead of by the splitting (status
+        ``"direct"``, see ``_tv_solvers.supervised_binary``); the estimators'
+        ``safe=True`` check passes it for its counterpart's fold fits.
 
     Returns
     -------
@@ -349,6 +355,14 @@ def graph_tv(K, W, y, *, loss="squared", gamma=1.0, lam=1.0, eta=1.0, mu=1.0,
         raise ValueError(f"center must be 'mean' or 'median', got {center!r}")
     t0 = time.perf_counter()
     c0 = time.process_time()
+    if _direct:
+        if n_classes != 2 or gamma != 0 or normalize is not None:
+            raise ValueError("_direct needs two classes, gamma=0 and normalize=None")
+        with limit_api(1, "blas"):
+            out = supervised_binary(rk, y, loss, lam, eta, mu, smo_tol)
+        out["total_time"] = time.perf_counter() - t0
+        out["total_cpu_time"] = time.process_time() - c0
+        return make_result(**out)
     # [NP] one BLAS thread: the normalised iterations are sensitive to
     # rounding (USPS {0,1,4,9}, one label per class, draw 1: 1.4% error with
     # one thread, 37% with two, whose blocked solves sum in another order),
@@ -780,6 +794,8 @@ class _GraphTVBase(TVSetupMixin, TVCheckMixin, SafeSemiSupervisedMixin,
         # (fitted on this fit's X, already scaled: feature_scaling=False)
         sup = cls(gamma=0.0, normalize=None, safe=False, label_tol=LABEL_TOL,
                   feature_scaling=False, **params)
+        # two classes: solved directly (_tv_check.SAFE_COUNTERPART_DIRECT)
+        sup._direct_counterpart = True
         if getattr(self, "_safety_setup", None) is not None:
             # in the safety net's check: its fits share the set-up too
             sup._safety_setup = self._safety_setup

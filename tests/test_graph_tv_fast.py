@@ -873,3 +873,130 @@ def test_safe_true_first_repeat_stop_centred_on_the_margin_and_min_splits(monkey
     # the fewest folds the stop takes: 5 stops, 6 required runs both repeats
     monkeypatch.setattr(tc, "SAFE_FIRST_REPEAT_MIN_SPLITS", 6)
     assert _fit(CheegerRLS(safe=True, max_iter=15), X, y).safe_scores_[0].size == 10
+
+
+# ------------------------------- safe=True's counterpart solved directly
+
+@pytest.mark.parametrize("low_rank", [False, True])
+@pytest.mark.parametrize("loss", ["squared", "hinge"])
+def test_direct_counterpart_is_kernel_ridge_and_svc(loss, low_rank):
+    # the gamma = 0, normalize=None problem solved on the labeled rows
+    # against sklearn's KernelRidge / SVC on the same (precomputed) kernel,
+    # and against the splitting loop run to convergence
+    from sklearn.kernel_ridge import KernelRidge
+    from sklearn.svm import SVC
+
+    from semisvm._lowrank import nystroem_features
+    from semisvm.graph import knn_affinity
+    from semisvm.graph_tv import graph_tv
+    from semisvm.kernels import kernel_matrix
+    X, y, _ = _moons(120, 5, seed=2)
+    lab = y != -1
+    if low_rank:
+        Z = nystroem_features(X, lambda A, B=None: kernel_matrix(A, B, gamma=2.0), 40,
+                              random_state=0)[0]
+        delta = 0.05
+        K, kw = Z @ Z.T + delta * np.eye(120), dict(Z=Z, nugget=delta)
+    else:
+        K = kernel_matrix(X, gamma=2.0)
+        kw = dict()
+    W = knn_affinity(X, 8)
+    lam, eta, mu = 0.1, 10.0, 3.0
+    d = graph_tv(None if low_rank else K, W, y, loss=loss, gamma=0.0, normalize=None,
+                 lam=lam, eta=eta, mu=mu, _direct=True, **kw)
+    assert d.status == "direct" and d.converged
+    ypm = np.where(y[lab] == 1, 1.0, -1.0)
+    if loss == "squared":
+        ref = KernelRidge(alpha=lam / eta, kernel="precomputed").fit(K[np.ix_(lab, lab)], ypm)
+        dec = ref.predict(K[:, lab])
+        assert d.intercept == 0.0
+    else:
+        ref = SVC(kernel="precomputed", C=mu / lam, tol=1e-10).fit(K[np.ix_(lab, lab)], ypm)
+        dec = ref.decision_function(K[:, lab])
+        assert abs(d.intercept - ref.intercept_[0]) < 1e-5
+    np.testing.assert_allclose(d.decision, dec, atol=1e-5)
+    np.testing.assert_array_equal(d.labels, (dec > 0).astype(int))
+    assert np.all(d.alpha[~lab] == 0)
+    # the splitting loop converges to it (slowly: its unlabeled rows)
+    loop = graph_tv(None if low_rank else K, W, y, loss=loss, gamma=0.0, normalize=None,
+                    lam=lam, eta=eta, mu=mu, tol=1e-12, n_stable=10**6, max_iter=6000,
+                    **kw)
+    np.testing.assert_allclose(loop.decision, d.decision, atol=2e-2)
+    assert abs(loop.objective - d.objective) <= 1e-3 * abs(d.objective)
+
+
+def test_direct_counterpart_only_at_its_problem():
+    from semisvm.graph import knn_affinity
+    from semisvm.graph_tv import graph_tv
+    from semisvm.kernels import kernel_matrix
+    X, y, _ = _moons(60, 4)
+    K, W = kernel_matrix(X, gamma=2.0), knn_affinity(X, 6)
+    for kw in (dict(gamma=0.1, normalize=None), dict(gamma=0.0, normalize="n")):
+        with pytest.raises(ValueError, match="_direct"):
+            graph_tv(K, W, y, _direct=True, **kw)
+    y3 = y.copy()
+    y3[np.flatnonzero(y == -1)[:3]] = 2
+    with pytest.raises(ValueError, match="_direct"):
+        graph_tv(K, W, y3, gamma=0.0, normalize=None, _direct=True)
+
+
+@pytest.mark.parametrize("Est", [TVRLS, TVSVM, CheegerRLS, CheegerSVM])
+@pytest.mark.parametrize("direct", [True, False])
+def test_safe_true_counterpart_direct_both_sides(Est, direct, monkeypatch):
+    # SAFE_COUNTERPART_DIRECT on: every counterpart fold fit of a two-class
+    # check and the counterpart adopted where it falls back are solved
+    # directly; off: by the splitting loop; more than two classes: the loop
+    import semisvm._tv_check as tc
+    import semisvm.graph_tv as gt
+    monkeypatch.setattr(tc, "SAFE_COUNTERPART_DIRECT", direct)
+    monkeypatch.setattr(tc, "SAFE_FIRST_REPEAT_MIN_GAIN", None)
+    seen = []
+    real = gt.graph_tv
+
+    def spy(*a, **k):
+        res = real(*a, **k)
+        if k.get("gamma") == 0:
+            seen.append(res.status)
+        return res
+    monkeypatch.setattr(gt, "graph_tv", spy)
+    X, y, _ = _moons(150, 6, seed=1)
+    est = _fit(Est(safe=True, max_iter=30), X, y)
+    # (the ten folds, and the counterpart adopted where it fell back)
+    assert len(seen) == est.safe_scores_[0].size + est.fell_back_ == 10 + est.fell_back_
+    assert all((s == "direct") == direct for s in seen)
+    # the adopted counterpart: the same solve as its folds'
+    sup = est._supervised_counterpart()
+    assert sup._direct_counterpart
+    from sklearn.base import clone
+    assert clone(sup)._direct_counterpart
+    seen.clear()
+    _fit(sup, X, y)
+    assert len(seen) == 1 and (seen[0] == "direct") == direct
+    # three classes: the splitting loop whatever the switch
+    from sklearn.datasets import make_blobs
+    X3, yt3 = make_blobs(120, centers=3, random_state=0)
+    y3 = np.full(120, -1)
+    rng = np.random.default_rng(0)
+    for c in range(3):
+        y3[rng.choice(np.flatnonzero(yt3 == c), 5, replace=False)] = c
+    seen.clear()
+    _fit(Est(safe=True, max_iter=20), X3, y3)
+    assert seen and "direct" not in seen
+
+
+def test_safe_true_fallback_adopts_the_direct_counterpart(monkeypatch):
+    import semisvm.model_selection as ms
+    real_gain = ms.unlabeled_gain
+
+    def gain(*a, **k):
+        g, s, b = real_gain(*a, **k)
+        return -1.0, s, b          # the safety net fires
+    import semisvm._tv_check as tc
+    monkeypatch.setattr(tc, "SAFE_FIRST_REPEAT_MIN_GAIN", None)
+    monkeypatch.setattr(ms, "unlabeled_gain", gain)
+    X, y, _ = _moons(150, 6, seed=1)
+    est = _fit(TVSVM(safe=True, max_iter=30), X, y)
+    assert est.fell_back_ and est.result_.status == "direct"
+    sup = _fit(est._supervised_counterpart(), X, y)
+    np.testing.assert_array_equal(est.transduction_, sup.transduction_)
+    np.testing.assert_array_equal(est.predict(X), sup.predict(X))
