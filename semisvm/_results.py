@@ -379,7 +379,9 @@ class GraphTVResult:
         normalised TV: the objective has not reached a new minimum for 5
         n_stable iterations), ``"held_out_stable"`` (the labels of rows
         outside the solve, given by the estimators' ``safe=True`` check,
-        unchanged for n_stable iterations) or ``"max_iter"``.
+        unchanged for n_stable iterations), ``"direct"`` (two-class TV at
+        ``gamma=0, normalize=None`` solved on the labeled rows, the
+        ``safe=True`` check's supervised counterpart) or ``"max_iter"``.
     history : ndarray
         Objective (TV models: loss + RKHS + gamma TV at the splitting variable)
         or Cheeger ratio per outer iteration.

@@ -464,7 +464,10 @@ def test_safe_true_fold_set_up_shared_by_model_and_counterpart(Est, n_classes, m
                     est.decision_function(X).tobytes()))
     n_folds = scores[0][0].size
     if m is not None:
-        assert out[0][0] == 1 + n_folds and out[1][0] == 1 + 2 * n_folds
+        # (two classes: the counterpart solved directly needs no Z'Z,
+        # SAFE_COUNTERPART_DIRECT)
+        own = 0 if n_classes == 2 and tc.SAFE_COUNTERPART_DIRECT else n_folds
+        assert out[0][0] == 1 + n_folds and out[1][0] == 1 + n_folds + own
     else:
         assert out[0][0] == out[1][0] == 0
     assert out[0][1:] == out[1][1:]
@@ -806,6 +809,9 @@ def test_safe_true_first_repeat_stop_both_sides(Est, seed, stops, monkeypatch):
     # scores those of the full check's first five, the gain their mean
     import semisvm._tv_check as tc
     X, y = _moons_labels(150, 6, seed)
+    # (the fold differences below are those of the splitting loop's
+    # counterpart: the stop's logic does not depend on the counterpart)
+    monkeypatch.setattr(tc, "SAFE_COUNTERPART_DIRECT", False)
     monkeypatch.setattr(tc, "SAFE_FIRST_REPEAT_MIN_GAIN", None)
     full = _fit(Est(safe=True, max_iter=15), X, y)
     s, b = full.safe_scores_
@@ -855,6 +861,8 @@ def test_safe_true_first_repeat_stop_centred_on_the_margin_and_min_splits(monkey
 
     import semisvm._tv_check as tc
     X, y = _moons_labels(150, 6, 1)
+    # (the fold differences of the splitting loop's counterpart, as above)
+    monkeypatch.setattr(tc, "SAFE_COUNTERPART_DIRECT", False)
     monkeypatch.setattr(tc, "SAFE_FIRST_REPEAT_MIN_GAIN", None)
     full = _fit(CheegerRLS(safe=True, max_iter=15), X, y)
     d1 = (full.safe_scores_[0] - full.safe_scores_[1])[:5]
