@@ -160,6 +160,8 @@ CHEEGER_FOLD_MAX_ITER = 5
 # (8.74 / 8.05 -> 8.86 / 9.54 %: their penalty iterate is far from settled)
 MID_FOLD_BUDGET_MIN_ROWS = FOLD_MIN_ROWS
 CHEEGER_MID_FOLD_MAX_ITER = 5
+# ... and the Cheeger pair's such folds of two classes (watched too)
+CHEEGER_MID_FOLD_MAX_ITER_TWO = None
 TV_MID_FOLD_MAX_ITER = None
 # the safe="auto" check's two fold solves run side by side on two threads
 # when the fit has at least two (n_jobs) and at most this many rows (above
@@ -240,13 +242,15 @@ SAFE_FIRST_REPEAT_ONE_SIGN = True
 SAFE_FIRST_REPEAT_MIN_SPLITS = 5
 
 
-def _mid_budget(n, budget):
-    """``budget`` (a family's mid-size fold budget: ``TV_MID_FOLD_MAX_ITER``
-    or ``CHEEGER_MID_FOLD_MAX_ITER``) where a safe="auto" fold solve (more
-    than two classes) on n rows takes it, else None."""
-    if (budget is not None and MID_FOLD_BUDGET_MIN_ROWS is not None
+def _mid_budget(n, est):
+    """The mid-size fold budget of a safe="auto" fold solve on n rows of
+    ``est``'s family and classes (``est._mid_fold_budget()``:
+    ``TV_MID_FOLD_MAX_ITER``, ``CHEEGER_MID_FOLD_MAX_ITER`` or
+    ``CHEEGER_MID_FOLD_MAX_ITER_TWO``) on more than
+    ``MID_FOLD_BUDGET_MIN_ROWS`` rows up to ``SCALE_MIN_ROWS``, else None."""
+    if (MID_FOLD_BUDGET_MIN_ROWS is not None
             and MID_FOLD_BUDGET_MIN_ROWS < n <= SCALE_MIN_ROWS):
-        return budget
+        return est._mid_fold_budget()
     return None
 
 
@@ -468,9 +472,8 @@ class TVCheckMixin:
         more than ``SCALE_MIN_ROWS`` rows (or more than
         ``MID_FOLD_BUDGET_MIN_ROWS`` where the family has a mid-size budget,
         see there), else None."""
-        if self.classes_.shape[0] > 2 and (
-                y.shape[0] > SCALE_MIN_ROWS
-                or _mid_budget(y.shape[0], self._mid_fold_budget()) is not None):
+        if ((self.classes_.shape[0] > 2 and y.shape[0] > SCALE_MIN_ROWS)
+                or _mid_budget(y.shape[0], self) is not None):
             return (y != UNLABELED) & (y_hidden == UNLABELED)
         return None
 
@@ -491,12 +494,14 @@ class TVCheckMixin:
             return None
         if n > FOLD_BUDGET_MIN_ROWS:
             return FOLD_MAX_ITER_SCALE
-        return _mid_budget(n, self._mid_fold_budget())
+        return _mid_budget(n, self)
 
     def _mid_fold_budget(self):
-        """This family's mid-size fold budget (``TV_MID_FOLD_MAX_ITER``; the
-        Cheeger pair's: ``CHEEGER_MID_FOLD_MAX_ITER``)."""
-        return TV_MID_FOLD_MAX_ITER
+        """This family's mid-size fold budget for this fit's classes
+        (``TV_MID_FOLD_MAX_ITER`` for more than two classes, none for two;
+        the Cheeger pair's: ``CHEEGER_MID_FOLD_MAX_ITER`` /
+        ``CHEEGER_MID_FOLD_MAX_ITER_TWO``)."""
+        return TV_MID_FOLD_MAX_ITER if self.classes_.shape[0] > 2 else None
 
     def _n_stable(self, n):
         """``n_stable`` of a solve on n rows: "auto" is ``N_STABLE``;

@@ -312,8 +312,8 @@ class TVSchemeMixin:
         settled = res.converged or (budget is not None and res.n_iter >= budget)
         # (a fold with the mid-size budget keeps the fit's scheme, the
         # penalty iteration: _tv_check.TV_MID_FOLD_MAX_ITER)
-        mid = (budget is not None and _tv_check._mid_budget(
-            y.shape[0], self._mid_fold_budget()) is not None)
+        mid = (budget is not None
+               and _tv_check._mid_budget(y.shape[0], self) is not None)
         if settled and (mid or (res.label_conflict <= tol
                                 and share >= PENALTY_MIN_SHARE)):
             return res
@@ -390,12 +390,14 @@ class CheegerSolveMixin:
             return _tv_check.FOLD_MAX_ITER_SCALE
         if n > _tv_check.CHEEGER_FOLD_BUDGET_MIN_ROWS:
             return _tv_check.CHEEGER_FOLD_MAX_ITER
-        return _tv_check._mid_budget(n, self._mid_fold_budget())
+        return _tv_check._mid_budget(n, self)
 
     def _mid_fold_budget(self):
-        """The Cheeger pair's mid-size fold budget
-        (``_tv_check.CHEEGER_MID_FOLD_MAX_ITER``)."""
-        return _tv_check.CHEEGER_MID_FOLD_MAX_ITER
+        """The Cheeger pair's mid-size fold budget for this fit's classes
+        (``_tv_check.CHEEGER_MID_FOLD_MAX_ITER``, two classes:
+        ``_tv_check.CHEEGER_MID_FOLD_MAX_ITER_TWO``)."""
+        return (_tv_check.CHEEGER_MID_FOLD_MAX_ITER if self.classes_.shape[0] > 2
+                else _tv_check.CHEEGER_MID_FOLD_MAX_ITER_TWO)
 
     def _rof_max_iter(self, n):
         """rof_max_iter="auto": CHEEGER_ROF_MAX_ITER steps per ROF solve above

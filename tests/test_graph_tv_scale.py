@@ -775,6 +775,7 @@ def test_cheeger_fold_budgets_by_rows(monkeypatch):
     # the two budgets' row ranges, watched folds only (the defaults' values)
     import semisvm._tv_check as tv_check
     est = CheegerRLS()
+    est.classes_ = np.arange(3)
     watch = np.ones(3, dtype=bool)
     lo, hi = tv_check.CHEEGER_FOLD_BUDGET_MIN_ROWS, tv_check.FOLD_BUDGET_MIN_ROWS
     assert tv_check.SCALE_MIN_ROWS <= lo < 100_000 < hi
@@ -926,6 +927,24 @@ def test_cheeger_mid_fold_budget_both_sides(Est, n_classes, above, monkeypatch):
     _assert_cheeger_fold_budget(Est, X, y, seen, 3 if above and n_classes > 2 else None)
 
 
+
+@pytest.mark.parametrize("Est", [CheegerRLS, CheegerSVM])
+@pytest.mark.parametrize("n_classes", [3, 2])
+@pytest.mark.parametrize("above", [True, False])
+def test_cheeger_mid_fold_budget_two_classes_both_sides(Est, n_classes, above,
+                                                        monkeypatch):
+    # the Cheeger pair's two-class check folds on more than
+    # MID_FOLD_BUDGET_MIN_ROWS rows stop after CHEEGER_MID_FOLD_MAX_ITER_TWO
+    # outer iterations (their own constant: the multi-class one off here);
+    # at or below the switch: no budget; the fit keeps its bits
+    import semisvm._tv_check as tv_check
+    X, y, seen = _mid_budget_problem(
+        monkeypatch, n_classes, above, "graph_cheeger",
+        lambda k, res: (k.get("max_iter"), res.n_iter, res.status))
+    monkeypatch.setattr(tv_check, "CHEEGER_MID_FOLD_MAX_ITER", None)
+    monkeypatch.setattr(tv_check, "CHEEGER_MID_FOLD_MAX_ITER_TWO", 3)
+    _assert_cheeger_fold_budget(Est, X, y, seen, 3 if above and n_classes == 2 else None)
+
 def test_fold_budgets_by_rows(monkeypatch):
     # the budgets' row ranges (the defaults' values), watched folds only:
     # none at or below MID_FOLD_BUDGET_MIN_ROWS, the family's mid-size budget
@@ -943,6 +962,7 @@ def test_fold_budgets_by_rows(monkeypatch):
     tv = TVRLS()
     tv.result_ = type("R", (), {"scheme": "penalty"})()
     ch = CheegerRLS()
+    tv.classes_ = ch.classes_ = np.arange(3)
     for tv_mid in (None, 7):
         monkeypatch.setattr(tv_check, "TV_MID_FOLD_MAX_ITER", tv_mid)
         for n, want_tv, want_ch in (
@@ -956,10 +976,19 @@ def test_fold_budgets_by_rows(monkeypatch):
     monkeypatch.setattr(tv_check, "CHEEGER_MID_FOLD_MAX_ITER", None)
     assert ch._fold_max_iter(5000, watch) is None
     monkeypatch.undo()
+    # two classes: the Cheeger pair's CHEEGER_MID_FOLD_MAX_ITER_TWO in the
+    # same range (none above it), the TV pair's none
+    two = tv_check.CHEEGER_MID_FOLD_MAX_ITER_TWO
+    tv.classes_ = ch.classes_ = np.arange(2)
+    for n, want in ((lo, None), (lo + 1, two), (mid_hi, two), (mid_hi + 1, None)):
+        assert ch._fold_max_iter(n, watch if n <= mid_hi else None) == want, n
+        assert tv._fold_max_iter(n, watch) is None
     for Est, n, c, want in (
             (CheegerRLS, lo, 3, False), (CheegerRLS, lo + 1, 3, True),
             (CheegerRLS, mid_hi, 3, True), (CheegerRLS, mid_hi + 1, 3, True),
-            (CheegerRLS, 5000, 2, False), (TVRLS, lo + 1, 3, False),
+            (CheegerRLS, 5000, 2, tv_check.CHEEGER_MID_FOLD_MAX_ITER_TWO is not None),
+            (CheegerRLS, mid_hi + 1, 2, False), (TVRLS, 5000, 2, False),
+            (TVRLS, lo + 1, 3, False),
             (TVRLS, mid_hi, 3, False), (TVRLS, mid_hi + 1, 3, True)):
         est = Est()
         est.classes_ = np.arange(c)
