@@ -157,12 +157,17 @@ CHEEGER_FOLD_MAX_ITER = 5
 # bench/RESULTS.md, "round 10"): the Cheeger pair's folds after 5 read
 # better than at their stop (mean error 7.61 / 7.55 -> 7.40 / 7.44 %, one
 # better cell more each, no worse cell); the TV pair's after 5 read worse
-# (8.74 / 8.05 -> 8.86 / 9.54 %: their penalty iterate is far from settled)
+# (8.74 / 8.05 -> 8.86 / 9.54 %: their penalty iterate is far from settled;
+# after 10: 8.83 / 9.54 %), so TV_MID_FOLD_MAX_ITER is None
 MID_FOLD_BUDGET_MIN_ROWS = FOLD_MIN_ROWS
 CHEEGER_MID_FOLD_MAX_ITER = 5
-# ... and the Cheeger pair's such folds of two classes (watched too)
-CHEEGER_MID_FOLD_MAX_ITER_TWO = None
 TV_MID_FOLD_MAX_ITER = None
+# ... and the Cheeger pair's such folds of two classes (watched too): None.
+# Measured and not taken (tune part, 600 rows, the switch at 150): a budget
+# of 5 added a worse cell for both (6 -> 7 of 75), 8 kept the cells but
+# moved CheegerRLS's mean error by +0.009 points (CheegerSVM -0.018); at
+# 5,000 rows it would cut 0.1-0.2 of a two-class fit's ~1.25 CPU s
+CHEEGER_MID_FOLD_MAX_ITER_TWO = None
 # the safe="auto" check's two fold solves run side by side on two threads
 # when the fit has at least two (n_jobs) and at most this many rows (above
 # it each solve's own passes are threaded, and two solves at once would
