@@ -109,6 +109,10 @@ def main():
                     help="JSON {name: value}: set these constants of "
                          "semisvm._fallback before any fit (a rule under test, e.g. "
                          "'{\"ADOPT_C\": {\"laplacian\": null, \"tv\": null}}')")
+    ap.add_argument("--check", default="{}",
+                    help="JSON {name: value}: set these constants of "
+                         "semisvm._tv_check before any fit (a check rule under "
+                         "test, e.g. '{\"MID_FOLD_MAX_ITER\": null}')")
     ap.add_argument("--tag", default="", help="label stored with each jsonl line")
     ap.add_argument("--jsonl", default=None)
     ap.add_argument("--md", default=None)
@@ -135,6 +139,12 @@ def main():
             raise ValueError(f"--fallback: semisvm._fallback has no {key!r}")
         setattr(_fallback, key, value)
         print(f"# semisvm._fallback.{key} = {value!r}", flush=True)
+    from semisvm import _tv_check
+    for key, value in json.loads(args.check).items():
+        if not hasattr(_tv_check, key):
+            raise ValueError(f"--check: semisvm._tv_check has no {key!r}")
+        setattr(_tv_check, key, value)
+        print(f"# semisvm._tv_check.{key} = {value!r}", flush=True)
     models = ["SVC"] + [m for m in args.models if m != "SVC"]
     rows = []
     groups = []

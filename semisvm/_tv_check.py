@@ -143,6 +143,31 @@ FOLD_MAX_ITER_SCALE = 4
 # classes, both losses): bench/RESULTS.md
 CHEEGER_FOLD_BUDGET_MIN_ROWS = SCALE_MIN_ROWS
 CHEEGER_FOLD_MAX_ITER = 5
+# ... and such folds (more than two classes) on more than
+# MID_FOLD_BUDGET_MIN_ROWS rows up to SCALE_MIN_ROWS watch their held-out
+# rows too and stop after at most CHEEGER_MID_FOLD_MAX_ITER outer
+# iterations (the Cheeger pair) or TV_MID_FOLD_MAX_ITER (the TV pair, where
+# the fit kept the penalty iteration; a TV fold that used them keeps its
+# penalty iterate, the fit's scheme, not the augmented iteration on the
+# exact kernel: ~3 CPU s at 5,000 rows); None: no such budget. At 5,000
+# rows, 10 classes (bench/bench_graph_tv_scale.py --part small) the folds
+# were 0.6-0.75 of a default fit's 1.7-2.2 CPU s (15-25 outer iterations
+# each), the same decisions after 5. Chosen on the tune part of
+# bench/_suite.py (its multi-class sets, the switch shrunk to 150 rows;
+# bench/RESULTS.md, "round 10"): the Cheeger pair's folds after 5 read
+# better than at their stop (mean error 7.61 / 7.55 -> 7.40 / 7.44 %, one
+# better cell more each, no worse cell); the TV pair's after 5 read worse
+# (8.74 / 8.05 -> 8.86 / 9.54 %: their penalty iterate is far from settled;
+# after 10: 8.83 / 9.54 %), so TV_MID_FOLD_MAX_ITER is None
+MID_FOLD_BUDGET_MIN_ROWS = FOLD_MIN_ROWS
+CHEEGER_MID_FOLD_MAX_ITER = 5
+TV_MID_FOLD_MAX_ITER = None
+# ... and the Cheeger pair's such folds of two classes (watched too): None.
+# Measured and not taken (tune part, 600 rows, the switch at 150): a budget
+# of 5 added a worse cell for both (6 -> 7 of 75), 8 kept the cells but
+# moved CheegerRLS's mean error by +0.009 points (CheegerSVM -0.018); at
+# 5,000 rows it would cut 0.1-0.2 of a two-class fit's ~1.25 CPU s
+CHEEGER_MID_FOLD_MAX_ITER_TWO = None
 # the safe="auto" check's two fold solves run side by side on two threads
 # when the fit has at least two (n_jobs) and at most this many rows (above
 # it each solve's own passes are threaded, and two solves at once would
@@ -239,6 +264,18 @@ SAFE_COUNTERPART_DIRECT = True
 SAFE_FIRST_REPEAT_MIN_GAIN = 0.05
 SAFE_FIRST_REPEAT_ONE_SIGN = True
 SAFE_FIRST_REPEAT_MIN_SPLITS = 5
+
+
+def _mid_budget(n, est):
+    """The mid-size fold budget of a safe="auto" fold solve on n rows of
+    ``est``'s family and classes (``est._mid_fold_budget()``:
+    ``TV_MID_FOLD_MAX_ITER``, ``CHEEGER_MID_FOLD_MAX_ITER`` or
+    ``CHEEGER_MID_FOLD_MAX_ITER_TWO``) on more than
+    ``MID_FOLD_BUDGET_MIN_ROWS`` rows up to ``SCALE_MIN_ROWS``, else None."""
+    if (MID_FOLD_BUDGET_MIN_ROWS is not None
+            and MID_FOLD_BUDGET_MIN_ROWS < n <= SCALE_MIN_ROWS):
+        return est._mid_fold_budget()
+    return None
 
 
 class TVCheckMixin:
@@ -456,8 +493,11 @@ class TVCheckMixin:
         """The rows watched by a safe="auto" fold solve's stop rule (an
         iteration with none of their labels flipped is quiet): its held-out
         rows (the only labels the check reads) for more than two classes on
-        more than ``SCALE_MIN_ROWS`` rows, else None."""
-        if y.shape[0] > SCALE_MIN_ROWS and self.classes_.shape[0] > 2:
+        more than ``SCALE_MIN_ROWS`` rows (or more than
+        ``MID_FOLD_BUDGET_MIN_ROWS`` where the family has a mid-size budget,
+        see there), else None."""
+        if ((self.classes_.shape[0] > 2 and y.shape[0] > SCALE_MIN_ROWS)
+                or _mid_budget(y.shape[0], self) is not None):
             return (y != UNLABELED) & (y_hidden == UNLABELED)
         return None
 
@@ -465,18 +505,27 @@ class TVCheckMixin:
         """The outer iterations a safe="auto" fold solve on n rows may take
         before it counts as settled: ``FOLD_MAX_ITER_SCALE`` where its
         held-out rows are watched (``watch``, :meth:`_watch_rows`) on more
-        than ``FOLD_BUDGET_MIN_ROWS`` rows and the fit itself kept the
-        penalty iteration (``scheme="auto"``), else None (its stop rule
-        alone). A fit that went on to the augmented iteration (or a scheme
+        than ``FOLD_BUDGET_MIN_ROWS`` rows (``TV_MID_FOLD_MAX_ITER`` on more
+        than ``MID_FOLD_BUDGET_MIN_ROWS`` up to ``SCALE_MIN_ROWS``) and the
+        fit itself kept the penalty iteration (``scheme="auto"``), else None
+        (its stop rule alone). A fit that went on to the augmented iteration (or a scheme
         the user chose) has its folds solved as it was: a budgeted fold
         would keep a penalty iterate the fit itself rejected, and the check
         would then score another model than the one returned."""
         fit_scheme = getattr(getattr(self, "result_", None), "scheme", None)
-        if (watch is not None and n > FOLD_BUDGET_MIN_ROWS
-                and getattr(self, "scheme", None) == "auto"
-                and fit_scheme == "penalty"):
+        if (watch is None or getattr(self, "scheme", None) != "auto"
+                or fit_scheme != "penalty"):
+            return None
+        if n > FOLD_BUDGET_MIN_ROWS:
             return FOLD_MAX_ITER_SCALE
-        return None
+        return _mid_budget(n, self)
+
+    def _mid_fold_budget(self):
+        """This family's mid-size fold budget for this fit's classes
+        (``TV_MID_FOLD_MAX_ITER`` for more than two classes, none for two;
+        the Cheeger pair's: ``CHEEGER_MID_FOLD_MAX_ITER`` /
+        ``CHEEGER_MID_FOLD_MAX_ITER_TWO``)."""
+        return TV_MID_FOLD_MAX_ITER if self.classes_.shape[0] > 2 else None
 
     def _n_stable(self, n):
         """``n_stable`` of a solve on n rows: "auto" is ``N_STABLE``;

@@ -318,7 +318,12 @@ class TVSchemeMixin:
         # (a large check fold that used its budget counts as settled)
         budget = getattr(self, "_fold_budget", None)
         settled = res.converged or (budget is not None and res.n_iter >= budget)
-        if settled and res.label_conflict <= tol and share >= PENALTY_MIN_SHARE:
+        # (a fold with the mid-size budget keeps the fit's scheme, the
+        # penalty iteration: _tv_check.TV_MID_FOLD_MAX_ITER)
+        mid = (budget is not None
+               and _tv_check._mid_budget(y.shape[0], self) is not None)
+        if settled and (mid or (res.label_conflict <= tol
+                                and share >= PENALTY_MIN_SHARE)):
             return res
         if kw["Z"] is not None and getattr(self, "_exact_rows", None) is not None:
             # [NP] the augmented iteration needs the exact kernel (with 500
@@ -374,7 +379,9 @@ class CheegerSolveMixin:
         ``_watch_rows``): ``_tv_check.FOLD_MAX_ITER_SCALE`` on more than
         ``_tv_check.FOLD_BUDGET_MIN_ROWS`` rows, else
         ``_tv_check.CHEEGER_FOLD_MAX_ITER`` on more than
-        ``_tv_check.CHEEGER_FOLD_BUDGET_MIN_ROWS``; else None (its stop rule
+        ``_tv_check.CHEEGER_FOLD_BUDGET_MIN_ROWS``, else
+        ``_tv_check.CHEEGER_MID_FOLD_MAX_ITER`` on more than
+        ``_tv_check.MID_FOLD_BUDGET_MIN_ROWS``; else None (its stop rule
         alone). The ratio loop has no scheme for a fold to disagree with
         (TV: see ``TVCheckMixin._fold_max_iter``). Measured on the problem of
         bench/bench_graph_tv_scale.py (10 classes, 10 labels per class, 50
@@ -391,7 +398,14 @@ class CheegerSolveMixin:
             return _tv_check.FOLD_MAX_ITER_SCALE
         if n > _tv_check.CHEEGER_FOLD_BUDGET_MIN_ROWS:
             return _tv_check.CHEEGER_FOLD_MAX_ITER
-        return None
+        return _tv_check._mid_budget(n, self)
+
+    def _mid_fold_budget(self):
+        """The Cheeger pair's mid-size fold budget for this fit's classes
+        (``_tv_check.CHEEGER_MID_FOLD_MAX_ITER``, two classes:
+        ``_tv_check.CHEEGER_MID_FOLD_MAX_ITER_TWO``)."""
+        return (_tv_check.CHEEGER_MID_FOLD_MAX_ITER if self.classes_.shape[0] > 2
+                else _tv_check.CHEEGER_MID_FOLD_MAX_ITER_TWO)
 
     def _rof_max_iter(self, n):
         """rof_max_iter="auto": CHEEGER_ROF_MAX_ITER steps per ROF solve above

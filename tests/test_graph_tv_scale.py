@@ -775,10 +775,12 @@ def test_cheeger_fold_budgets_by_rows(monkeypatch):
     # the two budgets' row ranges, watched folds only (the defaults' values)
     import semisvm._tv_check as tv_check
     est = CheegerRLS()
+    est.classes_ = np.arange(3)
     watch = np.ones(3, dtype=bool)
     lo, hi = tv_check.CHEEGER_FOLD_BUDGET_MIN_ROWS, tv_check.FOLD_BUDGET_MIN_ROWS
     assert tv_check.SCALE_MIN_ROWS <= lo < 100_000 < hi
-    assert est._fold_max_iter(lo, watch) is None
+    # (at lo: the mid-size budget, test_fold_budgets_by_rows)
+    assert est._fold_max_iter(lo, watch) == tv_check.CHEEGER_MID_FOLD_MAX_ITER
     assert est._fold_max_iter(lo + 1, watch) == tv_check.CHEEGER_FOLD_MAX_ITER
     assert est._fold_max_iter(hi, watch) == tv_check.CHEEGER_FOLD_MAX_ITER
     assert est._fold_max_iter(hi + 1, watch) == tv_check.FOLD_MAX_ITER_SCALE
@@ -819,6 +821,185 @@ def test_fold_budget_only_where_the_fit_kept_the_penalty_iteration(scheme, monke
         assert real(est, 79, watch) is None                 # below the switch
     assert real(est, 80, None) is None                       # two classes: not watched
 
+
+
+def _mid_budget_problem(monkeypatch, n_classes, above, solver, record, budget=2):
+    """80 blob rows (seed 1), the check's mid-size fold budget
+    (``MID_FOLD_BUDGET_MIN_ROWS``) switched at 79 rows (``above``) or 80,
+    both families' mid-size budgets (``TV_MID_FOLD_MAX_ITER``,
+    ``CHEEGER_MID_FOLD_MAX_ITER``) = ``budget``, the other size switches as by
+    default (80 rows: below all of them), and ``graph_tv.<solver>`` wrapped
+    to append ``record(kwargs, result)`` of every solve to the returned
+    list (``record`` may return ``(entry, result)`` to hand back another
+    result)."""
+    import semisvm._tv_check as tv_check
+    import semisvm.graph_tv as gt
+    X, y, _ = _blobs(n=80, n_classes=n_classes, per_class=6, seed=1)
+    monkeypatch.setattr(tv_check, "MID_FOLD_BUDGET_MIN_ROWS", 79 if above else 80)
+    monkeypatch.setattr(tv_check, "TV_MID_FOLD_MAX_ITER", budget)
+    monkeypatch.setattr(tv_check, "CHEEGER_MID_FOLD_MAX_ITER", budget)
+    seen = []
+    f = getattr(gt, solver)
+
+    def solve(*a, **k):
+        res = f(*a, **k)
+        got = record(k, res)
+        if isinstance(got, tuple) and len(got) == 2 and hasattr(got[1], "labels"):
+            got, res = got
+        seen.append(got)
+        return res
+    monkeypatch.setattr(gt, solver, solve)
+    return X, y, seen
+
+
+@pytest.mark.parametrize("above", [True, False])
+@pytest.mark.parametrize("Est,n_classes", [(TVRLS, 3), (TVSVM, 3), (TVRLS, 2)])
+def test_mid_fold_budget_both_sides(Est, n_classes, above, monkeypatch):
+    # the safe="auto" check's fold solves with more than two classes on more
+    # than MID_FOLD_BUDGET_MIN_ROWS rows (up to SCALE_MIN_ROWS) watch their
+    # held-out rows and stop after TV_MID_FOLD_MAX_ITER outer iterations (set
+    # here: None by default), the
+    # penalty iteration kept (no augmented solve after it); at or below the
+    # switch, with two classes, and in the fit itself: neither; the fit
+    # keeps its bits
+    def record(k, res):
+        return (k.get("scheme"), k.get("max_iter"), k.get("_watch") is not None,
+                res.n_iter)
+    X, y, seen = _mid_budget_problem(monkeypatch, n_classes, above, "graph_tv", record)
+    fit, n_fit, checked = _plain_and_checked(Est, X, y, seen)
+    assert n_classes == 2 or fit.result_.scheme == "penalty"
+    np.testing.assert_array_equal(checked.result_.decision, fit.result_.decision)
+    assert seen[:n_fit] == seen[n_fit:2 * n_fit]
+    assert not any(w for _, _, w, _ in seen[:2 * n_fit])
+    folds = seen[2 * n_fit:]
+    assert folds
+    if not (above and n_classes > 2):
+        assert all(m == 30 and not w for _, m, w, _ in folds)
+        return
+    assert len(folds) == 2
+    assert all(s == "penalty" and m == 2 and w and it <= 2 for s, m, w, it in folds)
+    assert any(it == 2 for *_, it in folds)
+    assert checked.unlabeled_gain_ is not None
+
+
+@pytest.mark.parametrize("mid", [True, False])
+def test_mid_fold_budget_keeps_the_penalty_iterate_both_sides(mid, monkeypatch):
+    # a TV fold with the mid-size budget that used it keeps its penalty
+    # iterate even where its labels contradict the labels (the fit kept the
+    # penalty iteration); a fold with the large budget (FOLD_BUDGET_MIN_ROWS,
+    # above SCALE_MIN_ROWS) goes on to the augmented iteration there, as
+    # before. The folds' label conflict is faked (1.0) to make the test fail
+    import dataclasses
+
+    import semisvm._tv_check as tv_check
+
+    def record(k, res):
+        if k.get("_watch") is not None and k.get("scheme") == "penalty":
+            res = dataclasses.replace(res, label_conflict=1.0)
+        return (k.get("scheme"), k.get("max_iter"), k.get("_watch") is not None), res
+    X, y, seen = _mid_budget_problem(monkeypatch, 3, mid, "graph_tv", record)
+    if not mid:
+        monkeypatch.setattr(tv_check, "SCALE_MIN_ROWS", 79)
+        monkeypatch.setattr(tv_check, "FOLD_BUDGET_MIN_ROWS", 79)
+        monkeypatch.setattr(tv_check, "FOLD_MAX_ITER_SCALE", 2)
+    fit, n_fit, checked = _plain_and_checked(TVRLS, X, y, seen)
+    assert fit.result_.scheme == "penalty"
+    folds = seen[2 * n_fit:]
+    assert all(m == 2 and w for s, m, w in folds if s == "penalty")
+    assert [s for s, *_ in folds].count("penalty") == 2
+    if mid:
+        assert [s for s, *_ in folds] == ["penalty", "penalty"]
+    else:
+        assert [s for s, *_ in folds].count("augmented") == 2
+
+
+@pytest.mark.parametrize("Est", [CheegerRLS, CheegerSVM])
+@pytest.mark.parametrize("n_classes", [3, 2])
+@pytest.mark.parametrize("above", [True, False])
+def test_cheeger_mid_fold_budget_both_sides(Est, n_classes, above, monkeypatch):
+    # the Cheeger pair's check folds (more than two classes) on more than
+    # MID_FOLD_BUDGET_MIN_ROWS rows stop after CHEEGER_MID_FOLD_MAX_ITER outer
+    # iterations; at or below it and with two classes: no budget; the fit
+    # itself never has one and keeps its bits
+    X, y, seen = _mid_budget_problem(
+        monkeypatch, n_classes, above, "graph_cheeger",
+        lambda k, res: (k.get("max_iter"), res.n_iter, res.status), budget=3)
+    _assert_cheeger_fold_budget(Est, X, y, seen, 3 if above and n_classes > 2 else None)
+
+
+
+@pytest.mark.parametrize("Est", [CheegerRLS, CheegerSVM])
+@pytest.mark.parametrize("n_classes", [3, 2])
+@pytest.mark.parametrize("above", [True, False])
+def test_cheeger_mid_fold_budget_two_classes_both_sides(Est, n_classes, above,
+                                                        monkeypatch):
+    # the Cheeger pair's two-class check folds on more than
+    # MID_FOLD_BUDGET_MIN_ROWS rows stop after CHEEGER_MID_FOLD_MAX_ITER_TWO
+    # outer iterations (their own constant: the multi-class one off here);
+    # at or below the switch: no budget; the fit keeps its bits
+    import semisvm._tv_check as tv_check
+    X, y, seen = _mid_budget_problem(
+        monkeypatch, n_classes, above, "graph_cheeger",
+        lambda k, res: (k.get("max_iter"), res.n_iter, res.status))
+    monkeypatch.setattr(tv_check, "CHEEGER_MID_FOLD_MAX_ITER", None)
+    monkeypatch.setattr(tv_check, "CHEEGER_MID_FOLD_MAX_ITER_TWO", 3)
+    _assert_cheeger_fold_budget(Est, X, y, seen, 3 if above and n_classes == 2 else None)
+
+def test_fold_budgets_by_rows(monkeypatch):
+    # the budgets' row ranges (the defaults' values), watched folds only:
+    # none at or below MID_FOLD_BUDGET_MIN_ROWS, the family's mid-size budget
+    # up to SCALE_MIN_ROWS (the Cheeger pair's CHEEGER_MID_FOLD_MAX_ITER; the
+    # TV pair's TV_MID_FOLD_MAX_ITER, None by default: none), then TV none up
+    # to FOLD_BUDGET_MIN_ROWS (Cheeger CHEEGER_FOLD_MAX_ITER),
+    # FOLD_MAX_ITER_SCALE above. And which folds watch their held-out rows
+    import semisvm._tv_check as tv_check
+    lo, mid_hi = tv_check.MID_FOLD_BUDGET_MIN_ROWS, tv_check.SCALE_MIN_ROWS
+    hi = tv_check.FOLD_BUDGET_MIN_ROWS
+    assert lo == tv_check.FOLD_MIN_ROWS < 5000 < mid_hi < hi
+    assert tv_check.CHEEGER_MID_FOLD_MAX_ITER == 5
+    assert tv_check.TV_MID_FOLD_MAX_ITER is None
+    watch = np.ones(3, dtype=bool)
+    tv = TVRLS()
+    tv.result_ = type("R", (), {"scheme": "penalty"})()
+    ch = CheegerRLS()
+    tv.classes_ = ch.classes_ = np.arange(3)
+    for tv_mid in (None, 7):
+        monkeypatch.setattr(tv_check, "TV_MID_FOLD_MAX_ITER", tv_mid)
+        for n, want_tv, want_ch in (
+                (lo, None, None), (lo + 1, tv_mid, 5), (5000, tv_mid, 5),
+                (mid_hi, tv_mid, 5), (mid_hi + 1, None, tv_check.CHEEGER_FOLD_MAX_ITER),
+                (hi + 1, tv_check.FOLD_MAX_ITER_SCALE, tv_check.FOLD_MAX_ITER_SCALE)):
+            assert tv._fold_max_iter(n, watch) == want_tv, n
+            assert ch._fold_max_iter(n, watch) == want_ch, n
+            assert tv._fold_max_iter(n, None) is None
+            assert ch._fold_max_iter(n, None) is None
+    monkeypatch.setattr(tv_check, "CHEEGER_MID_FOLD_MAX_ITER", None)
+    assert ch._fold_max_iter(5000, watch) is None
+    monkeypatch.undo()
+    # two classes: the Cheeger pair's CHEEGER_MID_FOLD_MAX_ITER_TWO in the
+    # same range (none above it), the TV pair's none
+    two = tv_check.CHEEGER_MID_FOLD_MAX_ITER_TWO
+    tv.classes_ = ch.classes_ = np.arange(2)
+    for n, want in ((lo, None), (lo + 1, two), (mid_hi, two), (mid_hi + 1, None)):
+        assert ch._fold_max_iter(n, watch if n <= mid_hi else None) == want, n
+        assert tv._fold_max_iter(n, watch) is None
+    for Est, n, c, want in (
+            (CheegerRLS, lo, 3, False), (CheegerRLS, lo + 1, 3, True),
+            (CheegerRLS, mid_hi, 3, True), (CheegerRLS, mid_hi + 1, 3, True),
+            (CheegerRLS, 5000, 2, tv_check.CHEEGER_MID_FOLD_MAX_ITER_TWO is not None),
+            (CheegerRLS, mid_hi + 1, 2, False), (TVRLS, 5000, 2, False),
+            (TVRLS, lo + 1, 3, False),
+            (TVRLS, mid_hi, 3, False), (TVRLS, mid_hi + 1, 3, True)):
+        est = Est()
+        est.classes_ = np.arange(c)
+        y = np.full(n, -1)
+        y[:2 * c] = np.arange(2 * c) % c
+        hidden = y.copy()
+        hidden[:c] = -1
+        w = est._watch_rows(y, hidden)
+        assert (w is not None) == want, (Est, n, c)
+        if want:
+            np.testing.assert_array_equal(np.flatnonzero(w), np.arange(c))
 
 def test_watch_rows_stop_rule():
     # graph_tv's _watch: rows all unchanged also make an iteration quiet;
