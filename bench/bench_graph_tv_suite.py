@@ -112,7 +112,7 @@ def main():
     ap.add_argument("--check", default="{}",
                     help="JSON {name: value}: set these constants of "
                          "semisvm._tv_check before any fit (a check rule under "
-                         "test, e.g. '{\"MID_FOLD_MAX_ITER\": null}')")
+                         "test, e.g. '{\"CHEEGER_MID_FOLD_MAX_ITER\": null}')")
     ap.add_argument("--tag", default="", help="label stored with each jsonl line")
     ap.add_argument("--jsonl", default=None)
     ap.add_argument("--md", default=None)

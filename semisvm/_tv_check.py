@@ -144,12 +144,13 @@ FOLD_MAX_ITER_SCALE = 4
 CHEEGER_FOLD_BUDGET_MIN_ROWS = SCALE_MIN_ROWS
 CHEEGER_FOLD_MAX_ITER = 5
 # ... and such folds (more than two classes) on more than
-# MID_FOLD_BUDGET_MIN_ROWS rows up to SCALE_MIN_ROWS watch their held-out
-# rows too and stop after at most CHEEGER_MID_FOLD_MAX_ITER outer
-# iterations (the Cheeger pair) or TV_MID_FOLD_MAX_ITER (the TV pair, where
-# the fit kept the penalty iteration; a TV fold that used them keeps its
-# penalty iterate, the fit's scheme, not the augmented iteration on the
-# exact kernel: ~3 CPU s at 5,000 rows); None: no such budget. At 5,000
+# MID_FOLD_BUDGET_MIN_ROWS rows up to SCALE_MIN_ROWS stop after at most
+# CHEEGER_MID_FOLD_MAX_ITER outer iterations (the Cheeger pair) or
+# TV_MID_FOLD_MAX_ITER (the TV pair, where the fit kept the penalty
+# iteration; such TV folds also watch their held-out rows, and one that ran
+# under this budget keeps its penalty iterate, converged or not, the fit's
+# scheme, not the augmented iteration on the exact kernel: ~3 CPU s at
+# 5,000 rows); None: no such budget. At 5,000
 # rows, 10 classes (bench/bench_graph_tv_scale.py --part small) the folds
 # were 0.6-0.75 of a default fit's 1.7-2.2 CPU s (15-25 outer iterations
 # each), the same decisions after 5. Chosen on the tune part of

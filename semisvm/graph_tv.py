@@ -932,7 +932,8 @@ _COMMON_DOC = """
           budget of outer iterations with more than two classes: 4 above
           200,000 rows, TVRLS / TVSVM where the fit kept the penalty
           iteration, CheegerRLS / CheegerSVM always, and 5 for CheegerRLS /
-          CheegerSVM above 20,000 rows); needs the graph built
+          CheegerSVM above 20,000 rows and, with more than two classes,
+          above 2,000 rows); needs the graph built
           from X (not ``fit(..., W=...)``).
         * ``False``: no check.
     safe_cv : int or cross-validator, default=5

@@ -334,6 +334,38 @@ def test_safe_true_folds_take_the_fold_stop_rule_both_sides(above, monkeypatch):
     assert set(seen[1:-1]) == {("cheeger", min(8, cap)), ("tv", min(10, cap))}
 
 
+def test_safe_true_folds_never_take_the_mid_size_budget(monkeypatch):
+    # the mid-size outer-iteration budget (CHEEGER_MID_FOLD_MAX_ITER, more
+    # than two classes) is the safe="auto" check's: with its switch shrunk
+    # below these rows, every solve of a safe=True fit (the fit, its folds
+    # and the adopted counterpart) keeps the estimator's max_iter
+    import semisvm._tv_check as tv_check
+    import semisvm.graph_tv as gt
+    X, y, _ = _blobs(n=120, n_classes=3, per_class=6, seed=3)
+    monkeypatch.setattr(tv_check, "MID_FOLD_BUDGET_MIN_ROWS", 10)
+    monkeypatch.setattr(tv_check, "SCALE_MIN_ROWS", 10 ** 6)
+    seen = []
+
+    def wrap(f):
+        def solve(*a, **k):
+            seen.append(k.get("max_iter"))
+            return f(*a, **k)
+        return solve
+    monkeypatch.setattr(gt, "graph_tv", wrap(gt.graph_tv))
+    monkeypatch.setattr(gt, "graph_cheeger", wrap(gt.graph_cheeger))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        CheegerRLS(safe=True, safe_cv=2, max_iter=30).fit(X, y)
+    assert len(seen) > 3
+    assert tv_check.CHEEGER_MID_FOLD_MAX_ITER not in seen
+    # ... while the default check's fold solves on the same rows take it
+    seen.clear()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        CheegerRLS(max_iter=30).fit(X, y)
+    assert tv_check.CHEEGER_MID_FOLD_MAX_ITER in seen
+
+
 @pytest.mark.parametrize("above", [True, False])
 def test_safe_true_folds_keep_n_stable_above_mid_min_rows(above, monkeypatch):
     # n_stable="auto" above MID_MIN_ROWS rows: MID_N_STABLE for the fit and
