@@ -26,9 +26,13 @@ warnings.simplefilter("ignore")
 
 TC.SAFE_FIRST_REPEAT_MIN_GAIN = None
 _orig = TC.TVCheckMixin._adopt_supervised
+
+
 def _adopt(self, X, y):
-    self._h1_semi = np.asarray(self.transduction_).copy()
+    self._bench_semi_labels = np.asarray(self.transduction_).copy()
     return _orig(self, X, y)
+
+
 TC.TVCheckMixin._adopt_supervised = _adopt
 part, models, out = sys.argv[1], sys.argv[2].split(","), sys.argv[3]
 max_rows = int(sys.argv[4]) if len(sys.argv) > 4 else 600
@@ -60,7 +64,7 @@ for classic, schemes in groups:
                 r["b"] = np.asarray(b).tolist()
                 if est.fell_back_:
                     r["err_sup"] = err
-                    semi = est._h1_semi
+                    semi = est._bench_semi_labels
                     r["err_semi"] = 100 * float(np.mean(semi[unl] != d.y[unl]))
                 else:
                     r["err_semi"] = err

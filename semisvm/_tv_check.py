@@ -246,6 +246,12 @@ SAFE_COUNTERPART_SINGLE_MAX_BYTES = 256 << 20
 # declared: 20 % of 258 moved, -0.31 points, 10 / 19 (bench/RESULTS.md).
 # False: the splitting loop
 SAFE_COUNTERPART_DIRECT = True
+# ... on at most this many labeled rows (the direct solve forms l x l
+# matrices: O(l^2) memory, O(l^3) time, where the loop is O(n m); measured
+# on the Nystroem path, 100 components: 10,000 labels 1.5 s / 258 MiB
+# against the loop's 0.3 s / 24 MiB, 20,000 labels 14 s / 1.6 GB); above
+# it, the splitting loop as with SAFE_COUNTERPART_DIRECT False
+SAFE_COUNTERPART_DIRECT_MAX_LABELED = 2000
 # safe=True with an int safe_cv (RepeatedLabeledStratifiedKFold(k,
 # n_repeats=2)): the second repeat's folds run only where the first
 # repeat's do not decide: it stops when it had all its k folds (no class

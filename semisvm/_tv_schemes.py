@@ -234,7 +234,9 @@ class TVSchemeMixin:
             kw["_held"] = getattr(self, "_fold_held", None)
         if (binary and getattr(self, "_direct_counterpart", False)
                 and _tv_check.SAFE_COUNTERPART_DIRECT and gamma == 0
-                and self.normalize is None):
+                and self.normalize is None
+                and np.count_nonzero(y != UNLABELED)
+                <= _tv_check.SAFE_COUNTERPART_DIRECT_MAX_LABELED):
             # a safe=True check's supervised counterpart (its fold fits and
             # the fit adopted where it falls back), two classes: the convex
             # problem solved directly on the labeled rows

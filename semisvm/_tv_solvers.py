@@ -915,6 +915,11 @@ def tv_splitting(rk, W, y, n_classes, loss, gamma, lam, eta, mu, r1, r2, r,
     return again
 
 
+# supervised_binary with float32 features: the rows of Z copied to float64
+# this many entries at a time for the decision's product
+DIRECT_BLOCK_ENTRIES = 1 << 22
+
+
 def supervised_binary(rk, y, loss, lam, eta, mu, smo_tol):
     """The two-class splitting's fixed point at ``gamma = 0`` without the
     graph (``normalize=None``: the convex problem), solved directly on the
@@ -939,6 +944,7 @@ def supervised_binary(rk, y, loss, lam, eta, mu, smo_tol):
         KLL = np.asarray(rk.K[np.ix_(lab, lab)], dtype=np.float64)
     KLL = 0.5 * (KLL + KLL.T)
     b = 0.0
+    converged = True
     if loss == "squared":
         A = KLL.copy()
         A[np.diag_indices_from(A)] += lam / eta
@@ -946,13 +952,23 @@ def supervised_binary(rk, y, loss, lam, eta, mu, smo_tol):
     else:
         Q = np.ascontiguousarray(ypm[:, None] * KLL * ypm[None, :])
         beta = np.zeros(lab.shape[0])
-        b, _, _ = smo_qp(Q, np.full(lab.shape[0], -1.0), np.ascontiguousarray(ypm),
-                             np.full(lab.shape[0], mu / lam), beta, tol=smo_tol)
+        b, _, smo_status = smo_qp(Q, np.full(lab.shape[0], -1.0), np.ascontiguousarray(ypm),
+                                  np.full(lab.shape[0], mu / lam), beta, tol=smo_tol)
+        converged = smo_status == 0
         aL = ypm * beta
     alpha = np.zeros(n, dtype=dt)
     alpha[lab] = aL
     if rk.low_rank:
-        f = np.asarray(rk.Z, dtype=np.float64) @ (ZL.T @ aL)
+        v = ZL.T @ aL
+        if rk.Z.dtype == np.float64:
+            f = rk.Z @ v
+        else:
+            # (float32 features: a float64 copy of a block of rows at a time,
+            # not of all of Z)
+            f = np.empty(n)
+            step = max(1, DIRECT_BLOCK_ENTRIES // max(1, rk.Z.shape[1]))
+            for s in range(0, n, step):
+                f[s:s + step] = np.asarray(rk.Z[s:s + step], dtype=np.float64) @ v
         f[lab] += rk.delta * aL
     else:
         f = np.asarray(rk.K[:, lab], dtype=np.float64) @ aL
@@ -965,7 +981,7 @@ def supervised_binary(rk, y, loss, lam, eta, mu, smo_tol):
     f = f.astype(dt, copy=False)
     return dict(model="tv", loss=loss, decision=f + b,
                 labels=(f + b > 0).astype(np.intp), alpha=alpha, intercept=float(b),
-                objective=obj, n_iter=1, converged=True, status="direct",
+                objective=obj, n_iter=1, converged=converged, status="direct",
                 history=[obj], residual_history=[0.0], n_rof_iter=0,
                 rof_time=0.0, rof_cpu_time=0.0)
 

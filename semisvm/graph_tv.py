@@ -311,7 +311,9 @@ def graph_tv(K, W, y, *, loss="squared", gamma=1.0, lam=1.0, eta=1.0, mu=1.0,
         supervised kernel machine on the labeled rows): its solution solved
         directly on the labeled rows instead of by the splitting (status
         ``"direct"``, see ``_tv_solvers.supervised_binary``); the estimators'
-        ``safe=True`` check passes it for its counterpart's fold fits.
+        ``safe=True`` check passes it for its counterpart's fold fits and the
+        counterpart it adopts on a fall back (two classes, at most
+        ``_tv_check.SAFE_COUNTERPART_DIRECT_MAX_LABELED`` labeled rows).
 
     Returns
     -------
@@ -921,6 +923,11 @@ _COMMON_DOC = """
           on the labeled rows (every unlabeled row stays in training), store
           the mean accuracy gain in ``unlabeled_gain_`` and, when it is below
           ``-safe_margin``, become that supervised model (``fell_back_``).
+          With two classes and at most 2,000 labeled rows that counterpart
+          (its fold fits and the fit adopted on a fall back) is solved
+          directly on the labeled rows (an l x l solve, or the SVM dual by
+          SMO: ``result_.status == "direct"``, ``n_iter_ == 1``), else by the
+          splitting iteration.
           Costs ``2 x safe_cv x 2`` extra fits (an int ``safe_cv`` of at
           least 5: half of them where the first repeat's folds decide, each
           fold's gain on one side of ``-safe_margin`` and their mean at least

@@ -992,6 +992,58 @@ def test_safe_true_counterpart_direct_both_sides(Est, direct, monkeypatch):
     assert seen and "direct" not in seen
 
 
+@pytest.mark.parametrize("Est", [TVRLS, TVSVM])
+@pytest.mark.parametrize("cap", [12, 11])
+def test_direct_counterpart_labeled_rows_cap_both_sides(Est, cap, monkeypatch):
+    # the direct solve forms l x l matrices: on more than
+    # SAFE_COUNTERPART_DIRECT_MAX_LABELED labeled rows the counterpart is
+    # solved by the splitting loop (here the fit's 12 labels against the cap)
+    import semisvm._tv_check as tc
+    import semisvm.graph_tv as gt
+    monkeypatch.setattr(tc, "SAFE_COUNTERPART_DIRECT_MAX_LABELED", cap)
+    seen = []
+    real = gt.graph_tv
+
+    def spy(*a, **k):
+        res = real(*a, **k)
+        seen.append(res.status)
+        return res
+    monkeypatch.setattr(gt, "graph_tv", spy)
+    X, y, _ = _moons(150, 6, seed=1)
+    assert np.count_nonzero(y != -1) == 12
+    sup = Est(safe=True, max_iter=30)._supervised_counterpart()
+    _fit(sup, X, y)
+    assert len(seen) == 1
+    assert (seen[0] == "direct") == (cap >= 12)
+
+
+@pytest.mark.parametrize("loss", ["squared", "hinge"])
+def test_direct_counterpart_float32_blocks_same_bits(loss, monkeypatch):
+    # float32 features: the decision's product takes float64 copies of a
+    # block of rows at a time; the block size does not change a bit
+    import semisvm._tv_solvers as tsv
+    from semisvm._lowrank import nystroem_features
+    from semisvm.graph import knn_affinity
+    from semisvm.graph_tv import graph_tv
+    from semisvm.kernels import kernel_matrix
+    X, y, _ = _moons(120, 5, seed=2)
+    Z = nystroem_features(X, lambda A, B=None: kernel_matrix(A, B, gamma=2.0), 40,
+                          random_state=0)[0].astype(np.float32)
+    W = knn_affinity(X, 8)
+
+    def run():
+        return graph_tv(None, W, y, loss=loss, gamma=0.0, normalize=None, Z=Z,
+                        nugget=0.05, _direct=True)
+    one = run()
+    monkeypatch.setattr(tsv, "DIRECT_BLOCK_ENTRIES", 7 * 40)
+    many = run()
+    assert one.decision.dtype == np.float32
+    np.testing.assert_array_equal(one.decision, many.decision)
+    d64 = graph_tv(None, W, y, loss=loss, gamma=0.0, normalize=None,
+                   Z=Z.astype(np.float64), nugget=0.05, _direct=True)
+    np.testing.assert_allclose(one.decision, d64.decision, atol=1e-4)
+
+
 def test_safe_true_fallback_adopts_the_direct_counterpart(monkeypatch):
     import semisvm.model_selection as ms
     real_gain = ms.unlabeled_gain
