@@ -10,6 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from sklearn.datasets import make_moons
+
 import semisvm._fallback as fb
 from semisvm import TVRLS, TVSVM, CheegerRLS, CheegerSVM, LapRLS, LapSVM
 
@@ -83,11 +85,17 @@ def test_shift_on_both_sides_of_the_gap_and_the_z(intercept, monkeypatch):
     e = fb.class_prior_shift(_Fitted((0.9, 0.1, 0.2 - 1e-9), intercept), y, scores)
     assert not e.class_prior_["shifted"] and e.transduction_[2:].tolist() == [3] * 8
     assert e.class_prior_["offset"] == 0.0
-    # the z: |p - pi_lab| = z se exactly does not fire; a little more fires
-    e = fb.class_prior_shift(_Fitted((0.75, 0.25, 0.5), intercept), y, scores)
+    # the z (2): |p - pi_lab| = z se exactly does not fire; a little more fires
+    assert fb.PRIOR_Z == 2.0
+    e = fb.class_prior_shift(_Fitted((0.75, 0.125, 0.5), intercept), y, scores)
     assert not e.class_prior_["shifted"]
-    e = fb.class_prior_shift(_Fitted((0.75, 0.25 - 1e-9, 0.5), intercept), y, scores)
+    e = fb.class_prior_shift(_Fitted((0.75, 0.125 - 1e-9, 0.5), intercept), y, scores)
     assert e.class_prior_["shifted"]
+    # ... and z 1 (monkeypatched) fires on the first
+    monkeypatch.setattr(fb, "PRIOR_Z", 1.0)
+    e = fb.class_prior_shift(_Fitted((0.75, 0.125, 0.5), intercept), y, scores)
+    assert e.class_prior_["shifted"]
+    monkeypatch.setattr(fb, "PRIOR_Z", 2.0)
     # the thresholds are read at call time (monkeypatched: both sides move)
     monkeypatch.setattr(fb, "PRIOR_GAP", 0.3)
     e = fb.class_prior_shift(_Fitted(fire, intercept), y, scores)
@@ -100,7 +108,7 @@ def test_shift_on_both_sides_of_the_gap_and_the_z(intercept, monkeypatch):
     e = fb.class_prior_shift(_Fitted(fire, intercept), y, scores)
     assert e.class_prior_ is None and e.transduction_[2:].tolist() == [3] * 8
     # no estimate (no label folds): nothing
-    monkeypatch.setattr(fb, "PRIOR_Z", 1.0)
+    monkeypatch.setattr(fb, "PRIOR_Z", 2.0)
     e = fb.class_prior_shift(_Fitted(None, intercept), y, scores)
     assert e.class_prior_ is None
 
@@ -153,9 +161,9 @@ def _bench():
 
 @pytest.mark.parametrize("cls", SIX, ids=lambda c: c.__name__)
 def test_fit_equals_the_bench_replay_and_predict_agrees(cls, monkeypatch):
-    """The library's shifted labels are the bench replay's ("sup z1 gap0.2
-    half") of the same fit without the shift; predict on the unlabeled rows
-    gives them back (the intercept moved with the cut)."""
+    """The library's shifted labels are the bench replay's ("sup z2 gap0.2
+    half", the library's PRIOR_Z) of the same fit without the shift; predict
+    on the unlabeled rows gives them back (the intercept moved with the cut)."""
     B = _bench()
     X, y, y_semi = _data()
     unl = y_semi == -1
@@ -165,10 +173,12 @@ def test_fit_equals_the_bench_replay_and_predict_agrees(cls, monkeypatch):
     rec = dict(pred=np.asarray(off.transduction_)[unl], n_classes=2,
                score=B._scores(cls.__name__, off, X, unl), y_lab=y_semi[~unl],
                folds=off._check_folds)
-    want, p = B.apply_rule(rec, B.RULES["sup z1 gap0.2 half"])
+    rule = B.RULES["sup z2 gap0.2 half"]
+    assert rule["z"] == 2.0 and rule["min_gap"] == fb.PRIOR_GAP
+    want, p = B.apply_rule(rec, rule)
     assert p is not None                     # the rule fires on this draw
     monkeypatch.setattr(fb, "RECORD_FOLDS", False)
-    monkeypatch.setattr(fb, "PRIOR_Z", 1.0)
+    monkeypatch.setattr(fb, "PRIOR_Z", 2.0)
     on = cls().fit(X, y_semi)
     info = on.class_prior_
     assert info["shifted"] and info["estimate"] == pytest.approx(p)
@@ -191,7 +201,7 @@ def test_fit_equals_the_bench_replay_and_predict_agrees(cls, monkeypatch):
     assert np.array_equal(same.transduction_, off.transduction_)
     monkeypatch.setattr(fb, "PRIOR_Z", ratio * (1 - 1e-9))
     assert cls().fit(X, y_semi).class_prior_["shifted"]
-    monkeypatch.setattr(fb, "PRIOR_Z", 1.0)
+    monkeypatch.setattr(fb, "PRIOR_Z", 2.0)
     monkeypatch.setattr(fb, "PRIOR_GAP", info["gap"] * (1 + 1e-9))
     assert not cls().fit(X, y_semi).class_prior_["shifted"]
     monkeypatch.setattr(fb, "PRIOR_GAP", info["gap"])
@@ -212,3 +222,33 @@ def test_no_shift_without_the_check_or_on_more_classes(cls):
     rows = np.flatnonzero((y_semi == 0))[:10]
     y3[rows] = 2
     assert cls().fit(X, y3).class_prior_ is None
+
+
+@pytest.mark.parametrize("cls", SIX, ids=lambda c: c.__name__)
+def test_small_balanced_moons_no_longer_shift(cls, monkeypatch):
+    """The draw where z = 1 misfired (tests/test_graph_defaults.py's moons:
+    120 rows, 5 labels per class, balanced: the unlabeled rows' mix is the
+    labeled rows'): the first candidate on 2-3 labels per class estimates
+    0.16 (se 0.28); at z = 1 (monkeypatched) the six shift and their error
+    rises; at the library's z = 2 they do not, and the fit is the one
+    without the shift."""
+    X, yt = make_moons(120, noise=0.1, random_state=0)
+    y = np.full(120, -1)
+    rng = np.random.default_rng(0)
+    for c in (0, 1):
+        y[rng.choice(np.flatnonzero(yt == c), 5, replace=False)] = c
+    unl = y == -1
+    on = cls().fit(X, y)
+    info = on.class_prior_
+    assert info is not None and not info["shifted"]
+    z = abs(info["estimate"] - info["labeled"]) / info["se"]
+    assert 1.0 < z <= fb.PRIOR_Z and info["gap"] >= fb.PRIOR_GAP
+    monkeypatch.setattr(fb, "PRIOR_Z", None)
+    off = cls().fit(X, y)
+    assert np.array_equal(on.transduction_, off.transduction_)
+    assert np.array_equal(on.decision_function(X), off.decision_function(X))
+    monkeypatch.setattr(fb, "PRIOR_Z", 1.0)
+    z1 = cls().fit(X, y)
+    assert z1.class_prior_["shifted"]
+    err = lambda e: np.mean(np.asarray(e.transduction_)[unl] != yt[unl])  # noqa: E731
+    assert err(z1) > err(on) + 0.1
