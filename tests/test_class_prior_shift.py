@@ -9,7 +9,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from sklearn.datasets import make_moons
 
 import semisvm._fallback as fb
