@@ -251,3 +251,29 @@ def test_small_balanced_moons_no_longer_shift(cls, monkeypatch):
     assert z1.class_prior_["shifted"]
     err = lambda e: np.mean(np.asarray(e.transduction_)[unl] != yt[unl])  # noqa: E731
     assert err(z1) > err(on) + 0.1
+
+
+def test_bench_replay_floor_and_spread():
+    """bench_class_prior's guards measured and not taken (bench/RESULTS.md,
+    "The class-prior shift's misfire ..."): the floor on the held-out rows of
+    the smaller class (pooled over the folds) on both sides of it, and the
+    folds' spread added to the se."""
+    B = _bench()
+    # fold 0: 3 of class 1 (all right), 4 of class 0 (1 wrong); fold 1: 3 / 3
+    folds = dict(y_held=[np.array([1, 1, 1, 0, 0, 0, 0]), np.array([1, 1, 1, 0, 0, 0])],
+                 sup_held={0: np.array([1, 1, 1, 1, 0, 0, 0]),
+                           1: np.array([1, 1, 1, 0, 0, 0])},
+                 sup_u=[np.array([1] * 9 + [0]), np.array([1] * 6 + [0] * 4)])
+    rec = dict(pred=np.array([0] * 10), n_classes=2, score=np.linspace(1, -1, 10),
+               y_lab=np.array([0, 1] * 6 + [0]), folds=folds)
+    p, se, gap = B.bbse(folds)
+    assert gap == pytest.approx(1 - 1 / 7) and p == pytest.approx((0.75 - 1 / 7) / gap)
+    # the spread: fold 0 (0.9 - 0.25) / 0.75, fold 1 0.6 / 1
+    p0, p1 = (0.9 - 0.25) / 0.75, 0.6
+    assert B.bbse(folds, spread=True)[1] == pytest.approx(np.sqrt(se ** 2 + (p0 - p1) ** 2 / 4))
+    rule = dict(B.RULES["sup z1 gap0.2 half"])
+    assert B.apply_rule(rec, rule)[1] is not None
+    # 6 held-out rows of class 1 (the smaller class): a floor of 6 fires, 7 not
+    assert B.apply_rule(rec, dict(rule, min_held=6))[1] is not None
+    assert B.apply_rule(rec, dict(rule, min_held=7))[1] is None
+    assert B.RULES["sup z1 gap0.2 half held16"]["min_held"] == 16
