@@ -19,6 +19,14 @@ recording and prints, per model, the cells worse / better than ``SVC()`` by
     python bench/bench_class_prior.py --analyze /tmp/prior_tune.pkl
 
 Two-class problems only (the rules leave more classes alone).
+
+The library itself applies the half-way rule (``semisvm._fallback.PRIOR_Z``):
+landed at z 1 ("sup z1 gap0.2 half", judged on the suite's novel part), then
+raised to z 2 ("sup z2 gap0.2 half") after it misfired on small balanced sets
+(``bench/bench_class_prior_misfire.py``): a recording made with it replays
+rules on top of it. ``--no-prior-shift``
+records the fits without it (``PRIOR_Z = None``), the base the rules above
+were measured on.
 """
 import argparse
 import os
@@ -65,6 +73,8 @@ def record(args):
                                    classic=classic)]
     # the check keeps its folds' labels (diagnostics, off by default)
     fb.RECORD_FOLDS = True
+    if args.no_prior_shift:
+        fb.PRIOR_Z = None
     for d, scheme, seed, y_semi in cells:
         X, y = d.X, d.y
         unl = y_semi == -1
@@ -101,12 +111,15 @@ def record(args):
 
 # ---------------------------------------------------------------- the rules
 
-def bbse(folds, which="sup"):
+def bbse(folds, which="sup", spread=False):
     """Black-box shift estimate of the positive fraction of the unlabeled rows
     from the check's two folds: each fold's classifier (``which``: the first
     candidate SVC or the semi-supervised solve) gives a true / false positive
     rate on its held-out labels and a positive fraction on the unlabeled rows;
-    pooled over the folds. Returns ``(p, se, tpr - fpr)`` or None."""
+    pooled over the folds. Returns ``(p, se, tpr - fpr)`` or None. ``spread``:
+    the se also counts the two folds' own estimates' spread (each fold's
+    classifier is another draw of a classifier trained on half the labels:
+    ``se^2 + (p_0 - p_1)^2 / 4``; None where a fold's own gap is <= 0)."""
     if folds is None:
         return None
     yh = np.concatenate(folds["y_held"])
@@ -132,6 +145,20 @@ def bbse(folds, which="sup"):
     vb = (fpr * (1 - fpr) + 1.0 / n0) / n0
     pc = min(max(p, 0.0), 1.0)
     se = np.sqrt(pc ** 2 * va + (1 - pc) ** 2 * vb) / gap
+    if spread:
+        pk = []
+        for k in (0, 1):
+            yk = np.asarray(folds["y_held"][k])
+            hk = np.asarray(folds[f"{which}_held"][k])
+            if not (np.any(yk == c1) and np.any(yk != c1)):
+                return None
+            t_k = float(np.mean(hk[yk == c1] == c1))
+            f_k = float(np.mean(hk[yk != c1] == c1))
+            if t_k - f_k <= 0:
+                return None
+            pk.append((float(np.mean(np.asarray(folds[f"{which}_u"][k]) == c1)) - f_k)
+                      / (t_k - f_k))
+        se = np.sqrt(se ** 2 + (pk[0] - pk[1]) ** 2 / 4.0)
     return p, float(se), gap
 
 
@@ -149,8 +176,10 @@ def adjust(score, classes_present, p, lo=0.02):
 RULES = {}
 
 
-def _rule(name, which="sup", z=2.0, min_gap=0.2, shift="full", models=None):
-    RULES[name] = dict(which=which, z=z, min_gap=min_gap, shift=shift, models=models)
+def _rule(name, which="sup", z=2.0, min_gap=0.2, shift="full", models=None, min_held=0,
+          spread=False):
+    RULES[name] = dict(which=which, z=z, min_gap=min_gap, shift=shift, models=models,
+                       min_held=min_held, spread=spread)
 
 
 _rule("none", z=np.inf)
@@ -162,6 +191,21 @@ for _w in ("sup", "semi", "agree"):
                   shift="half")
             _rule(f"{_w} z{_z:g} gap{_g:g} toward", which=_w, z=_z, min_gap=_g,
                   shift="toward")
+# the library's rule with a floor on the held-out rows of each class (pooled
+# over the check's two folds: the labels of the smaller labeled class)
+for _m in (6, 8, 10, 11, 12, 15, 16, 20, 21, 25):
+    _rule(f"sup z1 gap0.2 half held{_m}", z=1.0, min_gap=0.2, shift="half",
+          min_held=_m)
+for _z in (1.5, 2.0, 2.5):
+    for _m in (0, 11, 16, 20):
+        _rule(f"sup z{_z:g} gap0.2 half held{_m}", z=_z, min_gap=0.2, shift="half",
+              min_held=_m)
+        _rule(f"sup z{_z:g} gap0.2 half spread held{_m}", z=_z, min_gap=0.2,
+              shift="half", min_held=_m, spread=True)
+_rule("sup z1 gap0.2 half spread held16", z=1.0, min_gap=0.2, shift="half",
+      min_held=16, spread=True)
+# ... or the folds' spread in the se
+_rule("sup z1 gap0.2 half spread", z=1.0, min_gap=0.2, shift="half", spread=True)
 
 
 def apply_rule(r, rule):
@@ -171,11 +215,15 @@ def apply_rule(r, rule):
         return pred, None
     ylab = r["y_lab"]
     classes = np.unique(ylab)
+    if rule.get("min_held", 0) and r.get("folds") is not None:
+        yh = np.concatenate(r["folds"]["y_held"])
+        if min(np.sum(yh == c) for c in classes) < rule["min_held"]:
+            return pred, None
     pi_lab = float(np.mean(ylab == classes[1]))
     cur = float(np.mean(pred == classes[1]))
     ests = []
     for which in (("sup", "semi") if rule["which"] == "agree" else (rule["which"],)):
-        est = bbse(r.get("folds"), which)
+        est = bbse(r.get("folds"), which, spread=rule.get("spread", False))
         if est is None:
             return pred, None
         p, se, gap = est
@@ -269,6 +317,8 @@ def main():
     ap.add_argument("--analyze", nargs="+", default=None)
     ap.add_argument("--rules", nargs="+", default=None)
     ap.add_argument("--detail", nargs="+", default=None)
+    ap.add_argument("--no-prior-shift", action="store_true",
+                    help="record without the library's class-prior shift (PRIOR_Z = None)")
     args = ap.parse_args()
     if args.analyze:
         analyze(args)

@@ -82,6 +82,7 @@ from semisvm._fallback import (
     LAPLACIAN_GUARD_ATTR_DOC,
     SAFE_CHECK_ATTR_DOC,
     check_safe,
+    class_prior_shift,
     safe_auto_doc,
 )
 from semisvm._feature_scale import (
@@ -597,6 +598,7 @@ class _GraphTVBase(TVSetupMixin, TVCheckMixin, SafeSemiSupervisedMixin,
                              dtype=list(FLOAT_DTYPES), order="C",
                              accept_large_sparse=True)
         X = as_csr32(X)
+        X_in = X        # as given (validated, not scaled): the class-prior shift
         check_targets(y)
         self._check_params()
         n = X.shape[0]
@@ -642,7 +644,22 @@ class _GraphTVBase(TVSetupMixin, TVCheckMixin, SafeSemiSupervisedMixin,
             fold_cache = self.__dict__.pop("_fold_solve_cache", None)
             self._solve_cache = {} if fold_cache is None else fold_cache
             try:
-                return self._fit_solve(X, y, y_enc, K, W, Z, safe, landmarks, N)
+                out = self._fit_solve(X, y, y_enc, K, W, Z, safe, landmarks, N)
+
+                def decision(rows):
+                    return self.decision_function(X_in[rows])
+
+                def solve_scores(rows):
+                    return np.asarray(self.result_.decision)[rows]
+                # the labels are cut on the final model's scores: the
+                # check's SVC's or the guard's LapRLS's where it took over,
+                # else the solve's own (transductive) ones; the intercept
+                # on the out-of-sample decision at the same count
+                if getattr(self, "fell_back_", False) or self.laplacian_fallback_:
+                    class_prior_shift(self, y, decision)
+                else:
+                    class_prior_shift(self, y, solve_scores, decision)
+                return out
             finally:
                 del (self._exact_rows, self._exact_K, self._solve_cache,
                      self._user_graph)

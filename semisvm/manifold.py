@@ -99,6 +99,7 @@ from semisvm._fallback import (
     SAFE_CHECK_ATTR_DOC,
     auto_fallback,
     check_safe,
+    class_prior_shift,
     cut_fallback,
     safe_auto_doc,
 )
@@ -514,7 +515,22 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
         """
         # every thread of the fit follows n_jobs (semisvm._threads)
         with limit(self.n_jobs):
-            return self._fit(X, y, affinity=affinity, X_val=X_val, y_val=y_val)
+            try:
+                self._fit(X, y, affinity=affinity, X_val=X_val, y_val=y_val)
+                X_in, y_in = self.__dict__.pop("_prior_rows", (None, None))
+                if X_in is None or getattr(self, "_no_cut_check", False):
+                    # (the Laplacian guard's LapRLS of a TV / Cheeger fit:
+                    # that fit shifts what it takes over)
+                    self.__dict__.pop("_prior_estimate", None)
+                    self.class_prior_ = None
+                else:
+                    # the class-prior shift (semisvm._fallback.PRIOR_Z) on
+                    # the final model's out-of-sample scores
+                    class_prior_shift(self, y_in,
+                                      lambda rows: self.decision_function(X_in[rows]))
+            finally:
+                self.__dict__.pop("_prior_rows", None)
+            return self
 
     def _fit(self, X, y, *, affinity=None, X_val=None, y_val=None):
         check_sparse_structure(X)  # before SciPy converts it
@@ -530,6 +546,8 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
             accept_sparse="csr" if self.kernel != "precomputed" else False,
             dtype=list(FLOAT_DTYPES), order="C", accept_large_sparse=True)
         X = as_csr32(X)
+        # the rows as given (validated, not scaled), for the class-prior shift
+        self._prior_rows = (X, y)
         n = X.shape[0]
         if self.graph is not None:
             if affinity is not None:

