@@ -162,10 +162,16 @@ def bbse(folds, which="sup", spread=False):
     return p, float(se), gap
 
 
-def adjust(score, classes_present, p, lo=0.02):
-    """Labels (0 / 1) with round(p n) rows above the threshold on ``score``."""
+def adjust(score, classes_present, p, lo=0.02, cur=None):
+    """Labels (0 / 1) with round(p n) rows above the threshold on ``score``
+    (p clipped to [lo, 1 - lo], or with ``cur``, the fraction before, to
+    [min(cur, lo), max(cur, 1 - lo)]: the clip never moves the fraction away
+    from both the fit's and the estimate's, as the library's)."""
     n = score.shape[0]
-    p = min(max(p, lo), 1 - lo)
+    if cur is None:
+        p = min(max(p, lo), 1 - lo)
+    else:
+        p = min(max(p, min(cur, lo)), max(cur, 1 - lo))
     k = int(round(p * n))
     order = np.argsort(-score, kind="stable")
     out = np.zeros(n, dtype=np.intp)
@@ -244,7 +250,7 @@ def apply_rule(r, rule):
         if lo_ <= cur <= hi_:
             return pred, p
         pc = lo_ if cur < lo_ else hi_
-    lab01 = adjust(r["score"], classes, pc)
+    lab01 = adjust(r["score"], classes, pc, cur=cur)
     return classes[lab01], p
 
 

@@ -290,8 +290,9 @@ RECORD_FOLDS = False
 # estimate lies more than PRIOR_Z standard errors from the labeled rows'
 # fraction: the unlabeled rows' labels are then cut, on the final model's
 # scores, at the fraction half way between the fit's own and the estimate
-# (clipped to [PRIOR_CLIP, 1 - PRIOR_CLIP]); the model's intercept moves
-# with the cut. PRIOR_Z None: off.
+# (clipped to [PRIOR_CLIP, 1 - PRIOR_CLIP] unless the fit's own fraction
+# lies outside: then to it); the model's intercept moves with the cut.
+# PRIOR_Z None: off.
 # PRIOR_Z = 2 (a two-sided test at about 5 %), not the 1 first landed: the
 # delta-method se counts the held-out rates' noise but not that of a
 # classifier trained on half of the labels, and where the labeled and the
@@ -318,8 +319,12 @@ def bbse_estimate(y_held, pred_held, pred_unl, positive):
     labeled rows whose labels are ``y_held`` (two classes), ``pred_unl``
     its labels of the unlabeled rows (pooled over folds). Returns ``(p, se,
     gap)`` (``gap = tpr - fpr``; ``p = (q - fpr) / gap`` unclipped; ``se``
-    by the delta method on the two rates), or None where a class is not
-    held out or ``gap <= 0``."""
+    by the delta method on the two rates, ``se^2 = (p^2 va + (1 - p)^2 vb)
+    / gap^2`` with p clipped to [0, 1], ``va = (tpr (1 - tpr) + 1 / n1) /
+    n1``, ``vb = (fpr (1 - fpr) + 1 / n0) / n0`` (the ``1 / n`` terms keep
+    a rate of 0 or 1 from a zero variance); the variance of q, a fraction of
+    many unlabeled rows, is left out), or None where a class is not held
+    out or ``gap <= 0``."""
     y_held = np.asarray(y_held)
     pred_held = np.asarray(pred_held)
     pos = y_held == positive
@@ -342,14 +347,17 @@ def bbse_estimate(y_held, pred_held, pred_unl, positive):
 
 
 def _cut_at(v, k):
-    """A threshold with the ``k`` largest of ``v`` above it (between the
-    k-th and the (k+1)-th; fewer where values tie there)."""
+    """A threshold with the ``k`` largest of ``v`` above it (half way
+    between the k-th and the (k+1)-th; fewer where values tie there). For
+    k = 0 / all of them, half the values' range (at least 1e-6 of their
+    size) above the largest / below the smallest: a cut an intercept can
+    take without rounding it onto a row."""
     ss = np.sort(v)[::-1]
-    if k <= 0:
-        return float(ss[0])
-    if k >= ss.size:
-        return float(np.nextafter(ss[-1], -np.inf))
-    return 0.5 * (float(ss[k - 1]) + float(ss[k]))
+    if 0 < k < ss.size:
+        return 0.5 * (float(ss[k - 1]) + float(ss[k]))
+    hi, lo = float(ss[0]), float(ss[-1])
+    margin = max(0.5 * (hi - lo), 1e-6 * max(1.0, abs(hi), abs(lo)))
+    return hi + margin if k <= 0 else lo - margin
 
 
 def class_prior_shift(est, y, scores, decision=None):
@@ -393,7 +401,9 @@ def class_prior_shift(est, y, scores, decision=None):
     if not (gap >= PRIOR_GAP and abs(p - pi_lab) > PRIOR_Z * se):
         return est
     target = 0.5 * (min(max(p, 0.0), 1.0) + cur)
-    target = min(max(target, PRIOR_CLIP), 1.0 - PRIOR_CLIP)
+    # (kept off 0 and 1 by PRIOR_CLIP, unless the fit's own fraction is
+    # already there: the clip never moves it away from both)
+    target = min(max(target, min(cur, PRIOR_CLIP)), max(cur, 1.0 - PRIOR_CLIP))
     k = int(round(target * unl.size))
     s = np.asarray(scores(unl), dtype=np.float64).ravel()
     # rows above the cut: the k highest scores (rows tied at the cut all
@@ -602,7 +612,12 @@ _SAFE_AUTO_DOC = """        * ``"auto"`` (the default, :mod:`semisvm._fallback`)
           linear SVC); what ran, or why not, is in ``safe_check_``. Above
           2000 labeled rows the linear SVC is liblinear's
           :class:`sklearn.svm.LinearSVC` and each RBF SVC is trained on a
-          fixed draw of 2000 of the rows (costs that scale).@EXTRA@
+          fixed draw of 2000 of the rows (costs that scale). With two
+          classes the check's first candidate also estimates the unlabeled
+          rows' class-1 fraction from its held-out rates; where that
+          estimate is clear of the labeled rows' fraction the unlabeled
+          rows' labels and the intercept move half way toward it
+          (``class_prior_``).@EXTRA@
 """
 
 # the ``safe_check_`` attribute's entry (the same in both families)
@@ -637,9 +652,13 @@ SAFE_CHECK_ATTR_DOC = """    safe_check_ : str or None
         ``target`` and ``offset``. Where ``gap >= 0.2`` and the estimate is
         more than two ``se`` from ``labeled`` (``shifted`` True), the
         unlabeled rows' labels were cut at ``target``, half way from ``fit``
-        to the estimate, on the final model's scores, and ``offset`` was
-        taken from the intercept, so that ``predict`` cuts where the
-        unlabeled rows were cut. None otherwise (no check, more classes).
+        to the estimate (kept within [0.02, 0.98] unless ``fit`` is
+        outside), on the final model's scores, and ``offset`` was taken from
+        the intercept, so that ``predict`` cuts where the unlabeled rows
+        were cut (the same count of ``classes_[1]``; where a TV / Cheeger
+        solve stays the model, its labels are cut on the solve's scores and
+        the offset on the out-of-sample ones, which may part on a few rows
+        near the cut). None otherwise (no check, more classes).
 """
 
 

@@ -133,8 +133,10 @@ def test_rows_tied_at_the_cut_keep_one_label():
     assert e.class_prior_["target"] == pytest.approx(0.25)
     assert e.transduction_[2:].tolist() == [7, 3, 3, 3, 3, 3, 3, 3]
     assert e.class_prior_["offset"] == 0.5
-    assert fb._cut_at(np.array([3.0, 1.0]), 2) < 1.0
-    assert fb._cut_at(np.array([3.0, 1.0]), 0) == 3.0
+    # none / all above: half the range beyond the extreme row
+    assert fb._cut_at(np.array([3.0, 1.0]), 2) == 0.0
+    assert fb._cut_at(np.array([3.0, 1.0]), 0) == 4.0
+    assert fb._cut_at(np.array([2.0, 2.0]), 0) > 2.0
 
 
 def test_shift_clips_the_target():
@@ -143,10 +145,38 @@ def test_shift_clips_the_target():
     e = _Fitted((-0.5, 0.01, 0.9), 0.0)
     e.transduction_ = np.array([3, 7] + [3] * 8)
     fb.class_prior_shift(e, y, lambda rows: s[rows - 2])
-    # half way from 0 to clip(-0.5, 0, 1) = 0, then clipped to 0.02: 0 rows
-    assert e.class_prior_["target"] == pytest.approx(0.02)
+    # half way from 0 to clip(-0.5, 0, 1) = 0: the fit's own fraction is
+    # already below PRIOR_CLIP, which does not move it up
+    assert e.class_prior_["target"] == 0.0
     assert e.transduction_[2:].tolist() == [3] * 8
-    assert e.class_prior_["offset"] == pytest.approx(1.0)   # the top score: none above
+    assert e.class_prior_["offset"] == pytest.approx(2.0)   # half the range above the top
+
+
+@pytest.mark.parametrize("side", ["low", "high"])
+def test_shift_clip_never_moves_away_from_fit_and_estimate(side):
+    # 300 unlabeled rows predicted all one class, the estimate there too:
+    # no row moves (the clip at 0.02 / 0.98 would move 6 of them)
+    n = 300
+    y = np.array([3, 7] + [-1] * n)
+    s = np.linspace(1.0, -1.0, n) - (2.0 if side == "low" else -2.0)
+    e = _Fitted((-0.1 if side == "low" else 1.1, 0.01, 0.9), 0.0)
+    fitted = 3 if side == "low" else 7
+    e.transduction_ = np.array([3, 7] + [fitted] * n)
+    fb.class_prior_shift(e, y, lambda rows: s[rows - 2])
+    assert e.class_prior_["shifted"]
+    assert e.class_prior_["target"] == (0.0 if side == "low" else 1.0)
+    assert e.transduction_[2:].tolist() == [fitted] * n
+    # the intercept moved off every row: the decision's signs are the labels
+    dec = s - e.class_prior_["offset"]
+    assert np.all((dec > 0) == (e.transduction_[2:] == 7))
+    # ... while a fit at 0.01 with the estimate at 0.9 moves half way, and a
+    # fit at 0.3 with the estimate at 0 stops at the clip (0.02), not at 0.15
+    for cur, p, want in ((0.01, 0.9, 0.455), (0.3, -0.4, 0.15), (0.03, -0.4, 0.02)):
+        e = _Fitted((p, 0.01, 0.9), 0.0)
+        k = int(round(cur * n))
+        e.transduction_ = np.array([3, 7] + [7] * k + [3] * (n - k))
+        fb.class_prior_shift(e, y, lambda rows: np.linspace(1.0, -1.0, n)[rows - 2])
+        assert e.class_prior_["target"] == pytest.approx(want)
 
 
 def _bench():

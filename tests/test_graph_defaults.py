@@ -376,11 +376,6 @@ def test_defaults_nearly_invariant_to_duplicated_rows(Est, monkeypatch):
     # transduction of the original rows stays (the kNN graph itself is
     # another graph: each row's nearest neighbour is now its copy, so the
     # labels are not bit for bit the same; measured 97.5-100 % agreement)
-    # (the class-prior shift off: the copies change the unlabeled rows'
-    # class mix, which is what it estimates, and a labeled row's copy is
-    # cut on the model's score, not given the label)
-    import semisvm._fallback as fb
-    monkeypatch.setattr(fb, "PRIOR_Z", None)
     X, y, _ = _moons(120, k=5)
     a = _fit(Est(), X, y)
     b = _fit(Est(), np.vstack([X, X]), np.r_[y, np.full(120, -1)])
@@ -649,8 +644,6 @@ def test_laplacian_guard_both_sides_of_its_threshold(Est, monkeypatch, tmp_path)
     from semisvm.io import load, save
     X, y, _ = _moons(120, k=5)
     lap = _fit(LapRLS(safe=False), X, y)
-    # (the guard alone: the class-prior shift, which follows it, off)
-    monkeypatch.setattr(fb, "PRIOR_Z", None)
     monkeypatch.setattr(fb, "GUARD_AGREEMENT", 0.0)
     keep = _fit(Est(), X, y)
     off = _fit(Est(safe=False), X, y)
@@ -679,8 +672,6 @@ def test_laplacian_guard_multiclass_and_linear(case, monkeypatch):
 
     import semisvm._fallback as fb
     monkeypatch.setattr(fb, "GUARD_AGREEMENT", 1.01)
-    # (the guard alone: the class-prior shift, which follows it, off)
-    monkeypatch.setattr(fb, "PRIOR_Z", None)
     if case == "multiclass":
         X, yt = make_blobs(150, centers=[[0, 0], [5, 0], [0, 5]], random_state=0)
         kw = {}
