@@ -408,9 +408,10 @@ def class_prior_shift(est, y, scores, decision=None):
     s = np.asarray(scores(unl), dtype=np.float64).ravel()
     # rows above the cut: the k highest scores (rows tied at the cut all
     # below it: equal rows keep equal labels, as predict gives them)
-    top = s > _cut_at(s, k)
+    cut = _cut_at(s, k)
+    top = s > cut
     # the intercept: the out-of-sample decision's cut at the same count
-    offset = (_cut_at(s, k) if decision is None
+    offset = (cut if decision is None
               else _cut_at(np.asarray(decision(unl), dtype=np.float64).ravel(), k))
     trans[unl] = np.where(top, classes[1], classes[0])
     est.transduction_ = trans

@@ -959,7 +959,6 @@ def test_cheeger_mid_fold_budget_both_sides(Est, n_classes, above, monkeypatch):
     _assert_cheeger_fold_budget(Est, X, y, seen, 3 if above and n_classes > 2 else None)
 
 
-
 @pytest.mark.parametrize("Est", [CheegerRLS, CheegerSVM])
 @pytest.mark.parametrize("n_classes", [3, 2])
 @pytest.mark.parametrize("above", [True, False])
@@ -976,6 +975,7 @@ def test_cheeger_mid_fold_budget_two_classes_both_sides(Est, n_classes, above,
     monkeypatch.setattr(tv_check, "CHEEGER_MID_FOLD_MAX_ITER", None)
     monkeypatch.setattr(tv_check, "CHEEGER_MID_FOLD_MAX_ITER_TWO", 3)
     _assert_cheeger_fold_budget(Est, X, y, seen, 3 if above and n_classes == 2 else None)
+
 
 def test_fold_budgets_by_rows(monkeypatch):
     # the budgets' row ranges (the defaults' values), watched folds only:
@@ -1032,6 +1032,7 @@ def test_fold_budgets_by_rows(monkeypatch):
         assert (w is not None) == want, (Est, n, c)
         if want:
             np.testing.assert_array_equal(np.flatnonzero(w), np.arange(c))
+
 
 def test_watch_rows_stop_rule():
     # graph_tv's _watch: rows all unchanged also make an iteration quiet;
