@@ -18,7 +18,9 @@ recording and prints, per model, the cells worse / better than ``SVC()`` by
         --max-rows 600 --out /tmp/prior_tune.pkl
     python bench/bench_class_prior.py --analyze /tmp/prior_tune.pkl
 
-Two-class problems only (the rules leave more classes alone).
+The two-class rules leave more classes alone; the ``multi ...`` rules
+(``apply_multi``: a multi-class BBSE from the same folds, the labels moved by
+per-class offsets on the final model's scores) leave two classes alone.
 
 The library itself applies the half-way rule (``semisvm._fallback.PRIOR_Z``):
 landed at z 1 ("sup z1 gap0.2 half", judged on the suite's novel part), then
@@ -83,8 +85,7 @@ def record(args):
         base = dict(set=d.name, scheme=scheme, seed=seed, n_classes=int(d.n_classes),
                     y_unl=y[unl], y_lab=y_semi[lab])
         out.append(dict(base, model="SVC", pred=svc.predict(X[unl]),
-                        score=(svc.decision_function(X[unl])
-                               if d.n_classes == 2 else None)))
+                        score=svc.decision_function(X[unl])))
         for name in args.models:
             est = MODELS[name]()
             c0 = time.process_time()
@@ -93,7 +94,9 @@ def record(args):
                 est.fit(X, y_semi)
             cpu = time.process_time() - c0
             pred = np.asarray(est.transduction_)[unl]
-            score = _scores(name, est, X, unl) if d.n_classes == 2 else None
+            # (binary: one column, > 0 -> class 1; more classes: one column
+            # per class, the label the largest)
+            score = _scores(name, est, X, unl)
             out.append(dict(base, model=name, pred=pred, score=score, cpu=cpu,
                             fell_back=bool(getattr(est, "fell_back_", False)),
                             guard=bool(getattr(est, "laplacian_fallback_", False)),
@@ -214,9 +217,162 @@ _rule("sup z1 gap0.2 half spread held16", z=1.0, min_gap=0.2, shift="half",
 _rule("sup z1 gap0.2 half spread", z=1.0, min_gap=0.2, shift="half", spread=True)
 
 
+# ---------------------------------------------------------------- more classes
+
+def bbse_multi(folds, which="sup"):
+    """The multi-class black-box shift estimate of the unlabeled rows' class
+    fractions from the check's two folds (pooled): ``C[i, j]`` the fraction
+    of the held-out rows of class j that the fold classifier labels i, ``q``
+    its fractions of labels of the unlabeled rows, ``p = C^-1 q`` (Lipton
+    et al. 2018). Returns ``(classes, p, se)`` (p unclipped; se by the delta
+    method on C's columns, each a multinomial of n_j held-out rows:
+    ``Cov(C p) = sum_j p_j^2 (diag c_j - c_j c_j^T + I / n_j) / n_j``,
+    ``Cov(p) = C^-1 Cov(C p) C^-T``, with p clipped to [0, 1] inside; q's own
+    noise left out, as in the two-class rule), or None where a class is not
+    held out or C is singular."""
+    if folds is None:
+        return None
+    yh = np.concatenate(folds["y_held"])
+    ph = np.concatenate([folds[f"{which}_held"][k] for k in (0, 1)])
+    qu = np.concatenate([np.asarray(u) for u in folds[f"{which}_u"]])
+    classes = np.unique(yh)
+    K = classes.size
+    if K < 2:
+        return None
+    C = np.zeros((K, K))
+    n = np.zeros(K)
+    for j, c in enumerate(classes):
+        m = yh == c
+        n[j] = m.sum()
+        C[:, j] = [np.mean(ph[m] == ci) for ci in classes]
+    q = np.array([np.mean(qu == ci) for ci in classes])
+    if np.linalg.cond(C) > 1e6:
+        return None
+    Ci = np.linalg.inv(C)
+    p = Ci @ q
+    pc = np.clip(p, 0.0, 1.0)
+    V = np.zeros((K, K))
+    for j in range(K):
+        cj = C[:, j]
+        V += pc[j] ** 2 * (np.diag(cj) - np.outer(cj, cj) + np.eye(K) / n[j]) / n[j]
+    cov = Ci @ V @ Ci.T
+    return classes, p, np.sqrt(np.maximum(np.diag(cov), 0.0))
+
+
+def offsets_for_counts(S, counts, iters=100):
+    """Per-class offsets ``b`` such that ``argmax(S + b)`` gives each class
+    ``counts`` rows, or as near as ties allow (coordinate steps: each class's
+    offset set half way between the rows it must take and the next, the
+    others fixed; kept, of all the steps and no offsets at all, the one whose
+    counts are nearest ``counts`` in L1, the first of equals; rows tied at a
+    cut stay on one side, so a piecewise constant score -- a TV solve's --
+    may not reach the counts)."""
+    n, K = S.shape
+    b = np.zeros(K)
+
+    def dist(b):
+        return int(np.abs(np.bincount(np.argmax(S + b, axis=1), minlength=K)
+                          - counts).sum())
+    best, best_d = b.copy(), dist(b)
+    for _ in range(iters):
+        if best_d == 0:
+            break
+        moved = False
+        for c in range(K):
+            T = S + b
+            T[:, c] = -np.inf
+            m = np.sort(T.max(axis=1) - S[:, c])       # row -> c iff b_c > m_i
+            k = int(counts[c])
+            if 0 < k < n:
+                new = 0.5 * (m[k - 1] + m[k])
+            elif k <= 0:
+                new = m[0] - 1.0
+            else:
+                new = m[-1] + 1.0
+            moved |= new != b[c]
+            b[c] = new
+            d = dist(b)
+            if d < best_d:
+                best, best_d = b.copy(), d
+        if not moved:
+            break
+    return best
+
+
+def apply_multi(r, rule):
+    """The multi-class rule: BBSE of the unlabeled rows' class fractions from
+    the check's first candidate (``bbse_multi``); it fires where some class's
+    estimate lies more than ``z`` se from the reference (``ref``: "lab" the
+    labeled rows' fractions, "fit" the fit's own fractions of the unlabeled
+    rows); the target then half way from the fit's fractions to the clipped,
+    renormalized estimate (each class kept at least min(fit's, ``lo``)),
+    the labels ``argmax(score + b)`` with per-class offsets ``b`` reaching
+    the target counts (largest remainders)."""
+    pred = r["pred"]
+    S = r["score"]
+    if S is None or np.ndim(S) != 2 or rule["z"] == np.inf:
+        return pred, None
+    if rule.get("only_fb") and not (r.get("fell_back") or r.get("guard")):
+        return pred, None
+    ylab = r["y_lab"]
+    classes = np.unique(ylab)
+    K = classes.size
+    if S.shape[1] != K:
+        return pred, None
+    got = bbse_multi(r.get("folds"), rule["which"])
+    if got is None or got[0].size != K or not np.array_equal(got[0], classes):
+        return pred, None
+    _, p, se = got
+    if rule.get("min_held", 0):
+        yh = np.concatenate(r["folds"]["y_held"])
+        if min(np.sum(yh == c) for c in classes) < rule["min_held"]:
+            return pred, None
+    pi_lab = np.array([np.mean(ylab == c) for c in classes])
+    cur = np.array([np.mean(pred == c) for c in classes])
+    ref = pi_lab if rule["ref"] == "lab" else cur
+    dev = np.abs(p - ref) / np.maximum(se, 1e-12)
+    if not np.any(dev > rule["z"]):
+        return pred, None
+    pc = np.clip(p, 0.0, None)
+    pc = pc / pc.sum() if pc.sum() > 0 else cur
+    t = 0.5 * (pc + cur) if rule["shift"] == "half" else pc
+    t = np.maximum(t, np.minimum(cur, rule.get("lo", 0.02)))
+    t = t / t.sum()
+    n = pred.shape[0]
+    raw = t * n
+    counts = np.floor(raw).astype(int)
+    rest = n - counts.sum()
+    counts[np.argsort(-(raw - counts), kind="stable")[:rest]] += 1
+    b = offsets_for_counts(np.asarray(S, dtype=np.float64), counts)
+    lab = classes[np.argmax(S + b, axis=1)]
+    return lab, p
+
+
+def _mrule(name, z=2.0, ref="lab", shift="half", which="sup", min_held=0, only_fb=False):
+    RULES[name] = dict(multi=True, z=z, ref=ref, shift=shift, which=which,
+                       min_held=min_held, only_fb=only_fb)
+
+
+for _z in (1.0, 1.5, 2.0, 2.5, 3.0, 4.0):
+    for _ref in ("lab", "fit"):
+        _mrule(f"multi z{_z:g} {_ref} half", z=_z, ref=_ref)
+        _mrule(f"multi z{_z:g} {_ref} full", z=_z, ref=_ref, shift="full")
+    for _m in (6, 10, 16):
+        _mrule(f"multi z{_z:g} lab half held{_m}", z=_z, min_held=_m)
+    # only where the fit's final model is the fallback's / guard's
+    # (supervised) model
+    for _ref in ("lab", "fit"):
+        _mrule(f"multi z{_z:g} {_ref} half fb", z=_z, ref=_ref, only_fb=True)
+
+
 def apply_rule(r, rule):
     """The rule's labels of the unlabeled rows for fit record ``r``."""
     pred = r["pred"]
+    if rule.get("multi"):
+        # the multi-class rules leave two-class fits as they are
+        if r["n_classes"] == 2:
+            return pred, None
+        return apply_multi(r, rule)
     if r["n_classes"] != 2 or r["score"] is None or rule["z"] == np.inf:
         return pred, None
     ylab = r["y_lab"]
@@ -268,8 +424,17 @@ def analyze(args):
         svc[c] = np.mean(e)
     # sign consistency of the scores with the labels
     bad = [r for r in rows if r["model"] != "SVC" and r["score"] is not None
+           and r["n_classes"] == 2
            and np.any((r["score"] > 0) != (r["pred"] == np.unique(r["y_lab"])[1]))]
     print(f"# fits whose scores' sign disagrees with their labels: {len(bad)}")
+    multi = [r for r in rows if r["model"] != "SVC" and r["n_classes"] > 2
+             and r["score"] is not None and np.ndim(r["score"]) == 2]
+    agree = [np.mean(np.unique(r["y_lab"])[np.argmax(r["score"], axis=1)] == r["pred"])
+             for r in multi]
+    if multi:
+        print(f"# multi-class fits: {len(multi)}; whose scores' argmax is their label "
+              f"on every row: {sum(a == 1.0 for a in agree)}, on >= 95 %: "
+              f"{sum(a >= 0.95 for a in agree)}")
     names = args.rules or list(RULES)
     table = {}
     for rn in names:
