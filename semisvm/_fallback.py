@@ -109,7 +109,8 @@ __all__ = ["check_safe", "two_folds", "supervised_counterpart",
            "LinearPrimal", "SCALABLE_MIN_LABELED", "CHOOSE_COUNTERPART",
            "COUNTERPART_C", "ADOPT_C", "RBF_WIDTHS", "RBFWidth",
            "counterpart_at_c", "counterpart_name_at_c",
-           "auto_fallback", "bbse_estimate", "class_prior_shift", "PRIOR_GAP",
+           "auto_fallback", "bbse_estimate", "bbse_multi_estimate", "offsets_for_counts",
+           "class_prior_shift", "PRIOR_GAP",
            "PRIOR_Z", "PRIOR_CLIP", "safe_auto_doc", "SAFE_CHECK_ATTR_DOC", "Z_FALLBACK",
            "MIN_LEAD",
            "MIN_LABELS", "laplacian_guard", "GUARD_AGREEMENT",
@@ -346,6 +347,84 @@ def bbse_estimate(y_held, pred_held, pred_unl, positive):
     return float(p), se, float(gap)
 
 
+def bbse_multi_estimate(y_held, pred_held, pred_unl, classes):
+    """The multi-class black-box shift estimate of the unlabeled rows' class
+    fractions (Lipton et al. 2018): ``C[i, j]`` the fraction of the
+    held-out rows of class ``classes[j]`` that the classifier labels
+    ``classes[i]``, ``q`` its label fractions over ``pred_unl``, ``p = C^-1
+    q`` (unclipped). ``se`` per class by the delta method on C's columns
+    (each a multinomial of the n_j held-out rows of class j): ``Cov(C p) =
+    sum_j p_j^2 (diag c_j - c_j c_j^T + I / n_j) / n_j`` and ``Cov(p) = C^-1
+    Cov(C p) C^-T``, with p clipped to [0, 1] inside (q's own noise left
+    out, as in :func:`bbse_estimate`). Returns ``(p, se)`` (two arrays over
+    ``classes``), or None where a class is not held out or C's condition
+    number exceeds 1e6."""
+    y_held = np.asarray(y_held)
+    pred_held = np.asarray(pred_held)
+    pred_unl = np.asarray(pred_unl)
+    K = len(classes)
+    C = np.zeros((K, K))
+    n = np.zeros(K)
+    for j, c in enumerate(classes):
+        m = y_held == c
+        n[j] = np.sum(m)
+        if n[j] == 0:
+            return None
+        C[:, j] = [np.mean(pred_held[m] == ci) for ci in classes]
+    q = np.array([np.mean(pred_unl == ci) for ci in classes])
+    if not np.linalg.cond(C) <= 1e6:
+        return None
+    Ci = np.linalg.inv(C)
+    p = Ci @ q
+    pc = np.clip(p, 0.0, 1.0)
+    V = np.zeros((K, K))
+    for j in range(K):
+        cj = C[:, j]
+        V += pc[j] ** 2 * (np.diag(cj) - np.outer(cj, cj) + np.eye(K) / n[j]) / n[j]
+    se = np.sqrt(np.maximum(np.diag(Ci @ V @ Ci.T), 0.0))
+    return p, se
+
+
+def offsets_for_counts(S, counts, iters=100):
+    """Per-class offsets ``b`` such that ``argmax(S + b, axis=1)`` gives
+    class j ``counts[j]`` rows of ``S`` (n x K), or as near as ties allow:
+    coordinate steps (each class's offset half way between the row it must
+    take last and the next, the others fixed), keeping, of no offsets and
+    every step, the first whose counts are nearest ``counts`` in L1."""
+    S = np.asarray(S, dtype=np.float64)
+    n, K = S.shape
+    counts = np.asarray(counts)
+    b = np.zeros(K)
+
+    def dist(b):
+        return int(np.abs(np.bincount(np.argmax(S + b, axis=1), minlength=K)
+                          - counts).sum())
+    best, best_d = b.copy(), dist(b)
+    for _ in range(iters):
+        if best_d == 0:
+            break
+        moved = False
+        for c in range(K):
+            T = S + b
+            T[:, c] = -np.inf
+            m = np.sort(T.max(axis=1) - S[:, c])       # row -> c iff b_c > m_i
+            k = int(counts[c])
+            if 0 < k < n:
+                new = 0.5 * (m[k - 1] + m[k])
+            elif k <= 0:
+                new = m[0] - 1.0
+            else:
+                new = m[-1] + 1.0
+            moved |= bool(new != b[c])
+            b[c] = new
+            d = dist(b)
+            if d < best_d:
+                best, best_d = b.copy(), d
+        if not moved:
+            break
+    return best
+
+
 def _cut_at(v, k):
     """A threshold with the ``k`` largest of ``v`` above it (half way
     between the k-th and the (k+1)-th; fewer where values tie there). For
@@ -385,13 +464,15 @@ def class_prior_shift(est, y, scores, decision=None):
     got = est.__dict__.pop("_prior_estimate", None)
     if got is None or PRIOR_Z is None:
         return est
-    p, se, gap = got
     classes = est.classes_
     y = np.asarray(y)
     labeled = y != UNLABELED
     unl = np.flatnonzero(~labeled)
-    if classes.shape[0] != 2 or unl.size == 0:
+    if unl.size == 0:
         return est
+    if classes.shape[0] > 2:
+        return _class_prior_shift_multi(est, y, got, scores, unl)
+    p, se, gap = got
     pi_lab = float(np.mean(y[labeled] == classes[1]))
     trans = np.array(est.transduction_, copy=True)
     cur = float(np.mean(trans[unl] == classes[1]))
@@ -427,6 +508,52 @@ def class_prior_shift(est, y, scores, decision=None):
                "%.3f predicted -> %.3f (threshold offset %.4g)",
                type(est).__name__, classes[1], p, se, gap, pi_lab, cur, target,
                offset)
+    return est
+
+
+def _class_prior_shift_multi(est, y, got, scores, unl):
+    """:func:`class_prior_shift` with more than two classes: only where the
+    final model is the fallback's or the Laplacian guard's (supervised)
+    model; the target fractions half way from the fit's to the estimate's
+    (clipped at 0, renormalized; each kept at least min(fit's,
+    ``PRIOR_CLIP``)), reached by per-class offsets on the model's scores
+    (:func:`offsets_for_counts`), added to its intercepts."""
+    p, se = got
+    classes = est.classes_
+    labeled = y != UNLABELED
+    pi_lab = np.array([np.mean(y[labeled] == c) for c in classes])
+    trans = np.array(est.transduction_, copy=True)
+    cur = np.array([np.mean(trans[unl] == c) for c in classes])
+    K = classes.shape[0]
+    info = dict(estimate=p, se=se, labeled=pi_lab, fit=cur, shifted=False,
+                target=cur, offset=np.zeros(K))
+    est.class_prior_ = info
+    if not (getattr(est, "fell_back_", False) or getattr(est, "laplacian_fallback_", False)):
+        return est
+    if not np.any(np.abs(p - pi_lab) > PRIOR_Z * np.maximum(se, 1e-12)):
+        return est
+    pc = np.clip(p, 0.0, None)
+    pc = pc / pc.sum() if pc.sum() > 0 else cur
+    target = 0.5 * (pc + cur)
+    target = np.maximum(target, np.minimum(cur, PRIOR_CLIP))
+    target = target / target.sum()
+    n = unl.size
+    raw = target * n
+    counts = np.floor(raw).astype(np.intp)
+    counts[np.argsort(-(raw - counts), kind="stable")[:n - int(counts.sum())]] += 1
+    S = np.asarray(scores(unl), dtype=np.float64)
+    b = offsets_for_counts(S, counts)
+    trans[unl] = classes[np.argmax(S + b, axis=1)]
+    est.transduction_ = trans
+    ib = np.asarray(est.intercept_)
+    est.intercept_ = (ib + b).astype(ib.dtype)
+    info.update(shifted=True, target=target, offset=b)
+    logger.log(logging.INFO if getattr(est, "verbose", 0) else logging.DEBUG,
+               "%s: class-prior shift (%d classes): the unlabeled rows' class "
+               "fractions estimated %s (se %s) against %s labeled; %s predicted "
+               "-> %s (offsets %s)", type(est).__name__, K, np.round(p, 3),
+               np.round(se, 3), np.round(pi_lab, 3), np.round(cur, 3),
+               np.round(target, 3), np.round(b, 4))
     return est
 
 
@@ -1201,6 +1328,13 @@ def auto_fallback(est, X, y, solve, adopt, *, kernel, margin=0.0, family="laplac
             np.concatenate([y[idx[fold == k]] for k in (0, 1)]),
             np.concatenate([held_sup[0], held_sup[1]]), np.concatenate(sup_u),
             classes[1])
+    else:
+        # the multi-class estimate (class_prior_shift: the fallback's /
+        # guard's model only)
+        est._prior_estimate = bbse_multi_estimate(
+            np.concatenate([y[idx[fold == k]] for k in (0, 1)]),
+            np.concatenate([held_sup[0], held_sup[1]]), np.concatenate(sup_u),
+            classes)
     if RECORD_FOLDS:
         # the folds' labels (held-out rows in fold order, unlabeled rows),
         # for bench/bench_class_prior.py's class-prior replays
