@@ -243,14 +243,18 @@ def test_fit_equals_the_bench_replay_and_predict_agrees(cls, monkeypatch):
 
 
 @pytest.mark.parametrize("cls", [LapRLS, TVRLS], ids=lambda c: c.__name__)
-def test_no_shift_without_the_check_or_on_more_classes(cls):
+def test_no_shift_without_the_check_more_classes_estimated(cls):
     X, y, y_semi = _data()
     assert cls(safe=False).fit(X, y_semi).class_prior_ is None
-    # three classes: no estimate
+    # three classes: the multi-class estimate (tests/test_class_prior_multi.py),
+    # a shift only where the fit fell back or was guarded
     y3 = y_semi.copy()
     rows = np.flatnonzero((y_semi == 0))[:10]
     y3[rows] = 2
-    assert cls().fit(X, y3).class_prior_ is None
+    e = cls().fit(X, y3)
+    assert e.class_prior_["estimate"].shape == (3,)
+    assert (not e.class_prior_["shifted"] or e.fell_back_
+            or getattr(e, "laplacian_fallback_", False))
 
 
 @pytest.mark.parametrize("cls", SIX, ids=lambda c: c.__name__)
