@@ -189,6 +189,13 @@ FOLD_THREADS_MAX_ROWS = SCALE_MIN_ROWS
 # user-given graph) and the n x n arrays of both fits fit in memory at once
 # (``_guard_ahead_bytes``). False: the guard's fit after the check, always
 GUARD_AHEAD = True
+# The Laplacian guard's LapRLS on its Nystroem path (above
+# ``manifold.LOWRANK_MIN_SAMPLES`` rows, RBF kernel, n_components="auto"):
+# this fraction of LapRLS's own landmark count (``manifold.AUTO_COMPONENTS``,
+# at most n), at least one; None: LapRLS's own count. Its landmark ridge
+# costs n m^2 / 2 flops (5,000 rows, 1,000 landmarks: 0.2-0.25 of a
+# 1.2-2 CPU s fit); half the landmarks a quarter of that.
+GUARD_COMPONENTS_RATIO = None
 
 # safe=True (TVRLS, TVSVM): the model's fits on the folds start from the
 # checked fit's graph iterate on their rows (its ``result_.decision``, less

@@ -554,6 +554,21 @@ def graph_cheeger(K, W, y, *, loss="squared", lam=1.0, mu=1.0, r=1.0, c=1.0,
 # ------------------------------------------------------------- estimators
 
 
+def _guard_components(m, kernel, n):
+    """The Laplacian guard's LapRLS ``n_components``: ``m`` (the estimator's
+    own), or where LapRLS would take its Nystroem path with
+    ``AUTO_COMPONENTS`` landmarks (``m`` "auto", an RBF kernel, more than
+    ``manifold.LOWRANK_MIN_SAMPLES`` rows), ``_tv_check.GUARD_COMPONENTS_RATIO``
+    of them (None: unchanged)."""
+    from semisvm import _tv_check, manifold
+    ratio = _tv_check.GUARD_COMPONENTS_RATIO
+    if (ratio is None or not (isinstance(m, str) and m == "auto")
+            or not (isinstance(kernel, str) and kernel == "rbf")
+            or n <= manifold.LOWRANK_MIN_SAMPLES):
+        return m
+    return max(1, int(round(ratio * min(manifold.AUTO_COMPONENTS, n))))
+
+
 class _GraphTVBase(TVSetupMixin, TVCheckMixin, SafeSemiSupervisedMixin,
                    ClassifierMixin, BaseEstimator):
     """Shared fit/predict of the four graph TV estimators (the set-up in
@@ -769,6 +784,7 @@ class _GraphTVBase(TVSetupMixin, TVCheckMixin, SafeSemiSupervisedMixin,
         m = self.n_components
         if self.kernel == "linear" and m is not None and not isinstance(m, str):
             m = "auto"
+        m = _guard_components(m, self.kernel, X.shape[0])
         rs = 0 if self.random_state is None else self.random_state
         # (X is this fit's, already scaled: feature_scaling=False)
         lap = LapRLS(kernel=self.kernel, gamma=self.kernel_gamma,
