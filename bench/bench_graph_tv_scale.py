@@ -36,6 +36,14 @@ transductive error on the unlabeled rows):
     python bench/bench_graph_tv_scale.py --part large --n 1000000 --no-peer \
         --models CheegerRLS --threads 1 16 --params '{"safe": false}'
 
+``--check`` (JSON) sets constants of ``semisvm._tv_check`` in each worker
+(a rule under test; the ``labels`` column hashes ``transduction_``, which
+the guard or the check may take from another model, where ``bits`` hashes
+the fit's own decision values)::
+
+    python bench/bench_graph_tv_scale.py --part small --no-exact --no-peer \
+        --check '{"GUARD_COMPONENTS_RATIO": 0.5}'
+
 ``--params`` (JSON) sets estimator parameters of the semisvm fits; ``--threads``
 (small and large parts) fits each model once per ``n_jobs``, one after the
 other (0: ``n_jobs=None``; the ``bits`` column, a hash of the decision
@@ -135,6 +143,15 @@ def _grid_costs(X, y, name, params, warm):
 def _one(spec):
     """Fit one model on one problem; print a JSON line."""
     n, d, c, inf, name, exact, params = (list(spec) + [{}])[:7]
+    params = dict(params)
+    check = params.pop("_check", None)
+    if check:
+        # constants of semisvm._tv_check under test (--check)
+        import semisvm._tv_check as tv_check
+        for key, value in check.items():
+            if not hasattr(tv_check, key):
+                raise ValueError(f"--check: semisvm._tv_check has no {key!r}")
+            setattr(tv_check, key, value)
     X, y, yt = _problem(n, d, c, inf)
     if exact == "safe":
         if params.pop("_safe_warm", False):
@@ -169,6 +186,8 @@ def _one(spec):
         extra = dict(fit_wall=time.perf_counter() - t1, fit_cpu=time.process_time() - c1)
         pred = est.transduction_
         extra.update(mode=est.mode_, n_iter=int(est.n_iter_),
+                     labels=hashlib.sha1(np.ascontiguousarray(
+                         est.transduction_).tobytes()).hexdigest()[:8],
                      status=est.result_.status,
                      rof_cpu=round(float(est.result_.rof_cpu_time), 2),
                      rof_wall=round(float(est.result_.rof_time), 2),
@@ -249,7 +268,8 @@ def _row(label, r, ref=None):
     more = "" if "mode" not in r else (
         f"  fit cpu {r['fit_cpu']:6.2f}  {r['mode']:8s} it {r['n_iter']:3d}:{r['status'][0]} ROF cpu "
         f"{r['rof_cpu']:.2f} wall {r['rof_wall']:.2f}"
-        f"{' fell back' if r['fell_back'] else ''} bits {r['digest']}")
+        f"{' fell back' if r['fell_back'] else ''} bits {r['digest']}"
+        f" labels {r.get('labels', '-')}")
     print(f"{label:44s} wall {r['wall']:7.2f}  cpu {r['cpu']:7.2f}  "
           f"rss {r['rss_gb']:5.2f} GB  err {r['err']:6.2f}%{more}{ratio}", flush=True)
 
@@ -281,13 +301,19 @@ def main():
                          "fit's iterate (semisvm._tv_check.SAFE_WARM_START)")
     ap.add_argument("--grid-warm", action="store_true",
                     help="grid part: also time the grid points' warm starts")
+    ap.add_argument("--check", default="{}",
+                    help="JSON {name: value}: constants of semisvm._tv_check set "
+                         "in each worker before its fit (a rule under test, e.g. "
+                         "'{\"GUARD_COMPONENTS_RATIO\": 0.5}')")
     ap.add_argument("--one", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.one:
         _one(json.loads(args.one))
         return
-    print("load:", os.getloadavg(), "params:", args.params)
+    print("load:", os.getloadavg(), "params:", args.params, "check:", args.check)
     params = json.loads(args.params)
+    if json.loads(args.check):
+        params["_check"] = json.loads(args.check)
     if args.threads:
         args.threads = [None if t == 0 else t for t in args.threads]
     if args.part == "trace":

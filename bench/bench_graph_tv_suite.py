@@ -113,6 +113,11 @@ def main():
                     help="JSON {name: value}: set these constants of "
                          "semisvm._tv_check before any fit (a check rule under "
                          "test, e.g. '{\"CHEEGER_MID_FOLD_MAX_ITER\": null}')")
+    ap.add_argument("--manifold", default="{}",
+                    help="JSON {name: value}: set these constants of "
+                         "semisvm.manifold before any fit (e.g. the guard's "
+                         "LapRLS on its Nystroem path at the suite's sizes: "
+                         "'{\"LOWRANK_MIN_SAMPLES\": 150, \"AUTO_COMPONENTS\": 120}')")
     ap.add_argument("--tag", default="", help="label stored with each jsonl line")
     ap.add_argument("--jsonl", default=None)
     ap.add_argument("--md", default=None)
@@ -145,6 +150,12 @@ def main():
             raise ValueError(f"--check: semisvm._tv_check has no {key!r}")
         setattr(_tv_check, key, value)
         print(f"# semisvm._tv_check.{key} = {value!r}", flush=True)
+    from semisvm import manifold
+    for key, value in json.loads(args.manifold).items():
+        if not hasattr(manifold, key):
+            raise ValueError(f"--manifold: semisvm.manifold has no {key!r}")
+        setattr(manifold, key, value)
+        print(f"# semisvm.manifold.{key} = {value!r}", flush=True)
     models = ["SVC"] + [m for m in args.models if m != "SVC"]
     rows = []
     groups = []

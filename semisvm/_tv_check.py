@@ -189,6 +189,20 @@ FOLD_THREADS_MAX_ROWS = SCALE_MIN_ROWS
 # user-given graph) and the n x n arrays of both fits fit in memory at once
 # (``_guard_ahead_bytes``). False: the guard's fit after the check, always
 GUARD_AHEAD = True
+# The Laplacian guard's LapRLS on its Nystroem path (above
+# ``manifold.LOWRANK_MIN_SAMPLES`` rows, RBF kernel, n_components="auto"):
+# this fraction of LapRLS's own landmark count (``manifold.AUTO_COMPONENTS``,
+# at most n), at least one; None: LapRLS's own count. Its landmark ridge
+# costs n m^2 / 2 flops (5,000 rows, 1,000 landmarks: 0.2-0.25 of a
+# 1.2-2 CPU s fit); half the landmarks a quarter of that: the fits at
+# 5,000 rows 0.1-0.25 CPU s less (bench/bench_graph_tv_scale.py). Chosen on
+# the tune part of bench/_suite.py (600 rows, LapRLS's Nystroem switch
+# shrunk to 150 rows and its count to 120 landmarks, the candidate 60;
+# bench/RESULTS.md, "round 11"): mean error 19.85 / 19.75 / 20.04 / 20.16
+# -> 19.83 / 19.74 / 20.00 / 20.13 %, cells worse than SVC() by > 2 points
+# 13 / 12 / 11 / 13 -> 12 / 12 / 10 / 11 (TVRLS / TVSVM / CheegerRLS /
+# CheegerSVM; mnist10's "prop" cells read worse, by 1.2-2.8 points)
+GUARD_COMPONENTS_RATIO = 0.5
 
 # safe=True (TVRLS, TVSVM): the model's fits on the folds start from the
 # checked fit's graph iterate on their rows (its ``result_.decision``, less

@@ -554,6 +554,21 @@ def graph_cheeger(K, W, y, *, loss="squared", lam=1.0, mu=1.0, r=1.0, c=1.0,
 # ------------------------------------------------------------- estimators
 
 
+def _guard_components(m, kernel, n):
+    """The Laplacian guard's LapRLS ``n_components``: ``m`` (the estimator's
+    own), or where LapRLS would take its Nystroem path with
+    ``AUTO_COMPONENTS`` landmarks (``m`` "auto", an RBF kernel, more than
+    ``manifold.LOWRANK_MIN_SAMPLES`` rows), ``_tv_check.GUARD_COMPONENTS_RATIO``
+    of them (None: unchanged)."""
+    from semisvm import _tv_check, manifold
+    ratio = _tv_check.GUARD_COMPONENTS_RATIO
+    if (ratio is None or not (isinstance(m, str) and m == "auto")
+            or not (isinstance(kernel, str) and kernel == "rbf")
+            or n <= manifold.LOWRANK_MIN_SAMPLES):
+        return m
+    return max(1, int(round(ratio * min(manifold.AUTO_COMPONENTS, n))))
+
+
 class _GraphTVBase(TVSetupMixin, TVCheckMixin, SafeSemiSupervisedMixin,
                    ClassifierMixin, BaseEstimator):
     """Shared fit/predict of the four graph TV estimators (the set-up in
@@ -754,7 +769,9 @@ class _GraphTVBase(TVSetupMixin, TVCheckMixin, SafeSemiSupervisedMixin,
         (:func:`semisvm._fallback.laplacian_guard`): its defaults (its own
         ``safe="auto"`` check too, on the same label folds) with this
         estimator's kernel ("rbf" or "linear"; its own width unless
-        ``kernel_gamma`` is given), neighbours, Nystroem size, threads and
+        ``kernel_gamma`` is given), neighbours, Nystroem size (on its
+        Nystroem path at "auto": ``_tv_check.GUARD_COMPONENTS_RATIO`` of
+        LapRLS's own landmark count, :func:`_guard_components`), threads and
         seed (None: 0); None (no guard) for other kernels, a user-given
         graph, or when LapRLS's path would not fit in memory (the guard itself
         skips fits of more than ``GUARD_MAX_ROWS`` rows). ``memo``: this
@@ -769,6 +786,7 @@ class _GraphTVBase(TVSetupMixin, TVCheckMixin, SafeSemiSupervisedMixin,
         m = self.n_components
         if self.kernel == "linear" and m is not None and not isinstance(m, str):
             m = "auto"
+        m = _guard_components(m, self.kernel, X.shape[0])
         rs = 0 if self.random_state is None else self.random_state
         # (X is this fit's, already scaled: feature_scaling=False)
         lap = LapRLS(kernel=self.kernel, gamma=self.kernel_gamma,

@@ -353,7 +353,9 @@ def test_guard_reads_the_fit_search_both_sides_of_its_size(Est, monkeypatch):
     # LapRLS's Nystroem path (its exact path reads the kNN lists off its
     # kernel matrix: no search to share)
     monkeypatch.setattr(man, "LOWRANK_MIN_SAMPLES", 100)
-    lap = _fit(LapRLS(safe=False), X, y)
+    # (the guard's landmark count: _tv_check.GUARD_COMPONENTS_RATIO)
+    from semisvm.graph_tv import _guard_components
+    lap = _fit(LapRLS(safe=False, n_components=_guard_components("auto", "rbf", n)), X, y)
     for limit, shared in ((n, True), (n - 1, False)):
         monkeypatch.setattr(fb, "GUARD_MAX_ROWS", limit)
         calls = _count_searches(monkeypatch)
@@ -1060,3 +1062,82 @@ def test_safe_true_fallback_adopts_the_direct_counterpart(monkeypatch):
     sup = _fit(est._supervised_counterpart(), X, y)
     np.testing.assert_array_equal(est.transduction_, sup.transduction_)
     np.testing.assert_array_equal(est.predict(X), sup.predict(X))
+
+
+# --------------------------------- the guard's LapRLS on fewer landmarks
+
+
+def test_guard_components_rule_both_sides(monkeypatch):
+    import semisvm._tv_check as tv_check
+    import semisvm.manifold as man
+    from semisvm.graph_tv import _guard_components
+    monkeypatch.setattr(man, "LOWRANK_MIN_SAMPLES", 100)
+    monkeypatch.setattr(man, "AUTO_COMPONENTS", 80)
+    monkeypatch.setattr(tv_check, "GUARD_COMPONENTS_RATIO", None)
+    assert _guard_components("auto", "rbf", 101) == "auto"
+    monkeypatch.setattr(tv_check, "GUARD_COMPONENTS_RATIO", 0.5)
+    # at the switch: LapRLS's exact path, unchanged; one row above: half of
+    # its landmark count (at most n), at least one
+    assert _guard_components("auto", "rbf", 100) == "auto"
+    assert _guard_components("auto", "rbf", 101) == 40
+    monkeypatch.setattr(man, "AUTO_COMPONENTS", 1000)
+    assert _guard_components("auto", "rbf", 101) == 50
+    monkeypatch.setattr(tv_check, "GUARD_COMPONENTS_RATIO", 1e-9)
+    assert _guard_components("auto", "rbf", 101) == 1
+    monkeypatch.setattr(tv_check, "GUARD_COMPONENTS_RATIO", 0.5)
+    # the user's own count, None (exact), other kernels: unchanged
+    assert _guard_components(30, "rbf", 101) == 30
+    assert _guard_components(None, "rbf", 101) is None
+    assert _guard_components("auto", "linear", 101) == "auto"
+    assert _guard_components("auto", "poly", 101) == "auto"
+
+
+@pytest.mark.parametrize("Est", [TVRLS, CheegerSVM])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_guard_components_fit_both_sides(Est, dtype, sparse, monkeypatch):
+    import scipy.sparse as sp
+
+    import semisvm._tv_check as tv_check
+    import semisvm.manifold as man
+    X, y, _ = _moons(150)
+    X = X.astype(dtype)
+    if sparse:
+        X = sp.csr_matrix(X)
+    n = X.shape[0]
+    monkeypatch.setattr(fb, "GUARD_AGREEMENT", 1.01)     # LapRLS always taken over
+    monkeypatch.setattr(man, "AUTO_COMPONENTS", 60)
+    monkeypatch.setattr(tv_check, "GUARD_COMPONENTS_RATIO", 0.5)
+    laps = []
+    real = Est._fit_laplacian
+
+    def spy(self, *a, **k):
+        lap = real(self, *a, **k)
+        laps.append(lap)
+        return lap
+    monkeypatch.setattr(Est, "_fit_laplacian", spy)
+    outs = {}
+    for limit, mode, m in ((n, "exact", None), (n - 1, "nystroem", 30)):
+        monkeypatch.setattr(man, "LOWRANK_MIN_SAMPLES", limit)
+        laps.clear()
+        est = _fit(Est(), X, y)
+        again = _fit(Est(), X, y)
+        lap, = laps[:1]
+        assert (lap.mode_, lap.n_components_) == (mode, m)
+        assert est.laplacian_fallback_
+        np.testing.assert_array_equal(est.transduction_, lap.transduction_)
+        if mode == "nystroem":
+            assert lap.X_fit_.shape[0] == m
+            assert sp.issparse(lap.X_fit_) == sparse
+        dec = est.decision_function(X)
+        assert dec.dtype == dtype
+        # the same input, the same bits
+        assert dec.tobytes() == again.decision_function(X).tobytes()
+        outs[mode] = dec
+        # off: LapRLS's own count above the switch too
+        monkeypatch.setattr(tv_check, "GUARD_COMPONENTS_RATIO", None)
+        laps.clear()
+        _fit(Est(), X, y)
+        assert laps[0].n_components_ == (None if mode == "exact" else 60)
+        monkeypatch.setattr(tv_check, "GUARD_COMPONENTS_RATIO", 0.5)
+    assert outs["exact"].tobytes() != outs["nystroem"].tobytes()
