@@ -771,7 +771,8 @@ class _GraphTVBase(TVSetupMixin, TVCheckMixin, SafeSemiSupervisedMixin,
         estimator's kernel ("rbf" or "linear"; its own width unless
         ``kernel_gamma`` is given), neighbours, Nystroem size (on its
         Nystroem path at "auto": ``_tv_check.GUARD_COMPONENTS_RATIO`` of
-        LapRLS's own landmark count, :func:`_guard_components`), threads and
+        LapRLS's own landmark count, None by default: LapRLS's own count;
+        :func:`_guard_components`), threads and
         seed (None: 0); None (no guard) for other kernels, a user-given
         graph, or when LapRLS's path would not fit in memory (the guard itself
         skips fits of more than ``GUARD_MAX_ROWS`` rows). ``memo``: this
