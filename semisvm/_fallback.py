@@ -453,7 +453,7 @@ def _cut_at(v, k):
     return hi + margin if k <= 0 else lo - margin
 
 
-def class_prior_shift(est, y, scores, decision=None):
+def class_prior_shift(est, y, scores, decision=None, labels=None):
     """The class-prior shift (``PRIOR_Z``, ``PRIOR_GAP``) of a fitted
     two-class estimator whose ``safe="auto"`` check ran its label folds
     (the estimate it left, ``_prior_estimate``); after the check, the
@@ -464,7 +464,11 @@ def class_prior_shift(est, y, scores, decision=None):
     are cut on them. ``decision`` : callable or None, the out-of-sample
     decision function on those rows (None: ``scores``, where they are the
     same): the offset is cut on it at the same count (a TV solve's
-    transductive scores are not its out-of-sample extension's). Sets
+    transductive scores are not its out-of-sample extension's). ``labels``
+    : callable or None, the final model's ``predict`` on the unlabeled rows
+    ``rows``, where its labels are those of ``scores``: read again once the
+    intercept has moved, so that ``predict`` gives the unlabeled rows'
+    labels exactly (a float32 intercept rounds the offset). Sets
     ``class_prior_`` (None where not estimated; else a dict: ``estimate``,
     ``se``, ``gap``, ``labeled`` (the labeled rows' fraction of
     ``classes_[1]``), ``fit`` (the unlabeled rows' fraction before),
@@ -485,7 +489,7 @@ def class_prior_shift(est, y, scores, decision=None):
     if unl.size == 0:
         return est
     if classes.shape[0] > 2:
-        return _class_prior_shift_multi(est, y, got, scores, unl)
+        return _class_prior_shift_multi(est, y, got, scores, unl, labels)
     p, se, gap = got
     pi_lab = float(np.mean(y[labeled] == classes[1]))
     trans = np.array(est.transduction_, copy=True)
@@ -508,13 +512,17 @@ def class_prior_shift(est, y, scores, decision=None):
     # the intercept: the out-of-sample decision's cut at the same count
     offset = (cut if decision is None
               else _cut_at(np.asarray(decision(unl), dtype=np.float64).ravel(), k))
-    trans[unl] = np.where(top, classes[1], classes[0])
-    est.transduction_ = trans
     b = est.intercept_
     if isinstance(b, np.ndarray):
         est.intercept_ = (b - offset).astype(b.dtype)
     else:
         est.intercept_ = float(b) - offset
+    trans[unl] = np.where(top, classes[1], classes[0])
+    if labels is not None:
+        # the model's own labels read again with the intercept as stored
+        # (in its dtype: a float32 intercept rounds the offset)
+        trans[unl] = labels(unl)
+    est.transduction_ = trans
     info.update(shifted=True, target=float(target), offset=float(offset))
     logger.log(logging.INFO if getattr(est, "verbose", 0) else logging.DEBUG,
                "%s: class-prior shift: the unlabeled rows' fraction of class %r "
@@ -525,7 +533,7 @@ def class_prior_shift(est, y, scores, decision=None):
     return est
 
 
-def _class_prior_shift_multi(est, y, got, scores, unl):
+def _class_prior_shift_multi(est, y, got, scores, unl, labels=None):
     """:func:`class_prior_shift` with more than two classes: only where the
     final model is the fallback's or the Laplacian guard's (supervised)
     model; the target fractions half way from the fit's to the estimate's
@@ -557,10 +565,14 @@ def _class_prior_shift_multi(est, y, got, scores, unl):
     counts[np.argsort(-(raw - counts), kind="stable")[:n - int(counts.sum())]] += 1
     S = np.asarray(scores(unl), dtype=np.float64)
     b = offsets_for_counts(S, counts)
-    trans[unl] = classes[np.argmax(S + b, axis=1)]
-    est.transduction_ = trans
     ib = np.asarray(est.intercept_)
     est.intercept_ = (ib + b).astype(ib.dtype)
+    trans[unl] = classes[np.argmax(S + b, axis=1)]
+    if labels is not None:
+        # the model's own labels read again with the intercepts as stored
+        # (in its dtype: a float32 intercept rounds the offsets)
+        trans[unl] = labels(unl)
+    est.transduction_ = trans
     info.update(shifted=True, target=target, offset=b)
     logger.log(logging.INFO if getattr(est, "verbose", 0) else logging.DEBUG,
                "%s: class-prior shift (%d classes): the unlabeled rows' class "
@@ -811,10 +823,13 @@ SAFE_CHECK_ATTR_DOC = """    safe_check_ : str or None
         ``laplacian_fallback_``) and some class's estimate is more than two
         ``se`` from its labeled fraction (``shifted`` True), the unlabeled
         rows' labels moved to ``target``, half way from ``fit`` to the
-        estimate (each class kept at least min(fit's, 0.02)), by per-class
-        offsets on the model's scores (``offset``), added to
-        ``intercept_``: ``predict`` labels new rows with them. None
-        otherwise (no check).
+        estimate (each class kept at least min(fit's, 0.02) before the
+        fractions are renormalized), by per-class offsets on the model's
+        scores (``offset``), added to ``intercept_``: ``predict`` labels new
+        rows with them. None otherwise: no check, no unlabeled rows, a class
+        with no held-out row, a candidate no better than chance (two
+        classes: ``gap <= 0``), or (more than two classes) a held-out
+        confusion matrix of condition number above 1e6.
 """
 
 

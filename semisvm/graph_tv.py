@@ -671,7 +671,8 @@ class _GraphTVBase(TVSetupMixin, TVCheckMixin, SafeSemiSupervisedMixin,
                 # else the solve's own (transductive) ones; the intercept
                 # on the out-of-sample decision at the same count
                 if getattr(self, "fell_back_", False) or self.laplacian_fallback_:
-                    class_prior_shift(self, y, decision)
+                    class_prior_shift(self, y, decision,
+                                      labels=lambda rows: self.predict(X_in[rows]))
                 else:
                     class_prior_shift(self, y, solve_scores, decision)
                 return out

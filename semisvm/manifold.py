@@ -527,7 +527,8 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
                     # the class-prior shift (semisvm._fallback.PRIOR_Z) on
                     # the final model's out-of-sample scores
                     class_prior_shift(self, y_in,
-                                      lambda rows: self.decision_function(X_in[rows]))
+                                      lambda rows: self.decision_function(X_in[rows]),
+                                      labels=lambda rows: self.predict(X_in[rows]))
             finally:
                 self.__dict__.pop("_prior_rows", None)
             return self

@@ -171,3 +171,74 @@ def test_silent_on_balanced_blobs(cls):
     finally:
         fb.PRIOR_Z = fb_z
     assert np.array_equal(off.transduction_, e.transduction_)
+
+
+def test_bbse_multi_se_against_simulation():
+    """The delta-method se against the spread of the estimate over 4,000
+    simulated held-out draws (an independent reference: each class's
+    held-out rows labeled by a multinomial of the true confusion matrix's
+    column; the unlabeled fractions fixed at ``C p``, whose noise the se
+    leaves out)."""
+    rng = np.random.RandomState(0)
+    C = np.array([[0.8, 0.15, 0.1], [0.12, 0.75, 0.2], [0.08, 0.1, 0.7]])
+    p = np.array([0.6, 0.3, 0.1])
+    n_held = np.array([150, 120, 90])
+    q = C @ p
+    classes = np.arange(3)
+    unl = np.repeat(classes, np.round(q * 10_000).astype(int))
+    y_held = np.repeat(classes, n_held)
+    est, ses = [], []
+    for _ in range(4000):
+        pred = np.concatenate([rng.choice(3, size=n_held[j], p=C[:, j]) for j in range(3)])
+        got = fb.bbse_multi_estimate(y_held, pred, unl, classes)
+        est.append(got[0])
+        ses.append(got[1])
+    sd = np.std(est, axis=0)
+    assert np.median(ses, axis=0) == pytest.approx(sd, rel=0.12)
+    # and not the se without the inverse's spread (C taken as known): far smaller
+    assert np.all(sd > 3 * np.sqrt(q * (1 - q) / 10_000))
+
+
+def test_fires_on_the_laplacian_guards_model():
+    """CheegerRLS on a 70 / 20 / 10 draw of three blobs, 10 labels per
+    class, where the check keeps the fit and the Laplacian guard takes
+    LapRLS over (no fallback): the shift acts on the guard's model (z made
+    small to fire here), and predict gives the shifted labels."""
+    X, y = make_blobs(600, centers=[[0, 0], [3, 0], [0, 3]], cluster_std=1.3, random_state=0)
+    rng = np.random.RandomState(0)
+    keep = np.r_[np.flatnonzero(y == 0), np.flatnonzero(y == 1)[:57], np.flatnonzero(y == 2)[:29]]
+    X, y = X[keep], y[keep]
+    y_semi = np.full(y.size, -1)
+    for c in range(3):
+        y_semi[rng.choice(np.flatnonzero(y == c), 10, replace=False)] = c
+    unl = y_semi == -1
+    z = fb.PRIOR_Z
+    try:
+        fb.PRIOR_Z = 1e-3
+        e = CheegerRLS().fit(X, y_semi)
+    finally:
+        fb.PRIOR_Z = z
+    info = e.class_prior_
+    assert e.laplacian_fallback_ and not e.fell_back_
+    assert info["shifted"]
+    trans = np.asarray(e.transduction_)[unl]
+    assert np.abs(np.bincount(trans, minlength=3) / unl.sum() - info["target"]).sum() \
+        < np.abs(info["fit"] - info["target"]).sum()
+    assert np.array_equal(e.predict(X[unl]), trans)
+
+
+@pytest.mark.parametrize("kind", ["float32", "csr"])
+@pytest.mark.parametrize("cls", [LapSVM, TVSVM, CheegerSVM], ids=lambda c: c.__name__)
+def test_shifted_labels_are_predicts_for_float32_and_sparse_rows(cls, kind):
+    """The fallback's shifted model on float32 / sparse rows: predict and
+    the argmax of decision_function give the unlabeled rows' transduction_
+    (the labels are read off the model with its intercepts as stored)."""
+    import scipy.sparse as sp
+    X, y, y_semi = _imbalanced(7)
+    X = X.astype(np.float32) if kind == "float32" else sp.csr_matrix(X)
+    unl = np.flatnonzero(y_semi == -1)
+    e = cls().fit(X, y_semi)
+    assert e.fell_back_ and e.class_prior_["shifted"]
+    trans = np.asarray(e.transduction_)[unl]
+    assert np.array_equal(e.predict(X[unl]), trans)
+    assert np.array_equal(e.classes_[np.argmax(e.decision_function(X[unl]), axis=1)], trans)
