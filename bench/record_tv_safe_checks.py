@@ -4,6 +4,12 @@ semi-supervised fit's and the counterpart's errors (to replay rules: compare_tv_
 Two-class cells only where the environment variable TWO_CLASS=1 is set (the cells the two-class
 counterpart's solve reaches).
 
+TV_FOLD_BUDGET=<int or none> sets ``_tv_check.SAFE_TV_FOLD_MAX_ITER_TWO`` (the two-class TV model
+folds' budget) and FOLD_BUDGET_MIN_ROWS=<int> its switch ``SAFE_FOLD_BUDGET_MIN_ROWS`` (the tune part's
+sets have at most 600 rows: shrink it to reach them). SCORES_ONLY=1 skips the counterpart's refit
+of a kept fit (its ``err_sup``): for a run whose counterpart is that of a base run (compare reads the
+base's).
+
 Run::
 
     OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 TWO_CLASS=1 nice -n 10 \
@@ -25,6 +31,12 @@ import semisvm._tv_check as TC  # noqa: E402
 warnings.simplefilter("ignore")
 
 TC.SAFE_FIRST_REPEAT_MIN_GAIN = None
+if "TV_FOLD_BUDGET" in os.environ:
+    v = os.environ["TV_FOLD_BUDGET"]
+    TC.SAFE_TV_FOLD_MAX_ITER_TWO = None if v == "none" else int(v)
+if "FOLD_BUDGET_MIN_ROWS" in os.environ:
+    TC.SAFE_FOLD_BUDGET_MIN_ROWS = int(os.environ["FOLD_BUDGET_MIN_ROWS"])
+scores_only = os.environ.get("SCORES_ONLY") == "1"
 _orig = TC.TVCheckMixin._adopt_supervised
 
 
@@ -66,6 +78,8 @@ for classic, schemes in groups:
                     r["err_sup"] = err
                     semi = est._bench_semi_labels
                     r["err_semi"] = 100 * float(np.mean(semi[unl] != d.y[unl]))
+                elif scores_only:
+                    r["err_semi"] = err
                 else:
                     r["err_semi"] = err
                     sup = est._supervised_counterpart()

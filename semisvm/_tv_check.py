@@ -271,6 +271,22 @@ SAFE_COUNTERPART_DIRECT_MAX_LABELED = 2000
 SAFE_FIRST_REPEAT_MIN_GAIN = 0.05
 SAFE_FIRST_REPEAT_ONE_SIGN = True
 SAFE_FIRST_REPEAT_MIN_SPLITS = 5
+# safe=True, two classes, TVRLS / TVSVM: the model's fold fits (not the
+# supervised counterpart's, solved directly: SAFE_COUNTERPART_DIRECT) on
+# more than SAFE_FOLD_BUDGET_MIN_ROWS rows stop after at most
+# SAFE_TV_FOLD_MAX_ITER_TWO outer iterations (the fold counts as settled:
+# its labels at that iterate are what the check reads). They keep the fit's
+# full stop rule otherwise (the [NP] note in _tv_schemes: n_stable 5 or 8
+# there moved check decisions on breast_cancer), 21 outer iterations each at
+# 5,000 rows, each fold about the fit's own solve: most of safe=True's CPU.
+# Measured (bench/RESULTS.md): 5,000 x 10, two classes, a budget of 6 or 10
+# left every fold score of both repeats unchanged (TVRLS 3.97 -> 2.60,
+# TVSVM 3.51 -> 2.61 CPU s at 10); decided on the tune part of
+# bench/_suite.py (its two-class cells, the switch shrunk to 150 rows):
+# see bench/RESULTS.md, "the two-class TV model folds' budget". None: no
+# budget
+SAFE_TV_FOLD_MAX_ITER_TWO = 10
+SAFE_FOLD_BUDGET_MIN_ROWS = FOLD_MIN_ROWS
 
 
 def _mid_budget(n, est):
@@ -527,6 +543,19 @@ class TVCheckMixin:
             return FOLD_MAX_ITER_SCALE
         return _mid_budget(n, self)
 
+    def _safe_fold_max_iter(self, n):
+        """The outer iterations a safe=True fold fit of the model (TVRLS /
+        TVSVM, two classes) on n rows may take: ``SAFE_TV_FOLD_MAX_ITER_TWO``
+        on more than ``SAFE_FOLD_BUDGET_MIN_ROWS`` rows, else None (its stop
+        rule alone; also for the supervised counterpart's fold fits, every
+        other fit and more than two classes)."""
+        if (SAFE_TV_FOLD_MAX_ITER_TWO is None or n <= SAFE_FOLD_BUDGET_MIN_ROWS
+                or not getattr(self, "_safe_fold_model", False)
+                or getattr(self, "_safety_counterpart", False)
+                or self.classes_.shape[0] != 2):
+            return None
+        return SAFE_TV_FOLD_MAX_ITER_TWO
+
     def _mid_fold_budget(self):
         """This family's mid-size fold budget for this fit's classes
         (``TV_MID_FOLD_MAX_ITER`` for more than two classes, none for two;
@@ -667,6 +696,10 @@ class TVCheckMixin:
             # the check's counterpart (SAFE_COUNTERPART_DIRECT) stays one
             # through the clones of the fold loop
             new._direct_counterpart = True
+        if getattr(self, "_safe_fold_model", False):
+            # the check's model fold fits (SAFE_TV_FOLD_MAX_ITER_TWO) stay so
+            # through the clones of the fold loop
+            new._safe_fold_model = True
         shared = getattr(self, "_safety_setup", None)
         if shared is not None:
             # the safety net's fits (the model and its counterpart) keep the
@@ -683,6 +716,8 @@ class TVCheckMixin:
     def _safe_semi(self):
         # (fitted on the checked fit's X, already scaled)
         semi = super()._safe_semi().set_params(feature_scaling=False)
+        # (a fold fit of the model: its budget, _safe_fold_max_iter)
+        semi._safe_fold_model = True
         # (none where the check's fits set themselves up: a graph= given)
         shared = getattr(self, "_safety_setup", None)
         if shared is not None:
