@@ -8,7 +8,8 @@ TV_FOLD_BUDGET=<int or none> sets ``_tv_check.SAFE_TV_FOLD_MAX_ITER_TWO`` (the t
 folds' budget) and FOLD_BUDGET_MIN_ROWS=<int> its switch ``SAFE_FOLD_BUDGET_MIN_ROWS`` (the tune part's
 sets have at most 600 rows: shrink it to reach them). SCORES_ONLY=1 skips the counterpart's refit
 of a kept fit (its ``err_sup``): for a run whose counterpart is that of a base run (compare reads the
-base's).
+base's). GRAM_DOWNDATE=0/1 sets ``_tv_check.SAFE_GRAM_DOWNDATE``; N_COMPONENTS=<int> fits on that many
+Nystroem features (the tune part's sets are below the "auto" switch to them).
 
 Run::
 
@@ -37,6 +38,12 @@ if "TV_FOLD_BUDGET" in os.environ:
 if "FOLD_BUDGET_MIN_ROWS" in os.environ:
     TC.SAFE_FOLD_BUDGET_MIN_ROWS = int(os.environ["FOLD_BUDGET_MIN_ROWS"])
 scores_only = os.environ.get("SCORES_ONLY") == "1"
+if "GRAM_DOWNDATE" in os.environ:
+    TC.SAFE_GRAM_DOWNDATE = os.environ["GRAM_DOWNDATE"] == "1"
+# N_COMPONENTS=<int>: the fits on that many Nystroem features (the tune part's
+# sets are below the "auto" switch to them)
+params = ({"n_components": int(os.environ["N_COMPONENTS"])}
+          if "N_COMPONENTS" in os.environ else {})
 _orig = TC.TVCheckMixin._adopt_supervised
 
 
@@ -65,7 +72,7 @@ for classic, schemes in groups:
                 continue
             Est = getattr(semisvm, m)
             t = time.process_time()
-            est = Est(safe=True).fit(d.X, ys)
+            est = Est(safe=True, **params).fit(d.X, ys)
             cpu = time.process_time() - t
             err = 100 * float(np.mean(est.transduction_[unl] != d.y[unl]))
             r = dict(set=d.name, scheme=scheme, seed=seed, model=m, cpu=cpu, err=err,

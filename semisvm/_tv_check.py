@@ -29,7 +29,7 @@ from semisvm._fallback import auto_fallback, cut_fallback, laplacian_guard, two_
 from semisvm._lowrank import nystroem_features
 from semisvm._threads import limit_api, start_beside
 from semisvm._tv_inputs import shared_cache
-from semisvm._tv_solvers import KEEP_COLUMNS
+from semisvm._tv_solvers import KEEP_COLUMNS, feature_gram
 from semisvm._validation import UNLABELED, check_n_jobs, fits_in_memory
 
 # the safe="auto" check's fold solves (Cheeger; multi-class TV): a stop
@@ -287,6 +287,15 @@ SAFE_FIRST_REPEAT_MIN_SPLITS = 5
 # budget
 SAFE_TV_FOLD_MAX_ITER_TWO = 10
 SAFE_FOLD_BUDGET_MIN_ROWS = FOLD_MIN_ROWS
+# safe=True on the checked fit's Nystroem features: a fold's Z'Z (m x m,
+# O(n m^2): the fold's features are the fit's rows less the few held-out
+# ones) is the fit's Z'Z less the held-out rows' Z_h'Z_h (O(h m^2)), not
+# computed again per fold: 3,000 x 20, two classes, ~0.05 CPU s of a fold
+# fit's ~0.15 (TVSVM at its budget); the sum in another order, so the
+# fold's factorisations differ from its own Z'Z's in the last bits
+# (measured: bench/RESULTS.md, "the two-class TV model folds' budget").
+# False: each fold its own Z'Z
+SAFE_GRAM_DOWNDATE = True
 
 
 def _mid_budget(n, est):
@@ -648,7 +657,8 @@ class TVCheckMixin:
         self._safety_setup = dict(
             held_stop=held, graph=self._graph_obj, kernel_gamma=self._kernel_gamma,
             dim=self.intrinsic_dim_, Z=Z, N=N, nugget=self.nugget_,
-            X_landmarks=None if Z is None else X[landmarks])
+            X_landmarks=None if Z is None else X[landmarks],
+            gram=self._fit_gram(Z))
         try:
             return super()._safe_fit(X, y)
         finally:
@@ -776,7 +786,43 @@ class TVCheckMixin:
             rk = shared_cache(cache, "rkhs", ref, *(() if Z is None
                                                     else (float(self.nugget_),)))
             rk[KEEP_COLUMNS] = True
+            gram = self._fold_gram(rows)
+            if gram is not None:
+                rk["gram"] = gram
         return W, K, Z, landmarks, N
+
+    def _fit_gram(self, Z):
+        """The checked fit's ``Z'Z`` (its solve cache's, else computed once)
+        for the folds' (``SAFE_GRAM_DOWNDATE``); None without features."""
+        if not SAFE_GRAM_DOWNDATE or Z is None:
+            return None
+        # (read without adding an entry: the key shared_cache gives the
+        # fit's solve on these features)
+        cache = getattr(self, "_solve_cache", None) or {}
+        entry = cache.get(("rkhs", id(Z), float(self.nugget_)))
+        if entry is None or entry["ref"] is not Z:
+            return None
+        return entry["data"].get("gram")
+
+    def _fold_gram(self, rows):
+        """A safety fold's ``Z'Z`` on the checked fit's features of the rows
+        ``rows``: the fit's less the other rows' (``SAFE_GRAM_DOWNDATE``;
+        a fold keeps its unlabeled rows and most labeled ones, so they are
+        the few), where the fold shares those features
+        (:meth:`_shares_features`); else None (its own, computed at its
+        first factorisation)."""
+        S = self._safety_setup
+        Z = S["Z"]
+        if not SAFE_GRAM_DOWNDATE or rows is None or not self._shares_features():
+            return None
+        G = S.get("gram")
+        if G is None:
+            G = S["gram"] = feature_gram(Z)
+        out = np.ones(Z.shape[0], dtype=bool)
+        out[rows] = False
+        Zh = np.asarray(Z[out], dtype=np.float64)
+        D = G - Zh.T @ Zh
+        return 0.5 * (D + D.T)
 
     def _held_features(self, rows):
         """The checked fit's features of the rows a safety fold leaves out
