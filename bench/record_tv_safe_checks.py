@@ -9,7 +9,8 @@ folds' budget) and FOLD_BUDGET_MIN_ROWS=<int> its switch ``SAFE_FOLD_BUDGET_MIN_
 sets have at most 600 rows: shrink it to reach them). SCORES_ONLY=1 skips the counterpart's refit
 of a kept fit (its ``err_sup``): for a run whose counterpart is that of a base run (compare reads the
 base's). GRAM_DOWNDATE=0/1 sets ``_tv_check.SAFE_GRAM_DOWNDATE``; N_COMPONENTS=<int> fits on that many
-Nystroem features (the tune part's sets are below the "auto" switch to them).
+Nystroem features (the tune part's sets are below the "auto" switch to them); SEEDS=0,1 only those
+label draws; ONLY=krvskp,poker01 only those sets.
 
 Run::
 
@@ -65,6 +66,10 @@ groups = [(False, list(_suite.SCHEMES)), (True, list(_suite.CLASSIC_SCHEMES))]
 for classic, schemes in groups:
     for d, scheme, seed, ys in _suite.cells(part, schemes=schemes, max_rows=max_rows, classic=classic):
         if os.environ.get("TWO_CLASS") == "1" and np.unique(d.y).size != 2:
+            continue
+        if "SEEDS" in os.environ and str(seed) not in os.environ["SEEDS"].split(","):
+            continue
+        if "ONLY" in os.environ and d.name not in os.environ["ONLY"].split(","):
             continue
         unl = ys == -1
         for m in models:
