@@ -281,10 +281,15 @@ SAFE_FIRST_REPEAT_MIN_SPLITS = 5
 # 5,000 rows, each fold about the fit's own solve: most of safe=True's CPU.
 # Measured (bench/RESULTS.md): 5,000 x 10, two classes, a budget of 6 or 10
 # left every fold score of both repeats unchanged (TVRLS 3.97 -> 2.60,
-# TVSVM 3.51 -> 2.61 CPU s at 10); decided on the tune part of
-# bench/_suite.py (its two-class cells, the switch shrunk to 150 rows):
-# see bench/RESULTS.md, "the two-class TV model folds' budget". None: no
-# budget
+# TVSVM 3.51 -> 2.61 CPU s at 10). Decided on the tune part of
+# bench/_suite.py (bench/RESULTS.md, "the two-class TV model folds'
+# budget"): its two-class sets above the switch (krvskp, poker01 at 3,200
+# rows, TVRLS / TVSVM, 36 checks): fold scores moved on 34 (not settled by
+# the 10th iteration there), 7 decisions moved, mean error -0.17 points,
+# no cell worse or better by more than 2; CPU -21 %. Below the switch it
+# would not do: the switch shrunk to 150 rows (sets of <= 600 rows, folds
+# of 30-70 iterations) moved 24 % of 366 decisions, mean error +0.08
+# points. None: no budget (main's check before)
 SAFE_TV_FOLD_MAX_ITER_TWO = 10
 SAFE_FOLD_BUDGET_MIN_ROWS = FOLD_MIN_ROWS
 # safe=True on the checked fit's Nystroem features: a fold's Z'Z (m x m,
