@@ -1135,9 +1135,10 @@ def test_safe_true_two_class_tv_fold_budget_both_sides(Est, seed, monkeypatch):
 def test_safe_true_tv_fold_budget_not_for_cheeger_nor_three_classes(Est, monkeypatch):
     # the budget is the two-class TV pair's: the Cheeger pair's model folds
     # and three-class TV folds run their own rules whatever the switch
-    import semisvm._tv_check as tc
     from sklearn.base import clone
     from sklearn.datasets import make_blobs
+
+    import semisvm._tv_check as tc
     monkeypatch.setattr(tc, "SAFE_FIRST_REPEAT_MIN_GAIN", None)
     monkeypatch.setattr(tc, "SAFE_FOLD_BUDGET_MIN_ROWS", 0)
     monkeypatch.setattr(tc, "SAFE_TV_FOLD_MAX_ITER_TWO", 2)
@@ -1166,9 +1167,10 @@ def test_safe_true_fold_gram_downdated_both_sides(Est, n_classes, monkeypatch):
     # Z'Z is the fit's less its held-out rows' (one feature_gram per check,
     # the fit's); off, each fold computes its own. The two agree to
     # rounding, and the check reads the same fold scores and decision
+    from sklearn.datasets import make_blobs
+
     import semisvm._tv_check as tc
     import semisvm._tv_solvers as tsv
-    from sklearn.datasets import make_blobs
     monkeypatch.setattr(tc, "SAFE_FIRST_REPEAT_MIN_GAIN", None)
     calls, grams = [], []
     real = tsv.feature_gram
