@@ -441,6 +441,9 @@ def test_safe_true_fold_set_up_shared_by_model_and_counterpart(Est, n_classes, m
     import semisvm._tv_check as tc
     # (both repeats in one _paired_scores call each: the counts below)
     monkeypatch.setattr(tc, "SAFE_FIRST_REPEAT_MIN_GAIN", None)
+    # (each fold's own Z'Z counted: not the fit's downdated,
+    # test_safe_true_fold_gram_downdated_both_sides)
+    monkeypatch.setattr(tc, "SAFE_GRAM_DOWNDATE", False)
     grams, scores = [], []
     real_gram, real_scores = tsol.feature_gram, ms._paired_scores
     monkeypatch.setattr(tsol, "feature_gram",
@@ -591,8 +594,9 @@ def test_fold_graph_from_known_rows_is_graph_for():
 
 @pytest.mark.parametrize("Est", [TVSVM, pytest.param(CheegerRLS, marks=pytest.mark.slow)])
 def test_safe_true_folds_read_rows_and_kernel_columns_once(Est, monkeypatch):
-    # each fold's own Z'Z; rows_of once per fold (model and counterpart
-    # read it), G[:, L] computed once per fold for TVSVM
+    # one Z'Z per check (the fit's; the folds' downdated from it); rows_of
+    # once per fold (model and counterpart read it), G[:, L] computed once
+    # per fold for TVSVM
     from sklearn.datasets import make_blobs
 
     import semisvm._tv_solvers as tsol
@@ -617,8 +621,10 @@ def test_safe_true_folds_read_rows_and_kernel_columns_once(Est, monkeypatch):
     est = _fit(Est(safe=True, max_iter=15, n_components=30), X, y)
     assert est.mode_ == "nystroem"
     n_folds = est.safe_scores_[0].size
-    # the fit's Z'Z, then each fold's own
-    assert calls["gram"] == 1 + n_folds
+    # the fit's Z'Z, which each fold's is downdated from
+    # (SAFE_GRAM_DOWNDATE; off: each fold's own,
+    # test_safe_true_fold_gram_downdated_both_sides)
+    assert calls["gram"] == 1
     # the fit's graph, then once per fold
     assert calls["rows_of"] == 1 + n_folds
     if Est is TVSVM:
