@@ -32,6 +32,7 @@ transductive error on the unlabeled rows):
 
     nice python bench/bench_graph_tv_scale.py --part small
     nice python bench/bench_graph_tv_scale.py --part safe --models TVRLS CheegerRLS
+    nice python bench/bench_graph_tv_scale.py --part safe --tv-check '{"SAFE_TV_FOLD_MAX_ITER_TWO": null}'
     nice python bench/bench_graph_tv_scale.py --part large --models TVRLS CheegerRLS
     python bench/bench_graph_tv_scale.py --part large --n 1000000 --no-peer \
         --models CheegerRLS --threads 1 16 --params '{"safe": false}'
@@ -154,9 +155,13 @@ def _one(spec):
             setattr(tv_check, key, value)
     X, y, yt = _problem(n, d, c, inf)
     if exact == "safe":
+        import semisvm._tv_check as tv_check
         if params.pop("_safe_warm", False):
-            import semisvm._tv_check as tv_check
             tv_check.SAFE_WARM_START = True
+        for k, v in params.pop("_tv_check", {}).items():
+            if not hasattr(tv_check, k):
+                raise ValueError(f"--tv-check: semisvm._tv_check has no {k}")
+            setattr(tv_check, k, v)
         print(json.dumps(_safe_costs(X, y, yt, name, params)))
         return
     if exact in ("grid", "grid-warm"):
@@ -299,6 +304,10 @@ def main():
     ap.add_argument("--safe-warm", action="store_true",
                     help="safe part: the model's fold fits warm started from the "
                          "fit's iterate (semisvm._tv_check.SAFE_WARM_START)")
+    ap.add_argument("--tv-check", default="{}",
+                    help="safe part: JSON of semisvm._tv_check constants set in "
+                         "the workers (A / B runs of a rule), e.g. "
+                         "'{\"SAFE_TV_FOLD_MAX_ITER_TWO\": null}'")
     ap.add_argument("--grid-warm", action="store_true",
                     help="grid part: also time the grid points' warm starts")
     ap.add_argument("--check", default="{}",
@@ -339,6 +348,9 @@ def main():
         for n, d, c in ((3000, 20, 2), (5000, 10, 10)):
             for name in args.models:
                 p = dict(params, **({"_safe_warm": True} if args.safe_warm else {}))
+                tvc = json.loads(args.tv_check)
+                if tvc:
+                    p["_tv_check"] = tvc
                 r = _run([n, d, c, min(d, 10), name, "safe", p], args.timeout)
                 label = f"n={n} d={d} c={c} {name}"
                 if "error" in r:

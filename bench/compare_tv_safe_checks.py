@@ -39,6 +39,9 @@ def main(base, new, verbose):
         derr, cell, mv = [], collections.defaultdict(list), []
         for k in keys:
             rb, rn = base[k], new[k]
+            if "err_sup" not in rn and "err_sup" in rb:
+                # (a SCORES_ONLY run of the same counterpart: the base's)
+                rn = dict(rn, err_sup=rb["err_sup"])
             db, dn = decide(rb), decide(rn)
             if db is None or dn is None:
                 continue

@@ -29,7 +29,7 @@ from semisvm._fallback import auto_fallback, cut_fallback, laplacian_guard, two_
 from semisvm._lowrank import nystroem_features
 from semisvm._threads import limit_api, start_beside
 from semisvm._tv_inputs import shared_cache
-from semisvm._tv_solvers import KEEP_COLUMNS
+from semisvm._tv_solvers import KEEP_COLUMNS, feature_gram
 from semisvm._validation import UNLABELED, check_n_jobs, fits_in_memory
 
 # the safe="auto" check's fold solves (Cheeger; multi-class TV): a stop
@@ -288,6 +288,36 @@ SAFE_COUNTERPART_DIRECT_MAX_LABELED = 2000
 SAFE_FIRST_REPEAT_MIN_GAIN = 0.05
 SAFE_FIRST_REPEAT_ONE_SIGN = True
 SAFE_FIRST_REPEAT_MIN_SPLITS = 5
+# safe=True, two classes, TVRLS / TVSVM: the model's fold fits (not the
+# supervised counterpart's, solved directly: SAFE_COUNTERPART_DIRECT) on
+# more than SAFE_FOLD_BUDGET_MIN_ROWS rows stop after at most
+# SAFE_TV_FOLD_MAX_ITER_TWO outer iterations (the fold counts as settled:
+# its labels at that iterate are what the check reads). They keep the fit's
+# full stop rule otherwise (the [NP] note in _tv_schemes: n_stable 5 or 8
+# there moved check decisions on breast_cancer), 21 outer iterations each at
+# 5,000 rows, each fold about the fit's own solve: most of safe=True's CPU.
+# Measured (bench/RESULTS.md): 5,000 x 10, two classes, a budget of 6 or 10
+# left every fold score of both repeats unchanged (TVRLS 3.97 -> 2.60,
+# TVSVM 3.51 -> 2.61 CPU s at 10). Decided on the tune part of
+# bench/_suite.py (bench/RESULTS.md, "the two-class TV model folds'
+# budget"): its two-class sets above the switch (krvskp, poker01 at 3,200
+# rows, TVRLS / TVSVM, 36 checks): fold scores moved on 34 (not settled by
+# the 10th iteration there), 7 decisions moved, mean error -0.17 points,
+# no cell worse or better by more than 2; CPU -21 %. Below the switch it
+# would not do: the switch shrunk to 150 rows (sets of <= 600 rows, folds
+# of 30-70 iterations) moved 24 % of 366 decisions, mean error +0.08
+# points. None: no budget (main's check before)
+SAFE_TV_FOLD_MAX_ITER_TWO = 10
+SAFE_FOLD_BUDGET_MIN_ROWS = FOLD_MIN_ROWS
+# safe=True on the checked fit's Nystroem features: a fold's Z'Z (m x m,
+# O(n m^2): the fold's features are the fit's rows less the few held-out
+# ones) is the fit's Z'Z less the held-out rows' Z_h'Z_h (O(h m^2)), not
+# computed again per fold: 3,000 x 20, two classes, ~0.05 CPU s of a fold
+# fit's ~0.15 (TVSVM at its budget); the sum in another order, so the
+# fold's factorisations differ from its own Z'Z's in the last bits
+# (measured: bench/RESULTS.md, "the two-class TV model folds' budget").
+# False: each fold its own Z'Z
+SAFE_GRAM_DOWNDATE = True
 
 
 def _mid_budget(n, est):
@@ -544,6 +574,19 @@ class TVCheckMixin:
             return FOLD_MAX_ITER_SCALE
         return _mid_budget(n, self)
 
+    def _safe_fold_max_iter(self, n):
+        """The outer iterations a safe=True fold fit of the model (TVRLS /
+        TVSVM, two classes) on n rows may take: ``SAFE_TV_FOLD_MAX_ITER_TWO``
+        on more than ``SAFE_FOLD_BUDGET_MIN_ROWS`` rows, else None (its stop
+        rule alone; also for the supervised counterpart's fold fits, every
+        other fit and more than two classes)."""
+        if (SAFE_TV_FOLD_MAX_ITER_TWO is None or n <= SAFE_FOLD_BUDGET_MIN_ROWS
+                or not getattr(self, "_safe_fold_model", False)
+                or getattr(self, "_safety_counterpart", False)
+                or self.classes_.shape[0] != 2):
+            return None
+        return SAFE_TV_FOLD_MAX_ITER_TWO
+
     def _mid_fold_budget(self):
         """This family's mid-size fold budget for this fit's classes
         (``TV_MID_FOLD_MAX_ITER`` for more than two classes, none for two;
@@ -636,7 +679,8 @@ class TVCheckMixin:
         self._safety_setup = dict(
             held_stop=held, graph=self._graph_obj, kernel_gamma=self._kernel_gamma,
             dim=self.intrinsic_dim_, Z=Z, N=N, nugget=self.nugget_,
-            X_landmarks=None if Z is None else X[landmarks])
+            X_landmarks=None if Z is None else X[landmarks],
+            gram=self._fit_gram(Z))
         try:
             return super()._safe_fit(X, y)
         finally:
@@ -684,6 +728,10 @@ class TVCheckMixin:
             # the check's counterpart (SAFE_COUNTERPART_DIRECT) stays one
             # through the clones of the fold loop
             new._direct_counterpart = True
+        if getattr(self, "_safe_fold_model", False):
+            # the check's model fold fits (SAFE_TV_FOLD_MAX_ITER_TWO) stay so
+            # through the clones of the fold loop
+            new._safe_fold_model = True
         shared = getattr(self, "_safety_setup", None)
         if shared is not None:
             # the safety net's fits (the model and its counterpart) keep the
@@ -700,6 +748,8 @@ class TVCheckMixin:
     def _safe_semi(self):
         # (fitted on the checked fit's X, already scaled)
         semi = super()._safe_semi().set_params(feature_scaling=False)
+        # (a fold fit of the model: its budget, _safe_fold_max_iter)
+        semi._safe_fold_model = True
         # (none where the check's fits set themselves up: a graph= given)
         shared = getattr(self, "_safety_setup", None)
         if shared is not None:
@@ -758,7 +808,43 @@ class TVCheckMixin:
             rk = shared_cache(cache, "rkhs", ref, *(() if Z is None
                                                     else (float(self.nugget_),)))
             rk[KEEP_COLUMNS] = True
+            gram = self._fold_gram(rows)
+            if gram is not None:
+                rk["gram"] = gram
         return W, K, Z, landmarks, N
+
+    def _fit_gram(self, Z):
+        """The checked fit's ``Z'Z`` (its solve cache's, else computed once)
+        for the folds' (``SAFE_GRAM_DOWNDATE``); None without features."""
+        if not SAFE_GRAM_DOWNDATE or Z is None:
+            return None
+        # (read without adding an entry: the key shared_cache gives the
+        # fit's solve on these features)
+        cache = getattr(self, "_solve_cache", None) or {}
+        entry = cache.get(("rkhs", id(Z), float(self.nugget_)))
+        if entry is None or entry["ref"] is not Z:
+            return None
+        return entry["data"].get("gram")
+
+    def _fold_gram(self, rows):
+        """A safety fold's ``Z'Z`` on the checked fit's features of the rows
+        ``rows``: the fit's less the other rows' (``SAFE_GRAM_DOWNDATE``;
+        a fold keeps its unlabeled rows and most labeled ones, so they are
+        the few), where the fold shares those features
+        (:meth:`_shares_features`); else None (its own, computed at its
+        first factorisation)."""
+        S = self._safety_setup
+        Z = S["Z"]
+        if not SAFE_GRAM_DOWNDATE or rows is None or not self._shares_features():
+            return None
+        G = S.get("gram")
+        if G is None:
+            G = S["gram"] = feature_gram(Z)
+        out = np.ones(Z.shape[0], dtype=bool)
+        out[rows] = False
+        Zh = np.asarray(Z[out], dtype=np.float64)
+        D = G - Zh.T @ Zh
+        return 0.5 * (D + D.T)
 
     def _held_features(self, rows):
         """The checked fit's features of the rows a safety fold leaves out

@@ -207,6 +207,11 @@ class TVSchemeMixin:
         # a large check fold's budget (_tv_check.FOLD_MAX_ITER_SCALE)
         budget = getattr(self, "_fold_budget", None)
         max_iter = self.max_iter if budget is None else min(self.max_iter, budget)
+        # a safe=True fold fit of the model, two classes
+        # (_tv_check.SAFE_TV_FOLD_MAX_ITER_TWO)
+        safe_budget = self._safe_fold_max_iter(y.shape[0])
+        if safe_budget is not None:
+            max_iter = min(max_iter, safe_budget)
         kw = dict(loss=self._loss, lam=self.lam, eta=eta, r1=self.r1,
                   r2=self.r2, r=self.r, tol=stop_tol, n_stable=n_stable,
                   label_tol=self._label_tol(y.shape[0]), max_iter=max_iter,

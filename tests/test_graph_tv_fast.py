@@ -443,6 +443,9 @@ def test_safe_true_fold_set_up_shared_by_model_and_counterpart(Est, n_classes, m
     import semisvm._tv_check as tc
     # (both repeats in one _paired_scores call each: the counts below)
     monkeypatch.setattr(tc, "SAFE_FIRST_REPEAT_MIN_GAIN", None)
+    # (each fold's own Z'Z counted: not the fit's downdated,
+    # test_safe_true_fold_gram_downdated_both_sides)
+    monkeypatch.setattr(tc, "SAFE_GRAM_DOWNDATE", False)
     grams, scores = [], []
     real_gram, real_scores = tsol.feature_gram, ms._paired_scores
     monkeypatch.setattr(tsol, "feature_gram",
@@ -593,8 +596,9 @@ def test_fold_graph_from_known_rows_is_graph_for():
 
 @pytest.mark.parametrize("Est", [TVSVM, pytest.param(CheegerRLS, marks=pytest.mark.slow)])
 def test_safe_true_folds_read_rows_and_kernel_columns_once(Est, monkeypatch):
-    # each fold's own Z'Z; rows_of once per fold (model and counterpart
-    # read it), G[:, L] computed once per fold for TVSVM
+    # one Z'Z per check (the fit's; the folds' downdated from it); rows_of
+    # once per fold (model and counterpart read it), G[:, L] computed once
+    # per fold for TVSVM
     from sklearn.datasets import make_blobs
 
     import semisvm._tv_solvers as tsol
@@ -619,8 +623,10 @@ def test_safe_true_folds_read_rows_and_kernel_columns_once(Est, monkeypatch):
     est = _fit(Est(safe=True, max_iter=15, n_components=30), X, y)
     assert est.mode_ == "nystroem"
     n_folds = est.safe_scores_[0].size
-    # the fit's Z'Z, then each fold's own
-    assert calls["gram"] == 1 + n_folds
+    # the fit's Z'Z, which each fold's is downdated from
+    # (SAFE_GRAM_DOWNDATE; off: each fold's own,
+    # test_safe_true_fold_gram_downdated_both_sides)
+    assert calls["gram"] == 1
     # the fit's graph, then once per fold
     assert calls["rows_of"] == 1 + n_folds
     if Est is TVSVM:
@@ -1141,3 +1147,157 @@ def test_guard_components_fit_both_sides(Est, dtype, sparse, monkeypatch):
         assert laps[0].n_components_ == (None if mode == "exact" else 60)
         monkeypatch.setattr(tv_check, "GUARD_COMPONENTS_RATIO", 0.5)
     assert outs["exact"].tobytes() != outs["nystroem"].tobytes()
+def _two_blobs(n=240, per_class=6, seed=0):
+    from sklearn.datasets import make_blobs
+    X, yt = make_blobs(n, centers=[[-3, 0], [3, 0]], cluster_std=1.0, random_state=0)
+    rng = np.random.default_rng(seed)
+    y = np.full(n, -1)
+    for c in (0, 1):
+        y[rng.choice(np.flatnonzero(yt == c), per_class, replace=False)] = c
+    return X, y
+
+
+def _spy_fold_iterations(monkeypatch):
+    # the outer iterations of every safe=True fold fit: (model?, counterpart?, n_iter)
+    import semisvm.graph_tv as gt
+    seen = []
+    for base in (gt._TVBase, gt._CheegerBase):
+        real = base._solve
+
+        def spy(self, *a, _real=real, **k):
+            res = _real(self, *a, **k)
+            seen.append((getattr(self, "_safe_fold_model", False),
+                         getattr(self, "_safety_counterpart", False), res.n_iter))
+            return res
+        monkeypatch.setattr(base, "_solve", spy)
+    return seen
+
+
+@pytest.mark.parametrize("Est", [TVRLS, TVSVM])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_safe_true_two_class_tv_fold_budget_both_sides(Est, seed, monkeypatch):
+    # SAFE_TV_FOLD_MAX_ITER_TWO: the model's fold fits on more than
+    # SAFE_FOLD_BUDGET_MIN_ROWS rows stop after at most that many outer
+    # iterations; at or below the switch (or off) they run their stop rule
+    # (here 21 iterations). Where the held-out labels settle within the
+    # budget (two blobs) the budgeted check reads the same fold scores, gain
+    # and decision as the full one, and the fit's bits do not move
+    import semisvm._tv_check as tc
+    monkeypatch.setattr(tc, "SAFE_FIRST_REPEAT_MIN_GAIN", None)
+    seen = _spy_fold_iterations(monkeypatch)
+    X, y = _two_blobs(seed=seed)
+    # (a fold leaves out 2-4 of the 12 labels: its rows n - 4 .. n - 2)
+    n = X.shape[0]
+    out = {}
+    for name, switch, budget in (("off", 0, None), ("at", n - 2, 10),
+                                 ("below", n - 5, 10)):
+        monkeypatch.setattr(tc, "SAFE_TV_FOLD_MAX_ITER_TWO", budget)
+        monkeypatch.setattr(tc, "SAFE_FOLD_BUDGET_MIN_ROWS", switch)
+        seen.clear()
+        est = _fit(Est(safe=True), X, y)
+        model = [it for m, c, it in seen if m]
+        counter = [it for m, c, it in seen if c]
+        assert len(model) == len(counter) == 10
+        out[name] = (est, model)
+        if name == "below":
+            assert max(model) == 10
+        else:
+            assert min(model) > 10
+        # the counterpart (solved directly) and the fit itself: no budget
+        assert all(it == 1 for it in counter)
+        assert [it for m, c, it in seen if not (m or c)][0] > 10
+    full, cut = out["off"][0], out["below"][0]
+    np.testing.assert_array_equal(out["at"][0].safe_scores_[0], full.safe_scores_[0])
+    np.testing.assert_array_equal(cut.safe_scores_[0], full.safe_scores_[0])
+    np.testing.assert_array_equal(cut.safe_scores_[1], full.safe_scores_[1])
+    assert cut.unlabeled_gain_ == full.unlabeled_gain_
+    assert cut.fell_back_ == full.fell_back_
+    np.testing.assert_array_equal(cut.result_.decision, full.result_.decision)
+    np.testing.assert_array_equal(cut.transduction_, full.transduction_)
+
+
+@pytest.mark.parametrize("Est", [CheegerRLS, TVRLS])
+def test_safe_true_tv_fold_budget_not_for_cheeger_nor_three_classes(Est, monkeypatch):
+    # the budget is the two-class TV pair's: the Cheeger pair's model folds
+    # and three-class TV folds run their own rules whatever the switch
+    from sklearn.base import clone
+    from sklearn.datasets import make_blobs
+
+    import semisvm._tv_check as tc
+    monkeypatch.setattr(tc, "SAFE_FIRST_REPEAT_MIN_GAIN", None)
+    monkeypatch.setattr(tc, "SAFE_FOLD_BUDGET_MIN_ROWS", 0)
+    monkeypatch.setattr(tc, "SAFE_TV_FOLD_MAX_ITER_TWO", 2)
+    seen = _spy_fold_iterations(monkeypatch)
+    if Est is CheegerRLS:
+        X, y = _two_blobs()
+    else:
+        X, yt = make_blobs(150, centers=3, random_state=0)
+        y = np.full(150, -1)
+        rng = np.random.default_rng(0)
+        for c in range(3):
+            y[rng.choice(np.flatnonzero(yt == c), 5, replace=False)] = c
+    est = _fit(Est(safe=True, max_iter=40), X, y)
+    model = [it for m, c, it in seen if m]
+    assert len(model) == est.safe_scores_[0].size and min(model) > 2
+    # the marker stays on the model's fold clones only
+    semi = est._safe_semi()
+    assert semi._safe_fold_model and clone(semi)._safe_fold_model
+    assert not getattr(est._supervised_counterpart(), "_safe_fold_model", False)
+
+
+@pytest.mark.parametrize("Est", [TVRLS, TVSVM, CheegerRLS, CheegerSVM])
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_safe_true_fold_gram_downdated_both_sides(Est, n_classes, monkeypatch):
+    # SAFE_GRAM_DOWNDATE: on the checked fit's Nystroem features a fold's
+    # Z'Z is the fit's less its held-out rows' (one feature_gram per check,
+    # the fit's); off, each fold computes its own. The two agree to
+    # rounding, and the check reads the same fold scores and decision
+    from sklearn.datasets import make_blobs
+
+    import semisvm._tv_check as tc
+    import semisvm._tv_solvers as tsv
+    monkeypatch.setattr(tc, "SAFE_FIRST_REPEAT_MIN_GAIN", None)
+    calls, grams = [], []
+    real = tsv.feature_gram
+
+    def spy(Z):
+        calls.append(Z.shape[0])
+        return real(Z)
+    monkeypatch.setattr(tsv, "feature_gram", spy)
+    monkeypatch.setattr(tc, "feature_gram", spy)
+    real_fold = tc.TVCheckMixin._fold_gram
+
+    def fold_gram(self, rows):
+        G = real_fold(self, rows)
+        if G is not None:
+            grams.append((G, real(self._safety_setup["Z"][rows])))
+        return G
+    monkeypatch.setattr(tc.TVCheckMixin, "_fold_gram", fold_gram)
+    X, yt = make_blobs(180, centers=n_classes, cluster_std=2.0, random_state=1)
+    rng = np.random.default_rng(0)
+    y = np.full(180, -1)
+    for c in range(n_classes):
+        y[rng.choice(np.flatnonzero(yt == c), 6, replace=False)] = c
+    out = {}
+    for on in (False, True):
+        monkeypatch.setattr(tc, "SAFE_GRAM_DOWNDATE", on)
+        calls.clear()
+        grams.clear()
+        est = _fit(Est(safe=True, n_components=40, max_iter=40), X, y)
+        assert est.mode_ == "nystroem"
+        n_folds = est.safe_scores_[0].size
+        out[on] = est
+        if on:
+            # the fit's own Z'Z only (its solve's, read from its cache)
+            assert calls == [180]
+            assert len(grams) == n_folds
+            for G, own in grams:
+                np.testing.assert_allclose(G, own, rtol=1e-10, atol=1e-10)
+                np.testing.assert_array_equal(G, G.T)
+        else:
+            assert calls[0] == 180 and len(calls) == 1 + n_folds
+            assert not grams
+    np.testing.assert_array_equal(out[True].safe_scores_[0], out[False].safe_scores_[0])
+    np.testing.assert_array_equal(out[True].safe_scores_[1], out[False].safe_scores_[1])
+    assert out[True].fell_back_ == out[False].fell_back_
+    np.testing.assert_array_equal(out[True].transduction_, out[False].transduction_)
