@@ -744,6 +744,23 @@ def _z_dot(Z, S):
     return out
 
 
+_PHI_BLOCK = 1 << 20     # entries of one block of hinge_prox's phi table
+
+
+def _hinge_phi(e, y, r, mu, bps):
+    """``phi(b) = sum_i y_i clip(r (1 - y_i (e_i + b)), 0, mu)`` at every
+    ``b`` of ``bps``: one row of a (break points x labeled rows) table per
+    ``b``, summed along the row (the same pairwise sum, so the same bits,
+    as ``np.sum`` of that row alone), in blocks of at most ``_PHI_BLOCK``
+    entries."""
+    out = np.empty(bps.shape[0])
+    step = max(1, _PHI_BLOCK // max(1, y.shape[0]))
+    for i in range(0, bps.shape[0], step):
+        B = bps[i:i + step, None]
+        out[i:i + step] = np.sum(y * np.clip(r * (1.0 - y * (e + B)), 0.0, mu), axis=1)
+    return out
+
+
 def hinge_prox(e, y, r, mu):
     """Exact h-step of binary TV-SVM on the labeled points.
 
@@ -752,11 +769,8 @@ def hinge_prox(e, y, r, mu):
     non-increasing piecewise-linear ``phi(b) = sum_i y_i beta_i(b)`` (found
     exactly between sorted break points). Returns (h, b, beta).
     """
-    def phi(b):
-        return np.sum(y * np.clip(r * (1.0 - y * (e + b)), 0.0, mu))
-
     bps = np.sort(np.concatenate([y - e, y * (1.0 - mu / r) - e]), kind="stable")
-    vals = np.array([phi(b) for b in bps])
+    vals = _hinge_phi(e, y, r, mu, bps)
     # phi is non-increasing: the root lies where vals changes sign
     if vals[0] <= 0:
         b = bps[0]

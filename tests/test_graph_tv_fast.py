@@ -1301,3 +1301,25 @@ def test_safe_true_fold_gram_downdated_both_sides(Est, n_classes, monkeypatch):
     np.testing.assert_array_equal(out[True].safe_scores_[1], out[False].safe_scores_[1])
     assert out[True].fell_back_ == out[False].fell_back_
     np.testing.assert_array_equal(out[True].transduction_, out[False].transduction_)
+
+
+# ------------------------------------- hinge_prox's phi table, in blocks
+
+
+@pytest.mark.parametrize("block", [1 << 20, 7, 1], ids=["one-block", "blocks-of-7-entries", "row-by-row"])
+def test_hinge_phi_table_is_the_loops_bits_on_both_sides_of_its_block(block, monkeypatch):
+    """TVSVM's exact hinge step evaluates phi at every break point as one
+    table (in blocks of ``_PHI_BLOCK`` entries): the same bits as phi
+    evaluated one break point at a time, with one block and with many."""
+    from semisvm import _tv_solvers as ts
+    monkeypatch.setattr(ts, "_PHI_BLOCK", block)
+    rng = np.random.RandomState(0)
+    for _ in range(40):
+        n_lab = rng.randint(1, 120)
+        e = rng.randn(n_lab) * rng.choice([1e-3, 1.0, 100.0])
+        yl = rng.choice([-1.0, 1.0], n_lab)
+        r, mu = float(rng.choice([0.1, 1.0, 10.0])), float(rng.choice([0.01, 1.0, 100.0]))
+        bps = np.sort(np.concatenate([yl - e, yl * (1.0 - mu / r) - e]), kind="stable")
+        want = np.array([np.sum(yl * np.clip(r * (1.0 - yl * (e + b)), 0.0, mu)) for b in bps])
+        got = ts._hinge_phi(e, yl, r, mu, bps)
+        assert np.array_equal(got.view(np.int64), want.view(np.int64))
