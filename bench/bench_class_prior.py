@@ -77,6 +77,8 @@ def record(args):
     fb.RECORD_FOLDS = True
     if args.no_prior_shift:
         fb.PRIOR_Z = None
+    if args.weak_gap is not None:
+        fb.WEAK_GAP = None if args.weak_gap < 0 else args.weak_gap
     for d, scheme, seed, y_semi in cells:
         X, y = d.X, d.y
         unl = y_semi == -1
@@ -569,6 +571,9 @@ def main():
     ap.add_argument("--detail", nargs="+", default=None)
     ap.add_argument("--no-prior-shift", action="store_true",
                     help="record without the library's class-prior shift (PRIOR_Z = None)")
+    ap.add_argument("--weak-gap", type=float, default=None,
+                    help="record with semisvm._fallback.WEAK_GAP set to this (< 0: None, "
+                         "the fallback's weak model off)")
     args = ap.parse_args()
     if args.analyze:
         analyze(args)
