@@ -22,6 +22,11 @@ The two-class rules leave more classes alone; the ``multi ...`` rules
 (``apply_multi``: a multi-class BBSE from the same folds, the labels moved by
 per-class offsets on the final model's scores) leave two classes alone.
 
+The ``weak ...`` rules replace the fallback's model, where the check's first
+candidate hardly separates the classes on its held-out rows (``held_gap``),
+by ``SVC()``'s labels of the same draw (recorded beside): the library's
+``semisvm._fallback.WEAK_GAP`` (off; ``--weak-gap`` records with it on).
+
 The library itself applies the half-way rule (``semisvm._fallback.PRIOR_Z``):
 landed at z 1 ("sup z1 gap0.2 half", judged on the suite's novel part), then
 raised to z 2 ("sup z2 gap0.2 half") after it misfired on small balanced sets
