@@ -22,6 +22,11 @@ The two-class rules leave more classes alone; the ``multi ...`` rules
 (``apply_multi``: a multi-class BBSE from the same folds, the labels moved by
 per-class offsets on the final model's scores) leave two classes alone.
 
+The ``weak ...`` rules replace the fallback's model, where the check's first
+candidate hardly separates the classes on its held-out rows (``held_gap``),
+by ``SVC()``'s labels of the same draw (recorded beside): the library's
+``semisvm._fallback.WEAK_GAP`` (off; ``--weak-gap`` records with it on).
+
 The library itself applies the half-way rule (``semisvm._fallback.PRIOR_Z``):
 landed at z 1 ("sup z1 gap0.2 half", judged on the suite's novel part), then
 raised to z 2 ("sup z2 gap0.2 half") after it misfired on small balanced sets
@@ -77,6 +82,8 @@ def record(args):
     fb.RECORD_FOLDS = True
     if args.no_prior_shift:
         fb.PRIOR_Z = None
+    if args.weak_gap is not None:
+        fb.WEAK_GAP = None if args.weak_gap < 0 else args.weak_gap
     for d, scheme, seed, y_semi in cells:
         X, y = d.X, d.y
         unl = y_semi == -1
@@ -186,9 +193,9 @@ RULES = {}
 
 
 def _rule(name, which="sup", z=2.0, min_gap=0.2, shift="full", models=None, min_held=0,
-          spread=False):
+          spread=False, only_fb=False):
     RULES[name] = dict(which=which, z=z, min_gap=min_gap, shift=shift, models=models,
-                       min_held=min_held, spread=spread)
+                       min_held=min_held, spread=spread, only_fb=only_fb)
 
 
 _rule("none", z=np.inf)
@@ -215,6 +222,13 @@ _rule("sup z1 gap0.2 half spread held16", z=1.0, min_gap=0.2, shift="half",
       min_held=16, spread=True)
 # ... or the folds' spread in the se
 _rule("sup z1 gap0.2 half spread", z=1.0, min_gap=0.2, shift="half", spread=True)
+# on the fallback's / guard's two-class model only: the full shift, or a
+# lower z / gap (on top of the library's half-way shift at z 2, gap 0.2)
+for _z in (1.0, 2.0):
+    for _g in (0.1, 0.2):
+        _rule(f"sup z{_z:g} gap{_g:g} fb", z=_z, min_gap=_g, only_fb=True)
+        _rule(f"sup z{_z:g} gap{_g:g} half fb", z=_z, min_gap=_g, shift="half",
+              only_fb=True)
 
 
 # ---------------------------------------------------------------- more classes
@@ -365,15 +379,80 @@ for _z in (1.0, 1.5, 2.0, 2.5, 3.0, 4.0):
         _mrule(f"multi z{_z:g} {_ref} half fb", z=_z, ref=_ref, only_fb=True)
 
 
+# ---------------------------------------------------- the fallback's weak model
+
+def held_gap(folds, which="sup"):
+    """The check's first candidate's separation on its held-out rows, pooled
+    over the two folds: ``(b - 1/K) / (1 - 1/K)`` with ``b`` its balanced
+    accuracy (mean recall over the K held-out classes); with two classes
+    ``tpr - fpr``. None without folds or with fewer than two held-out
+    classes."""
+    if folds is None:
+        return None
+    yh = np.concatenate(folds["y_held"])
+    ph = np.concatenate([folds[f"{which}_held"][k] for k in (0, 1)])
+    classes = np.unique(yh)
+    K = classes.size
+    if K < 2:
+        return None
+    b = float(np.mean([np.mean(ph[yh == c] == c) for c in classes]))
+    return (b - 1.0 / K) / (1.0 - 1.0 / K)
+
+
+def _frule(name, gap_max, two_only=False, lib=False, cut=False):
+    RULES[name] = dict(weak=True, gap_max=gap_max, two_only=two_only, lib=lib, cut=cut)
+
+
+# where the final model is the fallback's / guard's and the check's first
+# candidate hardly tells the classes apart on its held-out rows (held_gap <
+# gap_max), the model becomes SVC() (C = 1, gamma "scale") on the labeled
+# rows: replayed exactly from the recording's SVC() labels of the cell
+for _g in (0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 2.0):
+    _frule(f"weak fb svc1 gap{_g:g}", _g)
+    _frule(f"weak fb svc1 gap{_g:g} two", _g, two_only=True)
+    # as the library would apply it (in the check's fallback): on a fit that
+    # fell back, and on a Laplacian guard's fit whose LapRLS fell back (the
+    # cell's LapRLS record), not on a guard that took LapRLS's own model
+    _frule(f"weak lib gap{_g:g}", _g, lib=True)
+    # ... and the cut check's fallback (no label folds: its model refitted
+    # at C = 1 after the decision at C = 10)
+    _frule(f"weak lib gap{_g:g} cut", _g, lib=True, cut=True)
+_frule("cut only", -1.0, lib=True, cut=True)
+
+
+def apply_weak(r, rule):
+    pred = r["pred"]
+    if rule["lib"]:
+        if not (r.get("fell_back") or (r.get("guard") and r.get("lap_fell_back"))):
+            return pred, None
+    elif not (r.get("fell_back") or r.get("guard")):
+        return pred, None
+    if rule["two_only"] and r["n_classes"] != 2:
+        return pred, None
+    if r.get("folds") is None:
+        # no label folds: a fallback is the cut check's
+        if rule["cut"] and r.get("fell_back"):
+            return r["svc_pred"], -1.0
+        return pred, None
+    g = held_gap(r.get("folds"))
+    if g is None or g >= rule["gap_max"] - 1e-9:
+        return pred, None
+    return r["svc_pred"], g
+
+
 def apply_rule(r, rule):
     """The rule's labels of the unlabeled rows for fit record ``r``."""
     pred = r["pred"]
+    if rule.get("weak"):
+        return apply_weak(r, rule)
     if rule.get("multi"):
         # the multi-class rules leave two-class fits as they are
         if r["n_classes"] == 2:
             return pred, None
         return apply_multi(r, rule)
     if r["n_classes"] != 2 or r["score"] is None or rule["z"] == np.inf:
+        return pred, None
+    if rule.get("only_fb") and not (r.get("fell_back") or r.get("guard")):
         return pred, None
     ylab = r["y_lab"]
     classes = np.unique(ylab)
@@ -418,6 +497,13 @@ def analyze(args):
     models = [m for m in MODELS if any(r["model"] == m for r in rows)]
     cells = sorted({(r["set"], r["scheme"]) for r in rows})
     svc = {}
+    svc_pred = {(r["set"], r["scheme"], r["seed"]): r["pred"] for r in rows
+                if r["model"] == "SVC"}
+    lap_fb = {(r["set"], r["scheme"], r["seed"]): r.get("fell_back", False) for r in rows
+              if r["model"] == "LapRLS"}
+    for r in rows:
+        r["svc_pred"] = svc_pred[(r["set"], r["scheme"], r["seed"])]
+        r["lap_fell_back"] = lap_fb.get((r["set"], r["scheme"], r["seed"]), False)
     for c in cells:
         e = [100 * np.mean(r["pred"] != r["y_unl"]) for r in rows
              if r["model"] == "SVC" and (r["set"], r["scheme"]) == c]
@@ -490,6 +576,9 @@ def main():
     ap.add_argument("--detail", nargs="+", default=None)
     ap.add_argument("--no-prior-shift", action="store_true",
                     help="record without the library's class-prior shift (PRIOR_Z = None)")
+    ap.add_argument("--weak-gap", type=float, default=None,
+                    help="record with semisvm._fallback.WEAK_GAP set to this (< 0: None, "
+                         "the fallback's weak model off)")
     args = ap.parse_args()
     if args.analyze:
         analyze(args)

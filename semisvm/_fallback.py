@@ -111,7 +111,8 @@ __all__ = ["check_safe", "two_folds", "supervised_counterpart",
            "counterpart_at_c", "counterpart_name_at_c",
            "auto_fallback", "bbse_estimate", "bbse_multi_estimate", "offsets_for_counts",
            "class_prior_shift", "PRIOR_GAP",
-           "PRIOR_Z", "PRIOR_CLIP", "safe_auto_doc", "SAFE_CHECK_ATTR_DOC", "Z_FALLBACK",
+           "PRIOR_Z", "PRIOR_CLIP", "WEAK_GAP", "WEAK_C", "held_gap", "safe_auto_doc",
+           "SAFE_CHECK_ATTR_DOC", "Z_FALLBACK",
            "MIN_LEAD",
            "MIN_LABELS", "laplacian_guard", "GUARD_AGREEMENT",
            "GUARD_AGREEMENT_UNCHECKED",
@@ -223,6 +224,18 @@ RBF_WIDTHS = (1.0, 1.0 / 3.0, 3.0)
 # each of the six (classif_3c_f/5, a three-class set) and one better cell
 # fewer (hastie_f/25)
 ADOPT_C = {"laplacian": 1.0, "tv": 1.0}
+
+# on a fallback of an RBF estimator whose check's first candidate (the RBF
+# SVC at gamma = "scale", C = COUNTERPART_C) hardly tells the classes apart
+# on its held-out rows -- its held-out balanced accuracy b (mean recall over
+# the classes) gives (b - 1/K) / (1 - 1/K) below WEAK_GAP (two classes: tpr
+# - fpr) -- the fallback's model is that SVC at C = WEAK_C (scikit-learn's
+# SVC(): its intercept, not the noise, sets the labels) instead of the
+# chosen candidate at COUNTERPART_C / ADOPT_C; no class-prior shift follows
+# (the estimate of such a candidate is noise). None: off. (bench/RESULTS.md,
+# "The fallback's weak model ...")
+WEAK_GAP = None
+WEAK_C = 1.0
 
 # the counterpart of an RBF estimator is chosen among the candidates above
 # (False: always the first, the RBF SVC at gamma = "scale")
@@ -437,6 +450,22 @@ def offsets_for_counts(S, counts, iters=100):
         if not moved:
             break
     return best
+
+
+def held_gap(y_held, pred_held):
+    """The separation of a classifier on held-out rows: ``(b - 1/K) / (1 -
+    1/K)`` with ``b`` its balanced accuracy (mean recall over the K classes
+    held out); with two classes ``tpr - fpr``; 1 for a perfect classifier, 0
+    for one that labels every row alike. None with fewer than two classes
+    held out."""
+    y_held = np.asarray(y_held)
+    pred_held = np.asarray(pred_held)
+    classes = np.unique(y_held)
+    K = classes.shape[0]
+    if K < 2:
+        return None
+    b = float(np.mean([np.mean(pred_held[y_held == c] == c) for c in classes]))
+    return (b - 1.0 / K) / (1.0 - 1.0 / K)
 
 
 def _cut_at(v, k):
@@ -1422,8 +1451,28 @@ def auto_fallback(est, X, y, solve, adopt, *, kernel, margin=0.0, family="laplac
                and lead > z_rule * np.sqrt(only_sup + only_semi)):
         est.fell_back_ = True
         adopt_c = ADOPT_C[family]
+        weak = None
+        if WEAK_GAP is not None and isinstance(kernel, str) and kernel == "rbf":
+            weak = held_gap(np.concatenate([y[idx[fold == k]] for k in (0, 1)]),
+                            np.concatenate([held_sup[0], held_sup[1]]))
+            est._check_stats["weak_gap"] = weak
+            # (a gap at the threshold up to rounding is not below it)
+            weak = weak is not None and weak < WEAK_GAP - 1e-9
+        if weak:
+            # the first candidate hardly tells the classes apart: its width
+            # at WEAK_C, no C search, no class-prior shift
+            name0, sup0 = cands[0]
+            sup = counterpart_at_c(sup0, WEAK_C)
+            est.safe_counterpart_ = counterpart_name_at_c(
+                name0 if "SVC" in name0 else f"{name0} SVC", WEAK_C)
+            est._prior_estimate = None
+            logger.log(logging.INFO if getattr(est, "verbose", 0) else logging.DEBUG,
+                       "%s (%s): the check's RBF SVC hardly tells the classes apart on "
+                       "its held-out rows (separation %.3f < %g): the fallback's model "
+                       "is %s", type(est).__name__, mode, est._check_stats["weak_gap"],
+                       WEAK_GAP, est.safe_counterpart_)
         # (RBF only: the kernel it was measured with)
-        if adopt_c is not None and isinstance(kernel, str) and kernel == "rbf":
+        elif adopt_c is not None and isinstance(kernel, str) and kernel == "rbf":
             # the same kernel / width at C = adopt_c, scored on the same
             # folds: taken where right on more held-out rows
             alt = counterpart_at_c(sup, adopt_c)

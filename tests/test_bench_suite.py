@@ -108,8 +108,29 @@ SIXTH_SHAPES = {
     "bars_s": (1500, 2, [1200, 300]),
     "shells_s": (1500, 3, [1050, 450]),
 }
+# the seventh part, declared in bench/RESULTS.md before any estimator ran on it
+SEVENTH_SHAPES = {
+    "healthins_7": (8802, 26, [629, 8173]),
+    "computers_7": (6259, 11, [612, 5647]),
+    "credit_7": (400, 15, [360, 40]),
+    "nmes_7": (4406, 29, [985, 3421]),
+    "ces11_7": (2231, 27, [1818, 413]),
+    "cps1985_7": (534, 18, [55, 97, 38, 83, 105, 156]),
+    "hepatic_7": (281, 376, [145, 106, 30]),
+    "melanoma_7": (205, 6, [57, 134, 14]),
+    "womenlf_7": (263, 8, [66, 155, 42]),
+    "teaching_7": (463, 15, [195, 268]),
+    "parabolic_7": (500, 2, [244, 256]),
+    "train_7": (2929, 9, [1474, 1455]),
+    "steroid_7": (140, 12, [77, 63]),
+    "helix2_7": (1500, 3, [1050, 450]),
+    "checker_7": (1500, 2, [1125, 375]),
+    "wave3_7": (1500, 2, [900, 450, 150]),
+    "shift10_7": (1500, 10, [1350, 150]),
+}
 SHAPES = {**{n: ("fresh",) + v for n, v in FRESH_SHAPES.items()},
           **{n: ("sixth",) + v for n, v in SIXTH_SHAPES.items()},
+          **{n: ("seventh",) + v for n, v in SEVENTH_SHAPES.items()},
           **{n: ("unseen",) + v for n, v in UNSEEN_SHAPES.items()},
           **{n: ("novel",) + v for n, v in NOVEL_SHAPES.items()}}
 
@@ -134,7 +155,8 @@ def test_parts_are_disjoint_and_the_old_ones_unchanged():
 
 
 def test_unseen_part_is_new_data():
-    assert _suite.PARTS == ("tune", "report", "fresh", "unseen", "novel", "sixth")
+    assert _suite.PARTS == ("tune", "report", "fresh", "unseen", "novel", "sixth",
+                            "seventh")
     assert _suite.names("unseen") == _suite.UNSEEN
     assert _suite.classic("unseen") == _suite.CLASSIC_UNSEEN
     assert set(_suite.UNSEEN + _suite.CLASSIC_UNSEEN) == set(UNSEEN_SHAPES)
@@ -289,6 +311,56 @@ def test_sixth_part_is_new_data():
     assert sum(share[n] >= 0.4 for n in two) == 4
     multi = [n for n in _suite.SIXTH if len(SIXTH_SHAPES[n][2]) > 2]
     assert len(multi) == 5 and all(share[n] < 0.12 for n in multi)
+
+
+def test_seventh_part_is_new_data():
+    assert _suite.names("seventh") == _suite.SEVENTH
+    assert _suite.classic("seventh") == _suite.CLASSIC_SEVENTH
+    assert set(_suite.SEVENTH + _suite.CLASSIC_SEVENTH) == set(SEVENTH_SHAPES)
+    assert len(set(_suite.SEVENTH)) == 13 and len(set(_suite.CLASSIC_SEVENTH)) == 4
+    cat = _suite._catalogue()
+    others = {n for n, s in cat.items() if s.part != "seventh"}
+    assert not others & set(SEVENTH_SHAPES)
+    assert {n for n, s in cat.items() if s.part == "seventh"} == set(SEVENTH_SHAPES)
+    rdata = {n: getattr(s.loader, "rdata", None) for n, s in cat.items()}
+    seventh_r = {rdata[n] for n in _suite.SEVENTH}
+    assert None not in seventh_r and len(seventh_r) == 13
+    assert not seventh_r & {rdata[n] for n in others if rdata[n] is not None}
+    # the same data under another name: Ecdat's Ketchup is Catsup's kin
+    # (sixth), Ecdat's Fair is AER's Affairs, carData's Mroz is AER's
+    # PSID1976 (novel): none taken
+    for twin in (("Ecdat", "Ketchup"), ("Ecdat", "Fair"), ("AER", "Affairs"),
+                 ("AER", "PSID1976"), ("Ecdat", "Participation")):
+        assert twin not in {rdata[n] for n in cat}
+    assert all(rdata[n] is None for n in _suite.CLASSIC_SEVENTH)
+    # the mix declared: five imbalanced two-class sets (minority < 25 %), four
+    # multi-class sets with a minority under 17 %, four near-balanced
+    # two-class sets (minority >= 40 %)
+    share = {n: min(SEVENTH_SHAPES[n][2]) / SEVENTH_SHAPES[n][0] for n in _suite.SEVENTH}
+    two = [n for n in _suite.SEVENTH if len(SEVENTH_SHAPES[n][2]) == 2]
+    assert len(two) == 9 and sum(share[n] < 0.25 for n in two) == 5
+    assert sum(share[n] >= 0.4 for n in two) == 4
+    multi = [n for n in _suite.SEVENTH if len(SEVENTH_SHAPES[n][2]) > 2]
+    assert len(multi) == 4 and all(share[n] < 0.17 for n in multi)
+
+
+def test_seventh_classic_cases_have_their_declared_shapes():
+    """The classic cases' geometry (data only): the helices' radius, the
+    checkerboard's colours, the bands' order, the shifted class's mean."""
+    h = _suite.load("helix2_7", max_rows=10**9)
+    r = np.hypot(h.X[:, 0], h.X[:, 1])
+    assert np.median(r) == pytest.approx(1.0, abs=0.05)
+    c = _suite.load("checker_7", max_rows=10**9)
+    col = (np.floor(c.X[:, 0] * 4) + np.floor(c.X[:, 1] * 4)).astype(int) % 2
+    assert np.array_equal(col, c.y)
+    w = _suite.load("wave3_7", max_rows=10**9)
+    band = w.X[:, 1] - 0.5 * np.sin(w.X[:, 0])
+    med = [np.median(band[w.y == k]) for k in range(3)]
+    assert med[0] < med[1] < med[2]
+    s10 = _suite.load("shift10_7", max_rows=10**9)
+    gap = s10.X[s10.y == 1].mean(axis=0) - s10.X[s10.y == 0].mean(axis=0)
+    assert np.linalg.norm(gap) == pytest.approx(1.5, abs=0.3)
+    assert np.array_equal(_suite.load("shift10_7").X, _suite.load("shift10_7").X)
 
 
 def test_sixth_classic_cases_have_their_declared_shapes():
