@@ -199,7 +199,9 @@ class TVSchemeMixin:
             # two moons (n = 200, noise 0.1, one label per class): eta = 1
             # left one draw of 12 at 9% error, eta = 10 at most 2%
             eta = 10.0
-        # [NP] the two-class TV folds keep the fit's stop rule: the
+        # [NP] the two-class TV folds (safe="auto"'s; safe=True's model
+        # folds too unless _tv_check.SAFE_TV_FOLD_MAX_ITER_TWO is set, off
+        # by default) keep the fit's stop rule: the
         # normalised two-class iteration may cycle (breast_cancer, tune part
         # of bench/_suite.py), and a fold stopped earlier (n_stable 5 or 8)
         # turned 5 (resp. 1) of 18 check decisions there, each for the worse

@@ -1243,6 +1243,10 @@ def test_safe_true_tv_fold_budget_not_for_cheeger_nor_three_classes(Est, monkeyp
     semi = est._safe_semi()
     assert semi._safe_fold_model and clone(semi)._safe_fold_model
     assert not getattr(est._supervised_counterpart(), "_safe_fold_model", False)
+    # and never on the user's fitted estimator nor its clone / pickle
+    import pickle
+    for other in (est, clone(est), pickle.loads(pickle.dumps(est))):
+        assert not hasattr(other, "_safe_fold_model")
 
 
 @pytest.mark.parametrize("Est", [TVRLS, TVSVM, CheegerRLS, CheegerSVM])
