@@ -27,6 +27,13 @@ candidate hardly separates the classes on its held-out rows (``held_gap``),
 by ``SVC()``'s labels of the same draw (recorded beside): the library's
 ``semisvm._fallback.WEAK_GAP`` (off; ``--weak-gap`` records with it on).
 
+The ``adopt w ...`` / ``svc w ...`` rules score, on a fallback with label
+folds, C = 1 against C = 10 (``ADOPT_C``) or the model taken against
+``SVC()`` on the held-out rows weighted to the check's estimate of the
+unlabeled class mix (``semisvm._fallback.adopt_weights``; the library's
+``ADOPT_W_SHRINK``, off); the recording keeps the rights and labels they
+need (``_check_folds["adopt"]``).
+
 The library itself applies the half-way rule (``semisvm._fallback.PRIOR_Z``):
 landed at z 1 ("sup z1 gap0.2 half", judged on the suite's novel part), then
 raised to z 2 ("sup z2 gap0.2 half") after it misfired on small balanced sets
