@@ -11,7 +11,7 @@ import semisvm._fallback as fb
 from semisvm import TVRLS, LapRLS
 
 
-def test_adopt_weights_two_classes_by_hand():
+def test_adopt_weights_two_classes_by_hand(monkeypatch):
     y = np.array([0, 0, 0, 1])                 # p_lab = (.75, .25)
     est = (0.05, 0.01, 0.6)                    # p_unl(class 1) = .05, far off
     w = fb.adopt_weights(y, np.array([0, 1]), est, shrink=1.0, z=2.0)
@@ -27,8 +27,11 @@ def test_adopt_weights_two_classes_by_hand():
     assert fb.adopt_weights(y, np.array([0, 1]), (0.2, 0.1, 0.6), shrink=1.0, z=1.0) is None
     assert fb.adopt_weights(y, np.array([0, 1]), (0.2, 0.1, 0.6), shrink=1.0,
                             z=0.0) is not None
-    # off, or no estimate
-    assert fb.adopt_weights(y, np.array([0, 1]), est, shrink=None) is None
+    # the library's default (0.5), off, or no estimate
+    assert fb.ADOPT_W_SHRINK == 0.5 and fb.ADOPT_W_Z == 0.0
+    assert fb.adopt_weights(y, np.array([0, 1]), est)[3] == pytest.approx(0.15 / 0.25)
+    monkeypatch.setattr(fb, "ADOPT_W_SHRINK", None)
+    assert fb.adopt_weights(y, np.array([0, 1]), est) is None
     assert fb.adopt_weights(y, np.array([0, 1]), None, shrink=1.0) is None
 
 
