@@ -250,8 +250,16 @@ WEAK_C = 1.0
 # 0: 1-3 worse cells fewer per model, no better cell lost); declared before
 # the eighth part was recorded and met there (one worse cell fewer for each
 # of the six, every mean -0.15 point). (bench/RESULTS.md, "The fallback's
-# model against SVC() on held-out rows reweighted ...")
-ADOPT_W_SHRINK = 0.5
+# model against SVC() on held-out rows reweighted ...") Off by default
+# (None; 0.5 the value chosen): the eighth part's gain is one cell
+# (scat_8/25, three classes) of the replay, whose SVC() is one-vs-one where
+# the library's model is one-vs-rest at C = 1; and where the Laplacian guard
+# of a TV / Cheeger fit takes over a LapRLS that adopted SVC(), the fit's own
+# class-prior estimate still shifts that model, which the declared rule and
+# its replay do not (the guard must drop the estimate first). Not turned on
+# until the library does what was declared and a part nobody has run judges
+# the library itself.
+ADOPT_W_SHRINK = None
 ADOPT_W_Z = 0.0
 
 
