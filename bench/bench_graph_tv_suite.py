@@ -118,6 +118,11 @@ def main():
                          "semisvm.manifold before any fit (e.g. the guard's "
                          "LapRLS on its Nystroem path at the suite's sizes: "
                          "'{\"LOWRANK_MIN_SAMPLES\": 150, \"AUTO_COMPONENTS\": 120}')")
+    ap.add_argument("--setup", default="{}",
+                    help="JSON {name: value}: set these constants of "
+                         "semisvm._tv_setup before any fit (e.g. the TV / Cheeger "
+                         "fits on their Nystroem path at the suite's sizes: "
+                         "'{\"LOWRANK_MIN_SAMPLES\": 150, \"AUTO_COMPONENTS\": 60}')")
     ap.add_argument("--tag", default="", help="label stored with each jsonl line")
     ap.add_argument("--jsonl", default=None)
     ap.add_argument("--md", default=None)
@@ -156,6 +161,12 @@ def main():
             raise ValueError(f"--manifold: semisvm.manifold has no {key!r}")
         setattr(manifold, key, value)
         print(f"# semisvm.manifold.{key} = {value!r}", flush=True)
+    from semisvm import _tv_setup
+    for key, value in json.loads(args.setup).items():
+        if not hasattr(_tv_setup, key):
+            raise ValueError(f"--setup: semisvm._tv_setup has no {key!r}")
+        setattr(_tv_setup, key, value)
+        print(f"# semisvm._tv_setup.{key} = {value!r}", flush=True)
     models = ["SVC"] + [m for m in args.models if m != "SVC"]
     rows = []
     groups = []

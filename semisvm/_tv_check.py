@@ -206,6 +206,19 @@ GUARD_AHEAD = True
 # +0.07 / +0.13 / +0.24 / +0.19 point), the tune part's gains are a few
 # hundredths, and the saving leaves the fits above a second anyway.
 GUARD_COMPONENTS_RATIO = None
+# The Laplacian guard's LapRLS on the checked fit's own Nystroem features
+# (its landmarks, its kernel width and its Z'Z from the solve cache: the
+# landmark ridge is then an m x m solve, m = the fit's landmark count), where
+# the fit took its Nystroem path and LapRLS would take its own two-stage
+# Nystroem path (an RBF kernel, n_components "auto", more than
+# ``manifold.LOWRANK_MIN_SAMPLES`` rows); its graph stage is unchanged. A
+# different LapRLS (the fit's width and landmarks, the labeled rows among
+# them, m = 500 against LapRLS's 1,000 at 5,000 rows), so the guard's
+# agreement and decisions move: measured at 5,000 rows
+# (bench/bench_graph_tv_scale.py --part small; bench/RESULTS.md, "the guard
+# on the fit's features"): the guard 0.3-0.5 -> 0.06-0.09 CPU s. False: the
+# guard's LapRLS on its own landmarks and width (off: no tune-part evidence)
+GUARD_FIT_FEATURES = False
 
 # safe=True (TVRLS, TVSVM): the model's fits on the folds start from the
 # checked fit's graph iterate on their rows (its ``result_.decision``, less

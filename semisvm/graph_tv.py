@@ -683,6 +683,7 @@ class _GraphTVBase(TVSetupMixin, TVCheckMixin, SafeSemiSupervisedMixin,
                 self.__dict__.pop("_fold_init", None)
                 self.__dict__.pop("_shared_key", None)
                 self.__dict__.pop("_guard_fit", None)
+                self.__dict__.pop("_guard_features", None)
                 self._shared_work_prune()
 
     def _fit_solve(self, X, y, y_enc, K, W, Z, safe, landmarks, N):
@@ -691,6 +692,10 @@ class _GraphTVBase(TVSetupMixin, TVCheckMixin, SafeSemiSupervisedMixin,
         wkey = self._shared_warm_start(y_enc)
         # safe="auto" on several threads: the Laplacian guard's LapRLS fit
         # beside this solve, which then runs on one thread less (_guard_ahead)
+        # the fit's Nystroem features, for the guard's LapRLS where it runs on
+        # them (_tv_check.GUARD_FIT_FEATURES; dropped at the fit's end)
+        self._guard_features = ((Z, landmarks, N) if Z is not None
+                                and landmarks is not None else None)
         guard = self._guard_ahead(X, y) if safe == "auto" else None
         try:
             if guard is not None:
@@ -788,13 +793,19 @@ class _GraphTVBase(TVSetupMixin, TVCheckMixin, SafeSemiSupervisedMixin,
         m = self.n_components
         if self.kernel == "linear" and m is not None and not isinstance(m, str):
             m = "auto"
+        feats = self._guard_fit_features(m, X)
         m = _guard_components(m, self.kernel, X.shape[0])
+        gamma = self.kernel_gamma
+        if feats is not None:
+            # on this fit's features: its width and landmark count
+            gamma, m = self._kernel_gamma, feats[0].shape[1]
         rs = 0 if self.random_state is None else self.random_state
         # (X is this fit's, already scaled: feature_scaling=False)
-        lap = LapRLS(kernel=self.kernel, gamma=self.kernel_gamma,
+        lap = LapRLS(kernel=self.kernel, gamma=gamma,
                      n_neighbors=self.n_neighbors, n_components=m,
                      random_state=rs, n_jobs=self.n_jobs if n_jobs is None else n_jobs,
                      feature_scaling=False)
+        lap._fit_features = feats
         # this fit's exact search (its lists hold LapRLS's k + spare, or
         # None): where LapRLS builds a kNN graph it reads them instead of a
         # second search
@@ -813,7 +824,34 @@ class _GraphTVBase(TVSetupMixin, TVCheckMixin, SafeSemiSupervisedMixin,
                 # but not for LapRLS's keeps its own result
                 return None
             finally:
-                del lap._shared_knn_lists, lap._counterpart_memo, lap._no_cut_check
+                del (lap._shared_knn_lists, lap._counterpart_memo, lap._no_cut_check,
+                     lap._fit_features)
+
+    def _guard_fit_features(self, m, X):
+        """``(Z, landmarks, N, Z'Z)`` of this fit's Nystroem path for the
+        guard's LapRLS (:meth:`_fit_laplacian`) where
+        ``_tv_check.GUARD_FIT_FEATURES`` is on, this fit took that path (its
+        features kept by :meth:`_fit_solve`) and LapRLS would take its own
+        two-stage Nystroem path (``m`` "auto", an RBF kernel, more than
+        ``manifold.LOWRANK_MIN_SAMPLES`` rows); else None. Z'Z is the solve
+        cache's (computed here when the solve has not)."""
+        from semisvm import _tv_check, manifold
+        from semisvm._tv_solvers import feature_gram
+        feats = getattr(self, "_guard_features", None)
+        if (not _tv_check.GUARD_FIT_FEATURES or feats is None
+                or not (isinstance(m, str) and m == "auto")
+                or not (isinstance(self.kernel, str) and self.kernel == "rbf")
+                or X.shape[0] <= manifold.LOWRANK_MIN_SAMPLES
+                or feats[0].shape[0] != X.shape[0]):
+            return None
+        Z, landmarks, N = feats
+        cache = getattr(self, "_solve_cache", None) or {}
+        entry = cache.get(("rkhs", id(Z), float(self.nugget_)))
+        gram = (entry["data"].get("gram")
+                if entry is not None and entry["ref"] is Z else None)
+        if gram is None:
+            gram = feature_gram(Z)
+        return Z, landmarks, N, gram
 
     def _supervised_counterpart(self):
         """The kernel machine on the labeled rows alone: TVRLS / TVSVM with

@@ -1160,6 +1160,9 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
             ridge_solve_downdated,
         )
         n = X.shape[0]
+        feats = getattr(self, "_fit_features", None)
+        if feats is not None and feats[0].shape[0] == n:
+            return self._feature_ridge(feats, T, gA)
         m = self.n_components_
         g = getattr(self, "_graph_obj", None)
         rows = None if g is None else self._rows_in_graph(g, X)
@@ -1223,6 +1226,30 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
         keep_l = np.ones(landmarks.size, dtype=bool)
         keep_r = np.ones(ridge_rows.size, dtype=bool)
         return beta, b, landmarks, (ridge_rows, Knm, keep_r, keep_l)
+
+    def _feature_ridge(self, feats, T, gA):
+        """:meth:`_graph_ridge` on given Nystroem features of X's rows
+        (the graph TV / Cheeger guard's LapRLS on the checked fit's, see
+        ``semisvm._tv_check.GUARD_FIT_FEATURES``): ``feats = (Z, landmarks,
+        N, Z'Z)``, ``Z = k(X, X[landmarks]) N``; the ridge ``min ||Z w + b -
+        t||^2 + gamma_A ||w||^2`` (``||w||^2 = beta'K_mm beta`` for ``beta =
+        N w``: the landmark ridge's RKHS norm) solved from Z'Z, an m x m
+        system; returns ``(beta, b, landmarks, None)``: the decisions on the
+        rows come from the model (``k(x, X[landmarks]) beta + b``)."""
+        from semisvm._lowrank import ridge_solve
+        Z, landmarks, N, gram = feats
+        m = Z.shape[1]
+        # Z'T and Z'1 in float64 (by blocks of rows: no float64 copy of a
+        # float32 Z)
+        R = np.zeros((m, T.shape[1]))
+        s_ = np.zeros(m)
+        for a in range(0, Z.shape[0], 4096):
+            Zb = np.asarray(Z[a:a + 4096], dtype=np.float64)
+            R += Zb.T @ T[a:a + 4096]
+            s_ += Zb.sum(axis=0)
+        w, b = ridge_solve(gram, s_, np.eye(m), Z.shape[0], R, T.sum(axis=0), gA,
+                           bool(self.fit_intercept))
+        return np.asarray(N, dtype=np.float64) @ w, b, landmarks, None
 
     def _labels(self, F):
         if F.shape[1] == 1:

@@ -1147,6 +1147,81 @@ def test_guard_components_fit_both_sides(Est, dtype, sparse, monkeypatch):
         assert laps[0].n_components_ == (None if mode == "exact" else 60)
         monkeypatch.setattr(tv_check, "GUARD_COMPONENTS_RATIO", 0.5)
     assert outs["exact"].tobytes() != outs["nystroem"].tobytes()
+@pytest.mark.parametrize("Est", [TVRLS, CheegerSVM])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_guard_fit_features_both_sides(Est, dtype, monkeypatch):
+    # GUARD_FIT_FEATURES: the guard's LapRLS on the fit's own Nystroem
+    # features (landmarks, width, Z'Z) where the fit took its Nystroem path
+    # and LapRLS would take its two-stage Nystroem path; off, or on either
+    # side of either switch, LapRLS's own
+    import semisvm._tv_check as tv_check
+    import semisvm._tv_setup as tv_setup
+    import semisvm.manifold as man
+    X, y, _ = _moons(150)
+    X = X.astype(dtype)
+    n = X.shape[0]
+    monkeypatch.setattr(fb, "GUARD_AGREEMENT", 1.01)     # LapRLS always taken over
+    monkeypatch.setattr(man, "AUTO_COMPONENTS", 60)
+    monkeypatch.setattr(tv_setup, "AUTO_COMPONENTS", 40)
+    seen = []
+    real = Est._fit_laplacian
+
+    def spy(self, *a, **k):
+        feats = getattr(self, "_guard_features", None)
+        lap = real(self, *a, **k)
+        seen.append((lap, feats, self._kernel_gamma, self.mode_))
+        return lap
+    monkeypatch.setattr(Est, "_fit_laplacian", spy)
+    ridges = []
+    real_ridge = man.LapRLS._feature_ridge
+
+    def ridge_spy(self, feats, T, gA):
+        out = real_ridge(self, feats, T, gA)
+        ridges.append((feats[0], T, gA, out[:2]))
+        return out
+    monkeypatch.setattr(man.LapRLS, "_feature_ridge", ridge_spy)
+    for on in (True, False):
+        monkeypatch.setattr(tv_check, "GUARD_FIT_FEATURES", on)
+        for tv_limit, lap_limit in ((n - 1, n - 1), (n - 1, n), (n, n - 1)):
+            monkeypatch.setattr(tv_setup, "LOWRANK_MIN_SAMPLES", tv_limit)
+            monkeypatch.setattr(man, "LOWRANK_MIN_SAMPLES", lap_limit)
+            seen.clear()
+            ridges.clear()
+            est = _fit(Est(), X, y)
+            (lap, feats, width, mode), = seen
+            assert mode == ("nystroem" if tv_limit < n else "exact")
+            assert est.laplacian_fallback_
+            np.testing.assert_array_equal(est.transduction_, lap.transduction_)
+            if on and tv_limit < n and lap_limit < n:
+                Z, landmarks, N = feats
+                assert lap.n_components_ == Z.shape[1] == 40
+                np.testing.assert_array_equal(lap.landmarks_, landmarks)
+                assert lap._gamma == width
+                # the ridge ran on the fit's own Z (and its Z'Z): min ||Z w +
+                # b - t||^2 + gamma_A ||w||^2, beta = N w, solved here directly
+                (Zr, T, gA, (beta, b)), = ridges
+                assert Zr is Z
+                Zb = np.hstack([np.asarray(Z, dtype=np.float64), np.ones((n, 1))])
+                H = Zb.T @ Zb
+                H[np.arange(40), np.arange(40)] += gA
+                sol = np.linalg.solve(H, Zb.T @ T)
+                np.testing.assert_allclose(beta, np.asarray(N, np.float64) @ sol[:40],
+                                           rtol=1e-6, atol=1e-8)
+                np.testing.assert_allclose(b, sol[40], rtol=1e-6, atol=1e-8)
+                # the same bits on a refit
+                again = _fit(Est(), X, y)
+                assert (est.decision_function(X).tobytes()
+                        == again.decision_function(X).tobytes())
+            else:
+                assert not ridges
+            if lap_limit >= n:
+                assert lap.mode_ == "exact"
+            elif not (on and tv_limit < n):
+                # LapRLS's own landmarks and width
+                assert (lap.mode_, lap.n_components_) == ("nystroem", 60)
+                assert lap.gamma is None
+
+
 def _two_blobs(n=240, per_class=6, seed=0):
     from sklearn.datasets import make_blobs
     X, yt = make_blobs(n, centers=[[-3, 0], [3, 0]], cluster_std=1.0, random_state=0)
