@@ -1208,10 +1208,16 @@ def test_guard_fit_features_both_sides(Est, dtype, monkeypatch):
                 np.testing.assert_allclose(beta, np.asarray(N, np.float64) @ sol[:40],
                                            rtol=1e-6, atol=1e-8)
                 np.testing.assert_allclose(b, sol[40], rtol=1e-6, atol=1e-8)
-                # the same bits on a refit
+                # the same bits on a refit, and with the guard fitted beside
+                # the solve (n_jobs=2: _tv_check.GUARD_AHEAD)
                 again = _fit(Est(), X, y)
                 assert (est.decision_function(X).tobytes()
                         == again.decision_function(X).tobytes())
+                ridges.clear()
+                two = _fit(Est(n_jobs=2), X, y)
+                assert len(ridges) == 1
+                assert (est.decision_function(X).tobytes()
+                        == two.decision_function(X).tobytes())
             else:
                 assert not ridges
             if lap_limit >= n:
