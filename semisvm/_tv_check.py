@@ -269,6 +269,20 @@ SAFE_COUNTERPART_DIRECT = True
 # against the loop's 0.3 s / 24 MiB, 20,000 labels 14 s / 1.6 GB); above
 # it, the splitting loop as with SAFE_COUNTERPART_DIRECT False
 SAFE_COUNTERPART_DIRECT_MAX_LABELED = 2000
+# safe=True, more than two classes: the supervised counterpart (gamma = 0,
+# normalize=None), its fold fits and the fit adopted where the check falls
+# back, solved directly on the labeled rows, one class against the rest
+# (``_tv_solvers.supervised_multi``: kernel ridge classification / the
+# kernel SVM per class, argmax), on at most
+# SAFE_COUNTERPART_DIRECT_MAX_LABELED labeled rows, instead of the
+# multi-class splitting loop (which projects every row onto the simplex and
+# resets the labeled rows, a constrained problem it approaches slowly: 19-22
+# outer iterations per fold at 5,000 x 10, 10 classes, a quarter of
+# safe=True's CPU, ~0.15-0.2 s a fold). Another counterpart model: it moves
+# the check's decisions; decided on the tune part of bench/_suite.py
+# (bench/RESULTS.md, "the ten-class counterpart solved directly").
+# False: the splitting loop
+SAFE_COUNTERPART_DIRECT_MULTI = False
 # safe=True with an int safe_cv (RepeatedLabeledStratifiedKFold(k,
 # n_repeats=2)): the second repeat's folds run only where the first
 # repeat's do not decide: it stops when it had all its k folds (no class

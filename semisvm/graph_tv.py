@@ -102,7 +102,8 @@ from semisvm._tv_inputs import (
 )
 from semisvm._tv_schemes import TV_DEFAULTS_DOC, CheegerSolveMixin, TVSchemeMixin
 from semisvm._tv_setup import TVSetupMixin
-from semisvm._tv_solvers import cheeger_ratio, supervised_binary, tv_splitting
+from semisvm._tv_solvers import (cheeger_ratio, supervised_binary, supervised_multi,
+                                 tv_splitting)
 from semisvm._validation import (
     FLOAT_DTYPES,
     UNLABELED,
@@ -359,10 +360,12 @@ def graph_tv(K, W, y, *, loss="squared", gamma=1.0, lam=1.0, eta=1.0, mu=1.0,
     t0 = time.perf_counter()
     c0 = time.process_time()
     if _direct:
-        if n_classes != 2 or gamma != 0 or normalize is not None:
-            raise ValueError("_direct needs two classes, gamma=0 and normalize=None")
+        if gamma != 0 or normalize is not None:
+            raise ValueError("_direct needs gamma=0 and normalize=None")
         with limit_api(1, "blas"):
-            out = supervised_binary(rk, y, loss, lam, eta, mu, smo_tol)
+            out = (supervised_binary(rk, y, loss, lam, eta, mu, smo_tol)
+                   if n_classes == 2 else
+                   supervised_multi(rk, y, n_classes, loss, lam, eta, mu, smo_tol))
         out["total_time"] = time.perf_counter() - t0
         out["total_cpu_time"] = time.process_time() - c0
         return make_result(**out)
