@@ -102,8 +102,12 @@ from semisvm._tv_inputs import (
 )
 from semisvm._tv_schemes import TV_DEFAULTS_DOC, CheegerSolveMixin, TVSchemeMixin
 from semisvm._tv_setup import TVSetupMixin
-from semisvm._tv_solvers import (cheeger_ratio, supervised_binary, supervised_multi,
-                                 tv_splitting)
+from semisvm._tv_solvers import (
+    cheeger_ratio,
+    supervised_binary,
+    supervised_multi,
+    tv_splitting,
+)
 from semisvm._validation import (
     FLOAT_DTYPES,
     UNLABELED,
