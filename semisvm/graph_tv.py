@@ -313,12 +313,14 @@ def graph_tv(K, W, y, *, loss="squared", gamma=1.0, lam=1.0, eta=1.0, mu=1.0,
         (folds of more than 200,000 rows), which counts as settled, and for
         the folds of a fit whose own retry did not settle.
     _direct : bool, default=False
-        Private, two classes at ``gamma=0, normalize=None`` only (the
-        supervised kernel machine on the labeled rows): its solution solved
-        directly on the labeled rows instead of by the splitting (status
-        ``"direct"``, see ``_tv_solvers.supervised_binary``); the estimators'
+        Private, ``gamma=0, normalize=None`` only (the supervised kernel
+        machine on the labeled rows): its solution solved directly on the
+        labeled rows instead of by the splitting (status ``"direct"``, see
+        ``_tv_solvers.supervised_binary``; more than two classes: one class
+        against the rest, ``_tv_solvers.supervised_multi``); the estimators'
         ``safe=True`` check passes it for its counterpart's fold fits and the
-        counterpart it adopts on a fall back (two classes, at most
+        counterpart it adopts on a fall back (two classes; more with
+        ``_tv_check.SAFE_COUNTERPART_DIRECT_MULTI``, off by default; at most
         ``_tv_check.SAFE_COUNTERPART_DIRECT_MAX_LABELED`` labeled rows).
 
     Returns
