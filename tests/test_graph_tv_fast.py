@@ -446,6 +446,10 @@ def test_safe_true_fold_set_up_shared_by_model_and_counterpart(Est, n_classes, m
     # (each fold's own Z'Z counted: not the fit's downdated,
     # test_safe_true_fold_gram_downdated_both_sides)
     monkeypatch.setattr(tc, "SAFE_GRAM_DOWNDATE", False)
+    # (three classes: the counterpart's splitting loop, which reads the
+    # shared set-up; solved directly it needs no Z'Z,
+    # test_safe_true_counterpart_direct_multi_both_sides)
+    monkeypatch.setattr(tc, "SAFE_COUNTERPART_DIRECT_MULTI", False)
     grams, scores = [], []
     real_gram, real_scores = tsol.feature_gram, ms._paired_scores
     monkeypatch.setattr(tsol, "feature_gram",
