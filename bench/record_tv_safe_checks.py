@@ -10,7 +10,9 @@ sets have at most 600 rows: shrink it to reach them). SCORES_ONLY=1 skips the co
 of a kept fit (its ``err_sup``): for a run whose counterpart is that of a base run (compare reads the
 base's). GRAM_DOWNDATE=0/1 sets ``_tv_check.SAFE_GRAM_DOWNDATE``; N_COMPONENTS=<int> fits on that many
 Nystroem features (the tune part's sets are below the "auto" switch to them); SEEDS=0,1 only those
-label draws; ONLY=krvskp,poker01 only those sets.
+label draws; ONLY=krvskp,poker01 only those sets. MULTI_CLASS=1: the cells of more than two classes only;
+COUNTERPART_DIRECT_MULTI=0/1 sets ``_tv_check.SAFE_COUNTERPART_DIRECT_MULTI`` (the multi-class counterpart
+solved directly).
 
 Run::
 
@@ -39,6 +41,8 @@ if "TV_FOLD_BUDGET" in os.environ:
 if "FOLD_BUDGET_MIN_ROWS" in os.environ:
     TC.SAFE_FOLD_BUDGET_MIN_ROWS = int(os.environ["FOLD_BUDGET_MIN_ROWS"])
 scores_only = os.environ.get("SCORES_ONLY") == "1"
+if "COUNTERPART_DIRECT_MULTI" in os.environ:
+    TC.SAFE_COUNTERPART_DIRECT_MULTI = os.environ["COUNTERPART_DIRECT_MULTI"] == "1"
 if "GRAM_DOWNDATE" in os.environ:
     TC.SAFE_GRAM_DOWNDATE = os.environ["GRAM_DOWNDATE"] == "1"
 # N_COMPONENTS=<int>: the fits on that many Nystroem features (the tune part's
@@ -66,6 +70,8 @@ groups = [(False, list(_suite.SCHEMES)), (True, list(_suite.CLASSIC_SCHEMES))]
 for classic, schemes in groups:
     for d, scheme, seed, ys in _suite.cells(part, schemes=schemes, max_rows=max_rows, classic=classic):
         if os.environ.get("TWO_CLASS") == "1" and np.unique(d.y).size != 2:
+            continue
+        if os.environ.get("MULTI_CLASS") == "1" and np.unique(d.y).size <= 2:
             continue
         if "SEEDS" in os.environ and str(seed) not in os.environ["SEEDS"].split(","):
             continue

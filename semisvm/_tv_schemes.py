@@ -239,8 +239,9 @@ class TVSchemeMixin:
                              and Z.size * 4 <= _tv_check.SAFE_COUNTERPART_SINGLE_MAX_BYTES)
         else:
             kw["_held"] = getattr(self, "_fold_held", None)
-        if (binary and getattr(self, "_direct_counterpart", False)
-                and _tv_check.SAFE_COUNTERPART_DIRECT and gamma == 0
+        if ((_tv_check.SAFE_COUNTERPART_DIRECT_MULTI if not binary
+             else _tv_check.SAFE_COUNTERPART_DIRECT)
+                and getattr(self, "_direct_counterpart", False) and gamma == 0
                 and self.normalize is None
                 and np.count_nonzero(y != UNLABELED)
                 <= _tv_check.SAFE_COUNTERPART_DIRECT_MAX_LABELED):
@@ -305,8 +306,11 @@ class TVSchemeMixin:
         if scheme not in ("auto", "augmented", "penalty"):
             raise ValueError("scheme must be 'auto', 'augmented' or 'penalty', "
                              f"got {scheme!r}")
-        if binary or scheme != "auto":
-            return self._graph_tv(K, W, y, scheme="augmented" if binary else scheme,
+        if binary or scheme != "auto" or kw.get("_direct"):
+            # (a direct solve, _tv_check.SAFE_COUNTERPART_DIRECT_MULTI: no
+            # splitting scheme)
+            return self._graph_tv(K, W, y, scheme=("augmented" if binary or scheme == "auto"
+                                                   else scheme),
                             **weights, **kw)
         # [NP] the penalty iteration first, kept when it settled within
         # PENALTY_BUDGET iterations, its kernel fit agrees with the labels

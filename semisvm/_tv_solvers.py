@@ -1000,6 +1000,35 @@ def supervised_binary(rk, y, loss, lam, eta, mu, smo_tol):
                 rof_time=0.0, rof_cpu_time=0.0)
 
 
+def supervised_multi(rk, y, n_classes, loss, lam, eta, mu, smo_tol):
+    """The supervised counterpart of more than two classes solved directly
+    on the labeled rows (``_tv_check.SAFE_COUNTERPART_DIRECT_MULTI``): one
+    :func:`supervised_binary` per class (class k against the rest: kernel
+    ridge classification, squared loss, or the kernel SVM with its own
+    intercept, hinge), the decision ``(n, n_classes)`` and labels its
+    argmax. Not the fixed point of :func:`_tv_multi` at ``gamma = 0,
+    normalize=None`` (that iteration projects every row onto the simplex and
+    resets the labeled rows: a constrained problem it approaches slowly);
+    the kernel machine on the labeled rows alone. With the squared loss the
+    +-1 targets give the argmax of the 0/1 one-hot targets (the fit is
+    linear in its targets and the two differ by a term common to all
+    classes)."""
+    outs = []
+    for k in range(n_classes):
+        yk = np.where(y == UNLABELED, UNLABELED, (y == k).astype(y.dtype))
+        outs.append(supervised_binary(rk, yk, loss, lam, eta, mu, smo_tol))
+    decision = np.stack([o["decision"] for o in outs], axis=1)
+    obj = float(sum(o["objective"] for o in outs))
+    return dict(model="tv", loss=loss, decision=decision,
+                labels=np.argmax(decision, axis=1),
+                alpha=np.stack([o["alpha"] for o in outs], axis=1),
+                intercept=np.array([o["intercept"] for o in outs]),
+                objective=obj, n_iter=1,
+                converged=all(o["converged"] for o in outs), status="direct",
+                history=[obj], residual_history=[0.0], n_rof_iter=0,
+                rof_time=0.0, rof_cpu_time=0.0)
+
+
 def _stable_stop(state, labels, unl, residual, tol, n_stable, watch=None):
     """Update the label-stability counter; return the stop reason or None.
 

@@ -102,7 +102,12 @@ from semisvm._tv_inputs import (
 )
 from semisvm._tv_schemes import TV_DEFAULTS_DOC, CheegerSolveMixin, TVSchemeMixin
 from semisvm._tv_setup import TVSetupMixin
-from semisvm._tv_solvers import cheeger_ratio, supervised_binary, tv_splitting
+from semisvm._tv_solvers import (
+    cheeger_ratio,
+    supervised_binary,
+    supervised_multi,
+    tv_splitting,
+)
 from semisvm._validation import (
     FLOAT_DTYPES,
     UNLABELED,
@@ -308,12 +313,14 @@ def graph_tv(K, W, y, *, loss="squared", gamma=1.0, lam=1.0, eta=1.0, mu=1.0,
         (folds of more than 200,000 rows), which counts as settled, and for
         the folds of a fit whose own retry did not settle.
     _direct : bool, default=False
-        Private, two classes at ``gamma=0, normalize=None`` only (the
-        supervised kernel machine on the labeled rows): its solution solved
-        directly on the labeled rows instead of by the splitting (status
-        ``"direct"``, see ``_tv_solvers.supervised_binary``); the estimators'
+        Private, ``gamma=0, normalize=None`` only (the supervised kernel
+        machine on the labeled rows): its solution solved directly on the
+        labeled rows instead of by the splitting (status ``"direct"``, see
+        ``_tv_solvers.supervised_binary``; more than two classes: one class
+        against the rest, ``_tv_solvers.supervised_multi``); the estimators'
         ``safe=True`` check passes it for its counterpart's fold fits and the
-        counterpart it adopts on a fall back (two classes, at most
+        counterpart it adopts on a fall back (two classes; more with
+        ``_tv_check.SAFE_COUNTERPART_DIRECT_MULTI``, off by default; at most
         ``_tv_check.SAFE_COUNTERPART_DIRECT_MAX_LABELED`` labeled rows).
 
     Returns
@@ -359,10 +366,12 @@ def graph_tv(K, W, y, *, loss="squared", gamma=1.0, lam=1.0, eta=1.0, mu=1.0,
     t0 = time.perf_counter()
     c0 = time.process_time()
     if _direct:
-        if n_classes != 2 or gamma != 0 or normalize is not None:
-            raise ValueError("_direct needs two classes, gamma=0 and normalize=None")
+        if gamma != 0 or normalize is not None:
+            raise ValueError("_direct needs gamma=0 and normalize=None")
         with limit_api(1, "blas"):
-            out = supervised_binary(rk, y, loss, lam, eta, mu, smo_tol)
+            out = (supervised_binary(rk, y, loss, lam, eta, mu, smo_tol)
+                   if n_classes == 2 else
+                   supervised_multi(rk, y, n_classes, loss, lam, eta, mu, smo_tol))
         out["total_time"] = time.perf_counter() - t0
         out["total_cpu_time"] = time.process_time() - c0
         return make_result(**out)

@@ -446,6 +446,10 @@ def test_safe_true_fold_set_up_shared_by_model_and_counterpart(Est, n_classes, m
     # (each fold's own Z'Z counted: not the fit's downdated,
     # test_safe_true_fold_gram_downdated_both_sides)
     monkeypatch.setattr(tc, "SAFE_GRAM_DOWNDATE", False)
+    # (three classes: the counterpart's splitting loop, which reads the
+    # shared set-up; solved directly it needs no Z'Z,
+    # test_safe_true_counterpart_direct_multi_both_sides)
+    monkeypatch.setattr(tc, "SAFE_COUNTERPART_DIRECT_MULTI", False)
     grams, scores = [], []
     real_gram, real_scores = tsol.feature_gram, ms._paired_scores
     monkeypatch.setattr(tsol, "feature_gram",
@@ -950,10 +954,11 @@ def test_direct_counterpart_only_at_its_problem():
     for kw in (dict(gamma=0.1, normalize=None), dict(gamma=0.0, normalize="n")):
         with pytest.raises(ValueError, match="_direct"):
             graph_tv(K, W, y, _direct=True, **kw)
+    # three classes: one class against the rest (supervised_multi)
     y3 = y.copy()
     y3[np.flatnonzero(y == -1)[:3]] = 2
-    with pytest.raises(ValueError, match="_direct"):
-        graph_tv(K, W, y3, gamma=0.0, normalize=None, _direct=True)
+    d3 = graph_tv(K, W, y3, gamma=0.0, normalize=None, _direct=True)
+    assert d3.status == "direct" and d3.decision.shape == (60, 3)
 
 
 @pytest.mark.parametrize("Est", [TVRLS, TVSVM, CheegerRLS, CheegerSVM])
@@ -996,8 +1001,119 @@ def test_safe_true_counterpart_direct_both_sides(Est, direct, monkeypatch):
     for c in range(3):
         y3[rng.choice(np.flatnonzero(yt3 == c), 5, replace=False)] = c
     seen.clear()
+    monkeypatch.setattr(tc, "SAFE_COUNTERPART_DIRECT_MULTI", False)
     _fit(Est(safe=True, max_iter=20), X3, y3)
     assert seen and "direct" not in seen
+
+
+def _blobs3(n=150, per=6, seed=0):
+    from sklearn.datasets import make_blobs
+    X, yt = make_blobs(n, centers=3, cluster_std=2.5, random_state=seed)
+    y = np.full(n, -1)
+    rng = np.random.default_rng(seed)
+    for c in range(3):
+        y[rng.choice(np.flatnonzero(yt == c), per, replace=False)] = c
+    return X, y, yt
+
+
+@pytest.mark.parametrize("low_rank", [False, True])
+@pytest.mark.parametrize("loss", ["squared", "hinge"])
+def test_direct_counterpart_multi_is_one_vs_rest(loss, low_rank):
+    # more than two classes (SAFE_COUNTERPART_DIRECT_MULTI): each class
+    # against the rest on the labeled rows, sklearn's KernelRidge / SVC on
+    # the same (precomputed) kernel, labels their argmax
+    from sklearn.kernel_ridge import KernelRidge
+    from sklearn.svm import SVC
+
+    from semisvm._lowrank import nystroem_features
+    from semisvm.graph import knn_affinity
+    from semisvm.graph_tv import graph_tv
+    from semisvm.kernels import kernel_matrix
+    X, y, _ = _blobs3()
+    lab = y != -1
+    if low_rank:
+        Z = nystroem_features(X, lambda A, B=None: kernel_matrix(A, B, gamma=0.5), 40,
+                              random_state=0)[0]
+        delta = 0.05
+        K, kw = Z @ Z.T + delta * np.eye(150), dict(Z=Z, nugget=delta)
+    else:
+        K = kernel_matrix(X, gamma=0.5)
+        kw = dict()
+    W = knn_affinity(X, 8)
+    lam, eta, mu = 0.1, 10.0, 3.0
+    d = graph_tv(None if low_rank else K, W, y, loss=loss, gamma=0.0, normalize=None,
+                 lam=lam, eta=eta, mu=mu, _direct=True, **kw)
+    assert d.status == "direct" and d.converged and d.decision.shape == (150, 3)
+    dec = np.empty((150, 3))
+    for k in range(3):
+        t = np.where(y[lab] == k, 1.0, -1.0)
+        if loss == "squared":
+            ref = KernelRidge(alpha=lam / eta, kernel="precomputed").fit(
+                K[np.ix_(lab, lab)], t)
+            dec[:, k] = ref.predict(K[:, lab])
+        else:
+            ref = SVC(kernel="precomputed", C=mu / lam, tol=1e-10).fit(K[np.ix_(lab, lab)], t)
+            dec[:, k] = ref.decision_function(K[:, lab])
+            assert abs(d.intercept[k] - ref.intercept_[0]) < 1e-5
+    np.testing.assert_allclose(d.decision, dec, atol=1e-5)
+    np.testing.assert_array_equal(d.labels, np.argmax(dec, axis=1))
+    assert np.all(d.alpha[~lab] == 0)
+    if loss == "squared":
+        # the 0/1 one-hot targets of the splitting loop give the same argmax
+        onehot = KernelRidge(alpha=lam / eta, kernel="precomputed").fit(
+            K[np.ix_(lab, lab)], np.eye(3)[y[lab]]).predict(K[:, lab])
+        np.testing.assert_array_equal(np.argmax(onehot, axis=1), d.labels)
+
+
+@pytest.mark.parametrize("Est", [TVRLS, TVSVM, CheegerRLS, CheegerSVM])
+@pytest.mark.parametrize("on", [True, False])
+def test_safe_true_counterpart_direct_multi_both_sides(Est, on, monkeypatch):
+    # SAFE_COUNTERPART_DIRECT_MULTI on: every counterpart fold fit of a
+    # three-class check (and the counterpart adopted) solved directly; off: the
+    # splitting loop; the labeled-rows cap applies to it too; two classes
+    # follow SAFE_COUNTERPART_DIRECT alone
+    import semisvm._tv_check as tc
+    import semisvm.graph_tv as gt
+    monkeypatch.setattr(tc, "SAFE_COUNTERPART_DIRECT_MULTI", on)
+    monkeypatch.setattr(tc, "SAFE_FIRST_REPEAT_MIN_GAIN", None)
+    seen = []
+    real = gt.graph_tv
+
+    def spy(*a, **k):
+        res = real(*a, **k)
+        if k.get("gamma") == 0:
+            seen.append(res.status)
+        return res
+    monkeypatch.setattr(gt, "graph_tv", spy)
+    X, y, _ = _blobs3()
+    est = _fit(Est(safe=True, max_iter=20), X, y)
+    # (the ten folds, and the counterpart adopted where it fell back; the
+    # loop may take two solves a fold: the penalty, then the augmented scheme)
+    assert est.safe_scores_[0].size == 10
+    if on:
+        assert len(seen) == 10 + est.fell_back_
+    else:
+        assert len(seen) >= 10 + est.fell_back_
+    assert all((s == "direct") == on for s in seen)
+    sup = est._supervised_counterpart()
+    seen.clear()
+    _fit(sup, X, y)
+    assert seen and all((s == "direct") == on for s in seen)
+    if on:
+        # the labeled-rows cap: below the fit's 18 labels, the loop
+        monkeypatch.setattr(tc, "SAFE_COUNTERPART_DIRECT_MAX_LABELED", 17)
+        seen.clear()
+        _fit(est._supervised_counterpart(), X, y)
+        assert seen and "direct" not in seen
+        monkeypatch.setattr(tc, "SAFE_COUNTERPART_DIRECT_MAX_LABELED", 18)
+        seen.clear()
+        _fit(est._supervised_counterpart(), X, y)
+        assert seen == ["direct"]
+    # two classes: SAFE_COUNTERPART_DIRECT's (on by default) whatever this switch
+    X2, y2, _ = _moons(150, 6, seed=1)
+    seen.clear()
+    _fit(Est(safe=True, max_iter=30), X2, y2)
+    assert seen and all(s == "direct" for s in seen)
 
 
 @pytest.mark.parametrize("Est", [TVRLS, TVSVM])
