@@ -246,9 +246,10 @@ class TVSchemeMixin:
                 and np.count_nonzero(y != UNLABELED)
                 <= _tv_check.SAFE_COUNTERPART_DIRECT_MAX_LABELED):
             # a safe=True check's supervised counterpart (its fold fits and
-            # the fit adopted where it falls back), two classes: the convex
-            # problem solved directly on the labeled rows
-            # (_tv_check.SAFE_COUNTERPART_DIRECT)
+            # the fit adopted where it falls back): the convex problem solved
+            # directly on the labeled rows (_tv_check.SAFE_COUNTERPART_DIRECT;
+            # more than two classes: one class against the rest,
+            # SAFE_COUNTERPART_DIRECT_MULTI)
             kw["_direct"] = True
         # the check's fold solves (_auto_fallback) keep this fit's choice
         start, center = (getattr(self, "_pinned_start_center", None)

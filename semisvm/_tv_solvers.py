@@ -934,6 +934,53 @@ def tv_splitting(rk, W, y, n_classes, loss, gamma, lam, eta, mu, r1, r2, r,
 DIRECT_BLOCK_ENTRIES = 1 << 22
 
 
+def _labeled_block(rk, lab):
+    """The kernel block ``K_LL`` of the labeled rows ``lab`` (float64,
+    symmetric) and, with a factor Z, its rows ``Z_L`` in float64 (else
+    None)."""
+    ZL = None
+    if rk.low_rank:
+        ZL = np.asarray(rk.Z[lab], dtype=np.float64)
+        KLL = ZL @ ZL.T
+        KLL[np.diag_indices_from(KLL)] += rk.delta
+    else:
+        KLL = np.asarray(rk.K[np.ix_(lab, lab)], dtype=np.float64)
+    return 0.5 * (KLL + KLL.T), ZL
+
+
+def _direct_svm(KLL, ypm, C, smo_tol):
+    """The kernel SVM's dual on the labeled rows (targets ``ypm`` in +-1,
+    box C) by :func:`smo_qp`: ``(alpha_L, intercept, converged)`` with
+    ``alpha_i = y_i beta_i``."""
+    Q = np.ascontiguousarray(ypm[:, None] * KLL * ypm[None, :])
+    beta = np.zeros(ypm.shape[0])
+    b, _, smo_status = smo_qp(Q, np.full(ypm.shape[0], -1.0), np.ascontiguousarray(ypm),
+                              np.full(ypm.shape[0], C), beta, tol=smo_tol)
+    return ypm * beta, b, smo_status == 0
+
+
+def _direct_decision(rk, lab, ZL, aL):
+    """``f = K[:, L] alpha_L`` on all rows in float64 (with a factor Z: ``Z
+    Z_L' alpha_L + delta alpha``); ``aL`` one column (L,) or several (L,
+    c)."""
+    n = rk.n
+    if rk.low_rank:
+        v = ZL.T @ aL
+        if rk.Z.dtype == np.float64:
+            f = rk.Z @ v
+        else:
+            # (float32 features: a float64 copy of a block of rows at a time,
+            # not of all of Z)
+            f = np.empty((n,) + aL.shape[1:])
+            step = max(1, DIRECT_BLOCK_ENTRIES // max(1, rk.Z.shape[1]))
+            for s in range(0, n, step):
+                f[s:s + step] = np.asarray(rk.Z[s:s + step], dtype=np.float64) @ v
+        f[lab] += rk.delta * aL
+    else:
+        f = np.asarray(rk.K[:, lab], dtype=np.float64) @ aL
+    return f
+
+
 def supervised_binary(rk, y, loss, lam, eta, mu, smo_tol):
     """The two-class splitting's fixed point at ``gamma = 0`` without the
     graph (``normalize=None``: the convex problem), solved directly on the
@@ -950,13 +997,7 @@ def supervised_binary(rk, y, loss, lam, eta, mu, smo_tol):
     dt = rk.dtype
     lab = np.flatnonzero(y != UNLABELED)
     ypm = np.where(y[lab] == 1, 1.0, -1.0)
-    if rk.low_rank:
-        ZL = np.asarray(rk.Z[lab], dtype=np.float64)
-        KLL = ZL @ ZL.T
-        KLL[np.diag_indices_from(KLL)] += rk.delta
-    else:
-        KLL = np.asarray(rk.K[np.ix_(lab, lab)], dtype=np.float64)
-    KLL = 0.5 * (KLL + KLL.T)
+    KLL, ZL = _labeled_block(rk, lab)
     b = 0.0
     converged = True
     if loss == "squared":
@@ -964,28 +1005,10 @@ def supervised_binary(rk, y, loss, lam, eta, mu, smo_tol):
         A[np.diag_indices_from(A)] += lam / eta
         aL = sla.solve(A, ypm, assume_a="pos", check_finite=False)
     else:
-        Q = np.ascontiguousarray(ypm[:, None] * KLL * ypm[None, :])
-        beta = np.zeros(lab.shape[0])
-        b, _, smo_status = smo_qp(Q, np.full(lab.shape[0], -1.0), np.ascontiguousarray(ypm),
-                                  np.full(lab.shape[0], mu / lam), beta, tol=smo_tol)
-        converged = smo_status == 0
-        aL = ypm * beta
+        aL, b, converged = _direct_svm(KLL, ypm, mu / lam, smo_tol)
     alpha = np.zeros(n, dtype=dt)
     alpha[lab] = aL
-    if rk.low_rank:
-        v = ZL.T @ aL
-        if rk.Z.dtype == np.float64:
-            f = rk.Z @ v
-        else:
-            # (float32 features: a float64 copy of a block of rows at a time,
-            # not of all of Z)
-            f = np.empty(n)
-            step = max(1, DIRECT_BLOCK_ENTRIES // max(1, rk.Z.shape[1]))
-            for s in range(0, n, step):
-                f[s:s + step] = np.asarray(rk.Z[s:s + step], dtype=np.float64) @ v
-        f[lab] += rk.delta * aL
-    else:
-        f = np.asarray(rk.K[:, lab], dtype=np.float64) @ aL
+    f = _direct_decision(rk, lab, ZL, aL)
     fL = f[lab]
     if loss == "squared":
         fit = 0.5 * eta * np.sum((ypm - fL) ** 2)
@@ -1002,10 +1025,11 @@ def supervised_binary(rk, y, loss, lam, eta, mu, smo_tol):
 
 def supervised_multi(rk, y, n_classes, loss, lam, eta, mu, smo_tol):
     """The supervised counterpart of more than two classes solved directly
-    on the labeled rows (``_tv_check.SAFE_COUNTERPART_DIRECT_MULTI``): one
-    :func:`supervised_binary` per class (class k against the rest: kernel
-    ridge classification, squared loss, or the kernel SVM with its own
-    intercept, hinge), the decision ``(n, n_classes)`` and labels its
+    on the labeled rows (``_tv_check.SAFE_COUNTERPART_DIRECT_MULTI``): class
+    k against the rest for each k, :func:`supervised_binary`'s problem
+    (kernel ridge classification, squared loss: one factorization of the
+    labeled block for all classes; or the kernel SVM with its own intercept,
+    hinge: one SMO per class on the shared block), the decision ``(n, n_classes)`` and labels its
     argmax. Not the fixed point of :func:`_tv_multi` at ``gamma = 0,
     normalize=None`` (that iteration projects every row onto the simplex and
     resets the labeled rows: a constrained problem it approaches slowly);
@@ -1013,18 +1037,39 @@ def supervised_multi(rk, y, n_classes, loss, lam, eta, mu, smo_tol):
     +-1 targets give the argmax of the 0/1 one-hot targets (the fit is
     linear in its targets and the two differ by a term common to all
     classes)."""
-    outs = []
-    for k in range(n_classes):
-        yk = np.where(y == UNLABELED, UNLABELED, (y == k).astype(y.dtype))
-        outs.append(supervised_binary(rk, yk, loss, lam, eta, mu, smo_tol))
-    decision = np.stack([o["decision"] for o in outs], axis=1)
-    obj = float(sum(o["objective"] for o in outs))
+    n = rk.n
+    dt = rk.dtype
+    lab = np.flatnonzero(y != UNLABELED)
+    # class k against the rest, +-1 targets (L, n_classes)
+    Y = np.where(y[lab][:, None] == np.arange(n_classes)[None, :], 1.0, -1.0)
+    # the labeled block (and its factorization, squared loss) once for all
+    # classes
+    KLL, ZL = _labeled_block(rk, lab)
+    b = np.zeros(n_classes)
+    converged = True
+    if loss == "squared":
+        A = KLL.copy()
+        A[np.diag_indices_from(A)] += lam / eta
+        aL = sla.solve(A, Y, assume_a="pos", check_finite=False)
+    else:
+        aL = np.empty_like(Y)
+        for k in range(n_classes):
+            aL[:, k], b[k], ok = _direct_svm(KLL, np.ascontiguousarray(Y[:, k]),
+                                            mu / lam, smo_tol)
+            converged = converged and ok
+    f = _direct_decision(rk, lab, ZL, aL)
+    fL = f[lab]
+    if loss == "squared":
+        fit = 0.5 * eta * np.sum((Y - fL) ** 2)
+    else:
+        fit = mu * np.sum(np.maximum(0.0, 1.0 - Y * (fL + b)))
+    obj = float(fit + 0.5 * lam * np.sum(aL * fL))
+    alpha = np.zeros((n, n_classes), dtype=dt)
+    alpha[lab] = aL
+    decision = f.astype(dt, copy=False) + b.astype(dt)
     return dict(model="tv", loss=loss, decision=decision,
-                labels=np.argmax(decision, axis=1),
-                alpha=np.stack([o["alpha"] for o in outs], axis=1),
-                intercept=np.array([o["intercept"] for o in outs]),
-                objective=obj, n_iter=1,
-                converged=all(o["converged"] for o in outs), status="direct",
+                labels=np.argmax(decision, axis=1), alpha=alpha, intercept=b,
+                objective=obj, n_iter=1, converged=converged, status="direct",
                 history=[obj], residual_history=[0.0], n_rof_iter=0,
                 rof_time=0.0, rof_cpu_time=0.0)
 

@@ -320,7 +320,7 @@ def graph_tv(K, W, y, *, loss="squared", gamma=1.0, lam=1.0, eta=1.0, mu=1.0,
         against the rest, ``_tv_solvers.supervised_multi``); the estimators'
         ``safe=True`` check passes it for its counterpart's fold fits and the
         counterpart it adopts on a fall back (two classes; more with
-        ``_tv_check.SAFE_COUNTERPART_DIRECT_MULTI``, off by default; at most
+        ``_tv_check.SAFE_COUNTERPART_DIRECT_MULTI``, on by default; at most
         ``_tv_check.SAFE_COUNTERPART_DIRECT_MAX_LABELED`` labeled rows).
 
     Returns
@@ -880,7 +880,8 @@ class _GraphTVBase(TVSetupMixin, TVCheckMixin, SafeSemiSupervisedMixin,
         # (fitted on this fit's X, already scaled: feature_scaling=False)
         sup = cls(gamma=0.0, normalize=None, safe=False, label_tol=LABEL_TOL,
                   feature_scaling=False, **params)
-        # two classes: solved directly (_tv_check.SAFE_COUNTERPART_DIRECT)
+        # solved directly (_tv_check.SAFE_COUNTERPART_DIRECT; more than two
+        # classes one-vs-rest, SAFE_COUNTERPART_DIRECT_MULTI)
         sup._direct_counterpart = True
         if getattr(self, "_safety_setup", None) is not None:
             # in the safety net's check: its fits share the set-up too
@@ -1007,11 +1008,15 @@ _COMMON_DOC = """
           on the labeled rows (every unlabeled row stays in training), store
           the mean accuracy gain in ``unlabeled_gain_`` and, when it is below
           ``-safe_margin``, become that supervised model (``fell_back_``).
-          With two classes and at most 2,000 labeled rows that counterpart
-          (its fold fits and the fit adopted on a fall back) is solved
-          directly on the labeled rows (an l x l solve, or the SVM dual by
-          SMO: ``result_.status == "direct"``, ``n_iter_ == 1``), else by the
-          splitting iteration.
+          With at most 2,000 labeled rows that counterpart (its fold fits
+          and the fit adopted on a fall back) is solved directly on the
+          labeled rows (an l x l solve, or the SVM dual by SMO:
+          ``result_.status == "direct"``, ``n_iter_ == 1``); with more than
+          two classes it is then one class against the rest (one kernel
+          ridge classifier / kernel SVM with its own intercept per class,
+          the label the largest decision), not the splitting iteration's
+          simplex-constrained problem at ``gamma=0``; above 2,000 labeled
+          rows, the splitting iteration.
           Costs ``2 x safe_cv x 2`` extra fits (an int ``safe_cv`` of at
           least 5: half of them where the first repeat's folds decide, each
           fold's gain on one side of ``-safe_margin`` and their mean at least
