@@ -8,7 +8,7 @@ from sklearn.datasets import make_blobs
 from sklearn.svm import SVC
 
 import semisvm._fallback as fb
-from semisvm import TVRLS, CheegerRLS, CheegerSVM, LapRLS
+from semisvm import TVRLS, TVSVM, CheegerRLS, CheegerSVM, LapRLS
 
 
 @pytest.fixture(autouse=True)
@@ -186,6 +186,44 @@ def test_guard_keeps_the_shift_where_laprls_did_not_adopt_svc(model, monkeypatch
     assert est.class_prior_ is not None and est.class_prior_["shifted"]
 
 
+# -- more than two classes: the library's SVC() is one SVC(C=1, gamma="scale")
+# per class against the rest (every fallback model of the library is
+# one-vs-rest: its decision an argmax over one expansion per class)
+
+def _multi_case(seed=20, n=600, fracs=(0.8, 0.12, 0.08), shift=1.5, d=6, lab=10):
+    """Three classes, 80 / 12 / 8, the two small ones shifted from the large
+    one along their own directions; 10 labels per class."""
+    rng = np.random.RandomState(seed)
+    counts = np.round(np.array(fracs) * n).astype(int)
+    counts[0] += n - counts.sum()
+    y = np.repeat(np.arange(3), counts)
+    U = rng.randn(3, d)
+    U /= np.linalg.norm(U, axis=1)[:, None]
+    X = rng.randn(n, d) + shift * (y[:, None] > 0) * U[y]
+    ys = -np.ones(n, int)
+    for c in range(3):
+        ys[rng.choice(np.flatnonzero(y == c), lab, replace=False)] = c
+    return X, y, ys
+
+
+def test_three_classes_the_model_is_one_vs_rest_svc(monkeypatch):
+    from sklearn.multiclass import OneVsRestClassifier
+    X, y, ys = _multi_case()
+    unl = ys == -1
+    off = _fit(LapRLS, X, ys, None, monkeypatch)
+    on = _fit(LapRLS, X, ys, 0.5, monkeypatch)
+    assert off.fell_back_ and on.fell_back_
+    assert off.safe_counterpart_ != on.safe_counterpart_ == "rbf SVC (C=1, gamma=scale)"
+    w_svc, w_took = on._check_stats["adopt_w"]
+    assert w_svc > w_took
+    assert on.class_prior_ is None
+    ovr = OneVsRestClassifier(SVC()).fit(X[~unl], ys[~unl])
+    assert np.array_equal(np.asarray(on.transduction_)[unl], ovr.predict(X[unl]))
+    assert np.array_equal(on.predict(X[unl]), np.asarray(on.transduction_)[unl])
+    np.testing.assert_allclose(on.decision_function(X), ovr.decision_function(X),
+                               atol=1e-6)
+
+
 # -- bench/bench_class_prior.py's replay of the rule ("svc w s0.5 z0") on a
 # recording made without it gives the library's fit with it, fit by fit
 
@@ -247,7 +285,7 @@ def _nested(n=240, d=5, seed=0):
     return X, yt, ys
 
 
-@pytest.mark.parametrize("model", [TVRLS, pytest.param(CheegerRLS, marks=pytest.mark.slow)])
+@pytest.mark.parametrize("model", [TVRLS, pytest.param(TVSVM, marks=pytest.mark.slow)])
 def test_svc_fold_labels_read_from_the_guards_memo_with_two_threads(model, monkeypatch):
     import threading
     X, y, ys = _nested()
@@ -278,5 +316,13 @@ def test_svc_fold_labels_read_from_the_guards_memo_with_two_threads(model, monke
     assert fits(True, 1.0, 3.0) == 0 and fits(True, 1.0, 1.0) == 0
     assert one._check_stats == two._check_stats
     assert one.safe_counterpart_ == two.safe_counterpart_
+    # (the ADOPT_C tests' nested clouds: the rule off, the RBF SVC at 3 x
+    # "scale", C = 1; on, SVC() after it, in and out of sample)
+    lab = ys != -1
+    assert one.safe_counterpart_ == "rbf SVC (C=1, gamma=scale)"
+    svc = SVC().fit(X[lab], ys[lab])
+    np.testing.assert_allclose(one.decision_function(X), svc.decision_function(X),
+                               atol=1e-8)
+    assert one.class_prior_ is None
     np.testing.assert_array_equal(one.transduction_, two.transduction_)
     np.testing.assert_array_equal(one.decision_function(X), two.decision_function(X))
