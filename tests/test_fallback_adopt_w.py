@@ -13,8 +13,8 @@ from semisvm import TVRLS, TVSVM, CheegerRLS, CheegerSVM, LapRLS
 
 @pytest.fixture(autouse=True)
 def _rule_on(monkeypatch):
-    # the rule is off by default (ADOPT_W_SHRINK None); these tests switch
-    # it on at the value chosen on the tune part
+    # the rule at the value chosen on the tune part (the default, 0.5: these
+    # tests hold it there whatever the default)
     monkeypatch.setattr(fb, "ADOPT_W_SHRINK", 0.5)
 
 
@@ -34,7 +34,7 @@ def test_adopt_weights_two_classes_by_hand(monkeypatch):
     assert fb.adopt_weights(y, np.array([0, 1]), (0.2, 0.1, 0.6), shrink=1.0, z=1.0) is None
     assert fb.adopt_weights(y, np.array([0, 1]), (0.2, 0.1, 0.6), shrink=1.0,
                             z=0.0) is not None
-    # the chosen value (0.5; the library's default is off), off, or no estimate
+    # the chosen value (0.5), off, or no estimate
     assert fb.ADOPT_W_Z == 0.0
     assert fb.adopt_weights(y, np.array([0, 1]), est)[3] == pytest.approx(0.15 / 0.25)
     monkeypatch.setattr(fb, "ADOPT_W_SHRINK", None)
