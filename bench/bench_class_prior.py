@@ -31,8 +31,12 @@ The ``adopt w ...`` / ``svc w ...`` rules score, on a fallback with label
 folds, C = 1 against C = 10 (``ADOPT_C``) or the model taken against
 ``SVC()`` on the held-out rows weighted to the check's estimate of the
 unlabeled class mix (``semisvm._fallback.adopt_weights``; the library's
-``ADOPT_W_SHRINK``, off); the recording keeps the rights and labels they
-need (``_check_folds["adopt"]``).
+``ADOPT_W_SHRINK``); the recording keeps the rights and labels they
+need (``_check_folds["adopt"]``; ``SVC()``'s labels are the library's model's,
+``unl_svc1``: one SVC per class against the rest for more than two classes).
+``--adopt-w-shrink S`` records with the library's rule set to S (< 0: off);
+``--analyze OFF.pkl --rules RULE --against ON.pkl`` counts, per model, the
+fits whose replayed labels equal those of the library recorded with it.
 
 The library itself applies the half-way rule (``semisvm._fallback.PRIOR_Z``):
 landed at z 1 ("sup z1 gap0.2 half", judged on the suite's novel part), then
@@ -91,6 +95,10 @@ def record(args):
         fb.PRIOR_Z = None
     if args.weak_gap is not None:
         fb.WEAK_GAP = None if args.weak_gap < 0 else args.weak_gap
+    if args.adopt_w_shrink is not None:
+        fb.ADOPT_W_SHRINK = None if args.adopt_w_shrink < 0 else args.adopt_w_shrink
+    print(f"# WEAK_GAP {fb.WEAK_GAP}, ADOPT_W_SHRINK {fb.ADOPT_W_SHRINK}, "
+          f"PRIOR_Z {fb.PRIOR_Z}", flush=True)
     for d, scheme, seed, y_semi in cells:
         X, y = d.X, d.y
         unl = y_semi == -1
@@ -115,6 +123,8 @@ def record(args):
                             fell_back=bool(getattr(est, "fell_back_", False)),
                             guard=bool(getattr(est, "laplacian_fallback_", False)),
                             counterpart=getattr(est, "safe_counterpart_", None),
+                            shifted=bool((getattr(est, "class_prior_", None) or {})
+                                         .get("shifted", False)),
                             check=getattr(est, "safe_check_", None),
                             folds=getattr(est, "_check_folds", None)))
             err = 100.0 * np.mean(pred != y[unl])
@@ -442,6 +452,17 @@ for _s in (0.5, 1.0):
 RULES["svc unw"] = dict(adopt_w=True, shrink=1.0, z=-1.0, ge=False, svc=True, unw=True)
 
 
+def _svc1_labels(r):
+    """The labels of the unlabeled rows of the library's ``SVC()`` (the first
+    candidate at C = 1 on the labeled rows; more than two classes: one per
+    class against the rest, as every fallback model of the library), where
+    the recording keeps them (``unl_svc1``); else scikit-learn's ``SVC()``'s
+    of the cell (one-vs-one: older recordings)."""
+    a = (r.get("folds") or {}).get("adopt") or {}
+    got = a.get("unl_svc1")
+    return r["svc_pred"] if got is None else got
+
+
 def apply_adopt_w(r, rule):
     pred = r["pred"]
     if rule.get("svc") and not r.get("fell_back") and r.get("guard"):
@@ -451,7 +472,7 @@ def apply_adopt_w(r, rule):
         if lap is not None and lap.get("fell_back"):
             lab, p = apply_adopt_w(lap, rule)
             if p is not None:
-                return r["svc_pred"], p
+                return _svc1_labels(lap), p
         return pred, None
     folds = r.get("folds")
     if not r.get("fell_back") or folds is None or folds.get("adopt") is None:
@@ -474,7 +495,7 @@ def apply_adopt_w(r, rule):
     if rule.get("svc"):
         ok = a["ok_c1"] if a["took_c1"] else a["ok_c10"]
         if float(np.sum(w[a["ok_svc1"]])) > float(np.sum(w[ok])) + 1e-9:
-            return r["svc_pred"], 1.0
+            return _svc1_labels(r), 1.0
         return pred, None
     w1, w10 = float(np.sum(w[a["ok_c1"]])), float(np.sum(w[a["ok_c10"]]))
     take = w1 > w10 - 1e-9 if rule["ge"] else w1 > w10 + 1e-9
@@ -603,6 +624,39 @@ def analyze(args):
                     a, b = base[j][4][c] - svc[c], table[rn][j][4][c] - svc[c]
                     if (a > 2) != (b > 2) or (a < -2) != (b < -2) or abs(a - b) > 1:
                         print(f"{m:11s} {c[0]:16s} {c[1]:4s} {a:+6.1f} -> {b:+6.1f}")
+    if args.against:
+        against(args, rows)
+
+
+def against(args, rows):
+    """The replay of rule ``args.rules[0]`` on ``rows`` (a recording of the
+    library without it) against ``args.against`` (the library with it on),
+    fit by fit: the unlabeled rows' labels equal, and where not, the share
+    of rows that agree."""
+    rule = RULES[args.rules[0]]
+    with open(args.against, "rb") as fh:
+        lib = {(r["set"], r["scheme"], r["seed"], r["model"]): r for r in pickle.load(fh)}
+    print(f"\n# the replay of {args.rules[0]!r} against the library's recording "
+          f"{args.against}")
+    for m in [m for m in MODELS if any(r["model"] == m for r in rows)]:
+        n = same = fired = 0
+        diff = []
+        for r in rows:
+            if r["model"] != m:
+                continue
+            other = lib.get((r["set"], r["scheme"], r["seed"], m))
+            if other is None:
+                continue
+            lab, p = apply_rule(r, rule)
+            fired += int(p is not None and lab is not r["pred"])
+            n += 1
+            if np.array_equal(lab, other["pred"]):
+                same += 1
+            else:
+                diff.append(f"{r['set']}/{r['scheme']}/{r['seed']} "
+                            f"{100 * np.mean(lab == other['pred']):.1f} %")
+        print(f"{m:11s} {same}/{n} fits' labels equal (replay fired on {fired})"
+              + ("; differ: " + ", ".join(diff) if diff else ""))
 
 
 def _passes(base, new):
@@ -623,6 +677,13 @@ def main():
     ap.add_argument("--detail", nargs="+", default=None)
     ap.add_argument("--no-prior-shift", action="store_true",
                     help="record without the library's class-prior shift (PRIOR_Z = None)")
+    ap.add_argument("--adopt-w-shrink", type=float, default=None,
+                    help="record with semisvm._fallback.ADOPT_W_SHRINK set to this (< 0: "
+                         "None, the reweighted SVC() comparison off)")
+    ap.add_argument("--against", default=None,
+                    help="with --analyze and one --rules name: a recording of the library "
+                         "with that rule on; counts, per model, the fits whose replayed "
+                         "labels equal the library's")
     ap.add_argument("--weak-gap", type=float, default=None,
                     help="record with semisvm._fallback.WEAK_GAP set to this (< 0: None, "
                          "the fallback's weak model off)")

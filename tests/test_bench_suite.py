@@ -146,7 +146,26 @@ EIGHTH_SHAPES = {
     "stripes3_8": (1500, 2, [750, 525, 225]),
     "blobcloud_8": (1500, 5, [1275, 225]),
 }
+# the ninth part, declared in bench/RESULTS.md before any estimator ran on it
+NINTH_SHAPES = {
+    "headinjury_9": (3121, 10, [2871, 250]),
+    "caschools_9": (420, 10, [61, 359]),
+    "flchain_9": (6524, 9, [4562, 1962]),
+    "greene_9": (384, 35, [270, 114]),
+    "medicaid_9": (996, 17, [691, 305]),
+    "pbc_9": (276, 18, [147, 18, 111]),
+    "vote92_9": (909, 8, [310, 416, 183]),
+    "collegedist_9": (4739, 20, [786, 903, 3050]),
+    "medexp_9": (5574, 19, [3017, 436, 2034, 87]),
+    "contraception_9": (1934, 7, [1175, 759]),
+    "biochem_9": (915, 6, [494, 421]),
+    "galton_9": (898, 4, [433, 465]),
+    "blobs5_9": (1500, 2, [600, 375, 225, 180, 120]),
+    "moons10d_9": (1500, 10, [1050, 450]),
+    "squareframe_9": (1500, 2, [1200, 300]),
+}
 SHAPES = {**{n: ("fresh",) + v for n, v in FRESH_SHAPES.items()},
+          **{n: ("ninth",) + v for n, v in NINTH_SHAPES.items()},
           **{n: ("eighth",) + v for n, v in EIGHTH_SHAPES.items()},
           **{n: ("sixth",) + v for n, v in SIXTH_SHAPES.items()},
           **{n: ("seventh",) + v for n, v in SEVENTH_SHAPES.items()},
@@ -175,7 +194,7 @@ def test_parts_are_disjoint_and_the_old_ones_unchanged():
 
 def test_unseen_part_is_new_data():
     assert _suite.PARTS == ("tune", "report", "fresh", "unseen", "novel", "sixth",
-                            "seventh", "eighth")
+                            "seventh", "eighth", "ninth")
     assert _suite.names("unseen") == _suite.UNSEEN
     assert _suite.classic("unseen") == _suite.CLASSIC_UNSEEN
     assert set(_suite.UNSEEN + _suite.CLASSIC_UNSEEN) == set(UNSEEN_SHAPES)
@@ -391,6 +410,56 @@ def test_eighth_part_is_new_data():
     assert sum(share[n] >= 0.36 for n in two) == 3
     multi = [n for n in _suite.EIGHTH if len(EIGHTH_SHAPES[n][2]) > 2]
     assert len(multi) == 4 and all(share[n] < 0.22 for n in multi)
+
+
+def test_ninth_part_is_new_data():
+    assert _suite.names("ninth") == _suite.NINTH
+    assert _suite.classic("ninth") == _suite.CLASSIC_NINTH
+    assert set(_suite.NINTH + _suite.CLASSIC_NINTH) == set(NINTH_SHAPES)
+    assert len(set(_suite.NINTH)) == 12 and len(set(_suite.CLASSIC_NINTH)) == 3
+    cat = _suite._catalogue()
+    others = {n for n, s in cat.items() if s.part != "ninth"}
+    assert {n for n, s in cat.items() if s.part == "ninth"} == set(NINTH_SHAPES)
+    rdata = {n: getattr(s.loader, "rdata", None) for n, s in cat.items()}
+    ninth_r = {rdata[n] for n in _suite.NINTH}
+    assert None not in ninth_r and len(ninth_r) == 12
+    assert not ninth_r & {rdata[n] for n in others if rdata[n] is not None}
+    # the same data under another name: none taken twice (Ecdat's Caschool
+    # is AER's CASchools, AER's PhDPublications pscl's bioChemists, Ecdat's
+    # DoctorAUS AER's DoctorVisits, COUNT's lbw MASS's birthwt (eighth),
+    # boot's melanoma MASS's Melanoma (seventh), Ecdat's OFP AER's NMES1988
+    # (seventh), openintro's resume AER's ResumeNames (sixth), the Mroz
+    # copies carData's Mroz (novel))
+    for twin in (("Ecdat", "Caschool"), ("AER", "PhDPublications"),
+                 ("Ecdat", "DoctorAUS"), ("COUNT", "lbw"), ("boot", "melanoma"),
+                 ("Ecdat", "OFP"), ("openintro", "resume"), ("wooldridge", "mroz"),
+                 ("causaldata", "Mroz"), ("Ecdat", "Mroz")):
+        assert twin not in {rdata[n] for n in cat}
+    assert all(rdata[n] is None for n in _suite.CLASSIC_NINTH)
+    # the mix declared: five imbalanced two-class sets (minority < 32 %),
+    # four multi-class sets with a minority under 21 %, three two-class sets
+    # with a minority >= 39 %
+    share = {n: min(NINTH_SHAPES[n][2]) / NINTH_SHAPES[n][0] for n in _suite.NINTH}
+    two = [n for n in _suite.NINTH if len(NINTH_SHAPES[n][2]) == 2]
+    assert len(two) == 8 and sum(share[n] < 0.32 for n in two) == 5
+    assert sum(share[n] >= 0.39 for n in two) == 3
+    multi = [n for n in _suite.NINTH if len(NINTH_SHAPES[n][2]) > 2]
+    assert len(multi) == 4 and all(share[n] < 0.21 for n in multi)
+
+
+def test_ninth_classic_cases_have_their_declared_shapes():
+    """The classic cases' geometry (data only): the blobs' centres, the
+    moons' noise columns, the square inside its frame."""
+    b = _suite.load("blobs5_9", max_rows=10**9)
+    r = [np.linalg.norm(b.X[b.y == k].mean(axis=0)) for k in range(5)]
+    assert np.allclose(r, 3.0, atol=0.3)
+    m = _suite.load("moons10d_9", max_rows=10**9)
+    assert np.allclose(m.X[:, 2:].std(axis=0), 0.5, atol=0.05)
+    assert abs(np.median(m.X[m.y == 0, 1]) - np.median(m.X[m.y == 1, 1])) > 0.5
+    s = _suite.load("squareframe_9", max_rows=10**9)
+    inf = np.max(np.abs(s.X), axis=1)
+    assert np.all(inf[s.y == 1] <= 0.5) and np.all(inf[s.y == 0] >= 0.6)
+    assert np.array_equal(_suite.load("blobs5_9").X, _suite.load("blobs5_9").X)
 
 
 def test_eighth_classic_cases_have_their_declared_shapes():

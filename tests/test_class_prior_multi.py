@@ -199,11 +199,14 @@ def test_bbse_multi_se_against_simulation():
     assert np.all(sd > 3 * np.sqrt(q * (1 - q) / 10_000))
 
 
-def test_fires_on_the_laplacian_guards_model():
+def test_fires_on_the_laplacian_guards_model(monkeypatch):
     """CheegerRLS on a 70 / 20 / 10 draw of three blobs, 10 labels per
     class, where the check keeps the fit and the Laplacian guard takes
     LapRLS over (no fallback): the shift acts on the guard's model (z made
-    small to fire here), and predict gives the shifted labels."""
+    small to fire here), and predict gives the shifted labels. The
+    reweighted SVC() comparison (``ADOPT_W_SHRINK``) off: on, LapRLS's check
+    takes SVC() here, and no shift follows it (below)."""
+    monkeypatch.setattr(fb, "ADOPT_W_SHRINK", None)
     X, y = make_blobs(600, centers=[[0, 0], [3, 0], [0, 3]], cluster_std=1.3, random_state=0)
     rng = np.random.RandomState(0)
     keep = np.r_[np.flatnonzero(y == 0), np.flatnonzero(y == 1)[:57], np.flatnonzero(y == 2)[:29]]
@@ -225,6 +228,17 @@ def test_fires_on_the_laplacian_guards_model():
     assert np.abs(np.bincount(trans, minlength=3) / unl.sum() - info["target"]).sum() \
         < np.abs(info["fit"] - info["target"]).sum()
     assert np.array_equal(e.predict(X[unl]), trans)
+    # the rule on (its default, 0.5): the guard's LapRLS took SVC() on the
+    # reweighted held-out rows, and the guard drops the fit's estimate
+    monkeypatch.setattr(fb, "ADOPT_W_SHRINK", 0.5)
+    try:
+        fb.PRIOR_Z = 1e-3
+        on = CheegerRLS().fit(X, y_semi)
+    finally:
+        fb.PRIOR_Z = z
+    assert on.laplacian_fallback_ and not on.fell_back_
+    assert on.safe_counterpart_ == "rbf SVC (C=1, gamma=scale)"
+    assert on.class_prior_ is None
 
 
 @pytest.mark.parametrize("kind", ["float32", "csr"])
