@@ -902,7 +902,10 @@ SAFE_CHECK_ATTR_DOC = """    safe_check_ : str or None
         gamma=scale)" -- ``SVC()`` on the labeled rows, one per class
         against the rest for more than two classes -- where that was right
         on more held-out labels weighted to the unlabeled rows' estimated
-        class mix (``class_prior_`` is then None: no shift follows it):
+        class mix (``class_prior_`` is then None: no shift follows it;
+        above 2,000 labeled rows trained on a draw of 2,000, ", 2000 rows
+        drawn" in the name; the C = 1 choice of the first candidate gives
+        the same name and model, after which a shift may follow):
         ``unlabeled_gain_`` and ``safe_scores_`` stay the decision's, at C =
         10); None when no check ran. After a fallback to the linear SVC the decision function is
         linear, ``<x, w> + b``.
