@@ -948,6 +948,14 @@ def _labeled_block(rk, lab):
     return 0.5 * (KLL + KLL.T), ZL
 
 
+def _direct_ridge(KLL, T, ridge):
+    """Kernel ridge on the labeled rows: ``(K_LL + ridge I)^-1 T`` for
+    targets T, one column (L,) or several (L, c) with one factorization."""
+    A = KLL.copy()
+    A[np.diag_indices_from(A)] += ridge
+    return sla.solve(A, T, assume_a="pos", check_finite=False)
+
+
 def _direct_svm(KLL, ypm, C, smo_tol):
     """The kernel SVM's dual on the labeled rows (targets ``ypm`` in +-1,
     box C) by :func:`smo_qp`: ``(alpha_L, intercept, converged)`` with
@@ -1001,9 +1009,7 @@ def supervised_binary(rk, y, loss, lam, eta, mu, smo_tol):
     b = 0.0
     converged = True
     if loss == "squared":
-        A = KLL.copy()
-        A[np.diag_indices_from(A)] += lam / eta
-        aL = sla.solve(A, ypm, assume_a="pos", check_finite=False)
+        aL = _direct_ridge(KLL, ypm, lam / eta)
     else:
         aL, b, converged = _direct_svm(KLL, ypm, mu / lam, smo_tol)
     alpha = np.zeros(n, dtype=dt)
@@ -1048,9 +1054,7 @@ def supervised_multi(rk, y, n_classes, loss, lam, eta, mu, smo_tol):
     b = np.zeros(n_classes)
     converged = True
     if loss == "squared":
-        A = KLL.copy()
-        A[np.diag_indices_from(A)] += lam / eta
-        aL = sla.solve(A, Y, assume_a="pos", check_finite=False)
+        aL = _direct_ridge(KLL, Y, lam / eta)
     else:
         aL = np.empty_like(Y)
         for k in range(n_classes):
