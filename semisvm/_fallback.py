@@ -105,7 +105,7 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 
-from semisvm._validation import UNLABELED
+from semisvm._validation import UNLABELED, class_codes
 
 logger = logging.getLogger("semisvm")
 
@@ -114,7 +114,7 @@ __all__ = ["check_safe", "two_folds", "supervised_counterpart",
            "LinearPrimal", "SCALABLE_MIN_LABELED", "CHOOSE_COUNTERPART",
            "COUNTERPART_C", "ADOPT_C", "RBF_WIDTHS", "RBFWidth",
            "counterpart_at_c", "counterpart_name_at_c",
-           "auto_fallback", "bbse_estimate", "bbse_multi_estimate", "offsets_for_counts",
+           "auto_fallback", "to_codes", "codes_of", "from_codes", "on_codes", "relabel_fit", "bbse_estimate", "bbse_multi_estimate", "offsets_for_counts",
            "class_prior_shift", "PRIOR_GAP",
            "PRIOR_Z", "PRIOR_CLIP", "WEAK_GAP", "WEAK_C", "held_gap",
            "ADOPT_W_SHRINK", "ADOPT_W_Z", "adopt_weights", "safe_auto_doc",
@@ -946,6 +946,173 @@ SAFE_CHECK_ATTR_DOC = """    safe_check_ : str or None
 """
 
 
+def _negate(v):
+    """``-v`` for a number or an array (None and anything else as it is)."""
+    if isinstance(v, np.ndarray):
+        return -v
+    if isinstance(v, numbers.Real) and not isinstance(v, bool):
+        return type(v)(-v) if isinstance(v, np.floating) else -float(v)
+    return v
+
+
+def _relabel_result(res, binary, inv, order):
+    """A solver's result dataclass (or a list of them, one per one-vs-rest
+    problem) from the codes' class order to the sorted one: two classes
+    negated (``alpha``, ``coef``, ``decision``, ``intercept``; 0 / 1
+    ``labels`` swapped), more classes' columns (or list) permuted."""
+    import dataclasses
+    if isinstance(res, list):
+        return res if binary else [res[c] for c in inv]
+    if not dataclasses.is_dataclass(res):
+        return res
+    new = {}
+    for f in ("alpha", "coef", "decision", "intercept"):
+        v = getattr(res, f, None)
+        if v is None:
+            continue
+        if binary:
+            new[f] = _negate(v)
+        elif isinstance(v, np.ndarray) and v.ndim >= 1 and v.shape[-1] == inv.size:
+            new[f] = v[..., inv]
+    lab = getattr(res, "labels", None)
+    if isinstance(lab, np.ndarray):
+        new["labels"] = order[lab].astype(lab.dtype, copy=False)
+    return dataclasses.replace(res, **new) if new else res
+
+
+def to_codes(est, y, labeled, classes, y_idx):
+    """Enter a fit on the classes' codes: the one place where a fit of the
+    six graph / kernel estimators (LapSVM, LapRLS, TVRLS, TVSVM, CheegerRLS,
+    CheegerSVM) stops reading the user's label values.
+
+    Called once ``y`` is checked (every error about ``y`` names the user's
+    labels), with ``classes`` the sorted labels and ``y_idx`` the labeled
+    rows' indices into them. The rest of the fit reads ``y`` renamed
+    ``0, 1, ...`` in the order of each class's first labeled row
+    (:func:`semisvm._validation.class_codes`) and ``classes_ = [0, 1,
+    ...]``: the folds, the solvers, the check's SVCs, the class-prior
+    shift and every tie see the same numbers under any renaming of the
+    classes; :func:`from_codes` turns the fit into the user's labels at its
+    end. Returns ``(y, classes, y_idx)`` for the rest of the fit (unchanged
+    for a fit inside a fit, :func:`on_codes`: its ``y`` is already codes).
+    """
+    if getattr(est, "_on_codes", False):
+        return y, classes, y_idx
+    codes, order = class_codes(y_idx)
+    yc = np.full(np.shape(y)[0], UNLABELED, dtype=np.intp)
+    yc[labeled] = codes
+    est._relabel = dict(classes=classes, order=order, params={})
+    return yc, np.arange(order.shape[0], dtype=np.intp), codes
+
+
+def codes_of(est, v):
+    """Labels ``v`` (the user's values, e.g. ``y_val``) as the codes of the
+    fit in progress (:func:`to_codes`); a label of no class gets -2 (it
+    matches no class, as it matched none among the labels). ``v`` itself
+    outside a fit on codes."""
+    info = est.__dict__.get("_relabel")
+    if info is None:
+        return v
+    lut = {c: k for k, c in enumerate(np.asarray(info["classes"])[info["order"]].tolist())}
+    return np.array([lut.get(c, -2) for c in np.asarray(v).ravel().tolist()],
+                    dtype=np.intp).reshape(np.shape(v))
+
+
+def on_codes(parent, child):
+    """Mark ``child``, an estimator fitted inside ``parent``'s fit (a fold
+    model, a counterpart, the Laplacian guard's LapRLS), as fitted on the
+    codes already: it keeps them (no second renaming: the warm starts,
+    memos and class-indexed parameters it shares with ``parent`` are in
+    ``parent``'s codes). Returns ``child``."""
+    if "_relabel" in parent.__dict__ or getattr(parent, "_on_codes", False):
+        child._on_codes = True
+    return child
+
+
+def from_codes(est):
+    """Leave the fit on codes (:func:`to_codes`): the fit in the user's
+    labels (:func:`relabel_fit`), class-indexed parameters set back as
+    given. Nothing to do for a fit inside a fit."""
+    info = est.__dict__.pop("_relabel", None)
+    if info is None:
+        return est
+    for name, value in info["params"].items():
+        setattr(est, name, value)
+    return relabel_fit(est, info["classes"], info["order"])
+
+
+def relabel_fit(est, classes, order):
+    """Turn a fit on :func:`to_codes`'s codes (``order[c]``: the index in
+    the sorted labels ``classes`` of code ``c``'s class) into the fit on
+    the user's labels: ``classes_`` the sorted labels,
+    ``transduction_`` (and the check's diagnostics) in them, and, where the
+    codes' class order is not the sorted one, the decision function's
+    parameters, ``result_`` and ``class_prior_`` with it: two classes
+    negated (``classes_[1]`` positive), more classes' columns permuted.
+    Every number is the codes' fit's, exactly (negated or moved)."""
+    lut = np.asarray(classes)[order]          # code -> the user's label
+    est.classes_ = np.asarray(classes)
+
+    def lab(v):
+        if v is None:
+            return None
+        v = np.asarray(v)
+        out = lut[np.where(v == UNLABELED, 0, v).astype(np.intp)]
+        if np.any(v == UNLABELED):
+            out = out.astype(object) if out.dtype.kind in "OU" else out
+            out[v == UNLABELED] = UNLABELED
+        return out
+
+    est.transduction_ = lab(est.transduction_)
+    if getattr(est, "_semi_transduction", None) is not None:
+        est._semi_transduction = lab(est._semi_transduction)
+    folds = getattr(est, "_check_folds", None)
+    if isinstance(folds, dict):
+        for key in ("y_held", "semi_u", "sup_u"):
+            if key in folds:
+                folds[key] = [lab(v) for v in folds[key]]
+        for key in ("semi_held", "sup_held"):
+            if key in folds:
+                folds[key] = {k: lab(v) for k, v in folds[key].items()}
+        ad = folds.get("adopt")
+        if isinstance(ad, dict):
+            for key in ("y", "unl_c10", "unl_c1", "unl_svc1"):
+                if ad.get(key) is not None:
+                    ad[key] = lab(ad[key])
+    K = order.shape[0]
+    if np.array_equal(order, np.arange(K)):
+        return est
+    binary = K == 2
+    inv = np.argsort(order)                    # sorted position -> code
+    for name in ("intercept_", "alpha_", "dual_coef_", "coef_"):
+        v = getattr(est, name, None)
+        if v is None:
+            continue
+        if binary:
+            setattr(est, name, _negate(v))
+        elif name in ("alpha_",):
+            setattr(est, name, np.asarray(v)[:, inv])     # (m, K) columns
+        else:
+            setattr(est, name, np.asarray(v)[inv])        # (K, ...) rows
+    if getattr(est, "result_", None) is not None:
+        est.result_ = _relabel_result(est.result_, binary, inv, order)
+    info = getattr(est, "class_prior_", None)
+    if isinstance(info, dict):
+        info = dict(info)
+        if binary:
+            for key in ("estimate", "labeled", "fit", "target"):
+                if isinstance(info.get(key), numbers.Real):
+                    info[key] = 1.0 - float(info[key])
+            info["offset"] = _negate(info.get("offset"))
+        else:
+            for key in ("estimate", "se", "labeled", "fit", "target", "offset"):
+                v = info.get(key)
+                if isinstance(v, np.ndarray) and v.shape == (K,):
+                    info[key] = v[inv]
+        est.class_prior_ = info
+    return est
+
+
 def safe_auto_doc(attrs, extra=""):
     """The ``safe="auto"`` bullet for an estimator whose decision function
     lives in ``attrs`` (e.g. "``X_fit_``, ``alpha_``, ``intercept_``")."""
@@ -966,7 +1133,8 @@ def two_folds(y, labeled):
     """Fold index of each labeled row (0, 1, or -1: never held out), fixed.
 
     Within each class the labeled rows, in a fixed pseudo-random order
-    (seed 0), alternate between the folds, so each fold holds about half of
+    (seed 0; the classes taken in the order of their first labeled row, so
+    that renaming them gives the same folds), alternate between the folds, so each fold holds about half of
     every class (``mode = "two folds"``), when every class has at least
     ``MIN_LABELS`` labels. With fewer (2 or 3 in some class), fold k holds
     out only the k-th row of each class (``mode = "one label per class"``):
@@ -978,7 +1146,7 @@ def two_folds(y, labeled):
     """
     idx = np.flatnonzero(labeled)
     yl = np.asarray(y)[idx]
-    classes, counts = np.unique(yl, return_counts=True)
+    classes, first, counts = np.unique(yl, return_index=True, return_counts=True)
     if classes.size < 2:
         return None, "fewer than two labeled classes"
     if counts.min() < 2:
@@ -987,7 +1155,9 @@ def two_folds(y, labeled):
     rng = np.random.RandomState(0)
     fold = np.full(idx.size, -1, dtype=np.intp)
     start = 0
-    for c in classes:
+    # the classes in the order of their first labeled row, not of their
+    # values: renaming the classes gives the same folds
+    for c in classes[np.argsort(first, kind="stable")]:
         rows = np.flatnonzero(yl == c)
         order = rows[rng.permutation(rows.size)]
         if few:
@@ -1051,13 +1221,17 @@ class LinearPrimal:
 
 def _draw_rows(y, max_rows):
     """A fixed stratified draw (seed 0) of at most ``max_rows`` of the rows:
-    each class keeps its share, at least two rows (sorted indices)."""
+    each class keeps its share, at least two rows (sorted indices; the
+    classes drawn in the order of their first row)."""
     n = y.shape[0]
     if max_rows is None or n <= max_rows:
         return np.arange(n)
     rng = np.random.RandomState(0)
     out = []
-    for c in np.unique(y):
+    classes, first = np.unique(y, return_index=True)
+    # (the classes in the order of their first row: renaming them draws
+    # the same rows)
+    for c in classes[np.argsort(first, kind="stable")]:
         rows = np.flatnonzero(y == c)
         take = min(rows.size, max(2, int(round(max_rows * rows.size / n))))
         out.append(rng.choice(rows, take, replace=False))

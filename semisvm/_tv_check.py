@@ -25,7 +25,13 @@ from sklearn.exceptions import ConvergenceWarning
 
 import semisvm._fallback as fb
 import semisvm.model_selection as ms
-from semisvm._fallback import auto_fallback, cut_fallback, laplacian_guard, two_folds
+from semisvm._fallback import (
+    auto_fallback,
+    cut_fallback,
+    laplacian_guard,
+    on_codes,
+    two_folds,
+)
 from semisvm._lowrank import nystroem_features
 from semisvm._threads import limit_api, start_beside
 from semisvm._tv_inputs import shared_cache
@@ -773,6 +779,8 @@ class TVCheckMixin:
 
     def __sklearn_clone__(self):
         new = super().__sklearn_clone__()
+        # (a clone inside a fit on codes is fitted on them: _fallback.on_codes)
+        on_codes(self, new)
         if getattr(self, "_direct_counterpart", False):
             # the check's counterpart (SAFE_COUNTERPART_DIRECT) stays one
             # through the clones of the fold loop

@@ -196,9 +196,9 @@ def _balance_lambdas(balance, F0, y, lab, binary, n_classes):
     labeled rows at their labels), clipped to [0.05, 0.95]; more classes,
     the median. A float or array: the given class fractions.
     """
-    if balance == "median":
+    if isinstance(balance, str) and balance == "median":
         return (1.0 if binary else np.ones(n_classes)), None
-    if balance == "lambda":
+    if isinstance(balance, str) and balance == "lambda":
         return (1.0 if binary else np.full(n_classes, float(n_classes - 1))), None
     if isinstance(balance, str) and balance == "auto":
         if not binary:
@@ -224,6 +224,14 @@ def _balance_lambdas(balance, F0, y, lab, binary, n_classes):
     pi = np.clip(pi, _PI_CLIP, 1.0 - _PI_CLIP)
     lam = (1.0 - pi) / pi
     return (float(lam[1]) if binary else lam), pi
+
+
+def check_balance(balance, n_classes):
+    """Refuse class fractions ``balance`` (a float or one per class) that
+    :func:`_balance_lambdas` would refuse for ``n_classes`` classes, naming
+    the value as given; a string passes (checked where it is read)."""
+    if not isinstance(balance, str):
+        _balance_lambdas(balance, None, None, None, n_classes == 2, n_classes)
 
 
 def balance_subgradient(f, lam_b):

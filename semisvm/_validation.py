@@ -868,6 +868,27 @@ def check_class_indices(y, n):
     return y, n_classes
 
 
+def class_codes(y_idx):
+    """The labeled rows' class indices renamed ``0, 1, ...`` in the order of
+    each class's first row: the codes a fit reads instead of the labels, so
+    that renaming the classes (swapping two, any one-to-one map of their
+    values) gives the same codes and the same fit.
+
+    ``y_idx`` : the labeled rows' indices into the sorted labels
+    (``np.unique(y[labeled], return_inverse=True)``), every class present.
+    Returns ``(codes, order)``: ``codes`` (intp) the code of each labeled
+    row, ``order`` (intp) with ``order[c]`` the sorted index of code ``c``'s
+    class (``classes[order]``: each code's label). ``order`` is the identity
+    where the classes first appear in sorted order.
+    """
+    y_idx = np.asarray(y_idx, dtype=np.intp).ravel()
+    _, first = np.unique(y_idx, return_index=True)
+    order = np.argsort(first, kind="stable").astype(np.intp, copy=False)
+    code = np.empty(order.shape[0], dtype=np.intp)
+    code[order] = np.arange(order.shape[0], dtype=np.intp)
+    return code[y_idx], order
+
+
 def unlabeled_hint(y):
     """The end of the error for a semi-supervised ``y`` with one labeled
     class: when ``y`` holds ``UNLABELED`` (-1), say that -1 never is a class

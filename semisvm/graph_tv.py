@@ -83,7 +83,10 @@ from semisvm._fallback import (
     SAFE_CHECK_ATTR_DOC,
     check_safe,
     class_prior_shift,
+    from_codes,
+    on_codes,
     safe_auto_doc,
+    to_codes,
 )
 from semisvm._feature_scale import (
     FEATURE_SCALE_ATTR_DOC,
@@ -103,6 +106,7 @@ from semisvm._tv_inputs import (
 from semisvm._tv_schemes import TV_DEFAULTS_DOC, CheegerSolveMixin, TVSchemeMixin
 from semisvm._tv_setup import TVSetupMixin
 from semisvm._tv_solvers import (
+    check_balance,
     cheeger_ratio,
     supervised_binary,
     supervised_multi,
@@ -636,6 +640,14 @@ class _GraphTVBase(TVSetupMixin, TVCheckMixin, SafeSemiSupervisedMixin,
             raise ValueError(
                 f"{type(self).__name__} needs labeled samples of at least 2 classes "
                 f"in y; got 1 class ({self.classes_.tolist()})" + unlabeled_hint(y))
+        # a class-indexed parameter (the Cheeger balance as fractions),
+        # checked as given, before the fit reads the codes
+        self._check_class_params(self.classes_.shape[0])
+        # y checked: from here the fit reads the classes' codes, in the order
+        # of each class's first labeled row (renaming the classes gives the
+        # same fit; semisvm._fallback.to_codes / from_codes)
+        y, self.classes_, y_idx = to_codes(self, y, lab, self.classes_, y_idx)
+        self._codes_params()
         # the columns' scale (feature_scaling), once X and y are checked:
         # none where the user's fitted graph fixes the geometry; everything
         # below (graph, kernel, landmarks, X_fit_, the guard) sees the scaled X
@@ -684,6 +696,9 @@ class _GraphTVBase(TVSetupMixin, TVCheckMixin, SafeSemiSupervisedMixin,
                                       labels=lambda rows: self.predict(X_in[rows]))
                 else:
                     class_prior_shift(self, y, solve_scores, decision)
+                # the fit ran on the classes' codes (_fallback.to_codes): now
+                # in the user's labels
+                from_codes(self)
                 return out
             finally:
                 del (self._exact_rows, self._exact_K, self._solve_cache,
@@ -694,6 +709,14 @@ class _GraphTVBase(TVSetupMixin, TVCheckMixin, SafeSemiSupervisedMixin,
                 self.__dict__.pop("_guard_fit", None)
                 self.__dict__.pop("_guard_features", None)
                 self._shared_work_prune()
+
+    def _check_class_params(self, n_classes):
+        """Check the parameters given per class (the Cheeger pair's
+        ``balance``) against the ``n_classes`` labeled classes."""
+
+    def _codes_params(self):
+        """Class-indexed parameters in the order of the fit's codes
+        (:func:`semisvm._fallback.to_codes`; the Cheeger pair's ``balance``)."""
 
     def _fit_solve(self, X, y, y_enc, K, W, Z, safe, landmarks, N):
         """Solve on K (or its factor Z), store the fit and run the check."""
@@ -824,6 +847,8 @@ class _GraphTVBase(TVSetupMixin, TVCheckMixin, SafeSemiSupervisedMixin,
         # after the guard, on the labels it then holds (LapRLS's, where the
         # guard took them), and records a fall back in its own attributes
         lap._no_cut_check = True
+        # (fitted inside this fit: on its codes, as its memos)
+        on_codes(self, lap)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
             try:
@@ -835,6 +860,7 @@ class _GraphTVBase(TVSetupMixin, TVCheckMixin, SafeSemiSupervisedMixin,
             finally:
                 del (lap._shared_knn_lists, lap._counterpart_memo, lap._no_cut_check,
                      lap._fit_features)
+                lap.__dict__.pop("_on_codes", None)
 
     def _guard_fit_features(self, m, X):
         """``(Z, landmarks, N, Z'Z)`` of this fit's Nystroem path for the
@@ -883,6 +909,8 @@ class _GraphTVBase(TVSetupMixin, TVCheckMixin, SafeSemiSupervisedMixin,
         # solved directly (_tv_check.SAFE_COUNTERPART_DIRECT; more than two
         # classes one-vs-rest, SAFE_COUNTERPART_DIRECT_MULTI)
         sup._direct_counterpart = True
+        # (fitted inside this fit: on its codes)
+        on_codes(self, sup)
         if getattr(self, "_safety_setup", None) is not None:
             # in the safety net's check: its fits share the set-up too
             sup._safety_setup = self._safety_setup
@@ -1254,6 +1282,22 @@ class _CheegerBase(CheegerSolveMixin, _GraphTVBase):
         """The solver of the fit and of its check's folds (looked up at
         call time: the module's :func:`graph_cheeger`)."""
         return graph_cheeger(*args, **kwargs)
+
+    def _check_class_params(self, n_classes):
+        # class fractions: their count and range, named as given
+        check_balance(self.balance, n_classes)
+
+    def _codes_params(self):
+        # class fractions in the codes' order for the fit (the float: the
+        # fraction of classes_[1]), set back as given at its end
+        info = self.__dict__.get("_relabel")
+        if info is None or isinstance(self.balance, str):
+            return
+        pi = np.asarray(self.balance, dtype=np.float64).ravel()
+        if pi.shape == (1,):
+            pi = np.array([1.0 - pi[0], pi[0]])
+        info["params"]["balance"] = self.balance
+        self.balance = pi[info["order"]].tolist()
 
 
 

@@ -100,8 +100,12 @@ from semisvm._fallback import (
     auto_fallback,
     check_safe,
     class_prior_shift,
+    codes_of,
     cut_fallback,
+    from_codes,
+    on_codes,
     safe_auto_doc,
+    to_codes,
 )
 from semisvm._feature_scale import (
     FEATURE_SCALE_ATTR_DOC,
@@ -406,7 +410,8 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
             # the safety net's fold model (see _safe_semi) stays one through
             # the clones of the fold loop
             new._safety_fold = True
-        return new
+        # (a clone inside a fit on codes is fitted on them: _fallback.on_codes)
+        return on_codes(self, new)
 
     # -- building blocks -------------------------------------------------
     def _kernel(self, X, Y=None, out=None):
@@ -531,7 +536,9 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
                                       labels=lambda rows: self.predict(X_in[rows]))
             finally:
                 self.__dict__.pop("_prior_rows", None)
-            return self
+            # the fit ran on the classes' codes (semisvm._fallback.to_codes):
+            # now in the user's labels
+            return from_codes(self)
 
     def _fit(self, X, y, *, affinity=None, X_val=None, y_val=None):
         check_sparse_structure(X)  # before SciPy converts it
@@ -573,11 +580,16 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
             raise ValueError(
                 "y has no labeled sample: every entry is -1 (unlabeled); label "
                 "at least one sample of each class")
-        classes = np.unique(y[labeled])
+        classes, y_idx = np.unique(y[labeled], return_inverse=True)
         if classes.shape[0] < 2:
             raise ValueError(
                 f"{type(self).__name__} needs labeled samples of at least 2 "
                 f"classes; got 1 class ({classes.tolist()})" + unlabeled_hint(y))
+        # y checked: from here the fit reads the classes' codes, in the order
+        # of each class's first labeled row (renaming the classes gives the
+        # same fit; semisvm._fallback.to_codes / from_codes)
+        y, classes, _ = to_codes(self, y, labeled, classes, y_idx)
+        self._prior_rows = (X, y)
         self.classes_ = classes
         # the columns' scale (feature_scaling), once X and y are checked:
         # none where the user's kernel or fitted graph fixes the geometry;
@@ -620,6 +632,7 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
             if yv.shape != (Xv.shape[0],):
                 raise ValueError(f"y_val must have shape ({Xv.shape[0]},), got "
                                  f"{yv.shape}")
+            yv = codes_of(self, yv)
         solver = self.solver
         problems = [classes[1]] if classes.shape[0] == 2 else list(classes)
         kw = {}
@@ -733,14 +746,14 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
                       else "closed", feature_scaling=False)
         if self.gamma is None and getattr(self, "_gamma", None) is not None:
             params["gamma"] = self._gamma
-        return LabeledOnly(clone(self).set_params(**params))
+        return LabeledOnly(on_codes(self, clone(self).set_params(**params)))
 
     def _safe_semi(self):
         """The semi-supervised model refitted on each fold of the safety
         check: shares this fit's kNN graph object (each fold's graph is read
         from it, not searched again) and its kernel width; fitted on this
         fit's X, already scaled (``feature_scaling=False``)."""
-        semi = clone(self).set_params(safe=False, feature_scaling=False)
+        semi = on_codes(self, clone(self).set_params(safe=False, feature_scaling=False))
         # fitted only to predict its held-out rows (kept through clone)
         semi._safety_fold = True
         if self.graph_ is not None:
