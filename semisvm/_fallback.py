@@ -625,7 +625,8 @@ def class_prior_shift(est, y, scores, decision=None, labels=None):
                "%s: class-prior shift: the unlabeled rows' fraction of class %r "
                "estimated %.3f (se %.3f, tpr - fpr %.2f) against %.3f labeled; "
                "%.3f predicted -> %.3f (threshold offset %.4g)",
-               type(est).__name__, classes[1], p, se, gap, pi_lab, cur, target,
+               type(est).__name__, user_labels(est, classes[1:])[0], p, se, gap,
+               pi_lab, cur, target,
                offset)
     return est
 
@@ -672,9 +673,10 @@ def _class_prior_shift_multi(est, y, got, scores, unl, labels=None):
     est.transduction_ = trans
     info.update(shifted=True, target=target, offset=b)
     logger.log(logging.INFO if getattr(est, "verbose", 0) else logging.DEBUG,
-               "%s: class-prior shift (%d classes): the unlabeled rows' class "
+               "%s: class-prior shift (%d classes %s): the unlabeled rows' class "
                "fractions estimated %s (se %s) against %s labeled; %s predicted "
-               "-> %s (offsets %s)", type(est).__name__, K, np.round(p, 3),
+               "-> %s (offsets %s)", type(est).__name__, K,
+               user_labels(est, classes).tolist(), np.round(p, 3),
                np.round(se, 3), np.round(pi_lab, 3), np.round(cur, 3),
                np.round(target, 3), np.round(b, 4))
     return est
@@ -1016,6 +1018,16 @@ def codes_of(est, v):
     lut = {c: k for k, c in enumerate(np.asarray(info["classes"])[info["order"]].tolist())}
     return np.array([lut.get(c, -2) for c in np.asarray(v).ravel().tolist()],
                     dtype=np.intp).reshape(np.shape(v))
+
+
+def user_labels(est, codes):
+    """The user's labels of the classes ``codes`` of a fit on codes
+    (:func:`to_codes`), for messages; ``codes`` as they are otherwise."""
+    info = est.__dict__.get("_relabel")
+    codes = np.asarray(codes)
+    if info is None:
+        return codes
+    return np.asarray(info["classes"])[info["order"]][codes.astype(np.intp)]
 
 
 def on_codes(parent, child):

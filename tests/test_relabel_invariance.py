@@ -1,0 +1,288 @@
+"""Renaming the classes gives the same fit, renamed (semisvm._fallback.to_codes).
+
+LapSVM, LapRLS, TVRLS, TVSVM, CheegerRLS and CheegerSVM fit on the classes'
+codes, numbered in the order of each class's first labeled row, and turn
+the fit into the user's labels at its end (``classes_`` the sorted labels).
+A one-to-one renaming of the classes (swapping two, {0, 1, 2} -> {5, 2, 9},
+strings) must then give the same ``transduction_`` (renamed), the same
+decision values bit for bit (negated for two classes where ``classes_[1]``
+changes, columns permuted for more) and the same check attributes.
+"""
+import logging
+import re
+import warnings
+
+import numpy as np
+import pytest
+from numpy.testing import assert_array_equal
+
+import semisvm._fallback as fb
+from semisvm import TVRLS, TVSVM, CheegerRLS, CheegerSVM, LapRLS, LapSVM
+from semisvm._fallback import two_folds
+from semisvm._validation import UNLABELED, class_codes
+
+SIX = [LapSVM, LapRLS, TVRLS, TVSVM, CheegerRLS, CheegerSVM]
+ATTRS = ("fell_back_", "safe_check_", "safe_counterpart_", "unlabeled_gain_",
+         "laplacian_fallback_", "graph_cut_", "laplacian_agreement_")
+
+
+def _two(seed, n=240, shift=1.5, frac=0.2, lab=6):
+    """Two 6-d unit Gaussians (the second a fraction ``frac``, shifted),
+    ``lab`` labels per class, the rows shuffled (so the first labeled row
+    is of either class)."""
+    rng = np.random.RandomState(seed)
+    n1 = int(round(frac * n))
+    y = np.r_[np.zeros(n - n1, int), np.ones(n1, int)]
+    u = rng.randn(6)
+    X = rng.randn(n, 6) + shift * y[:, None] * u / np.linalg.norm(u)
+    ys = np.full(n, UNLABELED)
+    for c in (0, 1):
+        ys[rng.choice(np.flatnonzero(y == c), lab, replace=False)] = c
+    p = rng.permutation(n)
+    return X[p], ys[p]
+
+
+def _three(seed, **kw):
+    """:func:`_two` (10 labels per class) with class 0 split by the sign of
+    the second feature."""
+    kw.setdefault("lab", 10)
+    X, ys = _two(seed, **kw)
+    ys = ys.copy()
+    ys[(ys == 0) & (X[:, 1] > 0)] = 2
+    return X, ys
+
+
+def _rename(ys, mapping):
+    out = np.array([UNLABELED if v == UNLABELED else mapping[v] for v in ys.tolist()],
+                   dtype=object)
+    kinds = {type(v) for v in mapping.values()}
+    return out if str in kinds else out.astype(int)
+
+
+def _same_fit(a, b, mapping, X):
+    """``b`` (fitted on the renamed labels) is ``a`` renamed, exactly."""
+    assert_array_equal(b.classes_, np.sort(np.array(list(mapping.values()),
+                                                    dtype=b.classes_.dtype)))
+    ren = np.array([mapping[v] for v in a.classes_.tolist()], dtype=b.classes_.dtype)
+    assert_array_equal(b.transduction_, ren[np.searchsorted(a.classes_,
+                                                            a.transduction_)])
+    assert_array_equal(b.predict(X), ren[np.searchsorted(a.classes_, a.predict(X))])
+    fa, fb_ = a.decision_function(X), b.decision_function(X)
+    if fa.ndim == 1:
+        # classes_[1] of b is ren[1] or ren[0]: the same or the negated decision
+        assert_array_equal(fb_, fa if ren[1] == b.classes_[1] else -fa)
+    else:
+        perm = np.argsort(ren)            # b's column j is a's column perm[j]
+        assert_array_equal(fb_, fa[:, perm])
+    for name in ATTRS:
+        assert getattr(a, name, None) == getattr(b, name, None), name
+    for est in (a, b):
+        # nothing of the fit on codes is left on the estimator
+        assert "_relabel" not in est.__dict__ and "_on_codes" not in est.__dict__
+
+
+def _fits(model, X, ys, mapping, **params):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        a = model(random_state=0, **params).fit(X, ys)
+        b = model(random_state=0, **params).fit(X, _rename(ys, mapping))
+    _same_fit(a, b, mapping, X)
+    return a
+
+
+def _net(est):
+    """True where a safety net took the fit over."""
+    return bool(est.fell_back_ or getattr(est, "laplacian_fallback_", False))
+
+
+# -- the codes ---------------------------------------------------------------
+def test_class_codes_number_classes_by_first_row():
+    # sorted indices 2, 0, 2, 1, 0: class 2 first, then 0, then 1
+    codes, order = class_codes(np.array([2, 0, 2, 1, 0]))
+    assert_array_equal(codes, [0, 1, 0, 2, 1])
+    assert_array_equal(order, [2, 0, 1])
+    # classes first seen in sorted order: the identity
+    codes, order = class_codes(np.array([0, 0, 1, 2, 1]))
+    assert_array_equal(codes, [0, 0, 1, 2, 1])
+    assert_array_equal(order, [0, 1, 2])
+
+
+@pytest.mark.parametrize("mapping", [{0: 1, 1: 0, 2: 2}, {0: 5, 1: 2, 2: 9},
+                                     {0: "b", 1: "c", 2: "a"}])
+@pytest.mark.parametrize("lab, mode", [(20, "two folds"), (10, "one label per class")])
+def test_two_folds_renamed(mapping, lab, mode):
+    # the folds take the classes in the order of their first labeled row:
+    # renaming the classes gives the same folds
+    _, ys = _three(3, lab=lab)
+    lab = ys != UNLABELED
+    f1, m1 = two_folds(ys, lab)
+    f2, m2 = two_folds(_rename(ys, mapping), lab)
+    assert m1 == m2 == mode
+    assert_array_equal(f1, f2)
+
+
+def test_draw_rows_renamed():
+    rng = np.random.RandomState(0)
+    y = rng.randint(0, 3, 500)
+    keep = fb._draw_rows(y, 100)
+    assert_array_equal(keep, fb._draw_rows(np.array([5, 2, 9])[y], 100))
+    assert_array_equal(keep, fb._draw_rows(2 - y, 100))
+    assert keep.size < 110
+
+
+# -- two classes swapped, three classes permuted ---------------------------
+@pytest.mark.slow
+@pytest.mark.parametrize("model", SIX, ids=lambda m: m.__name__)
+def test_two_classes_swapped(model):
+    nets = []
+    for seed, kw in [(0, {}), (2, {}), (4, {}), (1, dict(shift=5.0, frac=0.5))]:
+        X, ys = _two(seed, **kw)
+        nets.append(_net(_fits(model, X, ys, {0: 1, 1: 0})))
+    # the draws take the safety nets' paths and the fit's own
+    assert any(nets) and not all(nets)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("model", SIX, ids=lambda m: m.__name__)
+def test_three_classes_permuted(model):
+    nets = []
+    for seed, kw in [(0, {}), (2, {}), (5, dict(shift=5.0, frac=0.4))]:
+        X, ys = _three(seed, **kw)
+        nets.append(_net(_fits(model, X, ys, {0: 5, 1: 2, 2: 9})))
+    assert any(nets)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("model", [LapRLS, TVRLS, TVSVM], ids=lambda m: m.__name__)
+def test_safe_true_renamed(model):
+    # the safety net's fold models and counterparts run on the codes too
+    for seed in (0, 1):
+        X, ys = _two(seed, n=160)
+        a = _fits(model, X, ys, {0: 1, 1: 0}, safe=True, safe_cv=2)
+        assert a.unlabeled_gain_ is not None
+        X, ys = _three(seed, n=160)
+        _fits(model, X, ys, {0: 5, 1: 2, 2: 9}, safe=True, safe_cv=2)
+
+
+@pytest.mark.parametrize("model", SIX, ids=lambda m: m.__name__)
+def test_string_labels(model):
+    # string labels (every row labeled: -1 marks unlabeled rows, so a
+    # string y has none), swapped and permuted
+    X, _ = _two(0, n=120)
+    y = np.where(X[:, 0] > 0, "pos", "neg")
+    y[0] = "pos"        # the first row of the class sorted last
+    _fits(model, X, y, {"pos": "neg", "neg": "pos"})
+    y3 = np.where(X[:, 1] > 0.5, "mid", y)
+    _fits(model, X, y3, {"pos": "b", "neg": "c", "mid": "a"})
+
+
+def test_validation_labels_renamed():
+    # LapSVM's validation stop reads y_val in the fit's codes
+    X, ys = _two(1)
+    rng = np.random.RandomState(0)
+    Xv = rng.randn(30, 6)
+    yv = rng.randint(0, 2, 30)
+    params = dict(solver="pcg", stop="validation", random_state=0)
+    a = LapSVM(**params).fit(X, ys, X_val=Xv, y_val=yv)
+    mapping = {0: 1, 1: 0}
+    b = LapSVM(**params).fit(X, _rename(ys, mapping), X_val=Xv, y_val=1 - yv)
+    _same_fit(a, b, mapping, X)
+
+
+# -- nested fits keep the codes ---------------------------------------------
+@pytest.mark.parametrize("model, safe", [(LapRLS, True), (TVRLS, True),
+                                         (TVRLS, "auto"), (CheegerSVM, "auto")])
+def test_one_renaming_per_fit(model, safe, monkeypatch):
+    # the fold models, counterparts and the Laplacian guard's LapRLS are fitted
+    # on the codes of the fit they run in: the classes are numbered once
+    calls = []
+    orig = fb.class_codes
+
+    def counted(y_idx):
+        calls.append(1)
+        return orig(y_idx)
+    monkeypatch.setattr(fb, "class_codes", counted)
+    X, ys = _two(0, n=160)
+    ys = np.where(ys == UNLABELED, UNLABELED, 1 - ys)   # first labeled row: class 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = model(safe=safe, safe_cv=2, random_state=0).fit(X, ys)
+    assert len(calls) == 1
+    assert est.unlabeled_gain_ is not None or safe == "auto"
+
+
+# -- the Cheeger balance -----------------------------------------------------
+@pytest.mark.parametrize("model", [CheegerRLS, CheegerSVM], ids=lambda m: m.__name__)
+def test_cheeger_balance_list_and_array(model):
+    X, ys = _two(0)
+    # first labeled row of class 1: the fit's codes run in the other order
+    ys = np.where(ys == UNLABELED, UNLABELED, 1 - ys)
+    fits = []
+    for balance in ([0.75, 0.25], np.array([0.75, 0.25]), 0.25, (0.75, 0.25)):
+        est = model(balance=balance, safe=False, random_state=0).fit(X, ys)
+        # the parameter as given, the same object
+        assert est.balance is balance
+        fits.append(est.decision_function(X))
+    for f in fits[1:]:
+        assert_array_equal(f, fits[0])
+
+
+@pytest.mark.parametrize("model", [CheegerRLS, CheegerSVM], ids=lambda m: m.__name__)
+def test_cheeger_balance_renamed(model):
+    # the fraction of classes_[1] (a float) and per-class fractions follow
+    # the renaming (values exact in binary: 1 - 0.25 = 0.75)
+    X, ys = _two(1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        a = model(balance=0.25, random_state=0).fit(X, ys)
+        b = model(balance=0.75, random_state=0).fit(X, _rename(ys, {0: 1, 1: 0}))
+        c = model(balance=[0.75, 0.25], random_state=0).fit(X, ys)
+        d = model(balance=[0.25, 0.75], random_state=0).fit(X, _rename(ys, {0: 1, 1: 0}))
+    _same_fit(a, b, {0: 1, 1: 0}, X)
+    _same_fit(c, d, {0: 1, 1: 0}, X)
+    X, ys = _three(0)
+    mapping = {0: 5, 1: 2, 2: 9}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        a = model(balance=[0.5, 0.25, 0.25], random_state=0).fit(X, ys)
+        # classes 2, 5, 9 are the renamed 1, 0, 2
+        b = model(balance=[0.25, 0.5, 0.25], random_state=0).fit(X, _rename(ys, mapping))
+    _same_fit(a, b, mapping, X)
+
+
+# -- errors and messages name the user's labels ----------------------------
+def test_errors_name_the_users_values():
+    X, ys = _two(0)
+    ys1 = np.where(ys == UNLABELED, UNLABELED, 1 - ys)     # class 1 first
+    # a fraction out of range: the value as given (not 1 - 1.5)
+    with pytest.raises(ValueError, match=r"got 1\.5"):
+        CheegerRLS(balance=1.5).fit(X, ys1)
+    with pytest.raises(ValueError, match=r"got \[0\.9, 0\.0\]"):
+        CheegerRLS(balance=[0.9, 0.0]).fit(X, ys1)
+    with pytest.raises(ValueError, match=r"one value per class \(2\).*got shape \(3,\)"):
+        CheegerSVM(balance=[0.2, 0.3, 0.5]).fit(X, ys1)
+    # one labeled class: its label
+    ys7 = np.where(ys == 0, 7, UNLABELED)
+    for model in SIX:
+        with pytest.raises(ValueError, match=r"got 1 class \(\[7\]\)"):
+            model().fit(X, ys7)
+    # a failed fit leaves nothing of the codes behind
+    est = CheegerRLS(balance=1.5)
+    with pytest.raises(ValueError):
+        est.fit(X, ys1)
+    assert est.balance == 1.5 and "_relabel" not in est.__dict__
+
+
+def test_class_prior_log_names_the_users_label(caplog):
+    # the two-class shift's log names the user's class, not a code
+    X, ys = _two(4, n=300, frac=0.1, shift=2.0, lab=10)
+    ys = np.where(ys == UNLABELED, UNLABELED, 1 - ys) + 40   # 40, 41; -1 -> 39
+    ys[ys == 39] = UNLABELED
+    with caplog.at_level(logging.DEBUG, logger="semisvm"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for seed in range(4):
+            TVRLS(random_state=seed).fit(X, ys)
+    msgs = [r.getMessage() for r in caplog.records if "class-prior shift" in r.getMessage()]
+    assert msgs
+    for m in msgs:
+        assert re.search(r"fraction of class (np\.int64\()?4[01]\b", m), m
