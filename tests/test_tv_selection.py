@@ -136,9 +136,19 @@ def _solve_starts(monkeypatch):
     return seen
 
 
-def _start_of(res):
+def _start_of(res, y):
+    """The solve's final iterate as the next solve reads it: the fit runs on
+    the labels' codes in the order of each class's first labeled row
+    (``semisvm._fallback.to_codes``), so where that order is not the sorted
+    one its iterate is ``result_``'s negated (two classes) or with its
+    columns permuted (more)."""
+    from semisvm._validation import class_codes
+    y = np.asarray(y)
+    order = class_codes(np.unique(y[y != -1], return_inverse=True)[1])[1]
     want = np.asarray(res.decision, dtype=np.float64)
-    return want - float(res.intercept) if want.ndim == 1 else want
+    if want.ndim == 1:
+        return (want - float(res.intercept)) * (-1.0 if order[0] == 1 else 1.0)
+    return want[:, order]
 
 
 @pytest.mark.parametrize("Est", [TVRLS, TVSVM])
@@ -161,7 +171,7 @@ def test_grid_warm_start_both_ways(monkeypatch, Est, n_classes):
         assert all(s is None for _, s in seen[:n_first])
         got = seen[n_first][1]
         if warm:
-            assert np.array_equal(got, _start_of(first.result_))
+            assert np.array_equal(got, _start_of(first.result_, y))
         else:
             assert got is None
         # a later solve of a fit (the convex refit, the augmented iteration
