@@ -311,3 +311,23 @@ def test_class_prior_log_names_the_users_label(caplog):
     assert msgs
     for m in msgs:
         assert re.search(r"fraction of class (np\.int64\()?4[01]\b", m), m
+
+
+@pytest.mark.parametrize("model", [LapRLS, TVRLS], ids=lambda m: m.__name__)
+def test_class_prior_shift_renamed(model):
+    # a draw where the two-class class-prior shift fires (tests/
+    # test_class_prior_shift.py's blobs, draw 1): the offset, the intercept
+    # and the shifted labels follow the renaming
+    from test_class_prior_shift import _data
+    X, _, ys = _data(1)
+    a = _fits(model, X, ys, {0: 1, 1: 0})
+    assert a.class_prior_["shifted"] and a.class_prior_["offset"] != 0
+
+
+def test_multi_class_prior_shift_renamed():
+    # the three-class shift on the fallback's model (tests/
+    # test_class_prior_multi.py's 70 / 20 / 10 draw 10): its arrays permuted
+    from test_class_prior_multi import _imbalanced
+    X, _, ys = _imbalanced(10)
+    a = _fits(LapRLS, X, ys, {0: 5, 1: 2, 2: 9})
+    assert a.fell_back_ and a.class_prior_["shifted"]
