@@ -1038,7 +1038,30 @@ def on_codes(parent, child):
     ``parent``'s codes). Returns ``child``."""
     if "_relabel" in parent.__dict__ or getattr(parent, "_on_codes", False):
         child._on_codes = True
+        lut = _code_labels(parent)
+        if lut is not None:
+            child._code_labels = lut
     return child
+
+
+def _code_labels(est):
+    """The user's label of each code (a tuple) of the fit on codes that
+    ``est`` runs or runs inside (:func:`on_codes`); None otherwise."""
+    info = est.__dict__.get("_relabel")
+    if info is not None:
+        return tuple(np.asarray(info["classes"])[info["order"]].tolist())
+    return est.__dict__.get("_code_labels")
+
+
+def memo_classes(est, classes):
+    """``repr`` of the classes ``classes`` (codes of a fit on codes) by the
+    user's labels, for the keys of memos that outlive one fit (a shared
+    graph's warm starts): a later fit whose codes run in another class
+    order misses them rather than starting from a negated / permuted
+    solution."""
+    vals = [np.asarray(c).item() for c in classes]
+    lut = _code_labels(est)
+    return repr(vals if lut is None else [lut[int(c)] for c in vals])
 
 
 def from_codes(est):

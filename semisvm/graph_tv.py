@@ -861,6 +861,7 @@ class _GraphTVBase(TVSetupMixin, TVCheckMixin, SafeSemiSupervisedMixin,
                 del (lap._shared_knn_lists, lap._counterpart_memo, lap._no_cut_check,
                      lap._fit_features)
                 lap.__dict__.pop("_on_codes", None)
+                lap.__dict__.pop("_code_labels", None)
 
     def _guard_fit_features(self, m, X):
         """``(Z, landmarks, N, Z'Z)`` of this fit's Nystroem path for the

@@ -103,6 +103,7 @@ from semisvm._fallback import (
     codes_of,
     cut_fallback,
     from_codes,
+    memo_classes,
     on_codes,
     safe_auto_doc,
     to_codes,
@@ -1008,7 +1009,7 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
                 # the fit's own labels warm-start from (and store) the shared
                 # graph's last solution; the fallback's label folds do not
                 wkey = None if (key is None or y_ is not y) else (
-                    ("w", self._loss, self.fit_intercept, repr(c)) + key)
+                    ("w", self._loss, self.fit_intercept, memo_classes(self, [c])) + key)
                 warm = None if wkey is None else g._recall(wkey)
                 res = lap_primal_w(
                     Z, L, yy, gamma_A=self.gamma_A, gamma_I=self.gamma_I,
@@ -1074,7 +1075,7 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
         rows = None if g is None else self._rows_in_graph(g, X)
         fkey = None if rows is None else (
             "graph-f", self._loss, gI, self.p_, self.normalized_laplacian,
-            repr([np.asarray(c).item() for c in problems]))
+            memo_classes(self, problems))
         F0 = None if fkey is None else g._recall(fkey)
         if F0 is not None:
             F0 = F0[rows]

@@ -331,3 +331,49 @@ def test_multi_class_prior_shift_renamed():
     X, _, ys = _imbalanced(10)
     a = _fits(LapRLS, X, ys, {0: 5, 1: 2, 2: 9})
     assert a.fell_back_ and a.class_prior_["shifted"]
+
+
+def test_shared_graph_warm_start_follows_the_users_classes(monkeypatch):
+    # a graph shared between fits (graph=est.graph_, as in a cross-validation)
+    # keeps the last solution as the next fit's start; a fold whose first
+    # labeled row is of the other class runs on codes in the other order and
+    # must not start from the negated solution (it misses the memo instead)
+    import semisvm._lowrank as lr
+    import semisvm.manifold as m
+    monkeypatch.setattr(m, "LOWRANK_MIN_SAMPLES", 100)
+    monkeypatch.setattr(m, "AUTO_COMPONENTS", 40)
+    X, y = _two(3, n=300, lab=15)
+    lab = np.flatnonzero(y != UNLABELED)
+    first = y[lab[0]]
+    orig = lr.graph_transduction
+    calls = []
+
+    def spy(L, Y, **kw):
+        out = orig(L, Y, **kw)
+        calls.append((kw.get("F0"), out[0]))
+        return out
+
+    monkeypatch.setattr(lr, "graph_transduction", spy)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        full = LapSVM(safe=False, gamma_I=0.5, lowrank_fit="graph").fit(X, y)
+        est = LapSVM(safe=False, gamma_I=0.5, lowrank_fit="graph", graph=full.graph_,
+                     gamma=full._gamma)
+        keep = np.ones(X.shape[0], bool)
+        keep[lab[-3:]] = False          # the same first labeled row
+        other = lab[np.flatnonzero(y[lab] != first)[0]]
+        keep2 = np.ones(X.shape[0], bool)   # the other class's row first
+        keep2[lab[(lab < other) & (y[lab] == first)]] = False
+        warm = []
+        for rows in (keep, keep2):
+            calls.clear()
+            yr = y[rows]
+            est.fit(X[rows], yr)
+            f0, F = calls[-1]
+            warm.append(f0 is not None)
+            if f0 is not None:
+                for j in range(F.shape[1]):
+                    assert np.corrcoef(f0[:, j], F[:, j])[0, 1] > 0.5
+    firsts = [y[keep][y[keep] != UNLABELED][0], y[keep2][y[keep2] != UNLABELED][0]]
+    assert firsts[0] == first and firsts[1] != first
+    assert warm[0]          # the same class order keeps the warm start
