@@ -200,9 +200,47 @@ ELEVENTH_SHAPES = {
     "parity3_11": (1500, 3, [759, 741]),
     "sectors4_11": (1500, 2, [600, 450, 300, 150]),
 }
+# the twelfth and thirteenth parts, declared in bench/RESULTS.md before any
+# estimator ran on either
+TWELFTH_SHAPES = {
+    "nasscds_12": (26216, 22, [25036, 1180]),
+    "treatment_12": (2675, 11, [2490, 185]),
+    "cps1988_12": (28155, 11, [2232, 25923]),
+    "bacteria_12": (220, 8, [43, 177]),
+    "hsb82_12": (7185, 8, [5211, 1974]),
+    "transplant_12": (797, 8, [76, 66, 618, 37]),
+    "slid_12": (3987, 5, [3244, 259, 484]),
+    "chem97_12": (31022, 5, [3688, 6681, 3627, 4619, 5739, 6668]),
+    "veteran_12": (137, 5, [27, 27, 48, 35]),
+    "cpssw8_12": (61395, 7, [27047, 34348]),
+    "wage1_12": (526, 23, [274, 252]),
+    "monica_12": (6367, 28, [2842, 3525]),
+    "linkedrings_12": (1500, 3, [900, 600]),
+    "moons3_12": (1500, 2, [750, 450, 300]),
+    "overlap_12": (1500, 2, [1200, 300]),
+}
+THIRTEENTH_SHAPES = {
+    "catholic_13": (5970, 11, [5540, 430]),
+    "alcohol_13": (9822, 32, [8848, 974]),
+    "icu_13": (200, 7, [40, 160]),
+    "smoking_13": (1691, 48, [1270, 421]),
+    "k401k_13": (9275, 9, [6713, 2562]),
+    "gssvocab_13": (27360, 12, [8259, 6942, 3814, 5264, 3081]),
+    "fastfood_13": (301, 15, [25, 21, 27, 57, 49, 96, 26]),
+    "survey_13": (154, 19, [7, 122, 12, 13]),
+    "cuckoos_13": (120, 2, [14, 45, 15, 16, 15, 15]),
+    "ais_13": (202, 21, [100, 102]),
+    "satgpa_13": (1000, 5, [516, 484]),
+    "vote1_13": (173, 7, [77, 96]),
+    "zigzag_13": (1500, 2, [1051, 449]),
+    "ellipses3_13": (1500, 2, [750, 450, 300]),
+    "rotmoons_13": (1500, 20, [1125, 375]),
+}
 SHAPES = {**{n: ("fresh",) + v for n, v in FRESH_SHAPES.items()},
           **{n: ("tenth",) + v for n, v in TENTH_SHAPES.items()},
           **{n: ("eleventh",) + v for n, v in ELEVENTH_SHAPES.items()},
+          **{n: ("twelfth",) + v for n, v in TWELFTH_SHAPES.items()},
+          **{n: ("thirteenth",) + v for n, v in THIRTEENTH_SHAPES.items()},
           **{n: ("ninth",) + v for n, v in NINTH_SHAPES.items()},
           **{n: ("eighth",) + v for n, v in EIGHTH_SHAPES.items()},
           **{n: ("sixth",) + v for n, v in SIXTH_SHAPES.items()},
@@ -232,7 +270,8 @@ def test_parts_are_disjoint_and_the_old_ones_unchanged():
 
 def test_unseen_part_is_new_data():
     assert _suite.PARTS == ("tune", "report", "fresh", "unseen", "novel", "sixth",
-                            "seventh", "eighth", "ninth", "tenth", "eleventh")
+                            "seventh", "eighth", "ninth", "tenth", "eleventh",
+                            "twelfth", "thirteenth")
     assert _suite.names("unseen") == _suite.UNSEEN
     assert _suite.classic("unseen") == _suite.CLASSIC_UNSEEN
     assert set(_suite.UNSEEN + _suite.CLASSIC_UNSEEN) == set(UNSEEN_SHAPES)
@@ -557,6 +596,82 @@ def test_eleventh_part_is_new_data():
     assert len(multi) == 4 and all(share[n] < 0.08 for n in multi)
     # and no set of the tenth part
     assert not set(ELEVENTH_SHAPES) & set(TENTH_SHAPES)
+
+
+def test_twelfth_part_is_new_data():
+    # the same data under another name: none taken (the LaLonde copies of
+    # DAAG, MatchIt and causaldata are Ecdat's Treatment, nlme's MathAchieve /
+    # MathAchSchool mlmRev's Hsb82, MASS's VA survival's veteran, DAAG's
+    # mifem a part of monica, AER's other CPSSW tables CPSSW8's years)
+    share, two, multi = _new_part_is_new_data(
+        "twelfth", _suite.TWELFTH, _suite.CLASSIC_TWELFTH, TWELFTH_SHAPES,
+        (("DAAG", "nsw74psid1"), ("DAAG", "nsw74psid3"), ("DAAG", "nsw74psidA"),
+         ("DAAG", "nsw74demo"), ("DAAG", "nswdemo"), ("DAAG", "nswpsid1"),
+         ("MatchIt", "lalonde"), ("causaldata", "nsw_mixtape"), ("nlme", "MathAchieve"),
+         ("nlme", "MathAchSchool"), ("MASS", "VA"), ("DAAG", "mifem"),
+         ("AER", "CPSSW9204"), ("AER", "CPSSW04"), ("AER", "CPSSW9298"),
+         ("AER", "CPSSW3")))
+    # the mix declared: five imbalanced two-class sets (minority < 30 %),
+    # four multi-class sets with a minority under 20 %, three two-class sets
+    # with a minority >= 44 %
+    assert len(two) == 8 and sum(share[n] < 0.3 for n in two) == 5
+    assert sum(share[n] >= 0.44 for n in two) == 3
+    assert len(multi) == 4 and all(share[n] < 0.2 for n in multi)
+
+
+def test_thirteenth_part_is_new_data():
+    # the same data under another name: none taken (vcdExtra's ICU is
+    # Stat2Data's, carData's Vocab GSSvocab's kin; no two parts share a table)
+    share, two, multi = _new_part_is_new_data(
+        "thirteenth", _suite.THIRTEENTH, _suite.CLASSIC_THIRTEENTH, THIRTEENTH_SHAPES,
+        (("vcdExtra", "ICU"), ("carData", "Vocab")))
+    # the mix declared: five imbalanced two-class sets (minority < 30 %),
+    # four multi-class sets with a minority under 12 %, three two-class sets
+    # with a minority >= 44 %
+    assert len(two) == 8 and sum(share[n] < 0.3 for n in two) == 5
+    assert sum(share[n] >= 0.44 for n in two) == 3
+    assert len(multi) == 4 and all(share[n] < 0.12 for n in multi)
+    # and no set of the other new parts
+    assert not set(THIRTEENTH_SHAPES) & set(TWELFTH_SHAPES)
+    assert not (set(TWELFTH_SHAPES) | set(THIRTEENTH_SHAPES)) & (
+        set(TENTH_SHAPES) | set(ELEVENTH_SHAPES))
+
+
+def test_twelfth_classic_cases_have_their_declared_shapes():
+    """The classic cases' geometry (data only): the two rings linked, the
+    moons' centres, the minority Gaussian's shape."""
+    r = _suite.load("linkedrings_12", max_rows=10**9)
+    a, b = r.X[r.y == 0], r.X[r.y == 1]
+    assert abs(np.median(np.hypot(a[:, 0], a[:, 1])) - 1.0) < 0.05
+    assert abs(np.median(np.hypot(b[:, 0] - 1.0, b[:, 2])) - 1.0) < 0.05
+    assert np.abs(a[:, 2]).std() < 0.15 and np.abs(b[:, 1]).std() < 0.15
+    m = _suite.load("moons3_12", max_rows=10**9)
+    for k, (cx, cy, side) in enumerate(((0.0, 0.0, 1), (1.0, 0.5, -1), (2.0, 0.0, 1))):
+        P = m.X[m.y == k]
+        assert abs(np.median(np.hypot(P[:, 0] - cx, P[:, 1] - cy)) - 1.0) < 0.05
+        assert np.mean(side * (P[:, 1] - cy) > -0.1) > 0.95
+    o = _suite.load("overlap_12", max_rows=10**9)
+    assert np.allclose(o.X[o.y == 1].mean(axis=0), [1.5, 0.0], atol=0.2)
+    assert np.allclose(o.X[o.y == 1].std(axis=0), [0.5, 2.0], atol=0.2)
+    assert np.allclose(o.X[o.y == 0].std(axis=0), 1.0, atol=0.1)
+    assert np.array_equal(_suite.load("overlap_12").X, _suite.load("overlap_12").X)
+
+
+def test_thirteenth_classic_cases_have_their_declared_shapes():
+    """The classic cases' geometry (data only): the triangle-wave boundary,
+    the ellipses' half axes, the moons' plane in 20-d."""
+    z = _suite.load("zigzag_13", max_rows=10**9)
+    u = z.X[:, 0]
+    tri = 2.0 * np.abs(2.0 * (u - np.floor(u + 0.5))) - 1.0
+    assert np.array_equal(z.y, (z.X[:, 1] > 0.5 * tri + 0.6).astype(np.int64))
+    e = _suite.load("ellipses3_13", max_rows=10**9)
+    rad = np.hypot(e.X[:, 0] / 4.0, e.X[:, 1])
+    assert np.allclose([np.median(rad[e.y == k]) for k in range(3)], [1, 2, 3], atol=0.05)
+    rm = _suite.load("rotmoons_13", max_rows=10**9)
+    sv = np.linalg.svd(rm.X - rm.X.mean(axis=0), compute_uv=False)
+    assert sv[1] > 5 * sv[2]                   # two dimensions hold the moons
+    share = rm.X.var(axis=0) / rm.X.var(axis=0).sum()
+    assert share.max() < 0.5                   # and no column alone holds them
 
 
 def test_tenth_classic_cases_have_their_declared_shapes():
