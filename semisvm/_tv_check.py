@@ -29,6 +29,7 @@ from semisvm._fallback import auto_fallback, cut_fallback, laplacian_guard, two_
 from semisvm._lowrank import nystroem_features
 from semisvm._threads import limit_api, start_beside
 from semisvm._tv_inputs import shared_cache
+import semisvm._tv_solvers as tvs
 from semisvm._tv_solvers import KEEP_COLUMNS, feature_gram
 from semisvm._validation import UNLABELED, check_n_jobs, fits_in_memory
 
@@ -176,6 +177,15 @@ CHEEGER_MID_FOLD_MAX_ITER_TWO = None
 # arrays (see TVCheckMixin._fold_nn_bytes), only when both folds' fit in
 # memory at once
 FOLD_THREADS_MAX_ROWS = SCALE_MIN_ROWS
+# ... and with one thread (n_jobs), the two fold solves in lock step (one
+# thread at a time, their graph ROF solves stepped together: one pass over
+# the edges per step for both, each stopping at its own step; the same
+# bits) where their columns go together
+# (``_tv_solvers.ROF_LOCKSTEP_MAX_COLUMNS``: two classes). Measured at
+# 5,000 rows (bench/RESULTS.md, "round 13"): the two-class TV folds'
+# steps pair almost one for one (~1,140 each), ~0.1 CPU s of a ~1.4 s
+# fit. False: one after the other
+FOLD_LOCKSTEP = True
 # safe="auto", at least two threads (n_jobs): the Laplacian guard's LapRLS
 # fit (which depends on X and y alone) starts on a thread of its own beside
 # the fit's own solve, the solve taking one thread less (its graph ROF
@@ -423,12 +433,17 @@ class TVCheckMixin:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", ConvergenceWarning)
                 other = None if started else self._second_fold(y, y_hidden)
+                lockstep = False
+                if other is None and not started:
+                    other = self._lockstep_fold(y, y_hidden)
+                    lockstep = other is not None
                 if other is None:
                     return solve_on(self, y_hidden)
                 started.append(True)
                 # (joined inside this block: the worker's warnings are
                 # filtered as this thread's)
-                first, second = self._folds_side_by_side(solve_on, y_hidden, other)
+                first, second = self._folds_side_by_side(solve_on, y_hidden, other,
+                                                         lockstep=lockstep)
             ahead[other.tobytes()] = second
             return first
 
@@ -509,6 +524,29 @@ class TVCheckMixin:
         n = y.shape[0]
         if (check_n_jobs(self.n_jobs) < 2 or n > FOLD_THREADS_MAX_ROWS):
             return None
+        return self._other_fold(y, y_hidden)
+
+    def _lockstep_fold(self, y, y_hidden):
+        """The other label fold's ``y_hidden`` when the check's two fold
+        solves run in lock step (``FOLD_LOCKSTEP``: one thread at a time,
+        their graph ROF solves stepped together, see
+        :class:`semisvm._tv_solvers.RofLockstep`): with one thread
+        (``n_jobs``), where two folds' ROF columns (one each for two
+        classes, one per class otherwise) go together
+        (``_tv_solvers.ROF_LOCKSTEP_MAX_COLUMNS``), under the conditions of
+        :meth:`_other_fold`; else None."""
+        cols = 1 if self.classes_.shape[0] == 2 else self.classes_.shape[0]
+        if (not FOLD_LOCKSTEP or check_n_jobs(self.n_jobs) != 1
+                or 2 * cols > tvs.ROF_LOCKSTEP_MAX_COLUMNS):
+            return None
+        return self._other_fold(y, y_hidden)
+
+    def _other_fold(self, y, y_hidden):
+        """The other fold's ``y_hidden`` where ``y_hidden`` is the first
+        of :func:`semisvm._fallback.two_folds`'s folds and both solves'
+        n x n arrays (:meth:`_fold_nn_bytes`) fit in memory at once; else
+        None."""
+        n = y.shape[0]
         labeled = y != UNLABELED
         fold, _ = two_folds(y, labeled)
         if fold is None:
@@ -538,7 +576,7 @@ class TVCheckMixin:
             return nn * (1 if getattr(self, "_exact_K", None) is not None else 2)
         return nn if getattr(self, "mode_", None) == "exact" else 0
 
-    def _folds_side_by_side(self, solve_on, first, second):
+    def _folds_side_by_side(self, solve_on, first, second, lockstep=False):
         """``solve_on(est, y_hidden)`` of two folds, the second on a thread
         beside this one: each on a shallow copy of this estimator (what a
         fold solve sets stays on its copy) with ``n_jobs=1`` (the graph ROF
@@ -546,8 +584,17 @@ class TVCheckMixin:
         cache (read-only factorisations and edge lists: a value computed
         twice is the same). The same labels, bit for bit, as the two solves
         one after the other. A Ctrl-C while the worker solves stops the fit
-        at once; the worker finishes its solve in the background."""
+        at once; the worker finishes its solve in the background.
+        ``lockstep``: the two threads run one at a time, their graph ROF
+        solves stepped together (:class:`semisvm._tv_solvers.RofLockstep`;
+        the same bits)."""
+        import contextlib
         import threading
+
+        pair = tvs.RofLockstep() if lockstep else None
+
+        def joined(s):
+            return pair.joined(s) if pair is not None else contextlib.nullcontext()
 
         copies = []
         for _ in (0, 1):
@@ -560,7 +607,8 @@ class TVCheckMixin:
 
         def work():
             try:
-                out[1] = solve_on(copies[1], second)
+                with joined(1):
+                    out[1] = solve_on(copies[1], second)
             except BaseException as exc:    # re-raised in this thread
                 err.append(exc)
 
@@ -575,7 +623,8 @@ class TVCheckMixin:
                 t.join(0.1)
 
         try:
-            out[0] = solve_on(copies[0], first)
+            with joined(0):
+                out[0] = solve_on(copies[0], first)
         except KeyboardInterrupt:
             raise       # (not waiting for the worker's solve)
         except BaseException:
