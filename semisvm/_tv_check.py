@@ -24,12 +24,12 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 import semisvm._fallback as fb
+import semisvm._tv_solvers as tvs
 import semisvm.model_selection as ms
 from semisvm._fallback import auto_fallback, cut_fallback, laplacian_guard, two_folds
 from semisvm._lowrank import nystroem_features
 from semisvm._threads import limit_api, start_beside
 from semisvm._tv_inputs import shared_cache
-import semisvm._tv_solvers as tvs
 from semisvm._tv_solvers import KEEP_COLUMNS, feature_gram
 from semisvm._validation import UNLABELED, check_n_jobs, fits_in_memory
 
