@@ -4,7 +4,10 @@
 fit's graph and kernel (nothing rebuilt; the solve cache shares the edge
 list, step bound and factorisations) and compared with an SVC on the labels
 (:mod:`semisvm._fallback`). Above ``FOLD_MIN_ROWS`` rows the fold solves
-stop sooner (they are read only through their held-out labels).
+stop sooner (they are read only through their held-out labels). With one
+thread the two fold solves of two classes run in lock step (``FOLD_LOCKSTEP``:
+their graph ROF solves stepped together, the same bits); with more, side by
+side on two threads.
 ``safe=True``: the cross-validated check of
 :class:`semisvm.model_selection.SafeSemiSupervisedMixin`, its fits (on row
 subsets) sharing the fit's kNN graph, kernel width, intrinsic dimension and

@@ -10,7 +10,9 @@ the pieces the outer loops are built from:
   in Cython (``semisvm._core._graph_tv.rof_pd_multi``) on the graph's edge
   list, all classes' columns at once, warm started across outer iterations,
   stopping on the relative primal-dual gap; accelerated steps, constant ones
-  for the two-class TV iteration (``ROF_CONSTANT_LOSSES``);
+  for the two-class TV iteration (``ROF_CONSTANT_LOSSES``); two threads'
+  solves stepped together, each stopping at its own step (``RofLockstep``:
+  the check's two fold solves, one thread at a time, the same bits);
 * the RKHS step (``_Factor``): one factorisation of ``lam I + r K`` reused for
   every solve;
 * the loss steps: the exact binary hinge h-step (``hinge_prox``, break-point
@@ -526,8 +528,12 @@ def _solve_together(a, b):
 # (lockstep, slot), None elsewhere
 _LOCKSTEP = threading.local()
 # ... go together as one solve of at most this many columns (more: each
-# alone). Measured per step (bench/RESULTS.md, "round 13"), a kNN graph of
-# 5,000 rows: two one-column solves together ~0.6-0.7 of the pair alone
+# alone). Measured (bench/RESULTS.md, "round 13"), ms a step, one thread, a
+# kNN graph of 5,000 rows (35.6k edges), constant steps: 1 column 0.147, 2
+# 0.179, 4 0.325, 6 0.414, 10 0.675, 16 1.006, 20 2.99 (past 16 columns the
+# general pass): two one-column solves together ~0.6 of the two alone. 2:
+# the two-class folds only (3-8 classes' folds would gain per step, not
+# measured on fits; ten classes' 20 columns would lose)
 ROF_LOCKSTEP_MAX_COLUMNS = 2
 
 
