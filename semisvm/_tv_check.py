@@ -20,6 +20,7 @@ base class.
 """
 from __future__ import annotations
 
+import contextlib
 import numbers
 import warnings
 
@@ -534,12 +535,17 @@ class TVCheckMixin:
         solves run in lock step (``FOLD_LOCKSTEP``: one thread at a time,
         their graph ROF solves stepped together, see
         :class:`semisvm._tv_solvers.RofLockstep`): with one thread
-        (``n_jobs``), where two folds' ROF columns (one each for two
-        classes, one per class otherwise) go together
+        (``n_jobs``) on at most ``FOLD_THREADS_MAX_ROWS`` rows, where two
+        folds' ROF columns (one each for two classes, one per class
+        otherwise) go together
         (``_tv_solvers.ROF_LOCKSTEP_MAX_COLUMNS``), under the conditions of
         :meth:`_other_fold`; else None."""
         cols = 1 if self.classes_.shape[0] == 2 else self.classes_.shape[0]
+        # (at most FOLD_THREADS_MAX_ROWS rows, as side by side: both solves'
+        # working arrays are held at once, and the joint solve's copies;
+        # above it the gain is not measured)
         if (not FOLD_LOCKSTEP or check_n_jobs(self.n_jobs) != 1
+                or y.shape[0] > FOLD_THREADS_MAX_ROWS
                 or 2 * cols > tvs.ROF_LOCKSTEP_MAX_COLUMNS):
             return None
         return self._other_fold(y, y_hidden)
@@ -590,8 +596,9 @@ class TVCheckMixin:
         at once; the worker finishes its solve in the background.
         ``lockstep``: the two threads run one at a time, their graph ROF
         solves stepped together (:class:`semisvm._tv_solvers.RofLockstep`;
-        the same bits)."""
-        import contextlib
+        the same bits); a Ctrl-C (an error) in this thread's solve then
+        stops the worker at its next turn. Where no thread can start, the
+        two one after the other."""
         import threading
 
         pair = tvs.RofLockstep() if lockstep else None
@@ -616,7 +623,13 @@ class TVCheckMixin:
                 err.append(exc)
 
         t = threading.Thread(target=work, name="semisvm-fold", daemon=True)
-        t.start()
+        try:
+            t.start()
+        except RuntimeError:
+            # no thread to be had ("can't start new thread"): one after
+            # the other, on the same copies (the same bits)
+            return self._folds_adopt(
+                copies, [solve_on(copies[0], first), solve_on(copies[1], second)])
 
         def wait():
             # joined in short waits: a KeyboardInterrupt reaches this thread
@@ -636,8 +649,12 @@ class TVCheckMixin:
         wait()
         if err:
             raise err[0]
+        return self._folds_adopt(copies, out)
+
+    def _folds_adopt(self, copies, out):
+        """:meth:`_folds_side_by_side`'s end: the exact kernel a fold's
+        copy built (the augmented iteration) kept here; the two labels."""
         if getattr(self, "_exact_K", None) is None:
-            # the exact kernel a fold built (the augmented iteration)
             for est in copies:
                 if getattr(est, "_exact_K", None) is not None:
                     self._exact_K = est._exact_K

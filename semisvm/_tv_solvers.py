@@ -34,6 +34,7 @@ Each returns plain arrays in a dict; the public functions wrap it in a
 """
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 import time
@@ -493,25 +494,35 @@ def _solve_together(a, b):
     ca, cb = ra.p.shape[1], rb.p.shape[1]
     Z = np.concatenate([ra._in(Za), rb._in(Zb)], axis=1)
     G = np.concatenate([ra._in(Ga), rb._in(Gb)], axis=1)
+    # (the duals, each solver's own, held once: the joint copy during the
+    # solve, each one's columns after it, an interrupted solve's too)
     P = np.concatenate([ra.p, rb.p], axis=1)
+    ra.p = rb.p = None
+    cut = ((ra, slice(0, ca)), (rb, slice(ca, ca + cb)))
     rho = np.concatenate([np.broadcast_to(np.asarray(rho_a, dtype=np.float64), (ca,)),
                           np.broadcast_to(np.asarray(rho_b, dtype=np.float64), (cb,))])
     groups = np.repeat([0, 1], [ca, cb])
-    its, _, _, status = rof_pd_multi(
-        ra.src, ra.dst, ra.w, Z, float(gamma), rho, G, P, tol=ra.tol,
-        max_iter=ra.max_iter, L=ra.L, incidence=ra.incidence,
-        n_threads=_rof_threads(max(ra.n_threads, rb.n_threads), ra.src.shape[0],
-                               ca + cb),
-        groups=groups, **ra._steps)
+    try:
+        its, _, _, status = rof_pd_multi(
+            ra.src, ra.dst, ra.w, Z, float(gamma), rho, G, P, tol=ra.tol,
+            max_iter=ra.max_iter, L=ra.L, incidence=ra.incidence,
+            n_threads=_rof_threads(max(ra.n_threads, rb.n_threads), ra.src.shape[0],
+                                   ca + cb),
+            groups=groups, **ra._steps)
+    finally:
+        for rof, cols in cut:
+            rof.p = np.ascontiguousarray(P[:, cols])
+        del P
+    del Z
     wall = time.perf_counter() - t0
     cpu = time.process_time() - c0
     out = []
     steps = [int(its[0]) * ca, int(its[ca]) * cb]
-    for rof, cols, k in ((ra, slice(0, ca), 0), (rb, slice(ca, ca + cb), 1)):
-        rof.p[...] = P[:, cols]
-        Gk = np.ascontiguousarray(G[:, cols])
-        if rof.perm is not None:
-            Gk = np.empty_like(Gk)
+    for k, (rof, cols) in enumerate(cut):
+        if rof.perm is None:
+            Gk = np.ascontiguousarray(G[:, cols])
+        else:
+            Gk = np.empty((G.shape[0], cols.stop - cols.start), dtype=G.dtype)
             Gk[rof.perm] = G[:, cols]
         out.append(Gk)
         rof.n_iter += int(its[cols.start])
@@ -537,6 +548,11 @@ _LOCKSTEP = threading.local()
 ROF_LOCKSTEP_MAX_COLUMNS = 2
 
 
+class LockstepCancelled(RuntimeError):
+    """Raised in slot 1 of a :class:`RofLockstep` whose slot 0 left with
+    an error: the pair's work is dropped."""
+
+
 class RofLockstep:
     """Two threads' solves whose graph ROF solves step together.
 
@@ -558,27 +574,39 @@ class RofLockstep:
         self._turn = 0
         self._live = [True, True]
         self._req = [None, None]
+        self._cancelled = False
 
     def _wait(self, s):
+        # (short waits: a KeyboardInterrupt reaches a waiting main thread,
+        # as the check's joins poll)
         while self._turn != s:
-            self._cond.wait()
+            self._cond.wait(0.1)
+        if self._cancelled and s == 1:
+            raise LockstepCancelled("the other fold solve stopped")
 
     def joined(self, s):
         """Context manager: this thread runs as slot ``s`` (waiting for the
         baton first); its ROF solves go through :meth:`solve`; on exit
-        (an error too) the slot ends and the baton passes on."""
-        import contextlib
+        (an error too) the slot ends and the baton passes on. Slot 0
+        leaving with an error (a Ctrl-C too) cancels the pair: slot 1
+        raises :class:`LockstepCancelled` at its next turn or solve
+        instead of solving on alone."""
 
         @contextlib.contextmanager
         def ctx():
             with self._cond:
                 self._wait(s)
+            prev = getattr(_LOCKSTEP, "slot", None)
             _LOCKSTEP.slot = (self, s)
+            ok = False
             try:
                 yield self
+                ok = True
             finally:
-                _LOCKSTEP.slot = None
+                _LOCKSTEP.slot = prev
                 with self._cond:
+                    if s == 0 and not ok:
+                        self._cancelled = True
                     self._live[s] = False
                     self._turn = 1 - s
                     self._cond.notify_all()
@@ -590,6 +618,8 @@ class RofLockstep:
         o = 1 - s
         req = [rof, args, None]
         with self._cond:
+            if self._cancelled and s == 1:
+                raise LockstepCancelled("the other fold solve stopped")
             other = self._req[o] if self._live[o] else None
             if other is None and self._live[o]:
                 self._req[s] = req

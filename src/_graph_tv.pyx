@@ -1234,12 +1234,12 @@ def rof_pd_multi(const int[::1] src, const int[::1] dst, const floating[::1] w,
     if L <= 0:
         L = _edge_L(src_np, dst_np, w, n)
     cdef floating[:, ::1] gbar = np.empty((n, c), dtype=dtype)
-    cdef floating[:, ::1] div = np.empty((n, c), dtype=dtype)
-    cdef floating[:, ::1] ghat = np.empty((n, c), dtype=dtype)
+    cdef floating[:, ::1] div
+    cdef floating[:, ::1] ghat
     cdef double[::1] rho_v = rho_np
-    cdef double[:, ::1] buf = np.zeros((6, c))
-    cdef floating[::1] tmp = np.zeros(max(c, 1), dtype=dtype)
-    cdef double[:, ::1] part = np.zeros(((n + NODE_BLOCK - 1) // NODE_BLOCK, 6 * c))
+    cdef double[:, ::1] buf
+    cdef floating[::1] tmp
+    cdef double[:, ::1] part
     if incidence is None:
         incidence = edge_incidence(src_np, dst_np, np.asarray(w), n)
     inc_ptr_np, inc_edge_np, inc_w_np = incidence
@@ -1284,6 +1284,12 @@ def rof_pd_multi(const int[::1] src, const int[::1] dst, const floating[::1] w,
         return _rof_groups(src, dst, w, inc_ptr, inc_edge, inc_w, Z, gamma,
                            rho_np, L, step_ratio, G, P, tol, max_iter, gbar,
                            accelerate, n_threads, grp_np)
+    # (allocated here: _rof_groups allocates its own, per live column set)
+    div = np.empty((n, c), dtype=dtype)
+    ghat = np.empty((n, c), dtype=dtype)
+    buf = np.zeros((6, c))
+    tmp = np.zeros(max(c, 1), dtype=dtype)
+    part = np.zeros(((n + NODE_BLOCK - 1) // NODE_BLOCK, 6 * c))
     with nogil:
         it = _rof(src, dst, w, inc_ptr, inc_edge, inc_w, Z, gamma, &rho_v[0],
                   L, step_ratio, G, P, tol, max_iter, gbar, div, ghat, part,
@@ -1296,6 +1302,13 @@ def rof_pd_multi(const int[::1] src, const int[::1] dst, const floating[::1] w,
     return it, gap, primal, status
 
 
+# (a cdef holding the GIL, not a ``noexcept nogil`` helper: it only
+# orchestrates, between its ``_rof`` calls, each one ``with nogil:`` block
+# for the whole iteration as in a def entry point; it runs once per group
+# stop, at most c times, allocating and compacting the live columns' NumPy
+# arrays, as an outer loop may stay in Python (STYLE.md 6). A cdef, not a
+# def: reached only through rof_pd_multi's checks, its fused memoryviews
+# passed through as they are)
 cdef object _rof_groups(const int[::1] src, const int[::1] dst,
                         const floating[::1] w, const int[::1] inc_ptr,
                         const int[::1] inc_edge, const floating[::1] inc_w,
