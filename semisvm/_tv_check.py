@@ -181,7 +181,8 @@ CHEEGER_MID_FOLD_MAX_ITER_TWO = None
 # arrays (see TVCheckMixin._fold_nn_bytes), only when both folds' fit in
 # memory at once
 FOLD_THREADS_MAX_ROWS = SCALE_MIN_ROWS
-# ... and with one thread (n_jobs), the two fold solves in lock step (one
+# ... and with one thread (n_jobs), on as many rows (both solves' working
+# arrays held at once), the two fold solves in lock step (one
 # thread at a time, their graph ROF solves stepped together: one pass over
 # the edges per step for both, each stopping at its own step; the same
 # bits) where their columns go together
