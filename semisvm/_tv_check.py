@@ -4,7 +4,10 @@
 fit's graph and kernel (nothing rebuilt; the solve cache shares the edge
 list, step bound and factorisations) and compared with an SVC on the labels
 (:mod:`semisvm._fallback`). Above ``FOLD_MIN_ROWS`` rows the fold solves
-stop sooner (they are read only through their held-out labels).
+stop sooner (they are read only through their held-out labels). With one
+thread the two fold solves of two classes run in lock step (``FOLD_LOCKSTEP``:
+their graph ROF solves stepped together, the same bits); with more, side by
+side on two threads.
 ``safe=True``: the cross-validated check of
 :class:`semisvm.model_selection.SafeSemiSupervisedMixin`, its fits (on row
 subsets) sharing the fit's kNN graph, kernel width, intrinsic dimension and
@@ -17,6 +20,7 @@ base class.
 """
 from __future__ import annotations
 
+import contextlib
 import numbers
 import warnings
 
@@ -24,6 +28,7 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 import semisvm._fallback as fb
+import semisvm._tv_solvers as tvs
 import semisvm.model_selection as ms
 from semisvm._fallback import (
     auto_fallback,
@@ -182,6 +187,16 @@ CHEEGER_MID_FOLD_MAX_ITER_TWO = None
 # arrays (see TVCheckMixin._fold_nn_bytes), only when both folds' fit in
 # memory at once
 FOLD_THREADS_MAX_ROWS = SCALE_MIN_ROWS
+# ... and with one thread (n_jobs), on as many rows (both solves' working
+# arrays held at once), the two fold solves in lock step (one
+# thread at a time, their graph ROF solves stepped together: one pass over
+# the edges per step for both, each stopping at its own step; the same
+# bits) where their columns go together
+# (``_tv_solvers.ROF_LOCKSTEP_MAX_COLUMNS``: two classes). Measured at
+# 5,000 rows (bench/RESULTS.md, "round 13"): the two-class TV folds'
+# steps pair almost one for one (~1,140 each), ~0.1 CPU s of a ~1.4 s
+# fit. False: one after the other
+FOLD_LOCKSTEP = True
 # safe="auto", at least two threads (n_jobs): the Laplacian guard's LapRLS
 # fit (which depends on X and y alone) starts on a thread of its own beside
 # the fit's own solve, the solve taking one thread less (its graph ROF
@@ -429,12 +444,17 @@ class TVCheckMixin:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", ConvergenceWarning)
                 other = None if started else self._second_fold(y, y_hidden)
+                lockstep = False
+                if other is None and not started:
+                    other = self._lockstep_fold(y, y_hidden)
+                    lockstep = other is not None
                 if other is None:
                     return solve_on(self, y_hidden)
                 started.append(True)
                 # (joined inside this block: the worker's warnings are
                 # filtered as this thread's)
-                first, second = self._folds_side_by_side(solve_on, y_hidden, other)
+                first, second = self._folds_side_by_side(solve_on, y_hidden, other,
+                                                         lockstep=lockstep)
             ahead[other.tobytes()] = second
             return first
 
@@ -515,6 +535,34 @@ class TVCheckMixin:
         n = y.shape[0]
         if (check_n_jobs(self.n_jobs) < 2 or n > FOLD_THREADS_MAX_ROWS):
             return None
+        return self._other_fold(y, y_hidden)
+
+    def _lockstep_fold(self, y, y_hidden):
+        """The other label fold's ``y_hidden`` when the check's two fold
+        solves run in lock step (``FOLD_LOCKSTEP``: one thread at a time,
+        their graph ROF solves stepped together, see
+        :class:`semisvm._tv_solvers.RofLockstep`): with one thread
+        (``n_jobs``) on at most ``FOLD_THREADS_MAX_ROWS`` rows, where two
+        folds' ROF columns (one each for two classes, one per class
+        otherwise) go together
+        (``_tv_solvers.ROF_LOCKSTEP_MAX_COLUMNS``), under the conditions of
+        :meth:`_other_fold`; else None."""
+        cols = 1 if self.classes_.shape[0] == 2 else self.classes_.shape[0]
+        # (at most FOLD_THREADS_MAX_ROWS rows, as side by side: both solves'
+        # working arrays are held at once, and the joint solve's copies;
+        # above it the gain is not measured)
+        if (not FOLD_LOCKSTEP or check_n_jobs(self.n_jobs) != 1
+                or y.shape[0] > FOLD_THREADS_MAX_ROWS
+                or 2 * cols > tvs.ROF_LOCKSTEP_MAX_COLUMNS):
+            return None
+        return self._other_fold(y, y_hidden)
+
+    def _other_fold(self, y, y_hidden):
+        """The other fold's ``y_hidden`` where ``y_hidden`` is the first
+        of :func:`semisvm._fallback.two_folds`'s folds and both solves'
+        n x n arrays (:meth:`_fold_nn_bytes`) fit in memory at once; else
+        None."""
+        n = y.shape[0]
         labeled = y != UNLABELED
         fold, _ = two_folds(y, labeled)
         if fold is None:
@@ -544,7 +592,7 @@ class TVCheckMixin:
             return nn * (1 if getattr(self, "_exact_K", None) is not None else 2)
         return nn if getattr(self, "mode_", None) == "exact" else 0
 
-    def _folds_side_by_side(self, solve_on, first, second):
+    def _folds_side_by_side(self, solve_on, first, second, lockstep=False):
         """``solve_on(est, y_hidden)`` of two folds, the second on a thread
         beside this one: each on a shallow copy of this estimator (what a
         fold solve sets stays on its copy) with ``n_jobs=1`` (the graph ROF
@@ -552,8 +600,18 @@ class TVCheckMixin:
         cache (read-only factorisations and edge lists: a value computed
         twice is the same). The same labels, bit for bit, as the two solves
         one after the other. A Ctrl-C while the worker solves stops the fit
-        at once; the worker finishes its solve in the background."""
+        at once; the worker finishes its solve in the background.
+        ``lockstep``: the two threads run one at a time, their graph ROF
+        solves stepped together (:class:`semisvm._tv_solvers.RofLockstep`;
+        the same bits); a Ctrl-C (an error) in this thread's solve then
+        stops the worker at its next turn. Where no thread can start, the
+        two one after the other."""
         import threading
+
+        pair = tvs.RofLockstep() if lockstep else None
+
+        def joined(s):
+            return pair.joined(s) if pair is not None else contextlib.nullcontext()
 
         copies = []
         for _ in (0, 1):
@@ -566,12 +624,19 @@ class TVCheckMixin:
 
         def work():
             try:
-                out[1] = solve_on(copies[1], second)
+                with joined(1):
+                    out[1] = solve_on(copies[1], second)
             except BaseException as exc:    # re-raised in this thread
                 err.append(exc)
 
         t = threading.Thread(target=work, name="semisvm-fold", daemon=True)
-        t.start()
+        try:
+            t.start()
+        except RuntimeError:
+            # no thread to be had ("can't start new thread"): one after
+            # the other, on the same copies (the same bits)
+            return self._folds_adopt(
+                copies, [solve_on(copies[0], first), solve_on(copies[1], second)])
 
         def wait():
             # joined in short waits: a KeyboardInterrupt reaches this thread
@@ -581,7 +646,8 @@ class TVCheckMixin:
                 t.join(0.1)
 
         try:
-            out[0] = solve_on(copies[0], first)
+            with joined(0):
+                out[0] = solve_on(copies[0], first)
         except KeyboardInterrupt:
             raise       # (not waiting for the worker's solve)
         except BaseException:
@@ -590,8 +656,12 @@ class TVCheckMixin:
         wait()
         if err:
             raise err[0]
+        return self._folds_adopt(copies, out)
+
+    def _folds_adopt(self, copies, out):
+        """:meth:`_folds_side_by_side`'s end: the exact kernel a fold's
+        copy built (the augmented iteration) kept here; the two labels."""
         if getattr(self, "_exact_K", None) is None:
-            # the exact kernel a fold built (the augmented iteration)
             for est in copies:
                 if getattr(est, "_exact_K", None) is not None:
                     self._exact_K = est._exact_K

@@ -10,7 +10,9 @@ the pieces the outer loops are built from:
   in Cython (``semisvm._core._graph_tv.rof_pd_multi``) on the graph's edge
   list, all classes' columns at once, warm started across outer iterations,
   stopping on the relative primal-dual gap; accelerated steps, constant ones
-  for the two-class TV iteration (``ROF_CONSTANT_LOSSES``);
+  for the two-class TV iteration (``ROF_CONSTANT_LOSSES``); two threads'
+  solves stepped together, each stopping at its own step (``RofLockstep``:
+  the check's two fold solves, one thread at a time, the same bits);
 * the RKHS step (``_Factor``): one factorisation of ``lam I + r K`` reused for
   every solve;
 * the loss steps: the exact binary hinge h-step (``hinge_prox``, break-point
@@ -32,7 +34,9 @@ Each returns plain arrays in a dict; the public functions wrap it in a
 """
 from __future__ import annotations
 
+import contextlib
 import logging
+import threading
 import time
 
 import numpy as np
@@ -443,7 +447,26 @@ class _ROF:
         return graph_tv_values(self.src, self.dst, self.w, self._in(G))
 
     def solve(self, Z, gamma, rho, G0):
-        """ROF of every column of Z (n, c), warm started from G0 and the duals."""
+        """ROF of every column of Z (n, c), warm started from G0 and the duals
+        (on a thread of a :class:`RofLockstep`: stepped together with the
+        other thread's solve where the two go together; the same bits)."""
+        slot = getattr(_LOCKSTEP, "slot", None)
+        if slot is not None:
+            return slot[0].solve(slot[1], self, (Z, gamma, rho, G0))
+        return self._solve(Z, gamma, rho, G0)
+
+    def _compatible(self, other, gamma, other_gamma):
+        """Whether this solve and ``other``'s (TV weights ``gamma``,
+        ``other_gamma``) can be stepped as one: the same graph (the objects
+        of one solve cache), dtype, steps, stop rule and TV weight, at most
+        ``ROF_LOCKSTEP_MAX_COLUMNS`` columns together."""
+        return (self.src is other.src and self.dtype == other.dtype
+                and self._steps == other._steps and self.tol == other.tol
+                and self.max_iter == other.max_iter
+                and float(gamma) == float(other_gamma)
+                and self.p.shape[1] + other.p.shape[1] <= ROF_LOCKSTEP_MAX_COLUMNS)
+
+    def _solve(self, Z, gamma, rho, G0):
         t0 = time.perf_counter()
         c0 = time.process_time()
         G = (self._in(G0) if self.perm is not None
@@ -463,6 +486,168 @@ class _ROF:
         self.time += time.perf_counter() - t0
         self.cpu_time += time.process_time() - c0
         return G
+
+
+def _solve_together(a, b):
+    """Two :class:`_ROF` solves (``(rof, (Z, gamma, rho, G0))`` each, of
+    compatible solvers: ``_ROF._compatible``) as one solve of their columns
+    side by side, each stopping at its own step (``rof_pd_multi``'s
+    ``groups``): each one's iterate, duals and counts are those of its own
+    solve, to the bit, for one pass over the edges per step. Returns the
+    two iterates."""
+    t0 = time.perf_counter()
+    c0 = time.process_time()
+    ra, (Za, gamma, rho_a, Ga) = a
+    rb, (Zb, _, rho_b, Gb) = b
+    ca, cb = ra.p.shape[1], rb.p.shape[1]
+    Z = np.concatenate([ra._in(Za), rb._in(Zb)], axis=1)
+    G = np.concatenate([ra._in(Ga), rb._in(Gb)], axis=1)
+    # (the duals, each solver's own, held once: the joint copy during the
+    # solve, each one's columns after it, an interrupted solve's too)
+    P = np.concatenate([ra.p, rb.p], axis=1)
+    ra.p = rb.p = None
+    cut = ((ra, slice(0, ca)), (rb, slice(ca, ca + cb)))
+    rho = np.concatenate([np.broadcast_to(np.asarray(rho_a, dtype=np.float64), (ca,)),
+                          np.broadcast_to(np.asarray(rho_b, dtype=np.float64), (cb,))])
+    groups = np.repeat([0, 1], [ca, cb])
+    try:
+        its, _, _, status = rof_pd_multi(
+            ra.src, ra.dst, ra.w, Z, float(gamma), rho, G, P, tol=ra.tol,
+            max_iter=ra.max_iter, L=ra.L, incidence=ra.incidence,
+            n_threads=_rof_threads(max(ra.n_threads, rb.n_threads), ra.src.shape[0],
+                                   ca + cb),
+            groups=groups, **ra._steps)
+    finally:
+        for rof, cols in cut:
+            rof.p = np.ascontiguousarray(P[:, cols])
+        del P
+    del Z
+    wall = time.perf_counter() - t0
+    cpu = time.process_time() - c0
+    out = []
+    steps = [int(its[0]) * ca, int(its[ca]) * cb]
+    for k, (rof, cols) in enumerate(cut):
+        if rof.perm is None:
+            Gk = np.ascontiguousarray(G[:, cols])
+        else:
+            Gk = np.empty((G.shape[0], cols.stop - cols.start), dtype=G.dtype)
+            Gk[rof.perm] = G[:, cols]
+        out.append(Gk)
+        rof.n_iter += int(its[cols.start])
+        rof.n_solves += 1
+        rof.n_fail += bool(np.any(status[cols] != 0))
+        # (the time of the joint solve shared by column steps)
+        share = steps[k] / max(steps[0] + steps[1], 1)
+        rof.time += wall * share
+        rof.cpu_time += cpu * share
+    return out
+
+
+# the graph ROF solves of two threads of a RofLockstep: the thread's
+# (lockstep, slot), None elsewhere
+_LOCKSTEP = threading.local()
+# ... go together as one solve of at most this many columns (more: each
+# alone). Measured (bench/RESULTS.md, "round 13"), ms a step, one thread, a
+# kNN graph of 5,000 rows (35.6k edges), constant steps: 1 column 0.147, 2
+# 0.179, 4 0.325, 6 0.414, 10 0.675, 16 1.006, 20 2.99 (past 16 columns the
+# general pass): two one-column solves together ~0.6 of the two alone. 2:
+# the two-class folds only (3-8 classes' folds would gain per step, not
+# measured on fits; ten classes' 20 columns would lose)
+ROF_LOCKSTEP_MAX_COLUMNS = 2
+
+
+class LockstepCancelled(RuntimeError):
+    """Raised in slot 1 of a :class:`RofLockstep` whose slot 0 left with
+    an error: the pair's work is dropped."""
+
+
+class RofLockstep:
+    """Two threads' solves whose graph ROF solves step together.
+
+    The two threads (slots 0 and 1) run one at a time, passing one baton:
+    a thread that reaches a :class:`_ROF` solve while the other runs hands
+    it the baton and waits; the other, at its own next solve, solves both
+    as one (``_solve_together``: one pass over the edges per step for both,
+    each stopping at its own step) and runs on; the first then takes the
+    baton at the other's next solve (or end). A solve whose partner has
+    ended, or does not go with it (``_ROF._compatible``), runs alone. Each
+    solve's iterates are those of its thread alone, to the bit, and the
+    threads never run at once (one core's CPU, and a fixed order of
+    whatever they share). Use: each thread wraps its work in
+    ``with lockstep.joined(slot):`` (slot 0 holds the baton first).
+    """
+
+    def __init__(self):
+        self._cond = threading.Condition()
+        self._turn = 0
+        self._live = [True, True]
+        self._req = [None, None]
+        self._cancelled = False
+
+    def _wait(self, s):
+        # (short waits: a KeyboardInterrupt reaches a waiting main thread,
+        # as the check's joins poll)
+        while self._turn != s:
+            self._cond.wait(0.1)
+        if self._cancelled and s == 1:
+            raise LockstepCancelled("the other fold solve stopped")
+
+    def joined(self, s):
+        """Context manager: this thread runs as slot ``s`` (waiting for the
+        baton first); its ROF solves go through :meth:`solve`; on exit
+        (an error too) the slot ends and the baton passes on. Slot 0
+        leaving with an error (a Ctrl-C too) cancels the pair: slot 1
+        raises :class:`LockstepCancelled` at its next turn or solve
+        instead of solving on alone."""
+
+        @contextlib.contextmanager
+        def ctx():
+            with self._cond:
+                self._wait(s)
+            prev = getattr(_LOCKSTEP, "slot", None)
+            _LOCKSTEP.slot = (self, s)
+            ok = False
+            try:
+                yield self
+                ok = True
+            finally:
+                _LOCKSTEP.slot = prev
+                with self._cond:
+                    if s == 0 and not ok:
+                        self._cancelled = True
+                    self._live[s] = False
+                    self._turn = 1 - s
+                    self._cond.notify_all()
+        return ctx()
+
+    def solve(self, s, rof, args):
+        """Slot ``s``'s ``rof.solve(*args)``: with the other slot's pending
+        solve, or handing the baton on and waiting for the other to solve it."""
+        o = 1 - s
+        req = [rof, args, None]
+        with self._cond:
+            if self._cancelled and s == 1:
+                raise LockstepCancelled("the other fold solve stopped")
+            other = self._req[o] if self._live[o] else None
+            if other is None and self._live[o]:
+                self._req[s] = req
+                self._turn = o
+                self._cond.notify_all()
+                try:
+                    self._wait(s)
+                finally:
+                    self._req[s] = None
+                if req[2] is not None:
+                    return req[2]
+                # (the other slot ended without solving it)
+            self._req[o] = None
+        if other is None or not rof._compatible(other[0], args[1], other[1][1]):
+            if other is not None:
+                other[2] = other[0]._solve(*other[1])
+            return rof._solve(*args)
+        mine, theirs = _solve_together((rof, args), (other[0], other[1]))
+        other[2] = theirs
+        return mine
 
 
 def _sym_matrix(src, dst, v, n):

@@ -648,7 +648,7 @@ cdef int _rof(const int[::1] src, const int[::1] dst, const floating[::1] w,
               floating[:, ::1] ghat, double[:, ::1] part, double *tau,
               double *sigma, double *theta, double *gap, double *primal,
               double *work, floating *tmp, bint accelerate,
-              int n_threads) noexcept nogil:
+              int n_threads, int it0, const int *grp) noexcept nogil:
     """Primal-dual on the graph ROF problem, all c columns at once.
 
     Accelerated (Chambolle & Pock Algorithm 2) or, ``accelerate`` False,
@@ -670,31 +670,40 @@ cdef int _rof(const int[::1] src, const int[::1] dst, const floating[::1] w,
     Steps ``tau = step_ratio / L``, ``sigma = 1 / (step_ratio L)``,
     accelerated with the fidelity rho (Algorithm 2) when ``accelerate``,
     else constant (Algorithm 1, theta = 1).
+
+    ``grp`` (NULL: none): a group per column, each group a run of adjacent
+    columns; the solve then also stops at the first gap check where every
+    column of some group passes the gap test (the caller takes those
+    columns out and resumes the others). ``it0`` > 0: such a resumed
+    solve, the iterations so far (the gap checks at the same steps), tau,
+    sigma and gbar as the previous call left them.
     """
     cdef Py_ssize_t i, e, k, s, d, b, n = g.shape[0], m = src.shape[0]
     cdef Py_ssize_t c = g.shape[1], n_blk = (n + NODE_BLOCK - 1) // NODE_BLOCK
+    cdef Py_ssize_t j
     cdef double t, gold, we, D, acc
-    cdef int it = 0, done
+    cdef int it = it0, done, whole
     cdef floating *pe
     cdef const floating *gd
     cdef const floating *gs
     cdef floating *dd
-    for k in range(c):
-        gap[k] = INFINITY
-        primal[k] = 0
-        tau[k] = step_ratio / L
-        sigma[k] = 1.0 / (step_ratio * L)
-    if m == 0 or gamma == 0:
-        # no edges (or no TV): the minimiser is z itself
+    if it0 == 0:
+        for k in range(c):
+            gap[k] = INFINITY
+            primal[k] = 0
+            tau[k] = step_ratio / L
+            sigma[k] = 1.0 / (step_ratio * L)
+        if m == 0 or gamma == 0:
+            # no edges (or no TV): the minimiser is z itself
+            for i in range(n):
+                for k in range(c):
+                    g[i, k] = z[i, k]
+            for k in range(c):
+                gap[k] = 0
+            return 0
         for i in range(n):
             for k in range(c):
-                g[i, k] = z[i, k]
-        for k in range(c):
-            gap[k] = 0
-        return 0
-    for i in range(n):
-        for k in range(c):
-            gbar[i, k] = g[i, k]
+                gbar[i, k] = g[i, k]
     # (the C passes of 2-16 columns on one thread: no edge from a row to itself)
     cdef bint cols_c = (_COLS_C and n_threads == 1 and 2 <= c <= COL_BLOCK
                         and _no_loops(src, dst))
@@ -798,6 +807,20 @@ cdef int _rof(const int[::1] src, const int[::1] dst, const floating[::1] w,
                         gbar[i, k] = ghat[i, k]
             if done:
                 break
+            if grp != NULL:
+                # a group whose every column passed: stop (the caller's turn)
+                k = 0
+                while k < c and not done:
+                    whole = 1
+                    j = k
+                    while j < c and grp[j] == grp[k]:
+                        if not (gap[j] <= tol * fabs(primal[j]) or gap[j] <= 1e-300):
+                            whole = 0
+                        j += 1
+                    done = whole
+                    k = j
+                if done:
+                    break
     return it
 
 
@@ -1149,7 +1172,8 @@ def rof_pd_multi(const int[::1] src, const int[::1] dst, const floating[::1] w,
                  const floating[:, ::1] Z, double gamma, rho,
                  floating[:, ::1] G, floating[:, ::1] P, *, double tol=1e-4,
                  int max_iter=1000, double L=-1.0, double step_ratio=1.0,
-                 incidence=None, int n_threads=1, bint accelerate=True):
+                 incidence=None, int n_threads=1, bint accelerate=True,
+                 groups=None):
     """Solve the graph ROF problem for every column of Z at once.
 
     ``min_{g_k} gamma sum_e w_e |g_k[dst_e] - g_k[src_e]| + rho_k/2 ||g_k - z_k||^2``
@@ -1165,13 +1189,21 @@ def rof_pd_multi(const int[::1] src, const int[::1] dst, const floating[::1] w,
     lists of :func:`edge_incidence` (built here when None; pass them to
     reuse them across calls). ``n_threads``: OpenMP threads of the passes
     over the edges and the rows (the result does not depend on it).
+    ``groups``: an int per column, each group a run of adjacent columns
+    (e.g. ``[0, 1]``: two one-column problems; ``[0, 0, 1]``): each group
+    stops on its own, at the step where it would stop solved alone (every
+    column of the group below the tolerance, or ``max_iter``), its columns
+    then left as they are while the others step on: each group's iterates,
+    duals, step count and status are those of a solve of its columns
+    alone, to the bit (several problems on one graph stepped together: one
+    pass over the edges per step for all of them).
 
     Returns
     -------
-    n_iter : int
+    n_iter : int (``groups``: ndarray of shape (c,), each column's)
     gap, primal : ndarray of shape (c,)
         Final absolute primal-dual gaps and primal objectives.
-    status : int
+    status : int (``groups``: ndarray of shape (c,), each column's)
         0 converged, 1 max_iter reached.
     """
     cdef Py_ssize_t n = Z.shape[0], c = Z.shape[1], m = src.shape[0], e
@@ -1202,12 +1234,12 @@ def rof_pd_multi(const int[::1] src, const int[::1] dst, const floating[::1] w,
     if L <= 0:
         L = _edge_L(src_np, dst_np, w, n)
     cdef floating[:, ::1] gbar = np.empty((n, c), dtype=dtype)
-    cdef floating[:, ::1] div = np.empty((n, c), dtype=dtype)
-    cdef floating[:, ::1] ghat = np.empty((n, c), dtype=dtype)
+    cdef floating[:, ::1] div
+    cdef floating[:, ::1] ghat
     cdef double[::1] rho_v = rho_np
-    cdef double[:, ::1] buf = np.zeros((6, c))
-    cdef floating[::1] tmp = np.zeros(max(c, 1), dtype=dtype)
-    cdef double[:, ::1] part = np.zeros(((n + NODE_BLOCK - 1) // NODE_BLOCK, 6 * c))
+    cdef double[:, ::1] buf
+    cdef floating[::1] tmp
+    cdef double[:, ::1] part
     if incidence is None:
         incidence = edge_incidence(src_np, dst_np, np.asarray(w), n)
     inc_ptr_np, inc_edge_np, inc_w_np = incidence
@@ -1222,8 +1254,20 @@ def rof_pd_multi(const int[::1] src, const int[::1] dst, const floating[::1] w,
     cdef const floating[::1] inc_w = inc_w_np
     if n_threads < 1:
         raise ValueError(f"n_threads must be >= 1, got {n_threads}")
+    grp_np = None
+    if groups is not None:
+        grp_np = np.ascontiguousarray(groups, dtype=np.intc)
+        if grp_np.shape != (c,):
+            raise ValueError(f"groups must have one entry per column ({c}), got "
+                             f"shape {grp_np.shape}")
+        if c and np.unique(grp_np).size != np.count_nonzero(
+                np.r_[True, grp_np[1:] != grp_np[:-1]]):
+            raise ValueError("each group's columns must be adjacent")
     if c == 0:
         # no columns: nothing to solve (the passes index column 0)
+        if grp_np is not None:
+            return (np.zeros(0, dtype=np.intp), np.zeros(0), np.zeros(0),
+                    np.zeros(0, dtype=np.intp))
         return 0, np.zeros(0), np.zeros(0), STATUS_CONVERGED
     cdef int it
     # the dual box may have shrunk since the warm start: clip P to it (as
@@ -1236,16 +1280,116 @@ def rof_pd_multi(const int[::1] src, const int[::1] dst, const floating[::1] w,
             v = pp[e]
             v = hi if v > gamma else v
             pp[e] = lo if v < -gamma else v
+    if grp_np is not None:
+        return _rof_groups(src, dst, w, inc_ptr, inc_edge, inc_w, Z, gamma,
+                           rho_np, L, step_ratio, G, P, tol, max_iter, gbar,
+                           accelerate, n_threads, grp_np)
+    # (allocated here: _rof_groups allocates its own, per live column set)
+    div = np.empty((n, c), dtype=dtype)
+    ghat = np.empty((n, c), dtype=dtype)
+    buf = np.zeros((6, c))
+    tmp = np.zeros(max(c, 1), dtype=dtype)
+    part = np.zeros(((n + NODE_BLOCK - 1) // NODE_BLOCK, 6 * c))
     with nogil:
         it = _rof(src, dst, w, inc_ptr, inc_edge, inc_w, Z, gamma, &rho_v[0],
                   L, step_ratio, G, P, tol, max_iter, gbar, div, ghat, part,
                   &buf[0, 0], &buf[1, 0], &buf[2, 0], &buf[3, 0], &buf[4, 0],
-                  &buf[5, 0], &tmp[0], accelerate, n_threads)
+                  &buf[5, 0], &tmp[0], accelerate, n_threads, 0, NULL)
     gap = np.asarray(buf[3]).copy()
     primal = np.asarray(buf[4]).copy()
     ok = (gap <= tol * np.abs(primal)) | (gap <= 1e-300)
     status = STATUS_CONVERGED if (it < max_iter or np.all(ok)) else STATUS_MAX_ITER
     return it, gap, primal, status
+
+
+# (a cdef holding the GIL, not a ``noexcept nogil`` helper: it only
+# orchestrates, between its ``_rof`` calls, each one ``with nogil:`` block
+# for the whole iteration as in a def entry point; it runs once per group
+# stop, at most c times, allocating and compacting the live columns' NumPy
+# arrays, as an outer loop may stay in Python (STYLE.md 6). A cdef, not a
+# def: reached only through rof_pd_multi's checks, its fused memoryviews
+# passed through as they are)
+cdef object _rof_groups(const int[::1] src, const int[::1] dst,
+                        const floating[::1] w, const int[::1] inc_ptr,
+                        const int[::1] inc_edge, const floating[::1] inc_w,
+                        const floating[:, ::1] Z, double gamma, rho_np,
+                        double L, double step_ratio, floating[:, ::1] G,
+                        floating[:, ::1] P, double tol, int max_iter,
+                        floating[:, ::1] gbar, bint accelerate,
+                        int n_threads, grp_np):
+    """:func:`rof_pd_multi` with ``groups`` (validated there): ``_rof``
+    until some group stops, that group's columns taken out (written to G
+    and P where the live columns are a copy), the others compacted into
+    fresh arrays (their iterates, duals, gbar, steps) and resumed at the
+    same step count, until every group has stopped."""
+    cdef Py_ssize_t n = Z.shape[0], c = Z.shape[1]
+    dtype = np.float32 if floating is float else np.float64
+    n_iter = np.zeros(c, dtype=np.intp)
+    status = np.zeros(c, dtype=np.intp)
+    gap_out = np.zeros(c)
+    primal_out = np.zeros(c)
+    live = np.arange(c)
+    grp_l = grp_np
+    rho_l = rho_np
+    cdef const floating[:, ::1] z = Z
+    cdef floating[:, ::1] g = G
+    cdef floating[:, ::1] p = P
+    cdef floating[:, ::1] gb = gbar
+    cdef floating[:, ::1] div
+    cdef floating[:, ::1] ghat
+    cdef double[:, ::1] part
+    cdef double[:, ::1] buf = np.zeros((6, c))
+    cdef floating[::1] tmp
+    cdef double[::1] rho_v
+    cdef int[::1] grp_v
+    cdef int it = 0
+    cdef Py_ssize_t cl = c
+    while True:
+        div = np.empty((n, cl), dtype=dtype)
+        ghat = np.empty((n, cl), dtype=dtype)
+        part = np.zeros(((n + NODE_BLOCK - 1) // NODE_BLOCK, 6 * cl))
+        tmp = np.zeros(cl, dtype=dtype)
+        rho_v = rho_l
+        grp_v = grp_l
+        with nogil:
+            it = _rof(src, dst, w, inc_ptr, inc_edge, inc_w, z, gamma, &rho_v[0],
+                      L, step_ratio, g, p, tol, max_iter, gb, div, ghat, part,
+                      &buf[0, 0], &buf[1, 0], &buf[2, 0], &buf[3, 0],
+                      &buf[4, 0], &buf[5, 0], &tmp[0], accelerate, n_threads,
+                      it, &grp_v[0])
+        gap = np.asarray(buf[3])
+        primal = np.asarray(buf[4])
+        ok = (gap <= tol * np.abs(primal)) | (gap <= 1e-300)
+        # each group's verdict (all its columns), then per column
+        starts = np.flatnonzero(np.r_[True, grp_l[1:] != grp_l[:-1]])
+        whole = np.logical_and.reduceat(ok, starts)
+        size = np.diff(np.r_[starts, cl])
+        whole_col = np.repeat(whole, size)
+        stop = (np.ones(cl, dtype=bool) if it >= max_iter or it == 0
+                else whole_col)
+        rows = live[stop]
+        n_iter[rows] = it
+        gap_out[rows] = gap[stop]
+        primal_out[rows] = primal[stop]
+        status[rows] = np.where((it < max_iter) | whole_col[stop],
+                                STATUS_CONVERGED, STATUS_MAX_ITER)
+        if live.size < c:
+            # (before the first compaction the live columns are G and P)
+            np.asarray(G)[:, rows] = np.asarray(g)[:, stop]
+            np.asarray(P)[:, rows] = np.asarray(p)[:, stop]
+        if np.all(stop):
+            break
+        keep = ~stop
+        live = live[keep]
+        cl = live.size
+        grp_l = np.ascontiguousarray(grp_l[keep])
+        rho_l = np.ascontiguousarray(rho_l[keep])
+        z = np.ascontiguousarray(np.asarray(z)[:, keep])
+        g = np.ascontiguousarray(np.asarray(g)[:, keep])
+        p = np.ascontiguousarray(np.asarray(p)[:, keep])
+        gb = np.ascontiguousarray(np.asarray(gb)[:, keep])
+        buf = np.ascontiguousarray(np.asarray(buf)[:, keep])
+    return n_iter, gap_out, primal_out, status
 
 
 def rof_pd(const int[::1] src, const int[::1] dst, const floating[::1] w,

@@ -5,6 +5,7 @@ the graph ROF solver's band ordering of the rows (the same iterates as the
 data's order, to rounding; the same bits for any thread count).
 """
 import threading
+import time
 import warnings
 
 import numpy as np
@@ -1097,12 +1098,15 @@ def test_check_folds_side_by_side_same_bits_both_sides(Est, n_classes, monkeypat
     # (the guard's fit beside the solve asks fits_in_memory too: off here,
     # tests/test_threads.py covers it)
     monkeypatch.setattr(tv_check, "GUARD_AHEAD", False)
+    # (n_jobs=None: the folds one after the other, not in lock step)
+    monkeypatch.setattr(tv_check, "FOLD_LOCKSTEP", False)
     calls = []
     real = tv_check.TVCheckMixin._folds_side_by_side
 
-    def spy(self, *a):
+    def spy(self, *a, **k):
+        assert not k.get("lockstep")
         calls.append(threading.current_thread().name)
-        return real(self, *a)
+        return real(self, *a, **k)
 
     monkeypatch.setattr(tv_check.TVCheckMixin, "_folds_side_by_side", spy)
 
@@ -1118,6 +1122,8 @@ def test_check_folds_side_by_side_same_bits_both_sides(Est, n_classes, monkeypat
 
     one = fit(None)
     assert calls == [] and one[3] == "two folds"
+    # (n_jobs >= 2: never the lock step, FOLD_LOCKSTEP on or not)
+    monkeypatch.setattr(tv_check, "FOLD_LOCKSTEP", True)
     asked = []
 
     def fits(nbytes):
@@ -1137,6 +1143,13 @@ def test_check_folds_side_by_side_same_bits_both_sides(Est, n_classes, monkeypat
     if n_classes == 2:      # (the row switch's other side: one after the other)
         fits.ok = True
         monkeypatch.setattr(tv_check, "FOLD_THREADS_MAX_ROWS", X.shape[0] - 1)
+        assert fit(2) == one
+        assert len(calls) == 1
+        # n_jobs=2 where the two threads do not go (the two-class lock
+        # step's columns would): one after the other, not in lock step
+        monkeypatch.setattr(tv_check, "FOLD_THREADS_MAX_ROWS", X.shape[0])
+        monkeypatch.setattr(tv_check.TVCheckMixin, "_second_fold",
+                            lambda self, y, h: None)
         assert fit(2) == one
         assert len(calls) == 1
 
@@ -1208,6 +1221,416 @@ def test_check_folds_side_by_side_ctrl_c_does_not_wait_for_the_worker(monkeypatc
         release.set()
     for t in workers:
         t.join(30)
+
+
+def _lockstep_runs(W, jobs, monkeypatch, lockstep):
+    """Each job (a list of (Z, gamma, rho) solves) on a ``_ROF`` of its own,
+    the solvers sharing one cache of W's edge list; with ``lockstep`` the
+    jobs run on two threads of a RofLockstep, else one after the other.
+    Returns each job's iterates and duals after every solve, its solver's
+    step count, and the solves that went together."""
+    cache = {}
+    joint = []
+    real = ts._solve_together
+
+    def spy(a, b):
+        joint.append(tuple(sorted((a[0].p.shape[1], b[0].p.shape[1]))))
+        return real(a, b)
+
+    monkeypatch.setattr(ts, "_solve_together", spy)
+
+    def run(job):
+        rof = ts._ROF(W, job[0][0].shape[1], 1e-5, 300, cache=cache,
+                      constant=True)
+        out, G = [], np.zeros_like(job[0][0])
+        for Z, gamma, rho in job:
+            G = rof.solve(Z, gamma, rho, G)
+            out.append((G.copy(), rof.p.copy(), rof.n_iter))
+        return out, rof.n_iter, rof.n_solves
+
+    if not lockstep:
+        return [run(j) for j in jobs], joint
+    pair = ts.RofLockstep()
+    res = [None, None]
+
+    def work(s):
+        with pair.joined(s):
+            res[s] = run(jobs[s])
+
+    t = threading.Thread(target=work, args=(1,))
+    t.start()
+    work(0)
+    t.join(30)
+    assert not t.is_alive()
+    return res, joint
+
+
+def _lockstep_jobs(n, cols=(1, 1), lens=(3, 5), seed=0):
+    rng = np.random.default_rng(seed)
+    return [[(rng.standard_normal((n, c)) * (1 + k), 0.5, 0.5 + rng.random())
+             for k in range(m)] for c, m in zip(cols, lens)]
+
+
+def test_rof_lockstep_same_bits_as_one_after_the_other(monkeypatch):
+    # two threads' solve sequences (3 and 5 solves, different z and rho:
+    # the paired solves stop at different steps) stepped together: each
+    # iterate, dual and step count as alone, to the bit; the first three
+    # solves of each go together, the last two of the longer run alone.
+    # A solve with another TV weight, or more columns together than
+    # ROF_LOCKSTEP_MAX_COLUMNS (both sides), runs alone
+    X, _, _ = _blobs(n=200)
+    W = knn_affinity(X, 6)
+    jobs = _lockstep_jobs(200)
+    ref, _ = _lockstep_runs(W, jobs, monkeypatch, False)
+    got, joint = _lockstep_runs(W, jobs, monkeypatch, True)
+    assert joint == [(1, 1)] * 3
+    for (a, ia, na), (b, ib, nb) in zip(ref, got):
+        assert ia == ib and na == nb and len(a) == len(b)
+        for (g1, p1, i1), (g2, p2, i2) in zip(a, b):
+            assert np.array_equal(g1, g2) and np.array_equal(p1, p2) and i1 == i2
+    # (paired solves that stopped at different steps)
+    steps = [np.diff([0] + [x[2] for x in r[0][:3]]) for r in ref]
+    assert np.any(steps[0] != steps[1])
+    other = [list(jobs[0]), list(jobs[1])]
+    other[1][1] = (other[1][1][0], 0.7, other[1][1][2])
+    ref2, _ = _lockstep_runs(W, other, monkeypatch, False)
+    got2, joint2 = _lockstep_runs(W, other, monkeypatch, True)
+    assert joint2 == [(1, 1)] * 2
+    assert all(np.array_equal(x[0][-1][0], y[0][-1][0]) for x, y in zip(ref2, got2))
+    # two columns and one: three together at the switch, alone below it
+    jobs3 = _lockstep_jobs(200, cols=(2, 1), lens=(2, 2), seed=1)
+    ref3, _ = _lockstep_runs(W, jobs3, monkeypatch, False)
+    for cap, together in ((3, [(1, 2)] * 2), (2, [])):
+        monkeypatch.setattr(ts, "ROF_LOCKSTEP_MAX_COLUMNS", cap)
+        got3, joint3 = _lockstep_runs(W, jobs3, monkeypatch, True)
+        assert joint3 == together
+        for (a, ia, _), (b, ib, _) in zip(ref3, got3):
+            assert ia == ib
+            assert all(np.array_equal(x[0], y[0]) and np.array_equal(x[1], y[1])
+                       for x, y in zip(a, b))
+
+
+def test_rof_lockstep_band_order(monkeypatch):
+    # the solvers on the rows in band order (ROF_REORDER_MIN_SAMPLES): the
+    # joint solve takes and gives back each one's rows in the caller's order
+    monkeypatch.setattr(ts, "ROF_REORDER_MIN_SAMPLES", 100)
+    X, _, _ = _blobs(n=150)
+    W = knn_affinity(X, 6)
+    jobs = _lockstep_jobs(150, lens=(4, 2), seed=2)
+    ref, _ = _lockstep_runs(W, jobs, monkeypatch, False)
+    got, joint = _lockstep_runs(W, jobs, monkeypatch, True)
+    assert joint == [(1, 1)] * 2
+    for (a, ia, _), (b, ib, _) in zip(ref, got):
+        assert ia == ib
+        assert all(np.array_equal(x[0], y[0]) and np.array_equal(x[1], y[1])
+                   for x, y in zip(a, b))
+
+
+def _fit_facts(est):
+    return (np.asarray(est.result_.decision).tobytes(), est.unlabeled_gain_,
+            est.fell_back_, est.safe_check_,
+            tuple(s.tobytes() for s in est.safe_scores_),
+            est.transduction_.tobytes(), getattr(est, "label_conflict_", None),
+            getattr(est, "refit_convex_", None), est.result_.n_rof_iter)
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+@pytest.mark.parametrize("Est", ESTIMATORS)
+def test_check_folds_lockstep_same_bits_both_sides(Est, n_classes, monkeypatch):
+    """With one thread (n_jobs=None) the safe="auto" check's two fold
+    solves run in lock step where their ROF columns go together
+    (ROF_LOCKSTEP_MAX_COLUMNS, both sides; the memory check, both sides):
+    the same fit, check scores, gain and attributes, bit for bit, as one
+    after the other (FOLD_LOCKSTEP False)."""
+    import semisvm._tv_check as tv_check
+    X, y, _ = _blobs(n=48, n_classes=n_classes, per_class=6)
+    calls, joint = [], []
+    real = tv_check.TVCheckMixin._folds_side_by_side
+    real_joint = ts._solve_together
+
+    def spy(self, *a, **k):
+        calls.append(k.get("lockstep"))
+        return real(self, *a, **k)
+
+    def spy_joint(a, b):
+        joint.append(1)
+        return real_joint(a, b)
+
+    monkeypatch.setattr(tv_check.TVCheckMixin, "_folds_side_by_side", spy)
+    monkeypatch.setattr(ts, "_solve_together", spy_joint)
+
+    def fit(lockstep, cap=2):
+        monkeypatch.setattr(tv_check, "FOLD_LOCKSTEP", lockstep)
+        monkeypatch.setattr(ts, "ROF_LOCKSTEP_MAX_COLUMNS", cap)
+        calls.clear()
+        joint.clear()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            est = Est(max_iter=15).fit(X, y)
+        return _fit_facts(est)
+
+    one = fit(False)
+    assert calls == [] and one[3] == "two folds"
+    cols = 1 if n_classes == 2 else n_classes
+    for cap in (2 * cols, 2 * cols - 1):
+        assert fit(True, cap) == one
+        assert calls == ([True] if cap >= 2 * cols else [])
+        assert bool(joint) == (cap >= 2 * cols)
+    # the memory check: both folds' n x n arrays at once (the exact path)
+    asked = []
+
+    def fits(nbytes):
+        asked.append(nbytes)
+        return fits.ok
+
+    monkeypatch.setattr(tv_check, "fits_in_memory", fits)
+    for ok in (True, False):
+        fits.ok = ok
+        assert fit(True, 2 * cols) == one
+        assert calls == ([True] if ok else [])
+    assert asked == [2 * 8 * X.shape[0] ** 2] * 2
+    # the row switch (FOLD_THREADS_MAX_ROWS, as side by side), both sides
+    fits.ok = True
+    for cap in (X.shape[0], X.shape[0] - 1):
+        monkeypatch.setattr(tv_check, "FOLD_THREADS_MAX_ROWS", cap)
+        assert fit(True, 2 * cols) == one
+        assert calls == ([True] if cap >= X.shape[0] else [])
+        assert bool(joint) == (cap >= X.shape[0])
+
+
+@pytest.mark.parametrize("slot", [0, 1])
+def test_check_folds_lockstep_raise_either_error(slot, monkeypatch):
+    """An error in either fold's thread (slot 0: this thread, 1: the
+    worker), in lock step, reaches the fit, no thread left waiting for the
+    baton."""
+    import semisvm._tv_check as tv_check
+    X, y, _ = _blobs(n=48, n_classes=2, per_class=6)
+    real = ts._ROF._solve
+    count = []
+
+    def failing(self, *a):
+        here = getattr(ts._LOCKSTEP, "slot", None)
+        if here is not None and here[1] == slot:
+            count.append(1)
+            if len(count) == 3:
+                raise RuntimeError("fold solve")
+        return real(self, *a)
+
+    monkeypatch.setattr(tv_check, "FOLD_LOCKSTEP", True)
+    monkeypatch.setattr(ts._ROF, "_solve", failing)
+    # (each request solved alone, by its own solver, on the thread in turn)
+    monkeypatch.setattr(ts, "_solve_together", lambda a, b: [
+        failing(a[0], *a[1]), failing(b[0], *b[1])])
+    before = set(threading.enumerate())
+    with pytest.raises(RuntimeError, match="fold solve"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        TVRLS(max_iter=15).fit(X, y)
+    assert len(count) == 3
+    for t in set(threading.enumerate()) - before:
+        t.join(30)
+        assert not t.is_alive()
+
+
+def test_check_folds_lockstep_float32(monkeypatch):
+    """float32 data: the lock step's joint ROF solves in float32, the same
+    fit, bit for bit, as the folds one after the other."""
+    import semisvm._tv_check as tv_check
+    X, y, _ = _blobs(n=48, n_classes=2, per_class=6)
+    X = X.astype(np.float32)
+    dtypes = []
+    real = ts._solve_together
+
+    def spy(a, b):
+        dtypes.append((a[0].dtype, b[0].dtype))
+        return real(a, b)
+
+    monkeypatch.setattr(ts, "_solve_together", spy)
+
+    def fit(lockstep):
+        monkeypatch.setattr(tv_check, "FOLD_LOCKSTEP", lockstep)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            est = TVRLS(max_iter=15).fit(X, y)
+        return _fit_facts(est)
+
+    one = fit(False)
+    assert dtypes == [] and one[3] == "two folds"
+    assert fit(True) == one
+    assert dtypes and set(dtypes) == {(np.dtype(np.float32),) * 2}
+
+
+def test_check_folds_lockstep_without_a_thread(monkeypatch):
+    """Where no thread can start ("can't start new thread"), the two fold
+    solves one after the other: the same fit, no lock step (n_jobs=None)
+    and no second thread (n_jobs=2)."""
+    import semisvm._tv_check as tv_check
+    X, y, _ = _blobs(n=48, n_classes=2, per_class=6)
+    monkeypatch.setattr(tv_check, "GUARD_AHEAD", False)
+
+    def fit(n_jobs, lockstep):
+        monkeypatch.setattr(tv_check, "FOLD_LOCKSTEP", lockstep)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return _fit_facts(TVRLS(max_iter=15, n_jobs=n_jobs).fit(X, y))
+
+    one = fit(None, False)
+    joint, started = [], []
+    real = ts._solve_together
+    monkeypatch.setattr(ts, "_solve_together", lambda a, b: joint.append(1) or real(a, b))
+
+    def no_thread(self):
+        if self.name == "semisvm-fold":
+            started.append(1)
+            raise RuntimeError("can't start new thread")
+        return real_start(self)
+
+    real_start = threading.Thread.start
+    monkeypatch.setattr(threading.Thread, "start", no_thread)
+    assert fit(None, True) == one
+    assert started == [1] and joint == []
+    _two_cpus(monkeypatch, tv_check)
+    assert fit(2, True) == one
+    assert started == [1, 1] and joint == []
+
+
+def test_check_folds_lockstep_ctrl_c_stops_the_worker(monkeypatch):
+    """n_jobs=None, in lock step: a KeyboardInterrupt in the first fold's
+    solve ends the fit and the worker (waiting for its turn) raises at its
+    turn instead of solving its fold on alone: no ROF solve of it after."""
+    import semisvm._tv_check as tv_check
+    X, y, _ = _blobs(n=48, n_classes=2, per_class=6)
+    monkeypatch.setattr(tv_check, "FOLD_LOCKSTEP", True)
+    real = ts.RofLockstep.solve
+    real_rof = ts._ROF._solve
+    seen, after = [], []
+    stopped = threading.Event()
+
+    def solve(self, s, rof, args):
+        if s == 0:
+            seen.append(1)
+            if len(seen) == 3:
+                stopped.set()
+                raise KeyboardInterrupt
+        return real(self, s, rof, args)
+
+    def rof_solve(self, *a):
+        if stopped.is_set():
+            after.append(threading.current_thread().name)
+        return real_rof(self, *a)
+
+    def joint(a, b):
+        if stopped.is_set():
+            after.append(threading.current_thread().name)
+        return [real_rof(a[0], *a[1]), real_rof(b[0], *b[1])]
+
+    monkeypatch.setattr(ts.RofLockstep, "solve", solve)
+    monkeypatch.setattr(ts._ROF, "_solve", rof_solve)
+    monkeypatch.setattr(ts, "_solve_together", joint)
+    with pytest.raises(KeyboardInterrupt), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        TVRLS(max_iter=15).fit(X, y)
+    workers = [t for t in threading.enumerate() if t.name == "semisvm-fold"]
+    for t in workers:
+        t.join(30)
+        assert not t.is_alive()
+    assert len(seen) == 3 and after == []
+
+
+def test_rof_lockstep_waits_poll_and_slots_nest():
+    """The baton waits are short (a Ctrl-C reaches a waiting main thread);
+    a slot's exit restores the thread's previous slot (an error too)."""
+    pair = ts.RofLockstep()
+    timeouts = []
+    real_wait = pair._cond.wait
+
+    def wait(timeout=None):
+        timeouts.append(timeout)
+        return real_wait(timeout)
+
+    pair._cond.wait = wait
+    entered = threading.Event()
+
+    def work():
+        with pair.joined(1):
+            entered.set()
+
+    t = threading.Thread(target=work)
+    t.start()
+    with pair.joined(0):
+        time.sleep(0.3)
+    t.join(30)
+    assert entered.is_set() and timeouts and set(timeouts) == {0.1}
+    outer = ("outer", 7)
+    ts._LOCKSTEP.slot = outer
+    try:
+        with ts.RofLockstep().joined(0):
+            assert ts._LOCKSTEP.slot[1] == 0
+        assert ts._LOCKSTEP.slot is outer
+        with pytest.raises(ValueError), ts.RofLockstep().joined(0):
+            raise ValueError
+        assert ts._LOCKSTEP.slot is outer
+    finally:
+        ts._LOCKSTEP.slot = None
+
+
+def test_rof_lockstep_cancelled_by_slot_0s_error():
+    """Slot 0 leaving with an error cancels the pair: slot 1 raises at its
+    turn (waiting to enter, or at its next solve); a clean exit does not."""
+    for where in ("enter", "solve"):
+        pair = ts.RofLockstep()
+        if where == "solve":
+            with pair._cond:
+                pair._turn = 1      # (slot 1 running, slot 0 waiting)
+        got = []
+
+        def work(pair=pair, where=where):
+            try:
+                with pair.joined(1):
+                    if where == "solve":
+                        # (the baton handed to slot 0 until it has left)
+                        with pair._cond:
+                            pair._turn = 0
+                            pair._cond.notify_all()
+                            while not pair._cancelled:
+                                pair._cond.wait(0.1)
+                        pair.solve(1, None, None)
+                got.append("ran")
+            except ts.LockstepCancelled:
+                got.append("cancelled")
+
+        t = threading.Thread(target=work)
+        t.start()
+        with pytest.raises(KeyboardInterrupt), pair.joined(0):
+            raise KeyboardInterrupt
+        t.join(30)
+        assert got == ["cancelled"]
+    pair = ts.RofLockstep()
+    with pair.joined(0):
+        pass
+    assert not pair._cancelled
+
+
+def test_rof_lockstep_duals_kept_on_an_interrupted_joint_solve(monkeypatch):
+    """The joint solve holds the duals once (each solver's dropped while it
+    runs); interrupted, each solver is left with duals of its own shape."""
+    X, _, _ = _blobs(n=120)
+    W = knn_affinity(X, 6)
+    cache = {}
+    ra = ts._ROF(W, 1, 1e-5, 300, cache=cache, constant=True)
+    rb = ts._ROF(W, 1, 1e-5, 300, cache=cache, constant=True)
+    Z = np.random.default_rng(0).standard_normal((120, 1))
+    seen = []
+
+    def boom(*a, **k):
+        seen.append((ra.p, rb.p))
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(ts, "rof_pd_multi", boom)
+    with pytest.raises(KeyboardInterrupt):
+        ts._solve_together((ra, (Z, 0.5, 1.0, Z)), (rb, (Z, 0.5, 2.0, Z)))
+    assert seen == [(None, None)]
+    for rof in (ra, rb):
+        assert rof.p.shape == (rof.src.shape[0], 1) and rof.p.flags.c_contiguous
 
 
 def _nested_three(n=300, d=5, seed=0):

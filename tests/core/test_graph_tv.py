@@ -454,3 +454,120 @@ def test_rof_multi_bad_threads_and_incidence():
         # a wrong index dtype: the same ValueError, not a buffer-dtype error
         with pytest.raises(ValueError, match="incidence does not match"):
             rof_pd_multi(src, dst, w, Z, 1.0, 1.0, G, P, incidence=bad)
+
+
+# --- groups of columns stepped together ------------------------------------
+
+def _group_problem(rng, n, dtype, c):
+    from semisvm._tv_solvers import _edges
+    from semisvm.graph import knn_affinity
+    X = rng.standard_normal((n, 3))
+    src, dst, w = _edges(knn_affinity(X, 6), dtype)
+    Z = (rng.standard_normal((n, c)) * rng.uniform(0.1, 3.0, c)).astype(dtype)
+    G0 = rng.standard_normal((n, c)).astype(dtype)
+    P0 = rng.uniform(-1.0, 1.0, (src.shape[0], c)).astype(dtype)
+    return src, dst, w, Z, G0, P0
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("steps", STEPS)
+@pytest.mark.parametrize("sizes", [(1, 1), (1, 1, 1), (2, 1), (1, 3), (2, 2)])
+@pytest.mark.parametrize("n_threads", [1, 2])
+def test_rof_groups_match_each_group_alone(dtype, steps, sizes, n_threads):
+    # each group stepped with the others stops at its own step: its iterate,
+    # duals, step count, status, gap and primal value are those of a solve of
+    # its columns alone, to the bit (groups stopping at different steps, one
+    # at the first gap check, one at max_iter)
+    from semisvm._core._graph_tv import edge_incidence
+    rng = np.random.default_rng(sum(sizes) + len(sizes))
+    c = sum(sizes)
+    groups = np.repeat(np.arange(len(sizes)), sizes)
+    seen = set()
+    for trial in range(6):
+        n = int(rng.integers(40, 300))
+        src, dst, w, Z, G0, P0 = _group_problem(rng, n, dtype, c)
+        inc = edge_incidence(src, dst, w, n)
+        rho = rng.uniform(0.3, 5.0, c)
+        # very different fidelities per group: different stop steps
+        rho[groups == 0] *= 20.0
+        gamma = float(rng.uniform(0.2, 1.5))
+        tol = [1e-2, 1e-4, 1e-6][trial % 3]
+        max_iter = [1000, 57, 300][trial % 3]
+        G, P = G0.copy(), P0.copy()
+        its, gap, primal, status = rof_pd_multi(
+            src, dst, w, Z, gamma, rho, G, P, tol=tol, max_iter=max_iter,
+            incidence=inc, n_threads=n_threads, groups=groups, **steps)
+        assert its.shape == status.shape == (c,)
+        for q in range(len(sizes)):
+            cols = groups == q
+            Gq = np.ascontiguousarray(G0[:, cols])
+            Pq = np.ascontiguousarray(P0[:, cols])
+            it1, gap1, primal1, st1 = rof_pd_multi(
+                src, dst, w, np.ascontiguousarray(Z[:, cols]), gamma, rho[cols],
+                Gq, Pq, tol=tol, max_iter=max_iter, incidence=inc, **steps)
+            assert np.array_equal(G[:, cols], Gq)
+            assert np.array_equal(P[:, cols], Pq)
+            assert np.all(its[cols] == it1) and np.all(status[cols] == st1)
+            assert np.array_equal(gap[cols], gap1)
+            assert np.array_equal(primal[cols], primal1)
+        seen.add(len(set(its.tolist())) > 1)
+    # (some trial had groups stopping at different steps)
+    assert True in seen
+
+
+def test_rof_groups_first_check_and_no_tv():
+    # a group converged at the first gap check (its start is the solution)
+    # stops there while the other steps on; gamma = 0: every group at once
+    rng = np.random.default_rng(3)
+    src, dst, w, Z, G0, P0 = _group_problem(rng, 120, np.float64, 2)
+    G0[:, 0] = 0.0
+    Z[:, 0] = 0.0
+    P0[:, 0] = 0.0
+    G, P = G0.copy(), P0.copy()
+    its, _, _, status = rof_pd_multi(src, dst, w, Z, 0.5, 1.0, G, P, tol=1e-4,
+                                     max_iter=3000, groups=[0, 1])
+    assert its[0] == 10 and its[1] > 10 and np.all(status == 0)
+    g1, p1 = np.ascontiguousarray(G0[:, 1:]), np.ascontiguousarray(P0[:, 1:])
+    it1, _, _, _ = rof_pd_multi(src, dst, w, np.ascontiguousarray(Z[:, 1:]), 0.5,
+                                1.0, g1, p1, tol=1e-4, max_iter=3000)
+    assert it1 == its[1] and np.array_equal(G[:, 1:], g1) and np.array_equal(P[:, 1:], p1)
+    G = G0.copy()
+    its, gap, _, status = rof_pd_multi(src, dst, w, Z, 0.0, 1.0, G, P0.copy(),
+                                       groups=[0, 1])
+    assert np.all(its == 0) and np.all(gap == 0) and np.array_equal(G, Z)
+
+
+def test_rof_groups_with_the_general_passes():
+    # the C passes switched off (the Cython pass of 2-16 columns), and more
+    # than 16 columns (the general pass): the same bits as each group alone
+    from semisvm._core._graph_tv import _rof_column_kernels
+    rng = np.random.default_rng(4)
+    src, dst, w, Z, G0, P0 = _group_problem(rng, 100, np.float64, 18)
+    rho = rng.uniform(0.3, 5.0, 18)
+    groups = np.repeat([0, 1, 2], [1, 16, 1])
+    before = _rof_column_kernels()
+    try:
+        for c_pass in (False, True):
+            _rof_column_kernels(c_pass=c_pass)
+            G, P = G0.copy(), P0.copy()
+            its, _, _, _ = rof_pd_multi(src, dst, w, Z, 0.7, rho, G, P, tol=1e-5,
+                                        max_iter=400, groups=groups)
+            for q in range(3):
+                cols = groups == q
+                Gq = np.ascontiguousarray(G0[:, cols])
+                Pq = np.ascontiguousarray(P0[:, cols])
+                it1, _, _, _ = rof_pd_multi(src, dst, w, np.ascontiguousarray(Z[:, cols]),
+                                            0.7, rho[cols], Gq, Pq, tol=1e-5, max_iter=400)
+                assert np.all(its[cols] == it1)
+                assert np.array_equal(G[:, cols], Gq) and np.array_equal(P[:, cols], Pq)
+    finally:
+        _rof_column_kernels(c_pass=before[0])
+
+
+def test_rof_groups_bad_input():
+    rng = np.random.default_rng(0)
+    src, dst, w, Z, G0, P0 = _group_problem(rng, 30, np.float64, 3)
+    with pytest.raises(ValueError, match="one entry per column"):
+        rof_pd_multi(src, dst, w, Z, 0.5, 1.0, G0, P0, groups=[0, 1])
+    with pytest.raises(ValueError, match="adjacent"):
+        rof_pd_multi(src, dst, w, Z, 0.5, 1.0, G0, P0, groups=[0, 1, 0])
