@@ -1053,6 +1053,33 @@ def _code_labels(est):
     return est.__dict__.get("_code_labels")
 
 
+def memo_frame(est, problems):
+    """``(key, to_memo, from_memo)`` for a memo of a solution whose columns
+    are the problems ``problems`` (codes of a fit on codes: ``[1]`` for
+    two classes, one column, code 1 positive; every code in order for
+    more) that outlives one fit (a shared graph's warm start): the key
+    names the user's labels (sorted) and the memo holds the columns in the
+    sorted labels' frame (two classes: the larger label positive; more:
+    the columns in the sorted labels' order), so a later fit whose codes
+    run in another class order reads the same solution, negated or
+    permuted back exactly."""
+    vals = [np.asarray(c).item() for c in problems]
+    lut = _code_labels(est)
+    if lut is None:
+        return repr(vals), _same, _same
+    labels = np.asarray(lut)
+    srt = np.argsort(labels, kind="stable")     # the code of the j-th label
+    key = repr(labels[srt].tolist())
+    if len(vals) == 1:
+        return (key, _same, _same) if srt[-1] == vals[0] else (key, np.negative, np.negative)
+    inv = np.argsort(srt)
+    return key, (lambda F: F[:, srt]), (lambda F: F[:, inv])
+
+
+def _same(F):
+    return F
+
+
 def memo_classes(est, classes):
     """``repr`` of the classes ``classes`` (codes of a fit on codes) by the
     user's labels, for the keys of memos that outlive one fit (a shared

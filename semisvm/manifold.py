@@ -104,6 +104,7 @@ from semisvm._fallback import (
     cut_fallback,
     from_codes,
     memo_classes,
+    memo_frame,
     on_codes,
     safe_auto_doc,
     to_codes,
@@ -1073,12 +1074,14 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
         # net) starts from the solution of the fit on all of them
         g = self.graph_ if affinity is None else None
         rows = None if g is None else self._rows_in_graph(g, X)
+        # (kept in the user's labels' frame: a fit whose codes run in
+        # another class order reads it negated / permuted back)
+        frame, to_memo, from_memo = memo_frame(self, problems)
         fkey = None if rows is None else (
-            "graph-f", self._loss, gI, self.p_, self.normalized_laplacian,
-            memo_classes(self, problems))
+            "graph-f", self._loss, gI, self.p_, self.normalized_laplacian, frame)
         F0 = None if fkey is None else g._recall(fkey)
         if F0 is not None:
-            F0 = F0[rows]
+            F0 = from_memo(F0[rows])
         F, n_newton, n_cg, converged, F_raw = graph_transduction(
             L, Y, gamma_I=gI, loss=self._loss, power=self.p_, null=null,
             max_iter=max_iter, n_threads=nt,
@@ -1090,6 +1093,7 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
         if fkey is not None and rows.size == g.n_samples_fit_:
             Fg = np.empty_like(F_raw)
             Fg[rows] = F_raw
+            Fg = to_memo(Fg)
             g._store(fkey, Fg, Fg.nbytes)
         if not converged:
             warn_user(
