@@ -1053,25 +1053,28 @@ def _code_labels(est):
     return est.__dict__.get("_code_labels")
 
 
-def memo_frame(est, problems):
+def memo_frame(est, classes, problems):
     """``(key, to_memo, from_memo)`` for a memo of a solution whose columns
-    are the problems ``problems`` (codes of a fit on codes: ``[1]`` for
-    two classes, one column, code 1 positive; every code in order for
-    more) that outlives one fit (a shared graph's warm start): the key
-    names the user's labels (sorted) and the memo holds the columns in the
-    sorted labels' frame (two classes: the larger label positive; more:
-    the columns in the sorted labels' order), so a later fit whose codes
-    run in another class order reads the same solution, negated or
-    permuted back exactly."""
+    are the problems ``problems`` of a fit on the classes ``classes``
+    (codes of a fit on codes: ``[classes[1]]`` for two classes, one column,
+    that class positive; every class in order for more) that outlives one
+    fit (a shared graph's warm start): the key names the fit's classes by
+    the user's labels (sorted) and the memo holds the columns in the sorted
+    labels' frame (two classes: the larger label positive; more: the
+    columns in the sorted labels' order), so a later fit whose codes run in
+    another class order reads the same solution, negated or permuted back
+    exactly. A fit on some of the classes only (a fold missing one) has a
+    key of its own."""
     vals = [np.asarray(c).item() for c in problems]
     lut = _code_labels(est)
     if lut is None:
         return repr(vals), _same, _same
-    labels = np.asarray(lut)
-    srt = np.argsort(labels, kind="stable")     # the code of the j-th label
+    labels = np.asarray([lut[int(c)] for c in np.asarray(classes).tolist()])
+    srt = np.argsort(labels, kind="stable")     # the position of the j-th label
     key = repr(labels[srt].tolist())
     if len(vals) == 1:
-        return (key, _same, _same) if srt[-1] == vals[0] else (key, np.negative, np.negative)
+        # the column is positive for classes[1]
+        return (key, _same, _same) if srt[-1] == 1 else (key, np.negative, np.negative)
     inv = np.argsort(srt)
     return key, (lambda F: F[:, srt]), (lambda F: F[:, inv])
 

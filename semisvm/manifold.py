@@ -1076,7 +1076,7 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
         rows = None if g is None else self._rows_in_graph(g, X)
         # (kept in the user's labels' frame: a fit whose codes run in
         # another class order reads it negated / permuted back)
-        frame, to_memo, from_memo = memo_frame(self, problems)
+        frame, to_memo, from_memo = memo_frame(self, classes, problems)
         fkey = None if rows is None else (
             "graph-f", self._loss, gI, self.p_, self.normalized_laplacian, frame)
         F0 = None if fkey is None else g._recall(fkey)

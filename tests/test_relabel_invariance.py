@@ -378,3 +378,32 @@ def test_shared_graph_warm_start_follows_the_users_classes(monkeypatch):
     assert firsts[0] == first and firsts[1] != first
     # both read the full fit's solution, the second negated back
     assert warm == [True, True]
+
+
+def test_shared_graph_warm_start_of_a_fold_missing_a_class(monkeypatch):
+    # a safety-net fold whose training side lacks a class solves fewer
+    # columns than the full fit: it must not read the full fit's memo
+    import semisvm.manifold as m
+    monkeypatch.setattr(m, "LOWRANK_MIN_SAMPLES", 100)
+    monkeypatch.setattr(m, "AUTO_COMPONENTS", 40)
+    rng = np.random.RandomState(1)
+    y0 = rng.randint(0, 3, 300)
+    X = rng.randn(300, 2) * 0.6 + np.array([[0, 0], [3, 0], [0, 3]])[y0]
+    y = np.full(300, UNLABELED)
+    for c in range(3):
+        y[rng.choice(np.flatnonzero(y0 == c), 8, replace=False)] = c
+
+    class Split:
+        def split(self, X, y):
+            lab, unl = np.flatnonzero(y != UNLABELED), np.flatnonzero(y == UNLABELED)
+            yield np.sort(np.r_[unl, lab[y[lab] != 2]]), lab[y[lab] == 2]
+            yield np.sort(np.r_[unl, lab[::2]]), lab[1::2]
+
+        def get_n_splits(self, *a, **k):
+            return 2
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = LapSVM(gamma_I=0.5, lowrank_fit="graph", safe=True, safe_cv=Split()).fit(X, y)
+    assert est.mode_ == "nystroem" and est.lowrank_fit_ == "graph"
+    assert est.transduction_.shape == (300,)
