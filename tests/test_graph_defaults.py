@@ -1065,6 +1065,30 @@ def test_miss_fallback_z_both_sides(monkeypatch):
     assert not run().fell_back_
 
 
+def test_miss_fallback_on_an_estimator(monkeypatch):
+    # LapRLS on noisy labels (draw 0): a tie on the held-out rows (one row
+    # each), 30 % of them missed: kept by main's rule (no Laplacian tie
+    # rule), taken by MISS_FALLBACK (0.25, 1), the model SVC() under
+    # PLAIN_FALLBACK
+    import semisvm._fallback as fb
+    rng = np.random.RandomState(0)
+    X = rng.randn(120, 2)
+    yt = (X[:, 0] + 1.5 * rng.randn(120) > 0).astype(int)
+    y = _draw(yt, 10)
+    monkeypatch.setattr(fb, "PLAIN_FALLBACK", True)
+    kept = _fit(LapRLS(), X, y)
+    ok_semi, ok_sup = kept.safe_scores_
+    assert int(np.sum(ok_semi & ~ok_sup)) == int(np.sum(ok_sup & ~ok_semi)) == 1
+    assert 1.0 - np.mean(ok_semi) > 0.25 and not kept.fell_back_
+    monkeypatch.setitem(fb.MISS_FALLBACK, "laplacian", (0.25, 1.0))
+    took = _fit(LapRLS(), X, y)
+    assert took.fell_back_ and took.safe_counterpart_ == "rbf SVC (C=1, gamma=scale)"
+    assert took._check_stats.get("missed")
+    lab = y != -1
+    ref = SVC().fit(X[lab], y[lab])
+    np.testing.assert_array_equal(took.predict(X), ref.predict(X))
+
+
 def test_miss_fallback_tie_for_the_laplacian_family(monkeypatch):
     # a tie row for row (b = c = 0): the Laplacian family keeps it
     # (TIE_MISS None), MISS_FALLBACK at z = 0 takes the SVC
