@@ -979,6 +979,126 @@ def test_laplacian_one_row_lead_where_the_fit_missed_many(monkeypatch):
     _miss_threshold_both_sides(monkeypatch, fb.LEAD1_MISS, "laplacian", miss, run)
 
 
+# ------------------------- MISS_FALLBACK: a fit that missed many held-out labels
+
+
+def _semi_leads_by(monkeypatch, rows):
+    """The SVC's own held-out labels (noisy: more than a quarter wrong), but
+    in the first fold the semi-supervised model is right on ``rows`` more
+    held-out rows that the SVC gets wrong: it leads by b - c = ``rows``
+    (b + c = ``rows``; 0: a tie)."""
+    import semisvm._fallback as fb
+    monkeypatch.setattr(fb, "CHOOSE_COUNTERPART", False)
+    rng = np.random.RandomState(0)
+    X = rng.randn(120, 2)
+    yt = (X[:, 0] + 1.5 * rng.randn(120) > 0).astype(int)
+    y = _draw(yt, 10)
+
+    def run(family="laplacian", margin=0.0, kernel="rbf"):
+        calls = []
+
+        def solve(y_hidden):
+            lab = y_hidden != -1
+            out = SVC(C=10.0).fit(X[lab], y_hidden[lab]).predict(X)
+            if not calls:                       # the first fold only
+                held = np.flatnonzero((y_hidden == -1) & (y != -1))
+                wrong = held[out[held] != y[held]]
+                out[wrong[:rows]] = y[wrong[:rows]]
+            calls.append(1)
+            return out
+
+        est = type("Fit", (), {})()
+        est.classes_ = np.array([0, 1])
+        est.transduction_ = np.where(y == -1, 0, y)
+        auto_fallback(est, X, y, solve, lambda *a: None, kernel=kernel,
+                      margin=margin, family=family)
+        return est
+    return run
+
+
+@pytest.mark.parametrize("family", ["laplacian", "tv"])
+def test_miss_fallback_share_both_sides(family, monkeypatch):
+    # the semi-supervised model leads by one row (z = 1): every other rule
+    # keeps it; MISS_FALLBACK (q, 1.0) takes the SVC where the fit missed
+    # more than q of its held-out labels: kept at q = its miss share, taken
+    # one float step below, kept with the rule off (None), at a positive
+    # safe_margin and for a kernel other than RBF (not measured there)
+    import semisvm._fallback as fb
+    run = _semi_leads_by(monkeypatch, 1)
+    est = run(family)
+    ok_semi, ok_sup = est.safe_scores_
+    b, c = int(np.sum(ok_semi & ~ok_sup)), int(np.sum(ok_sup & ~ok_semi))
+    assert (b, c) == (1, 0)
+    miss = 1.0 - np.mean(ok_semi)
+    assert miss > 0.25 and not est.fell_back_
+    assert fb.MISS_FALLBACK[family] is None             # off by default
+    monkeypatch.setitem(fb.MISS_FALLBACK, family, (miss, 1.0))
+    assert not run(family).fell_back_
+    monkeypatch.setitem(fb.MISS_FALLBACK, family, [np.nextafter(miss, 0.0), 1.0])
+    took = run(family)
+    assert took.fell_back_ and took._check_stats.get("missed")
+    assert not run(family, margin=0.01).fell_back_
+    other = "tv" if family == "laplacian" else "laplacian"
+    assert not run(other).fell_back_                   # per family
+    # a linear fit: not even where any miss and any lead would do
+    monkeypatch.setitem(fb.MISS_FALLBACK, family, (0.0, 1e9))
+    lin = run(family, kernel="linear")
+    assert 1.0 - np.mean(lin.safe_scores_[0]) > 0.0
+    assert not lin._check_stats.get("missed")
+    monkeypatch.setitem(fb.MISS_FALLBACK, family, None)
+    assert not run(family).fell_back_
+
+
+def test_miss_fallback_z_both_sides(monkeypatch):
+    # a lead of b - c = 2 on b + c = 2 rows: z = sqrt(2) exactly at it
+    # falls back, one float step below keeps the fit
+    import semisvm._fallback as fb
+    run = _semi_leads_by(monkeypatch, 2)
+    est = run()
+    ok_semi, ok_sup = est.safe_scores_
+    assert (int(np.sum(ok_semi & ~ok_sup)), int(np.sum(ok_sup & ~ok_semi))) == (2, 0)
+    assert not est.fell_back_
+    z = 2.0 / np.sqrt(2.0)
+    monkeypatch.setitem(fb.MISS_FALLBACK, "laplacian", (0.25, z))
+    assert run().fell_back_
+    monkeypatch.setitem(fb.MISS_FALLBACK, "laplacian", (0.25, np.nextafter(z, 0.0)))
+    assert not run().fell_back_
+
+
+def test_miss_fallback_on_an_estimator(monkeypatch):
+    # LapRLS on noisy labels (draw 0): a tie on the held-out rows (one row
+    # each), 30 % of them missed: kept by main's rule (no Laplacian tie
+    # rule), taken by MISS_FALLBACK (0.25, 1), the model SVC() under
+    # PLAIN_FALLBACK
+    import semisvm._fallback as fb
+    rng = np.random.RandomState(0)
+    X = rng.randn(120, 2)
+    yt = (X[:, 0] + 1.5 * rng.randn(120) > 0).astype(int)
+    y = _draw(yt, 10)
+    monkeypatch.setattr(fb, "PLAIN_FALLBACK", True)
+    kept = _fit(LapRLS(), X, y)
+    ok_semi, ok_sup = kept.safe_scores_
+    assert int(np.sum(ok_semi & ~ok_sup)) == int(np.sum(ok_sup & ~ok_semi)) == 1
+    assert 1.0 - np.mean(ok_semi) > 0.25 and not kept.fell_back_
+    monkeypatch.setitem(fb.MISS_FALLBACK, "laplacian", (0.25, 1.0))
+    took = _fit(LapRLS(), X, y)
+    assert took.fell_back_ and took.safe_counterpart_ == "rbf SVC (C=1, gamma=scale)"
+    assert took._check_stats.get("missed")
+    lab = y != -1
+    ref = SVC().fit(X[lab], y[lab])
+    np.testing.assert_array_equal(took.predict(X), ref.predict(X))
+
+
+def test_miss_fallback_tie_for_the_laplacian_family(monkeypatch):
+    # a tie row for row (b = c = 0): the Laplacian family keeps it
+    # (TIE_MISS None), MISS_FALLBACK at z = 0 takes the SVC
+    import semisvm._fallback as fb
+    run = _tie(monkeypatch)
+    assert not run(family="laplacian").fell_back_
+    monkeypatch.setitem(fb.MISS_FALLBACK, "laplacian", (0.25, 0.0))
+    assert run(family="laplacian").fell_back_
+
+
 @pytest.mark.usefixtures("accelerated_rof")
 @pytest.mark.parametrize("Est", [TVRLS, CheegerSVM])
 @pytest.mark.usefixtures("adopt_c_alone")
