@@ -120,7 +120,8 @@ __all__ = ["check_safe", "two_folds", "supervised_counterpart",
            "auto_fallback", "to_codes", "codes_of", "from_codes", "on_codes", "relabel_fit", "bbse_estimate", "bbse_multi_estimate", "offsets_for_counts",
            "class_prior_shift", "PRIOR_GAP",
            "PRIOR_Z", "PRIOR_CLIP", "WEAK_GAP", "WEAK_C", "held_gap",
-           "ADOPT_W_SHRINK", "ADOPT_W_Z", "PLAIN_FALLBACK", "MISS_FALLBACK", "adopt_weights", "safe_auto_doc",
+           "ADOPT_W_SHRINK", "ADOPT_W_Z", "PLAIN_FALLBACK", "MISS_FALLBACK",
+           "PLAIN_CUT_FALLBACK", "adopt_weights", "safe_auto_doc",
            "SAFE_CHECK_ATTR_DOC", "Z_FALLBACK",
            "MIN_LEAD",
            "MIN_LABELS", "laplacian_guard", "GUARD_AGREEMENT",
@@ -299,6 +300,13 @@ PLAIN_FALLBACK = False
 # and the Cheeger pair, +0.10 / +0.12 for LapSVM / TVRLS). None: off.
 # (bench/RESULTS.md, "A fallback where the fit missed many held-out labels ...")
 MISS_FALLBACK = {"laplacian": None, "tv": None}
+
+# where the label folds could not run and the cut check (cut_fallback) falls
+# back, its model is SVC() too -- the first candidate at C = WEAK_C, no
+# class-prior shift after it -- while the decision still compares the cut of
+# the first candidate's labels at COUNTERPART_C. False: that candidate at
+# COUNTERPART_C is the model. Meant with PLAIN_FALLBACK.
+PLAIN_CUT_FALLBACK = False
 
 
 def adopt_weights(y_held, classes, prior_estimate, shrink=None, z=None):
@@ -785,6 +793,15 @@ def cut_fallback(est, X, y, W, adopt, *, kernel):
         est.fell_back_ = True
         est.safe_check_ = f"graph cut ({mode}: no label check)"
         est.safe_counterpart_ = name if "SVC" in name else f"{name} SVC"
+        if PLAIN_CUT_FALLBACK:
+            # the model is SVC(): the same candidate at WEAK_C, its labels
+            # of the unlabeled rows taken with it; no class-prior shift
+            sup = counterpart_at_c(sup, WEAK_C)
+            est.safe_counterpart_ = counterpart_name_at_c(est.safe_counterpart_, WEAK_C)
+            basis, coef, b, gamma = fit_counterpart(sup, X[idx], y[idx], classes)
+            svc[unl] = _labels(_decide(X[unl], X[idx] if basis is None else basis,
+                                       coef, b, gamma), classes)
+            est._prior_estimate = None
         adopt(idx, coef, b, gamma, basis)
         if getattr(est, "_semi_transduction", None) is None:
             est._semi_transduction = own.copy()     # diagnostics: what was replaced
