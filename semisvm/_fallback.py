@@ -21,7 +21,12 @@ The SVC's decision function is taken over into the estimator's own
 attributes (expansion rows, coefficients, kernel width), so ``predict``,
 ``decision_function``, pickling and :func:`semisvm.io.save` work as for any
 fit. Two classes: the decision of the SVC fitted on the labeled rows; more:
-one binary SVC per class against the rest (argmax of the decisions).
+one binary SVC per class against the rest (argmax of the decisions) --
+except, where ``PLAIN_FALLBACK_OVO`` is on (off), ``SVC()`` of the plain
+fallback (``PLAIN_FALLBACK``), which is then scikit-learn's one-vs-one SVC
+itself: its pairwise expansions kept beside the attributes (``_ovo``,
+:func:`fit_ovo`), ``predict`` its labels and ``decision_function`` its
+``decision_function_shape="ovr"`` scores (:func:`ovo_decision`, float64).
 
 The counterpart on each side of the labeled-size switch
 (``SCALABLE_MIN_LABELED`` = 2000 labeled rows, counted over the whole fit so
