@@ -107,6 +107,12 @@ def test_round_trips(tmp_path, monkeypatch):
             assert "_ovo" in vars(back)
             assert np.array_equal(back.predict(Xq), p)
             assert np.array_equal(back.decision_function(Xq), F)
+        # a model without it (the switch off: one-vs-rest) as before
+        off = _fit(model, X, ys, monkeypatch, ovo=False)
+        semisvm.save(off, path)
+        back = semisvm.load(path)
+        assert "_ovo" not in vars(back)
+        assert np.array_equal(back.decision_function(Xq), off.decision_function(Xq))
         # a model file whose pairwise expansions do not fit its rows is refused
         m._ovo = dict(m._ovo, coef=m._ovo["coef"][:, 1:])
         semisvm.save(m, path)
