@@ -372,14 +372,17 @@ def ovo_decision(ovo, X, X_fit, labels=False):
     C = np.asarray(ovo["coef"], dtype=np.float64)
     b = np.asarray(ovo["intercept"], dtype=np.float64)
     K = cls.shape[0]
-    X = X.astype(np.float64) if sp.issparse(X) else np.asarray(X, dtype=np.float64)
-    B = (X_fit.astype(np.float64) if sp.issparse(X_fit)
-         else np.asarray(X_fit, dtype=np.float64))
+
+    def f64(A):
+        return A.astype(np.float64) if sp.issparse(A) else np.asarray(A, dtype=np.float64)
+    B = f64(X_fit)
     n = X.shape[0]
     D = np.empty((n, C.shape[0]))
+    # in blocks of rows (about _DECIDE_BLOCK kernel entries each), each
+    # block's rows taken to float64 alone
     step = max(1, _DECIDE_BLOCK // max(1, B.shape[0]))
     for a in range(0, n, step):
-        D[a:a + step] = rbf_kernel(X[a:a + step], B, gamma=ovo["gamma"]) @ C.T
+        D[a:a + step] = rbf_kernel(f64(X[a:a + step]), B, gamma=ovo["gamma"]) @ C.T
     D += b
     votes = np.zeros((n, K))
     if labels:
