@@ -21,7 +21,12 @@ The SVC's decision function is taken over into the estimator's own
 attributes (expansion rows, coefficients, kernel width), so ``predict``,
 ``decision_function``, pickling and :func:`semisvm.io.save` work as for any
 fit. Two classes: the decision of the SVC fitted on the labeled rows; more:
-one binary SVC per class against the rest (argmax of the decisions).
+one binary SVC per class against the rest (argmax of the decisions) --
+except, where ``PLAIN_FALLBACK_OVO`` is on (off), ``SVC()`` of the plain
+fallback (``PLAIN_FALLBACK``), which is then scikit-learn's one-vs-one SVC
+itself: its pairwise expansions kept beside the attributes (``_ovo``,
+:func:`fit_ovo`), ``predict`` its labels and ``decision_function`` its
+``decision_function_shape="ovr"`` scores (:func:`ovo_decision`, float64).
 
 The counterpart on each side of the labeled-size switch
 (``SCALABLE_MIN_LABELED`` = 2000 labeled rows, counted over the whole fit so
@@ -121,7 +126,8 @@ __all__ = ["check_safe", "two_folds", "supervised_counterpart",
            "class_prior_shift", "PRIOR_GAP",
            "PRIOR_Z", "PRIOR_CLIP", "WEAK_GAP", "WEAK_C", "held_gap",
            "ADOPT_W_SHRINK", "ADOPT_W_Z", "PLAIN_FALLBACK", "MISS_FALLBACK",
-           "PLAIN_CUT_FALLBACK", "adopt_weights", "safe_auto_doc",
+           "PLAIN_CUT_FALLBACK", "PLAIN_FALLBACK_OVO",
+           "fit_ovo", "ovo_decision", "adopt_weights", "safe_auto_doc",
            "SAFE_CHECK_ATTR_DOC", "Z_FALLBACK",
            "MIN_LEAD",
            "MIN_LABELS", "laplacian_guard", "GUARD_AGREEMENT",
@@ -307,6 +313,133 @@ MISS_FALLBACK = {"laplacian": None, "tv": None}
 # the first candidate's labels at COUNTERPART_C. False: that candidate at
 # COUNTERPART_C is the model. Meant with PLAIN_FALLBACK.
 PLAIN_CUT_FALLBACK = False
+
+# with more than two classes, where PLAIN_FALLBACK takes SVC() (RBF, the
+# libsvm path: at most SCALABLE_MIN_LABELED labeled rows), the model is
+# scikit-learn's SVC() itself, one-vs-one: one SVC fitted on the labeled rows
+# (:func:`fit_ovo`), its K(K-1)/2 pairwise expansions over its support
+# vectors kept on the estimator (``_ovo``), ``predict`` its labels (libsvm's
+# votes, ties to the first class) and ``decision_function`` its
+# ``decision_function_shape="ovr"`` scores (:func:`ovo_decision`). False: one
+# binary SVC() per class against the rest, as the library fits the other
+# counterparts. Measured, SVC() one-vs-one against one-vs-rest on the read
+# parts' multi-class cells (bench/RESULTS.md, "The plain fallback one-vs-one
+# ..."): one-vs-rest 0.57 point better on tune, 2.59 / 4.11 points worse on
+# the tenth / eleventh. Not judged yet: off.
+PLAIN_FALLBACK_OVO = False
+
+
+def _pairs(K):
+    """The pairs ``(i, j)``, ``i < j``, of K classes in libsvm's order."""
+    return [(i, j) for i in range(K) for j in range(i + 1, K)]
+
+
+def fit_ovo(sup, X, y, classes, est):
+    """scikit-learn's SVC of the counterpart ``sup`` (an :class:`RBFWidth`
+    drawing no rows, or an SVC) fitted one-vs-one on the rows of ``X`` with
+    the labels ``y`` (of ``classes``, more than two), as
+    ``SVC().fit(X, user_labels)`` fits it: the classes in the order of the
+    user's labels (a fit on codes, :func:`to_codes`, maps them back).
+
+    Returns ``(rows, coef, intercept, gamma, ovo, svc)``: ``rows`` the
+    support vectors (sorted indices into the rows of X); ``coef`` (K, m) and
+    ``intercept`` (K,) the linear part of the one-vs-rest shaped score (per
+    class, the sum of its pairwise decisions, signed toward it: an ordinary
+    expansion over ``X[rows]`` for the estimator's attributes); ``ovo`` the
+    model itself, a dict: ``classes`` (each SVC class's index into
+    ``classes``, in the SVC's order), ``coef`` (K(K-1)/2, m) the pairwise
+    expansions over ``X[rows]`` (pair ``(i, j)``, ``i < j`` in the SVC's
+    order: positive votes for i), ``intercept`` and ``gamma`` (float64);
+    ``svc`` the fitted SVC (its labels are indices into ``ovo["classes"]``).
+    """
+    from sklearn.base import clone
+    K = classes.shape[0]
+    lut = _code_labels(est)
+    srt = (np.arange(K) if lut is None else
+           np.argsort(np.asarray([lut[int(c)] for c in np.asarray(classes).tolist()]),
+                      kind="stable")).astype(np.intp)
+    pos = np.empty(K, dtype=np.intp)
+    pos[srt] = np.arange(K)
+    svc = sup.svc(X) if isinstance(sup, RBFWidth) else clone(sup)
+    svc.fit(X, pos[np.searchsorted(classes, y)])
+    dual = svc.dual_coef_
+    dual = np.asarray(dual.toarray() if hasattr(dual, "toarray") else dual,
+                      dtype=np.float64)
+    start = np.r_[0, np.cumsum(svc.n_support_)]
+    # libsvm's layout: for the pair (i, j), class i's support vectors carry
+    # their coefficients in row j - 1, class j's in row i
+    C = np.zeros((K * (K - 1) // 2, dual.shape[1]))
+    for p, (i, j) in enumerate(_pairs(K)):
+        C[p, start[i]:start[i + 1]] = dual[j - 1, start[i]:start[i + 1]]
+        C[p, start[j]:start[j + 1]] = dual[i, start[j]:start[j + 1]]
+    order = np.argsort(svc.support_, kind="stable")
+    C = np.ascontiguousarray(C[:, order])
+    b = np.asarray(svc.intercept_, dtype=np.float64).copy()
+    ovo = dict(classes=srt, coef=C, intercept=b, gamma=float(svc._gamma))
+    M = np.zeros((C.shape[0], K))          # pair -> its two classes, signed
+    for p, (i, j) in enumerate(_pairs(K)):
+        M[p, i], M[p, j] = 1.0, -1.0
+    coef = np.empty((K, C.shape[1]))
+    intercept = np.empty(K)
+    coef[srt] = M.T @ C
+    intercept[srt] = M.T @ b
+    return svc.support_[order], coef, intercept, ovo["gamma"], ovo, svc
+
+
+def ovo_decision(ovo, X, X_fit, labels=False):
+    """The one-vs-one SVC ``ovo`` (:func:`fit_ovo`; its expansions over the
+    rows ``X_fit``) on the rows X, in float64 whatever their dtype (as
+    libsvm computes it): the pairwise decisions, then the scores of
+    scikit-learn's ``decision_function_shape="ovr"`` (per class, its votes
+    plus the sum of its signed decisions ``s`` bounded as ``s / (3 (|s| +
+    1))``: a pair's vote goes to its first class at a decision >= 0), the
+    columns in the estimator's class order; or, ``labels`` True, ``predict``'s
+    class indices: libsvm's votes (the first class at a decision > 0), ties
+    to the first class in the SVC's order."""
+    from sklearn.metrics.pairwise import rbf_kernel
+    cls = np.asarray(ovo["classes"], dtype=np.intp)
+    C = np.asarray(ovo["coef"], dtype=np.float64)
+    b = np.asarray(ovo["intercept"], dtype=np.float64)
+    K = cls.shape[0]
+
+    def f64(A):
+        return A.astype(np.float64) if sp.issparse(A) else np.asarray(A, dtype=np.float64)
+    B = f64(X_fit)
+    n = X.shape[0]
+    D = np.empty((n, C.shape[0]))
+    # in blocks of rows (about _DECIDE_BLOCK kernel entries each), each
+    # block's rows taken to float64 alone
+    step = max(1, _DECIDE_BLOCK // max(1, B.shape[0]))
+    for a in range(0, n, step):
+        D[a:a + step] = rbf_kernel(f64(X[a:a + step]), B, gamma=ovo["gamma"]) @ C.T
+    D += b
+    votes = np.zeros((n, K))
+    if labels:
+        for p, (i, j) in enumerate(_pairs(K)):
+            win = D[:, p] > 0
+            votes[win, i] += 1
+            votes[~win, j] += 1
+        return cls[np.argmax(votes, axis=1)]
+    conf = np.zeros((n, K))
+    for p, (i, j) in enumerate(_pairs(K)):
+        d = D[:, p]
+        conf[:, i] += d
+        conf[:, j] -= d
+        neg = d < 0
+        votes[~neg, i] += 1
+        votes[neg, j] += 1
+    out = np.empty((n, K))
+    out[:, cls] = votes + conf / (3 * (np.abs(conf) + 1))
+    return out
+
+
+def _adopt_into(est, adopt, rows, coef, intercept, gamma, basis, ovo=None):
+    """``adopt`` (an estimator's callback) and the one-vs-one model ``ovo``
+    (``_ovo``; None: none, any earlier one dropped)."""
+    est.__dict__.pop("_ovo", None)
+    adopt(rows, coef, intercept, gamma, basis)
+    if ovo is not None:
+        est._ovo = ovo
 
 
 def adopt_weights(y_held, classes, prior_estimate, shrink=None, z=None):
@@ -793,16 +926,32 @@ def cut_fallback(est, X, y, W, adopt, *, kernel):
         est.fell_back_ = True
         est.safe_check_ = f"graph cut ({mode}: no label check)"
         est.safe_counterpart_ = name if "SVC" in name else f"{name} SVC"
+        ovo = None
         if PLAIN_CUT_FALLBACK:
-            # the model is SVC(): the same candidate at WEAK_C, its labels
-            # of the unlabeled rows taken with it; no class-prior shift
+            # the model is SVC(): the same candidate at WEAK_C (with more
+            # classes and PLAIN_FALLBACK_OVO: scikit-learn's one-vs-one SVC()
+            # itself), its labels of the unlabeled rows taken with it; no
+            # class-prior shift
             sup = counterpart_at_c(sup, WEAK_C)
             est.safe_counterpart_ = counterpart_name_at_c(est.safe_counterpart_, WEAK_C)
-            basis, coef, b, gamma = fit_counterpart(sup, X[idx], y[idx], classes)
-            svc[unl] = _labels(_decide(X[unl], X[idx] if basis is None else basis,
-                                       coef, b, gamma), classes)
+            if (PLAIN_FALLBACK_OVO and classes.shape[0] > 2
+                    and idx.size <= SCALABLE_MIN_LABELED):
+                rows, coef, b, gamma, ovo, fitted = fit_ovo(sup, X[idx], y[idx], classes,
+                                                            est)
+                basis = None
+                if unl.size:
+                    svc[unl] = classes[ovo["classes"][fitted.predict(X[unl])]]
+                idx_adopt = idx[rows]
+            else:
+                basis, coef, b, gamma = fit_counterpart(sup, X[idx], y[idx], classes)
+                if unl.size:
+                    svc[unl] = _labels(_decide(X[unl], X[idx] if basis is None else basis,
+                                               coef, b, gamma), classes)
+                idx_adopt = idx
             est._prior_estimate = None
-        adopt(idx, coef, b, gamma, basis)
+        else:
+            idx_adopt = idx
+        _adopt_into(est, adopt, idx_adopt, coef, b, gamma, basis, ovo)
         if getattr(est, "_semi_transduction", None) is None:
             est._semi_transduction = own.copy()     # diagnostics: what was replaced
         if getattr(est, "laplacian_fallback_", False):
@@ -1192,6 +1341,10 @@ def relabel_fit(est, classes, order):
             for key in ("y", "unl_c10", "unl_c1", "unl_svc1"):
                 if ad.get(key) is not None:
                     ad[key] = lab(ad[key])
+    ovo = est.__dict__.get("_ovo")
+    if ovo is not None:
+        # the one-vs-one SVC's classes (PLAIN_FALLBACK_OVO): codes -> sorted
+        est._ovo = dict(ovo, classes=np.asarray(order)[ovo["classes"]].astype(np.intp))
     K = order.shape[0]
     if np.array_equal(order, np.arange(K)):
         return est
@@ -1712,6 +1865,7 @@ def auto_fallback(est, X, y, solve, adopt, *, kernel, margin=0.0, family="laplac
     est.safe_counterpart_ = None
     est._semi_transduction = None
     est.__dict__.pop("_check_folds", None)
+    est.__dict__.pop("_ovo", None)
     est._prior_estimate = None
     y = np.asarray(y)
     labeled = y != UNLABELED
@@ -1963,15 +2117,24 @@ def auto_fallback(est, X, y, solve, adopt, *, kernel, margin=0.0, family="laplac
                                "against %.2f (weighted to the estimated unlabeled class "
                                "mix): the fallback's model is %s", type(est).__name__,
                                mode, w_sv1, w_took, est.safe_counterpart_)
-        basis, coef, b, gamma = fit_counterpart(sup, X[idx], y[idx], classes)
-        # basis None: the decision is an expansion over X[idx]; else over
-        # the rows of basis (a primal linear model: w_k, coef the identity)
-        adopt(idx, coef, b, gamma, basis)
         trans = np.array(est.transduction_, copy=True)
         est._semi_transduction = trans.copy()    # diagnostics: what was replaced
-        if unl.size:
-            trans[unl] = _labels(_decide(X[unl], X[idx] if basis is None else basis,
-                                         coef, b, gamma), classes)
+        if (plain and PLAIN_FALLBACK_OVO and classes.shape[0] > 2
+                and idx.size <= SCALABLE_MIN_LABELED):
+            # SVC() one-vs-one (PLAIN_FALLBACK_OVO): the unlabeled rows
+            # get its own labels
+            rows, coef, b, gamma, ovo, svc = fit_ovo(sup, X[idx], y[idx], classes, est)
+            _adopt_into(est, adopt, idx[rows], coef, b, gamma, None, ovo)
+            if unl.size:
+                trans[unl] = classes[ovo["classes"][svc.predict(X[unl])]]
+        else:
+            basis, coef, b, gamma = fit_counterpart(sup, X[idx], y[idx], classes)
+            # basis None: the decision is an expansion over X[idx]; else over
+            # the rows of basis (a primal linear model: w_k, coef the identity)
+            _adopt_into(est, adopt, idx, coef, b, gamma, basis)
+            if unl.size:
+                trans[unl] = _labels(_decide(X[unl], X[idx] if basis is None else basis,
+                                             coef, b, gamma), classes)
         trans[idx] = y[idx]
         est.transduction_ = trans
     if est.fell_back_ or getattr(est, "verbose", 0):
@@ -2044,10 +2207,13 @@ def laplacian_guard(est, y, fit_laplacian, adopt, *, threshold=None):
         intercept = np.atleast_1d(np.asarray(lap.intercept_, dtype=np.float64))
         if getattr(lap, "mode_", None) == "linear":
             W = np.asarray(lap.coef_)
-            adopt(None, np.eye(W.shape[0]), intercept, None, W)
+            _adopt_into(est, adopt, None, np.eye(W.shape[0]), intercept, None, W)
         else:
             gamma = getattr(lap, "_gamma", None) if lap.kernel == "rbf" else None
-            adopt(None, np.asarray(lap.dual_coef_), intercept, gamma, lap.X_fit_)
+            # (LapRLS's one-vs-one SVC(), PLAIN_FALLBACK_OVO, with it: the
+            # same codes)
+            _adopt_into(est, adopt, None, np.asarray(lap.dual_coef_), intercept,
+                        gamma, lap.X_fit_, lap.__dict__.get("_ovo"))
         est.transduction_ = np.array(lap.transduction_, copy=True)
         if getattr(lap, "fell_back_", False):
             # LapRLS's check had fallen back: the model taken is that SVC

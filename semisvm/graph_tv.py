@@ -85,6 +85,7 @@ from semisvm._fallback import (
     class_prior_shift,
     from_codes,
     on_codes,
+    ovo_decision,
     safe_auto_doc,
     to_codes,
 )
@@ -616,6 +617,10 @@ class _GraphTVBase(TVSetupMixin, TVCheckMixin, SafeSemiSupervisedMixin,
         the classes.
         """
         check_sparse_structure(X)  # before SciPy converts it
+        # (an earlier fit's fallback: its one-vs-one model, and the labels
+        # it replaced, in that fit's labels: not this fit's)
+        self.__dict__.pop("_ovo", None)
+        self.__dict__.pop("_semi_transduction", None)
         safe = check_safe(self.safe)
         if W is not None and affinity is not None:
             raise ValueError("give the graph as affinity= or W=, not both")
@@ -923,17 +928,27 @@ class _GraphTVBase(TVSetupMixin, TVCheckMixin, SafeSemiSupervisedMixin,
 
         Binary: shape (n,), positive -> ``classes_[1]``. Multi-class: (n, c).
         """
+        return self._decision(X)
+
+    def _decision(self, X, labels=False):
         check_is_fitted(self)
         check_sparse_structure(X)  # before SciPy converts it
         X = validate_data(self, X, accept_sparse="csr", dtype=list(FLOAT_DTYPES),
                           order="C", reset=False)
         # scaled as the fit's X was (feature_scaling)
         X = apply_scale(as_csr32(X), getattr(self, "feature_scale_", None))
+        ovo = self.__dict__.get("_ovo")
+        if ovo is not None:
+            # the fallback's one-vs-one SVC() (_fallback.PLAIN_FALLBACK_OVO):
+            # its "ovr"-shaped scores, or its labels
+            return ovo_decision(ovo, X, self.X_fit_, labels=labels)
         Kx = self._kernel(apart(X, self.X_fit_), self.X_fit_)
         return Kx @ self.alpha_ + self.intercept_
 
     def predict(self, X):
         """Predicted class labels (the user's label values)."""
+        if "_ovo" in self.__dict__:
+            return self.classes_[self._decision(X, labels=True)]
         scores = self.decision_function(X)
         if scores.ndim == 1:
             return self.classes_[(scores > 0).astype(np.intp)]

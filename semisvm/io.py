@@ -951,6 +951,26 @@ def _check_invariants(model):
         want("intercept_", () if K == 2 else (K,))
         want("X_fit_", (alpha.shape[0], d))
     if name in ("LapSVM", "LapRLS", "TVRLS", "TVSVM", "CheegerRLS", "CheegerSVM"):
+        ovo = st.get("_ovo")
+        if ovo is not None:
+            # a fallback's one-vs-one SVC() (_fallback.PLAIN_FALLBACK_OVO):
+            # its pairwise expansions over X_fit_, its classes a permutation
+            fit = st.get("X_fit_")
+            P = K * (K - 1) // 2
+            _expect(isinstance(ovo, dict) and K > 2 and fit is not None
+                    and set(ovo) == {"classes", "coef", "intercept", "gamma"},
+                    "model._ovo is not a one-vs-one expansion")
+            cls = ovo["classes"]
+            _expect(isinstance(cls, np.ndarray) and cls.dtype.kind in "iu"
+                    and np.array_equal(np.sort(cls), np.arange(K)),
+                    f"model._ovo['classes'] is not a permutation of {K} classes")
+            _expect(_shape(ovo["coef"]) == (P, _shape(fit)[0])
+                    and _shape(ovo["intercept"]) == (P,)
+                    and isinstance(ovo["coef"], np.ndarray)
+                    and isinstance(ovo["intercept"], np.ndarray)
+                    and isinstance(ovo["gamma"], float) and ovo["gamma"] > 0,
+                    f"model._ovo does not hold {P} pairwise expansions over "
+                    "X_fit_'s rows and a width")
         # the columns' scale of feature_scaling: predict divides new rows by it
         scale = st.get("feature_scale_")
         if scale is not None:

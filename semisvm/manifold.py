@@ -106,6 +106,7 @@ from semisvm._fallback import (
     memo_classes,
     memo_frame,
     on_codes,
+    ovo_decision,
     safe_auto_doc,
     to_codes,
 )
@@ -520,6 +521,10 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
         X_val, y_val : optional
             Validation points and labels for ``stop="validation"``/``"mixed"``.
         """
+        # (an earlier fit's fallback: its one-vs-one model, and the labels
+        # it replaced, in that fit's labels: not this fit's)
+        self.__dict__.pop("_ovo", None)
+        self.__dict__.pop("_semi_transduction", None)
         # every thread of the fit follows n_jobs (semisvm._threads)
         with limit(self.n_jobs):
             try:
@@ -1283,8 +1288,13 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
         with limit(getattr(self, "n_jobs", None)):
             return self._decision_function(X)
 
-    def _decision_function(self, X):
+    def _decision_function(self, X, labels=False):
         X = self._check_X(X, reset=False)
+        ovo = self.__dict__.get("_ovo")
+        if ovo is not None:
+            # the fallback's one-vs-one SVC() (_fallback.PLAIN_FALLBACK_OVO):
+            # its "ovr"-shaped scores, or its labels
+            return ovo_decision(ovo, X, self.X_fit_, labels=labels)
         if getattr(self, "mode_", "exact") == "linear":
             F = X @ self.coef_.T.astype(X.dtype) + self.intercept_.astype(X.dtype)
             F = np.asarray(F)
@@ -1303,6 +1313,10 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
 
     def predict(self, X):
         """Predicted class labels (out of sample)."""
+        if "_ovo" in self.__dict__:
+            check_is_fitted(self)
+            with limit(getattr(self, "n_jobs", None)):
+                return self.classes_[self._decision_function(X, labels=True)]
         F = self.decision_function(X)
         return self._labels(F[:, None] if F.ndim == 1 else F)
 

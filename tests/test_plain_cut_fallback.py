@@ -56,3 +56,43 @@ def test_cut_fallback_decision_is_the_same_on_both_sides(monkeypatch):
         est = LapRLS().fit(X, y_semi)
         cuts.append((est.graph_cut_, est.fell_back_))
     assert cuts[0] == cuts[1]
+
+
+@pytest.mark.parametrize("cls", [LapRLS, TVRLS, CheegerSVM])
+@pytest.mark.parametrize("ovo", [False, True])
+def test_cut_fallback_multiclass_one_vs_one_both_sides(monkeypatch, cls, ovo):
+    # three classes, 3 labels each (the label folds cannot run): the cut
+    # check's SVC() is scikit-learn's one-vs-one SVC with PLAIN_FALLBACK_OVO,
+    # one binary SVC() per class against the rest without it
+    monkeypatch.setattr(_fallback, "CUT_FLOOR", 0.0)
+    monkeypatch.setattr(_fallback, "CUT_RATIO", 100.0)
+    monkeypatch.setattr(_fallback, "PLAIN_CUT_FALLBACK", True)
+    monkeypatch.setattr(_fallback, "PLAIN_FALLBACK_OVO", ovo)
+    X, y = make_blobs(300, centers=[[0, 0], [1.5, 0], [0.7, 1.3]], cluster_std=1.0,
+                      random_state=1)
+    X = (X - X.mean(0)) / X.std(0)
+    rng = np.random.RandomState(1)
+    y = np.array([10, 20, 30])[y]
+    y_semi = np.full(y.shape[0], -1)
+    idx = np.concatenate([rng.choice(np.flatnonzero(y == c), 3, replace=False)
+                          for c in (10, 20, 30)])
+    y_semi[idx] = y[idx]
+    est = cls().fit(X, y_semi)
+    assert est.fell_back_ and est.safe_check_.startswith("graph cut")
+    unl = y_semi == -1
+    if ovo:
+        ref = SVC().fit(X[idx], y_semi[idx])
+        np.testing.assert_array_equal(est.predict(X), ref.predict(X))
+        np.testing.assert_allclose(est.decision_function(X), ref.decision_function(X),
+                                   rtol=0, atol=1e-10)
+        np.testing.assert_array_equal(est.transduction_[unl], ref.predict(X[unl]))
+    else:
+        assert getattr(est, "_ovo", None) is None
+        D = np.column_stack([SVC().fit(X[idx], (y_semi[idx] == c).astype(int))
+                             .decision_function(X) for c in (10, 20, 30)])
+        # (the library may solve these small SVCs more exactly than libsvm's
+        # 1e-3 stopping tolerance: close, not equal)
+        F = est.decision_function(X)
+        np.testing.assert_allclose(F, D, rtol=0, atol=1e-2)
+        np.testing.assert_array_equal(est.transduction_[unl],
+                                      np.array([10, 20, 30])[np.argmax(F[unl], axis=1)])
