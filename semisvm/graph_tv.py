@@ -61,9 +61,10 @@ of ``bench/_suite.py`` with ``bench/bench_graph_tv_suite.py``, see
 * ``safe="auto"`` (the default) checks the model against an SVC on the
   labels (C = 10; RBF at three widths or linear, whichever is right on
   most held-out labels) on two label folds solved on the same graph and
-  kernel, and falls back to that SVC when the SVC leads on the held-out
-  labels (:mod:`semisvm._fallback`; any lead, chosen on the tune part of
-  the benchmark suite);
+  kernel, and falls back to a supervised SVC when the SVC leads on the
+  held-out labels (:mod:`semisvm._fallback`; any lead, chosen on the tune
+  part of the benchmark suite): for the RBF kernel ``SVC()`` (``gamma =
+  "scale"``, C = 1), whichever SVC decided;
 * ``safe=True`` checks the model against its supervised counterpart by
   cross-validation on the labeled rows and falls back to it
   (:class:`semisvm.model_selection.SafeSemiSupervisedMixin`).

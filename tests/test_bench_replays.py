@@ -95,8 +95,11 @@ def test_a_recorded_draw_replays_to_the_librarys_fit(scaled, monkeypatch):
     # (feature_scaling="auto" applies; the candidates are recorded on the
     # rows as the check sees them). The reweighted SVC() comparison after
     # ADOPT_C (ADOPT_W_SHRINK; replayed by bench/bench_class_prior.py, not
-    # by this bench) off.
+    # by this bench) off, and PLAIN_FALLBACK (the fallback's model SVC()
+    # whichever candidate decided; these benches replay the rule without it)
+    # off.
     monkeypatch.setattr(fb, "ADOPT_W_SHRINK", None)
+    monkeypatch.setattr(fb, "PLAIN_FALLBACK", False)
     X, y_semi, y = _nested()
     if scaled:
         X = X * np.r_[1e4, np.ones(X.shape[1] - 1)]

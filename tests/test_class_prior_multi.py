@@ -86,7 +86,10 @@ def test_fires_on_the_fallback_and_moves_the_fractions_toward_the_truth(cls, mon
     0.187 -> 0.072; draw 10: draw 7's folds changed when they came to
     follow the classes' first labeled rows), half way to the estimate;
     predict agrees; the labels are the bench replay's ("multi z2 lab half fb") of the fit without it;
-    the same bits twice; on both sides of the z."""
+    the same bits twice; on both sides of the z. With ``PLAIN_FALLBACK`` off
+    (on, the fallback's model is ``SVC()``, after which no shift follows:
+    tests/test_plain_fallback.py)."""
+    monkeypatch.setattr(fb, "PLAIN_FALLBACK", False)
     B = _bench()
     X, y, y_semi = _imbalanced(10)
     unl = y_semi == -1
@@ -207,7 +210,9 @@ def test_fires_on_the_laplacian_guards_model(monkeypatch):
     LapRLS over (no fallback): the shift acts on the guard's model (z made
     small to fire here), and predict gives the shifted labels. The
     reweighted SVC() comparison (``ADOPT_W_SHRINK``) off: on, LapRLS's check
-    takes SVC() here, and no shift follows it (below)."""
+    takes SVC() here, and no shift follows it (below); so with
+    ``PLAIN_FALLBACK`` on (the default: LapRLS's fallback is ``SVC()``)."""
+    monkeypatch.setattr(fb, "PLAIN_FALLBACK", False)
     monkeypatch.setattr(fb, "ADOPT_W_SHRINK", None)
     X, y = make_blobs(600, centers=[[0, 0], [3, 0], [0, 3]], cluster_std=1.3, random_state=0)
     rng = np.random.RandomState(0)
@@ -241,15 +246,29 @@ def test_fires_on_the_laplacian_guards_model(monkeypatch):
     assert on.laplacian_fallback_ and not on.fell_back_
     assert on.safe_counterpart_ == "rbf SVC (C=1, gamma=scale)"
     assert on.class_prior_ is None
+    # PLAIN_FALLBACK on, ADOPT_W_SHRINK off: the same model, no shift
+    monkeypatch.setattr(fb, "PLAIN_FALLBACK", True)
+    monkeypatch.setattr(fb, "ADOPT_W_SHRINK", None)
+    try:
+        fb.PRIOR_Z = 1e-3
+        plain = CheegerRLS().fit(X, y_semi)
+    finally:
+        fb.PRIOR_Z = z
+    assert plain.laplacian_fallback_ and not plain.fell_back_
+    assert plain.safe_counterpart_ == "rbf SVC (C=1, gamma=scale)"
+    assert plain.class_prior_ is None
+    assert np.array_equal(plain.transduction_, on.transduction_)
 
 
 @pytest.mark.parametrize("kind", ["float32", "csr"])
 @pytest.mark.parametrize("cls", [LapSVM, TVSVM, CheegerSVM], ids=lambda c: c.__name__)
-def test_shifted_labels_are_predicts_for_float32_and_sparse_rows(cls, kind):
+def test_shifted_labels_are_predicts_for_float32_and_sparse_rows(cls, kind, monkeypatch):
     """The fallback's shifted model on float32 / sparse rows: predict and
     the argmax of decision_function give the unlabeled rows' transduction_
-    (the labels are read off the model with its intercepts as stored)."""
+    (the labels are read off the model with its intercepts as stored). With
+    ``PLAIN_FALLBACK`` off (on, no shift follows the fallback)."""
     import scipy.sparse as sp
+    monkeypatch.setattr(fb, "PLAIN_FALLBACK", False)
     X, y, y_semi = _imbalanced(10)
     X = X.astype(np.float32) if kind == "float32" else sp.csr_matrix(X)
     unl = np.flatnonzero(y_semi == -1)

@@ -202,6 +202,10 @@ def test_fit_equals_the_bench_replay_and_predict_agrees(cls, monkeypatch):
     # before)
     X, y, y_semi = _data(seed=1 if cls in (TVRLS, TVSVM) else 0)
     unl = y_semi == -1
+    # (TVRLS / TVSVM: their Laplacian guard takes LapRLS's fallback over on
+    # draw 1, which with PLAIN_FALLBACK on is SVC(), after which no shift
+    # follows: the rule read with the switch off)
+    monkeypatch.setattr(fb, "PLAIN_FALLBACK", False)
     monkeypatch.setattr(fb, "RECORD_FOLDS", True)
     monkeypatch.setattr(fb, "PRIOR_Z", None)
     off = cls().fit(X, y_semi)
@@ -249,7 +253,7 @@ def test_fit_equals_the_bench_replay_and_predict_agrees(cls, monkeypatch):
 
 
 @pytest.mark.parametrize("cls", [LapRLS, TVRLS], ids=lambda c: c.__name__)
-def test_no_shift_without_the_check_more_classes_estimated(cls):
+def test_no_shift_without_the_check_more_classes_estimated(cls, monkeypatch):
     X, y, y_semi = _data()
     assert cls(safe=False).fit(X, y_semi).class_prior_ is None
     # three classes: the multi-class estimate (tests/test_class_prior_multi.py),
@@ -257,6 +261,12 @@ def test_no_shift_without_the_check_more_classes_estimated(cls):
     y3 = y_semi.copy()
     rows = np.flatnonzero((y_semi == 0))[:10]
     y3[rows] = 2
+    e = cls().fit(X, y3)
+    # (the fit falls back here, or its guard takes LapRLS's fallback over: its
+    # model is SVC() (PLAIN_FALLBACK), no estimate is kept)
+    assert e.fell_back_ or getattr(e, "laplacian_fallback_", False)
+    assert e.safe_counterpart_ == "rbf SVC (C=1, gamma=scale)" and e.class_prior_ is None
+    monkeypatch.setattr(fb, "PLAIN_FALLBACK", False)
     e = cls().fit(X, y3)
     assert e.class_prior_["estimate"].shape == (3,)
     assert (not e.class_prior_["shifted"] or e.fell_back_

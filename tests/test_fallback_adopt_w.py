@@ -14,8 +14,11 @@ from semisvm import TVRLS, TVSVM, CheegerRLS, CheegerSVM, LapRLS
 @pytest.fixture(autouse=True)
 def _rule_on(monkeypatch):
     # the rule at the value chosen on the tune part (the default, 0.5: these
-    # tests hold it there whatever the default)
+    # tests hold it there whatever the default), with PLAIN_FALLBACK off (it
+    # is read only then; on, every RBF fallback's model is SVC():
+    # tests/test_plain_fallback.py)
     monkeypatch.setattr(fb, "ADOPT_W_SHRINK", 0.5)
+    monkeypatch.setattr(fb, "PLAIN_FALLBACK", False)
 
 
 def test_adopt_weights_two_classes_by_hand(monkeypatch):

@@ -10,6 +10,13 @@ import semisvm._fallback as fb
 from semisvm import TVRLS, LapRLS
 
 
+@pytest.fixture(autouse=True)
+def _plain_off(monkeypatch):
+    # WEAK_GAP is read only with PLAIN_FALLBACK off (on, every RBF
+    # fallback's model is SVC(): tests/test_plain_fallback.py)
+    monkeypatch.setattr(fb, "PLAIN_FALLBACK", False)
+
+
 def _weak_case(seed=4, n=400, frac=0.1, shift=0.6, d=8, lab=(30, 12)):
     """Two 8-d unit Gaussians, the second (10 %) shifted by 0.6: weakly
     separated and imbalanced; 30 / 12 labels (fewer of the minority than a

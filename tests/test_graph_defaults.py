@@ -121,9 +121,12 @@ def _fit(est, X, y, **kw):
 
 @pytest.fixture
 def adopt_c_alone(monkeypatch):
-    """The ``ADOPT_C`` choice alone: the reweighted ``SVC()`` comparison after
-    it (``ADOPT_W_SHRINK``, tests/test_fallback_adopt_w.py) off."""
+    """The ``ADOPT_C`` choice alone: ``PLAIN_FALLBACK`` off (the fallback's
+    model ``SVC()``, tests/test_plain_fallback.py: ``ADOPT_C`` is read only
+    without it) and the reweighted ``SVC()`` comparison after it
+    (``ADOPT_W_SHRINK``, tests/test_fallback_adopt_w.py) off."""
     import semisvm._fallback as fb
+    monkeypatch.setattr(fb, "PLAIN_FALLBACK", False)
     monkeypatch.setattr(fb, "ADOPT_W_SHRINK", None)
 
 def test_check_safe():
@@ -293,9 +296,10 @@ def test_fallback_margin_and_precomputed():
 def test_auto_fallback_contract(monkeypatch):
     # a stub semi-supervised solver that labels every row wrong loses to the
     # SVC (the RBF one at gamma="scale": the other candidates are switched
-    # off here)
+    # off here); the model taken is SVC() (C = WEAK_C, PLAIN_FALLBACK)
     import semisvm._fallback as fb
     monkeypatch.setattr(fb, "CHOOSE_COUNTERPART", False)
+    assert fb.PLAIN_FALLBACK and fb.WEAK_C == 1.0
     X, y, yt = _moons(80, k=5)
 
     class Stub:
@@ -309,8 +313,9 @@ def test_auto_fallback_contract(monkeypatch):
     assert est.fell_back_ and est.unlabeled_gain_ < 0
     lab = y != -1
     np.testing.assert_array_equal(est.transduction_[lab], y[lab])
-    # the adopted decision is the SVC's on the labeled rows
-    sup = SVC(C=fb.COUNTERPART_C).fit(X[lab], y[lab])
+    # the adopted decision is SVC()'s on the labeled rows
+    assert est.safe_counterpart_ == "rbf SVC (C=1)"
+    sup = SVC().fit(X[lab], y[lab])
     np.testing.assert_array_equal(got["r"], np.flatnonzero(lab))
     from sklearn.metrics.pairwise import rbf_kernel
     F = rbf_kernel(X, X[got["r"]], gamma=got["g"]) @ got["c"][0] + got["b"][0]
@@ -433,6 +438,9 @@ def test_fallback_to_the_linear_counterpart(Est, module, monkeypatch):
     import semisvm._fallback as fb
     from semisvm.io import load, save
     mod = importlib.import_module(f"semisvm.{module}")
+    # (with PLAIN_FALLBACK on an RBF estimator's fallback is SVC() whichever
+    # candidate decided: it becomes linear only with the switch off)
+    monkeypatch.setattr(fb, "PLAIN_FALLBACK", False)
     X, y, yt = _moons(160, k=6)
     real = fb.auto_fallback
     monkeypatch.setattr(fb, "supervised_candidates",

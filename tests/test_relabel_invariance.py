@@ -298,8 +298,10 @@ def test_errors_name_the_users_values():
     assert est.balance == 1.5 and "_relabel" not in est.__dict__
 
 
-def test_class_prior_log_names_the_users_label(caplog):
-    # the two-class shift's log names the user's class, not a code
+def test_class_prior_log_names_the_users_label(caplog, monkeypatch):
+    # the two-class shift's log names the user's class, not a code (the
+    # shift of TVRLS's fallback: PLAIN_FALLBACK off, on no shift follows it)
+    monkeypatch.setattr(fb, "PLAIN_FALLBACK", False)
     X, ys = _two(4, n=300, frac=0.1, shift=2.0, lab=10)
     ys = np.where(ys == UNLABELED, UNLABELED, 1 - ys) + 40   # 40, 41; -1 -> 39
     ys[ys == 39] = UNLABELED
@@ -314,19 +316,23 @@ def test_class_prior_log_names_the_users_label(caplog):
 
 
 @pytest.mark.parametrize("model", [LapRLS, TVRLS], ids=lambda m: m.__name__)
-def test_class_prior_shift_renamed(model):
+def test_class_prior_shift_renamed(model, monkeypatch):
     # a draw where the two-class class-prior shift fires (tests/
     # test_class_prior_shift.py's blobs, draw 1): the offset, the intercept
-    # and the shifted labels follow the renaming
+    # and the shifted labels follow the renaming (TVRLS's guard takes
+    # LapRLS's fallback over there: PLAIN_FALLBACK off, on no shift follows)
+    monkeypatch.setattr(fb, "PLAIN_FALLBACK", False)
     from test_class_prior_shift import _data
     X, _, ys = _data(1)
     a = _fits(model, X, ys, {0: 1, 1: 0})
     assert a.class_prior_["shifted"] and a.class_prior_["offset"] != 0
 
 
-def test_multi_class_prior_shift_renamed():
+def test_multi_class_prior_shift_renamed(monkeypatch):
     # the three-class shift on the fallback's model (tests/
     # test_class_prior_multi.py's 70 / 20 / 10 draw 10): its arrays permuted
+    # (PLAIN_FALLBACK off: on, no shift follows the fallback)
+    monkeypatch.setattr(fb, "PLAIN_FALLBACK", False)
     from test_class_prior_multi import _imbalanced
     X, _, ys = _imbalanced(10)
     a = _fits(LapRLS, X, ys, {0: 5, 1: 2, 2: 9})
