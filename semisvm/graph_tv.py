@@ -63,8 +63,11 @@ of ``bench/_suite.py`` with ``bench/bench_graph_tv_suite.py``, see
   most held-out labels) on two label folds solved on the same graph and
   kernel, and falls back to a supervised SVC when the SVC leads on the
   held-out labels (:mod:`semisvm._fallback`; any lead, chosen on the tune
-  part of the benchmark suite): for the RBF kernel ``SVC()`` (``gamma =
-  "scale"``, C = 1), whichever SVC decided;
+  part of the benchmark suite) or, with the RBF kernel, where the model got
+  more than a quarter of the held-out labels wrong and is not clearly ahead:
+  for the RBF kernel scikit-learn's ``SVC()`` (``gamma = "scale"``, C = 1,
+  one-vs-one with more classes), whichever SVC decided -- also after the
+  label-free cut check that runs with fewer than 4 labels in a class;
 * ``safe=True`` checks the model against its supervised counterpart by
   cross-validation on the labeled rows and falls back to it
   (:class:`semisvm.model_selection.SafeSemiSupervisedMixin`).
