@@ -293,13 +293,14 @@ ADOPT_W_SHRINK = 0.5
 ADOPT_W_Z = 0.0
 
 # on a fallback of an RBF estimator the model is SVC() -- the first
-# candidate (RBF, gamma = "scale" on the labeled rows) at C = WEAK_C, one
-# per class against the rest with more than two classes -- whichever
-# candidate the decision used: no width / C choice after the decision
-# (ADOPT_C, ADOPT_W_SHRINK skipped) and no class-prior shift after it (the
-# weak model's path). The decision itself is unchanged, and so are the
-# linear kernel's fallback and the cut check's (cut_fallback: the first
-# candidate at C = 10). False: the chosen candidate, then ADOPT_C /
+# candidate (RBF, gamma = "scale" on the labeled rows) at C = WEAK_C; with
+# more than two classes scikit-learn's one-vs-one SVC() itself
+# (PLAIN_FALLBACK_OVO; as judged on the twelfth part: one per class against
+# the rest) -- whichever candidate the decision used: no width / C choice
+# after the decision (ADOPT_C, ADOPT_W_SHRINK skipped) and no class-prior
+# shift after it (the weak model's path). The decision itself is unchanged,
+# and so is the linear kernel's fallback; the cut check's has its own switch
+# (PLAIN_CUT_FALLBACK). False: the chosen candidate, then ADOPT_C /
 # ADOPT_W_SHRINK / WEAK_GAP as above. Chosen on parts already read (the
 # recorded fits replayed with SVC()'s error on every fallen-back fit; tune,
 # 81 cells: worse cells than SVC() by > 2 points 11 / 11 / 12 / 12 / 9 / 9
@@ -372,9 +373,13 @@ def _pairs(K):
 def fit_ovo(sup, X, y, classes, est):
     """scikit-learn's SVC of the counterpart ``sup`` (an :class:`RBFWidth`
     drawing no rows, or an SVC) fitted one-vs-one on the rows of ``X`` with
-    the labels ``y`` (of ``classes``, more than two), as
-    ``SVC().fit(X, user_labels)`` fits it: the classes in the order of the
-    user's labels (a fit on codes, :func:`to_codes`, maps them back).
+    the labels ``y`` (of ``classes``, more than two), the classes in the
+    fit's own order: a fit on codes (:func:`to_codes`) numbers them by their
+    first labeled row, so renaming the classes gives the same model, renamed.
+    It is ``SVC().fit(X, user_labels)`` itself where that order is the
+    sorted labels' (scikit-learn's); in another order libsvm poses each pair
+    the other way round, equal to its stopping tolerance, and a tied vote
+    goes to the class whose first labeled row comes first.
 
     Returns ``(rows, coef, intercept, gamma, ovo, svc)``: ``rows`` the
     support vectors (sorted indices into the rows of X); ``coef`` (K, m) and
@@ -389,10 +394,9 @@ def fit_ovo(sup, X, y, classes, est):
     """
     from sklearn.base import clone
     K = classes.shape[0]
-    lut = _code_labels(est)
-    srt = (np.arange(K) if lut is None else
-           np.argsort(np.asarray([lut[int(c)] for c in np.asarray(classes).tolist()]),
-                      kind="stable")).astype(np.intp)
+    # (the fit's class order, not the user's labels' sorted order: the
+    # relabelling invariance; est is kept for the signature's callers)
+    srt = np.arange(K, dtype=np.intp)
     pos = np.empty(K, dtype=np.intp)
     pos[srt] = np.arange(K)
     svc = sup.svc(X) if isinstance(sup, RBFWidth) else clone(sup)
@@ -1128,10 +1132,11 @@ SAFE_CHECK_ATTR_DOC = """    safe_check_ : str or None
         The cut check of ``safe="auto"`` where the label folds could not run
         (fewer than 4 labels in a class; RBF kernel): the Cheeger ratios
         (cut over the smaller side's volume on the fit's graph) of the
-        estimator's labels and of the RBF SVC's trained on the labels
-        (None when the fit's was at most 0.25: the SVC is then not fitted);
-        the estimator fell back to that SVC (``fell_back_``) when the SVC's
-        was below 1.1 times the fit's. None where the check did not run.
+        estimator's labels and of the RBF SVC's (``C=10``) trained on the
+        labels (None when the fit's was at most 0.25: the SVC is then not
+        fitted); the estimator fell back to ``SVC()`` (``C=1``;
+        ``fell_back_``) when the SVC's was below 1.1 times the fit's. None
+        where the check did not run.
     safe_counterpart_ : str or None
         The supervised model the check compared with and, after a fallback,
         the one taken. Where the fit is kept, the candidate the check
@@ -1139,12 +1144,13 @@ SAFE_CHECK_ATTR_DOC = """    safe_check_ : str or None
         labels, e.g. "rbf SVC (C=10, gamma=scale/3)" or "linear SVC
         (C=10)"; for a linear one "linear SVC". After an RBF estimator's
         fallback "rbf SVC (C=1, gamma=scale)" -- ``SVC()`` on the labeled
-        rows, one per class against the rest for more than two classes,
+        rows, scikit-learn's one-vs-one SVC itself for more than two classes
+        (one per class against the rest above 2,000 labeled rows),
         whichever candidate decided (``class_prior_`` is then None: no
         shift follows it; above 2,000 labeled rows trained on a draw of
         2,000, ", 2000 rows drawn" in the name): ``unlabeled_gain_`` and
         ``safe_scores_`` stay the decision's, at C = 10; after the cut
-        check's fallback "rbf SVC (C=10, gamma=scale)". None when no check
+        check's fallback the same ``SVC()``. None when no check
         ran. After a linear estimator's fallback the decision function is
         linear, ``<x, w> + b``.
     class_prior_ : dict or None

@@ -214,6 +214,8 @@ def test_fires_on_the_laplacian_guards_model(monkeypatch):
     ``PLAIN_FALLBACK`` on (the default: LapRLS's fallback is ``SVC()``)."""
     monkeypatch.setattr(fb, "PLAIN_FALLBACK", False)
     monkeypatch.setattr(fb, "ADOPT_W_SHRINK", None)
+    # (MISS_FALLBACK off: on, the CheegerRLS check itself falls back here)
+    monkeypatch.setattr(fb, "MISS_FALLBACK", {"laplacian": None, "tv": None})
     X, y = make_blobs(600, centers=[[0, 0], [3, 0], [0, 3]], cluster_std=1.3, random_state=0)
     rng = np.random.RandomState(0)
     keep = np.r_[np.flatnonzero(y == 0), np.flatnonzero(y == 1)[:57], np.flatnonzero(y == 2)[:29]]
@@ -246,8 +248,10 @@ def test_fires_on_the_laplacian_guards_model(monkeypatch):
     assert on.laplacian_fallback_ and not on.fell_back_
     assert on.safe_counterpart_ == "rbf SVC (C=1, gamma=scale)"
     assert on.class_prior_ is None
-    # PLAIN_FALLBACK on, ADOPT_W_SHRINK off: the same model, no shift
+    # PLAIN_FALLBACK on, ADOPT_W_SHRINK off: the same model (one-vs-rest:
+    # PLAIN_FALLBACK_OVO off), no shift
     monkeypatch.setattr(fb, "PLAIN_FALLBACK", True)
+    monkeypatch.setattr(fb, "PLAIN_FALLBACK_OVO", False)
     monkeypatch.setattr(fb, "ADOPT_W_SHRINK", None)
     try:
         fb.PRIOR_Z = 1e-3

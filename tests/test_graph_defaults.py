@@ -899,6 +899,8 @@ def _tie(monkeypatch):
     both get wrong on more than a quarter of the held-out rows."""
     import semisvm._fallback as fb
     monkeypatch.setattr(fb, "CHOOSE_COUNTERPART", False)
+    # (the rules before MISS_FALLBACK: it pinned off, the tests below set it)
+    monkeypatch.setattr(fb, "MISS_FALLBACK", {"laplacian": None, "tv": None})
     rng = np.random.RandomState(0)
     X = rng.randn(120, 2)
     yt = (X[:, 0] + 1.5 * rng.randn(120) > 0).astype(int)
@@ -953,6 +955,8 @@ def test_laplacian_one_row_lead_where_the_fit_missed_many(monkeypatch):
     # because the fit missed more than LEAD1_MISS of its held-out rows
     import semisvm._fallback as fb
     monkeypatch.setattr(fb, "CHOOSE_COUNTERPART", False)
+    # (the rules before MISS_FALLBACK: it pinned off, the tests below set it)
+    monkeypatch.setattr(fb, "MISS_FALLBACK", {"laplacian": None, "tv": None})
     rng = np.random.RandomState(0)
     X = rng.randn(120, 2)
     yt = (X[:, 0] + 1.5 * rng.randn(120) > 0).astype(int)
@@ -997,6 +1001,8 @@ def _semi_leads_by(monkeypatch, rows):
     (b + c = ``rows``; 0: a tie)."""
     import semisvm._fallback as fb
     monkeypatch.setattr(fb, "CHOOSE_COUNTERPART", False)
+    # (the rules before MISS_FALLBACK: it pinned off, the tests below set it)
+    monkeypatch.setattr(fb, "MISS_FALLBACK", {"laplacian": None, "tv": None})
     rng = np.random.RandomState(0)
     X = rng.randn(120, 2)
     yt = (X[:, 0] + 1.5 * rng.randn(120) > 0).astype(int)
@@ -1039,7 +1045,7 @@ def test_miss_fallback_share_both_sides(family, monkeypatch):
     assert (b, c) == (1, 0)
     miss = 1.0 - np.mean(ok_semi)
     assert miss > 0.25 and not est.fell_back_
-    assert fb.MISS_FALLBACK[family] is None             # off by default
+    assert fb.MISS_FALLBACK[family] is None             # pinned off (_semi_leads_by)
     monkeypatch.setitem(fb.MISS_FALLBACK, family, (miss, 1.0))
     assert not run(family).fell_back_
     monkeypatch.setitem(fb.MISS_FALLBACK, family, [np.nextafter(miss, 0.0), 1.0])
@@ -1055,6 +1061,12 @@ def test_miss_fallback_share_both_sides(family, monkeypatch):
     assert not lin._check_stats.get("missed")
     monkeypatch.setitem(fb.MISS_FALLBACK, family, None)
     assert not run(family).fell_back_
+
+
+def test_miss_fallback_default_is_on_for_both_families():
+    import semisvm._fallback as fb
+    assert fb.MISS_FALLBACK == {"laplacian": (0.25, 1.0), "tv": (0.25, 1.0)}
+    assert fb.PLAIN_FALLBACK and fb.PLAIN_FALLBACK_OVO and fb.PLAIN_CUT_FALLBACK
 
 
 def test_miss_fallback_z_both_sides(monkeypatch):
@@ -1084,6 +1096,7 @@ def test_miss_fallback_on_an_estimator(monkeypatch):
     yt = (X[:, 0] + 1.5 * rng.randn(120) > 0).astype(int)
     y = _draw(yt, 10)
     monkeypatch.setattr(fb, "PLAIN_FALLBACK", True)
+    monkeypatch.setattr(fb, "MISS_FALLBACK", {"laplacian": None, "tv": None})
     kept = _fit(LapRLS(), X, y)
     ok_semi, ok_sup = kept.safe_scores_
     assert int(np.sum(ok_semi & ~ok_sup)) == int(np.sum(ok_sup & ~ok_semi)) == 1
@@ -1318,9 +1331,11 @@ def test_cut_check_fires_on_nested_clouds_without_a_label_check(Est):
     assert est.fell_back_ and est.safe_check_.startswith("graph cut")
     c_fit, c_svc = est.graph_cut_
     assert c_fit > fb.CUT_FLOOR and c_svc < fb.CUT_RATIO * c_fit
-    # the model is the first candidate, SVC(C=10, gamma="scale"), on the labels
-    sup = _AsFitted(SVC(C=fb.COUNTERPART_C, gamma="scale")).fit(X[lab], y[lab])
-    assert est.safe_counterpart_ == fb.supervised_candidates("rbf")[0][0]
+    # the model is SVC() (PLAIN_CUT_FALLBACK: the first candidate at C = 1)
+    # on the labels; the decision compared the C = 10 one's cut
+    sup = _AsFitted(SVC(C=fb.WEAK_C, gamma="scale")).fit(X[lab], y[lab])
+    assert est.safe_counterpart_ == fb.counterpart_name_at_c(
+        fb.supervised_candidates("rbf")[0][0], fb.WEAK_C) == "rbf SVC (C=1, gamma=scale)"
     np.testing.assert_allclose(est.decision_function(X), sup.decision_function(X),
                                atol=1e-8)
     np.testing.assert_array_equal(est.transduction_[lab], y[lab])
@@ -1404,7 +1419,7 @@ def test_laplacian_guard_lap_rls_without_the_cut_check(monkeypatch):
     assert seen == [("LapRLS", True)]
     assert est.laplacian_agreement_ < 0.9 and not est.laplacian_fallback_
     assert est.fell_back_ and est.safe_check_.startswith("graph cut")
-    assert est.safe_counterpart_ == fb.supervised_candidates("rbf")[0][0]
+    assert est.safe_counterpart_ == "rbf SVC (C=1, gamma=scale)"
     c_fit, c_svc = est.graph_cut_
     # the cut of LapRLS's labels (taken by the guard), not of the SVC's
     assert c_fit > 0.05 and c_svc < fb.CUT_RATIO * c_fit and c_svc != c_fit

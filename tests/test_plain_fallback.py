@@ -179,6 +179,9 @@ def test_on_ignores_the_other_model_rules(monkeypatch):
 # -- more than two classes: one SVC() per class against the rest
 
 def test_on_three_classes_one_vs_rest_svc(monkeypatch):
+    # (PLAIN_FALLBACK_OVO off: one SVC() per class against the rest; on, the
+    # one-vs-one SVC() itself: tests/test_plain_fallback_ovo.py)
+    monkeypatch.setattr(fb, "PLAIN_FALLBACK_OVO", False)
     X, y, ys = _multi()
     lab = ys != -1
     off = _fit(LapRLS, X, ys, False, monkeypatch)
@@ -234,7 +237,10 @@ def test_no_fallback_bit_identical(model, data, monkeypatch):
 def test_cut_check_fallback_unaffected(monkeypatch):
     # one label per class: no label folds, the label-free cut check falls
     # back; its model (the first candidate at C = 10) is outside the switch
-    # (as built and as judged on the twelfth part), bit for bit on both sides
+    # (as built and as judged on the twelfth part), bit for bit on both sides;
+    # its own switch, PLAIN_CUT_FALLBACK (tests/test_plain_cut_fallback.py),
+    # pinned off here
+    monkeypatch.setattr(fb, "PLAIN_CUT_FALLBACK", False)
     X, y, ys = _nested(2, lab=1)
     off = _fit(LapRLS, X, ys, False, monkeypatch)
     on = _fit(LapRLS, X, ys, True, monkeypatch)

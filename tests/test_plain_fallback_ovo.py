@@ -44,10 +44,33 @@ def _svc(X, ys):
     return SVC().fit(X[lab], ys[lab])
 
 
+class _FitOrderSVC:
+    """scikit-learn's ``SVC()`` on the labeled rows with the classes numbered
+    in the order of their first labeled row (the fit's codes: renaming the
+    classes gives the same model), its labels and ovr-shaped scores given
+    back in the user's labels (columns in sorted label order)."""
+
+    def __init__(self, X, ys):
+        lab = ys != -1
+        first = list(dict.fromkeys(ys[lab].tolist()))      # first-row order
+        self.order = np.array(first)
+        code = {c: i for i, c in enumerate(first)}
+        self.svc = SVC().fit(X[lab], np.array([code[c] for c in ys[lab]]))
+        self.cols = np.argsort(self.order, kind="stable")   # sorted -> code
+        self.support_ = self.svc.support_
+
+    def predict(self, X):
+        return self.order[self.svc.predict(X)]
+
+    def decision_function(self, X):
+        return self.svc.decision_function(X)[:, self.cols]
+
+
 def _is_svc(m, X, ys):
-    """``m``'s labels and scores are SVC()'s on every row of X."""
+    """``m``'s labels and scores are SVC()'s (in the fit's class order) on
+    every row of X."""
     lab = ys != -1
-    svc = _svc(X, ys)
+    svc = _FitOrderSVC(X, ys)
     assert "_ovo" in vars(m)
     assert np.array_equal(m.predict(X), svc.predict(X))
     F = m.decision_function(X)
@@ -72,7 +95,7 @@ def test_the_fallback_is_svc(model, K, monkeypatch):
     assert m.class_prior_ is None
     _is_svc(m, X, ys)
     # the expansion over the support vectors only
-    assert m.X_fit_.shape[0] == _svc(X, ys).support_.shape[0]
+    assert m.X_fit_.shape[0] == _FitOrderSVC(X, ys).support_.shape[0]
     # the switch off: one SVC() per class against the rest, as before
     off = _fit(model, X, ys, monkeypatch, ovo=False)
     assert off.fell_back_ and "_ovo" not in vars(off)
@@ -180,3 +203,36 @@ def test_a_refit_drops_it(monkeypatch):
     t.set_params(safe=False).fit(X, ys)
     assert "_ovo" not in vars(t)
     assert np.array_equal(t.predict(X), TVRLS(safe=False).fit(X, ys).predict(X))
+
+
+@pytest.mark.parametrize("model", [LapRLS, TVRLS])
+def test_sorted_first_rows_equal_svc_itself_and_renaming_keeps_the_model(model,
+                                                                         monkeypatch):
+    # where the classes' first labeled rows come in sorted label order the
+    # fit's order is scikit-learn's: the model is SVC() on the user's labels
+    X, ys = _case(3, 2)
+    lab = np.flatnonzero(ys != -1)
+    first = {}
+    for i in lab:
+        first.setdefault(ys[i], i)
+    # move each class's first labeled row so they come in sorted label order
+    rows = sorted(first.values())
+    for r, c in zip(rows, sorted(first)):
+        j = first[c]
+        X[[r, j]], ys[[r, j]] = X[[j, r]], ys[[j, r]]
+        first = {}
+        for i in np.flatnonzero(ys != -1):
+            first.setdefault(ys[i], i)
+    order = [ys[i] for i in sorted(first.values())]
+    assert order == sorted(order)
+    m = _fit(model, X, ys, monkeypatch)
+    assert m.fell_back_
+    svc = _svc(X, ys)
+    assert np.array_equal(m.predict(X), svc.predict(X))
+    assert np.max(np.abs(m.decision_function(X) - svc.decision_function(X))) < 1e-10
+    # renamed classes (another sorted order): the same model, renamed
+    ren = {5: 3, 10: 1, 20: 2, 30: 0}
+    ys2 = np.array([ren.get(v, -1) for v in ys])
+    m2 = _fit(model, X, ys2, monkeypatch)
+    back = np.array([ren[c] for c in m.predict(X)])
+    assert np.array_equal(m2.predict(X), back)
