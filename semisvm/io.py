@@ -1,7 +1,13 @@
 """Model files: :func:`save` and :func:`load`, a safe format without pickle.
 
-Format (version 1)
-------------------
+Format (versions 1 and 2)
+-------------------------
+Version 2 is version 1 written for a model whose fallback is scikit-learn's
+one-vs-one ``SVC()`` (its pairwise expansions in the private ``_ovo`` state,
+which a version-1 reader would ignore and so predict otherwise); every other
+model is written as version 1, which older semisvm versions read. Both are
+read.
+
 A model file is one ZIP archive (it is also a valid ``.npz``: ``numpy.load``
 opens it) holding
 
@@ -96,7 +102,11 @@ from semisvm._validation import check_memory, is_dask
 __all__ = ["FORMAT_VERSION", "load", "read_metadata", "save"]
 
 FORMAT = "semisvm-model"
-FORMAT_VERSION = 1
+# the newest version written and read: 2 marks a model whose fallback is a
+# one-vs-one SVC (its ``_ovo`` expansions, which a version-1 reader would
+# ignore and predict otherwise); every other model is written as version 1
+FORMAT_VERSION = 2
+_READ_VERSIONS = (1, 2)
 METADATA_MEMBER = "semisvm.json"
 _MAX_METADATA_BYTES = 8 * 2**20
 # parsed JSON costs up to about this many bytes of Python objects per byte of
@@ -109,6 +119,21 @@ _MAX_MEMBERS = 2**16
 _TMP_NAME_CHARS = 64  # characters of the target's name kept in a temporary name
 _ARRAY_KINDS = "biufcUS"
 _RESULTS_MODULE = "semisvm._results"
+
+
+def _holds_key(node, key):
+    """Whether the encoded tree ``node`` (dicts and lists) has ``key`` in some
+    dict."""
+    stack = [node]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, dict):
+            if key in v:
+                return True
+            stack.extend(v.values())
+        elif isinstance(v, list):
+            stack.extend(v)
+    return False
 
 
 class _Unstorable(TypeError):
@@ -520,7 +545,8 @@ def save(model, path, *, info=None):
     enc = _Encoder()
     node, skipped = enc.encode_estimator(model)
     info = _check_info(info)
-    meta = {"format": FORMAT, "format_version": FORMAT_VERSION,
+    version = FORMAT_VERSION if _holds_key(node, "_ovo") else 1
+    meta = {"format": FORMAT, "format_version": version,
             "library_version": __version__, "numpy_version": np.__version__,
             "sklearn_version": sklearn.__version__,
             "estimator": node, "skipped": skipped, "info": info}
@@ -816,9 +842,9 @@ def _open_archive(path):
                 "not a semisvm model file (metadata format is not "
                 f"{FORMAT!r})")
         version = meta.get("format_version")
-        _expect(version == FORMAT_VERSION,
+        _expect(type(version) is int and version in _READ_VERSIONS,
                 f"model format version {version!r} is not supported (this semisvm "
-                f"reads version {FORMAT_VERSION})")
+                f"reads versions {', '.join(map(str, _READ_VERSIONS))})")
         _expect(isinstance(meta.get("info", {}), dict), "invalid info")
         return zf, meta, names
     except BaseException:

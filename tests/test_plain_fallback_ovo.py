@@ -126,6 +126,9 @@ def test_round_trips(tmp_path, monkeypatch):
         F, p = m.decision_function(Xq), m.predict(Xq)
         path = tmp_path / f"{model.__name__}.model"
         semisvm.save(m, path)
+        # version 2: a version-1 reader (which would ignore _ovo and predict
+        # otherwise) refuses the file
+        assert semisvm.io.read_metadata(path)["format_version"] == 2
         for back in (semisvm.load(path), pickle.loads(pickle.dumps(m))):
             assert "_ovo" in vars(back)
             assert np.array_equal(back.predict(Xq), p)
@@ -133,6 +136,7 @@ def test_round_trips(tmp_path, monkeypatch):
         # a model without it (the switch off: one-vs-rest) as before
         off = _fit(model, X, ys, monkeypatch, ovo=False)
         semisvm.save(off, path)
+        assert semisvm.io.read_metadata(path)["format_version"] == 1
         back = semisvm.load(path)
         assert "_ovo" not in vars(back)
         assert np.array_equal(back.decision_function(Xq), off.decision_function(Xq))
