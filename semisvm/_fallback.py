@@ -138,7 +138,7 @@ __all__ = ["check_safe", "two_folds", "supervised_counterpart",
            "class_prior_shift", "PRIOR_GAP",
            "PRIOR_Z", "PRIOR_CLIP", "WEAK_GAP", "WEAK_C", "held_gap",
            "ADOPT_W_SHRINK", "ADOPT_W_Z", "PLAIN_FALLBACK", "MISS_FALLBACK",
-           "PLAIN_CUT_FALLBACK", "PLAIN_FALLBACK_OVO",
+           "PLAIN_CUT_FALLBACK", "PLAIN_FALLBACK_OVO", "PLAIN_C10_LEAD",
            "fit_ovo", "ovo_decision", "adopt_weights", "safe_auto_doc",
            "SAFE_CHECK_ATTR_DOC", "Z_FALLBACK",
            "MIN_LEAD",
@@ -348,6 +348,13 @@ MISS_FALLBACK = {"laplacian": (0.25, 1.0), "tv": (0.25, 1.0)}
 # mean 0.13-0.22 point lower; every fallen-back fit then equal to SVC(). On.
 # (bench/RESULTS.md, "The fourteenth part: the one-vs-one / cut-check ...")
 PLAIN_CUT_FALLBACK = True
+
+# with PLAIN_FALLBACK, on a label check's fallback: the first candidate at
+# COUNTERPART_C (the same width, gamma = "scale") instead of SVC() where it is
+# right on more than PLAIN_C10_LEAD more of the check's held-out rows than
+# SVC() (scored on the same folds; no class-prior shift after either). None:
+# off (SVC() always).
+PLAIN_C10_LEAD = None
 
 # with more than two classes, where PLAIN_FALLBACK takes SVC() (RBF, the
 # libsvm path: at most SCALABLE_MIN_LABELED labeled rows), the model is
@@ -2051,6 +2058,28 @@ def auto_fallback(est, X, y, solve, adopt, *, kernel, margin=0.0, family="laplac
             est._prior_estimate = None
             # (read by the Laplacian guard that takes this fit over)
             est._check_stats["no_prior_shift"] = True
+            if plain and PLAIN_C10_LEAD is not None:
+                # SVC() against the same width at COUNTERPART_C (the first
+                # candidate, scored by the decision) on the same held-out
+                # rows: the latter where it leads by more than PLAIN_C10_LEAD
+                ok_sv1 = np.zeros(idx.size, dtype=bool)
+                for k in (0, 1):
+                    held, train = idx[fold == k], idx[fold != k]
+                    key = ("C", WEAK_C, k, 0)
+                    pred = None if memo is None else memo.get(key)
+                    if pred is None:
+                        bs, cf, bb, gm = fit_counterpart(sup, X[train], y[train], classes)
+                        pred = _labels(_decide(X[held], X[train] if bs is None else bs,
+                                               cf, bb, gm), classes)
+                        if memo is not None:
+                            memo[key] = pred
+                    ok_sv1[fold == k] = pred == y[held]
+                right_sv1 = int(np.sum(ok_sv1[scored]))
+                right_c10 = int(np.sum(ok_sup[0]))
+                est._check_stats["plain_c10"] = (right_c10, right_sv1)
+                if right_c10 > right_sv1 + PLAIN_C10_LEAD:
+                    sup = sup0
+                    est.safe_counterpart_ = name0 if "SVC" in name0 else f"{name0} SVC"
             if not plain:
                 logger.log(logging.INFO if getattr(est, "verbose", 0) else logging.DEBUG,
                            "%s (%s): the check's RBF SVC hardly tells the classes apart "
