@@ -77,6 +77,11 @@ def test_cut_fallback_multiclass_one_vs_one_both_sides(monkeypatch, cls, ovo):
     idx = np.concatenate([rng.choice(np.flatnonzero(y == c), 3, replace=False)
                           for c in (10, 20, 30)])
     y_semi[idx] = y[idx]
+    # the labeled rows first, by class: the fit's class order (by first
+    # labeled row) is the sorted labels', scikit-learn's
+    order = np.r_[idx, np.setdiff1d(np.arange(y.shape[0]), idx)]
+    X, y_semi = X[order], y_semi[order]
+    idx = np.arange(idx.shape[0])
     est = cls().fit(X, y_semi)
     assert est.fell_back_ and est.safe_check_.startswith("graph cut")
     unl = y_semi == -1
