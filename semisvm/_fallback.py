@@ -2031,6 +2031,24 @@ def auto_fallback(est, X, y, solve, adopt, *, kernel, margin=0.0, family="laplac
               and only_semi - only_sup <= miss_rule[1] * np.sqrt(only_semi + only_sup))
     main_rule = tie or (gain < -margin and lead >= need
                         and lead > z_rule * np.sqrt(only_sup + only_semi))
+    def held_ok(model, c, j):
+        # which held-out labeled rows (over idx) ``model`` -- candidate j at
+        # C = c -- fitted on the other fold gets right; its held-out labels
+        # memoised as ("C", c, fold, j)
+        ok = np.zeros(idx.size, dtype=bool)
+        for k in (0, 1):
+            held, train = idx[fold == k], idx[fold != k]
+            key = ("C", c, k, j)
+            pred = None if memo is None else memo.get(key)
+            if pred is None:
+                bs, cf, bb, gm = fit_counterpart(model, X[train], y[train], classes)
+                pred = _labels(_decide(X[held], X[train] if bs is None else bs,
+                                       cf, bb, gm), classes)
+                if memo is not None:
+                    memo[key] = pred
+            ok[fold == k] = pred == y[held]
+        return ok
+
     if main_rule or missed:
         est.fell_back_ = True
         if not main_rule:
@@ -2062,18 +2080,7 @@ def auto_fallback(est, X, y, solve, adopt, *, kernel, margin=0.0, family="laplac
                 # SVC() against the same width at COUNTERPART_C (the first
                 # candidate, scored by the decision) on the same held-out
                 # rows: the latter where it leads by more than PLAIN_C10_LEAD
-                ok_sv1 = np.zeros(idx.size, dtype=bool)
-                for k in (0, 1):
-                    held, train = idx[fold == k], idx[fold != k]
-                    key = ("C", WEAK_C, k, 0)
-                    pred = None if memo is None else memo.get(key)
-                    if pred is None:
-                        bs, cf, bb, gm = fit_counterpart(sup, X[train], y[train], classes)
-                        pred = _labels(_decide(X[held], X[train] if bs is None else bs,
-                                               cf, bb, gm), classes)
-                        if memo is not None:
-                            memo[key] = pred
-                    ok_sv1[fold == k] = pred == y[held]
+                ok_sv1 = held_ok(sup, WEAK_C, 0)
                 right_sv1 = int(np.sum(ok_sv1[scored]))
                 right_c10 = int(np.sum(ok_sup[0]))
                 est._check_stats["plain_c10"] = (right_c10, right_sv1)
@@ -2091,19 +2098,7 @@ def auto_fallback(est, X, y, solve, adopt, *, kernel, margin=0.0, family="laplac
             # the same kernel / width at C = adopt_c, scored on the same
             # folds: taken where right on more held-out rows
             alt = counterpart_at_c(sup, adopt_c)
-            ok_alt = np.zeros(idx.size, dtype=bool)
-            for k in (0, 1):
-                held, train = idx[fold == k], idx[fold != k]
-                key = ("C", adopt_c, k, best)
-                pred = None if memo is None else memo.get(key)
-                if pred is None:
-                    basis, coef, b, gamma = fit_counterpart(alt, X[train], y[train],
-                                                            classes)
-                    pred = _labels(_decide(X[held], X[train] if basis is None else basis,
-                                           coef, b, gamma), classes)
-                    if memo is not None:
-                        memo[key] = pred
-                ok_alt[fold == k] = pred == y[held]
+            ok_alt = held_ok(alt, adopt_c, best)
             right_alt = int(np.sum(ok_alt[scored]))
             est._check_stats["adopt_c"] = (adopt_c, right_alt, right_sup)
             take = right_alt > right_sup
@@ -2151,18 +2146,7 @@ def auto_fallback(est, X, y, solve, adopt, *, kernel, margin=0.0, family="laplac
                 # unlabeled class mix
                 name0, sup0 = cands[0]
                 sv1 = counterpart_at_c(sup0, WEAK_C)
-                ok_sv1 = np.zeros(idx.size, dtype=bool)
-                for k in (0, 1):
-                    held, train = idx[fold == k], idx[fold != k]
-                    key = ("C", WEAK_C, k, 0)
-                    pred = None if memo is None else memo.get(key)
-                    if pred is None:
-                        bs, cf, bb, gm = fit_counterpart(sv1, X[train], y[train], classes)
-                        pred = _labels(_decide(X[held], X[train] if bs is None else bs,
-                                               cf, bb, gm), classes)
-                        if memo is not None:
-                            memo[key] = pred
-                    ok_sv1[fold == k] = pred == y[held]
+                ok_sv1 = held_ok(sv1, WEAK_C, 0)
                 ok_took = ok_alt[scored] if take else ok_sup[best]
                 w_sv1 = float(np.sum(w[ok_sv1[scored]]))
                 w_took = float(np.sum(w[ok_took]))
