@@ -951,7 +951,7 @@ class _GraphTVBase(TVSetupMixin, TVCheckMixin, SafeSemiSupervisedMixin,
 
     def predict(self, X):
         """Predicted class labels (the user's label values)."""
-        if "_ovo" in self.__dict__:
+        if self.__dict__.get("_ovo") is not None:
             return self.classes_[self._decision(X, labels=True)]
         scores = self.decision_function(X)
         if scores.ndim == 1:

@@ -1313,7 +1313,7 @@ class _LaplacianBase(SafeSemiSupervisedMixin, ClassifierMixin, BaseEstimator):
 
     def predict(self, X):
         """Predicted class labels (out of sample)."""
-        if "_ovo" in self.__dict__:
+        if self.__dict__.get("_ovo") is not None:
             check_is_fitted(self)
             with limit(getattr(self, "n_jobs", None)):
                 return self.classes_[self._decision_function(X, labels=True)]
